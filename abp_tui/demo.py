@@ -1,0 +1,35 @@
+"""The bundled demo data: where it lives and how a fresh database is filled from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlite_utils
+
+from abp_tui.importing import ImportReport, import_paths
+
+DEFAULT_DB = Path("data") / "abp.db"
+
+
+def fixtures_dir() -> Path | None:
+    """``fixtures/demo`` of the working tree (the current folder first, then the source tree)."""
+    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        candidate = base / "fixtures" / "demo"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def load_demo(db: sqlite_utils.Database, folder: Path | None = None) -> list[ImportReport]:
+    """Import each study folder of the demo data under its folder's name as the study id."""
+    root = folder or fixtures_dir()
+    if root is None:
+        return []
+    return [
+        import_paths(db, [study_dir], study=study_dir.name)
+        for study_dir in sorted(p for p in root.iterdir() if p.is_dir())
+    ]
+
+
+def is_empty(db: sqlite_utils.Database) -> bool:
+    return int(db.execute("SELECT COUNT(*) FROM studies").fetchone()[0]) == 0

@@ -1,0 +1,48 @@
+"""Named errors that reach the user as one clear message (never a traceback).
+
+An :class:`InputError` names the file, the line or JSON path, the field and what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class AbpError(Exception):
+    """Base of every error the CLI reports as a message with a non-zero exit status."""
+
+
+@dataclass(eq=False)
+class InputError(AbpError):
+    """A problem with one input file: where it is and what was expected there."""
+
+    file: str
+    message: str
+    line: int | None = None
+    path: str | None = None
+    """JSON path within the document or line, e.g. ``$.fixtures[3].task``."""
+
+    def __post_init__(self) -> None:
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.path:
+            where += f": {self.path}"
+        return f"{where}: {self.message}"
+
+
+class ImportFailed(AbpError):
+    """An import was refused; nothing was written. Carries every error found."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        self.errors = errors
+        first = str(errors[0]) if errors else "import failed"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(first + more)
+
+
+class StoreError(AbpError):
+    """The database could not be opened or is not an abp-tui database."""

@@ -1,0 +1,257 @@
+"""What every format module provides, and the shared helpers that read JSON and JSONL safely.
+
+A format module parses files into the protocol's models and nothing else: it never touches the
+database. Record-level problems that ``--skip-invalid`` may skip are *yielded* as :class:`Invalid`;
+problems that make the whole file unusable are *raised* as :class:`InputError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from abp_tui.errors import InputError
+from abp_tui.models import (
+    Condition,
+    Preference,
+    ReferenceVerdict,
+    Reviewer,
+    Rubric,
+    Run,
+    Study,
+    Task,
+    TraceEvent,
+)
+
+Record = (
+    Study | Condition | Task | Rubric | Run | TraceEvent | ReferenceVerdict | Reviewer | Preference
+)
+"""What a parser yields. A Study comes first; a run's TraceEvents come before the Run itself."""
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A record that failed validation; the import refuses the file unless told to skip it."""
+
+    error: InputError
+
+
+@dataclass
+class ParseContext:
+    """What a parser knows beyond the file: the requested study and where to report progress."""
+
+    display: str
+    """How the file is named in messages (its path as the user gave it)."""
+    study_id: str | None = None
+    """The study named by ``--study``; when None the format picks a sensible default."""
+    options: dict[str, str] = field(default_factory=dict)
+    """Format options from the command line (e.g. Inspect's ``condition=model``)."""
+    progress: Callable[[int], None] = lambda _pos: None
+    """Called now and then with the number of bytes read so far."""
+
+    def study(self, default: str) -> str:
+        return self.study_id or default
+
+
+class Format(Protocol):
+    """A readable input format."""
+
+    @property
+    def name(self) -> str:
+        """Short name accepted by ``--format``."""
+        ...
+
+    @property
+    def summary(self) -> str:
+        """One line for ``abp-tui formats``."""
+        ...
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """True when the file's name and first bytes say it is in this format."""
+        ...
+
+    def parse(self, path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
+        """Yield the file's records in order (Study first)."""
+        ...
+
+
+def decode_utf8(data: bytes, display: str, line: int | None = None) -> str:
+    """Bytes as text, or an InputError naming the offset of the first invalid byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = f"byte {exc.start}" if line is None else f"byte {exc.start} of the line"
+        raise InputError(display, f"invalid UTF-8 at {where}: expected UTF-8 text", line) from None
+
+
+def read_json(path: Path, display: str) -> Any:
+    """Parse a whole JSON document, with errors that name the line and column."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(display, f"cannot read file: {exc.strerror}") from None
+    return loads_json(data, display)
+
+
+def loads_json(data: bytes, display: str, line: int | None = None) -> Any:
+    text = decode_utf8(data, display, line)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if line is None:
+            raise InputError(
+                display, f"malformed JSON at column {exc.colno}: {exc.msg}", exc.lineno
+            ) from None
+        raise InputError(
+            display, f"malformed JSON at column {exc.colno}: {exc.msg}", line
+        ) from None
+
+
+def iter_jsonl(path: Path, ctx: ParseContext) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, raw line without newline) for each non-blank line, streaming.
+
+    A last line that does not end in a newline and is not complete JSON is reported as truncated.
+    """
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputError(ctx.display, f"cannot read file: {exc.strerror}") from None
+    with handle:
+        pos = 0
+        lineno = 0
+        for raw in handle:
+            lineno += 1
+            pos += len(raw)
+            if lineno % 4096 == 0:
+                ctx.progress(pos)
+            complete = raw.endswith(b"\n")
+            line = raw.rstrip(b"\r\n")
+            if not line.strip():
+                continue
+            if not complete:
+                try:
+                    json.loads(line)
+                except ValueError:
+                    raise InputError(
+                        ctx.display,
+                        "truncated last line: the file ends in the middle of a JSON record",
+                        lineno,
+                    ) from None
+            yield lineno, line
+        ctx.progress(pos)
+
+
+def json_path(loc: tuple[int | str, ...], prefix: str = "$") -> str:
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def describe_validation(
+    exc: ValidationError,
+    display: str,
+    line: int | None = None,
+    prefix: str = "$",
+    skip_loc: int = 0,
+) -> InputError:
+    """The first pydantic error as an InputError naming the JSON path and what was expected.
+
+    ``skip_loc`` drops leading location parts (a discriminated union's tag).
+    """
+    err = exc.errors(include_url=False)[0]
+    loc = tuple(
+        p for p in err["loc"][skip_loc:] if not (isinstance(p, str) and p.startswith("function-"))
+    )
+    got = err.get("input")
+    got_text = ""
+    if err["type"] != "missing":
+        shown = json.dumps(got, ensure_ascii=False, default=str)
+        got_text = f" (got {shown[:60]}{'...' if len(shown) > 60 else ''})"
+    message = err["msg"]
+    if err["type"] == "missing":
+        message = "required field is missing"
+    elif err["type"] == "extra_forbidden":
+        message = "unexpected field"
+    return InputError(display, f"{message}{got_text}", line, json_path(loc, prefix))
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate(
+    model: type[M], data: Any, display: str, line: int | None = None, prefix: str = "$"
+) -> M:
+    """``model.model_validate(data)`` with a clear InputError on failure."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise describe_validation(exc, display, line, prefix) from None
+
+
+def head_bytes(path: Path, size: int = 4096) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+_PEEK_LIMIT = 64 << 20
+_peek_cache: dict[tuple[str, int, int], Any] = {}
+
+
+def peek_json(path: Path) -> Any:
+    """The parsed JSON document at ``path`` for format sniffing, or None if it is not JSON.
+
+    Whole documents are parsed (keys may come in any order); results are cached per file
+    version so detection followed by parsing reads a small file only twice at most.
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    if stat.st_size > _PEEK_LIMIT:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key not in _peek_cache:
+        try:
+            _peek_cache.clear()
+            _peek_cache[key] = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            _peek_cache[key] = None
+    return _peek_cache[key]
+
+
+def first_jsonl_record(head: bytes) -> Any:
+    """The first line of a JSONL head as JSON, or None."""
+    line = head.split(b"\n", 1)[0].strip()
+    if not line:
+        return None
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class SimpleFormat:
+    """A Format built from two functions (most format modules use this)."""
+
+    name: str
+    summary: str
+    sniff_fn: Callable[[Path, bytes], bool]
+    parse_fn: Callable[[Path, ParseContext], Iterator[Record | Invalid]]
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return self.sniff_fn(path, head)
+
+    def parse(self, path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
+        return self.parse_fn(path, ctx)

@@ -1,0 +1,45 @@
+"""Shared building blocks of the data model: the strict base model and the "not exposed" marker.
+
+Seed 002 asks that a field the source did not expose is recorded as "not exposed", distinct from a
+value that is simply missing. A model lists such fields by name in ``not_exposed``; their value is
+``None``. A ``None`` field that is not listed there is missing: the source could have carried it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+NOT_EXPOSED = "not exposed"
+MISSING = "missing"
+
+
+class Model(BaseModel):
+    """Strict, immutable base for every model: unknown fields are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Exposable(Model):
+    """A record some of whose fields the source format may not expose at all."""
+
+    not_exposed: tuple[str, ...] = ()
+    """Names of fields the source format does not expose (their value is None)."""
+
+    @model_validator(mode="after")
+    def _not_exposed_fields_are_empty(self) -> Exposable:
+        fields = type(self).model_fields
+        for name in self.not_exposed:
+            if name not in fields:
+                raise ValueError(f"not_exposed names unknown field {name!r}")
+            if getattr(self, name) is not None:
+                raise ValueError(f"field {name!r} is listed as not exposed but has a value")
+        return self
+
+    def shown(self, name: str) -> Any:
+        """The value of ``name``, or "not exposed" / "missing" when it has none."""
+        value = getattr(self, name)
+        if value is not None:
+            return value
+        return NOT_EXPOSED if name in self.not_exposed else MISSING

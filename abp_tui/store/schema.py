@@ -1,0 +1,176 @@
+"""Ordered, recorded schema migrations. Append new ones; never edit one that has shipped."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_initial",
+        """
+CREATE TABLE blobs (
+    sha256 TEXT PRIMARY KEY,
+    text TEXT NOT NULL
+);
+CREATE TABLE studies (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    description TEXT NOT NULL,
+    rubric_id TEXT,
+    limitations TEXT NOT NULL,
+    synthetic INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE rubrics (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    version TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    document TEXT NOT NULL,
+    source TEXT NOT NULL,
+    UNIQUE (id, sha256)
+);
+CREATE TABLE imports (
+    pk INTEGER PRIMARY KEY,
+    file_name TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    format TEXT NOT NULL,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    imported_at TEXT NOT NULL,
+    counts TEXT NOT NULL
+);
+CREATE INDEX imports_sha ON imports (sha256, study_id);
+CREATE TABLE conditions (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    id TEXT NOT NULL,
+    version_no INTEGER NOT NULL,
+    current INTEGER NOT NULL,
+    placeholder INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT NOT NULL,
+    label TEXT NOT NULL,
+    instructions TEXT NOT NULL,
+    version TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (study_id, id, version_no)
+);
+CREATE TABLE tasks (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    id TEXT NOT NULL,
+    version_no INTEGER NOT NULL,
+    current INTEGER NOT NULL,
+    placeholder INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT NOT NULL,
+    title TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    base_instruction TEXT NOT NULL,
+    evidence TEXT NOT NULL,
+    expected_behaviour TEXT NOT NULL,
+    fatal_criteria TEXT NOT NULL,
+    risk_type TEXT NOT NULL,
+    version TEXT NOT NULL,
+    synthetic INTEGER NOT NULL,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (study_id, id, version_no)
+);
+CREATE TABLE traces (
+    pk INTEGER PRIMARY KEY,
+    sha256 TEXT,
+    n_events INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX traces_sha ON traces (sha256);
+CREATE TABLE trace_events (
+    trace_pk INTEGER NOT NULL REFERENCES traces(pk),
+    seq INTEGER NOT NULL,
+    t TEXT,
+    kind TEXT NOT NULL,
+    tool TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cache_read_tokens INTEGER,
+    cache_write_tokens INTEGER,
+    duration_ms REAL,
+    raw TEXT NOT NULL
+);
+CREATE INDEX trace_events_trace ON trace_events (trace_pk, seq);
+CREATE TABLE runs (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    id TEXT NOT NULL,
+    version_no INTEGER NOT NULL,
+    current INTEGER NOT NULL,
+    placeholder INTEGER NOT NULL DEFAULT 0,
+    sha256 TEXT NOT NULL,
+    task_pk INTEGER NOT NULL REFERENCES tasks(pk),
+    condition_pk INTEGER NOT NULL REFERENCES conditions(pk),
+    trial INTEGER NOT NULL,
+    output_sha256 TEXT REFERENCES blobs(sha256),
+    trace_pk INTEGER REFERENCES traces(pk),
+    provider TEXT,
+    model TEXT,
+    model_version TEXT,
+    engine TEXT,
+    engine_version TEXT,
+    reasoning TEXT,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cache_read_tokens INTEGER,
+    cache_write_tokens INTEGER,
+    total_tokens INTEGER,
+    tool_calls INTEGER,
+    wall_clock_ms REAL,
+    cost_usd REAL,
+    started_at TEXT,
+    origin_status TEXT,
+    automated_outcome TEXT,
+    excluded_reason TEXT,
+    source_file TEXT NOT NULL,
+    source_line INTEGER,
+    synthetic INTEGER NOT NULL,
+    not_exposed TEXT NOT NULL,
+    document TEXT NOT NULL,
+    import_pk INTEGER REFERENCES imports(pk),
+    created_at TEXT NOT NULL,
+    UNIQUE (study_id, id, version_no)
+);
+CREATE INDEX runs_current ON runs (study_id, current);
+CREATE TABLE reference_verdicts (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    id TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    schema_name TEXT NOT NULL,
+    document TEXT NOT NULL,
+    UNIQUE (study_id, id, sha256)
+);
+CREATE TABLE reviewers (
+    name TEXT PRIMARY KEY,
+    external INTEGER NOT NULL
+);
+CREATE TABLE preferences (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    reviewer TEXT NOT NULL REFERENCES reviewers(name),
+    item_id TEXT NOT NULL,
+    task_pk INTEGER NOT NULL REFERENCES tasks(pk),
+    run_1_pk INTEGER NOT NULL REFERENCES runs(pk),
+    run_2_pk INTEGER NOT NULL REFERENCES runs(pk),
+    choice TEXT NOT NULL,
+    justification TEXT NOT NULL,
+    source TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX preferences_item ON preferences (study_id, item_id);
+CREATE TABLE audit_log (
+    pk INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+""",
+    ),
+]
