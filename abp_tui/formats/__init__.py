@@ -7,6 +7,7 @@ from pathlib import Path
 from abp_tui.errors import AbpError
 from abp_tui.formats import (
     abp,
+    abp_trace,
     afp,
     arena,
     inspect_log,
@@ -20,7 +21,7 @@ FORMATS: list[Format] = [
     native.FORMAT,
     abp.TASK,
     abp.RUN,
-    abp.TRACE,
+    abp_trace.FORMAT,
     abp.VERDICT,
     arena.FORMAT,
     afp.PACK,

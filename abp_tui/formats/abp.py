@@ -1,4 +1,4 @@
-"""ABP formats (seed 003): abp-task/v1, abp-run/v1, abp-trace/v1 (JSONL), abp-verdict/v1.
+"""ABP formats (seed 003): abp-task/v1, abp-run/v1, abp-verdict/v1 (traces: abp_trace).
 
 TO BE IMPLEMENTED: placeholder so the package imports; detects nothing yet.
 """
@@ -21,5 +21,4 @@ def _nothing(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
 
 TASK = SimpleFormat("abp-task", "ABP task manifest (abp-task/v1)", _never, _nothing)
 RUN = SimpleFormat("abp-run", "ABP run configuration (abp-run/v1)", _never, _nothing)
-TRACE = SimpleFormat("abp-trace", "ABP trace (abp-trace/v1 JSONL)", _never, _nothing)
 VERDICT = SimpleFormat("abp-verdict", "ABP verdict (abp-verdict/v1)", _never, _nothing)
