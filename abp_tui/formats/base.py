@@ -196,10 +196,18 @@ def validate(
         raise describe_validation(exc, display, line, prefix) from None
 
 
-def head_bytes(path: Path, size: int = 4096) -> bytes:
+def head_bytes(path: Path, size: int = 4096, line_limit: int = 64 << 20) -> bytes:
+    """The first ``size`` bytes, extended to the end of the first line (up to ``line_limit``).
+
+    A JSONL file whose first record is a 20 MB output is still recognised from its first line.
+    """
     try:
         with path.open("rb") as handle:
-            return handle.read(size)
+            head = handle.read(size)
+            if b"\n" in head or len(head) < size:
+                return head
+            rest = handle.readline(line_limit)
+            return head + rest
     except OSError:
         return b""
 
