@@ -1,12 +1,18 @@
 """The protocol's vocabulary as pydantic models, named after the seed documents' own words."""
 
 from abp_tui.models.base import MISSING, NOT_EXPOSED, Exposable, Model
+from abp_tui.models.design import DisagreementRules, StudyDesign
 from abp_tui.models.judgments import (
+    OVERRIDE_STATES,
+    VALIDITY_CHECKS,
     Adjudication,
     AuditEvent,
+    Finding,
+    Judgment,
     Preference,
     PreferenceChoice,
     Rating,
+    ResponseJudgment,
     Reviewer,
 )
 from abp_tui.models.rubric import AcceptanceRule, Dimension, ResultState, Rubric
@@ -16,22 +22,29 @@ from abp_tui.models.study import Condition, Study, Task
 __all__ = [
     "MISSING",
     "NOT_EXPOSED",
+    "OVERRIDE_STATES",
+    "VALIDITY_CHECKS",
     "AcceptanceRule",
     "Adjudication",
     "AuditEvent",
     "Condition",
     "Dimension",
+    "DisagreementRules",
     "Exposable",
+    "Finding",
+    "Judgment",
     "Model",
     "Preference",
     "PreferenceChoice",
     "Rating",
     "ReferenceVerdict",
+    "ResponseJudgment",
     "ResultState",
     "Reviewer",
     "Rubric",
     "Run",
     "Study",
+    "StudyDesign",
     "Task",
     "Tokens",
     "TraceEvent",

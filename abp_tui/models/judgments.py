@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -72,3 +72,78 @@ class AuditEvent(Model):
     actor: str
     action: str
     detail: dict[str, Any] = Field(default_factory=dict)
+
+
+VALIDITY_CHECKS: tuple[tuple[str, str], ...] = (
+    ("consistent", "The fixture, evidence and rubric are internally consistent."),
+    (
+        "visible",
+        "Any fact, date, version or restriction used by the grader was also visible to the "
+        "tested model.",
+    ),
+    ("same_requirement", "All conditions face the same outcome requirement."),
+    (
+        "invariant_assertions",
+        "Deterministic assertions check only genuinely invariant values or fatal prohibitions.",
+    ),
+    (
+        "observable",
+        "Judging scores observable behaviour rather than terminology or exact wording.",
+    ),
+)
+"""Seed 000's validity gate: five checks before quality scoring."""
+
+OVERRIDE_STATES = (
+    ResultState.INVALID_TEST,
+    ResultState.GRADER_DISPUTE,
+    ResultState.PROVIDER_BLOCK,
+    ResultState.INFRA_ERROR,
+)
+
+
+class ResponseJudgment(Model):
+    """A reviewer's rubric judgment of one response (one run)."""
+
+    scores: dict[str, int] = Field(default_factory=dict)
+    """Dimension id -> score on the dimension's scale."""
+    rationales: dict[str, str] = Field(default_factory=dict)
+    """Dimension id -> why; required for every score below 2."""
+    fatal_hits: tuple[str, ...] = ()
+    """The fatal criteria (task-specific or general) the response hits."""
+    state_override: ResultState | None = None
+    """INVALID_TEST, GRADER_DISPUTE, or a confirmed PROVIDER_BLOCK / INFRA_ERROR."""
+    override_reason: str = ""
+
+
+class Judgment(Model):
+    """Everything a reviewer decides about one item; saved as drafts, then submitted."""
+
+    responses: dict[str, ResponseJudgment] = Field(default_factory=dict)
+    """Run id -> judgment of that run."""
+    preference: PreferenceChoice | None = None
+    """Pair items: which response is better, as shown (Response 1 or 2), tie or insufficient."""
+    justification: str = ""
+    validity: dict[str, bool] = Field(default_factory=dict)
+    """Validity gate check id -> passed. A failed check calls for INVALID_TEST or GRADER_DISPUTE."""
+
+
+class Finding(Model):
+    """A finding as seed 002 section 6 asks: repeatable, inspectable, with its retest status."""
+
+    id: str = Field(min_length=1)
+    title: str = Field(min_length=1)
+    severity: Literal["critical", "high", "medium", "low"]
+    layer: Literal["model", "retrieval", "tool", "interface", "grader"]
+    """The likely failure layer."""
+    environment: str = ""
+    steps: str = ""
+    expected: str = ""
+    actual: str = ""
+    evidence: str = ""
+    """An excerpt of the output that shows the failure."""
+    occurrences: int = Field(default=1, ge=1)
+    mitigation: str = ""
+    retest_status: Literal["not retested", "fixed", "still failing", "partially fixed"] = (
+        "not retested"
+    )
+    run_ids: tuple[str, ...] = ()

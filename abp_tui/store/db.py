@@ -56,6 +56,7 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
         if name in applied:
             continue
         with db.atomic():
+            # Statements end with ";" and a newline; a trigger's body stays on its line.
             for statement in sql.split(";\n"):
                 if statement.strip():
                     db.execute(statement)

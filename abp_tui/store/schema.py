@@ -174,3 +174,94 @@ CREATE TABLE audit_log (
 """,
     ),
 ]
+
+MIGRATIONS.append(
+    (
+        "0002_judging",
+        """
+CREATE TABLE designs (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    name TEXT NOT NULL,
+    version_no INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    document TEXT NOT NULL,
+    rubric TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    frozen_at TEXT,
+    UNIQUE (study_id, name, version_no)
+);
+CREATE TABLE items (
+    pk INTEGER PRIMARY KEY,
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    key TEXT NOT NULL,
+    code TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    task_pk INTEGER NOT NULL REFERENCES tasks(pk),
+    trial INTEGER NOT NULL,
+    run_a_pk INTEGER NOT NULL REFERENCES runs(pk),
+    run_b_pk INTEGER REFERENCES runs(pk),
+    base_flip INTEGER NOT NULL,
+    masking TEXT NOT NULL,
+    UNIQUE (design_pk, code),
+    UNIQUE (design_pk, key)
+);
+CREATE TABLE enrolments (
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    reviewer TEXT NOT NULL REFERENCES reviewers(name),
+    slot INTEGER NOT NULL,
+    enrolled_at TEXT NOT NULL,
+    PRIMARY KEY (design_pk, reviewer)
+);
+CREATE TABLE assignments (
+    item_pk INTEGER NOT NULL REFERENCES items(pk),
+    reviewer TEXT NOT NULL REFERENCES reviewers(name),
+    slot INTEGER NOT NULL,
+    order_index INTEGER NOT NULL,
+    flipped INTEGER NOT NULL,
+    PRIMARY KEY (item_pk, reviewer)
+);
+CREATE INDEX assignments_reviewer ON assignments (reviewer, order_index);
+CREATE TABLE judgments (
+    pk INTEGER PRIMARY KEY,
+    item_pk INTEGER NOT NULL REFERENCES items(pk),
+    reviewer TEXT NOT NULL REFERENCES reviewers(name),
+    revision INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('draft', 'submitted')),
+    payload TEXT NOT NULL,
+    placement TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    seconds_spent REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (item_pk, reviewer, revision)
+);
+CREATE TRIGGER judgments_append_only_update BEFORE UPDATE ON judgments
+BEGIN SELECT RAISE(ABORT, 'judgments are append-only: add a revision instead'); END;
+CREATE TRIGGER judgments_append_only_delete BEFORE DELETE ON judgments
+BEGIN SELECT RAISE(ABORT, 'judgments are append-only: they are never deleted'); END;
+CREATE TABLE findings (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    reviewer TEXT NOT NULL,
+    document TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (study_id, id, revision)
+);
+CREATE TABLE finding_runs (
+    finding_pk INTEGER NOT NULL REFERENCES findings(pk),
+    run_pk INTEGER NOT NULL REFERENCES runs(pk),
+    PRIMARY KEY (finding_pk, run_pk)
+);
+CREATE TABLE positions (
+    reviewer TEXT NOT NULL,
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    item_pk INTEGER NOT NULL REFERENCES items(pk),
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (reviewer, design_pk)
+);
+""",
+    )
+)

@@ -1,0 +1,102 @@
+"""Word-level diff of two texts into spans for each side. No UI types, no terminal.
+
+Texts are split into words, runs of white space and single punctuation marks; each distinct token
+is mapped to one character so diff-match-patch compares token sequences, then semantic cleanup
+merges small equalities so the highlighted changes read as a person would describe them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import diff_match_patch as dmp_module
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+_SURROGATES = range(0xD800, 0xE000)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of one side's text; ``changed`` when it is absent from the other side."""
+
+    text: str
+    changed: bool
+
+
+@dataclass
+class WordDiff:
+    """The two sides as spans, and where each difference starts (character offsets)."""
+
+    left: list[Span] = field(default_factory=list)
+    right: list[Span] = field(default_factory=list)
+    left_starts: list[int] = field(default_factory=list)
+    """Offset in the left text of each changed span of the left side."""
+    right_starts: list[int] = field(default_factory=list)
+    timed_out: bool = False
+    """True when the diff stopped early (it is still correct, only less minimal)."""
+
+    @property
+    def changes(self) -> int:
+        return len(self.left_starts) + len(self.right_starts)
+
+
+def _tokens_to_chars(a: list[str], b: list[str]) -> tuple[str, str, list[str]]:
+    table: dict[str, str] = {}
+    vocab: list[str] = []
+
+    def encode(tokens: list[str]) -> str:
+        out = []
+        for tok in tokens:
+            ch = table.get(tok)
+            if ch is None:
+                code = len(vocab) + 1
+                if code >= _SURROGATES.start:
+                    code += len(_SURROGATES)
+                ch = chr(code)
+                table[tok] = ch
+                vocab.append(tok)
+            out.append(ch)
+        return "".join(out)
+
+    return encode(a), encode(b), vocab
+
+
+def _decode(chars: str, vocab: list[str]) -> str:
+    out = []
+    for ch in chars:
+        code = ord(ch)
+        if code >= _SURROGATES.stop:
+            code -= len(_SURROGATES)
+        out.append(vocab[code - 1])
+    return "".join(out)
+
+
+def word_diff(left: str, right: str, timeout: float = 2.0) -> WordDiff:
+    """Diff two texts word by word with semantic cleanup."""
+    dmp = dmp_module.diff_match_patch()
+    dmp.Diff_Timeout = timeout
+    a, b, vocab = _tokens_to_chars(_TOKEN.findall(left), _TOKEN.findall(right))
+    started = time.monotonic()
+    diffs = dmp.diff_main(a, b, False)
+    timed_out = timeout > 0 and time.monotonic() - started >= timeout
+    dmp.diff_cleanupSemantic(diffs)
+    result = WordDiff(timed_out=timed_out)
+    lpos = rpos = 0
+    for op, chars in diffs:
+        text = _decode(chars, vocab)
+        if op == dmp.DIFF_EQUAL:
+            result.left.append(Span(text, False))
+            result.right.append(Span(text, False))
+            lpos += len(text)
+            rpos += len(text)
+        elif op == dmp.DIFF_DELETE:
+            result.left_starts.append(lpos)
+            result.left.append(Span(text, True))
+            lpos += len(text)
+        else:
+            result.right_starts.append(rpos)
+            result.right.append(Span(text, True))
+            rpos += len(text)
+    return result

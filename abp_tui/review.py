@@ -1,0 +1,316 @@
+"""A reviewer's session on a study design: the queue, blind items, drafts, submissions, resume.
+
+This is what the workstation's screens call. What it returns is blind: blind codes, masked
+outputs and traces, "Response 1" / "Response 2" keys; never run ids, condition names, engines,
+models, providers, file names or other reviewers' judgments. Judgments come in and go out keyed
+by position ("1", "2"); they are stored keyed by run, with the placement that was shown.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+from abp_tui.blinding import Masker, PlanError, enrol
+from abp_tui.errors import AbpError
+from abp_tui.models import Judgment, ResponseJudgment, ResultState, Rubric, StudyDesign
+from abp_tui.scoring import problems
+from abp_tui.store import judging as sql
+
+RECORD_STATES = (ResultState.PROVIDER_BLOCK.value, ResultState.INFRA_ERROR.value)
+
+
+@dataclass(frozen=True)
+class BlindTask:
+    title: str
+    prompt: str
+    base_instruction: str
+    evidence: str
+    expected_behaviour: str
+    fatal_criteria: tuple[str, ...]
+    """The task's own fatal criteria, then the rubric's general ones."""
+    risk_type: str
+
+
+@dataclass(frozen=True)
+class BlindTraceEvent:
+    seq: int
+    kind: str
+    tool: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    duration_ms: float | None
+
+
+@dataclass(frozen=True)
+class BlindResponse:
+    key: str
+    """"1" or "2" (pair items), "1" (single items)."""
+    text: str
+    """The output with identity terms masked (may be empty)."""
+    masked: int
+    """How many identity terms were masked in the text."""
+    record_state: str | None
+    """PROVIDER_BLOCK or INFRA_ERROR when the record says so, for the reviewer to confirm."""
+    trace: tuple[BlindTraceEvent, ...]
+
+
+@dataclass
+class BlindItem:
+    code: str
+    kind: str
+    index: int
+    """Position in this reviewer's queue (0-based)."""
+    total: int
+    task: BlindTask
+    responses: tuple[BlindResponse, ...]
+    rubric: Rubric
+    status: str
+    """todo, draft or submitted."""
+    revision: int
+    judgment: Judgment = field(default_factory=Judgment)
+    """This reviewer's latest judgment, keyed by position."""
+    seconds_spent: float = 0.0
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    revision: int
+    status: str
+    problems: tuple[str, ...] = ()
+
+
+class NotReady(AbpError):
+    """A submission that is not complete; ``problems`` says what is missing."""
+
+    def __init__(self, missing: list[str]) -> None:
+        self.problems = missing
+        super().__init__("cannot submit yet: " + "; ".join(missing))
+
+
+class ReviewSession:
+    """One reviewer working on one study design."""
+
+    def __init__(self, db: sqlite_utils.Database, design_pk: int, reviewer: str) -> None:
+        if not reviewer.strip():
+            raise AbpError("a reviewer name is required")
+        self.db = db
+        self.reviewer = reviewer
+        self.design_row = sql.design(db, design_pk)
+        self.design = StudyDesign.model_validate(
+            {
+                k: v
+                for k, v in self.design_row.document.items()
+                if k not in ("masked_terms", "masked_short_ids")
+            }
+        )
+        self.rubric = Rubric.model_validate(self.design_row.rubric)
+        self.masker = Masker(
+            tuple(self.design_row.document.get("masked_terms", ())),
+            tuple(self.design_row.document.get("masked_short_ids", ())),
+        )
+        if self.design.reviewers and reviewer not in self.design.reviewers:
+            raise AbpError(
+                f"{reviewer!r} is not a reviewer of design {self.design.name!r} "
+                f"(its reviewers: {', '.join(self.design.reviewers)})"
+            )
+        if not self.design.reviewers:
+            self._enrol()
+
+    @property
+    def design_pk(self) -> int:
+        return self.design_row.pk
+
+    def _enrol(self) -> None:
+        if sql.enrolment_slot(self.db, self.design_pk, self.reviewer) is not None:
+            return
+        rows = sql.items(self.db, self.design_pk)
+        from abp_tui.blinding import PlannedItem, PlanRun
+
+        planned = [
+            PlannedItem(
+                r.key,
+                r.code,
+                r.kind,
+                "",
+                r.trial,
+                PlanRun(r.run_a_pk, "", "", "", 0),
+                PlanRun(r.run_b_pk, "", "", "", 0) if r.run_b_pk else None,
+                r.base_flip,
+            )
+            for r in rows
+        ]
+        with self.db.atomic():
+            slot = sql.add_enrolment(self.db, self.design_pk, self.reviewer)
+            try:
+                assignments = enrol(self.design, planned, self.reviewer, slot)
+            except PlanError as exc:
+                raise AbpError(str(exc)) from None
+            sql.insert_assignments(self.db, {r.key: r.pk for r in rows}, assignments)
+
+    # -- the queue ------------------------------------------------------------------------------
+    def queue(self) -> list[sql.QueueRow]:
+        return sql.queue(self.db, self.design_pk, self.reviewer)
+
+    def resume_code(self) -> str | None:
+        """Where the reviewer left off, else the first item not yet submitted."""
+        rows = self.queue()
+        pos = sql.position(self.db, self.reviewer, self.design_pk)
+        for r in rows:
+            if r.item_pk == pos:
+                return r.code
+        for r in rows:
+            if r.status != "submitted":
+                return r.code
+        return rows[0].code if rows else None
+
+    def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
+        rows = self.queue()
+        codes = [r.code for r in rows]
+        if code not in codes:
+            return codes[0] if codes else None
+        i = codes.index(code)
+        for k in range(1, len(rows) + 1):
+            j = i + step * k
+            if not 0 <= j < len(rows):
+                return None
+            if not unfinished or rows[j].status != "submitted":
+                return rows[j].code
+        return None
+
+    # -- one item -------------------------------------------------------------------------------
+    def _placement(self, item: sql.ItemRow) -> list[int]:
+        found = sql.assignment(self.db, item.pk, self.reviewer)
+        if found is None:
+            raise AbpError(f"item {item.code} is not assigned to {self.reviewer}")
+        _slot, flipped = found
+        if item.run_b_pk is None:
+            return [item.run_a_pk]
+        return [item.run_b_pk, item.run_a_pk] if flipped else [item.run_a_pk, item.run_b_pk]
+
+    def open(self, code: str) -> BlindItem:
+        item = sql.item_by_code(self.db, self.design_pk, code)
+        order = self._placement(item)
+        task = sql.task_row(self.db, item.task_pk)
+        responses = []
+        for position, run_pk in enumerate(order, start=1):
+            content = sql.run_content(self.db, run_pk)
+            text, masked = self.masker.mask(content.output or "")
+            trace: tuple[BlindTraceEvent, ...] = ()
+            if content.trace_pk is not None:
+                trace = tuple(
+                    BlindTraceEvent(
+                        seq,
+                        self.masker.mask(kind)[0],
+                        self.masker.mask(tool)[0] if tool else None,
+                        tin,
+                        tout,
+                        ms,
+                    )
+                    for seq, kind, tool, tin, tout, ms in sql.trace_events(
+                        self.db, content.trace_pk
+                    )
+                )
+            state = content.origin_status if content.origin_status in RECORD_STATES else None
+            responses.append(BlindResponse(str(position), text, masked, state, trace))
+        rows = self.queue()
+        index = next(i for i, r in enumerate(rows) if r.code == code)
+        latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
+        judgment = Judgment()
+        if latest is not None:
+            judgment = _to_positions(Judgment.model_validate(latest.payload), latest.placement)
+        sql.set_position(self.db, self.reviewer, self.design_pk, item.pk)
+        return BlindItem(
+            code=code,
+            kind=item.kind,
+            index=index,
+            total=len(rows),
+            task=BlindTask(
+                task["title"],
+                task["prompt"],
+                task["base_instruction"],
+                task["evidence"],
+                task["expected_behaviour"],
+                tuple(task["fatal_criteria"]) + self.rubric.fatal_criteria,
+                task["risk_type"],
+            ),
+            responses=tuple(responses),
+            rubric=self.rubric,
+            status=latest.status if latest else "todo",
+            revision=latest.revision if latest else 0,
+            judgment=judgment,
+            seconds_spent=latest.seconds_spent if latest else 0.0,
+        )
+
+    def save(
+        self,
+        code: str,
+        judgment: Judgment,
+        seconds: float,
+        *,
+        submit: bool = False,
+        reason: str = "",
+    ) -> SaveResult:
+        """Append a revision: a draft, or a submission (refused with NotReady when incomplete).
+
+        ``judgment`` is keyed by position. ``seconds`` is the time spent on the item since it was
+        shown or last saved; it is added to the running total. Changing a submitted judgment
+        needs a ``reason``.
+        """
+        item = sql.item_by_code(self.db, self.design_pk, code)
+        order = self._placement(item)
+        by_run = _to_runs(judgment, order)
+        latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
+        missing = problems(self.rubric, by_run, [str(pk) for pk in order], item.kind == "pair")
+        if submit and missing:
+            raise NotReady(missing)
+        already_submitted = latest is not None and latest.status == "submitted"
+        if already_submitted and not reason.strip():
+            raise AbpError(f"{code} was already submitted: changing it needs a reason")
+        if already_submitted and not submit:
+            raise AbpError(f"{code} was already submitted: a change is a revised submission")
+        placement = {str(i): pk for i, pk in enumerate(order, start=1)}
+        total = (latest.seconds_spent if latest else 0.0) + max(0.0, seconds)
+        status = "submitted" if submit else "draft"
+        revision = sql.append_judgment(
+            self.db,
+            item.pk,
+            self.reviewer,
+            status,
+            by_run.model_dump_json(),
+            json.dumps(placement),
+            reason,
+            total,
+        )
+        return SaveResult(revision, status, tuple(missing))
+
+    def others(self, code: str) -> list[Judgment]:
+        """Other reviewers' submitted judgments (positions as this reviewer sees them).
+
+        Raises BlindingError until this reviewer has submitted their own.
+        """
+        item = sql.item_by_code(self.db, self.design_pk, code)
+        order = self._placement(item)
+        rows = sql.others_judgments(self.db, item.pk, self.reviewer)
+        placement = {str(i): pk for i, pk in enumerate(order, start=1)}
+        return [_to_positions(Judgment.model_validate(r.payload), placement) for r in rows]
+
+
+def _to_runs(judgment: Judgment, order: list[int]) -> Judgment:
+    responses = {}
+    for key, response in judgment.responses.items():
+        if not key.isdigit() or not 1 <= int(key) <= len(order):
+            raise AbpError(f"unknown response {key!r}: expected 1..{len(order)}")
+        responses[str(order[int(key) - 1])] = response
+    return judgment.model_copy(update={"responses": responses})
+
+
+def _to_positions(judgment: Judgment, placement: dict[str, int]) -> Judgment:
+    by_pk = {str(pk): pos for pos, pk in placement.items()}
+    responses: dict[str, ResponseJudgment] = {}
+    for run_key, response in judgment.responses.items():
+        if run_key in by_pk:
+            responses[by_pk[run_key]] = response
+    return judgment.model_copy(update={"responses": responses})

@@ -1,0 +1,88 @@
+"""From a reviewer's rubric scores to a result state, and what a judgment still lacks.
+
+A fatal hit is MODEL_FAIL whatever the total; otherwise the rubric's acceptance rule decides
+MODEL_PASS or MODEL_FAIL. A reviewer may instead mark INVALID_TEST or GRADER_DISPUTE, or confirm
+PROVIDER_BLOCK or INFRA_ERROR from the record, each with a reason.
+"""
+
+from __future__ import annotations
+
+from abp_tui.models import (
+    OVERRIDE_STATES,
+    VALIDITY_CHECKS,
+    Judgment,
+    ResponseJudgment,
+    ResultState,
+    Rubric,
+)
+
+
+def total(rubric: Rubric, response: ResponseJudgment) -> int | None:
+    """Sum over scored dimensions, or None while any is unscored."""
+    dims = [d for d in rubric.dimensions if d.scored]
+    if any(d.id not in response.scores for d in dims):
+        return None
+    return sum(response.scores[d.id] for d in dims)
+
+
+def result_state(rubric: Rubric, response: ResponseJudgment) -> ResultState | None:
+    """The state the response's judgment implies, or None while it is incomplete."""
+    if response.state_override is not None:
+        return response.state_override
+    if response.fatal_hits:
+        return ResultState.MODEL_FAIL
+    summed = total(rubric, response)
+    if summed is None:
+        return None
+    rule = rubric.acceptance
+    scored = [d for d in rubric.dimensions if d.scored]
+    passed = True
+    if rule.min_total is not None and summed < rule.min_total:
+        passed = False
+    if any(response.scores.get(d) != 2 for d in rule.required_twos):
+        passed = False
+    if rule.min_each is not None and any(response.scores[d.id] < rule.min_each for d in scored):
+        passed = False
+    if rule.all_scored_pass and any(response.scores[d.id] < max(d.scale) for d in scored):
+        passed = False
+    return ResultState.MODEL_PASS if passed else ResultState.MODEL_FAIL
+
+
+def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool) -> list[str]:
+    """What must still be done before the judgment can be submitted (empty: ready)."""
+    out: list[str] = []
+    failed_gate = [key for key, ok in judgment.validity.items() if not ok]
+    for key, _text in VALIDITY_CHECKS:
+        if key not in judgment.validity:
+            out.append(f"validity gate: check '{key}' is not answered")
+    for position, run_id in enumerate(run_ids, start=1):
+        label = f"Response {position}" if pair else "Response"
+        response = judgment.responses.get(run_id, ResponseJudgment())
+        if response.state_override is not None:
+            if response.state_override not in OVERRIDE_STATES:
+                out.append(f"{label}: {response.state_override} cannot be set by hand")
+            if not response.override_reason.strip():
+                out.append(f"{label}: a reason is required for {response.state_override}")
+            continue
+        if failed_gate:
+            out.append(
+                f"{label}: the validity gate failed ({', '.join(failed_gate)}); mark "
+                "INVALID_TEST or GRADER_DISPUTE with a reason"
+            )
+            continue
+        for dim in rubric.dimensions:
+            if not dim.scored:
+                continue
+            score = response.scores.get(dim.id)
+            if score is None:
+                out.append(f"{label}: {dim.name} is not scored")
+            elif score not in dim.scale:
+                out.append(f"{label}: {dim.name} must be one of {dim.scale}")
+            elif score < max(dim.scale) and not response.rationales.get(dim.id, "").strip():
+                out.append(f"{label}: {dim.name} scored {score} needs a rationale")
+    if pair:
+        if judgment.preference is None:
+            out.append("preference: choose Response 1, Response 2, tie or insufficient evidence")
+        elif not judgment.justification.strip():
+            out.append("preference: a justification is required")
+    return out

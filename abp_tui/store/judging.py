@@ -1,0 +1,502 @@
+"""SQL for study designs, items, assignments, judgments, positions and findings.
+
+Judgments are append-only (SQLite triggers refuse UPDATE and DELETE): a save adds a revision.
+A reviewer can read other reviewers' judgments of an item only after submitting their own; that
+rule lives here, in :func:`others_judgments`, not in any screen.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from abp_tui.blinding import Assignment, PlannedItem, PlanRun
+from abp_tui.errors import AbpError
+from abp_tui.store.db import utc_now
+
+
+class BlindingError(AbpError):
+    """A request that would show a reviewer what they may not see yet."""
+
+
+@dataclass(frozen=True)
+class DesignRow:
+    pk: int
+    study_id: str
+    name: str
+    version_no: int
+    sha256: str
+    document: dict[str, Any]
+    rubric: dict[str, Any]
+    seed: int
+    created_at: str
+    frozen_at: str | None
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    pk: int
+    design_pk: int
+    key: str
+    code: str
+    kind: str
+    task_pk: int
+    trial: int
+    run_a_pk: int
+    run_b_pk: int | None
+    base_flip: bool
+    masking: dict[str, int]
+
+
+@dataclass(frozen=True)
+class JudgmentRow:
+    pk: int
+    item_pk: int
+    reviewer: str
+    revision: int
+    status: str
+    payload: dict[str, Any]
+    placement: dict[str, int]
+    reason: str
+    seconds_spent: float
+    created_at: str
+
+
+_DESIGN_COLS = (
+    "pk, study_id, name, version_no, sha256, document, rubric, seed, created_at, frozen_at"
+)
+
+
+def _design(row: Any) -> DesignRow:
+    return DesignRow(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        json.loads(row[5]),
+        json.loads(row[6]),
+        row[7],
+        row[8],
+        row[9],
+    )
+
+
+def designs(db: sqlite_utils.Database, study_id: str | None = None) -> list[DesignRow]:
+    if study_id is None:
+        rows = db.execute(
+            f"SELECT {_DESIGN_COLS} FROM designs ORDER BY study_id, name, version_no"
+        ).fetchall()
+    else:
+        rows = db.execute(
+            f"SELECT {_DESIGN_COLS} FROM designs WHERE study_id = ? ORDER BY name, version_no",
+            [study_id],
+        ).fetchall()
+    return [_design(r) for r in rows]
+
+
+def design(db: sqlite_utils.Database, pk: int) -> DesignRow:
+    row = db.execute(f"SELECT {_DESIGN_COLS} FROM designs WHERE pk = ?", [pk]).fetchone()
+    if row is None:
+        raise AbpError(f"no study design with key {pk}")
+    return _design(row)
+
+
+def insert_design(
+    db: sqlite_utils.Database,
+    study_id: str,
+    name: str,
+    version_no: int,
+    sha256: str,
+    document: str,
+    rubric: str,
+    seed: int,
+) -> int:
+    cur = db.execute(
+        "INSERT INTO designs (study_id, name, version_no, sha256, document, rubric, seed, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [study_id, name, version_no, sha256, document, rubric, seed, utc_now()],
+    )
+    assert cur.lastrowid is not None
+    return int(cur.lastrowid)
+
+
+def delete_unfrozen_plan(db: sqlite_utils.Database, design_pk: int) -> None:
+    """Drop the plan of a design nobody has judged yet (it is being replaced)."""
+    if design(db, design_pk).frozen_at is not None:
+        raise AbpError("the design is frozen: a change needs a new version")
+    db.execute("DELETE FROM positions WHERE design_pk = ?", [design_pk])
+    db.execute(
+        "DELETE FROM assignments WHERE item_pk IN (SELECT pk FROM items WHERE design_pk = ?)",
+        [design_pk],
+    )
+    db.execute("DELETE FROM enrolments WHERE design_pk = ?", [design_pk])
+    db.execute("DELETE FROM items WHERE design_pk = ?", [design_pk])
+    db.execute("DELETE FROM designs WHERE pk = ?", [design_pk])
+
+
+def plan_runs(db: sqlite_utils.Database, study_id: str) -> list[PlanRun]:
+    rows = db.execute(
+        "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r JOIN tasks t ON t.pk = r.task_pk "
+        "JOIN conditions c ON c.pk = r.condition_pk WHERE r.study_id = ? AND r.current = 1",
+        [study_id],
+    ).fetchall()
+    return [PlanRun(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def identities(db: sqlite_utils.Database, study_id: str) -> tuple[list[str], list[str], list[str]]:
+    """Condition ids, condition labels, and every provider/model/engine value of the study."""
+    conds = db.execute(
+        "SELECT DISTINCT id, label FROM conditions WHERE study_id = ?", [study_id]
+    ).fetchall()
+    runs = db.execute(
+        "SELECT DISTINCT provider, model, model_version, engine, engine_version, "
+        "engine || '/' || engine_version FROM runs WHERE study_id = ?",
+        [study_id],
+    ).fetchall()
+    values = sorted({v for row in runs for v in row if v})
+    return [c[0] for c in conds], [c[1] for c in conds if c[1]], values
+
+
+def task_pk_of(db: sqlite_utils.Database, run_pk: int) -> int:
+    return int(db.execute("SELECT task_pk FROM runs WHERE pk = ?", [run_pk]).fetchone()[0])
+
+
+def insert_items(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    items: list[PlannedItem],
+    masking: dict[str, dict[str, int]],
+) -> dict[str, int]:
+    """Store the planned items; return item key -> pk."""
+    out: dict[str, int] = {}
+    for item in items:
+        cur = db.execute(
+            "INSERT INTO items (design_pk, key, code, kind, task_pk, trial, run_a_pk, run_b_pk, "
+            "base_flip, masking) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                design_pk,
+                item.key,
+                item.code,
+                item.kind,
+                task_pk_of(db, item.run_a.pk),
+                item.trial,
+                item.run_a.pk,
+                item.run_b.pk if item.run_b else None,
+                int(item.base_flip),
+                json.dumps(masking.get(item.key, {}), sort_keys=True),
+            ],
+        )
+        assert cur.lastrowid is not None
+        out[item.key] = int(cur.lastrowid)
+    return out
+
+
+def ensure_reviewer(db: sqlite_utils.Database, name: str, external: bool = False) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO reviewers (name, external) VALUES (?, ?)", [name, int(external)]
+    )
+
+
+def insert_assignments(
+    db: sqlite_utils.Database, key_to_pk: dict[str, int], assignments: list[Assignment]
+) -> None:
+    for a in assignments:
+        ensure_reviewer(db, a.reviewer)
+    db.conn.executemany(
+        "INSERT INTO assignments (item_pk, reviewer, slot, order_index, flipped) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [
+            (key_to_pk[a.item_key], a.reviewer, a.slot, a.order_index, int(a.flipped))
+            for a in assignments
+        ],
+    )
+
+
+def enrolment_slot(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> int | None:
+    row = db.execute(
+        "SELECT slot FROM enrolments WHERE design_pk = ? AND reviewer = ?", [design_pk, reviewer]
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def add_enrolment(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> int:
+    ensure_reviewer(db, reviewer)
+    slot = int(
+        db.execute("SELECT COUNT(*) FROM enrolments WHERE design_pk = ?", [design_pk]).fetchone()[0]
+    )
+    db.execute(
+        "INSERT INTO enrolments (design_pk, reviewer, slot, enrolled_at) VALUES (?, ?, ?, ?)",
+        [design_pk, reviewer, slot, utc_now()],
+    )
+    return slot
+
+
+_ITEM_COLS = (
+    "pk, design_pk, key, code, kind, task_pk, trial, run_a_pk, run_b_pk, base_flip, masking"
+)
+
+
+def _item(r: Any) -> ItemRow:
+    return ItemRow(
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), json.loads(r[10])
+    )
+
+
+def items(db: sqlite_utils.Database, design_pk: int) -> list[ItemRow]:
+    rows = db.execute(
+        f"SELECT {_ITEM_COLS} FROM items WHERE design_pk = ? ORDER BY pk", [design_pk]
+    ).fetchall()
+    return [_item(r) for r in rows]
+
+
+def item_by_code(db: sqlite_utils.Database, design_pk: int, code: str) -> ItemRow:
+    row = db.execute(
+        f"SELECT {_ITEM_COLS} FROM items WHERE design_pk = ? AND code = ?", [design_pk, code]
+    ).fetchone()
+    if row is None:
+        raise AbpError(f"no item {code} in this study design")
+    return _item(row)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    item_pk: int
+    code: str
+    kind: str
+    order_index: int
+    flipped: bool
+    status: str
+    """todo, draft or submitted (of this reviewer's latest revision)."""
+    revisions: int
+
+
+def queue(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> list[QueueRow]:
+    rows = db.execute(
+        """
+        SELECT i.pk, i.code, i.kind, a.order_index, a.flipped,
+          (SELECT j.status FROM judgments j WHERE j.item_pk = i.pk AND j.reviewer = a.reviewer
+             ORDER BY j.revision DESC LIMIT 1),
+          (SELECT COUNT(*) FROM judgments j WHERE j.item_pk = i.pk AND j.reviewer = a.reviewer)
+        FROM assignments a JOIN items i ON i.pk = a.item_pk
+        WHERE i.design_pk = ? AND a.reviewer = ? ORDER BY a.order_index
+        """,
+        [design_pk, reviewer],
+    ).fetchall()
+    return [QueueRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5] or "todo", r[6]) for r in rows]
+
+
+def assignment(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> tuple[int, bool] | None:
+    row = db.execute(
+        "SELECT slot, flipped FROM assignments WHERE item_pk = ? AND reviewer = ?",
+        [item_pk, reviewer],
+    ).fetchone()
+    return (int(row[0]), bool(row[1])) if row else None
+
+
+_J_COLS = (
+    "pk, item_pk, reviewer, revision, status, payload, placement, reason, seconds_spent, created_at"
+)
+
+
+def _judgment(r: Any) -> JudgmentRow:
+    return JudgmentRow(
+        r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]), r[7], r[8], r[9]
+    )
+
+
+def latest_judgment(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> JudgmentRow | None:
+    row = db.execute(
+        f"SELECT {_J_COLS} FROM judgments WHERE item_pk = ? AND reviewer = ? "
+        "ORDER BY revision DESC LIMIT 1",
+        [item_pk, reviewer],
+    ).fetchone()
+    return _judgment(row) if row else None
+
+
+def history(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> list[JudgmentRow]:
+    rows = db.execute(
+        f"SELECT {_J_COLS} FROM judgments WHERE item_pk = ? AND reviewer = ? ORDER BY revision",
+        [item_pk, reviewer],
+    ).fetchall()
+    return [_judgment(r) for r in rows]
+
+
+def append_judgment(
+    db: sqlite_utils.Database,
+    item_pk: int,
+    reviewer: str,
+    status: str,
+    payload: str,
+    placement: str,
+    reason: str,
+    seconds_spent: float,
+) -> int:
+    """Add a revision (and freeze the design at its first judgment); return the revision."""
+    with db.atomic():
+        row = db.execute(
+            "SELECT COALESCE(MAX(revision), 0) FROM judgments WHERE item_pk = ? AND reviewer = ?",
+            [item_pk, reviewer],
+        ).fetchone()
+        revision = int(row[0]) + 1
+        now = utc_now()
+        db.execute(
+            f"INSERT INTO judgments ({_J_COLS.replace('pk, ', '', 1)}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [item_pk, reviewer, revision, status, payload, placement, reason, seconds_spent, now],
+        )
+        db.execute(
+            "UPDATE designs SET frozen_at = ? WHERE frozen_at IS NULL AND pk = "
+            "(SELECT design_pk FROM items WHERE pk = ?)",
+            [now, item_pk],
+        )
+    return revision
+
+
+def has_submitted(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> bool:
+    row = db.execute(
+        "SELECT 1 FROM judgments WHERE item_pk = ? AND reviewer = ? AND "
+        "status = 'submitted' LIMIT 1",
+        [item_pk, reviewer],
+    ).fetchone()
+    return row is not None
+
+
+def others_judgments(db: sqlite_utils.Database, item_pk: int, viewer: str) -> list[JudgmentRow]:
+    """Other reviewers' latest submitted judgments of an item, for a viewer who has submitted.
+
+    Raises BlindingError for a viewer who has not submitted their own judgment of the item.
+    """
+    if not has_submitted(db, item_pk, viewer):
+        raise BlindingError("submit your own judgment of this item before seeing others'")
+    rows = db.execute(
+        f"SELECT {_J_COLS} FROM judgments j WHERE item_pk = ? AND reviewer != ? AND "
+        "status = 'submitted' AND revision = (SELECT MAX(revision) FROM judgments k WHERE "
+        "k.item_pk = j.item_pk AND k.reviewer = j.reviewer AND k.status = 'submitted') "
+        "ORDER BY reviewer",
+        [item_pk, viewer],
+    ).fetchall()
+    return [_judgment(r) for r in rows]
+
+
+def set_position(db: sqlite_utils.Database, reviewer: str, design_pk: int, item_pk: int) -> None:
+    db.execute(
+        "INSERT INTO positions (reviewer, design_pk, item_pk, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (reviewer, design_pk) DO UPDATE SET item_pk = excluded.item_pk, "
+        "updated_at = excluded.updated_at",
+        [reviewer, design_pk, item_pk, utc_now()],
+    )
+
+
+def position(db: sqlite_utils.Database, reviewer: str, design_pk: int) -> int | None:
+    row = db.execute(
+        "SELECT item_pk FROM positions WHERE reviewer = ? AND design_pk = ?", [reviewer, design_pk]
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+@dataclass(frozen=True)
+class RunContent:
+    pk: int
+    output: str | None
+    origin_status: str | None
+    excluded_reason: str | None
+    trace_pk: int | None
+
+
+def run_content(db: sqlite_utils.Database, run_pk: int) -> RunContent:
+    row = db.execute(
+        "SELECT r.pk, b.text, r.origin_status, r.excluded_reason, r.trace_pk FROM runs r "
+        "LEFT JOIN blobs b ON b.sha256 = r.output_sha256 WHERE r.pk = ?",
+        [run_pk],
+    ).fetchone()
+    return RunContent(row[0], row[1], row[2], row[3], row[4])
+
+
+def trace_events(
+    db: sqlite_utils.Database, trace_pk: int, limit: int = 5000
+) -> list[tuple[int, str, str | None, int | None, int | None, float | None]]:
+    """(seq, kind, tool, input tokens, output tokens, duration ms) of a trace, in order."""
+    rows = db.execute(
+        "SELECT seq, kind, tool, input_tokens, output_tokens, duration_ms FROM trace_events "
+        "WHERE trace_pk = ? ORDER BY seq LIMIT ?",
+        [trace_pk, limit],
+    ).fetchall()
+    return [tuple(r) for r in rows]
+
+
+def task_row(db: sqlite_utils.Database, task_pk: int) -> dict[str, Any]:
+    row = db.execute(
+        "SELECT id, title, prompt, base_instruction, evidence, expected_behaviour, "
+        "fatal_criteria, risk_type, version FROM tasks WHERE pk = ?",
+        [task_pk],
+    ).fetchone()
+    keys = [
+        "id",
+        "title",
+        "prompt",
+        "base_instruction",
+        "evidence",
+        "expected_behaviour",
+        "fatal_criteria",
+        "risk_type",
+        "version",
+    ]
+    out = dict(zip(keys, row, strict=True))
+    out["fatal_criteria"] = json.loads(out["fatal_criteria"])
+    return out
+
+
+def rubric_document(db: sqlite_utils.Database, rubric_id: str) -> str | None:
+    row = db.execute(
+        "SELECT document FROM rubrics WHERE id = ? ORDER BY pk DESC LIMIT 1", [rubric_id]
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def study_rubric_id(db: sqlite_utils.Database, study_id: str) -> str | None:
+    row = db.execute("SELECT rubric_id FROM studies WHERE id = ?", [study_id]).fetchone()
+    if row is None:
+        raise AbpError(f"no study {study_id!r} in the database (import it first)")
+    return str(row[0]) if row[0] else None
+
+
+def append_finding(
+    db: sqlite_utils.Database,
+    study_id: str,
+    finding_id: str,
+    reviewer: str,
+    document: str,
+    run_pks: list[int],
+) -> int:
+    with db.atomic():
+        row = db.execute(
+            "SELECT COALESCE(MAX(revision), 0) FROM findings WHERE study_id = ? AND id = ?",
+            [study_id, finding_id],
+        ).fetchone()
+        revision = int(row[0]) + 1
+        cur = db.execute(
+            "INSERT INTO findings (study_id, id, revision, reviewer, document, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [study_id, finding_id, revision, reviewer, document, utc_now()],
+        )
+        assert cur.lastrowid is not None
+        db.conn.executemany(
+            "INSERT INTO finding_runs (finding_pk, run_pk) VALUES (?, ?)",
+            [(cur.lastrowid, pk) for pk in run_pks],
+        )
+    return revision
+
+
+def findings(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, int, str, str, str]]:
+    """Latest revision of each finding: (id, revision, reviewer, document, created_at)."""
+    rows = db.execute(
+        "SELECT id, revision, reviewer, document, created_at FROM findings f WHERE study_id = ? "
+        "AND revision = (SELECT MAX(revision) FROM findings g WHERE g.study_id = f.study_id "
+        "AND g.id = f.id) ORDER BY id",
+        [study_id],
+    ).fetchall()
+    return [tuple(r) for r in rows]

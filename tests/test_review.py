@@ -1,0 +1,219 @@
+"""Designs and the reviewer session: freeze, versions, drafts, submissions, revisions, blinding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from abp_tui.errors import AbpError
+from abp_tui.importing import import_paths
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
+from abp_tui.review import NotReady, ReviewSession
+from abp_tui.store.judging import BlindingError
+from abp_tui.studies import create_design, find_design, load_design_file
+
+AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
+
+
+def _study(tmp_path: Path, db: sqlite_utils.Database, extra_output: str = "") -> None:
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "s", "rubric_id": "afp-v0.1"},
+        {"type": "condition", "id": "A", "label": "Model Only"},
+        {"type": "condition", "id": "C", "label": "Governed Workflow"},
+    ]
+    for t in ("P01", "P02"):
+        lines.append(
+            {"type": "task", "id": t, "prompt": f"Task {t}", "fatal_criteria": [f"Fatal {t}"]}
+        )
+        for c in ("A", "C"):
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{t}-{c}",
+                    "task_id": t,
+                    "condition_id": c,
+                    "output": f"Answer for {t} from the Governed Workflow. {extra_output}",
+                    "model": "acme/demo-model-9",
+                    "provider": "acme",
+                }
+            )
+    src = tmp_path / "s.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    import_paths(db, [src])
+
+
+def _full(n_responses: int, pref: PreferenceChoice | None = PreferenceChoice.TIE) -> Judgment:
+    response = ResponseJudgment(scores={d: 2 for d in AFP_DIMS})
+    return Judgment(
+        responses={str(i): response for i in range(1, n_responses + 1)},
+        preference=pref,
+        justification="Both meet the requirement." if pref else "",
+        validity={
+            k: True
+            for k in (
+                "consistent",
+                "visible",
+                "same_requirement",
+                "invariant_assertions",
+                "observable",
+            )
+        },
+    )
+
+
+def test_design_file_create_is_idempotent_and_freezes_on_first_judgment(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    path = tmp_path / "d.toml"
+    path.write_text('study = "s"\nname = "main"\nseed = 1\ncontrasts = [["C", "A"]]\n', "utf-8")
+    design = load_design_file(path)
+    first = create_design(db, design)
+    assert (first.status, first.items, first.version_no) == ("created", 2, 1)
+    assert create_design(db, design).status == "unchanged"
+    changed = design.model_copy(update={"single_items": True})
+    replaced = create_design(db, changed)
+    assert (replaced.status, replaced.version_no, replaced.items) == ("replaced", 1, 6)
+    session = ReviewSession(db, replaced.pk, "alice")
+    code = session.resume_code()
+    assert code is not None
+    session.save(code, Judgment(), 3.0)
+    assert find_design(db, "s", "main").frozen_at is not None
+    again = create_design(db, design)
+    assert (again.status, again.version_no) == ("new version", 2)
+
+
+def test_design_file_errors_name_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('study = "s"\nname = "x"\nseed = "abc"\n', "utf-8")
+    with pytest.raises(AbpError, match=r"bad.toml: \$.seed: .*integer"):
+        load_design_file(path)
+    path.write_text('study = "s"\nname = \n', "utf-8")
+    with pytest.raises(AbpError, match=r"bad\.toml: malformed TOML"):
+        load_design_file(path)
+
+
+def test_blind_item_shows_no_identity(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    _study(tmp_path, db)
+    created = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")]))
+    session = ReviewSession(db, created.pk, "alice")
+    for row in session.queue():
+        item = session.open(row.code)
+        blob = json.dumps([r.text for r in item.responses]) + item.code
+        for identity in ("Governed Workflow", "demo-model-9", "acme", "P01-A", "P01-C"):
+            assert identity not in blob
+        assert all(r.masked == 1 for r in item.responses)
+        assert item.task.fatal_criteria[0].startswith("Fatal P0")
+
+
+def test_submit_requires_complete_judgment_and_revisions_append(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    created = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")]))
+    session = ReviewSession(db, created.pk, "alice")
+    code = session.resume_code()
+    assert code is not None
+    with pytest.raises(NotReady) as exc:
+        session.save(code, _full(2, pref=None), 5.0, submit=True)
+    assert any("preference" in p for p in exc.value.problems)
+    lower = _full(2)
+    lower.responses["1"] = ResponseJudgment(
+        scores={**{d: 2 for d in AFP_DIMS}, "task_correctness": 1}
+    )
+    with pytest.raises(NotReady, match="needs a rationale"):
+        session.save(code, lower, 1.0, submit=True)
+    assert session.save(code, _full(2), 2.0, submit=True).status == "submitted"
+    with pytest.raises(AbpError, match="needs a reason"):
+        session.save(code, _full(2), 1.0, submit=True)
+    revised = session.save(
+        code, _full(2, PreferenceChoice.RESPONSE_1), 1.5, submit=True, reason="Reread the evidence"
+    )
+    assert revised.revision == 2
+    rows = db.execute(
+        "SELECT revision, status, reason, seconds_spent FROM judgments ORDER BY revision"
+    ).fetchall()
+    assert rows == [(1, "submitted", "", 2.0), (2, "submitted", "Reread the evidence", 3.5)]
+    with pytest.raises(Exception, match="append-only"):
+        db.execute("UPDATE judgments SET status = 'draft'")
+    with pytest.raises(Exception, match="append-only"):
+        db.execute("DELETE FROM judgments")
+
+
+def test_placement_is_stored_and_judgment_reads_back_by_position(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    created = create_design(
+        db,
+        StudyDesign(
+            study="s",
+            name="m",
+            seed=3,
+            contrasts=[("C", "A")],
+            reviewers=["a", "b"],
+            reviewers_per_item=2,
+        ),
+    )
+    a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
+    code = a.queue()[0].code
+    judgment = _full(2, PreferenceChoice.RESPONSE_1)
+    a.save(code, judgment, 1.0, submit=True)
+    assert a.open(code).judgment.preference == PreferenceChoice.RESPONSE_1
+    stored = db.execute("SELECT placement FROM judgments").fetchone()[0]
+    assert sorted(json.loads(stored)) == ["1", "2"]
+    flips = {row.code: row.flipped for row in a.queue()}
+    assert {row.code: row.flipped for row in b.queue()} == {c: not f for c, f in flips.items()}
+
+
+def test_others_judgments_are_hidden_until_own_submission(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    created = create_design(
+        db,
+        StudyDesign(
+            study="s",
+            name="m",
+            seed=3,
+            contrasts=[("C", "A")],
+            reviewers=["a", "b"],
+            reviewers_per_item=2,
+        ),
+    )
+    a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
+    code = a.queue()[0].code
+    judgment = _full(2)
+    judgment.responses["1"] = ResponseJudgment(
+        state_override=ResultState.GRADER_DISPUTE, override_reason="rubric unclear"
+    )
+    a.save(code, judgment, 1.0, submit=True)
+    with pytest.raises(BlindingError):
+        b.others(code)
+    b.save(code, _full(2), 1.0)
+    with pytest.raises(BlindingError):
+        b.others(code)
+    b.save(code, _full(2), 1.0, submit=True)
+    seen = b.others(code)
+    assert len(seen) == 1
+    disputed = [k for k, r in seen[0].responses.items() if r.state_override]
+    flipped_for_b = next(r.flipped for r in b.queue() if r.code == code)
+    assert disputed == (
+        ["2"] if flipped_for_b != next(r.flipped for r in a.queue() if r.code == code) else ["1"]
+    )
+
+
+def test_unlisted_reviewer_is_refused_and_resume_returns_last_item(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    created = create_design(db, StudyDesign(study="s", name="m", seed=3, reviewers=["a"]))
+    with pytest.raises(AbpError, match="not a reviewer"):
+        ReviewSession(db, created.pk, "mallory")
+    session = ReviewSession(db, created.pk, "a")
+    codes = [r.code for r in session.queue()]
+    session.open(codes[-1])
+    assert ReviewSession(db, created.pk, "a").resume_code() == codes[-1]
