@@ -196,6 +196,60 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_study_create(args: argparse.Namespace) -> int:
+    from abp_tui.studies import create_design, load_design_file
+    from abp_tui.textsafe import safe_line
+
+    db = _open(args)
+    created = [create_design(db, load_design_file(Path(p))) for p in args.files]
+    lines = [
+        f"{c.status:11} design {safe_line(c.name)} v{c.version_no} of study {safe_line(c.study)}: "
+        f"{c.items} items ({c.pair_items} pairs, {c.single_items} single), "
+        f"{c.assignments} assignments, sha256 {c.sha256[:12]}"
+        for c in created
+    ]
+    _emit(args, {"designs": [c.__dict__ for c in created]}, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_study_list(args: argparse.Namespace) -> int:
+    from abp_tui.store import judging
+    from abp_tui.textsafe import safe_line
+
+    db = _open(args)
+    doc = []
+    lines = []
+    for d in judging.designs(db, args.study):
+        n_items = len(judging.items(db, d.pk))
+        prog = judging.progress(db, d.pk)
+        doc.append(
+            {
+                "study": d.study_id,
+                "name": d.name,
+                "version": d.version_no,
+                "sha256": d.sha256,
+                "seed": d.seed,
+                "frozen_at": d.frozen_at,
+                "items": n_items,
+                "progress": [p.__dict__ for p in prog],
+            }
+        )
+        frozen = f"frozen {d.frozen_at}" if d.frozen_at else "not yet judged"
+        lines.append(
+            f"{safe_line(d.study_id)} / {safe_line(d.name)} v{d.version_no}: "
+            f"{n_items} items, seed {d.seed}, {frozen}, sha256 {d.sha256[:12]}"
+        )
+        lines.extend(
+            f"    {safe_line(p.reviewer)}: {p.submitted}/{p.assigned} submitted, "
+            f"{p.drafts} in draft"
+            for p in prog
+        )
+    if not lines:
+        lines.append("No study designs yet. Create one with: abp-tui study create FILE")
+    _emit(args, {"designs": doc}, "\n".join(lines))
+    return EXIT_OK
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     from abp_tui.demo import DEFAULT_DB, is_empty, load_demo
 
@@ -260,6 +314,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="format option, e.g. condition=task for Inspect logs",
     )
     p.set_defaults(func=cmd_import)
+
+    study = sub.add_parser("study", help="study designs: create, list")
+    study_sub = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+    p = study_sub.add_parser(
+        "create",
+        parents=[common, figures],
+        help="create (or version) study designs from TOML or JSON files",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_study_create)
+    p = study_sub.add_parser(
+        "list", parents=[common, figures], help="study designs with their progress per reviewer"
+    )
+    p.add_argument("--study", default=None)
+    p.set_defaults(func=cmd_study_list)
 
     p = sub.add_parser(
         "status",

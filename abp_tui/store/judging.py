@@ -500,3 +500,31 @@ def findings(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, int, s
         [study_id],
     ).fetchall()
     return [tuple(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class ReviewerProgress:
+    reviewer: str
+    assigned: int
+    submitted: int
+    drafts: int
+
+
+def progress(db: sqlite_utils.Database, design_pk: int) -> list[ReviewerProgress]:
+    """Per reviewer: items assigned, submitted and in draft (by each one's latest revision)."""
+    rows = db.execute(
+        """
+        SELECT a.reviewer, COUNT(*),
+          SUM(CASE WHEN l.status = 'submitted' THEN 1 ELSE 0 END),
+          SUM(CASE WHEN l.status = 'draft' THEN 1 ELSE 0 END)
+        FROM assignments a JOIN items i ON i.pk = a.item_pk
+        LEFT JOIN (
+          SELECT j.item_pk, j.reviewer, j.status FROM judgments j
+          WHERE j.revision = (SELECT MAX(revision) FROM judgments k
+                              WHERE k.item_pk = j.item_pk AND k.reviewer = j.reviewer)
+        ) l ON l.item_pk = a.item_pk AND l.reviewer = a.reviewer
+        WHERE i.design_pk = ? GROUP BY a.reviewer ORDER BY a.reviewer
+        """,
+        [design_pk],
+    ).fetchall()
+    return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
