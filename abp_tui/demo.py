@@ -21,14 +21,23 @@ def fixtures_dir() -> Path | None:
 
 
 def load_demo(db: sqlite_utils.Database, folder: Path | None = None) -> list[ImportReport]:
-    """Import each study folder of the demo data under its folder's name as the study id."""
+    """Import each study folder of the demo data under its folder's name as the study id,
+    then create the demo study designs (``fixtures/designs``) of the studies imported."""
     root = folder or fixtures_dir()
     if root is None:
         return []
-    return [
+    reports = [
         import_paths(db, [study_dir], study=study_dir.name)
         for study_dir in sorted(p for p in root.iterdir() if p.is_dir())
     ]
+    designs = root.parent / "designs"
+    if designs.is_dir():
+        from abp_tui.studies import create_design, load_design_file
+
+        for path in sorted(designs.iterdir()):
+            if path.suffix in (".toml", ".json") and (root / path.stem).is_dir():
+                create_design(db, load_design_file(path))
+    return reports
 
 
 def is_empty(db: sqlite_utils.Database) -> bool:

@@ -1,21 +1,463 @@
-"""pairwise importer. TO BE IMPLEMENTED: placeholder so the package imports; detects nothing yet."""
+"""Generic pairwise judgments: two responses to one prompt, labelled by annotators.
+
+Two item shapes are read, from a JSON list or from JSONL (one item per line):
+
+- PandaLM style: ``{idx, instruction, input, response1, response2, cmp_key, annotator1..N}``,
+  where ``cmp_key`` names the two models (``"bloom-7b_llama-7b"``) and each annotator label is
+  0 (tie), 1 (response1 better) or 2 (response2 better).
+- LLMBar style: ``{input, output_1, output_2, label}`` with ``label`` 1 or 2 (the better output).
+
+Each item becomes one Task, two Runs (``<item>/1`` and ``<item>/2``, in file order) and one
+Preference per label, by an external Reviewer named ``<study>:<label field>`` (the reviewers
+table is shared by every study, so the study prefix keeps one dataset's ``annotator1`` from being
+merged with another's). The model names go into Run fields and run metadata only, never into the
+Task, which reviewers see. This module parses; it never touches the database.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from abp_tui.formats.base import Invalid, ParseContext, Record, SimpleFormat
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, StrictStr
+
+from abp_tui.errors import InputError
+from abp_tui.formats.base import (
+    Invalid,
+    ParseContext,
+    Record,
+    SimpleFormat,
+    first_jsonl_record,
+    iter_jsonl,
+    loads_json,
+    peek_json,
+    read_json,
+    validate,
+)
+from abp_tui.models import (
+    Condition,
+    Preference,
+    PreferenceChoice,
+    Reviewer,
+    Run,
+    Study,
+    Task,
+)
+
+ANNOTATOR = re.compile(r"^annotator(\d+)$")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+FALLBACK_CONDITIONS = ("response1", "response2")
+"""Condition ids used when an item does not name its two models unambiguously."""
+
+NOT_EXPOSED_FIELDS = (
+    "provider",
+    "model_version",
+    "engine",
+    "engine_version",
+    "reasoning",
+    "tokens",
+    "tool_calls",
+    "wall_clock_ms",
+    "cost_usd",
+    "started_at",
+)
+"""Run fields neither item shape carries at all (seed 002: "not exposed", not missing)."""
+
+PANDALM_CHOICES = {
+    0: PreferenceChoice.TIE,
+    1: PreferenceChoice.RESPONSE_1,
+    2: PreferenceChoice.RESPONSE_2,
+}
+LLMBAR_CHOICES = {1: PreferenceChoice.RESPONSE_1, 2: PreferenceChoice.RESPONSE_2}
 
 
-def _never(path: Path, head: bytes) -> bool:
+Response = StrictStr | StrictBool | StrictInt | StrictFloat
+"""A response as the file holds it. Real files carry bare JSON scalars (PandaLM item 157's
+response1 is ``true``): they are kept, as their JSON text, and flagged in run metadata."""
+
+
+class PandaLMItem(BaseModel):
+    """One PandaLM-style comparison; ``annotatorN`` labels arrive as extra fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    idx: int | str | None = None
+    """The item's identifier; its position in the file when absent."""
+    instruction: str = ""
+    input: str = ""
+    """Extra input for the instruction (often empty)."""
+    response1: Response
+    response2: Response
+    cmp_key: str | None = None
+    """The two models as ``<model of response1>_<model of response2>``."""
+
+
+class LLMBarItem(BaseModel):
+    """One LLMBar-style comparison with a single gold label."""
+
+    model_config = ConfigDict(extra="allow")
+
+    idx: int | str | None = None
+    input: str
+    output_1: Response
+    output_2: Response
+    label: Any
+    """1 or 2: the better output (checked separately for a precise message)."""
+
+
+@dataclass(frozen=True)
+class _Raw:
+    """One item as read from the file, before validation."""
+
+    position: int
+    """0-based position among the file's items."""
+    line: int | None
+    """Line number for JSONL; None for a JSON list."""
+    prefix: str
+    """JSON path of the item (``$[3]`` in a list, ``$`` on a JSONL line)."""
+    data: Any
+
+
+# -- detection ----------------------------------------------------------------------------------
+def _is_pandalm(item: Any) -> bool:
+    if not isinstance(item, dict) or "response1" not in item or "response2" not in item:
+        return False
+    return "cmp_key" in item or any(ANNOTATOR.match(k) for k in item)
+
+
+def _is_llmbar(item: Any) -> bool:
+    return isinstance(item, dict) and {"output_1", "output_2", "label"} <= item.keys()
+
+
+def _looks_pairwise(item: Any) -> bool:
+    return _is_pandalm(item) or _is_llmbar(item)
+
+
+def _first_line(path: Path, head: bytes) -> Any:
+    """The first JSONL record, reading past the sniff head when the first line is long."""
+    if b"\n" in head or len(head) < 4096:
+        return first_jsonl_record(head)
+    try:
+        with path.open("rb") as handle:
+            line = handle.readline(1 << 22)
+    except OSError:
+        return None
+    return first_jsonl_record(line)
+
+
+def _sniff(path: Path, head: bytes) -> bool:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        data = peek_json(path)
+        return isinstance(data, list) and bool(data) and _looks_pairwise(data[0])
+    if suffix in JSONL_SUFFIXES:
+        return _looks_pairwise(_first_line(path, head))
     return False
 
 
-def _nothing(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
-    return iter(())
+# -- reading ------------------------------------------------------------------------------------
+Items = Callable[[ParseContext], Iterator[_Raw | InputError]]
+"""Iterates over a file's items (callable more than once); a bad JSONL line is an InputError."""
+
+
+def _reader(path: Path, ctx: ParseContext) -> Items:
+    """How to iterate over the file's items: JSONL streams, a JSON list is read once."""
+    if path.suffix.lower() in JSONL_SUFFIXES:
+
+        def lines(run_ctx: ParseContext) -> Iterator[_Raw | InputError]:
+            position = 0
+            for lineno, raw in iter_jsonl(path, run_ctx):
+                try:
+                    data = loads_json(raw, run_ctx.display, lineno)
+                except InputError as exc:
+                    yield exc
+                    continue
+                yield _Raw(position, lineno, "$", data)
+                position += 1
+
+        return lines
+    document = read_json(path, ctx.display)
+    if not isinstance(document, list):
+        raise InputError(
+            ctx.display,
+            "expected a JSON list of pairwise items (PandaLM or LLMBar style)",
+            path="$",
+        )
+
+    def elements(_ctx: ParseContext) -> Iterator[_Raw | InputError]:
+        for position, item in enumerate(document):
+            yield _Raw(position, None, f"$[{position}]", item)
+
+    return elements
+
+
+def _style(items: Items, ctx: ParseContext) -> tuple[str, list[str]]:
+    """The file's item style and every cmp_key in it (a first, cheap pass)."""
+    style = ""
+    keys: list[str] = []
+    seen: set[str] = set()
+    quiet = ParseContext(display=ctx.display)
+    try:
+        for raw in items(quiet):
+            if isinstance(raw, InputError) or not isinstance(raw.data, dict):
+                continue
+            if not style:
+                if "response1" in raw.data or "response2" in raw.data:
+                    style = "pandalm"
+                elif "output_1" in raw.data or "output_2" in raw.data:
+                    style = "llmbar"
+            key = raw.data.get("cmp_key")
+            if isinstance(key, str) and key not in seen:
+                seen.add(key)
+                keys.append(key)
+    except InputError:
+        pass  # a truncated JSONL tail: the main pass reports it where it happens
+    if not style:
+        raise InputError(
+            ctx.display,
+            "no pairwise item found: expected items with response1/response2 (PandaLM style) "
+            "or output_1/output_2/label (LLMBar style)",
+        )
+    return style, keys
+
+
+def resolve_cmp_keys(keys: list[str]) -> dict[str, tuple[str, str]]:
+    """Split each ``cmp_key`` into its two model names, where that can be done unambiguously.
+
+    A key with exactly one underscore splits there. Model names may contain underscores
+    themselves, so a key with several is split where the halves are names already known from
+    other keys (the split with the most known halves, if it is the only one); this repeats until
+    nothing changes. Keys that stay ambiguous are left out: their runs fall back to the
+    conditions ``response1`` / ``response2``, with the key kept in run metadata.
+    """
+    resolved: dict[str, tuple[str, str]] = {}
+    for key in keys:
+        parts = key.split("_")
+        if len(parts) == 2 and all(parts):
+            resolved[key] = (parts[0], parts[1])
+    changed = True
+    while changed:
+        changed = False
+        known = {name for pair in resolved.values() for name in pair}
+        for key in keys:
+            if key in resolved:
+                continue
+            best: list[tuple[str, str]] = []
+            best_score = 0
+            for at in (m.start() for m in re.finditer("_", key)):
+                left, right = key[:at], key[at + 1 :]
+                if not left or not right:
+                    continue
+                score = (left in known) + (right in known)
+                if score > best_score:
+                    best, best_score = [(left, right)], score
+                elif score == best_score and score:
+                    best.append((left, right))
+            if len(best) == 1:
+                resolved[key] = best[0]
+                changed = True
+    return resolved
+
+
+def _choice(
+    value: Any,
+    allowed: dict[int, PreferenceChoice],
+    expected: str,
+    ctx: ParseContext,
+    raw: _Raw,
+    field: str,
+) -> PreferenceChoice:
+    """The label as a PreferenceChoice; an integer outside ``allowed`` (or a non-integer) is bad."""
+    if isinstance(value, int) and not isinstance(value, bool) and value in allowed:
+        return allowed[value]
+    shown = json.dumps(value, ensure_ascii=False)
+    raise InputError(
+        ctx.display,
+        f"expected {expected} (got {shown[:60]}{'...' if len(shown) > 60 else ''})",
+        raw.line,
+        f"{raw.prefix}.{field}",
+    )
+
+
+def _prompt(instruction: str, extra: str) -> str:
+    return "\n\n".join(part for part in (instruction, extra) if part)
+
+
+def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
+    items = _reader(path, ctx)
+    style, keys = _style(items, ctx)
+    pairs = resolve_cmp_keys(keys)
+    study_id = ctx.study(path.stem)
+    if style == "pandalm":
+        description = (
+            "Pairwise comparisons (PandaLM style): an instruction, two model responses, "
+            "labels by independent annotators (0 tie, 1 response1 better, 2 response2 better)."
+        )
+    else:
+        description = (
+            "Pairwise comparisons (LLMBar style): an input, two outputs and one gold label "
+            "(1 or 2, the better output)."
+        )
+    yield Study(id=study_id, name=path.stem, protocol="pairwise", description=description)
+
+    conditions: set[str] = set()
+    reviewers: set[str] = set()
+    tasks: set[str] = set()
+    for raw in items(ctx):
+        if isinstance(raw, InputError):
+            yield Invalid(raw)
+            continue
+        if not isinstance(raw.data, dict):
+            yield Invalid(
+                InputError(ctx.display, "expected a JSON object (one item)", raw.line, raw.prefix)
+            )
+            continue
+        try:
+            records = _item_records(raw, style, pairs, study_id, ctx)
+        except InputError as exc:
+            yield Invalid(exc)
+            continue
+        task, runs, labels = records
+        if task.id in tasks:
+            yield Invalid(
+                InputError(
+                    ctx.display,
+                    f"duplicate item {task.id!r}: expected each item's idx to be unique",
+                    raw.line,
+                    f"{raw.prefix}.idx",
+                )
+            )
+            continue
+        tasks.add(task.id)
+        for run in runs:
+            if run.condition_id not in conditions:
+                conditions.add(run.condition_id)
+                yield _condition(run.condition_id)
+        yield task
+        yield from runs
+        for reviewer_name, choice in labels:
+            if reviewer_name not in reviewers:
+                reviewers.add(reviewer_name)
+                yield Reviewer(name=reviewer_name, external=True)
+            yield Preference(
+                reviewer=reviewer_name,
+                item_id=task.id,
+                task_id=task.id,
+                run_1=runs[0].id,
+                run_2=runs[1].id,
+                choice=choice,
+            )
+
+
+def _condition(cond_id: str) -> Condition:
+    if cond_id in FALLBACK_CONDITIONS:
+        return Condition(
+            id=cond_id,
+            label=f"{cond_id} (model not named)",
+            metadata={"note": "the item does not name this response's model unambiguously"},
+        )
+    return Condition(id=cond_id, label=cond_id, metadata={"model": cond_id})
+
+
+def _item_records(
+    raw: _Raw,
+    style: str,
+    pairs: dict[str, tuple[str, str]],
+    study_id: str,
+    ctx: ParseContext,
+) -> tuple[Task, list[Run], list[tuple[str, PreferenceChoice]]]:
+    """The Task, the two Runs and the (reviewer, choice) labels of one item; InputError if bad."""
+    labels: list[tuple[str, PreferenceChoice]] = []
+    if style == "pandalm":
+        item = validate(PandaLMItem, raw.data, ctx.display, raw.line, raw.prefix)
+        extra = dict(item.model_extra or {})
+        annotators = sorted(
+            ((int(m.group(1)), k) for k in extra if (m := ANNOTATOR.match(k))),
+        )
+        for _n, field in annotators:
+            value = extra.pop(field)
+            if value is None:
+                continue  # this annotator did not label the item
+            choice = _choice(
+                value,
+                PANDALM_CHOICES,
+                "0 (tie), 1 (response1 better) or 2 (response2 better)",
+                ctx,
+                raw,
+                field,
+            )
+            labels.append((f"{study_id}:{field}", choice))
+        prompt = _prompt(item.instruction, item.input)
+        task_meta: dict[str, Any] = {"instruction": item.instruction, "input": item.input}
+        outputs = (item.response1, item.response2)
+        models: tuple[str | None, str | None] = (None, None)
+        run_meta: dict[str, Any] = {}
+        if item.cmp_key is not None:
+            run_meta["cmp_key"] = item.cmp_key
+            if item.cmp_key in pairs:
+                models = pairs[item.cmp_key]
+            else:
+                run_meta["cmp_key_unresolved"] = True
+        not_exposed: tuple[str, ...] = NOT_EXPOSED_FIELDS
+        idx = item.idx
+    else:
+        item_b = validate(LLMBarItem, raw.data, ctx.display, raw.line, raw.prefix)
+        extra = dict(item_b.model_extra or {})
+        choice = _choice(
+            item_b.label,
+            LLMBAR_CHOICES,
+            "1 (output_1 better) or 2 (output_2 better)",
+            ctx,
+            raw,
+            "label",
+        )
+        labels.append((f"{study_id}:label", choice))
+        prompt = item_b.input
+        task_meta = {}
+        outputs = (item_b.output_1, item_b.output_2)
+        models = (None, None)
+        run_meta = {}
+        not_exposed = (*NOT_EXPOSED_FIELDS, "model")
+        idx = item_b.idx
+    task_meta.update(extra)
+    task_id = str(idx) if idx is not None else str(raw.position)
+    task = Task(id=task_id, prompt=prompt, metadata=task_meta)
+    runs: list[Run] = []
+    for n, (value, model) in enumerate(zip(outputs, models, strict=True), start=1):
+        condition = model or FALLBACK_CONDITIONS[n - 1]
+        meta = {**run_meta, "position": n}
+        if isinstance(value, str):
+            output = value
+        else:
+            output = json.dumps(value)
+            meta["output_json_type"] = "boolean" if isinstance(value, bool) else "number"
+        trial = 2 if n == 2 and runs and runs[0].condition_id == condition else 1
+        runs.append(
+            Run(
+                id=f"{task_id}/{n}",
+                task_id=task_id,
+                condition_id=condition,
+                trial=trial,
+                output=output,
+                model=model,
+                not_exposed=not_exposed,
+                source_line=raw.line,
+                metadata=meta,
+            )
+        )
+    return task, runs, labels
 
 
 FORMAT = SimpleFormat(
-    "pairwise", "Generic pairwise judgments (PandaLM / LLMBar style)", _never, _nothing
+    name="pairwise",
+    summary="Pairwise judgments: PandaLM (response1/response2, annotatorN) or LLMBar "
+    "(output_1/output_2, label); JSON list or JSONL",
+    sniff_fn=_sniff,
+    parse_fn=_parse,
 )
+
+__all__ = ["FORMAT", "resolve_cmp_keys"]
