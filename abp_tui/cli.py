@@ -250,6 +250,66 @@ def cmd_study_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_pack_study(args: argparse.Namespace) -> int:
+    from abp_tui.packs import write_study_pack
+    from abp_tui.studies import find_design
+
+    db = _open(args)
+    design = find_design(db, args.study, args.design)
+    out = Path(args.out or f"exports/{design.study_id}.{design.name}.{args.reviewer}.pack.json")
+    pack = write_study_pack(db, design.pk, args.reviewer, out)
+    _emit(
+        args,
+        {"pack": str(out), "sha256": pack.sha256, "items": len(pack.items)},
+        f"wrote {out}: {len(pack.items)} items for {args.reviewer} "
+        f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}",
+    )
+    return EXIT_OK
+
+
+def cmd_pack_open(args: argparse.Namespace) -> int:
+    from abp_tui.packs import open_pack
+
+    design_pk = open_pack(_open(args), Path(args.file))
+    _emit(
+        args,
+        {"database": str(_db_path(args)), "design": design_pk},
+        f"opened {args.file} in {_db_path(args)}; judge with: abp-tui --db {_db_path(args)}",
+    )
+    return EXIT_OK
+
+
+def cmd_pack_ratings(args: argparse.Namespace) -> int:
+    from abp_tui.packs import write_ratings
+
+    out = Path(args.out)
+    ratings = write_ratings(_open(args), out)
+    submitted = sum(1 for j in ratings.judgments if j.status == "submitted")
+    _emit(
+        args,
+        {"ratings": str(out), "sha256": ratings.sha256, "judgments": len(ratings.judgments)},
+        f"wrote {out}: {len(ratings.judgments)} judgment revisions ({submitted} submitted) "
+        f"by {ratings.reviewer}",
+    )
+    return EXIT_OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from abp_tui.packs import merge_ratings
+
+    results = merge_ratings(_open(args), [Path(p) for p in args.files])
+    _emit(
+        args,
+        {"merged": results},
+        "\n".join(
+            f"{r['file']}: {r['added']} judgments added from {r['reviewer']}"
+            + (f" ({r['note']})" if r["note"] else "")
+            for r in results
+        ),
+    )
+    return EXIT_OK
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     from abp_tui.demo import DEFAULT_DB, is_empty, load_demo
 
@@ -329,6 +389,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--study", default=None)
     p.set_defaults(func=cmd_study_list)
+
+    pack = sub.add_parser("pack", help="offline reviewer stations: study packs and ratings")
+    pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)
+    p = pack_sub.add_parser(
+        "study", parents=[common, figures], help="write the study pack of one reviewer"
+    )
+    p.add_argument("--reviewer", required=True)
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument("--out", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_pack_study)
+    p = pack_sub.add_parser(
+        "open", parents=[common, figures], help="load a study pack into this (station) database"
+    )
+    p.add_argument("file", metavar="PACK")
+    p.set_defaults(func=cmd_pack_open)
+    p = pack_sub.add_parser(
+        "ratings",
+        parents=[common, figures],
+        help="write this station's judgments for the coordinator",
+    )
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.set_defaults(func=cmd_pack_ratings)
+    p = sub.add_parser(
+        "merge", parents=[common, figures], help="merge reviewers' ratings files into this database"
+    )
+    p.add_argument("files", nargs="+", metavar="RATINGS")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser(
         "status",

@@ -265,3 +265,25 @@ CREATE TABLE positions (
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0003_packs",
+        """
+CREATE TABLE packs (
+    sha256 TEXT PRIMARY KEY,
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    reviewer TEXT NOT NULL,
+    items INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE merges (
+    sha256 TEXT PRIMARY KEY,
+    pack_sha256 TEXT NOT NULL REFERENCES packs(sha256),
+    reviewer TEXT NOT NULL,
+    judgments INTEGER NOT NULL,
+    merged_at TEXT NOT NULL
+);
+""",
+    )
+)

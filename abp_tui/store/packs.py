@@ -1,0 +1,113 @@
+"""SQL for reviewer packs issued by a coordinator, merges of their ratings, and the audit log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlite_utils
+
+from abp_tui.store.db import utc_now
+
+
+def record_pack(
+    db: sqlite_utils.Database, sha256: str, design_pk: int, reviewer: str, items: int
+) -> None:
+    db.execute(
+        "INSERT OR IGNORE INTO packs (sha256, design_pk, reviewer, items, created_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [sha256, design_pk, reviewer, items, utc_now()],
+    )
+
+
+def pack(db: sqlite_utils.Database, sha256: str) -> tuple[int, str] | None:
+    """(design pk, reviewer) of a pack this database issued."""
+    row = db.execute("SELECT design_pk, reviewer FROM packs WHERE sha256 = ?", [sha256]).fetchone()
+    return (int(row[0]), str(row[1])) if row else None
+
+
+def merged(db: sqlite_utils.Database, sha256: str) -> str | None:
+    row = db.execute("SELECT merged_at FROM merges WHERE sha256 = ?", [sha256]).fetchone()
+    return str(row[0]) if row else None
+
+
+def record_merge(
+    db: sqlite_utils.Database, sha256: str, pack_sha256: str, reviewer: str, judgments: int
+) -> None:
+    db.execute(
+        "INSERT INTO merges (sha256, pack_sha256, reviewer, judgments, merged_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [sha256, pack_sha256, reviewer, judgments, utc_now()],
+    )
+
+
+def judgment_exists(
+    db: sqlite_utils.Database,
+    item_pk: int,
+    reviewer: str,
+    created_at: str,
+    status: str,
+    payload: str,
+) -> bool:
+    row = db.execute(
+        "SELECT 1 FROM judgments WHERE item_pk = ? AND reviewer = ? AND created_at = ? AND "
+        "status = ? AND payload = ?",
+        [item_pk, reviewer, created_at, status, payload],
+    ).fetchone()
+    return row is not None
+
+
+def insert_merged_judgment(
+    db: sqlite_utils.Database,
+    item_pk: int,
+    reviewer: str,
+    status: str,
+    payload: str,
+    placement: str,
+    reason: str,
+    seconds: float,
+    created_at: str,
+) -> int:
+    """Append a judgment made on a reviewer station, keeping the time it was made."""
+    row = db.execute(
+        "SELECT COALESCE(MAX(revision), 0) FROM judgments WHERE item_pk = ? AND reviewer = ?",
+        [item_pk, reviewer],
+    ).fetchone()
+    revision = int(row[0]) + 1
+    db.execute(
+        "INSERT INTO judgments (item_pk, reviewer, revision, status, payload, placement, reason, "
+        "seconds_spent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [item_pk, reviewer, revision, status, payload, placement, reason, seconds, created_at],
+    )
+    db.execute(
+        "UPDATE designs SET frozen_at = ? WHERE frozen_at IS NULL AND pk = "
+        "(SELECT design_pk FROM items WHERE pk = ?)",
+        [created_at, item_pk],
+    )
+    return revision
+
+
+def audit(db: sqlite_utils.Database, actor: str, action: str, detail: dict[str, Any]) -> None:
+    db.execute(
+        "INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)",
+        [utc_now(), actor, action, json.dumps(detail, sort_keys=True, ensure_ascii=False)],
+    )
+
+
+def audit_log(db: sqlite_utils.Database) -> list[tuple[str, str, str, dict[str, Any]]]:
+    rows = db.execute("SELECT at, actor, action, detail FROM audit_log ORDER BY pk").fetchall()
+    return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+
+def all_judgments(
+    db: sqlite_utils.Database, design_pk: int, reviewer: str
+) -> list[tuple[str, int, str, str, str, str, float, str]]:
+    """Every revision by a reviewer in a design: (code, revision, status, payload, placement,
+    reason, seconds, created_at), in the order they were made."""
+    rows = db.execute(
+        "SELECT i.code, j.revision, j.status, j.payload, j.placement, j.reason, j.seconds_spent, "
+        "j.created_at FROM judgments j JOIN items i ON i.pk = j.item_pk "
+        "WHERE i.design_pk = ? AND j.reviewer = ? ORDER BY j.pk",
+        [design_pk, reviewer],
+    ).fetchall()
+    return [tuple(r) for r in rows]
