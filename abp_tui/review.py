@@ -103,7 +103,7 @@ class ReviewSession:
             {
                 k: v
                 for k, v in self.design_row.document.items()
-                if k not in ("masked_terms", "masked_short_ids")
+                if k not in ("masked_terms", "masked_short_ids", "pack")
             }
         )
         self.rubric = Rubric.model_validate(self.design_row.rubric)

@@ -528,3 +528,66 @@ def progress(db: sqlite_utils.Database, design_pk: int) -> list[ReviewerProgress
         [design_pk],
     ).fetchall()
     return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
+
+
+def submitted_judgments(db: sqlite_utils.Database, design_pk: int) -> list[JudgmentRow]:
+    """The latest submitted revision of every reviewer's judgment of every item of a design."""
+    rows = db.execute(
+        f"SELECT {', '.join('j.' + c for c in _J_COLS.split(', '))} FROM judgments j "
+        "JOIN items i ON i.pk = j.item_pk WHERE i.design_pk = ? AND j.status = 'submitted' "
+        "AND j.revision = (SELECT MAX(revision) FROM judgments k WHERE k.item_pk = j.item_pk "
+        "AND k.reviewer = j.reviewer AND k.status = 'submitted') ORDER BY j.item_pk, j.reviewer",
+        [design_pk],
+    ).fetchall()
+    return [_judgment(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class AdjudicationRow:
+    pk: int
+    item_pk: int
+    adjudicator: str
+    revision: int
+    payload: dict[str, Any]
+    placement: dict[str, int]
+    note: str
+    show_names: bool
+    created_at: str
+
+
+def latest_adjudications(db: sqlite_utils.Database, design_pk: int) -> list[AdjudicationRow]:
+    rows = db.execute(
+        "SELECT a.pk, a.item_pk, a.adjudicator, a.revision, a.payload, a.placement, a.note, "
+        "a.show_names, a.created_at FROM adjudications a JOIN items i ON i.pk = a.item_pk "
+        "WHERE i.design_pk = ? AND a.revision = (SELECT MAX(revision) FROM adjudications b "
+        "WHERE b.item_pk = a.item_pk) ORDER BY a.item_pk",
+        [design_pk],
+    ).fetchall()
+    return [
+        AdjudicationRow(
+            r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[8]
+        )
+        for r in rows
+    ]
+
+
+def append_adjudication(
+    db: sqlite_utils.Database,
+    item_pk: int,
+    adjudicator: str,
+    payload: str,
+    placement: str,
+    note: str,
+    show_names: bool,
+) -> int:
+    with db.atomic():
+        row = db.execute(
+            "SELECT COALESCE(MAX(revision), 0) FROM adjudications WHERE item_pk = ?", [item_pk]
+        ).fetchone()
+        revision = int(row[0]) + 1
+        db.execute(
+            "INSERT INTO adjudications (item_pk, adjudicator, revision, payload, placement, "
+            "note, show_names, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [item_pk, adjudicator, revision, payload, placement, note, int(show_names), utc_now()],
+        )
+    return revision

@@ -287,3 +287,27 @@ CREATE TABLE merges (
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0004_adjudications",
+        """
+CREATE TABLE adjudications (
+    pk INTEGER PRIMARY KEY,
+    item_pk INTEGER NOT NULL REFERENCES items(pk),
+    adjudicator TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    payload TEXT NOT NULL,
+    placement TEXT NOT NULL,
+    note TEXT NOT NULL CHECK (length(trim(note)) > 0),
+    show_names INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (item_pk, revision)
+);
+CREATE TRIGGER adjudications_append_only_update BEFORE UPDATE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: add a revision instead'); END;
+CREATE TRIGGER adjudications_append_only_delete BEFORE DELETE ON adjudications
+BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: they are never deleted'); END;
+""",
+    )
+)
