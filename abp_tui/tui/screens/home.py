@@ -1,0 +1,467 @@
+"""The home screen: the studies in the database and, for the highlighted one, its conditions and
+tasks with their run counts.
+
+Everything shown here comes from the core's read functions (``abp_tui.store.queries``), called in
+worker threads that post the result back as a message; this screen never runs SQL. Every string
+that came from a study or a run record is displayed as ``rich.text.Text`` made from
+``abp_tui.textsafe`` output, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from abp_tui.errors import AbpError
+from abp_tui.models import ResultState
+from abp_tui.store import connect
+from abp_tui.store.queries import (
+    ConditionSummary,
+    RunSummary,
+    StudySummary,
+    TaskSummary,
+    list_studies,
+    study_conditions,
+    study_runs,
+    study_tasks,
+)
+from abp_tui.textsafe import safe_line
+
+COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "studies": [
+        ("ID", "id"),
+        ("Data", "synthetic"),
+        ("Protocol", "protocol"),
+        ("Tasks", "tasks"),
+        ("Conditions", "conditions"),
+        ("Runs", "runs"),
+        ("Excluded", "excluded"),
+        ("Trace events", "trace_events"),
+        ("Name", "name"),
+    ],
+    "conditions": [("ID", "id"), ("Runs", "runs"), ("Excluded", "excluded"), ("Label", "label")],
+    "tasks": [("ID", "id"), ("Runs", "runs"), ("Excluded", "excluded"), ("Risk type", "risk")],
+}
+"""Each table's columns as (header, key), in display order."""
+
+ID_WIDTH = 32
+NAME_WIDTH = 36
+LABEL_WIDTH = 30
+DESCRIPTION_WIDTH = 220
+SYNTHETIC_STYLE = "bold black on yellow"
+
+
+def plain(value: str, limit: int | None = None, style: str = "") -> Text:
+    """Untrusted text as one safe line, cut to ``limit`` cells with an ellipsis."""
+    text = Text(safe_line(value), style=style, no_wrap=True, end="")
+    if limit is not None and text.cell_len > limit:
+        text.truncate(limit - 1)
+        text.append("…")
+    return text
+
+
+def number(value: int) -> Text:
+    return Text(f"{value:,}", justify="right", no_wrap=True)
+
+
+def is_excluded(run: RunSummary) -> bool:
+    """Kept visible but outside the quality denominator (the same rule ``list_studies`` counts)."""
+    if run.excluded_reason is not None:
+        return True
+    if run.origin_status is None:
+        return False
+    try:
+        return not ResultState(run.origin_status).in_quality_denominator
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class CountedCondition:
+    summary: ConditionSummary
+    excluded: int
+
+
+@dataclass(frozen=True)
+class CountedTask:
+    summary: TaskSummary
+    excluded: int
+
+
+@dataclass(frozen=True)
+class StudyDetail:
+    """What the lower half of the home screen shows for one study."""
+
+    study_id: str
+    conditions: list[CountedCondition]
+    tasks: list[CountedTask]
+
+
+def read_detail(db_path: Path, study_id: str) -> StudyDetail:
+    """The conditions and tasks of a study with their run and exclusion counts (blocking)."""
+    db = connect(db_path)
+    try:
+        conditions = study_conditions(db, study_id)
+        tasks = study_tasks(db, study_id)
+        runs = study_runs(db, study_id)
+    finally:
+        db.close()
+    excluded_by_condition: dict[str, int] = {}
+    excluded_by_task: dict[str, int] = {}
+    for run in runs:
+        if is_excluded(run):
+            excluded_by_condition[run.condition_id] = (
+                excluded_by_condition.get(run.condition_id, 0) + 1
+            )
+            excluded_by_task[run.task_id] = excluded_by_task.get(run.task_id, 0) + 1
+    return StudyDetail(
+        study_id=study_id,
+        conditions=[
+            CountedCondition(c, excluded_by_condition.get(c.condition.id, 0)) for c in conditions
+        ],
+        tasks=[CountedTask(t, excluded_by_task.get(t.task.id, 0)) for t in tasks],
+    )
+
+
+def read_studies(db_path: Path) -> list[StudySummary]:
+    """Every study in the database with its counts (blocking)."""
+    db = connect(db_path)
+    try:
+        return list_studies(db)
+    finally:
+        db.close()
+
+
+class HomeScreen(Screen[None]):
+    """Lists the studies; shows the conditions and tasks of the highlighted study."""
+
+    CSS_PATH = "../styles/home.tcss"
+    AUTO_FOCUS = "#studies"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "r",
+            "reload",
+            "Reload",
+            id="home.reload",
+            tooltip="Read the studies again from the database (after an import in another window).",
+        ),
+        Binding(
+            "i",
+            "import_hint",
+            "Import",
+            id="home.import",
+            tooltip="Show the command that imports run records into this database.",
+        ),
+    ]
+
+    class StudiesLoaded(Message):
+        """The list of studies was read from the database."""
+
+        def __init__(self, studies: list[StudySummary]) -> None:
+            super().__init__()
+            self.studies = studies
+
+    class StudyDetailLoaded(Message):
+        """The conditions and tasks of one study were read from the database."""
+
+        def __init__(self, detail: StudyDetail) -> None:
+            super().__init__()
+            self.detail = detail
+
+    class LoadFailed(Message):
+        """The database could not be read; ``reason`` says why."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, db_path: Path) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.studies: dict[str, StudySummary] = {}
+        self.details: dict[str, StudyDetail] = {}
+        self.shown_study: str | None = None
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="banner", markup=False)
+        yield Static(id="studies-title", classes="section-title", markup=False)
+        yield DataTable[Text](id="studies", cursor_type="row", zebra_stripes=True)
+        yield Static(id="empty", markup=False)
+        yield Static(id="load-error", markup=False)
+        yield Static(id="study-info", markup=False)
+        with Horizontal(id="detail"):
+            with Vertical(id="conditions-pane"):
+                yield Static(Text("Conditions"), classes="section-title", markup=False)
+                yield DataTable[Text](id="conditions", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="tasks-pane"):
+                yield Static(Text("Tasks"), classes="section-title", markup=False)
+                yield DataTable[Text](id="tasks", cursor_type="row", zebra_stripes=True)
+        yield Static(self.import_hint_text(), id="import-hint", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for name in COLUMNS:
+            self.fill(name, [])
+        self.query_one("#studies-title", Static).update(
+            Text.assemble("Studies in ", plain(str(self.db_path), style="bold"))
+        )
+        self.load_studies()
+
+    def table(self, name: str) -> DataTable[Text]:
+        return self.query_one(f"#{name}", DataTable)
+
+    def fill(self, name: str, rows: list[tuple[str, list[Text]]]) -> None:
+        """Replace the rows of a table (each a key and its cells).
+
+        Column widths are computed here from the cells, so they never change after the header
+        has been drawn (a header drawn before an automatic re-measure can stay stale).
+        """
+        table = self.table(name)
+        table.clear(columns=True)
+        for index, (label, key) in enumerate(COLUMNS[name]):
+            width = max([len(label), *(cells[index].cell_len for _, cells in rows)])
+            table.add_column(Text(label), key=key, width=width)
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
+
+    def import_hint_text(self) -> Text:
+        db = shlex.quote(str(self.db_path))
+        return Text.assemble(
+            ("Import: ", "bold"),
+            "quit (q) and run ",
+            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            "  ·  demo data: ",
+            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            "  ·  then press r to reload",
+        )
+
+    # -- loading (worker threads) -----------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="home-studies", description="Reading the studies")
+    def load_studies(self) -> None:
+        worker = get_current_worker()
+        try:
+            studies = read_studies(self.db_path)
+        except (AbpError, sqlite3.Error) as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.StudiesLoaded(studies))
+
+    @work(thread=True, exclusive=True, group="home-detail", description="Reading a study")
+    def load_detail(self, study_id: str) -> None:
+        worker = get_current_worker()
+        try:
+            detail = read_detail(self.db_path, study_id)
+        except (AbpError, sqlite3.Error) as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.StudyDetailLoaded(detail))
+
+    # -- messages ---------------------------------------------------------------------------------
+    @on(StudiesLoaded)
+    def show_studies(self, message: StudiesLoaded) -> None:
+        self.query_one("#load-error", Static).update("")
+        self.set_class(False, "-failed")
+        table = self.table("studies")
+        previous, self.shown_study = self.shown_study, None
+        self.studies = {s.id: s for s in message.studies}
+        self.fill(
+            "studies",
+            [
+                (
+                    s.id,
+                    [
+                        plain(s.id, ID_WIDTH),
+                        Text("SYNTHETIC", style=SYNTHETIC_STYLE) if s.synthetic else Text(""),
+                        plain(s.protocol, 16),
+                        number(s.tasks),
+                        number(s.conditions),
+                        number(s.runs),
+                        number(s.excluded_runs),
+                        number(s.trace_events),
+                        plain(s.name, NAME_WIDTH),
+                    ],
+                )
+                for s in message.studies
+            ],
+        )
+        self.set_class(not message.studies, "-empty")
+        self.query_one("#empty", Static).update(self.empty_text())
+        if not message.studies:
+            self.show_study(None)
+            return
+        row = 0
+        if previous in self.studies:
+            row = table.get_row_index(previous)
+        table.move_cursor(row=row)
+        if self.focused is None:
+            # The table was hidden while the database was empty, which took the focus away.
+            table.focus()
+        self.show_study(message.studies[row].id)
+
+    @on(StudyDetailLoaded)
+    def show_loaded_detail(self, message: StudyDetailLoaded) -> None:
+        self.details[message.detail.study_id] = message.detail
+        if message.detail.study_id == self.shown_study:
+            self.fill_detail(message.detail)
+
+    @on(LoadFailed)
+    def show_failure(self, message: LoadFailed) -> None:
+        self.set_class(True, "-failed")
+        self.query_one("#load-error", Static).update(
+            Text.assemble(("Cannot read the database: ", "bold"), safe_line(message.reason))
+        )
+        self.notify(safe_line(message.reason), title="Database", severity="error", markup=False)
+
+    @on(DataTable.RowHighlighted, "#studies")
+    def study_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        if key is not None and key in self.studies:
+            self.show_study(key)
+
+    @on(DataTable.RowSelected, "#studies")
+    def study_selected(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        study = self.studies.get(key) if key is not None else None
+        if study is not None:
+            self.notify(
+                f"{safe_line(study.id)}: {study.runs:,} runs. Its conditions and tasks are listed "
+                "below; judging screens for a study are not available yet.",
+                title="Study",
+                markup=False,
+            )
+
+    # -- showing ----------------------------------------------------------------------------------
+    def show_study(self, study_id: str | None) -> None:
+        if study_id is not None and study_id == self.shown_study:
+            return
+        self.shown_study = study_id
+        study = self.studies.get(study_id) if study_id is not None else None
+        self.update_banner()
+        info = self.query_one("#study-info", Static)
+        if study is None:
+            info.update("")
+            self.fill("conditions", [])
+            self.fill("tasks", [])
+            return
+        parts: list[Text | str | tuple[str, str]] = [
+            plain(study.id, ID_WIDTH, style="bold"),
+            "  ",
+            plain(study.name, NAME_WIDTH),
+            ("  ·  protocol ", "dim"),
+            plain(study.protocol, 16),
+        ]
+        if study.description:
+            parts += [("  ·  ", "dim"), plain(study.description, DESCRIPTION_WIDTH, style="dim")]
+        info.update(Text.assemble(*parts))
+        if study_id in self.details:
+            self.fill_detail(self.details[study_id])
+        else:
+            self.fill("conditions", [])
+            self.fill("tasks", [])
+            self.load_detail(study.id)
+
+    def fill_detail(self, detail: StudyDetail) -> None:
+        self.fill(
+            "conditions",
+            [
+                (
+                    c.summary.condition.id,
+                    [
+                        plain(c.summary.condition.id, ID_WIDTH),
+                        number(c.summary.runs),
+                        number(c.excluded),
+                        plain(c.summary.condition.label, LABEL_WIDTH),
+                    ],
+                )
+                for c in detail.conditions
+            ],
+        )
+        self.fill(
+            "tasks",
+            [
+                (
+                    t.summary.task.id,
+                    [
+                        plain(t.summary.task.id, ID_WIDTH),
+                        number(t.summary.runs),
+                        number(t.excluded),
+                        plain(t.summary.task.risk_type, LABEL_WIDTH)
+                        if t.summary.task.risk_type
+                        else Text("—", style="dim"),
+                    ],
+                )
+                for t in detail.tasks
+            ],
+        )
+
+    def update_banner(self) -> None:
+        banner = self.query_one("#banner", Static)
+        synthetic = [s for s in self.studies.values() if s.synthetic]
+        shown = self.studies.get(self.shown_study) if self.shown_study is not None else None
+        if shown is not None and shown.synthetic:
+            banner.update(
+                Text.assemble(
+                    ("SYNTHETIC DEMO DATA", "bold"),
+                    ": study ",
+                    plain(shown.id, ID_WIDTH, style="bold"),
+                    " was not produced by real models. Use it to try the workstation; "
+                    "do not cite its results.",
+                )
+            )
+        elif synthetic:
+            banner.update(
+                Text.assemble(
+                    ("Synthetic demo data present", "bold"),
+                    f": {len(synthetic)} of {len(self.studies)} studies are marked SYNTHETIC "
+                    "(not produced by real models).",
+                )
+            )
+        self.set_class(bool(synthetic), "-synthetic")
+        self.set_class(shown is not None and shown.synthetic, "-synthetic-shown")
+
+    def empty_text(self) -> Text:
+        db = shlex.quote(str(self.db_path))
+        return Text.assemble(
+            ("No studies in this database yet.\n\n", "bold"),
+            "Import run records:      ",
+            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            "\nOr load the demo data:   ",
+            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            "\n\nThen press r here to reload (q quits).",
+        )
+
+    # -- actions ----------------------------------------------------------------------------------
+    def action_reload(self) -> None:
+        self.details.clear()
+        self.load_studies()
+
+    def action_import_hint(self) -> None:
+        db = shlex.quote(str(self.db_path))
+        self.notify(
+            safe_line(
+                f"Quit (q) and run: abp-tui import PATH --db {db} — a file or a folder; "
+                "formats are detected (abp-tui formats lists them). Then press r to reload."
+            ),
+            title="Import run records",
+            markup=False,
+            timeout=12,
+        )
