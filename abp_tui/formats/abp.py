@@ -322,6 +322,7 @@ def _parse_run(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         ctx,
         description=_describe_run(run, [e for _, e in engines]),
         limitations=() if run.matchedModels else (MATCHED_MODELS_WARNING,),
+        synthetic=data.get("synthetic") is True,
     )
     yield from invalid
     shared = {

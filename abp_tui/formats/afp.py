@@ -395,11 +395,22 @@ def _first_row(path: Path, ctx: ParseContext) -> tuple[str | None, bool]:
     return None, False
 
 
+PROVIDER_BLOCK_ERRORS = frozenset({"provider_block", "content_filter", "refusal_by_provider"})
+"""error_type values of an UNSCORED row that mean the provider blocked the request."""
+
+
+def _row_state(row: AfpRunnerRow) -> tuple[ResultState | None, str | None]:
+    """The result state the row itself carries, and why it is excluded."""
+    if row.validity_status == "INFRA_ERROR":
+        reason = f"INFRA_ERROR: {row.error_type}" if row.error_type else "INFRA_ERROR"
+        return ResultState.INFRA_ERROR, reason
+    if row.error_type and row.error_type.lower() in PROVIDER_BLOCK_ERRORS:
+        return ResultState.PROVIDER_BLOCK, f"PROVIDER_BLOCK: {row.error_type}"
+    return None, None
+
+
 def _row_run(row: AfpRunnerRow, path: Path, lineno: int) -> Run:
-    infra = row.validity_status == "INFRA_ERROR"
-    excluded = None
-    if infra:
-        excluded = f"INFRA_ERROR: {row.error_type}" if row.error_type else "INFRA_ERROR"
+    state, excluded = _row_state(row)
     return Run(
         id=row.execution_id,
         task_id=row.fixture_id,
@@ -415,7 +426,7 @@ def _row_run(row: AfpRunnerRow, path: Path, lineno: int) -> Run:
         tool_calls=row.tool_calls,
         wall_clock_ms=row.latency_ms,
         started_at=row.started_at,
-        origin_status=ResultState.INFRA_ERROR if infra else None,
+        origin_status=state,
         excluded_reason=excluded,
         source_file=path.name,
         source_line=lineno,
