@@ -223,3 +223,78 @@ def import_seen(db: sqlite_utils.Database, sha256: str, study_id: str | None) ->
             [sha256, study_id],
         ).fetchone()
     return str(row[0]) if row else None
+
+
+class RunFacts(Model):
+    """What results need of a current run: identity, automated outcome, efficiency figures."""
+
+    pk: int
+    id: str
+    task_id: str
+    condition_id: str
+    trial: int
+    origin_status: str | None
+    automated_outcome: str | None
+    excluded_reason: str | None
+    total_tokens: int | None
+    wall_clock_ms: float | None
+    cost_usd: float | None
+    diff_bytes: float | None
+
+
+def _diff_bytes(metadata: dict[str, object]) -> float | None:
+    for key in ("diffBytesNormalized", "diff_bytes"):
+        value = metadata.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    activity = metadata.get("activity")
+    if isinstance(activity, dict):
+        value = activity.get("diffBytes")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
+    rows = db.execute(
+        """
+        SELECT r.pk, r.id, t.id, c.id, r.trial, r.origin_status, r.automated_outcome,
+          r.excluded_reason, COALESCE(r.total_tokens, r.input_tokens + r.output_tokens),
+          r.wall_clock_ms, r.cost_usd, json_extract(r.document, '$.metadata')
+        FROM runs r JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk
+        WHERE r.study_id = ? AND r.current = 1 ORDER BY c.id, t.id, r.trial, r.id
+        """,
+        [study_id],
+    ).fetchall()
+    return [
+        RunFacts(
+            pk=r[0],
+            id=r[1],
+            task_id=r[2],
+            condition_id=r[3],
+            trial=r[4],
+            origin_status=r[5],
+            automated_outcome=r[6],
+            excluded_reason=r[7],
+            total_tokens=r[8],
+            wall_clock_ms=r[9],
+            cost_usd=r[10],
+            diff_bytes=_diff_bytes(json.loads(r[11]) if r[11] else {}),
+        )
+        for r in rows
+    ]
+
+
+def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:
+    row = db.execute("SELECT protocol FROM studies WHERE id = ?", [study_id]).fetchone()
+    return str(row[0]) if row else None
+
+
+def unblinded(db: sqlite_utils.Database, study_id: str) -> tuple[str, str] | None:
+    """(who, when) of the study's unblinding, or None while it is blind."""
+    row = db.execute(
+        "SELECT actor, at FROM audit_log WHERE action = 'unblind' AND "
+        "json_extract(detail, '$.study') = ? ORDER BY pk LIMIT 1",
+        [study_id],
+    ).fetchone()
+    return (str(row[0]), str(row[1])) if row else None
