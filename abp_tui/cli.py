@@ -118,6 +118,7 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from abp_tui.store import judging
     from abp_tui.store.queries import list_studies, study_conditions, study_tasks
     from abp_tui.textsafe import safe_line
 
@@ -153,6 +154,26 @@ def cmd_status(args: argparse.Namespace) -> int:
                 f"    condition {safe_line(c.condition.id)}: {c.runs} runs"
                 + (f"  {safe_line(c.condition.label)}" if c.condition.label else "")
             )
+        doc[-1]["designs"] = []
+        for d in judging.designs(db, s.id):
+            progress = judging.progress(db, d.pk)
+            doc[-1]["designs"].append(
+                {
+                    "name": d.name,
+                    "version": d.version_no,
+                    "sha256": d.sha256,
+                    "frozen_at": d.frozen_at,
+                    "progress": [p.__dict__ for p in progress],
+                }
+            )
+            lines.append(f"    design {safe_line(d.name)} v{d.version_no}:")
+            lines.extend(
+                f"      {safe_line(p.reviewer)}: {p.submitted}/{p.assigned} submitted, "
+                f"{p.drafts} in draft"
+                for p in progress
+            )
+            if not progress:
+                lines.append("      no reviewer has opened it yet (open design)")
     _emit(args, {"database": str(_db_path(args)), "studies": doc}, "\n".join(lines))
     return EXIT_OK
 
