@@ -217,7 +217,7 @@ def _looks_like_object(head: bytes) -> bool:
 
 def _schema_sniffer(schema: str) -> Any:
     def sniff(path: Path, head: bytes) -> bool:
-        if not _looks_like_object(head):
+        if path.suffix.lower() != ".json" or not _looks_like_object(head):
             return False
         doc = peek_json(path)
         return isinstance(doc, dict) and doc.get("schema") == schema

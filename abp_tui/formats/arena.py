@@ -144,7 +144,7 @@ class TrialResult(_Doc):
 
 
 def _sniff(path: Path, head: bytes) -> bool:
-    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+    if path.suffix.lower() != ".json" or not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         return False
     doc = peek_json(path)
     if not isinstance(doc, dict):

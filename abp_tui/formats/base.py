@@ -26,10 +26,20 @@ from abp_tui.models import (
     Study,
     Task,
     TraceEvent,
+    TraceEventBatch,
 )
 
 Record = (
-    Study | Condition | Task | Rubric | Run | TraceEvent | ReferenceVerdict | Reviewer | Preference
+    Study
+    | Condition
+    | Task
+    | Rubric
+    | Run
+    | TraceEvent
+    | TraceEventBatch
+    | ReferenceVerdict
+    | Reviewer
+    | Preference
 )
 """What a parser yields. A Study comes first; a run's TraceEvents come before the Run itself."""
 

@@ -16,7 +16,7 @@ from abp_tui.models.judgments import (
     Reviewer,
 )
 from abp_tui.models.rubric import AcceptanceRule, Dimension, ResultState, Rubric
-from abp_tui.models.runs import ReferenceVerdict, Run, Tokens, TraceEvent
+from abp_tui.models.runs import ReferenceVerdict, Run, Tokens, TraceEvent, TraceEventBatch
 from abp_tui.models.study import Condition, Study, Task
 
 __all__ = [
@@ -48,4 +48,5 @@ __all__ = [
     "Task",
     "Tokens",
     "TraceEvent",
+    "TraceEventBatch",
 ]

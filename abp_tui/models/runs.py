@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field, NonNegativeFloat, NonNegativeInt
@@ -82,3 +83,35 @@ class ReferenceVerdict(Model):
     id: str
     schema_name: str
     document: dict[str, Any]
+
+
+EventRow = tuple[
+    int,
+    str | None,
+    str,
+    str | None,
+    int | None,
+    int | None,
+    int | None,
+    int | None,
+    float | None,
+    str,
+]
+"""One trace_events row without its trace: (seq, t, kind, tool, input, output, cache_read,
+cache_write, duration_ms, raw)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEventBatch:
+    """Consecutive events of one run's trace, stored with one ``executemany``.
+
+    The bulk path for long traces: a parser that has validated its events yields plain rows
+    instead of one :class:`TraceEvent` model per event. Stored exactly as the same events
+    yielded one by one would be (same rows, same trace hash).
+    """
+
+    run_id: str
+    """The run the events belong to (its Run record comes after the last batch)."""
+    rows: list[EventRow]
+    raw_lines: bytes
+    """The events' raw lines, each followed by a newline: what the trace hash covers."""

@@ -26,6 +26,7 @@ from abp_tui.models import (
     Study,
     Task,
     TraceEvent,
+    TraceEventBatch,
 )
 from abp_tui.store.db import utc_now
 
@@ -74,7 +75,9 @@ class ImportWriter:
 
     # -- dispatch -------------------------------------------------------------------------------
     def write(self, record: object) -> None:
-        if isinstance(record, TraceEvent):
+        if isinstance(record, TraceEventBatch):
+            self._trace_batch(record)
+        elif isinstance(record, TraceEvent):
             self._trace_event(record)
         elif isinstance(record, Run):
             self._run(record)
@@ -284,13 +287,17 @@ class ImportWriter:
         self._condition_pk[cond_id] = ref
         return ref
 
-    def _trace_event(self, ev: TraceEvent) -> None:
+    def _open_trace(self, run_id: str) -> _OpenTrace:
         self._require_study()
-        st = self._traces.get(ev.run_id)
+        st = self._traces.get(run_id)
         if st is None:
             cur = self.db.execute("INSERT INTO traces (sha256, n_events) VALUES (NULL, 0)")
             assert cur.lastrowid is not None
-            st = self._traces[ev.run_id] = _OpenTrace(int(cur.lastrowid), hashlib.sha256())
+            st = self._traces[run_id] = _OpenTrace(int(cur.lastrowid), hashlib.sha256())
+        return st
+
+    def _trace_event(self, ev: TraceEvent) -> None:
+        st = self._open_trace(ev.run_id)
         st.hasher.update(ev.raw.encode("utf-8"))
         st.hasher.update(b"\n")
         st.n_events += 1
@@ -312,14 +319,22 @@ class ImportWriter:
         if len(self._events) >= EVENT_BATCH:
             self._flush_events()
 
+    def _trace_batch(self, batch: TraceEventBatch) -> None:
+        st = self._open_trace(batch.run_id)
+        # Events yielded one by one may still wait in the buffer: keep the stored order.
+        self._flush_events()
+        st.hasher.update(batch.raw_lines)
+        st.n_events += len(batch.rows)
+        # The trace's key is an integer the store made, so it can sit in the statement itself,
+        # which saves building a second tuple per row.
+        self.db.conn.executemany(
+            f"INSERT INTO trace_events VALUES ({int(st.pk)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            batch.rows,
+        )
+
     def add_events(self, run_id: str, rows: list[tuple[Any, ...]], raws: list[bytes]) -> None:
         """Fast path for bulk traces: rows are (seq, t, kind, tool, in, out, cr, cw, ms, raw)."""
-        self._require_study()
-        st = self._traces.get(run_id)
-        if st is None:
-            cur = self.db.execute("INSERT INTO traces (sha256, n_events) VALUES (NULL, 0)")
-            assert cur.lastrowid is not None
-            st = self._traces[run_id] = _OpenTrace(int(cur.lastrowid), hashlib.sha256())
+        st = self._open_trace(run_id)
         update = st.hasher.update
         for raw in raws:
             update(raw)

@@ -1,0 +1,43 @@
+"""The import benchmark runs end to end and prints one JSON document (no speed is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import Cli
+
+
+def test_bench_import_prints_figures_and_baselines(cli: Cli) -> None:
+    result = cli("bench", "import", "--events", "2000", "--repeat", "1")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    assert doc["benchmark"] == "import"
+    assert doc["input"]["events"] == 2000
+    assert doc["input"]["format"] == "abp-trace/v1"
+    assert set(doc["machine"]) >= {"cpu_count", "python", "sqlite"}
+    for name in ("ours", "sqlite_utils", "bare_loop"):
+        figures = doc[name]
+        # Every contender stored every event of the same file.
+        assert figures["stored_events"] == 2000, name
+        assert len(figures["samples_seconds"]) == 1
+        assert figures["median_seconds"] == figures["samples_seconds"][0]
+        assert figures["events_per_second"] > 0
+    assert doc["ours"]["memory"]["peak_python_bytes"] > 0
+    assert "peak_rss_delta_bytes" in doc["ours"]["memory"]
+    assert doc["ours"]["memory"]["format_named"]["peak_python_bytes"] > 0
+    ratios = doc["ratios"]
+    assert ratios["speedup_goal"] == 4.0
+    assert ratios["bare_loop_goal"] == 1.5
+    assert isinstance(ratios["speedup_goal_met"], bool)
+    assert isinstance(ratios["bare_loop_goal_met"], bool)
+    ours, su, bare = (doc[k]["median_seconds"] for k in ("ours", "sqlite_utils", "bare_loop"))
+    assert ratios["speedup_vs_sqlite_utils"] == pytest.approx(su / ours, rel=0.02)
+    assert ratios["ours_time_over_bare_loop"] == pytest.approx(ours / bare, rel=0.02)
+
+
+def test_bench_rejects_too_few_events(cli: Cli) -> None:
+    result = cli("bench", "import", "--events", "1", "--repeat", "1")
+    assert result.code == 1
+    assert "--events must be at least 2" in result.err
