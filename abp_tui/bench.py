@@ -52,7 +52,11 @@ _FILES = ("src/router/match.ts", "src/router/index.ts", "test/router/edge-case.t
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     if what == "import":
         return bench_import(events=args.events, repeat=args.repeat)
-    raise AbpError(f"bench {what}: unknown benchmark; expected: import")
+    if what == "agreement":
+        from abp_tui.stats.agreement import bench_agreement
+
+        return bench_agreement(items=args.items, repeat=args.repeat)
+    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement")
 
 
 # -- the input ------------------------------------------------------------------------------------

@@ -331,6 +331,86 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _figure_text(fig: Any) -> str:
+    if fig.value is None:
+        return f"undefined: {fig.undefined_reason}"
+    text = f"{fig.value:.3f}"
+    if fig.interval is not None:
+        text += f" [{fig.interval.low:.3f}, {fig.interval.high:.3f}]"
+    return text
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from abp_tui.stats.agreement import agreement_table
+    from abp_tui.textsafe import safe_line
+
+    if args.table:
+        scale = None
+        if args.scale:
+            scale = [int(v) if v.lstrip("-").isdigit() else v for v in args.scale.split(",") if v]
+        report = agreement_table(
+            Path(args.table),
+            level=args.level,
+            scale=scale,
+            header=Path(args.header) if args.header else None,
+            seed=args.seed,
+            resamples=args.resamples,
+        )
+        where = args.table
+    else:
+        from abp_tui.agreement import study_agreement
+        from abp_tui.store import judging
+
+        db = _open(args)
+        design_pk = None
+        study = args.study
+        designs = judging.designs(db, study)
+        if args.design:
+            designs = [d for d in designs if d.name == args.design]
+            if not designs:
+                raise AbpError(f"--design {args.design}: no such design")
+        if designs:
+            design_pk, study = designs[-1].pk, designs[-1].study_id
+        elif study is None:
+            raise AbpError("no study design in the database; name a study with --study")
+        report = study_agreement(
+            db, study or "", design_pk, seed=args.seed, resamples=args.resamples
+        )
+        where = f"study {study}" + (f", design {designs[-1].name}" if designs else "")
+    lines = [
+        f"Agreement: {safe_line(where)} (seed {report.seed}, "
+        f"{report.resamples} bootstrap resamples, 95% percentile intervals)"
+    ]
+    for v in report.variables:
+        lines.append("")
+        lines.append(
+            f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "
+            f"judgments, {v.n_reviewers} reviewers, {v.n_judgments} judgments"
+        )
+        for fig in (
+            v.percent_agreement,
+            v.fleiss_kappa,
+            v.fleiss_kappa_generalized,
+            v.krippendorff_alpha,
+            v.gwet_ac1,
+            v.gwet_ac2,
+        ):
+            lines.append(f"  {fig.name:32} {_figure_text(fig)}")
+        for pair in v.pairs:
+            lines.append(
+                f"  {safe_line(pair.reviewer_a)} x {safe_line(pair.reviewer_b)} "
+                f"({pair.n_items} items): kappa {_figure_text(pair.cohen_kappa)}; "
+                f"linear {_figure_text(pair.cohen_kappa_linear)}; "
+                f"quadratic {_figure_text(pair.cohen_kappa_quadratic)}"
+            )
+    lines.append("")
+    lines.append(
+        "Percent agreement: mean pairwise agreement over items with at least two judgments."
+    )
+    _emit(args, report.model_dump(mode="json"), "\n".join(lines))
+    return EXIT_OK
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     from abp_tui.demo import DEFAULT_DB, is_empty, load_demo
 
@@ -341,6 +421,138 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from abp_tui.tui.app import make_app
 
     make_app(db_path=_db_path(args), reviewer=args.reviewer).run()
+    return EXIT_OK
+
+
+def _actor(args: argparse.Namespace) -> str:
+    if getattr(args, "by", None):
+        return str(args.by)
+    import getpass
+
+    try:
+        return getpass.getuser() or "coordinator"
+    except (OSError, KeyError):
+        return "coordinator"
+
+
+def _study_id(db: Any, study: str | None) -> str:
+    from abp_tui.store.queries import list_studies
+
+    if study is not None:
+        return study
+    ids = [s.id for s in list_studies(db) if s.protocol != "pack"]
+    if len(ids) != 1:
+        raise AbpError(
+            "choose a study with --study"
+            + (f" (one of: {', '.join(ids)})" if ids else ": the database has none")
+        )
+    return ids[0]
+
+
+def _design(db: Any, args: argparse.Namespace) -> Any:
+    from abp_tui.store import judging
+    from abp_tui.studies import find_design
+
+    if args.study is None:
+        studies = sorted({d.study_id for d in judging.designs(db) if args.design in (None, d.name)})
+        if len(studies) > 1:
+            raise AbpError(f"choose a study with --study (one of: {', '.join(studies)})")
+    return find_design(db, args.study, args.design)
+
+
+def cmd_unblind(args: argparse.Namespace) -> int:
+    from abp_tui.results import unblind
+
+    db = _open(args)
+    study = _study_id(db, args.study)
+    if not args.yes:
+        raise AbpError(
+            f"unblinding shows the results of study {study!r} by condition and cannot be undone; "
+            f"it is recorded in the audit log. Confirm with: abp-tui unblind --study {study} --yes"
+        )
+    who, when = unblind(db, study, _actor(args))
+    _emit(
+        args,
+        {"study": study, "unblinded_by": who, "unblinded_at": when},
+        f"study {study} unblinded by {who} at {when}",
+    )
+    return EXIT_OK
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from abp_tui.export.tables import results_text
+    from abp_tui.results import compute_results
+
+    db = _open(args)
+    report = compute_results(db, _design(db, args).pk)
+    _emit(args, report.model_dump(mode="json"), results_text(report))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from abp_tui import export
+    from abp_tui.textsafe import safe_line
+
+    db = _open(args)
+    design = _design(db, args)
+    out = Path(args.out)
+    actor = _actor(args)
+    if args.what == "bundle":
+        result = export.export_bundle(db, design.pk, out, actor=actor)
+        lines = [
+            f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
+            f"sha256 {result.manifest_sha256[:12]}): {result.status}",
+            *(f"  missing: {safe_line(m)}" for m in result.missing),
+            f"check it with: abp-tui verify {result.zip_path}",
+        ]
+        document: dict[str, Any] = {
+            "folder": str(result.folder),
+            "zip": str(result.zip_path),
+            "files": result.files,
+            "manifest_sha256": result.manifest_sha256,
+            "status": result.status,
+            "missing": result.missing,
+        }
+    elif args.what == "verdicts":
+        n = export.export_verdicts(db, design.pk, out, actor=actor)
+        lines, document = [f"wrote {out}: {n} run verdicts"], {"file": str(out), "verdicts": n}
+    elif args.what == "judgments":
+        n = export.export_judgments(db, design.pk, out, actor=actor)
+        lines, document = [f"wrote {out}: {n} rows"], {"file": str(out), "rows": n}
+    else:
+        verdict = export.export_abp_verdict(db, design.pk, out, actor=actor)
+        engines = len(verdict["perEngine"])
+        lines = [f"wrote {out}: abp-verdict/v1, {engines} engines ({verdict['status']})"]
+        document = {"file": str(out), "status": verdict["status"]}
+    _emit(args, document, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from abp_tui.export import BundleMismatch, verify
+    from abp_tui.textsafe import safe_line
+
+    try:
+        report = verify(Path(args.bundle))
+    except BundleMismatch as exc:
+        if getattr(args, "json", False):
+            _emit(args, {"ok": False, "file": exc.path, "detail": exc.detail}, "")
+        sys.stderr.write(f"abp-tui: verify failed: {safe_line(str(exc))}\n")
+        return EXIT_ERROR
+    _emit(
+        args,
+        {
+            "ok": True,
+            "study": report.study,
+            "design": report.design,
+            "status": report.status,
+            "files": report.files,
+            "derived": report.derived,
+        },
+        f"OK: {report.files} files match manifest.json; {report.derived} derived files "
+        f"re-derived from the bundle's records and identical. Study {safe_line(report.study)}, "
+        f"design {safe_line(report.design)}: {report.status}.",
+    )
     return EXIT_OK
 
 
@@ -440,6 +652,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser(
+        "agreement",
+        parents=[common, figures],
+        help="inter-rater agreement of a study, or of a CSV table of judgments",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None)
+    p.add_argument(
+        "--table",
+        default=None,
+        metavar="CSV",
+        help="judgments made elsewhere: columns item, reviewer, variable, value",
+    )
+    p.add_argument(
+        "--level",
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        default=None,
+        help="with --table, for a single variable",
+    )
+    p.add_argument("--scale", default=None, help="with --table: the declared scale, e.g. 0,1,2")
+    p.add_argument(
+        "--header",
+        default=None,
+        metavar="TOML",
+        help="with --table: each variable's level and scale",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resamples", type=int, default=1000)
+    p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser(
         "status",
         parents=[common, figures],
         help="studies, their tasks, conditions and runs, with counts",
@@ -459,9 +701,49 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", parents=[common, figures], help="load the bundled demo data")
     p.set_defaults(func=cmd_demo)
 
+    p = sub.add_parser(
+        "unblind",
+        parents=[common, figures],
+        help="show a study's results by condition from now on (audited; needs --yes)",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--yes", action="store_true", help="confirm the unblinding")
+    p.add_argument("--by", default=None, metavar="NAME", help="who unblinds (default: you)")
+    p.set_defaults(func=cmd_unblind)
+
+    p = sub.add_parser(
+        "results", parents=[common, figures], help="results of a design (after unblinding)"
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.set_defaults(func=cmd_results)
+
+    p = sub.add_parser(
+        "export",
+        parents=[common, figures],
+        help="export verdicts, judgments, abp-verdict/v1 or a publication bundle",
+    )
+    p.add_argument("what", choices=["verdicts", "judgments", "abp-verdict", "bundle"])
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument(
+        "--out", required=True, metavar="PATH", help="file, or folder for a bundle (+ .zip)"
+    )
+    p.add_argument("--by", default=None, metavar="NAME", help="who exports (default: you)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "verify",
+        parents=[common, figures],
+        help="check a publication bundle: hashes and every table re-derived",
+    )
+    p.add_argument("bundle", metavar="BUNDLE", help="bundle folder or .zip")
+    p.set_defaults(func=cmd_verify)
+
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
-    p.add_argument("what", choices=["import"])
+    p.add_argument("what", choices=["import", "export"])
     p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
+    p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
     p.add_argument("--repeat", type=int, default=3, help="repetitions (median is reported)")
     p.set_defaults(func=cmd_bench)
     return parser

@@ -1,0 +1,76 @@
+"""Agreement of a study's own judgments and of imported labels, through the same statistics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import sqlite_utils
+
+from abp_tui.agreement import design_records, study_agreement
+from abp_tui.importing import import_paths
+from abp_tui.models import PreferenceChoice
+from tests.conftest import Cli
+from tests.test_adjudication import _flipped, _j, _setup
+
+
+def test_same_run_preferred_from_opposite_placements_is_agreement(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, a, b, codes = _setup(tmp_path, db)
+    for code in codes:
+        assert _flipped(a, code) != _flipped(b, code)
+        # Each reviewer prefers the run that the other sees in the other position.
+        a.save(code, _j(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
+        b.save(code, _j(2, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
+    records, levels, scales = design_records(db, pk)
+    assert levels["preference"] == "nominal"
+    assert {v for _, _, v in records["preference"]} <= {"a", "b"}
+    report = study_agreement(db, "s", pk, resamples=0)
+    by_name = {v.variable: v for v in report.variables}
+    assert by_name["preference"].percent_agreement.value == 1.0
+    assert by_name["preference"].n_items == 2 and by_name["preference"].n_reviewers == 2
+    assert scales["dimension:task_correctness"] == (0, 1, 2)
+    assert by_name["total"].n_judgments == 8  # 2 items x 2 runs x 2 reviewers
+    assert "fatal:Fatal P01" in by_name
+
+
+def test_imported_pandalm_labels_go_through_the_same_code(
+    reference: Path, db: sqlite_utils.Database
+) -> None:
+    import_paths(db, [reference / "pandalm" / "testset-v1.json"])
+    report = study_agreement(db, "testset-v1", None, resamples=0)
+    (pref,) = report.variables
+    assert (pref.n_items, pref.n_reviewers, pref.n_judgments) == (999, 3, 2997)
+    assert pref.krippendorff_alpha.value is not None
+    assert len(pref.pairs) == 3
+
+
+def test_agreement_table_cli(tmp_path: Path, cli: Cli) -> None:
+    table = tmp_path / "ratings.csv"
+    table.write_text(
+        "item,reviewer,variable,value\n"
+        "1,ann,score,2\n1,bob,score,2\n2,ann,score,1\n2,bob,score,0\n3,ann,score,0\n3,bob,score,\n",
+        "utf-8",
+    )
+    result = cli(
+        "agreement",
+        "--table",
+        table,
+        "--level",
+        "ordinal",
+        "--scale",
+        "0,1,2",
+        "--json",
+        "--resamples",
+        "0",
+    )
+    assert result.code == 0, result.err
+    (variable,) = json.loads(result.out)["variables"]
+    assert variable["n_items"] == 2 and variable["n_judgments"] == 5
+    assert variable["percent_agreement"]["value"] == 0.5
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item,reviewer,variable,value\n1,ann,score,7\n", "utf-8")
+    result = cli("agreement", "--table", bad, "--level", "ordinal", "--scale", "0,1,2")
+    assert result.code == 1
+    assert "bad.csv:2: value:" in result.err and "declared scale" in result.err
