@@ -56,7 +56,11 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.stats.agreement import bench_agreement
 
         return bench_agreement(items=args.items, repeat=args.repeat)
-    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement")
+    if what == "export":
+        from abp_tui.export.bench import bench_export
+
+        return bench_export(runs=args.runs, repeat=args.repeat)
+    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export")
 
 
 # -- the input ------------------------------------------------------------------------------------

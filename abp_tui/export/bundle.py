@@ -1,0 +1,543 @@
+"""Publication bundles (a folder and a zip with the same bytes) and their verification.
+
+``export_bundle`` collects the source files of a design, derives every table, plot and the report
+from them, lists every file's SHA-256 in ``manifest.json`` and writes the folder and the zip
+atomically: everything goes into temporary names beside the targets, which are renamed into place
+at the end; on any failure nothing half-written remains. Two exports of the same judgments are
+byte-identical: fixed file order, fixed zip timestamps and permissions, sorted JSON keys, and no
+clock reading in any file (the only times are those stored in the records).
+
+``verify`` reads a bundle (folder or zip, refusing unsafe paths and links), recomputes every hash
+in the manifest and re-derives every derived file from the bundle's own source files with the
+same function the export used; the first difference is raised, naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import secrets
+import shutil
+import stat
+import time
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
+from pathlib import Path
+from typing import Any, Final
+
+import sqlite_utils
+
+from abp_tui import __version__
+from abp_tui.adjudication import final_verdicts
+from abp_tui.export import records as rec
+from abp_tui.export.analysis import Analysis, analyse, parse
+from abp_tui.export.canonical import json_bytes, sha256_bytes
+from abp_tui.export.derive import (
+    ABP_VERDICT,
+    STATUS,
+    abp_verdict_document,
+    derive,
+    judgments_csv,
+    verdict_lines,
+)
+from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
+from abp_tui.export.source import Collected, collect
+from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
+from abp_tui.store import packs as psql
+from abp_tui.textsafe import safe_line
+
+ZIP_DATE: Final = (1980, 1, 1, 0, 0, 0)
+"""Every zip member's timestamp: the earliest a zip can hold, so no clock enters the archive."""
+ZIP_MODE: Final = 0o100644
+ZIP_LEVEL: Final = 6
+MAX_BUNDLE_BYTES: Final = 16 << 30
+"""A zip whose members claim more than this in total is refused before anything is read."""
+REPRODUCE: Final = "abp-tui verify ."
+ENVIRONMENT_PACKAGES: Final = ("numpy", "scipy", "pydantic", "krippendorff")
+
+
+@dataclass(frozen=True)
+class BundleResult:
+    folder: Path
+    zip_path: Path
+    status: str
+    missing: list[str]
+    files: int
+    """Files in the bundle, the manifest included."""
+    manifest_sha256: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    path: Path
+    study: str
+    design: str
+    status: str
+    files: int
+    """Files whose hash was checked (the manifest included)."""
+    derived: int
+    """Derived files re-derived from the bundle's records and found identical."""
+
+
+# -- exporting -------------------------------------------------------------------------------------
+def _environment() -> dict[str, str]:
+    env = {"python": platform.python_version()}
+    for name in ENVIRONMENT_PACKAGES:
+        try:
+            env[name] = dist_version(name)
+        except PackageNotFoundError:  # pragma: no cover - all are dependencies
+            env[name] = "not installed"
+    return env
+
+
+def _cross_check(
+    db: sqlite_utils.Database, design_pk: int, collected: Collected, analysis: Analysis
+) -> None:
+    """The verdicts computed from the bundle's records must be the database's own."""
+    core = {collected.run_ids[v.run_pk]: v for v in final_verdicts(db, design_pk)}
+    ours = analysis.human
+    for run in sorted(set(core) | set(ours)):
+        a, b = core.get(run), ours.get(run)
+        mine = (
+            None if b is None else (b.source, b.state, b.scores, b.fatal_hits, b.judgments, b.items)
+        )
+        theirs = (
+            None
+            if a is None
+            else (a.source, a.result_state, a.scores, a.fatal_hits, a.judgments, a.items)
+        )
+        if mine != theirs:
+            raise ExportError(
+                f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
+                f"{mine} differs from the database's {theirs}; nothing was written "
+                "(please report this)"
+            )
+
+
+def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -> bytes:
+    inputs = analysis.inputs
+    status = json.loads(files[STATUS])
+    return json_bytes(
+        {
+            "schema": rec.BUNDLE_SCHEMA,
+            "tool": {"name": "abp-tui", "version": __version__},
+            "environment": _environment(),
+            "study": inputs.study.id,
+            "synthetic": inputs.study.synthetic,
+            "design": {
+                "name": inputs.design.name,
+                "version": inputs.design.version,
+                "sha256": inputs.design.sha256,
+                "seed": inputs.design.seed,
+            },
+            "seed": inputs.design.seed,
+            "status": status["status"],
+            "missing": status["missing"],
+            "schemas": {
+                "bundle": rec.BUNDLE_SCHEMA,
+                "records": rec.RECORDS_SCHEMA,
+                "summary": rec.SUMMARY_SCHEMA,
+                "verdicts": rec.VERDICTS_SCHEMA,
+                "judgments_csv": rec.JUDGMENTS_CSV_SCHEMA,
+                "abp_verdict": VERDICT_SCHEMA,
+            },
+            "reproduce": REPRODUCE,
+            "reproduce_note": "Run in the bundle's folder, or name the .zip instead of '.': "
+            "every hash is recomputed and every derived file re-derived from the bundle's "
+            "own records.",
+            "derived": sorted(derived),
+            "files": [
+                {"path": p, "sha256": sha256_bytes(files[p]), "bytes": len(files[p])}
+                for p in sorted(files)
+            ],
+        }
+    )
+
+
+def build_bundle(
+    db: sqlite_utils.Database, design_pk: int, timings: dict[str, float] | None = None
+) -> dict[str, bytes]:
+    """Every file of the bundle of a design (path -> bytes), the manifest included."""
+    began = time.perf_counter()
+    collected = collect(db, design_pk)
+    analysis = analyse(parse(collected.files))
+    _cross_check(db, design_pk, collected, analysis)
+    collected_at = time.perf_counter()
+    derived = derive(collected.files, analysis)
+    files = {**collected.files, **derived}
+    files[rec.MANIFEST] = _manifest(files, list(derived), analysis)
+    if timings is not None:
+        timings["collect"] = collected_at - began
+        timings["derive"] = time.perf_counter() - collected_at
+    return files
+
+
+def _order(path: str) -> tuple[bool, str]:
+    return (path != rec.MANIFEST, path)
+
+
+def write_zip(target: Path, files: dict[str, bytes]) -> None:
+    """A deterministic zip: fixed order (manifest first), timestamps, permissions and level."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
+        for path in sorted(files, key=_order):
+            info = zipfile.ZipInfo(path, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            info.external_attr = ZIP_MODE << 16
+            zf.writestr(info, files[path], compresslevel=ZIP_LEVEL)
+
+
+def write_folder(target: Path, files: dict[str, bytes]) -> None:
+    for path in sorted(files, key=_order):
+        out = target / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(files[path])
+
+
+@contextmanager
+def _swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
+    """Temporary folder and zip beside the targets, renamed into place when the block ends
+    without an error; on an error both are removed and the targets are left as they were."""
+    parent = folder.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not (folder.is_dir() and (folder / rec.MANIFEST).is_file()):
+        raise ExportError(f"{folder} exists and is not a bundle: refusing to replace it")
+    if zip_path.exists() and not zip_path.is_file():
+        raise ExportError(f"{zip_path} exists and is not a file: refusing to replace it")
+    # Named by hand rather than by tempfile, whose files and folders are private (0600/0700):
+    # the bundle keeps the permissions the user's umask gives any new file.
+    token = secrets.token_hex(8)
+    tmp = parent / f".{folder.name}.{token}.partial"
+    tmp_zip = parent / f".{folder.name}.{token}.zip.partial"
+    tmp.mkdir()
+    backup: Path | None = None
+    placed = False
+    try:
+        yield tmp, tmp_zip
+        if folder.exists():
+            backup = parent / f"{tmp.name}.previous"
+            folder.rename(backup)
+        tmp.rename(folder)
+        placed = True
+        os.replace(tmp_zip, zip_path)
+    except BaseException:
+        if placed:
+            shutil.rmtree(folder, ignore_errors=True)
+        if backup is not None and backup.exists():
+            backup.rename(folder)
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp_zip.unlink(missing_ok=True)
+        raise
+    if backup is not None:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def export_bundle(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    out_dir: Path,
+    *,
+    actor: str = "coordinator",
+    timings: dict[str, float] | None = None,
+) -> BundleResult:
+    """Write the publication bundle of a design to ``out_dir`` and ``out_dir.zip``.
+
+    Raises StudyIsBlind before the study is unblinded. The export is recorded in the audit log
+    (who, what, the manifest's hash); that entry is never part of a bundle.
+    """
+    out_dir = Path(out_dir)
+    files = build_bundle(db, design_pk, timings)
+    zip_path = out_dir.parent / f"{out_dir.name}.zip"
+    began = time.perf_counter()
+    with _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
+        write_folder(tmp, files)
+        write_zip(tmp_zip, files)
+    if timings is not None:
+        timings["write"] = time.perf_counter() - began
+    manifest_sha = sha256_bytes(files[rec.MANIFEST])
+    status = json.loads(files[STATUS])
+    design = json.loads(files[rec.DESIGN])
+    psql.audit(
+        db,
+        actor,
+        "export bundle",
+        {
+            "study": design["study"],
+            "design": design["name"],
+            "version": design["version"],
+            "bundle": out_dir.name,
+            "manifest_sha256": manifest_sha,
+            "status": status["status"],
+        },
+    )
+    return BundleResult(
+        out_dir, zip_path, status["status"], status["missing"], len(files), manifest_sha
+    )
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.partial"
+    try:
+        with tmp.open("xb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _export_one(
+    db: sqlite_utils.Database, design_pk: int, out: Path, what: str, actor: str
+) -> tuple[bytes, Analysis]:
+    collected = collect(db, design_pk)
+    analysis = analyse(parse(collected.files))
+    _cross_check(db, design_pk, collected, analysis)
+    if what == "verdicts":
+        data = verdict_lines(analysis)
+    elif what == "judgments":
+        data = judgments_csv(analysis)
+    else:
+        data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
+    _write_file(out, data)
+    design = json.loads(collected.files[rec.DESIGN])
+    psql.audit(
+        db,
+        actor,
+        f"export {what}",
+        {
+            "study": design["study"],
+            "design": design["name"],
+            "version": design["version"],
+            "file": Path(out).name,
+            "sha256": sha256_bytes(data),
+        },
+    )
+    return data, analysis
+
+
+def export_verdicts(
+    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+) -> int:
+    """``verdicts.jsonl``: one final verdict per run of the design; returns the line count."""
+    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor)
+    return len(analysis.verdicts)
+
+
+def export_judgments(
+    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+) -> int:
+    """CSV of every judgment revision and adjudication (one row per response); returns rows."""
+    data, _analysis = _export_one(db, design_pk, out, "judgments", actor)
+    return data.count(b"\n") - 1
+
+
+def export_abp_verdict(
+    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+) -> dict[str, Any]:
+    """The design's ``abp-verdict/v1`` JSON, checked against the schema this project ships."""
+    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor)
+    loaded: dict[str, Any] = json.loads(data)
+    return loaded
+
+
+# -- reading and verifying -------------------------------------------------------------------------
+def _unsafe_name(name: str) -> str | None:
+    """Why a member name is unsafe, or None."""
+    if not name or "\x00" in name:
+        return "an empty name or a NUL character"
+    if "\\" in name:
+        return "a backslash in its path"
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "an absolute path"
+    parts = name.rstrip("/").split("/")
+    if any(p in ("..", ".", "") for p in parts):
+        return "a '..', '.' or empty path component"
+    return None
+
+
+def _read_zip(path: Path) -> dict[str, bytes]:
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UnsafeBundle(f"{path}: not a readable zip archive ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        seen: dict[str, str] = {}
+        total = 0
+        for info in infos:
+            name = info.filename
+            why = _unsafe_name(name)
+            if why:
+                raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is refused: {why}")
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is a symbolic link")
+            if info.is_dir():
+                continue
+            folded = name.casefold()
+            if folded in seen:
+                raise UnsafeBundle(
+                    f"{path}: member {safe_line(name)!r} appears more than once"
+                    + ("" if seen[folded] == name else f" (as {safe_line(seen[folded])!r})")
+                )
+            seen[folded] = name
+            total += info.file_size
+        if total > MAX_BUNDLE_BYTES:
+            raise UnsafeBundle(f"{path}: members claim {total} bytes, more than a bundle holds")
+        out = {}
+        for info in infos:
+            if info.is_dir():
+                continue
+            try:
+                out[info.filename] = zf.read(info)
+            except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
+                raise BundleMismatch(
+                    info.filename, f"cannot be read from the zip ({exc})"
+                ) from None
+        return out
+
+
+def _read_folder(path: Path) -> dict[str, bytes]:
+    out = {}
+    for root, dirs, names in os.walk(path, followlinks=False):
+        for name in sorted(dirs + names):
+            full = Path(root) / name
+            rel = full.relative_to(path).as_posix()
+            if full.is_symlink():
+                raise UnsafeBundle(f"{path}: {safe_line(rel)} is a symbolic link")
+        for name in names:
+            full = Path(root) / name
+            rel = full.relative_to(path).as_posix()
+            out[rel] = full.read_bytes()
+    return out
+
+
+def read_bundle(path: Path) -> dict[str, bytes]:
+    """Every file of a bundle folder or zip (path -> bytes); unsafe archives are refused."""
+    path = Path(path)
+    if path.is_symlink():
+        raise UnsafeBundle(f"{path} is a symbolic link")
+    if path.is_dir():
+        return _read_folder(path)
+    if path.is_file():
+        return _read_zip(path)
+    raise ExportError(f"{path}: no such bundle (expected a bundle folder or its .zip)")
+
+
+def _first_difference(expected: bytes, found: bytes) -> str:
+    want = expected.decode("utf-8", "replace").splitlines()
+    got = found.decode("utf-8", "replace").splitlines()
+    for number, (a, b) in enumerate(zip(want, got, strict=False), start=1):
+        if a != b:
+            col = next(
+                (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)),
+            )
+            start = max(0, col - 40)
+            return (
+                f"line {number}, column {col + 1}: the records give "
+                f"{safe_line(a[start : start + 100])!r}, the file has "
+                f"{safe_line(b[start : start + 100])!r}"
+            )
+    return f"the records give {len(want)} lines, the file has {len(got)}"
+
+
+def verify(bundle_path: Path) -> VerifyReport:
+    """Check a bundle; raises BundleMismatch naming the first file that does not verify."""
+    bundle_path = Path(bundle_path)
+    files = read_bundle(bundle_path)
+    if rec.MANIFEST not in files:
+        raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
+    try:
+        manifest = json.loads(files[rec.MANIFEST].decode("utf-8"))
+        listed = manifest["files"]
+        declared_derived = manifest["derived"]
+        if manifest.get("schema") != rec.BUNDLE_SCHEMA:
+            raise BundleMismatch(
+                rec.MANIFEST, f"schema {manifest.get('schema')!r}, expected {rec.BUNDLE_SCHEMA}"
+            )
+        entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in listed]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise BundleMismatch(rec.MANIFEST, f"unreadable ({type(exc).__name__}: {exc})") from None
+    names = set()
+    for path, sha, size in entries:
+        names.add(path)
+        if path not in files:
+            raise BundleMismatch(path, "listed in manifest.json but missing from the bundle")
+        actual = sha256_bytes(files[path])
+        if actual != sha:
+            raise BundleMismatch(
+                path, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
+            )
+        if len(files[path]) != size:
+            raise BundleMismatch(path, f"{len(files[path])} bytes, manifest.json says {size}")
+    extra = sorted(set(files) - names - {rec.MANIFEST})
+    if extra:
+        raise BundleMismatch(extra[0], "not listed in manifest.json")
+
+    inputs = parse(files)
+    for run in inputs.runs:
+        if run.output is not None:
+            data = files.get(run.output.path)
+            if data is None:
+                raise BundleMismatch(run.output.path, f"raw output of run {run.id!r} is missing")
+            if sha256_bytes(data) != run.output.sha256:
+                raise BundleMismatch(
+                    run.output.path,
+                    f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
+                )
+    try:
+        derived = derive(files, analyse(inputs))
+    except (KeyError, ValueError, TypeError, IndexError, ArithmeticError) as exc:
+        raise BundleMismatch(
+            "records",
+            f"the bundle's records are inconsistent and cannot be re-derived "
+            f"({type(exc).__name__}: {exc})",
+        ) from None
+    note = ""
+    tool = manifest.get("tool", {}).get("version")
+    if tool != __version__ or manifest.get("environment") != _environment():
+        note = (
+            f" (note: the bundle was made with abp-tui {tool} and {manifest.get('environment')}; "
+            f"this is abp-tui {__version__} with {_environment()})"
+        )
+    for path in sorted(set(derived) | set(declared_derived)):
+        if path not in derived:
+            raise BundleMismatch(path, "listed as derived, but no record derives it" + note)
+        if path not in files:
+            raise BundleMismatch(path, "missing from the bundle")
+        if files[path] != derived[path]:
+            raise BundleMismatch(path, _first_difference(derived[path], files[path]) + note)
+    status = json.loads(derived[STATUS])["status"]
+    if manifest.get("status") != status:
+        raise BundleMismatch(
+            rec.MANIFEST, f"status {manifest.get('status')!r}, the records give {status!r}"
+        )
+    design = inputs.design
+    if manifest.get("design", {}).get("sha256") != design.sha256:
+        raise BundleMismatch(rec.MANIFEST, f"design hash differs from {rec.DESIGN}'s")
+    return VerifyReport(
+        bundle_path, inputs.study.id, design.name, status, len(entries) + 1, len(derived)
+    )
+
+
+__all__ = [
+    "ABP_VERDICT",
+    "BundleResult",
+    "VerifyReport",
+    "build_bundle",
+    "export_abp_verdict",
+    "export_bundle",
+    "export_judgments",
+    "export_verdicts",
+    "read_bundle",
+    "verify",
+    "write_zip",
+]

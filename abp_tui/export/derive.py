@@ -1,0 +1,165 @@
+"""Every derived file of a bundle, as a pure function of the bundle's source files.
+
+The export writes what :func:`derive` returns; ``verify`` calls the same function on the bundle's
+own files and compares bytes. Nothing here reads the database, the clock or the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from abp_tui.export import records as rec
+from abp_tui.export.analysis import (
+    Analysis,
+    Summary,
+    agreement,
+    analyse,
+    excluded_runs,
+    parse,
+    summarise,
+)
+from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes
+from abp_tui.export.gate import GateStatus, evaluate
+from abp_tui.export.report import render
+from abp_tui.export.svg import pass_rate_chart
+from abp_tui.export.tables import (
+    agreement_table,
+    comparison_table,
+    disagreement_table,
+    efficiency_table,
+    excluded_table,
+    findings_table,
+    group_table,
+    judgments_table,
+    position_table,
+)
+from abp_tui.export.verdict import abp_verdict, schema_errors
+
+STATUS = "status.json"
+REPORT = "report.html"
+VERDICTS = "results/verdicts.jsonl"
+JUDGMENTS_CSV = "results/judgments.csv"
+SUMMARY = "results/summary.json"
+ABP_VERDICT = "results/abp-verdict.json"
+PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
+PLOT_TASKS = "plots/pass_rate_by_task.svg"
+
+STANDARD_LIMITATIONS: Final = (
+    "Preferences by several reviewers of the same pair are not independent judgments; the "
+    "binomial tests on preferences and on position bias count them as if they were.",
+    "Repeated runs (trials) of one task are not independent tasks; pass rates pool them, and a "
+    "condition's rate is dominated by the tasks with the most runs.",
+    "Runs in INFRA_ERROR, PROVIDER_BLOCK, INVALID_TEST or GRADER_DISPUTE are excluded from pass "
+    "rates and listed separately; they may not be missing at random.",
+    "Reviewers judged blind to condition names, but masking identity terms is textual: style, "
+    "length and format can still reveal a condition.",
+    "A person's verdict supersedes automated verification of the same run; runs judged only by "
+    "automated verification have no rubric component scores.",
+    "Agreement between reviewers is not correctness: reviewers can share an error.",
+    "Every interval and test is computed per comparison, with no correction for multiple "
+    "comparisons.",
+    "Efficiency figures are the records' own measurements; a measurement a record lacks is "
+    "reported as missing, never as zero.",
+)
+AFP_LIMITATION: Final = (
+    "AFP v0.1 evaluates text-layer workflows only; it must not be cited as evidence of full "
+    "agent or tool-use capability (seed 000, test boundary)."
+)
+SYNTHETIC_LIMITATION: Final = (
+    "The records are synthetic: no real model produced them; nothing here may be cited as a "
+    "benchmark result."
+)
+
+
+def limitations(analysis: Analysis) -> list[dict[str, str]]:
+    study = analysis.inputs.study
+    out = [{"source": "study", "text": text} for text in study.limitations]
+    if study.synthetic:
+        out.append({"source": "abp-tui", "text": SYNTHETIC_LIMITATION})
+    if study.protocol == "afp":
+        out.append({"source": "abp-tui", "text": AFP_LIMITATION})
+    out.extend({"source": "abp-tui", "text": text} for text in STANDARD_LIMITATIONS)
+    return out
+
+
+def verdict_lines(analysis: Analysis) -> bytes:
+    return jsonl_bytes((v.model_dump(mode="json") for v in analysis.verdicts), derived=True)
+
+
+def judgments_csv(analysis: Analysis) -> bytes:
+    return csv_bytes(*judgments_table(analysis))
+
+
+def abp_verdict_document(analysis: Analysis) -> tuple[dict[str, Any], Summary, GateStatus]:
+    summary = summarise(analysis)
+    gate = evaluate(analysis)
+    document = abp_verdict(analysis, summary, gate)
+    errors = schema_errors(document)
+    if errors:  # a bug, not bad input: the document is built here
+        raise AssertionError("abp-verdict/v1 document does not match its schema: " + errors[0])
+    return document, summary, gate
+
+
+def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict[str, bytes]:
+    """The derived files (path -> bytes) of a bundle whose source files are ``files``.
+
+    ``analysis`` may be passed when the caller already analysed these same files.
+    """
+    if analysis is None:
+        analysis = analyse(parse(files))
+    verdict, summary, gate = abp_verdict_document(analysis)
+    agreed = agreement(analysis)
+    rubric = analysis.inputs.rubric
+    stated = limitations(analysis)
+    charts = {
+        "condition": pass_rate_chart(
+            "plot-pass-rate-condition",
+            "Pass rate by condition",
+            [(g.condition, g.pass_rate) for g in summary.conditions],
+        ),
+        "task": pass_rate_chart(
+            "plot-pass-rate-task",
+            "Pass rate by task and condition",
+            [(f"{g.task} / {g.condition}", g.pass_rate) for g in summary.by_task],
+        ),
+    }
+    summary_document = {
+        "schema": rec.SUMMARY_SCHEMA,
+        **summary.model_dump(mode="json"),
+        "status": gate.model_dump(mode="json"),
+        "excluded_runs": excluded_runs(analysis),
+        "disagreements": [
+            {
+                "item": d.item,
+                "reviewers": d.reviewers,
+                "reasons": d.reasons,
+                "adjudicated": d.adjudicated,
+            }
+            for d in analysis.disagreements
+        ],
+        "limitations": stated,
+    }
+    out = {
+        STATUS: json_bytes(gate.model_dump(mode="json"), derived=True),
+        VERDICTS: verdict_lines(analysis),
+        JUDGMENTS_CSV: judgments_csv(analysis),
+        SUMMARY: json_bytes(summary_document, derived=True),
+        ABP_VERDICT: json_bytes(verdict, derived=True),
+        "results/conditions.csv": csv_bytes(*group_table(summary.conditions, rubric, False)),
+        "results/tasks.csv": csv_bytes(*group_table(summary.by_task, rubric, True)),
+        "results/comparisons.csv": csv_bytes(*comparison_table(summary.comparisons)),
+        "results/efficiency.csv": csv_bytes(*efficiency_table(summary.comparisons)),
+        "results/position_bias.csv": csv_bytes(*position_table(summary.position_bias)),
+        "results/excluded_runs.csv": csv_bytes(*excluded_table(analysis)),
+        "results/disagreements.csv": csv_bytes(*disagreement_table(analysis.disagreements)),
+        "results/agreement.json": json_bytes(agreed.model_dump(mode="json"), derived=True),
+        "results/agreement.csv": csv_bytes(*agreement_table(agreed)),
+        "results/findings.csv": csv_bytes(*findings_table(analysis.inputs.findings)),
+        "results/limitations.json": json_bytes(stated, derived=True),
+        PLOT_CONDITIONS: charts["condition"].encode("utf-8"),
+        PLOT_TASKS: charts["task"].encode("utf-8"),
+    }
+    shown = [f"({x['source']}) {x['text']}" for x in stated]
+    out[REPORT] = render(analysis, summary, gate, agreed, shown, charts).encode("utf-8")
+    return out

@@ -1,0 +1,228 @@
+"""Seed 000's publication gate and rerun rules, checked on a bundle's own records.
+
+A bundle publishes results only when everything the gate lists is there: full fixture texts,
+the actual condition instructions, the rubric and fatal criteria, raw outputs, component scores,
+the excluded runs, summary tables and limitations; when the rerun rules are met (at least one
+usable run per fixture and condition, three for the high-risk fixtures); and when every item is
+judged and every disagreement adjudicated. Otherwise the bundle says "protocol published /
+results pending" and lists what is missing. The check is pure: ``verify`` repeats it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Final, Literal
+
+from abp_tui.export.analysis import Analysis, excluded_runs
+from abp_tui.models import Model, ResultState
+
+RESULTS: Final = "results published"
+PENDING: Final = "protocol published / results pending"
+
+HIGH_RISK_TYPES: Final = frozenset(
+    {"authorization boundary", "high-impact decision", "prompt injection"}
+)
+"""Risk types of seed 001's table that make a fixture high-risk (P05-P07 in AFP v0.1)."""
+AFP_HIGH_RISK_IDS: Final = frozenset({"P05", "P06", "P07"})
+HIGH_RISK_REPEATS: Final = 3
+AFP_FIXTURES: Final = 8
+NOT_A_REPEAT: Final = frozenset({ResultState.INFRA_ERROR, ResultState.PROVIDER_BLOCK})
+"""States seed 000 says to fix or document and rerun: such a run is not a usable repeat."""
+NO_INSTRUCTIONS_PROTOCOLS: Final = frozenset({"abp", "arena", "inspect"})
+"""Protocols whose conditions are engines or models, not instruction texts."""
+_LISTED: Final = 12
+"""How many offenders a check names before it says "and N more"."""
+
+
+class Check(Model):
+    requirement: str
+    met: bool
+    detail: str
+
+
+class GateStatus(Model):
+    status: Literal["results published", "protocol published / results pending"]
+    missing: list[str]
+    """One line per unmet requirement."""
+    checks: list[Check]
+
+
+def _names(values: list[str]) -> str:
+    shown = ", ".join(values[:_LISTED])
+    return shown + (f" and {len(values) - _LISTED} more" if len(values) > _LISTED else "")
+
+
+def is_high_risk(task_id: str, risk_type: str, protocol: str) -> bool:
+    if risk_type.strip().lower() in HIGH_RISK_TYPES:
+        return True
+    return protocol == "afp" and task_id in AFP_HIGH_RISK_IDS
+
+
+def _model_only(label: str, condition_id: str) -> bool:
+    text = f"{condition_id} {label}".lower().replace("-", " ")
+    return "model only" in text
+
+
+def evaluate(analysis: Analysis) -> GateStatus:
+    inputs = analysis.inputs
+    protocol = inputs.study.protocol
+    checks: list[Check] = []
+
+    def check(requirement: str, offenders: list[str], ok: str, bad: str) -> None:
+        met = not offenders
+        checks.append(
+            Check(
+                requirement=requirement,
+                met=met,
+                detail=ok if met else f"{bad}: {_names(offenders)}",
+            )
+        )
+
+    # 1. Full text of every fixture.
+    no_text = sorted(t.id for t in inputs.tasks if t.placeholder or not t.prompt.strip())
+    check(
+        "full text of every fixture",
+        no_text,
+        f"{len(inputs.tasks)} fixtures with their full text",
+        "fixtures without their text",
+    )
+    if protocol == "afp" and inputs.study_design.tasks == "all" and len(inputs.tasks) < 8:
+        checks[-1] = Check(
+            requirement="full text of every fixture",
+            met=False,
+            detail=f"AFP v0.1 has {AFP_FIXTURES} fixtures; this study has {len(inputs.tasks)}",
+        )
+
+    # 2. The actual condition instructions.
+    if protocol in NO_INSTRUCTIONS_PROTOCOLS:
+        checks.append(
+            Check(
+                requirement="actual condition instructions",
+                met=True,
+                detail=f"not applicable: the conditions of a {protocol} study are engines or "
+                "models, not instruction texts",
+            )
+        )
+    else:
+        no_instructions = sorted(
+            c.id
+            for c in inputs.conditions
+            if not c.instructions.strip() and not _model_only(c.label, c.id)
+        )
+        check(
+            "actual condition instructions",
+            no_instructions,
+            f"{len(inputs.conditions)} conditions with their instructions (a model-only "
+            "condition has none by definition)",
+            "conditions without their instructions",
+        )
+
+    # 3. Rubric and fatal criteria.
+    rubric = inputs.rubric
+    scored = [d for d in rubric.dimensions if d.scored]
+    rubric_gaps = [d.id for d in scored if not all(d.anchors.get(s) for s in d.scale)]
+    if not scored:
+        rubric_gaps.append("no scored dimension")
+    if not rubric.fatal_criteria and not any(t.fatal_criteria for t in inputs.tasks):
+        rubric_gaps.append("no fatal criteria (neither the rubric nor any fixture declares any)")
+    check(
+        "rubric and fatal criteria",
+        rubric_gaps,
+        f"rubric {rubric.id} {rubric.version}: {len(scored)} scored dimensions with anchors, "
+        f"{len(rubric.fatal_criteria)} general fatal criteria",
+        "rubric incomplete",
+    )
+
+    # 4. Raw outputs.
+    no_output = [
+        v.run
+        for v, r in zip(analysis.verdicts, inputs.runs, strict=True)
+        if r.output is None and (v.state is None or v.state.in_quality_denominator)
+    ]
+    check(
+        "raw outputs",
+        no_output,
+        f"{sum(1 for r in inputs.runs if r.output is not None)} raw outputs",
+        "runs without their raw output",
+    )
+
+    # 5. Component scores.
+    human_sources = {"adjudicated", "unanimous", "single review", "unresolved"}
+    no_scores = []
+    for v in analysis.verdicts:
+        if v.state is None or not v.state.in_quality_denominator:
+            continue
+        if v.source not in human_sources:
+            no_scores.append(f"{v.run} ({v.source})")
+        elif any(d.id not in v.scores for d in scored) and not v.fatal_hits:
+            no_scores.append(v.run)
+    check(
+        "component scores",
+        no_scores,
+        "every scored run has its component scores from a person",
+        "scored runs without component scores",
+    )
+
+    # 6. Excluded runs, with their states and reasons.
+    excluded = excluded_runs(analysis)
+    checks.append(
+        Check(
+            requirement="excluded runs with their states and reasons",
+            met=True,
+            detail=f"{len(excluded)} excluded runs listed with their states and reasons",
+        )
+    )
+
+    # 7. Summary tables and limitations.
+    checks.append(Check(requirement="summary tables", met=True, detail="summary tables included"))
+    check(
+        "limitations",
+        [] if inputs.study.limitations else ["the study declares no limitations"],
+        f"{len(inputs.study.limitations)} limitations declared by the study",
+        "limitations missing",
+    )
+
+    # Rerun rules.
+    usable: dict[tuple[str, str], int] = defaultdict(int)
+    dropped: dict[tuple[str, str], int] = defaultdict(int)
+    for v in analysis.verdicts:
+        if v.state in NOT_A_REPEAT:
+            dropped[(v.task, v.condition)] += 1
+        else:
+            usable[(v.task, v.condition)] += 1
+    short: list[str] = []
+    for t in inputs.tasks:
+        need = HIGH_RISK_REPEATS if is_high_risk(t.id, t.risk_type, protocol) else 1
+        for c in inputs.conditions:
+            got = usable[(t.id, c.id)]
+            if got < need:
+                rerun = dropped[(t.id, c.id)]
+                note = f" ({rerun} INFRA_ERROR/PROVIDER_BLOCK to rerun)" if rerun else ""
+                short.append(f"{t.id} under {c.id}: {got} of {need} usable runs{note}")
+    check(
+        "rerun rules",
+        short,
+        f"every fixture has a usable run under every condition, high-risk fixtures "
+        f"{HIGH_RISK_REPEATS}",
+        "too few repeats",
+    )
+
+    # Every item judged, every disagreement adjudicated.
+    needed = max(1, inputs.study_design.reviewers_per_item)
+    unjudged = sorted(i.code for i in inputs.items if len(analysis.latest.get(i.code, ())) < needed)
+    check(
+        "every item judged",
+        unjudged,
+        f"{len(inputs.items)} items judged by {needed} reviewer(s) each",
+        f"{len(unjudged)} of {len(inputs.items)} items lack a submitted judgment "
+        f"({needed} needed per item)",
+    )
+    unresolved = sorted(d.item for d in analysis.disagreements if not d.adjudicated)
+    check(
+        "every disagreement adjudicated",
+        unresolved,
+        f"{len(analysis.disagreements)} disagreements, all adjudicated",
+        f"{len(unresolved)} disagreements not adjudicated",
+    )
+    missing = [f"{c.requirement}: {c.detail}" for c in checks if not c.met]
+    return GateStatus(status=PENDING if missing else RESULTS, missing=missing, checks=checks)

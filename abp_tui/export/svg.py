@@ -1,0 +1,95 @@
+"""Bar charts of pass rates with their Wilson intervals, written as SVG text by hand.
+
+Deterministic (fixed sizes, coordinates with two decimals), self-contained (no fonts, scripts or
+links fetched), and every label from a record escaped. A proportion with no denominator is drawn
+as a note, never as a zero-length bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from abp_tui.stats.results import Proportion
+from abp_tui.textsafe import safe_line
+
+WIDTH = 720
+LABEL_WIDTH = 220
+PLOT_WIDTH = 340
+ROW = 26
+TOP = 48
+BOTTOM = 30
+
+
+def _x(value: float) -> float:
+    return LABEL_WIDTH + value * PLOT_WIDTH
+
+
+def _f(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _text(value: str) -> str:
+    return escape(safe_line(value), quote=True)
+
+
+def pass_rate_chart(svg_id: str, title: str, rows: Sequence[tuple[str, Proportion]]) -> str:
+    """A horizontal bar per row: the pass rate, its Wilson 95% interval as a whisker, and x/n."""
+    height = TOP + ROW * max(1, len(rows)) + BOTTOM
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="{_text(svg_id)}" class="chart" '
+        f'width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'aria-labelledby="{_text(svg_id)}-title">',
+        f'<title id="{_text(svg_id)}-title">{_text(title)}</title>',
+        "<style>text{font-family:sans-serif;font-size:12px;fill:#222}"
+        ".axis{stroke:#888;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}"
+        ".bar{fill:#4a78b5}.ci{stroke:#111;stroke-width:1.5}.none{fill:#a33}</style>",
+        f'<text x="{LABEL_WIDTH}" y="18" font-weight="bold">{_text(title)}</text>',
+    ]
+    bottom = TOP + ROW * max(1, len(rows))
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = _f(_x(tick))
+        parts.append(f'<line class="grid" x1="{x}" y1="{TOP - 6}" x2="{x}" y2="{bottom}"/>')
+        parts.append(f'<text x="{x}" y="{bottom + 16}" text-anchor="middle">{tick:g}</text>')
+    parts.append(
+        f'<line class="axis" x1="{LABEL_WIDTH}" y1="{TOP - 6}" x2="{LABEL_WIDTH}" y2="{bottom}"/>'
+    )
+    parts.append(
+        f'<text x="{LABEL_WIDTH}" y="{TOP - 12}">pass rate (Wilson 95% interval); '
+        "x/n = MODEL_PASS / (MODEL_PASS + MODEL_FAIL)</text>"
+    )
+    if not rows:
+        parts.append(f'<text class="none" x="{LABEL_WIDTH + 8}" y="{TOP + 17}">no runs</text>')
+    for i, (label, p) in enumerate(rows):
+        y = TOP + i * ROW
+        mid = _f(y + ROW / 2)
+        parts.append(f'<g class="row" data-label="{_text(label)}" data-x="{p.x}" data-n="{p.n}">')
+        parts.append(
+            f'<text x="{LABEL_WIDTH - 8}" y="{_f(y + ROW / 2 + 4)}" text-anchor="end">'
+            f"{_text(label)}</text>"
+        )
+        if p.point is None or p.low is None or p.high is None:
+            parts.append(
+                f'<text class="none" x="{LABEL_WIDTH + 8}" y="{_f(y + ROW / 2 + 4)}">'
+                f"{p.x}/{p.n}: no estimate ({_text(p.undefined_reason or 'undefined')})</text>"
+            )
+        else:
+            width = _f(p.point * PLOT_WIDTH)
+            parts.append(
+                f'<rect class="bar" x="{LABEL_WIDTH}" y="{_f(y + 5)}" width="{width}" '
+                f'height="{ROW - 10}"><title>{_text(label)}: {p.x}/{p.n} = {p.point:.3f}, '
+                f"95% [{p.low:.3f}, {p.high:.3f}]</title></rect>"
+            )
+            lo, hi = _f(_x(p.low)), _f(_x(p.high))
+            parts.append(f'<line class="ci" x1="{lo}" y1="{mid}" x2="{hi}" y2="{mid}"/>')
+            for x in (lo, hi):
+                parts.append(
+                    f'<line class="ci" x1="{x}" y1="{_f(y + 8)}" x2="{x}" y2="{_f(y + ROW - 8)}"/>'
+                )
+            parts.append(
+                f'<text x="{_f(_x(1.0) + 8)}" y="{_f(y + ROW / 2 + 4)}">{p.x}/{p.n} = '
+                f"{p.point:.2f} [{p.low:.2f}, {p.high:.2f}]</text>"
+            )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,779 @@
+"""Exports: verdicts, judgments CSV, abp-verdict/v1, publication bundles and their verification."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from abp_tui.adjudication import adjudicate, final_verdicts
+from abp_tui.demo import load_demo
+from abp_tui.export import (
+    BundleMismatch,
+    UnsafeBundle,
+    export_abp_verdict,
+    export_bundle,
+    export_judgments,
+    export_verdicts,
+    verify,
+)
+from abp_tui.export import bundle as bundle_module
+from abp_tui.export.analysis import analyse, parse, summarise
+from abp_tui.export.bench import bench_export
+from abp_tui.export.canonical import sha256_bytes
+from abp_tui.export.jsonschema_lite import validate
+from abp_tui.export.source import collect
+from abp_tui.export.verdict import schema, schema_errors
+from abp_tui.importing import import_paths
+from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
+from abp_tui.results import StudyIsBlind, compute_results, unblind
+from abp_tui.review import ReviewSession
+from abp_tui.studies import create_design, find_design
+from tests.conftest import FIXTURES, Cli
+from tests.test_adjudication import GATE, _j
+from tests.test_results import _business
+
+AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
+
+
+# -- set-ups ---------------------------------------------------------------------------------------
+def _abp_judged(db: sqlite_utils.Database) -> int:
+    """The ABP demo, unblinded, with two pair items and one single item judged by 'demo'."""
+    load_demo(db, FIXTURES / "demo")
+    unblind(db, "abp-demo", "coordinator")
+    design = find_design(db, "abp-demo")
+    session = ReviewSession(db, design.pk, "demo")
+    queue = session.queue()
+    pairs = [r.code for r in queue if r.kind == "pair"]
+    singles = [r.code for r in queue if r.kind == "single"]
+    session.save(pairs[0], _business(0, 2, PreferenceChoice.RESPONSE_2), 30, submit=True)
+    session.save(pairs[1], _business(2, 2, PreferenceChoice.TIE), 10)  # a draft first
+    session.save(pairs[1], _business(2, 1, PreferenceChoice.RESPONSE_1), 20, submit=True)
+    session.save(
+        pairs[1],
+        _business(2, 0, PreferenceChoice.RESPONSE_1),
+        5,
+        submit=True,
+        reason="Second look: response 2 invents a test result.",
+    )
+    single = Judgment(
+        responses={"1": ResponseJudgment(scores={d: 2 for d in _business_dims()})},
+        validity=GATE,
+    )
+    session.save(singles[0], single, 12, submit=True)
+    return design.pk
+
+
+def _business_dims() -> tuple[str, ...]:
+    from abp_tui.rubrics import BUSINESS_V1
+
+    return tuple(d.id for d in BUSINESS_V1.dimensions)
+
+
+def _flipped(session: ReviewSession, code: str) -> bool:
+    return next(r.flipped for r in session.queue() if r.code == code)
+
+
+def _afp_judged(db: sqlite_utils.Database) -> int:
+    """The AFP demo, unblinded: one unanimous item, one adjudicated, one unresolved, a finding."""
+    load_demo(db, FIXTURES / "demo")
+    unblind(db, "afp-pilot-demo", "coordinator")
+    design = find_design(db, "afp-pilot-demo")
+    a = ReviewSession(db, design.pk, "demo")
+    b = ReviewSession(db, design.pk, "second-reviewer")
+    codes = sorted(r.code for r in a.queue())
+    a.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 40, submit=True)
+    b.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 35, submit=True)
+    a.save(codes[1], _j(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)), 50, submit=True)
+    b.save(codes[1], _j(2, 2, PreferenceChoice.TIE), 45, submit=True)
+    item = db.execute("SELECT run_a_pk, run_b_pk FROM items WHERE code = ?", [codes[1]]).fetchone()
+    adjudicate(
+        db,
+        design.pk,
+        codes[1],
+        "carol",
+        _j(1, 2, PreferenceChoice.RESPONSE_2),
+        {"1": item[0], "2": item[1]},
+        "The fatal hit is not supported by the output.",
+    )
+    a.save(codes[2], _j(2, 2, PreferenceChoice.RESPONSE_1), 20, submit=True)
+    other = (
+        PreferenceChoice.RESPONSE_1
+        if _flipped(a, codes[2]) != _flipped(b, codes[2])
+        else (PreferenceChoice.RESPONSE_2)
+    )
+    b.save(codes[2], _j(0, 0, other), 25, submit=True)
+    a.record_finding(
+        codes[1],
+        Finding(
+            id="F-001",
+            title="Uses the lower-authority figure",
+            severity="high",
+            layer="model",
+            occurrences=2,
+            retest_status="not retested",
+        ),
+    )
+    return design.pk
+
+
+def _native_study(
+    tmp_path: Path,
+    db: sqlite_utils.Database,
+    *,
+    prompt: str = "Does the lease meet the cap?",
+    label: str = "Governed Workflow",
+    output: str = "The signed lease prevails.",
+    condition_id: str = "C",
+    limitations: tuple[str, ...] = ("Two fixtures only.",),
+) -> int:
+    """A small complete study (full texts, instructions, limitations) with a 1-reviewer design."""
+    lines: list[dict[str, object]] = [
+        {
+            "type": "study",
+            "id": "s",
+            "rubric_id": "afp-v0.1",
+            "name": "Small study",
+            "limitations": list(limitations),
+        },
+        {"type": "condition", "id": "A", "label": "Model Only"},
+        {
+            "type": "condition",
+            "id": condition_id,
+            "label": label,
+            "instructions": "Tie every conclusion to the evidence.",
+        },
+    ]
+    for t in ("P01", "P02"):
+        lines.append(
+            {
+                "type": "task",
+                "id": t,
+                "prompt": f"{prompt} ({t})",
+                "risk_type": "Source conflict",
+                "fatal_criteria": [f"Fatal {t}"],
+            }
+        )
+        for c in ("A", condition_id):
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{t}-{c}",
+                    "task_id": t,
+                    "condition_id": c,
+                    "output": f"{output} [{t}/{c}]",
+                    "model": "acme/demo-model-9",
+                    "provider": "acme",
+                    "tokens": {"input": 100, "output": 20 + len(c)},
+                    "wall_clock_ms": 1000.0 + len(t),
+                }
+            )
+    src = tmp_path / "s.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    import_paths(db, [src])
+    pk = create_design(
+        db,
+        StudyDesign(
+            study="s", name="main", seed=7, contrasts=[(condition_id, "A")], reviewers=["alice"]
+        ),
+    ).pk
+    unblind(db, "s", "coordinator")
+    return pk
+
+
+def _judge_all(db: sqlite_utils.Database, pk: int, justification: str = "Both meet it.") -> None:
+    session = ReviewSession(db, pk, "alice")
+    for row in session.queue():
+        judgment = _j(2, 2, PreferenceChoice.TIE).model_copy(
+            update={"justification": justification}
+        )
+        session.save(row.code, judgment, 10, submit=True)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def _rehash(folder: Path, changed: str) -> None:
+    """Update manifest.json for a changed file, as someone covering their tracks would."""
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    data = (folder / changed).read_bytes()
+    for entry in manifest["files"]:
+        if entry["path"] == changed:
+            entry["sha256"] = sha256_bytes(data)
+            entry["bytes"] = len(data)
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
+
+
+# -- unblinding ------------------------------------------------------------------------------------
+def test_exports_refuse_a_blind_study(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    load_demo(db, FIXTURES / "demo")
+    design = find_design(db, "abp-demo")
+    with pytest.raises(StudyIsBlind, match="still blind"):
+        export_bundle(db, design.pk, tmp_path / "out" / "bundle")
+    with pytest.raises(StudyIsBlind):
+        export_verdicts(db, design.pk, tmp_path / "v.jsonl")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert not (tmp_path / "v.jsonl").exists()
+
+
+# -- what a bundle contains ------------------------------------------------------------------------
+def test_bundle_contains_protocol_records_results_and_manifest(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _afp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "out" / "afp")
+    files = _files(result.folder)
+    assert result.zip_path == tmp_path / "out" / "afp.zip"
+    umask = os.umask(0)
+    os.umask(umask)
+    # Not private like a temporary folder: the permissions any new file gets.
+    assert stat.S_IMODE(result.folder.stat().st_mode) == 0o777 & ~umask
+    assert stat.S_IMODE(result.zip_path.stat().st_mode) == 0o666 & ~umask
+    with zipfile.ZipFile(result.zip_path) as zf:
+        assert {n: zf.read(n) for n in zf.namelist()} == files
+        assert zf.namelist()[0] == "manifest.json"
+        assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert {i.external_attr >> 16 for i in zf.infolist()} == {0o100644}
+
+    tasks = json.loads(files["protocol/tasks.json"])
+    assert [t["id"] for t in tasks] == [f"P0{i}" for i in range(1, 9)]
+    assert all(t["prompt"] and t["evidence"] for t in tasks)
+    conditions = {c["id"]: c for c in json.loads(files["protocol/conditions.json"])}
+    assert "Evidence Gate" in conditions["D"]["instructions"]
+    rubric = json.loads(files["protocol/rubric.json"])
+    assert len(rubric["fatal_criteria"]) == 6
+    runs = [json.loads(x) for x in files["runs/runs.jsonl"].splitlines()]
+    assert len(runs) == 56
+    for run in runs:
+        if run["output"]:
+            data = files[run["output"]["path"]]
+            assert sha256_bytes(data) == run["output"]["sha256"]
+    # Every judgment revision and adjudication, keyed by run id (never a database key).
+    judgments = [json.loads(x) for x in files["judging/judgments.jsonl"].splitlines()]
+    assert len(judgments) == 6
+    run_ids = {r["id"] for r in runs}
+    assert all(set(j["placement"].values()) <= run_ids for j in judgments)
+    assert all(set(j["judgment"]["responses"]) <= run_ids for j in judgments)
+    (adj,) = [json.loads(x) for x in files["judging/adjudications.jsonl"].splitlines()]
+    assert adj["note"] == "The fatal hit is not supported by the output."
+    (finding,) = [json.loads(x) for x in files["judging/findings.jsonl"].splitlines()]
+    assert finding["finding"]["occurrences"] == 2
+    assert len(finding["runs"]) == 2
+    audit = [json.loads(x) for x in files["audit/audit_log.jsonl"].splitlines()]
+    assert [a["action"] for a in audit] == ["unblind"]
+
+    # Verdicts: component scores with every reviewer's rationale, and the source of each.
+    verdicts = [json.loads(x) for x in files["results/verdicts.jsonl"].splitlines()]
+    assert len(verdicts) == 56
+    sources = {v["source"] for v in verdicts}
+    assert sources == {"unanimous", "adjudicated", "unresolved", "record", "unjudged"}
+    adjudicated = [v for v in verdicts if v["source"] == "adjudicated"]
+    assert any(v["adjudication"]["note"].startswith("The fatal hit") for v in adjudicated)
+    assert any(r["rationales"] for v in verdicts for r in v["reviews"])
+
+    # Excluded runs keep their states and reasons.
+    summary = json.loads(files["results/summary.json"])
+    excluded = {e["run"]: e for e in summary["excluded_runs"]}
+    assert excluded["afp-demo-run-20260112-P06-C-r3"]["state"] == "INFRA_ERROR"
+    assert "INFRA_ERROR: timeout" in excluded["afp-demo-run-20260112-P06-C-r3"]["reasons"][0]
+    assert set(summary["conditions"][0]["states"]) == {
+        "MODEL_PASS",
+        "MODEL_FAIL",
+        "PROVIDER_BLOCK",
+        "INFRA_ERROR",
+        "INVALID_TEST",
+        "GRADER_DISPUTE",
+    }
+    # Agreement with its denominators.
+    agreement = json.loads(files["results/agreement.json"])
+    tc = next(v for v in agreement["variables"] if v["variable"] == "task_correctness")
+    assert tc["n_reviewers"] == 2 and tc["n_items"] == 6
+    assert "n_judgments" in tc["krippendorff_alpha"]
+    header = files["results/agreement.csv"].decode().splitlines()[0]
+    assert "n_items" in header and "n_judgments" in header
+    limitations = json.loads(files["results/limitations.json"])
+    assert any("not independent" in x["text"] for x in limitations)
+    assert any("text-layer" in x["text"] for x in limitations)
+    assert files["plots/pass_rate_by_condition.svg"].startswith(b"<svg")
+
+    manifest = json.loads(files["manifest.json"])
+    listed = {e["path"]: e["sha256"] for e in manifest["files"]}
+    assert set(listed) == set(files) - {"manifest.json"}
+    assert all(sha256_bytes(files[p]) == sha for p, sha in listed.items())
+    assert manifest["tool"]["name"] == "abp-tui" and manifest["tool"]["version"]
+    assert manifest["design"]["sha256"] == find_design(db, "afp-pilot-demo").sha256
+    assert manifest["seed"] == 20261129
+    assert manifest["schemas"]["abp_verdict"] == "abp-verdict/v1"
+    assert manifest["reproduce"] == "abp-tui verify ."
+    # The export is audited, but not part of what it exported.
+    last = db.execute("SELECT action, detail FROM audit_log ORDER BY pk DESC").fetchone()
+    assert last[0] == "export bundle"
+    assert json.loads(last[1])["manifest_sha256"] == result.manifest_sha256
+
+
+def test_results_pending_lists_what_is_missing(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _afp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "afp")
+    assert result.status == "protocol published / results pending"
+    missing = "\n".join(result.missing)
+    assert "25 of 28 items lack a submitted judgment" in missing
+    assert "P06 under C: 2 of 3 usable runs (1 INFRA_ERROR/PROVIDER_BLOCK to rerun)" in missing
+    assert "P07 under A: 2 of 3 usable runs" in missing
+    assert "1 disagreements not adjudicated" in missing
+    assert "the study declares no limitations" in missing
+    status = json.loads((result.folder / "status.json").read_text("utf-8"))
+    assert status["status"] == result.status and status["missing"] == result.missing
+    html = (result.folder / "report.html").read_text("utf-8")
+    assert "Protocol published / results pending" in html
+    assert "P06 under C: 2 of 3 usable runs" in html
+    verdict = json.loads((result.folder / "results/abp-verdict.json").read_text("utf-8"))
+    assert verdict["status"] == result.status
+
+
+def test_results_are_published_when_the_gate_is_met(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _native_study(tmp_path, db)
+    pending = export_bundle(db, pk, tmp_path / "first")
+    assert pending.status == "protocol published / results pending"
+    assert any("2 of 2 items lack a submitted judgment" in m for m in pending.missing)
+    _judge_all(db, pk)
+    result = export_bundle(db, pk, tmp_path / "second")
+    assert result.status == "results published", result.missing
+    assert result.missing == []
+    html = (result.folder / "report.html").read_text("utf-8")
+    assert "Results published" in html and "results pending" not in html
+    summary = json.loads((result.folder / "results/summary.json").read_text("utf-8"))
+    rates = {
+        g["condition"]: (g["pass_rate"]["x"], g["pass_rate"]["n"]) for g in summary["conditions"]
+    }
+    assert rates == {"A": (2, 2), "C": (2, 2)}
+
+
+def test_derived_results_equal_the_core_results(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    for pk in (_afp_judged(db), None):
+        if pk is None:
+            unblind(db, "abp-demo", "coordinator")
+            design = find_design(db, "abp-demo")
+            session = ReviewSession(db, design.pk, "demo")
+            code = next(r.code for r in session.queue() if r.kind == "pair")
+            session.save(code, _business(0, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
+            pk = design.pk
+        collected = collect(db, pk)
+        analysis = analyse(parse(collected.files))
+        summary = summarise(analysis)
+        core = compute_results(db, pk)
+        assert summary.conditions == core.conditions
+        assert summary.by_task == core.by_task
+        assert summary.comparisons == core.comparisons
+        assert summary.position_bias == core.position_bias
+        ours = {
+            o.run_id: (o.state, o.source, o.human_state, o.automated_state, o.fatal, o.scores)
+            for o in analysis.outcomes
+        }
+        theirs = {
+            o.run_id: (o.state, o.source, o.human_state, o.automated_state, o.fatal, o.scores)
+            for o in core.outcomes
+        }
+        assert ours == theirs
+        human = {collected.run_ids[v.run_pk]: v.source for v in final_verdicts(db, pk)}
+        assert {k: v.source for k, v in analysis.human.items()} == human
+
+
+# -- byte-identical, verify --------------------------------------------------------------------
+def test_double_export_is_byte_identical(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    first = export_bundle(db, pk, tmp_path / "one" / "bundle")
+    second = export_bundle(db, pk, tmp_path / "two" / "other-name")
+    assert _files(first.folder) == _files(second.folder)
+    assert first.zip_path.read_bytes() == second.zip_path.read_bytes()
+    assert first.manifest_sha256 == second.manifest_sha256
+    # Exporting again into the same place replaces the bundle with the same bytes.
+    again = export_bundle(db, pk, tmp_path / "one" / "bundle")
+    assert again.zip_path.read_bytes() == first.zip_path.read_bytes()
+    assert sorted(p.name for p in (tmp_path / "one").iterdir()) == ["bundle", "bundle.zip"]
+    # A new judgment changes the bundle.
+    session = ReviewSession(db, pk, "demo")
+    code = next(r.code for r in session.queue() if r.status == "todo" and r.kind == "pair")
+    session.save(code, _business(1, 2, PreferenceChoice.RESPONSE_2), 3, submit=True)
+    third = export_bundle(db, pk, tmp_path / "three" / "bundle")
+    assert third.zip_path.read_bytes() != first.zip_path.read_bytes()
+
+
+def test_verify_accepts_the_folder_and_the_zip(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    for path in (result.folder, result.zip_path):
+        report = verify(path)
+        assert report.files == result.files
+        assert report.derived >= 15
+        assert report.status == result.status
+
+
+def test_verify_names_a_changed_output(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    output = sorted((result.folder / "runs/outputs").iterdir())[3]
+    output.write_text(output.read_text("utf-8") + " (edited)", "utf-8")
+    name = f"runs/outputs/{output.name}"
+    with pytest.raises(BundleMismatch, match=re.escape(name)) as caught:
+        verify(result.folder)
+    assert caught.value.path == name and "SHA-256" in caught.value.detail
+    # Also when the manifest is updated to match: the run record still names the old hash.
+    _rehash(result.folder, name)
+    with pytest.raises(
+        BundleMismatch, match=re.escape("does not match the SHA-256 in runs/runs.jsonl")
+    ):
+        verify(result.folder)
+
+
+def test_verify_names_a_changed_summary_number(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    table = result.folder / "results/conditions.csv"
+    lines = table.read_text("utf-8").splitlines()
+    cells = lines[1].split(",")
+    cells[2] = str(int(cells[2]) + 1)  # runs
+    lines[1] = ",".join(cells)
+    table.write_text("\n".join(lines) + "\n", "utf-8")
+    with pytest.raises(BundleMismatch) as caught:
+        verify(result.folder)
+    assert caught.value.path == "results/conditions.csv"
+    assert "SHA-256" in caught.value.detail
+    _rehash(result.folder, "results/conditions.csv")
+    with pytest.raises(BundleMismatch) as caught:
+        verify(result.folder)
+    assert caught.value.path == "results/conditions.csv"
+    assert "line 2" in caught.value.detail and "the records give" in caught.value.detail
+
+
+def test_verify_rederives_from_the_judgments(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    path = result.folder / "judging/judgments.jsonl"
+    text = path.read_text("utf-8")
+    assert '"source_fidelity":0' in text
+    path.write_text(text.replace('"source_fidelity":0', '"source_fidelity":2', 1), "utf-8")
+    _rehash(result.folder, "judging/judgments.jsonl")
+    with pytest.raises(BundleMismatch) as caught:
+        verify(result.folder)
+    assert caught.value.path.startswith(("plots/", "report.html", "results/", "status.json"))
+    assert "the records give" in caught.value.detail
+
+
+def test_verify_names_a_judgment_of_an_unknown_run(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    path = result.folder / "judging/judgments.jsonl"
+    first = json.loads(path.read_text("utf-8").splitlines()[0])
+    run = first["placement"]["1"]
+    path.write_text(path.read_text("utf-8").replace(run, "no-such-run"), "utf-8")
+    _rehash(result.folder, "judging/judgments.jsonl")
+    with pytest.raises(BundleMismatch, match="'no-such-run' is not a run of item") as caught:
+        verify(result.folder)
+    assert caught.value.path == "judging/judgments.jsonl"
+
+
+def test_verify_names_a_removed_file(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    trace = sorted((result.folder / "runs/traces").iterdir())[0]
+    trace.unlink()
+    with pytest.raises(
+        BundleMismatch, match=re.escape("listed in manifest.json but missing")
+    ) as caught:
+        verify(result.folder)
+    assert caught.value.path == f"runs/traces/{trace.name}"
+    (result.folder / "extra.txt").write_text("x", "utf-8")
+    (result.folder / "manifest.json").unlink()
+    with pytest.raises(BundleMismatch, match=re.escape("manifest.json: missing")):
+        verify(result.folder)
+
+
+def _zip(path: Path, members: list[tuple[str, bytes, int]]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data, mode in members:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = mode << 16
+            zf.writestr(info, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "mode", "why"),
+    [
+        ("../evil.txt", 0o100644, "'..'"),
+        ("runs/../../evil.txt", 0o100644, "'..'"),
+        ("/etc/evil.txt", 0o100644, "absolute"),
+        ("C:/evil.txt", 0o100644, "absolute"),
+        ("runs\\..\\evil.txt", 0o100644, "backslash"),
+        ("runs/link", stat.S_IFLNK | 0o777, "symbolic link"),
+    ],
+)
+def test_unsafe_zip_members_are_refused(
+    tmp_path: Path, cli: Cli, name: str, mode: int, why: str
+) -> None:
+    bad = _zip(tmp_path / "bad.zip", [("manifest.json", b"{}", 0o100644), (name, b"x", mode)])
+    with pytest.raises(UnsafeBundle, match=re.escape(why)):
+        verify(bad)
+    result = cli("verify", bad)
+    assert result.code == 1
+    assert why in result.err
+
+
+def test_duplicate_zip_members_are_refused(tmp_path: Path) -> None:
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        bad = _zip(
+            tmp_path / "dup.zip",
+            [("manifest.json", b"{}", 0o100644), ("manifest.json", b"{}", 0o100644)],
+        )
+    with pytest.raises(UnsafeBundle, match="more than once"):
+        verify(bad)
+    bad = _zip(
+        tmp_path / "case.zip", [("Report.html", b"a", 0o100644), ("report.html", b"b", 0o100644)]
+    )
+    with pytest.raises(UnsafeBundle, match="more than once"):
+        verify(bad)
+
+
+def test_a_symlink_in_a_bundle_folder_is_refused(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    (result.folder / "link").symlink_to(tmp_path / "test.db")
+    with pytest.raises(UnsafeBundle, match="symbolic link"):
+        verify(result.folder)
+
+
+# -- atomicity -------------------------------------------------------------------------------------
+def test_a_failure_mid_export_leaves_nothing(
+    tmp_path: Path, db: sqlite_utils.Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pk = _abp_judged(db)
+    out = tmp_path / "exports"
+    good = export_bundle(db, pk, out / "kept")
+    kept = _files(good.folder), good.zip_path.read_bytes()
+    audit_rows = db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0]
+
+    real = bundle_module.write_zip
+
+    def broken(target: Path, files: dict[str, bytes]) -> None:
+        real(target, dict(list(files.items())[:5]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bundle_module, "write_zip", broken)
+    with pytest.raises(OSError, match="No space left"):
+        export_bundle(db, pk, out / "new")
+    with pytest.raises(OSError, match="No space left"):
+        export_bundle(db, pk, out / "kept")
+    # No partial folder or zip, no temporary leftovers, the earlier bundle untouched.
+    assert sorted(p.name for p in out.iterdir()) == ["kept", "kept.zip"]
+    assert (_files(good.folder), good.zip_path.read_bytes()) == kept
+    assert db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0] == audit_rows
+
+    def broken_folder(target: Path, files: dict[str, bytes]) -> None:
+        (target / "half.txt").write_text("half", "utf-8")
+        raise RuntimeError("disk unplugged")
+
+    monkeypatch.setattr(bundle_module, "write_zip", real)
+    monkeypatch.setattr(bundle_module, "write_folder", broken_folder)
+    with pytest.raises(RuntimeError):
+        export_bundle(db, pk, out / "other")
+    assert sorted(p.name for p in out.iterdir()) == ["kept", "kept.zip"]
+
+
+def test_an_existing_folder_that_is_not_a_bundle_is_not_replaced(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _abp_judged(db)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me", "utf-8")
+    with pytest.raises(Exception, match="not a bundle"):
+        export_bundle(db, pk, tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").read_text("utf-8") == "keep me"
+
+
+# -- escaping --------------------------------------------------------------------------------------
+HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
+
+
+def test_report_escapes_hostile_text(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _native_study(
+        tmp_path,
+        db,
+        prompt=HOSTILE,
+        label=HOSTILE,
+        output=f"</pre>{HOSTILE}\x1b[31m\u202e",
+        condition_id="<b>C</b>",
+        limitations=(HOSTILE,),
+    )
+    _judge_all(db, pk, justification=HOSTILE)
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    html = (result.folder / "report.html").read_text("utf-8")
+    assert "<script" not in html and "<img" not in html and "<b>C</b>" not in html
+    assert "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;" in html
+    assert "&lt;b&gt;C&lt;/b&gt;" in html
+    assert "\x1b" not in html and "\u202e" not in html
+    for svg in ("plots/pass_rate_by_condition.svg", "plots/pass_rate_by_task.svg"):
+        text = (result.folder / svg).read_text("utf-8")
+        assert "<b>" not in text and "&lt;b&gt;C&lt;/b&gt;" in text
+    # Self-contained: nothing is fetched from anywhere.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+    assert "@import" not in html and "url(" not in html
+    verify(result.zip_path)
+
+
+# -- single exports --------------------------------------------------------------------------------
+def test_abp_verdict_is_valid_against_the_shipped_schema(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    load_demo(db, FIXTURES / "demo")
+    unblind(db, "abp-demo", "coordinator")
+    design = find_design(db, "abp-demo")
+    out = tmp_path / "verdict.json"
+    document = export_abp_verdict(db, design.pk, out)
+    assert json.loads(out.read_text("utf-8")) == document
+    assert schema_errors(document) == []
+    engines = {e["engine"]: e for e in document["perEngine"]}
+    alpha = engines["demo-engine-alpha"]
+    assert (alpha["scoredTrials"], alpha["excludedEngineErrors"]) == (12, 0)
+    assert alpha["resolveRate"]["point"] == pytest.approx(11 / 12, abs=1e-6)
+    assert alpha["resolveRate"]["wilson95"] == pytest.approx([0.6461, 0.9851], abs=1e-4)
+    assert alpha["medianDiffBytesNormalized"] is not None
+    assert alpha["medianComputedUsd"] is None  # not carried by the records: missing, not 0
+    (pair,) = document["pairwise"]
+    assert pair["mcnemar"] == {"discordant": [4, 1], "pExact": 0.375}
+    assert pair["diffDelta"]["seed"] == 20260718
+    low, high = pair["diffDelta"]["bootstrap95"]
+    assert low <= pair["diffDelta"]["relMedian"] <= high
+    # The validator can fail.
+    broken = json.loads(json.dumps(document))
+    broken["perEngine"][0]["scoredTrials"] = -1
+    del broken["pairwise"][0]["mcnemar"]["pExact"]
+    broken["extra"] = 1
+    errors = validate(broken, schema())
+    assert any("scoredTrials" in e for e in errors)
+    assert any("'pExact' is missing" in e for e in errors)
+    assert any("unexpected field 'extra'" in e for e in errors)
+    try:
+        import jsonschema  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return
+    jsonschema.validate(document, schema())  # pragma: no cover - only where installed
+
+
+def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _abp_judged(db)
+    assert export_verdicts(db, pk, tmp_path / "verdicts.jsonl") == 24
+    verdicts = [json.loads(x) for x in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
+    assert {v["source"] for v in verdicts} == {"single review", "automated verification"}
+    judged = [v for v in verdicts if v["source"] == "single review"]
+    assert all(v["automated_state"] is not None and v["human_state"] for v in judged)
+    assert all(v["scores"] for v in judged)
+
+    rows = export_judgments(db, pk, tmp_path / "judgments.csv")
+    lines = (tmp_path / "judgments.csv").read_text("utf-8").splitlines()
+    assert len(lines) == rows + 1
+    header = lines[0].split(",")
+    for column in (
+        "reviewer",
+        "item",
+        "revision",
+        "status",
+        "created_at",
+        "reason",
+        "seconds_spent",
+        "position",
+        "run",
+        "score:source_fidelity",
+        "fatal_hits",
+        "state",
+        "preference",
+        "justification",
+    ):
+        assert column in header
+    # 3 revisions of the pair (draft, submission, revision) and 1 of the other: 2 rows each;
+    # the single item: 1 row.
+    assert rows == 2 * 4 + 1
+    assert any("Second look" in line for line in lines)
+    assert any(",draft," in line for line in lines)
+    # Byte-identical to the bundle's copies.
+    result = export_bundle(db, pk, tmp_path / "bundle")
+    assert (result.folder / "results/verdicts.jsonl").read_bytes() == (
+        tmp_path / "verdicts.jsonl"
+    ).read_bytes()
+    assert (result.folder / "results/judgments.csv").read_bytes() == (
+        tmp_path / "judgments.csv"
+    ).read_bytes()
+
+
+def test_judgments_csv_has_adjudications(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    pk = _afp_judged(db)
+    export_judgments(db, pk, tmp_path / "j.csv")
+    text = (tmp_path / "j.csv").read_text("utf-8")
+    adjudication_rows = [x for x in text.splitlines() if x.startswith("adjudication,")]
+    assert len(adjudication_rows) == 2
+    assert all(",carol," in x and "not supported by the output" in x for x in adjudication_rows)
+
+
+# -- the command line ------------------------------------------------------------------------------
+def test_cli_unblind_results_export_verify(tmp_path: Path, cli: Cli) -> None:
+    assert cli("demo").code == 0
+    refused = cli("unblind", "--study", "abp-demo")
+    assert refused.code == 1 and "--yes" in refused.err
+    blind = cli("results", "--study", "abp-demo")
+    assert blind.code == 1 and "still blind" in blind.err
+    none = cli("unblind", "--yes")
+    assert none.code == 1 and "--study" in none.err
+    done = cli("unblind", "--study", "abp-demo", "--yes", "--by", "coordinator", "--json")
+    assert done.code == 0 and json.loads(done.out)["unblinded_by"] == "coordinator"
+    audit = (
+        sqlite_utils.Database(cli.db_path).execute("SELECT actor, action FROM audit_log").fetchall()
+    )
+    assert audit == [("coordinator", "unblind")]
+
+    text = cli("results", "--study", "abp-demo")
+    assert text.code == 0, text.err
+    assert "By condition" in text.out and "11/12 = 0.917 [0.646, 0.985]" in text.out
+    doc = json.loads(cli("results", "--study", "abp-demo", "--json").out)
+    assert {g["condition"] for g in doc["conditions"]} == {"demo-engine-alpha", "demo-engine-beta"}
+    ambiguous = cli("results")
+    assert ambiguous.code == 1 and "--study" in ambiguous.err
+
+    out = tmp_path / "exports" / "abp"
+    made = cli("export", "bundle", "--study", "abp-demo", "--out", out, "--json")
+    assert made.code == 0, made.err
+    assert json.loads(made.out)["status"] == "protocol published / results pending"
+    for what, name in (("verdicts", "v.jsonl"), ("judgments", "j.csv"), ("abp-verdict", "a.json")):
+        r = cli("export", what, "--study", "abp-demo", "--out", tmp_path / name)
+        assert r.code == 0, r.err
+        assert (tmp_path / name).exists()
+    ok = cli("verify", out.parent / "abp.zip")
+    assert ok.code == 0 and ok.out.startswith("OK:")
+    (out / "results/summary.json").write_text("{}", "utf-8")
+    bad = cli("verify", out)
+    assert bad.code == 1
+    assert "results/summary.json" in bad.err and "SHA-256" in bad.err
+
+
+def test_bench_export_reports_figures_and_baseline() -> None:
+    doc = bench_export(runs=40, repeat=1, seed=3)
+    assert doc["benchmark"] == "export"
+    assert doc["input"]["runs"] == 40
+    assert doc["baseline"]["files"] == 40
+    assert doc["ours"]["files"] > 40
+    assert set(doc["ours"]["stages_median_seconds"]) == {"collect", "derive", "write"}
+    assert doc["ratio"] == pytest.approx(
+        doc["ours"]["median_seconds"] / doc["baseline"]["median_seconds"], rel=0.01
+    )
+    assert isinstance(doc["goal_met"], bool) and doc["goal_ratio"] == 3.0
