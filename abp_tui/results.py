@@ -198,7 +198,7 @@ def _accepts(rubric: Rubric, scores: dict[str, float]) -> bool | None:
     return result_state(rubric, ResponseJudgment(scores=whole)) == ResultState.MODEL_PASS
 
 
-def _group(
+def group_result(
     condition: str, task: str | None, outcomes: Iterable[RunOutcome], rubric: Rubric
 ) -> GroupResult:
     rows = list(outcomes)
@@ -276,8 +276,8 @@ def compute_results(db: sqlite_utils.Database, design_pk: int) -> ResultsReport:
         rubric=rubric.id,
         unblinded_by=who[0],
         unblinded_at=who[1],
-        conditions=[_group(c, None, by_condition[c], rubric) for c in conditions],
-        by_task=[_group(c, t, by_cell[(c, t)], rubric) for c, t in sorted(by_cell)],
+        conditions=[group_result(c, None, by_condition[c], rubric) for c in conditions],
+        by_task=[group_result(c, t, by_cell[(c, t)], rubric) for c, t in sorted(by_cell)],
         comparisons=comparisons,
         position_bias=_position_bias(db, design_pk),
         outcomes=outcomes,
@@ -337,8 +337,12 @@ def _compare(
     facts = {f.pk: f for f in run_facts(db, sql.design(db, design_pk).study_id)}
     efficiency = []
     for metric in EFFICIENCY_METRICS:
-        values_a = [_metric(facts[o.run_pk], metric) for o in by_condition[a] if _counts(o)]
-        values_b = [_metric(facts[o.run_pk], metric) for o in by_condition[b] if _counts(o)]
+        values_a = [
+            _metric(facts[o.run_pk], metric) for o in by_condition[a] if counts_for_efficiency(o)
+        ]
+        values_b = [
+            _metric(facts[o.run_pk], metric) for o in by_condition[b] if counts_for_efficiency(o)
+        ]
         if any(v is not None for v in values_a + values_b):
             efficiency.append(
                 Efficiency(
@@ -355,7 +359,7 @@ def _compare(
     )
 
 
-def _counts(outcome: RunOutcome) -> bool:
+def counts_for_efficiency(outcome: RunOutcome) -> bool:
     """Engine errors and other exclusions are not efficiency measurements."""
     return outcome.state is None or outcome.state.in_quality_denominator
 

@@ -43,9 +43,9 @@ from abp_tui.results import (
     GroupResult,
     OutcomeSource,
     RunOutcome,
+    counts_for_efficiency,
+    group_result,
 )
-from abp_tui.results import _counts as counts_for_efficiency
-from abp_tui.results import _group as group_result
 from abp_tui.scoring import result_state
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.stats.results import (

@@ -19,7 +19,7 @@ from typing import Any, Final
 from abp_tui.export.analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
 from abp_tui.export.jsonschema_lite import validate
-from abp_tui.results import _counts as counts_for_efficiency
+from abp_tui.results import counts_for_efficiency
 from abp_tui.stats.results import Proportion
 
 SCHEMA_NAME: Final = "abp-verdict/v1"
