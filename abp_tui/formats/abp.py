@@ -40,6 +40,7 @@ from abp_tui.formats.base import (
     peek_json,
     read_json,
     validate,
+    validate_each,
 )
 from abp_tui.models import Condition, ReferenceVerdict, Study, Task
 
@@ -301,22 +302,13 @@ def _parse_run(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     run = validate(AbpRun, data, ctx.display)
     engines: list[tuple[int, RunEngine]] = []
     invalid: list[Invalid] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(run.engines):
-        prefix = f"$.engines[{i}]"
-        try:
-            engine = validate(RunEngine, raw, ctx.display, prefix=prefix)
-            if engine.name in seen:
-                raise InputError(
-                    ctx.display,
-                    f"duplicate engine name {engine.name!r}; expected each engine once",
-                    path=f"{prefix}.name",
-                )
-        except InputError as exc:
-            invalid.append(Invalid(exc))
-            continue
-        seen.add(engine.name)
-        engines.append((i, engine))
+    for found in validate_each(
+        run.engines, RunEngine, ctx, "$.engines", "name", "engine name", "engine"
+    ):
+        if isinstance(found, Invalid):
+            invalid.append(found)
+        else:
+            engines.append((found[0], found[2]))
     yield _study(
         path,
         ctx,

@@ -38,6 +38,7 @@ from abp_tui.formats.base import (
     peek_json,
     read_json,
     validate,
+    validate_each,
 )
 from abp_tui.models import (
     AcceptanceRule,
@@ -247,21 +248,13 @@ def _parse_pack(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             version=version,
             metadata=_rest(raw, {"name", "instruction"}),
         )
-    seen: set[str] = set()
-    for i, raw in enumerate(pack.fixtures):
-        prefix = f"$.fixtures[{i}]"
-        try:
-            fixture = validate(AfpFixture, raw, ctx.display, prefix=prefix)
-            if fixture.id in seen:
-                raise InputError(
-                    ctx.display,
-                    f"duplicate fixture id {fixture.id!r}; expected each fixture once",
-                    path=f"{prefix}.id",
-                )
-        except InputError as exc:
-            yield Invalid(exc)
+    for found in validate_each(
+        pack.fixtures, AfpFixture, ctx, "$.fixtures", "id", "fixture id", "fixture"
+    ):
+        if isinstance(found, Invalid):
+            yield found
             continue
-        seen.add(fixture.id)
+        _i, raw, fixture = found
         yield Task(
             id=fixture.id,
             prompt=fixture.task,

@@ -31,6 +31,7 @@ from abp_tui.formats.base import (
     peek_json,
     read_json,
     validate,
+    validate_each,
 )
 from abp_tui.models import Condition, ResultState, Run, Study, Tokens
 
@@ -308,22 +309,12 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
 
     conditions = _Conditions(manifest.agents)
     trials: list[tuple[TrialResult, dict[str, Any]] | Invalid] = []
-    seen: set[str] = set()
     tried: set[str] = set()
-    for i, raw in enumerate(results):
-        prefix = f"$.results[{i}]"
-        try:
-            trial = validate(TrialResult, raw, ctx.display, prefix=prefix)
-            if trial.id in seen:
-                raise InputError(
-                    ctx.display,
-                    f"duplicate trial id {trial.id!r}; expected each id once",
-                    path=f"{prefix}.id",
-                )
-        except InputError as exc:
-            trials.append(Invalid(exc))
+    for found in validate_each(results, TrialResult, ctx, "$.results", "id", "trial id", "id"):
+        if isinstance(found, Invalid):
+            trials.append(found)
             continue
-        seen.add(trial.id)
+        _i, raw, trial = found
         tried.add(trial.taskId)
         conditions.note_trial(trial.agent)
         trials.append((trial, raw))

@@ -8,7 +8,7 @@ problems that make the whole file unusable are *raised* as :class:`InputError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -273,3 +273,39 @@ class SimpleFormat:
 
     def parse(self, path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         return self.parse_fn(path, ctx)
+
+
+def validate_each(
+    raws: Sequence[Any],
+    model: type[M],
+    ctx: ParseContext,
+    list_path: str,
+    key: str,
+    what: str,
+    each: str,
+    check: Callable[[M, str], None] | None = None,
+) -> Iterator[tuple[int, Any, M] | Invalid]:
+    """Validate each element of a JSON list: (index, raw element, model), or an Invalid record.
+
+    An element whose ``key`` repeats an earlier one is invalid ("duplicate {what} ...; expected
+    each {each} once"); ``check(model, json_path)`` may raise InputError for more checks.
+    """
+    seen: set[Any] = set()
+    for i, raw in enumerate(raws):
+        prefix = f"{list_path}[{i}]"
+        try:
+            item = validate(model, raw, ctx.display, prefix=prefix)
+            value = getattr(item, key)
+            if value in seen:
+                raise InputError(
+                    ctx.display,
+                    f"duplicate {what} {value!r}; expected each {each} once",
+                    path=f"{prefix}.{key}",
+                )
+            if check is not None:
+                check(item, prefix)
+        except InputError as exc:
+            yield Invalid(exc)
+            continue
+        seen.add(value)
+        yield i, raw, item

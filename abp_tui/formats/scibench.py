@@ -38,6 +38,7 @@ from abp_tui.formats.base import (
     peek_json,
     read_json,
     validate,
+    validate_each,
 )
 from abp_tui.models import Condition, Dimension, ResultState, Rubric, Run, Study, Task
 from abp_tui.rubrics import SCI_BENCH_V1
@@ -337,21 +338,19 @@ def _parse_spec(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         limitations=tuple(spec.limitations),
     )
     order = {cid: i for i, cid in enumerate(spec.condition_order)}
-    seen: set[str] = set()
-    for i, raw in enumerate(spec.conditions):
-        prefix = f"$.conditions[{i}]"
-        try:
-            cond = validate(SciCondition, raw, ctx.display, prefix=prefix)
-            if cond.condition_id in seen:
-                raise InputError(
-                    ctx.display,
-                    f"duplicate condition_id {cond.condition_id!r}; expected each condition once",
-                    path=f"{prefix}.condition_id",
-                )
-        except InputError as exc:
-            yield Invalid(exc)
+    for found in validate_each(
+        spec.conditions,
+        SciCondition,
+        ctx,
+        "$.conditions",
+        "condition_id",
+        "condition_id",
+        "condition",
+    ):
+        if isinstance(found, Invalid):
+            yield found
             continue
-        seen.add(cond.condition_id)
+        i, raw, cond = found
         yield Condition(
             id=cond.condition_id,
             label=cond.label,
@@ -361,28 +360,23 @@ def _parse_spec(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             },
         )
     scorable = set(spec.scoring_dimensions) - set(spec.unscored_dimensions)
-    cases: set[str] = set()
-    for i, raw in enumerate(spec.cases):
-        prefix = f"$.cases[{i}]"
-        try:
-            case = validate(SciCase, raw, ctx.display, prefix=prefix)
-            if case.case_id in cases:
+
+    def scored_only(case: SciCase, prefix: str) -> None:
+        for j, dim in enumerate(case.dimensions_scored):
+            if dim not in scorable:
                 raise InputError(
                     ctx.display,
-                    f"duplicate case_id {case.case_id!r}; expected each case once",
-                    path=f"{prefix}.case_id",
+                    f"expected a scored dimension of scoring_dimensions (got {dim!r})",
+                    path=f"{prefix}.dimensions_scored[{j}]",
                 )
-            for j, dim in enumerate(case.dimensions_scored):
-                if dim not in scorable:
-                    raise InputError(
-                        ctx.display,
-                        f"expected a scored dimension of scoring_dimensions (got {dim!r})",
-                        path=f"{prefix}.dimensions_scored[{j}]",
-                    )
-        except InputError as exc:
-            yield Invalid(exc)
+
+    for case_found in validate_each(
+        spec.cases, SciCase, ctx, "$.cases", "case_id", "case_id", "case", scored_only
+    ):
+        if isinstance(case_found, Invalid):
+            yield case_found
             continue
-        cases.add(case.case_id)
+        i, raw, case = case_found
         yield Task(
             id=case.case_id,
             prompt=case.prompt,
