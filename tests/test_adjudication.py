@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import sqlite_utils
 
 from abp_tui.adjudication import adjudicate, disagreements, final_verdicts
+from abp_tui.analysis.records import (
+    Adjudication,
+    DesignRecords,
+    Item,
+    ItemJudgment,
+    first_submitted,
+    latest_submitted,
+)
+from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
 from abp_tui.review import ReviewSession
+from abp_tui.rubrics import AFP_V01
 from abp_tui.store.judging import BlindingError
 from abp_tui.studies import create_design
 from tests.test_review import AFP_DIMS, _study
@@ -133,3 +146,91 @@ def test_adjudication_keeps_originals_and_sets_the_source(
     assert db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == 2
     with pytest.raises(Exception, match="append-only"):
         db.execute("DELETE FROM adjudications")
+
+
+# -- the rules on plain records, with no database --------------------------------------------------
+def _records(judgments: list[ItemJudgment]) -> DesignRecords:
+    return DesignRecords(
+        design=StudyDesign(study="s", name="m", seed=1, reviewers=["a", "b"]),
+        rubric=AFP_V01,
+        seed=1,
+        items=(
+            Item(pk=10, code="P-ONE", runs=(1, 2), conditions=("A", "C")),
+            Item(pk=11, code="P-TWO", runs=(3, 4), conditions=("A", "C")),
+        ),
+        judgments=tuple(judgments),
+        adjudications=(),
+    )
+
+
+def _by_run(judgment: Judgment, placement: dict[str, int]) -> Judgment:
+    responses = {str(placement[k]): v for k, v in judgment.responses.items()}
+    return judgment.model_copy(update={"responses": responses})
+
+
+def _judged(reviewer: str, item: int, revision: int, judgment: Judgment) -> ItemJudgment:
+    runs = {10: (1, 2), 11: (3, 4)}[item]
+    placement = {"1": runs[0], "2": runs[1]}
+    return ItemJudgment(reviewer, item, _by_run(judgment, placement), placement, revision)
+
+
+def test_latest_submission_decides_verdicts_and_the_first_is_kept_for_agreement() -> None:
+    first = _judged("b", 10, 1, _j(0, 0, PreferenceChoice.RESPONSE_2))
+    revised = _judged("b", 10, 2, _j(2, 2, PreferenceChoice.TIE))
+    records = _records(
+        [
+            revised,  # the order records arrive in does not matter
+            _judged("a", 10, 1, _j(2, 2, PreferenceChoice.TIE)),
+            first,
+            _judged("a", 11, 1, _j(2, 1, PreferenceChoice.RESPONSE_1)),
+        ]
+    )
+    assert latest_submitted(records.judgments)[10] == [records.judgments[1], revised]
+    assert first_submitted(records.judgments)[10] == [records.judgments[1], first]
+    decided = decide(records)
+    assert decided.disagreements == []
+    assert [(v.run_pk, v.source, v.judgments, v.items) for v in decided.verdicts] == [
+        (1, "unanimous", 2, ("P-ONE",)),
+        (2, "unanimous", 2, ("P-ONE",)),
+        (3, "single review", 1, ("P-TWO",)),
+        (4, "single review", 1, ("P-TWO",)),
+    ]
+    assert decided.verdicts[3].scores["task_correctness"] == 1.0
+
+
+def test_an_adjudication_decides_a_disputed_run() -> None:
+    records = _records(
+        [
+            _judged("a", 10, 1, _j(2, 2, PreferenceChoice.RESPONSE_1)),
+            _judged("b", 10, 1, _j(0, 0, PreferenceChoice.RESPONSE_2)),
+        ]
+    )
+    (dispute,) = decide(records).disagreements
+    assert (dispute.code, dispute.reviewers, dispute.adjudicated) == ("P-ONE", ["a", "b"], False)
+    assert "preferences conflict" in dispute.reasons
+    assert {v.source for v in decide(records).verdicts} == {"unresolved"}
+    final = _by_run(_j(1, 2, PreferenceChoice.RESPONSE_2), {"1": 1, "2": 2})
+    older = _by_run(_j(0, 0, PreferenceChoice.RESPONSE_2), {"1": 1, "2": 2})
+    adjudicated = dataclasses.replace(
+        records,
+        adjudications=(
+            Adjudication(10, "carol", 2, final, "Run 1 misses one requirement."),
+            Adjudication(10, "carol", 1, older, "First pass."),
+        ),
+    )
+    decided = decide(adjudicated)
+    assert decided.disagreements[0].adjudicated
+    assert [(v.source, v.scores["task_correctness"]) for v in decided.verdicts] == [
+        ("adjudicated", 1.0),
+        ("adjudicated", 2.0),
+    ]
+    assert decided.adjudicated_by[1].note == "Run 1 misses one requirement."
+
+
+def test_verdict_rules_load_without_statistics_or_the_ui() -> None:
+    code = (
+        "import sys, abp_tui.adjudication, abp_tui.store.judging, abp_tui.analysis.verdicts; "
+        "print(sorted(m for m in ('scipy', 'textual') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import sqlite_utils
 
+from abp_tui.adjudication import disagreements, final_verdicts
 from abp_tui.agreement import design_records, study_agreement
 from abp_tui.importing import import_paths
-from abp_tui.models import PreferenceChoice
+from abp_tui.models import PreferenceChoice, ResponseJudgment, ResultState
 from tests.conftest import Cli
 from tests.test_adjudication import _flipped, _j, _setup
 
@@ -74,3 +76,50 @@ def test_agreement_table_cli(tmp_path: Path, cli: Cli) -> None:
     result = cli("agreement", "--table", bad, "--level", "ordinal", "--scale", "0,1,2")
     assert result.code == 1
     assert "bad.csv:2: value:" in result.err and "declared scale" in result.err
+
+
+def test_a_revision_after_submission_does_not_change_agreement(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, a, b, codes = _setup(tmp_path, db)
+    for code in codes:
+        a.save(code, _j(2, 2, PreferenceChoice.TIE), 1, submit=True)
+        b.save(code, _j(0, 0, PreferenceChoice.TIE), 1, submit=True)
+    before = study_agreement(db, "s", pk, resamples=0)
+    records_before = design_records(db, pk)
+    # b sees a's judgment and revises to match it: the verdict follows the revision...
+    for code in codes:
+        b.save(code, _j(2, 2, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's view.")
+    assert {v.source for v in final_verdicts(db, pk)} == {"unanimous"}
+    assert disagreements(db, pk) == []
+    # ...but agreement stays on the independent, first submissions.
+    assert design_records(db, pk) == records_before
+    after = study_agreement(db, "s", pk, resamples=0)
+    assert after == before
+    by_name = {v.variable: v for v in after.variables}
+    assert by_name["dimension:task_correctness"].percent_agreement.value == 0.0
+    assert by_name["total"].percent_agreement.value == 0.0
+    assert by_name["preference"].percent_agreement.value == 1.0
+
+
+def test_fatal_flags_count_only_responses_scored_against_the_rubric(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, a, b, codes = _setup(tmp_path, db)
+    override = ResponseJudgment(
+        state_override=ResultState.INVALID_TEST, override_reason="The fixture is broken."
+    )
+    judgment = _j(2, 2, PreferenceChoice.TIE, fatal1=("Fatal P01",))
+    a.save(codes[0], judgment, 1, submit=True)
+    b.save(
+        codes[0],
+        judgment.model_copy(update={"responses": {**judgment.responses, "2": override}}),
+        1,
+        submit=True,
+    )
+    records, levels, scales = design_records(db, pk)
+    assert levels["fatal_hit"] == "nominal" and scales["fatal_hit"] == (0, 1)
+    # Two reviewers x two responses, less b's overridden one.
+    assert len(records["fatal_hit"]) == len(records["total"]) == 3
+    assert len(records["result_state"]) == 4
+    assert Counter(v for _, _, v in records["fatal_hit"]) == {1: 2, 0: 1}

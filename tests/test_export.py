@@ -13,6 +13,8 @@ import pytest
 import sqlite_utils
 
 from abp_tui.adjudication import adjudicate, final_verdicts
+from abp_tui.agreement import study_agreement
+from abp_tui.analysis.agreement import agreement_input
 from abp_tui.demo import load_demo
 from abp_tui.export import (
     BundleMismatch,
@@ -24,7 +26,7 @@ from abp_tui.export import (
     verify,
 )
 from abp_tui.export import bundle as bundle_module
-from abp_tui.export.analysis import analyse, parse, summarise
+from abp_tui.export.analysis import agreement, analyse, parse, summarise
 from abp_tui.export.bench import bench_export
 from abp_tui.export.canonical import sha256_bytes
 from abp_tui.export.jsonschema_lite import validate
@@ -34,6 +36,7 @@ from abp_tui.importing import import_paths
 from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
 from abp_tui.results import StudyIsBlind, compute_results, unblind
 from abp_tui.review import ReviewSession
+from abp_tui.store.judging import records_of_design
 from abp_tui.studies import create_design, find_design
 from tests.conftest import FIXTURES, Cli
 from tests.test_adjudication import GATE, _j
@@ -295,7 +298,7 @@ def test_bundle_contains_protocol_records_results_and_manifest(
     }
     # Agreement with its denominators.
     agreement = json.loads(files["results/agreement.json"])
-    tc = next(v for v in agreement["variables"] if v["variable"] == "task_correctness")
+    tc = next(v for v in agreement["variables"] if v["variable"] == "dimension:task_correctness")
     assert tc["n_reviewers"] == 2 and tc["n_items"] == 6
     assert "n_judgments" in tc["krippendorff_alpha"]
     header = files["results/agreement.csv"].decode().splitlines()[0]
@@ -387,6 +390,36 @@ def test_derived_results_equal_the_core_results(tmp_path: Path, db: sqlite_utils
         assert ours == theirs
         human = {collected.run_ids[v.run_pk]: v.source for v in final_verdicts(db, pk)}
         assert {k: v.source for k, v in analysis.human.items()} == human
+
+
+def test_bundle_and_database_measure_agreement_alike(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _afp_judged(db)
+    collected = collect(db, pk)
+    analysis = analyse(parse(collected.files))
+    # The same records reach the same rules from the database and from the bundle.
+    assert agreement_input(analysis.records) == agreement_input(records_of_design(db, pk))
+    seed = analysis.inputs.design.seed
+    bundle = {v.variable: v for v in agreement(analysis).variables}
+    core = {v.variable: v for v in study_agreement(db, "afp-pilot-demo", pk, seed=seed).variables}
+    assert set(core) == set(bundle)
+    assert {f"dimension:{d}" for d in AFP_DIMS} <= set(core)
+    for name, theirs in core.items():
+        # Same records, same names, same seed: the very same figures, intervals included.
+        assert bundle[name] == theirs
+
+    # A revision after seeing the others' judgments changes the verdict, not the agreement.
+    code = sorted(r.code for r in ReviewSession(db, pk, "demo").queue())[2]
+    assert code in {d.code for d in analysis.disagreements}
+    second = ReviewSession(db, pk, "second-reviewer")
+    revised = _j(2, 2, PreferenceChoice.TIE)
+    second.save(code, revised, 5, submit=True, reason="Agrees after reading the first review.")
+    later = analyse(parse(collect(db, pk).files))
+    assert [d.code for d in later.disagreements] == [
+        d.code for d in analysis.disagreements if d.code != code
+    ]
+    assert agreement(later) == agreement(analysis)
 
 
 # -- byte-identical, verify --------------------------------------------------------------------

@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from abp_tui.analysis.records import DesignRecords, RunRecord
+from abp_tui.analysis.results import results
+from abp_tui.analysis.verdicts import AUTOMATED_STATES, Verdict, outcome
 from abp_tui.demo import load_demo
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
 from abp_tui.packs import open_pack, write_study_pack
 from abp_tui.results import StudyIsBlind, compute_results, unblind
 from abp_tui.review import ReviewSession
@@ -98,3 +101,105 @@ def test_a_reviewer_station_never_unblinds(tmp_path: Path, db: sqlite_utils.Data
     open_pack(station, tmp_path / "p.json")
     with pytest.raises(AbpError, match="reviewer station"):
         unblind(station, "afp-pilot-demo", "demo")
+
+
+# -- the rules on plain records, with no database --------------------------------------------------
+def _run(
+    pk: int,
+    condition: str,
+    trial: int,
+    automated: str | None = None,
+    record: ResultState | None = None,
+    tokens: int | None = None,
+) -> RunRecord:
+    return RunRecord(
+        pk=pk,
+        id=f"t1/{condition}/{trial}",
+        task="t1",
+        condition=condition,
+        trial=trial,
+        origin_status=record,
+        automated_outcome=automated,
+        excluded_reason=None,
+        total_tokens=tokens,
+        wall_clock_ms=None,
+        cost_usd=None,
+        diff_bytes=None,
+    )
+
+
+def _verdict(state: ResultState) -> Verdict:
+    return Verdict(
+        run_pk=1,
+        source="single review",
+        result_state=state,
+        scores={},
+        fatal_hits=(),
+        judgments=1,
+        items=("P-X",),
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdict", "automated", "record", "state", "source"),
+    [
+        (
+            ResultState.MODEL_FAIL,
+            "resolved",
+            ResultState.INFRA_ERROR,
+            ResultState.MODEL_FAIL,
+            "single review",
+        ),
+        (None, "Agent-Error", None, ResultState.INFRA_ERROR, "automated verification"),
+        (
+            None,
+            "passed",
+            ResultState.PROVIDER_BLOCK,
+            ResultState.MODEL_PASS,
+            "automated verification",
+        ),
+        (None, None, ResultState.PROVIDER_BLOCK, ResultState.PROVIDER_BLOCK, "record"),
+        (None, "no-such-outcome", None, None, "unjudged"),
+    ],
+)
+def test_the_outcome_that_counts(
+    verdict: ResultState | None,
+    automated: str | None,
+    record: ResultState | None,
+    state: ResultState | None,
+    source: str,
+) -> None:
+    found = outcome(_run(1, "A", 1, automated, record), _verdict(verdict) if verdict else None)
+    assert (found.state, found.source) == (state, source)
+    assert found.human_state == verdict
+    assert found.automated_state == AUTOMATED_STATES.get((automated or "").lower())
+
+
+def test_results_on_plain_records_leave_engine_errors_out_of_efficiency() -> None:
+    runs = (
+        _run(1, "A", 1, "resolved", tokens=100),
+        _run(2, "A", 2, "agent-error", tokens=1_000_000),
+        _run(3, "B", 1, "unresolved", tokens=300),
+        _run(4, "B", 2, "resolved", tokens=300),
+    )
+    records = DesignRecords(
+        design=StudyDesign(study="s", name="m", seed=5, contrasts=[("A", "B")]),
+        rubric=BUSINESS_V1,
+        seed=5,
+        items=(),
+        judgments=(),
+        adjudications=(),
+        runs=runs,
+    )
+    found = results(records)
+    a, b = found.conditions
+    assert (a.condition, a.pass_rate.x, a.pass_rate.n, a.states["INFRA_ERROR"]) == ("A", 1, 1, 1)
+    assert (b.pass_rate.x, b.pass_rate.n) == (1, 2)
+    (cmp,) = found.comparisons
+    assert (cmp.paired.pairs, cmp.paired.a_pass_b_fail) == (1, 1)
+    (tokens,) = cmp.efficiency
+    assert (tokens.metric, tokens.difference.median_a, tokens.difference.median_b) == (
+        "total_tokens",
+        100.0,
+        300.0,
+    )

@@ -33,7 +33,7 @@ from typing import Any, Final
 import sqlite_utils
 
 from abp_tui import __version__
-from abp_tui.adjudication import final_verdicts
+from abp_tui.adjudication import Verdict, final_verdicts
 from abp_tui.export import records as rec
 from abp_tui.export.analysis import Analysis, analyse, parse
 from abp_tui.export.canonical import json_bytes, sha256_bytes
@@ -98,25 +98,26 @@ def _environment() -> dict[str, str]:
 def _cross_check(
     db: sqlite_utils.Database, design_pk: int, collected: Collected, analysis: Analysis
 ) -> None:
-    """The verdicts computed from the bundle's records must be the database's own."""
+    """The verdicts computed from the bundle's records must be the database's own: the same
+    rules on both, so a difference means a record was lost or changed on its way into the
+    bundle."""
     core = {collected.run_ids[v.run_pk]: v for v in final_verdicts(db, design_pk)}
     ours = analysis.human
     for run in sorted(set(core) | set(ours)):
-        a, b = core.get(run), ours.get(run)
-        mine = (
-            None if b is None else (b.source, b.state, b.scores, b.fatal_hits, b.judgments, b.items)
-        )
-        theirs = (
-            None
-            if a is None
-            else (a.source, a.result_state, a.scores, a.fatal_hits, a.judgments, a.items)
-        )
+        mine, theirs = _verdict_facts(ours.get(run)), _verdict_facts(core.get(run))
         if mine != theirs:
             raise ExportError(
                 f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
                 f"{mine} differs from the database's {theirs}; nothing was written "
                 "(please report this)"
             )
+
+
+def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
+    """A verdict without its run key (the database's key or the bundle's number)."""
+    if v is None:
+        return None
+    return (v.source, v.result_state, v.scores, v.fatal_hits, v.judgments, v.items)
 
 
 def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -> bytes:

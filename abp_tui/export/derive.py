@@ -131,7 +131,7 @@ def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict
         "excluded_runs": excluded_runs(analysis),
         "disagreements": [
             {
-                "item": d.item,
+                "item": d.code,
                 "reviewers": d.reviewers,
                 "reasons": d.reasons,
                 "adjudicated": d.adjudicated,

@@ -217,7 +217,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
         f"{len(unjudged)} of {len(inputs.items)} items lack a submitted judgment "
         f"({needed} needed per item)",
     )
-    unresolved = sorted(d.item for d in analysis.disagreements if not d.adjudicated)
+    unresolved = sorted(d.code for d in analysis.disagreements if not d.adjudicated)
     check(
         "every disagreement adjudicated",
         unresolved,

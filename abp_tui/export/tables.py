@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abp_tui.export.analysis import Analysis, Disagreement, excluded_runs
+from abp_tui.analysis.verdicts import Disagreement
+from abp_tui.export.analysis import Analysis, excluded_runs
 from abp_tui.export.records import PublishedFinding
 from abp_tui.models import PreferenceChoice, ResultState, Rubric
 from abp_tui.results import Comparison, GroupResult, ResultsReport
@@ -331,7 +332,7 @@ def excluded_table(analysis: Analysis) -> Table:
 def disagreement_table(disagreements: Sequence[Disagreement]) -> Table:
     return (
         ["item", "reviewers", "reasons", "adjudicated"],
-        [[d.item, d.reviewers, d.reasons, d.adjudicated] for d in disagreements],
+        [[d.code, d.reviewers, d.reasons, d.adjudicated] for d in disagreements],
     )
 
 

@@ -16,10 +16,10 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
+from abp_tui.analysis.results import counts_for_efficiency
 from abp_tui.export.analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
 from abp_tui.export.jsonschema_lite import validate
-from abp_tui.results import counts_for_efficiency
 from abp_tui.stats.results import Proportion
 
 SCHEMA_NAME: Final = "abp-verdict/v1"
@@ -77,13 +77,11 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
             "unjudgedTrials": g.unjudged,
             "resolveRate": _rate(g.pass_rate),
         }
+        measured = [
+            analysis.records.runs[i] for i in indices if counts_for_efficiency(analysis.outcomes[i])
+        ]
         for key, metric in _MEDIANS:
-            values = [
-                float(v)
-                for i in indices
-                if counts_for_efficiency(analysis.outcomes[i])
-                and (v := getattr(inputs.runs[i], metric)) is not None
-            ]
+            values = [v for r in measured if (v := r.metric(metric)) is not None]
             engine[key] = statistics.median(values) if values else None
         per_engine.append(engine)
     pairwise = []

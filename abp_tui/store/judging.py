@@ -1,5 +1,8 @@
 """SQL for study designs, items, assignments, judgments, positions and findings.
 
+:func:`records_of_design` reads what :mod:`abp_tui.analysis` computes verdicts, results and
+agreement from; the rules themselves live there, not in SQL.
+
 Judgments are append-only (SQLite triggers refuse UPDATE and DELETE): a save adds a revision.
 A reviewer can read other reviewers' judgments of an item only after submitting their own; that
 rule lives here, in :func:`others_judgments`, not in any screen.
@@ -13,9 +16,20 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.analysis.records import (
+    Adjudication,
+    DesignRecords,
+    Item,
+    ItemJudgment,
+    RunRecord,
+    design_document,
+    in_scope,
+)
 from abp_tui.blinding import Assignment, PlannedItem, PlanRun
 from abp_tui.errors import AbpError
+from abp_tui.models import Judgment, ResultState, Rubric, StudyDesign
 from abp_tui.store.db import utc_now
+from abp_tui.store.queries import run_facts
 
 
 class BlindingError(AbpError):
@@ -591,3 +605,85 @@ def append_adjudication(
             [item_pk, adjudicator, revision, payload, placement, note, int(show_names), utc_now()],
         )
     return revision
+
+
+def records_of_design(
+    db: sqlite_utils.Database, design_pk: int, *, with_runs: bool = True
+) -> DesignRecords:
+    """A design's records for :mod:`abp_tui.analysis`, keyed by database keys: its items, every
+    submitted judgment revision, the latest adjudication of each item and, ``with_runs``, the
+    current runs in its scope with their automated outcomes and efficiency figures."""
+    row = design(db, design_pk)
+    study_design = StudyDesign.model_validate(design_document(row.document))
+    items = tuple(
+        Item(
+            pk=r[0],
+            code=r[1],
+            runs=(r[2],) if r[3] is None else (r[2], r[3]),
+            conditions=(r[4],) if r[3] is None else (r[4], r[5]),
+            fatal_criteria=tuple(json.loads(r[6])),
+        )
+        for r in db.execute(
+            "SELECT i.pk, i.code, i.run_a_pk, i.run_b_pk, ca.id, cb.id, t.fatal_criteria "
+            "FROM items i JOIN tasks t ON t.pk = i.task_pk "
+            "JOIN runs ra ON ra.pk = i.run_a_pk JOIN conditions ca ON ca.pk = ra.condition_pk "
+            "LEFT JOIN runs rb ON rb.pk = i.run_b_pk "
+            "LEFT JOIN conditions cb ON cb.pk = rb.condition_pk "
+            "WHERE i.design_pk = ? ORDER BY i.pk",
+            [design_pk],
+        ).fetchall()
+    )
+    judgments = tuple(
+        ItemJudgment(
+            reviewer=r[1],
+            item_pk=r[0],
+            judgment=Judgment.model_validate_json(r[3]),
+            placement={k: int(v) for k, v in json.loads(r[4]).items()},
+            revision=r[2],
+        )
+        for r in db.execute(
+            "SELECT j.item_pk, j.reviewer, j.revision, j.payload, j.placement FROM judgments j "
+            "JOIN items i ON i.pk = j.item_pk WHERE i.design_pk = ? AND j.status = 'submitted' "
+            "ORDER BY j.item_pk, j.reviewer, j.revision",
+            [design_pk],
+        ).fetchall()
+    )
+    adjudications = tuple(
+        Adjudication(
+            item_pk=a.item_pk,
+            adjudicator=a.adjudicator,
+            revision=a.revision,
+            judgment=Judgment.model_validate(a.payload),
+            note=a.note,
+        )
+        for a in latest_adjudications(db, design_pk)
+    )
+    runs: tuple[RunRecord, ...] = ()
+    if with_runs:
+        runs = tuple(
+            RunRecord(
+                pk=f.pk,
+                id=f.id,
+                task=f.task_id,
+                condition=f.condition_id,
+                trial=f.trial,
+                origin_status=ResultState(f.origin_status) if f.origin_status else None,
+                automated_outcome=f.automated_outcome,
+                excluded_reason=f.excluded_reason,
+                total_tokens=f.total_tokens,
+                wall_clock_ms=f.wall_clock_ms,
+                cost_usd=f.cost_usd,
+                diff_bytes=f.diff_bytes,
+            )
+            for f in run_facts(db, row.study_id)
+            if in_scope(study_design, f.task_id, f.condition_id)
+        )
+    return DesignRecords(
+        design=study_design,
+        rubric=Rubric.model_validate(row.rubric),
+        seed=row.seed,
+        items=items,
+        judgments=judgments,
+        adjudications=adjudications,
+        runs=runs,
+    )

@@ -1,0 +1,97 @@
+"""What agreement between reviewers is measured on: records, levels and declared scales."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from abp_tui.analysis.records import DesignRecords, first_submitted
+from abp_tui.models import ResultState
+from abp_tui.scoring import result_state, total
+from abp_tui.stats.agreement import Category
+from abp_tui.stats.agreement import Judgment as Observation
+
+STATE_SCALE: Final = tuple(s.value for s in ResultState)
+PREFERENCE_SCALE: Final = ("a", "b", "tie", "insufficient_evidence")
+FLAG_SCALE: Final = (0, 1)
+
+
+@dataclass(frozen=True)
+class AgreementInput:
+    """Per variable: the (unit, reviewer, value) records, the level and the declared scale."""
+
+    records: dict[str, list[Observation]]
+    levels: dict[str, str]
+    scales: dict[str, tuple[Category, ...]]
+
+
+def agreement_input(records: DesignRecords) -> AgreementInput:
+    """What agreement is measured on, from each reviewer's FIRST submitted judgment of an item.
+
+    A reviewer may revise a submitted judgment after seeing the others' (and adjudication comes
+    later still); a revision made that way is no longer an independent judgment, so agreement is
+    measured on the first submission. Verdicts use the latest.
+
+    Variables: each scored rubric dimension (``dimension:<id>``, ordinal on its declared scale),
+    the total (interval, 0 to the rubric's maximum), the result state (nominal, the six states),
+    whether any fatal criterion was hit (``fatal_hit``) and each fatal criterion of the judged
+    items' tasks and of the rubric (``fatal:<criterion>``), both nominal 0/1, and, when the
+    design has pairs, the preference (nominal). Total and fatal flags are not recorded for a
+    response whose state the reviewer overrode (it was not scored against the rubric). All but
+    the preference are judged per run within an item (unit: item code and the run's side in the
+    item); the preference per item (unit: item code), recorded as the side preferred in the
+    item's own orientation, never as the position shown (each reviewer saw their own placement).
+    """
+    rubric = records.rubric
+    levels: dict[str, str] = {}
+    scales: dict[str, tuple[Category, ...]] = {}
+    for dim in rubric.dimensions:
+        if dim.scored:
+            levels[f"dimension:{dim.id}"] = "ordinal"
+            scales[f"dimension:{dim.id}"] = tuple(dim.scale)
+    levels["total"], scales["total"] = "interval", tuple(range(rubric.max_total + 1))
+    levels["result_state"], scales["result_state"] = "nominal", STATE_SCALE
+    levels["fatal_hit"], scales["fatal_hit"] = "nominal", FLAG_SCALE
+    items = {i.pk: i for i in records.items}
+    first = first_submitted(records.judgments)
+    criteria = {
+        pk: tuple(dict.fromkeys(items[pk].fatal_criteria + rubric.fatal_criteria)) for pk in first
+    }
+    for name in dict.fromkeys(c for found in criteria.values() for c in found):
+        levels[f"fatal:{name}"], scales[f"fatal:{name}"] = "nominal", FLAG_SCALE
+    if any(i.is_pair for i in records.items):
+        levels["preference"], scales["preference"] = "nominal", PREFERENCE_SCALE
+    out: dict[str, list[Observation]] = {name: [] for name in levels}
+    for item_pk, judgments in first.items():
+        item = items[item_pk]
+        for j in judgments:
+            # In the item's own order, whatever order a record kept: the statistics' bootstrap
+            # draws units in the order they first appear.
+            ordered = sorted(
+                j.judgment.responses.items(), key=lambda r: (item.place(int(r[0])), r[0])
+            )
+            for key, response in ordered:
+                unit = f"{item.code}:{item.side(int(key))}"
+                for dim in rubric.dimensions:
+                    if dim.scored and dim.id in response.scores:
+                        out[f"dimension:{dim.id}"].append(
+                            (unit, j.reviewer, response.scores[dim.id])
+                        )
+                state = result_state(rubric, response)
+                if state is not None:
+                    out["result_state"].append((unit, j.reviewer, state.value))
+                if response.state_override is not None:
+                    continue
+                summed = total(rubric, response)
+                if summed is not None:
+                    out["total"].append((unit, j.reviewer, summed))
+                out["fatal_hit"].append((unit, j.reviewer, int(bool(response.fatal_hits))))
+                for criterion in criteria[item_pk]:
+                    hit = int(criterion in response.fatal_hits)
+                    out[f"fatal:{criterion}"].append((unit, j.reviewer, hit))
+            preferred = j.preferred()
+            if item.is_pair and preferred is not None:
+                run = j.preferred_run()
+                value = preferred if run is None else item.side(run)
+                out["preference"].append((item.code, j.reviewer, value))
+    return AgreementInput(out, levels, scales)

@@ -1,0 +1,276 @@
+"""Disagreements, final verdicts and the outcome that counts for each run.
+
+Original judgments are never changed: an adjudication is a separate record. Every final verdict
+names its source: ``adjudicated``, ``unanimous`` (two or more reviewers, no disagreement),
+``single review`` or ``unresolved`` (a disagreement not yet adjudicated). Every run in scope gets
+one outcome: a human final verdict when there is one; otherwise an automated verification outcome
+(ABP or Arena: passed, failed, timeout; an engine error is INFRA_ERROR, excluded, not a loss);
+otherwise the state its record carries (PROVIDER_BLOCK, INFRA_ERROR); otherwise it is unjudged.
+A human verdict supersedes an automated one and both are kept.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from abp_tui.analysis.records import (
+    Adjudication,
+    DesignRecords,
+    ItemJudgment,
+    RunRecord,
+    latest_adjudications,
+    latest_submitted,
+)
+from abp_tui.models import (
+    DisagreementRules,
+    Model,
+    ResponseJudgment,
+    ResultState,
+    Rubric,
+)
+from abp_tui.scoring import result_state
+
+VerdictSource = Literal["adjudicated", "unanimous", "single review", "unresolved"]
+OutcomeSource = Literal[
+    "adjudicated",
+    "unanimous",
+    "single review",
+    "unresolved",
+    "automated verification",
+    "record",
+    "unjudged",
+]
+
+AUTOMATED_STATES: Final[dict[str, ResultState]] = {
+    "passed": ResultState.MODEL_PASS,
+    "resolved": ResultState.MODEL_PASS,
+    "failed": ResultState.MODEL_FAIL,
+    "unresolved": ResultState.MODEL_FAIL,
+    "timeout": ResultState.MODEL_FAIL,
+    "agent-error": ResultState.INFRA_ERROR,
+}
+"""How automated verification outcomes (ABP, Arena, Inspect scorers) map to result states."""
+
+
+def find_disagreements(
+    rules: DisagreementRules, rubric: Rubric, judgments: list[ItemJudgment]
+) -> list[str]:
+    """Why the judgments of one item disagree under the design's rules (empty: they agree)."""
+    reasons: list[str] = []
+    if rules.grader_dispute and any(
+        r.state_override == ResultState.GRADER_DISPUTE
+        for j in judgments
+        for r in j.judgment.responses.values()
+    ):
+        reasons.append("a reviewer marked GRADER_DISPUTE")
+    if len(judgments) < 2:
+        return reasons
+    runs = sorted({k for j in judgments for k in j.judgment.responses})
+    for run in runs:
+        responses = [j.judgment.responses.get(run, ResponseJudgment()) for j in judgments]
+        if rules.result_state_differs:
+            states = {result_state(rubric, r) for r in responses}
+            if len(states) > 1:
+                shown = " vs ".join(sorted(str(s) for s in states))
+                reasons.append(f"result states differ ({shown})")
+        if rules.fatal_flag_differs:
+            hits = {tuple(sorted(r.fatal_hits)) for r in responses}
+            if len(hits) > 1:
+                reasons.append("fatal flags differ")
+        if rules.dimension_differs_by is not None:
+            for dim in rubric.dimensions:
+                scores = [r.scores[dim.id] for r in responses if dim.id in r.scores]
+                if len(scores) >= 2 and max(scores) - min(scores) >= rules.dimension_differs_by:
+                    reasons.append(f"{dim.name} differs by {max(scores) - min(scores)}")
+    if rules.preference_conflicts:
+        preferred = {r for j in judgments if (r := j.preferred_run()) is not None}
+        if len(preferred) > 1:
+            reasons.append("preferences conflict")
+    return list(dict.fromkeys(reasons))
+
+
+@dataclass
+class Disagreement:
+    """An item whose reviewers' latest submitted judgments disagree under the design's rules."""
+
+    item_pk: int
+    code: str
+    reviewers: list[str]
+    reasons: list[str] = field(default_factory=list)
+    adjudicated: bool = False
+
+
+class Verdict(Model):
+    """The final verdict of one run in a design."""
+
+    run_pk: int
+    source: VerdictSource
+    result_state: ResultState | None
+    scores: dict[str, float]
+    """Component scores: the adjudicated or single judgment's; the median when several."""
+    fatal_hits: tuple[str, ...]
+    judgments: int
+    """How many reviewer judgments of the run stand behind it."""
+    items: tuple[str, ...]
+    """Blind codes of the items the run was judged in."""
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """The human side of a design: what counts, where reviewers disagree, the final verdicts."""
+
+    latest: dict[int, list[ItemJudgment]]
+    """Item -> each reviewer's latest submitted judgment."""
+    adjudications: dict[int, Adjudication]
+    """Item -> its latest adjudication."""
+    disagreements: list[Disagreement]
+    """In plan order."""
+    verdicts: list[Verdict]
+    """One per judged run, by run key."""
+    adjudicated_by: dict[int, Adjudication]
+    """Run key -> the adjudication its verdict comes from."""
+
+
+def decide(records: DesignRecords) -> Decisions:
+    """Disagreements and the final verdict of every judged run, with its source."""
+    rubric, rules = records.rubric, records.rules
+    codes = {i.pk: i.code for i in records.items}
+    latest = latest_submitted(records.judgments)
+    adjudications = latest_adjudications(records.adjudications)
+    per_run: dict[int, list[ResponseJudgment]] = defaultdict(list)
+    judged_in: dict[int, set[str]] = defaultdict(set)
+    adjudicated_by: dict[int, Adjudication] = {}
+    unresolved: set[int] = set()
+    found: list[Disagreement] = []
+    for item_pk, js in latest.items():
+        code = codes[item_pk]
+        for j in js:
+            for key, response in j.judgment.responses.items():
+                per_run[int(key)].append(response)
+                judged_in[int(key)].add(code)
+        reasons = find_disagreements(rules, rubric, js)
+        adjudication = adjudications.get(item_pk)
+        if reasons:
+            reviewers = sorted(j.reviewer for j in js)
+            found.append(Disagreement(item_pk, code, reviewers, reasons, adjudication is not None))
+        if adjudication is not None:
+            for key in adjudication.judgment.responses:
+                adjudicated_by[int(key)] = adjudication
+        elif reasons:
+            unresolved.update(int(key) for j in js for key in j.judgment.responses)
+    verdicts = []
+    for run in sorted(per_run):
+        adjudicated = adjudicated_by.get(run)
+        items = tuple(sorted(judged_in[run]))
+        if adjudicated is not None:
+            chosen = adjudicated.judgment.responses[str(run)]
+            verdicts.append(_adjudicated(rubric, run, chosen, len(per_run[run]), items))
+        else:
+            verdicts.append(_reviewed(rubric, run, per_run[run], run in unresolved, items))
+    judged = {run: a for run, a in adjudicated_by.items() if run in per_run}
+    return Decisions(latest, adjudications, found, verdicts, judged)
+
+
+def _adjudicated(
+    rubric: Rubric, run: int, chosen: ResponseJudgment, judgments: int, items: tuple[str, ...]
+) -> Verdict:
+    return Verdict(
+        run_pk=run,
+        source="adjudicated",
+        result_state=result_state(rubric, chosen),
+        scores={k: float(v) for k, v in chosen.scores.items()},
+        fatal_hits=tuple(chosen.fatal_hits),
+        judgments=judgments,
+        items=items,
+    )
+
+
+def _reviewed(
+    rubric: Rubric,
+    run: int,
+    responses: list[ResponseJudgment],
+    disputed: bool,
+    items: tuple[str, ...],
+) -> Verdict:
+    """The verdict of the reviewers' own judgments: median scores, every fatal hit."""
+    states = {result_state(rubric, r) for r in responses}
+    source: VerdictSource
+    if len(responses) == 1:
+        source = "single review"
+    elif disputed or len(states) > 1:
+        source = "unresolved"
+    else:
+        source = "unanimous"
+    dims = sorted({d for r in responses for d in r.scores})
+    return Verdict(
+        run_pk=run,
+        source=source,
+        result_state=states.pop() if len(states) == 1 else None,
+        scores={
+            d: float(statistics.median(r.scores[d] for r in responses if d in r.scores))
+            for d in dims
+        },
+        fatal_hits=tuple(sorted({h for r in responses for h in r.fatal_hits})),
+        judgments=len(responses),
+        items=items,
+    )
+
+
+class RunOutcome(Model):
+    run_pk: int
+    run_id: str
+    task_id: str
+    condition_id: str
+    trial: int
+    state: ResultState | None
+    source: OutcomeSource
+    human_state: ResultState | None
+    automated_state: ResultState | None
+    fatal: bool | None
+    """A fatal criterion was hit (human judgment only)."""
+    scores: dict[str, float]
+
+
+def automated_state(outcome: str | None) -> ResultState | None:
+    """The result state an automated verification outcome stands for (None: no such outcome)."""
+    return AUTOMATED_STATES.get((outcome or "").lower())
+
+
+def outcome(run: RunRecord, verdict: Verdict | None) -> RunOutcome:
+    """The outcome that counts for a run: a person's final verdict, else automated verification,
+    else the state its record carries, else unjudged. A human verdict supersedes an automated
+    one; both are kept."""
+    automated = automated_state(run.automated_outcome)
+    source: OutcomeSource
+    state: ResultState | None
+    if verdict is not None:
+        state, source = verdict.result_state, verdict.source
+    elif automated is not None:
+        state, source = automated, "automated verification"
+    elif run.origin_status is not None:
+        state, source = run.origin_status, "record"
+    else:
+        state, source = None, "unjudged"
+    return RunOutcome(
+        run_pk=run.pk,
+        run_id=run.id,
+        task_id=run.task,
+        condition_id=run.condition,
+        trial=run.trial,
+        state=state,
+        source=source,
+        human_state=verdict.result_state if verdict else None,
+        automated_state=automated,
+        fatal=bool(verdict.fatal_hits) if verdict else None,
+        scores=dict(verdict.scores) if verdict else {},
+    )
+
+
+def outcomes(runs: Iterable[RunRecord], verdicts: Iterable[Verdict]) -> list[RunOutcome]:
+    """The outcome of each run, in the runs' order."""
+    by_run = {v.run_pk: v for v in verdicts}
+    return [outcome(r, by_run.get(r.pk)) for r in runs]
