@@ -15,7 +15,14 @@ import sqlite_utils
 
 from abp_tui.blinding import Masker, PlanError, enrol
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, ResponseJudgment, ResultState, Rubric, StudyDesign
+from abp_tui.models import (
+    Finding,
+    Judgment,
+    ResponseJudgment,
+    ResultState,
+    Rubric,
+    StudyDesign,
+)
 from abp_tui.scoring import problems
 from abp_tui.store import judging as sql
 
@@ -285,6 +292,28 @@ class ReviewSession:
             total,
         )
         return SaveResult(revision, status, tuple(missing))
+
+    def record_finding(self, code: str, finding: Finding, positions: tuple[str, ...] = ()) -> int:
+        """Store a finding about an item, linked to the runs shown at ``positions`` ("1", "2";
+        all of the item's runs when empty); return the finding's revision.
+
+        The finding is recorded under the design's study; recording an id again adds a revision.
+        """
+        item = sql.item_by_code(self.db, self.design_pk, code)
+        order = self._placement(item)
+        chosen = []
+        for key in positions or tuple(str(i) for i in range(1, len(order) + 1)):
+            if not key.isdigit() or not 1 <= int(key) <= len(order):
+                raise AbpError(f"unknown response {key!r}: expected 1..{len(order)}")
+            chosen.append(order[int(key) - 1])
+        return sql.append_finding(
+            self.db,
+            self.design_row.study_id,
+            finding.id,
+            self.reviewer,
+            finding.model_dump_json(),
+            sorted(set(chosen)),
+        )
 
     def others(self, code: str) -> list[Judgment]:
         """Other reviewers' submitted judgments (positions as this reviewer sees them).

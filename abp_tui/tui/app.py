@@ -13,6 +13,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from abp_tui.textsafe import safe_line
+from abp_tui.tui.commands import JudgeCommands, ReviewCommands
+from abp_tui.tui.screens.compare import open_judging
+from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
 
@@ -20,10 +23,16 @@ DEFAULT_REVIEWER = "demo"
 
 
 class AbpApp(App[None]):
-    """The adjudication workstation. Opens on the home screen (the list of studies)."""
+    """The adjudication workstation.
+
+    Opens on the compare screen at the reviewer's resume item when there is a study design they
+    can judge (assigned to them, or open), with the home screen (the list of studies) beneath it;
+    otherwise on the home screen.
+    """
 
     CSS_PATH = "styles/app.tcss"
     TITLE = "abp-tui"
+    COMMANDS = App.COMMANDS | {JudgeCommands, ReviewCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "q",
@@ -40,6 +49,38 @@ class AbpApp(App[None]):
             id="app.help",
             tooltip="List every key of the current screen and what it does.",
         ),
+        Binding(
+            "j",
+            "judge",
+            "Judge",
+            show=False,
+            id="app.judge",
+            tooltip="Judge your next study design, where you left off (blind).",
+        ),
+        Binding(
+            "a",
+            "review('disagreements')",
+            "Disagreements",
+            show=False,
+            id="app.disagreements",
+            tooltip="List the items whose reviewers disagree, and adjudicate them.",
+        ),
+        Binding(
+            "k",
+            "review('agreement')",
+            "Agreement",
+            show=False,
+            id="app.agreement",
+            tooltip="Agreement between reviewers, with denominators and confusion heat maps.",
+        ),
+        Binding(
+            "v",
+            "review('results')",
+            "Results",
+            show=False,
+            id="app.results",
+            tooltip="Results by condition (shown only after an audited unblinding).",
+        ),
     ]
 
     def __init__(self, db_path: Path, reviewer: str) -> None:
@@ -50,6 +91,18 @@ class AbpApp(App[None]):
     def on_mount(self) -> None:
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
         self.push_screen(HomeScreen(self.db_path))
+        self.open_judging(None)
+
+    def open_judging(self, design_pk: int | None) -> None:
+        """Open the compare screen on a design (None: the reviewer's next one, if any)."""
+        open_judging(self, self.db_path, self.reviewer, design_pk)
+
+    def action_judge(self) -> None:
+        self.open_judging(None)
+
+    def action_review(self, purpose: str) -> None:
+        """Open the disagreements, agreement or results screen on the current study design."""
+        open_review_screen(self, self.db_path, self.reviewer, purpose)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -1,0 +1,438 @@
+"""The coordinator's side of the workstation: disagreements, adjudication, agreement, results.
+
+The screens of the disagreement queue, the adjudication, the agreement and the results call these
+functions from worker threads. Each opens its own connection, calls the core
+(``abp_tui.adjudication``, ``abp_tui.agreement``, ``abp_tui.results``) and the store's read
+functions, and returns plain frozen data. Nothing here imports textual or runs SQL.
+
+Blinding rules kept here, so no screen can forget them:
+
+- an adjudication item is shown blind-swapped: its placement is the reverse of the placement the
+  first reviewer saw (the reviewer whose submission came first), and reviewers are "Reviewer 1",
+  "Reviewer 2"... in the order they submitted; names travel with the data but the screens show
+  them only when asked;
+- a reviewer of an item who has not submitted their own judgment never receives the others'
+  judgments of it (:class:`BlindingError`, the core's refusal), and the disagreement queue does
+  not tell them why the item is disputed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from abp_tui.adjudication import (
+    ItemJudgment,
+    adjudicate,
+    disagreements,
+    final_verdicts,
+    item_judgments,
+)
+from abp_tui.agreement import study_agreement
+from abp_tui.blinding import Masker
+from abp_tui.errors import AbpError
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, Rubric
+from abp_tui.results import ResultsReport, StudyIsBlind, compute_results, unblind
+from abp_tui.review import RECORD_STATES, BlindResponse, BlindTask, BlindTraceEvent
+from abp_tui.stats.agreement import AgreementReport
+from abp_tui.store import connect
+from abp_tui.store import judging as sql
+from abp_tui.store.judging import BlindingError
+from abp_tui.store.queries import list_studies, study_protocol
+
+__all__ = [
+    "AdjudicationItem",
+    "BlindingError",
+    "DesignChoice",
+    "DisagreementQueue",
+    "DisagreementRow",
+    "PastAdjudication",
+    "ResultsView",
+    "ReviewerJudgment",
+    "design_choices",
+    "disagreement_queue",
+    "open_adjudication",
+    "read_agreement",
+    "read_results",
+    "record_adjudication",
+    "unblind_study",
+]
+
+PACK_PROTOCOL = "pack"
+"""The protocol of a study opened from a reviewer pack: a reviewer station, never unblinded."""
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """The latest version of a study design (or, with ``pk`` None, a study's imported labels)."""
+
+    pk: int | None
+    study_id: str
+    name: str
+    version_no: int
+    protocol: str
+
+    @property
+    def label(self) -> str:
+        if self.pk is None:
+            return f"{self.study_id} / imported human labels"
+        return f"{self.study_id} / {self.name} v{self.version_no}"
+
+    @property
+    def is_station(self) -> bool:
+        """True on a reviewer station (a study opened from a reviewer pack)."""
+        return self.protocol == PACK_PROTOCOL
+
+
+def _choice(db: sqlite_utils.Database, row: sql.DesignRow) -> DesignChoice:
+    protocol = study_protocol(db, row.study_id) or ""
+    return DesignChoice(row.pk, row.study_id, row.name, row.version_no, protocol)
+
+
+def design_choices(db_path: Path, *, imported_labels: bool = False) -> list[DesignChoice]:
+    """The latest version of every study design, by study and name.
+
+    With ``imported_labels``, studies without a design that carry imported human labels (the
+    PandaLM reference set) are listed too, as a choice without a design.
+    """
+    db = connect(db_path)
+    try:
+        latest: dict[tuple[str, str], sql.DesignRow] = {}
+        for row in sql.designs(db):
+            latest[(row.study_id, row.name)] = row
+        found = [_choice(db, row) for row in latest.values()]
+        if imported_labels:
+            with_design = {c.study_id for c in found}
+            found += [
+                DesignChoice(None, s.id, "", 0, s.protocol)
+                for s in list_studies(db)
+                if s.id not in with_design and s.preferences > 0
+            ]
+    finally:
+        db.close()
+    return sorted(found, key=lambda c: (c.study_id, c.pk is None, c.name))
+
+
+def _design(db: sqlite_utils.Database, design_pk: int) -> DesignChoice:
+    return _choice(db, sql.design(db, design_pk))
+
+
+# -- the disagreement queue ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DisagreementRow:
+    code: str
+    reviewers: int
+    """How many reviewers' submitted judgments the item has (names are not listed)."""
+    reasons: tuple[str, ...]
+    """Why the judgments disagree; empty when ``locked``."""
+    adjudicated: bool
+    locked: bool
+    """The viewer is a reviewer of the item who has not submitted: they may not see why."""
+
+
+@dataclass(frozen=True)
+class DisagreementQueue:
+    design: DesignChoice
+    rows: tuple[DisagreementRow, ...]
+    """In the plan's order."""
+    verdict_sources: dict[str, int]
+    """How many runs' final verdicts come from each source (adjudicated, unanimous...)."""
+
+    @property
+    def open(self) -> int:
+        return sum(1 for r in self.rows if not r.adjudicated)
+
+
+def _locked(db: sqlite_utils.Database, item_pk: int, viewer: str) -> bool:
+    return sql.assignment(db, item_pk, viewer) is not None and not sql.has_submitted(
+        db, item_pk, viewer
+    )
+
+
+def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> DisagreementQueue:
+    """The design's disagreements as ``viewer`` may see them, with the verdict sources."""
+    db = connect(db_path)
+    try:
+        design = _design(db, design_pk)
+        rows = []
+        for d in disagreements(db, design_pk):
+            locked = _locked(db, d.item_pk, viewer)
+            rows.append(
+                DisagreementRow(
+                    d.code,
+                    len(d.reviewers),
+                    () if locked else tuple(d.reasons),
+                    d.adjudicated,
+                    locked,
+                )
+            )
+        sources: Counter[str] = Counter(v.source for v in final_verdicts(db, design_pk))
+    finally:
+        db.close()
+    return DisagreementQueue(design, tuple(rows), dict(sources))
+
+
+# -- one item to adjudicate ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReviewerJudgment:
+    """One reviewer's latest submitted judgment, keyed by the adjudication screen's positions."""
+
+    label: str
+    """"Reviewer 1", "Reviewer 2"...: the order in which they first submitted."""
+    name: str
+    """The reviewer's name: shown only when the adjudicator asks for names."""
+    judgment: Judgment
+    revision: int
+
+
+@dataclass(frozen=True)
+class PastAdjudication:
+    """The item's latest adjudication, keyed by the adjudication screen's positions."""
+
+    adjudicator: str
+    revision: int
+    judgment: Judgment
+    note: str
+    show_names: bool
+    created_at: str
+
+
+@dataclass(frozen=True)
+class AdjudicationItem:
+    """A disputed item as the adjudicator sees it: blind, swapped, with every judgment."""
+
+    design: DesignChoice
+    code: str
+    kind: str
+    task: BlindTask
+    responses: tuple[BlindResponse, ...]
+    """In this screen's order: the reverse of the first reviewer's placement."""
+    rubric: Rubric
+    placement: dict[str, int]
+    """This screen's position ("1", "2") -> run key: what an adjudication is recorded with."""
+    reasons: tuple[str, ...]
+    reviewers: tuple[ReviewerJudgment, ...]
+    latest: PastAdjudication | None
+
+    @property
+    def is_pair(self) -> bool:
+        return len(self.responses) > 1
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.reviewers)
+
+
+def _to_positions(
+    judgment: Judgment, placement: dict[str, int], shown_as: dict[str, int]
+) -> Judgment:
+    """A judgment keyed by run key, whose preference was given as ``placement`` showed the runs,
+    re-keyed to the positions of ``shown_as``."""
+    position_of = {str(run): position for position, run in shown_as.items()}
+    responses: dict[str, ResponseJudgment] = {}
+    for run_key, response in judgment.responses.items():
+        if run_key in position_of:
+            responses[position_of[run_key]] = response
+    preference = judgment.preference
+    if preference in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
+        run = placement.get("1" if preference == PreferenceChoice.RESPONSE_1 else "2")
+        position = position_of.get(str(run))
+        preference = None
+        if position is not None:
+            preference = (
+                PreferenceChoice.RESPONSE_1 if position == "1" else (PreferenceChoice.RESPONSE_2)
+            )
+    return judgment.model_copy(update={"responses": responses, "preference": preference})
+
+
+def _first_submission(db: sqlite_utils.Database, found: ItemJudgment) -> int:
+    """The key of a reviewer's first submitted revision of the item: submissions are ordered by
+    it (a larger key was stored later)."""
+    rows = sql.history(db, found.item_pk, found.reviewer)
+    return min((r.pk for r in rows if r.status == "submitted"), default=0)
+
+
+def _responses(
+    db: sqlite_utils.Database, masker: Masker, runs: list[int]
+) -> tuple[BlindResponse, ...]:
+    out = []
+    for position, run_pk in enumerate(runs, start=1):
+        content = sql.run_content(db, run_pk)
+        text, masked = masker.mask(content.output or "")
+        trace: tuple[BlindTraceEvent, ...] = ()
+        if content.trace_pk is not None:
+            trace = tuple(
+                BlindTraceEvent(
+                    seq,
+                    masker.mask(kind)[0],
+                    masker.mask(tool)[0] if tool else None,
+                    tokens_in,
+                    tokens_out,
+                    ms,
+                )
+                for seq, kind, tool, tokens_in, tokens_out, ms in sql.trace_events(
+                    db, content.trace_pk
+                )
+            )
+        state = content.origin_status if content.origin_status in RECORD_STATES else None
+        out.append(BlindResponse(str(position), text, masked, state, trace))
+    return tuple(out)
+
+
+def open_adjudication(
+    db_path: Path, design_pk: int, code: str, adjudicator: str
+) -> AdjudicationItem:
+    """A disputed item for ``adjudicator``, blind-swapped, with each reviewer's judgment.
+
+    Raises BlindingError when the adjudicator is a reviewer of the item who has not submitted
+    their own judgment, and AbpError when the item has no submitted judgment to adjudicate.
+    """
+    db = connect(db_path)
+    try:
+        design = _design(db, design_pk)
+        row = sql.design(db, design_pk)
+        item = sql.item_by_code(db, design_pk, code)
+        if _locked(db, item.pk, adjudicator):
+            raise BlindingError(
+                f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
+                "adjudicate it (they would see the other judgments first)"
+            )
+        judged = item_judgments(db, design_pk).get(item.pk, [])
+        if not judged:
+            raise AbpError(f"{code} has no submitted judgment to adjudicate yet")
+        judged = sorted(judged, key=lambda j: (_first_submission(db, j), j.reviewer))
+        first = judged[0].placement
+        if item.run_b_pk is None:
+            placement = {"1": item.run_a_pk}
+        else:
+            placement = {"1": first["2"], "2": first["1"]}
+        reviewers = tuple(
+            ReviewerJudgment(
+                f"Reviewer {n}",
+                j.reviewer,
+                _to_positions(j.judgment, j.placement, placement),
+                j.revision,
+            )
+            for n, j in enumerate(judged, start=1)
+        )
+        reasons: tuple[str, ...] = ()
+        for d in disagreements(db, design_pk):
+            if d.item_pk == item.pk:
+                reasons = tuple(d.reasons)
+        latest = None
+        for past in sql.latest_adjudications(db, design_pk):
+            if past.item_pk == item.pk:
+                latest = PastAdjudication(
+                    past.adjudicator,
+                    past.revision,
+                    _to_positions(Judgment.model_validate(past.payload), past.placement, placement),
+                    past.note,
+                    past.show_names,
+                    past.created_at,
+                )
+        rubric = Rubric.model_validate(row.rubric)
+        task = sql.task_row(db, item.task_pk)
+        masker = Masker(
+            tuple(row.document.get("masked_terms", ())),
+            tuple(row.document.get("masked_short_ids", ())),
+        )
+        responses = _responses(db, masker, [placement[k] for k in sorted(placement)])
+    finally:
+        db.close()
+    return AdjudicationItem(
+        design=design,
+        code=code,
+        kind=item.kind,
+        task=BlindTask(
+            task["title"],
+            task["prompt"],
+            task["base_instruction"],
+            task["evidence"],
+            task["expected_behaviour"],
+            tuple(task["fatal_criteria"]) + rubric.fatal_criteria,
+            task["risk_type"],
+        ),
+        responses=responses,
+        rubric=rubric,
+        placement=placement,
+        reasons=reasons,
+        reviewers=reviewers,
+        latest=latest,
+    )
+
+
+def record_adjudication(
+    db_path: Path,
+    design_pk: int,
+    code: str,
+    adjudicator: str,
+    final: Judgment,
+    placement: dict[str, int],
+    note: str,
+    show_names: bool,
+) -> int:
+    """Record the final judgment of a disputed item (keyed by position); its revision."""
+    db = connect(db_path)
+    try:
+        return adjudicate(
+            db, design_pk, code, adjudicator, final, placement, note, show_names=show_names
+        )
+    finally:
+        db.close()
+
+
+# -- agreement -------------------------------------------------------------------------------------
+def read_agreement(
+    db_path: Path, choice: DesignChoice, *, seed: int = 0, resamples: int = 1000
+) -> AgreementReport:
+    """The agreement figures of a design (or of a study's imported labels)."""
+    db = connect(db_path)
+    try:
+        return study_agreement(db, choice.study_id, choice.pk, seed=seed, resamples=resamples)
+    finally:
+        db.close()
+
+
+# -- results ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ResultsView:
+    """A design's results, or why there are none yet."""
+
+    design: DesignChoice
+    report: ResultsReport | None
+    """None while the study is blind."""
+    blind_reason: str = ""
+
+    @property
+    def blind(self) -> bool:
+        return self.report is None
+
+
+def read_results(db_path: Path, design_pk: int) -> ResultsView:
+    db = connect(db_path)
+    try:
+        design = _design(db, design_pk)
+        if design.is_station:
+            return ResultsView(
+                design,
+                None,
+                "This is a reviewer station (a study opened from a reviewer pack): results are "
+                "never unblinded here. The coordinator merges your ratings and reports results.",
+            )
+        try:
+            return ResultsView(design, compute_results(db, design_pk))
+        except StudyIsBlind as exc:
+            return ResultsView(design, None, str(exc))
+    finally:
+        db.close()
+
+
+def unblind_study(db_path: Path, study_id: str, actor: str) -> tuple[str, str]:
+    """Unblind a study as ``actor`` (audited; refused on a reviewer station): (who, when)."""
+    db = connect(db_path)
+    try:
+        return unblind(db, study_id, actor)
+    finally:
+        db.close()

@@ -1,0 +1,220 @@
+"""The reviewer's desk: one review session shared by the judging screens and their workers.
+
+The screens call the desk from worker threads; the desk serialises every use of the session's
+connection with one lock, so a draft, an item being opened and a submission never interleave. A
+draft is *staged* by the screen (instant, in memory) and stored by a worker; when several drafts
+of an item are staged before a worker runs, only the newest is stored, so the latest decision
+always wins and no older state can overwrite it. Time on an item is measured here (monotonic
+clock) and passed to each save.
+
+This module does not import textual and runs no SQL: it calls ``abp_tui.review`` and the store's
+read functions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from abp_tui.models import Finding, Judgment
+from abp_tui.review import BlindItem, ReviewSession, SaveResult
+from abp_tui.store import connect
+from abp_tui.store import judging as store
+
+
+@dataclass(frozen=True)
+class JudgeableDesign:
+    """A study design this reviewer can judge: assigned to them, or open to anyone."""
+
+    pk: int
+    study_id: str
+    name: str
+    version_no: int
+    assigned: bool
+    """True when the design names this reviewer; False for an open design."""
+    total: int
+    """Items this reviewer has (or will have once enrolled)."""
+    submitted: int
+
+    @property
+    def unfinished(self) -> int:
+        return self.total - self.submitted
+
+    @property
+    def label(self) -> str:
+        return f"{self.study_id} / {self.name} v{self.version_no}"
+
+
+def judgeable_designs(db_path: Path, reviewer: str) -> list[JudgeableDesign]:
+    """The latest version of every design the reviewer may judge, the best one to start first.
+
+    Designs that name the reviewer come before open ones, and designs with work left before
+    finished ones. Reading only: an open design is not joined until it is opened.
+    """
+    db = connect(db_path)
+    try:
+        latest: dict[tuple[str, str], store.DesignRow] = {}
+        for row in store.designs(db):
+            latest[(row.study_id, row.name)] = row
+        found = []
+        for row in latest.values():
+            reviewers = list(row.document.get("reviewers") or [])
+            if reviewers and reviewer not in reviewers:
+                continue
+            mine = {p.reviewer: p for p in store.progress(db, row.pk)}.get(reviewer)
+            if mine is not None:
+                total, submitted = mine.assigned, mine.submitted
+            else:
+                total, submitted = len(store.items(db, row.pk)), 0
+            found.append(
+                JudgeableDesign(
+                    row.pk,
+                    row.study_id,
+                    row.name,
+                    row.version_no,
+                    bool(reviewers),
+                    total,
+                    submitted,
+                )
+            )
+    finally:
+        db.close()
+    found.sort(key=lambda d: (not d.assigned, d.unfinished == 0, d.study_id, d.name))
+    return found
+
+
+@dataclass(frozen=True)
+class StoredDraft:
+    """A staged draft that reached the database."""
+
+    code: str
+    version: int
+    """The screen's change counter the draft was staged with."""
+    result: SaveResult
+
+
+@dataclass(frozen=True)
+class QueueView:
+    study_id: str
+    design_name: str
+    rows: list[store.QueueRow]
+
+
+class Desk:
+    """One reviewer's work on one design, safe to call from several worker threads."""
+
+    def __init__(self, db_path: Path, design_pk: int, reviewer: str) -> None:
+        self.db_path = db_path
+        self.design_pk = design_pk
+        self.reviewer = reviewer
+        self._lock = threading.RLock()
+        self._staged_lock = threading.Lock()
+        self._staged: dict[str, tuple[int, Judgment]] = {}
+        self._clock: dict[str, float] = {}
+        self._session: ReviewSession | None = None
+
+    # -- the session --------------------------------------------------------------------------
+    def _open_session(self) -> ReviewSession:
+        if self._session is None:
+            self._session = ReviewSession(connect(self.db_path), self.design_pk, self.reviewer)
+        return self._session
+
+    def close(self) -> None:
+        with self._lock:
+            self._store_staged()
+            if self._session is not None:
+                self._session.db.close()
+                self._session = None
+
+    @property
+    def title(self) -> str:
+        """``study / design`` (blind: names of the study and the design, no conditions)."""
+        with self._lock:
+            session = self._open_session()
+            return f"{session.design_row.study_id} / {session.design.name}"
+
+    # -- reading ------------------------------------------------------------------------------
+    def open(self, code: str | None = None) -> BlindItem | None:
+        """The item ``code`` (default: where the reviewer left off); None for an empty queue.
+
+        Drafts still staged are stored first, so the item shows what was decided last.
+        """
+        with self._lock:
+            self._store_staged()
+            session = self._open_session()
+            code = code or session.resume_code()
+            if code is None:
+                return None
+            item = session.open(code)
+            self._clock[code] = time.monotonic()
+            return item
+
+    def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
+        with self._lock:
+            self._store_staged()
+            return self._open_session().next_code(code, step, unfinished)
+
+    def queue(self) -> QueueView:
+        with self._lock:
+            self._store_staged()
+            session = self._open_session()
+            return QueueView(session.design_row.study_id, session.design.name, session.queue())
+
+    def finding_ids(self) -> set[str]:
+        """Ids of the study's findings so far (a new finding needs a fresh id)."""
+        with self._lock:
+            session = self._open_session()
+            return {row[0] for row in store.findings(session.db, session.design_row.study_id)}
+
+    # -- writing ------------------------------------------------------------------------------
+    def stage(self, code: str, version: int, judgment: Judgment) -> None:
+        """Remember the newest draft of an item; :meth:`store_staged` writes it. Never blocks."""
+        with self._staged_lock:
+            held = self._staged.get(code)
+            if held is None or held[0] <= version:
+                self._staged[code] = (version, judgment)
+
+    def has_staged(self, code: str) -> bool:
+        with self._staged_lock:
+            return code in self._staged
+
+    def store_staged(self) -> list[StoredDraft]:
+        """Write every staged draft (the newest of each item) as a new revision."""
+        with self._lock:
+            return self._store_staged()
+
+    def _store_staged(self) -> list[StoredDraft]:
+        stored: list[StoredDraft] = []
+        while True:
+            with self._staged_lock:
+                if not self._staged:
+                    return stored
+                code = next(iter(self._staged))
+                version, judgment = self._staged.pop(code)
+            try:
+                result = self._open_session().save(code, judgment, self._elapsed(code))
+            except BaseException:
+                self.stage(code, version, judgment)
+                raise
+            stored.append(StoredDraft(code, version, result))
+
+    def submit(self, code: str, judgment: Judgment, reason: str = "") -> SaveResult:
+        """Submit (raises NotReady with the problems, or AbpError without a needed reason)."""
+        with self._lock:
+            with self._staged_lock:
+                self._staged.pop(code, None)
+            return self._open_session().save(
+                code, judgment, self._elapsed(code), submit=True, reason=reason
+            )
+
+    def record_finding(self, code: str, finding: Finding, positions: tuple[str, ...]) -> int:
+        with self._lock:
+            return self._open_session().record_finding(code, finding, positions)
+
+    def _elapsed(self, code: str) -> float:
+        now = time.monotonic()
+        started = self._clock.get(code, now)
+        self._clock[code] = now
+        return now - started

@@ -1,0 +1,213 @@
+"""The agreement screen: how far a design's reviewers agree, variable by variable.
+
+Top: every variable (rubric dimensions, total, result state, fatal flags, preference) with its
+denominators and each figure's value, or "undefined". Below: the highlighted variable's figures
+with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
+Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map. The statistics and
+every heat map are computed in a worker thread (:func:`abp_tui.agreement.study_agreement`, the
+same function as ``abp-tui agreement``); the screen only shows them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from abp_tui.errors import AbpError
+from abp_tui.stats.agreement import AgreementReport, VariableAgreement
+from abp_tui.textsafe import safe_line
+from abp_tui.tui.charts import figure_short, plain, variable_detail
+from abp_tui.tui.coordinator import DesignChoice, read_agreement
+
+SEED = 0
+RESAMPLES = 1000
+VARIABLE_WIDTH = 34
+_ERRORS = (AbpError, sqlite3.Error, OSError)
+DEFINITION = (
+    "Percent agreement: mean pairwise agreement over items with at least two judgments. "
+    "Each reviewer's first submitted judgment counts (before they could see anyone else's)."
+)
+
+
+@dataclass(frozen=True)
+class ShownAgreement:
+    """The report and, per variable, its detail (figures, pairs, heat maps), built off-thread."""
+
+    report: AgreementReport
+    details: tuple[RenderableType, ...]
+
+
+def build(report: AgreementReport) -> ShownAgreement:
+    return ShownAgreement(report, tuple(variable_detail(v) for v in report.variables))
+
+
+def _row(v: VariableAgreement) -> list[Text]:
+    return [
+        plain(v.variable, VARIABLE_WIDTH),
+        Text(v.level),
+        Text(str(v.n_items), justify="right"),
+        Text(str(v.n_reviewers), justify="right"),
+        Text(str(v.n_judgments), justify="right"),
+        figure_short(v.percent_agreement),
+        figure_short(v.fleiss_kappa),
+        figure_short(v.fleiss_kappa_generalized),
+        figure_short(v.krippendorff_alpha),
+        figure_short(v.gwet_ac1),
+        figure_short(v.gwet_ac2),
+    ]
+
+
+COLUMNS = (
+    "Variable",
+    "Level",
+    "Items 2+",
+    "Reviewers",
+    "Judgments",
+    "Agreement",
+    "Fleiss κ",
+    "Fleiss κ gen.",
+    "Krippendorff α",
+    "AC1",
+    "AC2",
+)
+
+
+class AgreementScreen(Screen[None]):
+    """Agreement figures of one design (or a study's imported labels)."""
+
+    CSS_PATH = "../styles/agreement.tcss"
+    AUTO_FOCUS = "#variables"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "r",
+            "reload",
+            "Recompute",
+            id="agreement.reload",
+            tooltip="Read the judgments again and recompute every figure (same seed).",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            key_display="esc",
+            id="agreement.back",
+            tooltip="Back to the previous screen.",
+        ),
+    ]
+
+    class AgreementComputed(Message):
+        def __init__(self, shown: ShownAgreement) -> None:
+            super().__init__()
+            self.shown = shown
+
+    class LoadFailed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, db_path: Path, design: DesignChoice) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.design = design
+        self.shown: ShownAgreement | None = None
+
+    @property
+    def design_pk(self) -> int | None:
+        return self.design.pk
+
+    @property
+    def study_id(self) -> str:
+        return self.design.study_id
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("Computing agreement…"), id="agreement-summary")
+        yield DataTable[Text](id="variables", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="variable-detail"):
+            yield Static("", id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#variable-detail").border_title = "Highlighted variable"
+        self.compute()
+
+    @work(thread=True, exclusive=True, group="agreement", description="Computing agreement")
+    def compute(self) -> None:
+        worker = get_current_worker()
+        try:
+            report = read_agreement(self.db_path, self.design, seed=SEED, resamples=RESAMPLES)
+            shown = build(report)
+        except _ERRORS as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.AgreementComputed(shown))
+
+    @on(LoadFailed)
+    def failed(self, message: LoadFailed) -> None:
+        self.query_one("#agreement-summary", Static).update(
+            Text.assemble(("Cannot compute agreement: ", "bold red"), safe_line(message.reason))
+        )
+
+    @on(AgreementComputed)
+    def computed(self, message: AgreementComputed) -> None:
+        self.shown = message.shown
+        report = message.shown.report
+        summary = Text.assemble(
+            (safe_line(self.design.label), "bold"),
+            f"  ·  {len(report.variables)} variables  ·  seed {report.seed}, "
+            f"{report.resamples} bootstrap resamples ({report.pair_resamples} per pair), "
+            f"{report.confidence:.0%} percentile intervals\n",
+            (DEFINITION, "dim"),
+        )
+        self.query_one("#agreement-summary", Static).update(summary)
+        table: DataTable[Text] = self.query_one(DataTable)
+        previous = table.cursor_row if table.row_count else 0
+        table.clear(columns=True)
+        rows = [_row(v) for v in report.variables]
+        for index, label in enumerate(COLUMNS):
+            width = max([len(label), *(r[index].cell_len for r in rows)])
+            table.add_column(Text(label), key=label, width=width)
+        for i, cells in enumerate(rows):
+            table.add_row(*cells, key=str(i))
+        if rows:
+            table.move_cursor(row=min(previous, len(rows) - 1))
+            self.show_variable(table.cursor_row)
+        else:
+            self.query_one("#detail", Static).update(
+                Text("No judgments yet: agreement needs two reviewers judging the same items.")
+            )
+
+    @on(DataTable.RowHighlighted, "#variables")
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_variable(event.cursor_row)
+
+    def show_variable(self, index: int) -> None:
+        if self.shown is None or not 0 <= index < len(self.shown.details):
+            return
+        self.query_one("#detail", Static).update(self.shown.details[index])
+        variable = self.shown.report.variables[index]
+        self.query_one("#variable-detail").border_title = (
+            f"Variable {index + 1}: " + safe_line(variable.variable)[:100]
+        )
+
+    def action_reload(self) -> None:
+        self.query_one("#agreement-summary", Static).update(Text("Computing agreement…"))
+        self.compute()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

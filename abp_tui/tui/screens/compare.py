@@ -1,0 +1,1067 @@
+"""The compare screen: one blind item at a time, judged from the keyboard.
+
+Left: the task (collapsible) and the responses side by side, scrolled together, with a word diff
+that is computed in a worker and toggled by a key. Right: the scoring panel (validity gate, each
+response's rubric judgment, the pair's preference). Every decision is staged on the desk and
+stored as a draft by a worker; the item bar says "saved" only once the database has it.
+
+The screen never runs SQL and never shows which run, condition, engine, model or provider a
+response comes from: it only has what the review session's blind item carries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape as escape_markup
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Collapsible, Header, Input, Static
+from textual.worker import get_current_worker
+
+from abp_tui.errors import AbpError
+from abp_tui.models import Finding, Judgment, ResponseJudgment, Rubric
+from abp_tui.review import BlindItem, NotReady, SaveResult
+from abp_tui.scoring import problems
+from abp_tui.textsafe import safe_line, safe_text
+from abp_tui.tui.commands import CompareCommands
+from abp_tui.tui.desk import Desk, StoredDraft, judgeable_designs
+from abp_tui.tui.screens.finding import FindingScreen, NewFinding
+from abp_tui.tui.screens.queue import QueueScreen
+from abp_tui.tui.screens.revise import ReviseScreen, Revision
+from abp_tui.tui.widgets.keybar import KeyBar
+from abp_tui.tui.widgets.response import ResponseView
+from abp_tui.tui.widgets.scoring import (
+    ChoiceRow,
+    GatePanel,
+    PreferencePanel,
+    ResponseScoring,
+)
+from abp_tui.tui.widgets.textlayout import Alignment, DiffMarks, DiffRunner, display_text
+from abp_tui.tui.widgets.textpane import TextPane
+
+DEBOUNCE_SECONDS = 0.8
+"""Typing is stored this long after the last key (leaving the field or Enter stores at once)."""
+_STORE_ERRORS = (AbpError, sqlite3.Error, OSError)
+
+
+@dataclass(frozen=True)
+class ShownItem:
+    """A blind item and its responses' texts in display form (prepared in a worker)."""
+
+    item: BlindItem
+    texts: tuple[str, ...]
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def _binding(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    show: bool = True,
+    name: str | None = None,
+    key_display: str | None = None,
+) -> Binding:
+    """A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
+    return Binding(
+        key,
+        action,
+        description,
+        show=show,
+        key_display=key_display,
+        id=f"compare.{name or action}",
+        tooltip=tooltip,
+    )
+
+
+class CompareScreen(Screen[None]):
+    """Judge the items of one study design, one blind item at a time."""
+
+    CSS_PATH = "../styles/compare.tcss"
+    COMMANDS: ClassVar = {CompareCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        _binding("s", "submit", "Submit", "Submit this judgment (problems are listed if any)."),
+        _binding(
+            "ctrl+s",
+            "save",
+            "Save draft",
+            "Store the draft now (every change is stored anyway; typing after a pause).",
+            show=False,
+        ),
+        _binding(
+            "right_square_bracket",
+            "next_item",
+            "Next",
+            "Open the next item of your queue.",
+            key_display="]",
+        ),
+        _binding(
+            "left_square_bracket",
+            "previous_item",
+            "Prev",
+            "Open the previous item of your queue.",
+            key_display="[",
+        ),
+        _binding(
+            "u",
+            "next_unfinished",
+            "Unfinished",
+            "Open the next item you have not submitted yet.",
+        ),
+        _binding("l", "queue", "Queue", "List your items with their status; filter and jump."),
+        _binding("d", "toggle_diff", "Diff", "Show or hide the word-level differences."),
+        _binding(
+            "c",
+            "next_change",
+            "Change",
+            "Scroll both responses to the next difference.",
+        ),
+        _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
+        _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
+        _binding("f", "finding", "Finding", "Record a finding about this item (seed 002 §6)."),
+        _binding(
+            "right_curly_bracket",
+            "section(1)",
+            "Next section",
+            "Jump to the next part of the scoring panel (gate, responses, preference).",
+            show=False,
+            name="next_section",
+            key_display="}",
+        ),
+        _binding(
+            "left_curly_bracket",
+            "section(-1)",
+            "Previous section",
+            "Jump to the previous part of the scoring panel.",
+            show=False,
+            name="previous_section",
+            key_display="{",
+        ),
+        _binding(
+            "shift+down",
+            "scroll_responses(1)",
+            "Scroll down",
+            "Scroll the responses down a page (they move together).",
+            show=False,
+            name="scroll_down",
+        ),
+        _binding(
+            "shift+up",
+            "scroll_responses(-1)",
+            "Scroll up",
+            "Scroll the responses up a page.",
+            show=False,
+            name="scroll_up",
+        ),
+        _binding("h", "home", "Home", "Back to the list of studies (your work is saved)."),
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next field",
+            show=False,
+            priority=True,
+            id="compare.next_field",
+            tooltip="Move to the next row or field (resolved at once, like the scoring keys).",
+        ),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "Previous field",
+            show=False,
+            priority=True,
+            id="compare.previous_field",
+            tooltip="Move to the previous row or field.",
+        ),
+        _binding(
+            "escape",
+            "leave_field",
+            "Leave field",
+            "Leave a text field so single keys act again.",
+            show=False,
+        ),
+    ]
+
+    # -- messages (facts the workers report) --------------------------------------------------
+    class ItemOpened(Message):
+        def __init__(self, shown: ShownItem) -> None:
+            super().__init__()
+            self.shown = shown
+
+    class QueueEmpty(Message):
+        pass
+
+    class NoMoreItems(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class LoadFailed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class DiffComputed(Message):
+        def __init__(self, code: str, marks: DiffMarks) -> None:
+            super().__init__()
+            self.code = code
+            self.marks = marks
+
+    class DraftsStored(Message):
+        def __init__(self, stored: list[StoredDraft]) -> None:
+            super().__init__()
+            self.stored = stored
+
+    class SaveFailed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class JudgmentSubmitted(Message):
+        def __init__(self, code: str, result: SaveResult, judgment: Judgment) -> None:
+            super().__init__()
+            self.code = code
+            self.result = result
+            self.judgment = judgment
+
+    class SubmissionRefused(Message):
+        def __init__(self, code: str, problems: list[str]) -> None:
+            super().__init__()
+            self.code = code
+            self.problems = problems
+
+    class FindingIdChosen(Message):
+        def __init__(self, code: str, finding_id: str) -> None:
+            super().__init__()
+            self.code = code
+            self.finding_id = finding_id
+
+    class FindingRecorded(Message):
+        def __init__(self, finding_id: str, revision: int) -> None:
+            super().__init__()
+            self.finding_id = finding_id
+            self.revision = revision
+
+    def __init__(self, desk: Desk, code: str | None = None) -> None:
+        super().__init__()
+        self.desk = desk
+        self.start_code = code
+        self.title_text = ""
+        self.item: BlindItem | None = None
+        self.texts: tuple[str, ...] = ()
+        self.judgment = Judgment()
+        self.stored = Judgment()
+        self.status = "todo"
+        self.revision = 0
+        self.version = 0
+        self.stored_version = 0
+        self.save_error: str | None = None
+        self.submitting = False
+        self.diff_on = True
+        self.marks: DiffMarks | None = None
+        self.hunk_index: int | None = None
+        self._jump_view: tuple[float, float] | None = None
+        self._debounce: Timer | None = None
+        self._after_submit: Callable[[], None] | None = None
+        self._refused = False
+        self._before_submit = "todo"
+        self._scoring_built = False
+        self.differ = DiffRunner()
+        self._missing_shown = ""
+
+    # -- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("Opening your next item…"), id="item-bar")
+        with Horizontal(id="workspace"):
+            with Vertical(id="reading"):
+                with (
+                    Collapsible(title="Task", collapsed=False, id="task"),
+                    VerticalScroll(id="task-scroll"),
+                ):
+                    yield Static("", id="task-body")
+                with Horizontal(id="responses"):
+                    yield ResponseView("1", id="response-1")
+                    yield ResponseView("2", id="response-2")
+            with VerticalScroll(id="scoring"):
+                yield GatePanel(id="gate")
+                yield Static("", id="missing")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#scoring", VerticalScroll).can_focus = False
+        self.query_one("#task-scroll", VerticalScroll).can_focus = False
+        self.warm_up_differ()
+        self.open_item(self.start_code)
+
+    def on_unmount(self) -> None:
+        # Typing staged while waiting for its pause is stored now, before the connection closes.
+        self.differ.close()
+        with contextlib.suppress(*_STORE_ERRORS):
+            self.desk.close()
+
+    def _views(self) -> list[ResponseView]:
+        views = [self.query_one("#response-1", ResponseView)]
+        if self.item is not None and len(self.item.responses) > 1:
+            views.append(self.query_one("#response-2", ResponseView))
+        return views
+
+    def _panes(self) -> list[TextPane]:
+        return [view.pane for view in self._views()]
+
+    @property
+    def is_pair(self) -> bool:
+        return self.item is not None and len(self.item.responses) > 1
+
+    # -- opening items (worker) -------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="compare-open", description="Opening an item")
+    def open_item(
+        self,
+        code: str | None,
+        current: str | None = None,
+        step: int = 0,
+        unfinished: bool = False,
+    ) -> None:
+        worker = get_current_worker()
+        try:
+            if not self.title_text:
+                self.title_text = self.desk.title
+            if current is not None and code is None:
+                code = self.desk.next_code(current, step or 1, unfinished)
+                if code is None and unfinished:
+                    rows = self.desk.queue().rows
+                    code = next(
+                        (r.code for r in rows if r.status != "submitted" and r.code != current),
+                        None,
+                    )
+                if code is None:
+                    text = (
+                        "Every item of your queue is submitted."
+                        if unfinished
+                        else ("This is your last item." if step > 0 else "This is your first item.")
+                    )
+                    if not worker.is_cancelled:
+                        self.post_message(self.NoMoreItems(text))
+                    return
+            item = self.desk.open(code)
+        except _STORE_ERRORS as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if item is None:
+            self.post_message(self.QueueEmpty())
+            return
+        texts = tuple(display_text(r.text) for r in item.responses)
+        if not worker.is_cancelled:
+            self.post_message(self.ItemOpened(ShownItem(item, texts)))
+
+    @on(ItemOpened)
+    async def item_opened(self, message: ItemOpened) -> None:
+        item = message.shown.item
+        if not self._scoring_built:
+            await self._build_scoring(item.rubric)
+        self.item = item
+        self.texts = message.shown.texts
+        self.judgment = self.stored = item.judgment
+        self.status = item.status
+        self.revision = item.revision
+        self.version = self.stored_version = 0
+        self.save_error = None
+        self.submitting = False
+        self._refused = False
+        self.marks = None
+        self.hunk_index = None
+        self.set_class(not self.is_pair, "-single")
+        self._show_task(item)
+        titles = ["Response 1", "Response 2"] if self.is_pair else ["Response"]
+        for view, response, text, title in zip(
+            self._views(), item.responses, self.texts, titles, strict=False
+        ):
+            view.show(title, response, text)
+        self._load_scoring(item, titles)
+        target = self._first_missing() or self.query_one("#gate").query_one(ChoiceRow)
+        target.focus(scroll_visible=False)
+        scoring = self.query_one("#scoring", VerticalScroll)
+        if target is self.query_one("#gate").query(ChoiceRow).first():
+            scoring.scroll_home(animate=False)
+        else:
+            scoring.call_after_refresh(target.scroll_visible, animate=False)
+        if self.is_pair and self.diff_on:
+            self.compute_diff(item.code, self.texts[0], self.texts[1])
+        self._update_bar()
+        self._update_missing()
+
+    async def _build_scoring(self, rubric: Rubric) -> None:
+        scoring = self.query_one("#scoring", VerticalScroll)
+        missing = self.query_one("#missing")
+        await scoring.mount_all(
+            [
+                ResponseScoring("1", rubric, id="score-1"),
+                ResponseScoring("2", rubric, id="score-2"),
+                PreferencePanel(id="preference"),
+            ],
+            before=missing,
+        )
+        self._scoring_built = True
+
+    def _show_task(self, item: BlindItem) -> None:
+        task = item.task
+        body = Text()
+
+        def section(label: str, value: str, style: str = "") -> None:
+            if value.strip():
+                if body:
+                    body.append("\n\n")
+                body.append(f"{label}\n", style="bold")
+                body.append(safe_text(value.strip()), style=style)
+
+        section("Title", task.title)
+        section("Prompt", task.prompt)
+        section("Base instruction", task.base_instruction)
+        section("Evidence", task.evidence)
+        section("Expected behaviour (for the grader)", task.expected_behaviour)
+        if task.fatal_criteria:
+            body.append("\n\n")
+            body.append("Fatal criteria\n", style="bold")
+            body.append("\n".join(f"• {safe_line(c)}" for c in task.fatal_criteria))
+        if task.risk_type:
+            body.append("\n\n")
+            body.append("Risk type: ", style="bold")
+            body.append(safe_line(task.risk_type))
+        if not body:
+            body = Text("This task has no prompt, evidence or criteria recorded.", style="dim")
+        self.query_one("#task-body", Static).update(body)
+        self.query_one("#task-scroll", VerticalScroll).scroll_home(animate=False)
+        # A collapsible's title is markup: the task text is escaped so it shows literally.
+        title = safe_line(task.title or task.prompt)[:110]
+        self.query_one("#task", Collapsible).title = "Task: " + escape_markup(title)
+
+    def _load_scoring(self, item: BlindItem, titles: list[str]) -> None:
+        judgment = item.judgment
+        self.query_one(GatePanel).load(judgment.validity)
+        for i, (title, response) in enumerate(zip(titles, item.responses, strict=False)):
+            position = str(i + 1)
+            section = self.query_one(f"#score-{position}", ResponseScoring)
+            section.load(
+                judgment.responses.get(position, ResponseJudgment()),
+                item.task.fatal_criteria,
+                response.record_state,
+                title,
+            )
+        self.query_one(PreferencePanel).load(judgment.preference, judgment.justification)
+
+    # -- the word diff (worker) -------------------------------------------------------------
+    @work(thread=True, group="compare-warm-up", description="Starting the diff process")
+    def warm_up_differ(self) -> None:
+        self.differ.warm_up()
+
+    @work(thread=True, exclusive=True, group="compare-diff", description="Computing the word diff")
+    def compute_diff(self, code: str, left: str, right: str) -> None:
+        marks = self.differ.diff(left, right)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.DiffComputed(code, marks))
+
+    @on(DiffComputed)
+    def diff_computed(self, message: DiffComputed) -> None:
+        if self.item is None or message.code != self.item.code:
+            return
+        self.marks = message.marks
+        self._show_marks()
+        self._update_bar()
+
+    def _show_marks(self) -> None:
+        if not self.is_pair:
+            return
+        left, right = self._panes()
+        if self.diff_on and self.marks is not None:
+            hunk = None
+            if self.hunk_index is not None and self.hunk_index < len(self.marks.hunks):
+                hunk = self.marks.hunks[self.hunk_index]
+            left.set_changed(self.marks.left, hunk.left if hunk else None)
+            right.set_changed(self.marks.right, hunk.right if hunk else None)
+        else:
+            left.set_changed([])
+            right.set_changed([])
+
+    def _alignment(self) -> Alignment:
+        if self.marks is not None:
+            return self.marks.alignment
+        return Alignment.plain(len(self.texts[0]), len(self.texts[1]))
+
+    @on(TextPane.Scrolled)
+    def pane_scrolled(self, event: TextPane.Scrolled) -> None:
+        """Scrolling one response brings the other to the passage that lines up with it."""
+        if not self.is_pair:
+            return
+        left, right = self._panes()
+        if event.pane is left:
+            right.scroll_to_offset(self._alignment().map(event.offset, True), context=0)
+        elif event.pane is right:
+            left.scroll_to_offset(self._alignment().map(event.offset, False), context=0)
+
+    # -- changes and drafts -----------------------------------------------------------------
+    @on(GatePanel.Changed)
+    def gate_changed(self, event: GatePanel.Changed) -> None:
+        self._change(True, validity=event.validity)
+
+    @on(ResponseScoring.Changed)
+    def response_changed(self, event: ResponseScoring.Changed) -> None:
+        responses = dict(self.judgment.responses)
+        responses[event.position] = event.state
+        self._change(event.urgent, responses=responses)
+
+    @on(PreferencePanel.Changed)
+    def preference_changed(self, event: PreferencePanel.Changed) -> None:
+        self._change(event.urgent, preference=event.preference, justification=event.justification)
+
+    def _change(self, urgent: bool, **update: object) -> None:
+        if self.item is None:
+            return
+        judgment = self.judgment.model_copy(update=update)
+        if judgment == self.judgment:
+            return
+        self.judgment = judgment
+        if self.status in ("submitted", "submitting"):
+            # A submitted judgment changes only by a revised submission (with a reason).
+            self._update_bar()
+            self._update_missing()
+            return
+        self.version += 1
+        self.desk.stage(self.item.code, self.version, judgment)
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        if urgent:
+            self.store_drafts()
+        else:
+            self._debounce = self.set_timer(DEBOUNCE_SECONDS, self.store_drafts)
+        self._update_bar()
+        self._update_missing()
+
+    @on(Input.Blurred)
+    def field_left(self) -> None:
+        if self.item is not None and self.desk.has_staged(self.item.code):
+            self.store_drafts()
+
+    @work(thread=True, group="compare-save", description="Storing the draft")
+    def store_drafts(self) -> None:
+        try:
+            stored = self.desk.store_staged()
+        except _STORE_ERRORS as exc:
+            self.post_message(self.SaveFailed(str(exc)))
+            return
+        if stored:
+            self.post_message(self.DraftsStored(stored))
+
+    @on(DraftsStored)
+    def drafts_stored(self, message: DraftsStored) -> None:
+        for draft in message.stored:
+            if self.item is None or draft.code != self.item.code:
+                continue
+            self.stored_version = max(self.stored_version, draft.version)
+            self.revision = max(self.revision, draft.result.revision)
+            if self.status == "todo":
+                self.status = "draft"
+            self.save_error = None
+        self._update_bar()
+
+    @on(SaveFailed)
+    def save_failed(self, message: SaveFailed) -> None:
+        self.save_error = message.reason
+        self._update_bar()
+        self.notify(safe_line(message.reason), title="Not saved", severity="error", markup=False)
+
+    def action_save(self) -> None:
+        if self.item is None:
+            return
+        if self.status in ("submitted", "submitting"):
+            self.notify(
+                "This item is submitted: a change is a revised submission (press s).",
+                markup=False,
+            )
+            return
+        self.desk.stage(self.item.code, self.version, self.judgment)
+        self.store_drafts()
+
+    # -- submitting -------------------------------------------------------------------------
+    def action_submit(self) -> None:
+        if self.item is None or self.submitting:
+            return
+        if self.status == "submitted":
+            if self.judgment == self.stored:
+                self.notify(
+                    "Already submitted. Change a decision first; a revised submission asks "
+                    "for a reason.",
+                    markup=False,
+                )
+                return
+            self.app.push_screen(
+                ReviseScreen(self.item.code, allow_discard=False), self._revision_chosen
+            )
+            return
+        self._submit("")
+
+    def _revision_chosen(self, revision: Revision | None) -> None:
+        if revision is not None and revision.resubmit:
+            self._submit(revision.reason)
+
+    def _submit(self, reason: str, after: Callable[[], None] | None = None) -> None:
+        if self.item is None:
+            return
+        self._after_submit = after
+        self.submitting = True
+        self._before_submit = self.status
+        self.status = "submitting"
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        self._update_bar()
+        self.submit_judgment(self.item.code, self.judgment, reason)
+
+    @work(thread=True, group="compare-save", description="Submitting the judgment")
+    def submit_judgment(self, code: str, judgment: Judgment, reason: str) -> None:
+        try:
+            result = self.desk.submit(code, judgment, reason)
+        except NotReady as exc:
+            self.post_message(self.SubmissionRefused(code, list(exc.problems)))
+            return
+        except _STORE_ERRORS as exc:
+            self.post_message(self.SubmissionRefused(code, [str(exc)]))
+            return
+        self.post_message(self.JudgmentSubmitted(code, result, judgment))
+
+    @on(SubmissionRefused)
+    def submission_refused(self, message: SubmissionRefused) -> None:
+        self.submitting = False
+        if self.item is None or message.code != self.item.code:
+            return
+        self.status = self._before_submit
+        if self.status != "submitted" and self.judgment != self.stored:
+            # The draft was not stored with the refused submission: store it now.
+            self.version += 1
+            self.desk.stage(self.item.code, self.version, self.judgment)
+            self.store_drafts()
+        self._refused = True
+        self._update_bar()
+        self._update_missing()
+        shown = message.problems[:6]
+        more = len(message.problems) - len(shown)
+        text = "\n".join(f"• {safe_line(p)}" for p in shown)
+        if more:
+            text += f"\n… and {more} more (listed at the end of the scoring panel)"
+        self.notify(
+            text,
+            title=f"Cannot submit {safe_line(message.code)} yet",
+            severity="error",
+            timeout=10,
+            markup=False,
+        )
+        target = self._first_missing()
+        if target is not None:
+            target.focus()
+        else:
+            self.query_one("#missing").scroll_visible()
+
+    @on(JudgmentSubmitted)
+    def judgment_submitted(self, message: JudgmentSubmitted) -> None:
+        self.submitting = False
+        if self.item is None or message.code != self.item.code:
+            return
+        self.status = "submitted"
+        self.revision = message.result.revision
+        self.stored = message.judgment
+        self._refused = False
+        self._update_bar()
+        self._update_missing()
+        self.notify(
+            f"{safe_line(message.code)} submitted (revision {message.result.revision}).",
+            title="Submitted",
+            markup=False,
+        )
+        after, self._after_submit = self._after_submit, None
+        if after is not None:
+            after()
+        else:
+            self._go(unfinished=True, step=1)
+
+    # -- leaving an item --------------------------------------------------------------------
+    def _leave(self, then: Callable[[], None]) -> None:
+        """Run ``then`` unless a submitted judgment has changes; then ask what to do first."""
+        if (
+            self.item is None
+            or self.status != "submitted"
+            or self.judgment == self.stored
+            or self.submitting
+        ):
+            then()
+            return
+
+        def chosen(revision: Revision | None) -> None:
+            if revision is None:
+                return
+            if revision.resubmit:
+                self._submit(revision.reason, after=then)
+            else:
+                self.judgment = self.stored
+                then()
+
+        self.app.push_screen(ReviseScreen(self.item.code, allow_discard=True), chosen)
+
+    def _go(self, step: int = 1, unfinished: bool = False, code: str | None = None) -> None:
+        if self.item is None:
+            return
+        current = self.item.code
+
+        def go() -> None:
+            self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"))
+            self.open_item(code, current=current, step=step, unfinished=unfinished)
+
+        self._leave(go)
+
+    def action_next_item(self) -> None:
+        self._go(step=1)
+
+    def action_previous_item(self) -> None:
+        self._go(step=-1)
+
+    def action_next_unfinished(self) -> None:
+        self._go(step=1, unfinished=True)
+
+    def go_to(self, code: str) -> None:
+        if self.item is None or code != self.item.code:
+            self._go(code=code)
+
+    @on(NoMoreItems)
+    def no_more_items(self, message: NoMoreItems) -> None:
+        self._update_bar()
+        self.notify(message.text, markup=False)
+
+    @on(QueueEmpty)
+    def queue_empty(self) -> None:
+        self.query_one("#item-bar", Static).update(
+            Text("You have no items in this study design.", style="bold")
+        )
+
+    @on(LoadFailed)
+    def load_failed(self, message: LoadFailed) -> None:
+        self.query_one("#item-bar", Static).update(
+            Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
+        )
+        self.notify(safe_line(message.reason), title="Database", severity="error", markup=False)
+
+    def action_queue(self) -> None:
+        code = self.item.code if self.item is not None else None
+
+        def chosen(target: str | None) -> None:
+            if target is not None:
+                self.go_to(target)
+
+        self.app.push_screen(QueueScreen(self.desk, code), chosen)
+
+    def action_home(self) -> None:
+        def home() -> None:
+            self.dismiss(None)
+
+        self._leave(home)
+
+    # -- reading aids -----------------------------------------------------------------------
+    def action_toggle_diff(self) -> None:
+        if not self.is_pair:
+            self.notify("A single response has nothing to compare.", markup=False)
+            return
+        self.diff_on = not self.diff_on
+        if self.diff_on and self.marks is None and self.item is not None:
+            self.compute_diff(self.item.code, self.texts[0], self.texts[1])
+        self._show_marks()
+        self._update_bar()
+
+    def action_next_change(self) -> None:
+        if not self.is_pair:
+            self.notify("A single response has nothing to compare.", markup=False)
+            return
+        if not self.diff_on:
+            self.notify("The word diff is off: press d to show it.", markup=False)
+            return
+        if self.marks is None:
+            self.notify("The word diff is still being computed.", markup=False)
+            return
+        hunks = self.marks.hunks
+        if not hunks:
+            self.notify("The two responses are identical.", markup=False)
+            return
+        left, right = self._panes()
+        view = (left.scroll_y, right.scroll_y)
+        if self.hunk_index is not None and view == self._jump_view:
+            index = self.hunk_index + 1
+        else:
+            top = round(left.scroll_y)
+            index = next(
+                (i for i, h in enumerate(hunks) if left.line_of(h.left[0]) > top + 2), len(hunks)
+            )
+        if index >= len(hunks):
+            index = 0
+            if len(hunks) > 1:
+                self.notify("Back to the first difference.", markup=False)
+        self.hunk_index = index
+        hunk = hunks[index]
+        left.scroll_to_offset(hunk.left[0])
+        right.scroll_to_offset(hunk.right[0])
+        self._jump_view = (left.scroll_y, right.scroll_y)
+        self._show_marks()
+        self._update_bar()
+
+    def action_toggle_trace(self) -> None:
+        views = self._views()
+        show = not views[0].showing_trace
+        for view in views:
+            view.show_trace(show)
+
+    def action_toggle_task(self) -> None:
+        task = self.query_one("#task", Collapsible)
+        task.collapsed = not task.collapsed
+
+    def action_scroll_responses(self, direction: int) -> None:
+        pane = self._panes()[0]
+        if direction > 0:
+            pane.scroll_page_down(animate=False)
+        else:
+            pane.scroll_page_up(animate=False)
+
+    def _sections(self) -> list[Widget]:
+        """The parts of the scoring panel in order: gate, each response, preference."""
+        found: list[Widget] = [self.query_one(GatePanel)]
+        for position in ("1", "2") if self.is_pair else ("1",):
+            found.append(self.query_one(f"#score-{position}", ResponseScoring))
+        if self.is_pair:
+            found.append(self.query_one(PreferencePanel))
+        return found
+
+    def action_section(self, step: int) -> None:
+        if self.item is None:
+            return
+        sections = self._sections()
+        focused = self.focused
+        current = next(
+            (
+                i
+                for i, section in enumerate(sections)
+                if focused is not None and section in focused.ancestors_with_self
+            ),
+            -1 if step > 0 else 0,
+        )
+        target = sections[(current + step) % len(sections)]
+        row = target.query(ChoiceRow).first()
+        self.set_focus(row)
+        target.scroll_visible(top=True, animate=False)
+
+    def action_leave_field(self) -> None:
+        if isinstance(self.focused, Input):
+            row = next(
+                (
+                    w
+                    for w in reversed(list(self.focus_chain))
+                    if isinstance(w, ChoiceRow)
+                    and self.focus_chain.index(w) < self.focus_chain.index(self.focused)
+                ),
+                None,
+            )
+            self.set_focus(row)
+
+    # -- findings ---------------------------------------------------------------------------
+    def action_finding(self) -> None:
+        if self.item is not None:
+            self.choose_finding_id(self.item.code)
+
+    @work(thread=True, exclusive=True, group="compare-finding", description="Reading findings")
+    def choose_finding_id(self, code: str) -> None:
+        try:
+            taken = self.desk.finding_ids()
+        except _STORE_ERRORS as exc:
+            self.post_message(self.LoadFailed(str(exc)))
+            return
+        base = f"F-{code}"
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        self.post_message(self.FindingIdChosen(code, candidate))
+
+    @on(FindingIdChosen)
+    def finding_id_chosen(self, message: FindingIdChosen) -> None:
+        if self.item is None or message.code != self.item.code:
+            return
+        code = message.code
+
+        def chosen(new: NewFinding | None) -> None:
+            if new is not None:
+                self.record_finding(code, new.finding, new.positions)
+
+        self.app.push_screen(FindingScreen(message.finding_id, pair=self.is_pair), chosen)
+
+    @work(thread=True, group="compare-save", description="Recording a finding")
+    def record_finding(self, code: str, finding: Finding, positions: tuple[str, ...]) -> None:
+        try:
+            revision = self.desk.record_finding(code, finding, positions)
+        except _STORE_ERRORS as exc:
+            self.post_message(self.SaveFailed(str(exc)))
+            return
+        self.post_message(self.FindingRecorded(finding.id, revision))
+
+    @on(FindingRecorded)
+    def finding_recorded(self, message: FindingRecorded) -> None:
+        what = "recorded" if message.revision == 1 else f"revised (revision {message.revision})"
+        self.notify(f"Finding {safe_line(message.finding_id)} {what}.", markup=False)
+
+    # -- status -----------------------------------------------------------------------------
+    def _missing(self) -> list[str]:
+        if self.item is None:
+            return []
+        positions = [str(i + 1) for i in range(len(self.item.responses))]
+        return problems(self.item.rubric, self.judgment, positions, self.is_pair)
+
+    def _first_missing(self) -> Widget | None:
+        if self.item is None:
+            return None
+        candidates: list[Widget | None] = [self.query_one(GatePanel).first_missing()]
+        for position in ("1", "2") if self.is_pair else ("1",):
+            candidates.append(self.query_one(f"#score-{position}", ResponseScoring).first_missing())
+        if self.is_pair:
+            candidates.append(self.query_one(PreferencePanel).first_missing())
+        return next((c for c in candidates if c is not None), None)
+
+    def _update_missing(self) -> None:
+        """The end of the scoring panel: what a submission still lacks, once one was refused.
+
+        Before that it holds a fixed hint (the item bar counts what is missing): the list
+        changes with nearly every key, and re-measuring the screen for it each time would slow
+        fast scoring down.
+        """
+        box = self.query_one("#missing", Static)
+        missing = self._missing()
+        box.set_class(self._refused and bool(missing), "-refused")
+        if self.status == "submitted" and self.judgment == self.stored:
+            text = Text(
+                f"Submitted (revision {self.revision}). Changing it is a revised submission "
+                "and asks for a reason.",
+                style="bold",
+            )
+        elif not missing:
+            text = Text("Complete: press s to submit.", style="bold")
+        elif self._refused:
+            text = Text(f"Still needed before submitting ({len(missing)}):\n", style="bold")
+            text.append("\n".join(f"• {safe_line(p)}" for p in missing), style="")
+        else:
+            text = Text(
+                "Press s to submit. Anything still missing is listed here then.", style="dim"
+            )
+        if text.plain != self._missing_shown:
+            self._missing_shown = text.plain
+            box.update(text)
+
+    def _update_bar(self) -> None:
+        item = self.item
+        bar = self.query_one("#item-bar", Static)
+        if item is None:
+            return
+        parts: list[Text] = [
+            Text(safe_line(item.code), style="bold"),
+            Text(f"item {item.index + 1} of {item.total}"),
+            Text("pair" if self.is_pair else "single response"),
+        ]
+        if self.status == "submitted":
+            status = Text(f"submitted (revision {self.revision})", style="bold green")
+            if self.judgment != self.stored:
+                status.append("  · changed: s resubmits with a reason", style="bold yellow")
+        elif self.status == "submitting":
+            status = Text("submitting…", style="bold")
+        elif self.save_error is not None:
+            status = Text("NOT SAVED: " + safe_line(self.save_error)[:80], style="bold red")
+        elif self.version > self.stored_version:
+            status = Text("● saving draft…", style="yellow")
+        elif self.status == "draft":
+            status = Text(f"✓ draft saved (revision {self.revision})", style="green")
+        else:
+            status = Text("not started")
+        parts.append(status)
+        missing = len(self._missing())
+        if self.status != "submitted":
+            parts.append(
+                Text(f"{missing} to do before submitting", style="dim")
+                if missing
+                else Text("ready to submit (s)", style="bold")
+            )
+        if item.seconds_spent >= 1:
+            parts.append(Text(f"time so far {_duration(item.seconds_spent)}", style="dim"))
+        if self.is_pair:
+            if not self.diff_on:
+                parts.append(Text("diff off (d)", style="dim"))
+            elif self.marks is None:
+                parts.append(Text("diff: computing…", style="dim"))
+            else:
+                n = len(self.marks.hunks)
+                diff = Text(f"diff: {n} change{'s' if n != 1 else ''}")
+                if self.hunk_index is not None and n:
+                    diff.append(f" (at {self.hunk_index + 1})")
+                parts.append(diff)
+        line = Text("  ·  ").join(parts)
+        if self.title_text:
+            line = Text.assemble(Text(safe_line(self.title_text), style="dim"), "  │  ", line)
+        bar.update(line, layout=False)
+
+
+def open_judging(app: App[None], db_path: object, reviewer: str, design_pk: int | None) -> None:
+    """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
+
+    The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
+    None) or the reviewer is told (a design was asked for).
+    """
+    from pathlib import Path
+
+    path = Path(str(db_path))
+    if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
+        return
+
+    def find() -> None:
+        try:
+            designs = judgeable_designs(path, reviewer)
+        except _STORE_ERRORS as exc:
+            if design_pk is not None:
+                app.call_from_thread(
+                    app.notify, safe_line(str(exc)), severity="error", markup=False
+                )
+            return
+        chosen = [d for d in designs if design_pk is None or d.pk == design_pk]
+        if not chosen:
+            if design_pk is not None:
+                app.call_from_thread(
+                    app.notify,
+                    f"{safe_line(reviewer)} cannot judge that study design.",
+                    severity="warning",
+                    markup=False,
+                )
+            return
+        app.call_from_thread(_push, app, Desk(path, chosen[0].pk, reviewer))
+
+    app.run_worker(find, thread=True, exclusive=True, group="open-judging")
+
+
+def _push(app: App[None], desk: Desk) -> None:
+    while isinstance(app.screen, CompareScreen | QueueScreen):
+        app.pop_screen()
+    app.push_screen(CompareScreen(desk))

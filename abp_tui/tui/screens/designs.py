@@ -1,0 +1,163 @@
+"""Opening the coordinator's screens (disagreements, agreement, results) on a study design.
+
+The design is the one the current screen is about (the study highlighted on the home screen, the
+design being judged or inspected); when that leaves a choice, a small dialog lists the designs.
+The designs are read in a worker thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from abp_tui.errors import AbpError
+from abp_tui.textsafe import safe_line
+from abp_tui.tui.coordinator import DesignChoice, design_choices
+
+PURPOSES: dict[str, str] = {
+    "disagreements": "Disagreements and adjudication",
+    "agreement": "Agreement between reviewers",
+    "results": "Results by condition",
+}
+
+
+class DesignPickerScreen(ModalScreen[DesignChoice | None]):
+    """Choose the study design a coordinator's screen should show."""
+
+    CSS_PATH = "../styles/review_dialogs.tcss"
+    AUTO_FOCUS = "#designs"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "cancel",
+            "Back",
+            id="designs.cancel",
+            tooltip="Close this list without opening anything.",
+        ),
+    ]
+
+    def __init__(self, purpose: str, choices: list[DesignChoice]) -> None:
+        super().__init__()
+        self.purpose = purpose
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                Text(f"{PURPOSES.get(self.purpose, self.purpose)}: which study design?", "bold"),
+                classes="dialog-title",
+            )
+            yield OptionList(
+                *(Option(Text(safe_line(c.label)), id=str(i)) for i, c in enumerate(self.choices)),
+                id="designs",
+            )
+            yield Static(
+                Text("Enter opens the highlighted design; Escape goes back.", style="dim"),
+                classes="dialog-text",
+            )
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.choices[int(event.option.id or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _hint(screen: Screen[object]) -> tuple[str | None, int | None]:
+    """(study id, design key) the screen is about, as far as it says."""
+    pk = getattr(screen, "design_pk", None)
+    if pk is None:
+        desk = getattr(screen, "desk", None)
+        pk = getattr(desk, "design_pk", None)
+    study = getattr(screen, "study_id", None) or getattr(screen, "shown_study", None)
+    return (study if isinstance(study, str) else None, pk if isinstance(pk, int) else None)
+
+
+def open_for_design(
+    app: App[None],
+    db_path: Path,
+    purpose: str,
+    opener: Callable[[DesignChoice], Screen[None]],
+) -> None:
+    """Open ``opener(design)`` for the design the current screen is about, asking if needed."""
+    study, pk = _hint(app.screen)
+
+    def find() -> None:
+        try:
+            choices = design_choices(db_path, imported_labels=purpose == "agreement")
+        except (AbpError, sqlite3.Error, OSError) as exc:
+            app.call_from_thread(
+                app.notify, safe_line(str(exc)), title="Database", severity="error", markup=False
+            )
+            return
+        app.call_from_thread(_choose, app, purpose, choices, study, pk, opener)
+
+    app.run_worker(find, thread=True, exclusive=True, group="open-design")
+
+
+def _choose(
+    app: App[None],
+    purpose: str,
+    choices: list[DesignChoice],
+    study: str | None,
+    pk: int | None,
+    opener: Callable[[DesignChoice], Screen[None]],
+) -> None:
+    if not choices:
+        app.notify(
+            "No study design yet. Create one with: abp-tui study create DESIGN.toml "
+            "(see the README section on study designs), or load the demo data.",
+            title=PURPOSES.get(purpose, purpose),
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )
+        return
+    exact = [c for c in choices if pk is not None and c.pk == pk]
+    of_study = [c for c in choices if study is not None and c.study_id == study]
+    candidates = exact or of_study or choices
+    if len(candidates) == 1:
+        app.push_screen(opener(candidates[0]))
+        return
+    # The study the user was looking at first, then the others.
+    ordered = candidates + [c for c in choices if c not in candidates]
+
+    def picked(choice: DesignChoice | None) -> None:
+        if choice is not None:
+            app.push_screen(opener(choice))
+
+    app.push_screen(DesignPickerScreen(purpose, ordered), picked)
+
+
+def open_review_screen(app: App[None], db_path: Path, reviewer: str, purpose: str) -> None:
+    """Open the disagreement queue, the agreement or the results screen (``purpose``) on the
+    design the current screen is about; nothing happens when that screen is already open."""
+    from abp_tui.tui.screens.agreement import AgreementScreen
+    from abp_tui.tui.screens.disagreements import DisagreementsScreen
+    from abp_tui.tui.screens.results import ResultsScreen
+
+    if purpose == "disagreements":
+        if not isinstance(app.screen, DisagreementsScreen):
+            open_for_design(
+                app, db_path, purpose, lambda d: DisagreementsScreen(db_path, d, reviewer)
+            )
+    elif purpose == "agreement":
+        if not isinstance(app.screen, AgreementScreen):
+            open_for_design(app, db_path, purpose, lambda d: AgreementScreen(db_path, d))
+    elif purpose == "results":
+        if not isinstance(app.screen, ResultsScreen):
+            open_for_design(app, db_path, purpose, lambda d: ResultsScreen(db_path, d, reviewer))
+    else:
+        raise ValueError(f"unknown screen {purpose!r}")

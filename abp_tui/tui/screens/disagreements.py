@@ -1,0 +1,246 @@
+"""The disagreement queue: items whose reviewers disagree, and whether each is adjudicated.
+
+Rows carry blind codes, how many reviewers judged the item and why their judgments disagree
+(never who the reviewers are). An item the current user is still to judge is listed as locked,
+without its reasons. Enter opens the adjudication screen on the highlighted item; the list is
+read again when that screen closes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from abp_tui.errors import AbpError
+from abp_tui.textsafe import safe_line
+from abp_tui.tui.coordinator import DesignChoice, DisagreementQueue, DisagreementRow
+from abp_tui.tui.coordinator import disagreement_queue as read_queue
+from abp_tui.tui.screens.adjudicate import AdjudicationScreen
+
+FILTERS = ("open", "all", "adjudicated")
+SOURCES = ("adjudicated", "unanimous", "single review", "unresolved")
+REASONS_WIDTH = 100
+"""Cells of the reasons column; longer reasons wrap onto more lines of their row."""
+_READ_ERRORS = (AbpError, sqlite3.Error, OSError)
+
+
+def shown(rows: tuple[DisagreementRow, ...], status_filter: str) -> list[DisagreementRow]:
+    if status_filter == "open":
+        return [r for r in rows if not r.adjudicated]
+    if status_filter == "adjudicated":
+        return [r for r in rows if r.adjudicated]
+    return list(rows)
+
+
+class DisagreementsScreen(Screen[None]):
+    """The disputed items of one study design; Enter adjudicates the highlighted one."""
+
+    CSS_PATH = "../styles/disagreements.tcss"
+    AUTO_FOCUS = "#disagreements"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter",
+            "open",
+            "Adjudicate",
+            id="disagreements.open",
+            tooltip="Open the highlighted item: both judgments side by side and the final form.",
+        ),
+        Binding(
+            "f",
+            "filter",
+            "Filter",
+            id="disagreements.filter",
+            tooltip="Show open disagreements, all of them, or only adjudicated ones.",
+        ),
+        Binding(
+            "r",
+            "reload",
+            "Reload",
+            id="disagreements.reload",
+            tooltip="Read the disagreements again (after a merge or another reviewer's work).",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            key_display="esc",
+            id="disagreements.back",
+            tooltip="Back to the previous screen.",
+        ),
+    ]
+
+    class QueueLoaded(Message):
+        def __init__(self, queue: DisagreementQueue) -> None:
+            super().__init__()
+            self.queue = queue
+
+    class LoadFailed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.design = design
+        self.reviewer = reviewer
+        self.status_filter = "open"
+        self.queue: DisagreementQueue | None = None
+        self.current: str | None = None
+
+    @property
+    def design_pk(self) -> int | None:
+        return self.design.pk
+
+    @property
+    def study_id(self) -> str:
+        return self.design.study_id
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("Reading the disagreements…"), id="disagreements-summary")
+        yield Static("", id="verdict-sources")
+        yield DataTable[Text](id="disagreements", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="disagreements-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        if self.queue is not None:
+            self.load()
+
+    @work(thread=True, exclusive=True, group="disagreements-load", description="Reading")
+    def load(self) -> None:
+        worker = get_current_worker()
+        pk = self.design.pk
+        try:
+            if pk is None:
+                raise AbpError("this study has no study design: nothing to adjudicate")
+            queue = read_queue(self.db_path, pk, self.reviewer)
+        except _READ_ERRORS as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.QueueLoaded(queue))
+
+    @on(QueueLoaded)
+    def loaded(self, message: QueueLoaded) -> None:
+        self.queue = message.queue
+        self.fill()
+
+    @on(LoadFailed)
+    def failed(self, message: LoadFailed) -> None:
+        self.query_one("#disagreements-summary", Static).update(
+            Text.assemble(
+                ("Cannot read the disagreements: ", "bold red"), safe_line(message.reason)
+            )
+        )
+
+    def fill(self) -> None:
+        queue = self.queue
+        if queue is None:
+            return
+        rows = queue.rows
+        summary = Text.assemble(
+            (safe_line(queue.design.label), "bold"),
+            f"  ·  {len(rows)} disagreement{'s' if len(rows) != 1 else ''}: {queue.open} open, "
+            f"{len(rows) - queue.open} adjudicated  ·  showing: ",
+            (self.status_filter, "bold"),
+            " (f changes)  ·  Enter adjudicates the highlighted item",
+        )
+        self.query_one("#disagreements-summary", Static).update(summary)
+        total = sum(queue.verdict_sources.values())
+        sources = Text("Final verdicts of judged runs: ", style="dim")
+        sources.append(
+            ", ".join(f"{queue.verdict_sources.get(s, 0)} {s}" for s in SOURCES)
+            + f" (of {total} runs)",
+            style="dim",
+        )
+        self.query_one("#verdict-sources", Static).update(sources)
+        table: DataTable[Text] = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column(Text("Item"), key="item", width=12)
+        table.add_column(Text("Status"), key="status", width=12)
+        table.add_column(Text("Judged by"), key="reviewers", width=11)
+        table.add_column(Text("Why they disagree"), key="reasons", width=REASONS_WIDTH)
+        visible = shown(rows, self.status_filter)
+        for row in visible:
+            if row.locked:
+                reasons = Text(
+                    "you are a reviewer of this item and have not submitted: judge it first",
+                    style="dim italic",
+                )
+            else:
+                reasons = Text("; ".join(safe_line(r) for r in row.reasons))
+            status = (
+                Text("adjudicated", style="green")
+                if row.adjudicated
+                else Text("open", style="bold yellow")
+            )
+            table.add_row(
+                Text(safe_line(row.code), style="bold"),
+                status,
+                Text(f"{row.reviewers} reviewers"),
+                reasons,
+                key=row.code,
+                height=None,
+            )
+        codes = [r.code for r in visible]
+        if self.current in codes:
+            table.move_cursor(row=codes.index(self.current))
+        empty = self.query_one("#disagreements-empty", Static)
+        empty.display = not visible
+        table.display = bool(visible)
+        if not rows:
+            empty.update(
+                Text(
+                    "No disagreements: every item judged by two or more reviewers agrees under "
+                    "the design's rules (or no item has two submitted judgments yet)."
+                )
+            )
+        else:
+            empty.update(
+                Text(f"No {self.status_filter} disagreements. Press f to change the filter.")
+            )
+
+    def action_filter(self) -> None:
+        self.status_filter = FILTERS[(FILTERS.index(self.status_filter) + 1) % len(FILTERS)]
+        self.fill()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def _open(self, code: str | None) -> None:
+        if code is None or self.queue is None or self.design.pk is None:
+            return
+        self.current = code
+        codes = [r.code for r in shown(self.queue.rows, self.status_filter)]
+        self.app.push_screen(
+            AdjudicationScreen(self.db_path, self.design, self.reviewer, code, codes)
+        )
+
+    def action_open(self) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        if table.row_count == 0:
+            return
+        self._open(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    @on(DataTable.RowSelected)
+    def row_clicked(self, event: DataTable.RowSelected) -> None:
+        self._open(event.row_key.value)
+
+    def action_back(self) -> None:
+        self.dismiss(None)

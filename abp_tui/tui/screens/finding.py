@@ -1,0 +1,145 @@
+"""The finding form (seed 002 section 6): what a reviewer records about a repeatable failure.
+
+The form only collects and validates a ``Finding``; the compare screen stores it, linked to the
+runs behind the responses it concerns. Nothing about those runs' identity is shown here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, get_args
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
+
+from abp_tui.models import Finding
+
+SEVERITIES = get_args(Finding.model_fields["severity"].annotation)
+LAYERS = get_args(Finding.model_fields["layer"].annotation)
+RETEST = get_args(Finding.model_fields["retest_status"].annotation)
+
+
+@dataclass(frozen=True)
+class NewFinding:
+    finding: Finding
+    positions: tuple[str, ...]
+    """The responses ("1", "2") the finding concerns."""
+
+
+def _select(values: tuple[str, ...], id: str, value: str) -> Select[str]:
+    return Select([(Text(v), v) for v in values], value=value, allow_blank=False, id=id)
+
+
+class FindingScreen(ModalScreen[NewFinding | None]):
+    """A modal form; Ctrl+S or the Record button stores it, Escape leaves without storing."""
+
+    CSS_PATH = "../styles/dialogs.tcss"
+    AUTO_FOCUS = "#finding-title"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+s",
+            "record",
+            "Record",
+            id="finding.record",
+            tooltip="Record the finding (it is checked first).",
+        ),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="finding.cancel",
+            tooltip="Close the form without recording anything.",
+        ),
+    ]
+
+    def __init__(self, finding_id: str, *, pair: bool) -> None:
+        super().__init__()
+        self.finding_id = finding_id
+        self.pair = pair
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog finding-dialog"):
+            yield Static(Text("Record a finding", style="bold"), classes="dialog-title")
+            with VerticalScroll(classes="finding-fields"):
+                yield Label("Id")
+                yield Input(self.finding_id, id="finding-id")
+                yield Label("Title")
+                yield Input(placeholder="What fails, in one line", id="finding-title")
+                with Horizontal(classes="finding-row"):
+                    with Vertical():
+                        yield Label("Severity")
+                        yield _select(SEVERITIES, "severity", "medium")
+                    with Vertical():
+                        yield Label("Likely failure layer")
+                        yield _select(LAYERS, "layer", "model")
+                    with Vertical():
+                        yield Label("Concerns")
+                        options = ["both responses", "Response 1", "Response 2"]
+                        yield Select(
+                            [(Text(o), o) for o in (options if self.pair else ["the response"])],
+                            value=options[0] if self.pair else "the response",
+                            allow_blank=False,
+                            id="concerns",
+                        )
+                yield Label("Expected result")
+                yield Input(id="expected")
+                yield Label("Actual result")
+                yield Input(id="actual")
+                yield Label("Evidence excerpt (from the output)")
+                yield TextArea(id="evidence", soft_wrap=True, show_line_numbers=False)
+                with Horizontal(classes="finding-row"):
+                    with Vertical():
+                        yield Label("Occurrences")
+                        yield Input("1", id="occurrences", type="integer")
+                    with Vertical():
+                        yield Label("Retest status")
+                        yield _select(RETEST, "retest", "not retested")
+                yield Label("Mitigation")
+                yield Input(id="mitigation")
+            yield Static("", id="finding-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Record (ctrl+s)", id="record", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def _value(self, selector: str) -> str:
+        return self.query_one(selector, Input).value.strip()
+
+    def _choice(self, selector: str) -> str:
+        return str(self.query_one(selector, Select).value)
+
+    @on(Button.Pressed, "#record")
+    def action_record(self) -> None:
+        occurrences = self._value("#occurrences") or "1"
+        try:
+            finding = Finding(
+                id=self._value("#finding-id"),
+                title=self._value("#finding-title"),
+                severity=self._choice("#severity"),
+                layer=self._choice("#layer"),
+                expected=self._value("#expected"),
+                actual=self._value("#actual"),
+                evidence=self.query_one("#evidence", TextArea).text,
+                occurrences=int(occurrences) if occurrences.lstrip("-").isdigit() else 0,
+                mitigation=self._value("#mitigation"),
+                retest_status=self._choice("#retest"),
+            )
+        except ValidationError as exc:
+            problems = [
+                f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+                for error in exc.errors()
+            ]
+            self.query_one("#finding-error", Static).update(Text("\n".join(problems)))
+            return
+        concerns = self._choice("#concerns")
+        positions = {"Response 1": ("1",), "Response 2": ("2",)}.get(concerns, ())
+        self.dismiss(NewFinding(finding, positions))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

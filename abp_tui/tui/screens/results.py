@@ -1,0 +1,287 @@
+"""The results screen: a design's results by condition, only after the study is unblinded.
+
+While the study is blind the screen says so and offers the unblind action, which asks for the
+study id to be typed (:class:`UnblindScreen`) and is recorded in the audit log as the current
+reviewer. On a reviewer station (a study opened from a reviewer pack) the action is never offered
+and the core refuses it anyway. Once unblinded: a bar chart of pass rates with their Wilson
+intervals, all six result states, fatal failures, acceptance, rubric dimensions, paired
+comparisons, efficiency and position bias, every proportion as x/n. The figures come from
+:func:`abp_tui.results.compute_results` (as ``abp-tui results``) and are drawn in a worker.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Header, Input, Static
+from textual.worker import get_current_worker
+
+from abp_tui.errors import AbpError
+from abp_tui.textsafe import safe_line
+from abp_tui.tui.charts import results_body, results_heading
+from abp_tui.tui.coordinator import DesignChoice, ResultsView, read_results, unblind_study
+
+_ERRORS = (AbpError, sqlite3.Error, OSError)
+
+
+class UnblindScreen(ModalScreen[bool]):
+    """Confirm an unblinding by typing the study id; Escape or Cancel leaves it blind."""
+
+    CSS_PATH = "../styles/review_dialogs.tcss"
+    AUTO_FOCUS = "#confirm-study"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="unblind.cancel",
+            tooltip="Leave the study blind and go back.",
+        ),
+    ]
+
+    def __init__(self, study_id: str, actor: str) -> None:
+        super().__init__()
+        self.study_id = study_id
+        self.actor = actor
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                Text.assemble(("Unblind study ", "bold"), (safe_line(self.study_id), "bold")),
+                classes="dialog-title",
+            )
+            yield Static(
+                Text.assemble(
+                    "Unblinding shows this study's results by condition to everyone who uses "
+                    "this database. It cannot be undone. It is recorded in the audit log as ",
+                    (safe_line(self.actor), "bold"),
+                    " with the time.\n\nReviewers still judging should finish first: once "
+                    "results are visible, a judgment is no longer blind.",
+                ),
+                classes="dialog-text",
+            )
+            yield Input(
+                placeholder=f"Type {safe_line(self.study_id)} to confirm", id="confirm-study"
+            )
+            yield Static("", id="confirm-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Unblind", id="unblind", variant="error")
+                yield Button("Cancel", id="cancel")
+
+    @on(Input.Submitted, "#confirm-study")
+    @on(Button.Pressed, "#unblind")
+    def confirm(self) -> None:
+        typed = self.query_one("#confirm-study", Input).value.strip()
+        if typed != self.study_id:
+            self.query_one("#confirm-error", Static).update(
+                Text(
+                    "Type the study id exactly to confirm: "
+                    + safe_line(self.study_id)
+                    + (" (that was something else)." if typed else ".")
+                )
+            )
+            self.query_one("#confirm-study", Input).focus()
+            return
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+@dataclass(frozen=True)
+class ShownResults:
+    view: ResultsView
+    heading: Text
+    body: RenderableType | None
+
+
+def build(view: ResultsView) -> ShownResults:
+    if view.report is None:
+        return ShownResults(view, Text(safe_line(view.design.label), style="bold"), None)
+    return ShownResults(view, results_heading(view.report), results_body(view.report))
+
+
+class ResultsScreen(Screen[None]):
+    """Results of one design by condition, after an explicit, audited unblinding."""
+
+    CSS_PATH = "../styles/results.tcss"
+    AUTO_FOCUS = "#results-scroll"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "u",
+            "unblind",
+            "Unblind",
+            id="results.unblind",
+            tooltip="Unblind this study (asks you to type its id; recorded in the audit log).",
+        ),
+        Binding(
+            "r",
+            "reload",
+            "Reload",
+            id="results.reload",
+            tooltip="Read the judgments again and recompute the results.",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            key_display="esc",
+            id="results.back",
+            tooltip="Back to the previous screen.",
+        ),
+    ]
+
+    class ResultsComputed(Message):
+        def __init__(self, shown: ShownResults) -> None:
+            super().__init__()
+            self.shown = shown
+
+    class StudyUnblinded(Message):
+        def __init__(self, who: str, when: str) -> None:
+            super().__init__()
+            self.who = who
+            self.when = when
+
+    class LoadFailed(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.design = design
+        self.reviewer = reviewer
+        self.shown: ShownResults | None = None
+
+    @property
+    def design_pk(self) -> int | None:
+        return self.design.pk
+
+    @property
+    def study_id(self) -> str:
+        return self.design.study_id
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("Reading the results…"), id="results-summary")
+        yield Static("", id="blind")
+        with VerticalScroll(id="results-scroll"):
+            yield Static("", id="results-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "unblind":
+            view = self.shown.view if self.shown is not None else None
+            return view is not None and view.blind and not view.design.is_station
+        return True
+
+    # -- reading (worker) -------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="results", description="Computing the results")
+    def load(self) -> None:
+        worker = get_current_worker()
+        pk = self.design.pk
+        try:
+            if pk is None:
+                raise AbpError("this study has no study design: results need one")
+            shown = build(read_results(self.db_path, pk))
+        except _ERRORS as exc:
+            if not worker.is_cancelled:
+                self.post_message(self.LoadFailed(str(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.ResultsComputed(shown))
+
+    @on(LoadFailed)
+    def failed(self, message: LoadFailed) -> None:
+        self.query_one("#results-summary", Static).update(
+            Text.assemble(("Cannot show the results: ", "bold red"), safe_line(message.reason))
+        )
+        self.notify(safe_line(message.reason), title="Results", severity="error", markup=False)
+
+    @on(ResultsComputed)
+    def computed(self, message: ResultsComputed) -> None:
+        self.shown = message.shown
+        view = message.shown.view
+        self.set_class(view.blind, "-blind")
+        self.query_one("#results-summary", Static).update(message.shown.heading)
+        blind = self.query_one("#blind", Static)
+        if view.blind:
+            study = safe_line(view.design.study_id)
+            if view.design.is_station:
+                text = Text.assemble(
+                    ("The results are not shown. ", "bold"), safe_line(view.blind_reason)
+                )
+            else:
+                text = Text.assemble(
+                    (f"Study {study} is still blind.", "bold"),
+                    " Results by condition appear only after an explicit unblinding: it shows "
+                    "every condition's results to everyone using this database, cannot be "
+                    "undone, and is recorded in the audit log with who and when.\n\nPress u to "
+                    "unblind as ",
+                    (safe_line(self.reviewer), "bold"),
+                    " (you will be asked to type the study id), or run ",
+                    (f"abp-tui unblind --study {study} --yes", "bold"),
+                    ".",
+                )
+            blind.update(text)
+            self.query_one("#results-body", Static).update("")
+        else:
+            blind.update("")
+            self.query_one("#results-body", Static).update(message.shown.body or "")
+        self.refresh_bindings()
+
+    # -- unblinding -------------------------------------------------------------------------
+    def action_unblind(self) -> None:
+        view = self.shown.view if self.shown is not None else None
+        if view is None or not view.blind:
+            return
+        if view.design.is_station:
+            self.notify(safe_line(view.blind_reason), severity="warning", markup=False)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.unblind(view.design.study_id)
+
+        self.app.push_screen(UnblindScreen(view.design.study_id, self.reviewer), confirmed)
+
+    @work(thread=True, exclusive=True, group="results-unblind", description="Unblinding")
+    def unblind(self, study_id: str) -> None:
+        try:
+            who, when = unblind_study(self.db_path, study_id, self.reviewer)
+        except _ERRORS as exc:
+            self.post_message(self.LoadFailed(str(exc)))
+            return
+        self.post_message(self.StudyUnblinded(who, when))
+
+    @on(StudyUnblinded)
+    def unblinded(self, message: StudyUnblinded) -> None:
+        self.notify(
+            f"{safe_line(self.design.study_id)} unblinded by {safe_line(message.who)} at "
+            f"{safe_line(message.when)} (recorded in the audit log).",
+            title="Unblinded",
+            markup=False,
+        )
+        self.load()
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""Reusable widgets of the judging screens (response panes, scoring rows)."""

@@ -1,0 +1,105 @@
+"""A one-line footer of the active keys, drawn as a single line of text.
+
+Textual's ``Footer`` rebuilds a widget per key whenever the focus moves, which re-measures the
+whole screen; on the compare screen the focus moves with nearly every key a reviewer presses, so
+that cost would be paid on every score. This bar shows the same keys (the bindings marked
+``show``, grouped like the footer groups them) and only repaints when they change. Clicking a
+key presses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.events import Click
+from textual.screen import Screen
+from textual.widget import Widget
+
+
+@dataclass(frozen=True)
+class ShownKey:
+    key: str
+    """The key pressed when this entry is clicked."""
+    display: str
+    description: str
+
+
+class KeyBar(Widget):
+    """The keys of the screen and of the focused widget, one line at the bottom."""
+
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        background: $footer-background;
+        color: $footer-foreground;
+        & > .key-bar--key { color: $footer-key-foreground; text-style: bold; }
+    }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"key-bar--key"}
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: tuple[ShownKey, ...] = ()
+        self._spans: list[tuple[int, int, str]] = []
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def _bindings_changed(self, screen: Screen[object]) -> None:
+        if screen is not self.screen:
+            return
+        entries = self.active_entries()
+        if entries != self.entries:
+            self.entries = entries
+            self.refresh()
+
+    def active_entries(self) -> tuple[ShownKey, ...]:
+        """The keys to show: one entry per action; a group's keys share one description."""
+        shown: list[ShownKey] = []
+        seen_actions: set[str] = set()
+        groups: dict[str, int] = {}
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen_actions:
+                continue
+            seen_actions.add(binding.action)
+            display = self.app.get_key_display(binding)
+            group = binding.group
+            if group is not None:
+                if group.description in groups:
+                    index = groups[group.description]
+                    old = shown[index]
+                    joined = f"{old.display}{'' if group.compact else ' '}{display}"
+                    shown[index] = ShownKey(old.key, joined, old.description)
+                    continue
+                groups[group.description] = len(shown)
+                shown.append(ShownKey(binding.key, display, group.description))
+                continue
+            shown.append(ShownKey(binding.key, display, binding.description))
+        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        if self.app.ENABLE_COMMAND_PALETTE and palette is not None:
+            binding = palette.binding
+            shown.append(
+                ShownKey(binding.key, self.app.get_key_display(binding), binding.description)
+            )
+        return tuple(shown)
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-bar--key")
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        self._spans = []
+        for entry in self.entries:
+            start = text.cell_len
+            text.append(f" {entry.display} ", key_style)
+            text.append(f"{entry.description} ")
+            self._spans.append((start, text.cell_len, entry.key))
+        return text
+
+    def on_click(self, event: Click) -> None:
+        for start, end, key in self._spans:
+            if start <= event.x < end:
+                self.app.simulate_key(key)
+                return

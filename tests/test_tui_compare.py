@@ -1,0 +1,872 @@
+"""The blind scoring workstation: the compare screen, the queue, findings, drafts and blinding.
+
+Every behavioural test drives the real app (``make_app``) with the keyboard on a real SQLite
+file, waits for the workers, and checks the database and what the screen shows.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlite_utils
+from rich.console import Console
+from rich.text import Text
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Collapsible, DataTable, Input, OptionList, Static, Tab
+
+from abp_tui.importing import import_paths
+from abp_tui.models import StudyDesign
+from abp_tui.store import connect
+from abp_tui.studies import create_design
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.finding import FindingScreen
+from abp_tui.tui.screens.help import HelpScreen
+from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.queue import QueueScreen
+from abp_tui.tui.screens.revise import ReviseScreen
+from abp_tui.tui.widgets.response import ResponseView
+from abp_tui.tui.widgets.scoring import ChoiceRow, DimensionRow, FatalOption, OptionLabel
+from abp_tui.tui.widgets.textlayout import Alignment, diff_marks, display_text, wrap_offsets
+from abp_tui.tui.widgets.textpane import TextPane
+
+SIZE = (160, 50)
+AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
+
+
+# -- building studies -----------------------------------------------------------------------------
+def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def _pair_study(outputs: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
+    """Two conditions (A, C) and two tasks; each run's output says which task it answers."""
+    outputs = outputs or {}
+    lines: list[dict[str, Any]] = [
+        {"type": "study", "id": "pilot", "rubric_id": "afp-v0.1", "synthetic": True},
+        {"type": "condition", "id": "A", "label": "Model only"},
+        {"type": "condition", "id": "C", "label": "Workflow"},
+    ]
+    for task in ("T1", "T2"):
+        lines.append(
+            {
+                "type": "task",
+                "id": task,
+                "prompt": f"Summarise the memo for {task}.",
+                "evidence": "Memo: the launch moves to May; Ana owns the checklist.",
+                "expected_behaviour": "States the new month and the owner.",
+                "fatal_criteria": [f"Invents an owner for {task}."],
+            }
+        )
+        for cond in ("A", "C"):
+            text = f"The launch moves to May.\nAna owns the checklist ({task}, {cond.lower()})."
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{task}-{cond}",
+                    "task_id": task,
+                    "condition_id": cond,
+                    "output": outputs.get((task, cond), text),
+                }
+            )
+    return lines
+
+
+def _database(
+    tmp_path: Path,
+    lines: list[dict[str, Any]],
+    design: StudyDesign,
+    name: str = "judge.db",
+) -> Path:
+    db_path = tmp_path / name
+    db = connect(db_path)
+    try:
+        import_paths(db, [_write(tmp_path / "study.jsonl", lines)])
+        create_design(db, design)
+    finally:
+        db.close()
+    return db_path
+
+
+def _pair_design(reviewers: list[str] | None = None) -> StudyDesign:
+    return StudyDesign(
+        study="pilot",
+        name="pairs",
+        seed=11,
+        contrasts=[("C", "A")],
+        reviewers=["ana"] if reviewers is None else reviewers,
+    )
+
+
+def _rows(db_path: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    db = sqlite_utils.Database(db_path)
+    try:
+        return [tuple(r) for r in db.execute(sql, params or []).fetchall()]
+    finally:
+        db.close()
+
+
+# -- driving the app ------------------------------------------------------------------------------
+async def _settle(pilot: Pilot[Any]) -> None:
+    """Let workers finish and their messages be handled (one result may start another worker)."""
+    for _ in range(6):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def _showing(pilot: Pilot[Any], screen: object) -> bool:
+    return pilot.app.screen is screen
+
+
+def _compare(pilot: Pilot[Any]) -> CompareScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, CompareScreen), screen
+    return screen
+
+
+async def _type(pilot: Pilot[Any], text: str) -> None:
+    await pilot.press(*["space" if ch == " " else ch for ch in text])
+
+
+def _plain(renderable: object) -> str:
+    if isinstance(renderable, Text):
+        return renderable.plain
+    if isinstance(renderable, str):
+        return renderable
+    console = Console(width=400, record=True, file=io.StringIO(), color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def _svg_text(svg: str) -> str:
+    return html.unescape("".join(re.findall(r">([^<]*)</text>", svg))).replace("\xa0", " ")
+
+
+def _screen_text(pilot: Pilot[Any]) -> str:
+    """Everything the current screen renders: the screenshot, and every widget's full content
+    (so text scrolled out of view counts too)."""
+    parts = [_svg_text(pilot.app.export_screenshot())]
+    for widget in pilot.app.screen.query("*"):
+        if isinstance(widget, Static):
+            parts.append(_plain(widget.content))
+        elif isinstance(widget, TextPane):
+            parts.append(widget.text + "\n" + widget.placeholder)
+        elif isinstance(widget, DataTable):
+            for index in range(widget.row_count):
+                parts.extend(_plain(cell) for cell in widget.get_row_at(index))
+        elif isinstance(widget, Input):
+            parts.append(widget.value + "\n" + widget.placeholder)
+        elif isinstance(widget, OptionList):
+            parts.extend(
+                str(widget.get_option_at_index(i).prompt) for i in range(widget.option_count)
+            )
+        elif isinstance(widget, Collapsible):
+            parts.append(widget.title)
+        elif isinstance(widget, Tab):
+            parts.append(str(widget.label))
+    return "\n".join(parts)
+
+
+# -- pure layout functions ------------------------------------------------------------------------
+def test_wrap_offsets_cover_the_text_by_cells() -> None:
+    text = "word " * 30 + "\n\n" + "x" * 25 + "\n" + "漢字" * 12 + "\n" + "שלום עולם " * 3
+    lines = wrap_offsets(text, 20)
+    assert lines[0] == (0, 20) and text[0:20] == "word " * 4
+    # every character except the line breaks is on exactly one visual line, in order
+    covered = "".join(text[a:b] for a, b in lines)
+    assert covered == text.replace("\n", "")
+    from rich.cells import cell_len
+
+    assert all(cell_len(text[a:b].rstrip()) <= 20 for a, b in lines)
+    cjk = [text[a:b] for a, b in lines if "漢" in text[a:b]]
+    assert cjk == ["漢字" * 5, "漢字" * 5, "漢字" * 2]  # 20 cells = 10 wide characters
+
+
+def test_wrap_of_a_megabyte_is_fast_and_display_text_neutralises_controls() -> None:
+    big = ("lorem ipsum dolor sit amet " * 40 + "\n") * 930
+    assert len(big) > 1_000_000
+    started = time.perf_counter()
+    lines = wrap_offsets(big, 60)
+    assert time.perf_counter() - started < 2.0
+    assert len(lines) > 930 * 18
+    shown = display_text("a\tb\r\nc\x1b[31md\u202ee\u200bf\x9b")
+    assert shown == "a   b\nc␛[31md⟨U+202E⟩e⟨U+200B⟩f⟨U+009B⟩"
+
+
+def test_diff_marks_hunks_and_alignment() -> None:
+    left = "The launch moves to May. Ana owns the checklist."
+    right = "The launch moves to June. Ana owns the checklist and the budget."
+    marks = diff_marks(left, right)
+    assert [left[a:b] for a, b in marks.left] == ["May"]
+    assert [right[a:b] for a, b in marks.right] == ["June", " and the budget"]
+    assert len(marks.hunks) == 2
+    # "Ana" lines up in both texts
+    assert marks.alignment.map(left.index("Ana"), True) == right.index("Ana")
+    assert marks.alignment.map(right.index("Ana"), False) == left.index("Ana")
+    plain = Alignment.plain(100, 300)
+    assert plain.map(50, True) == 150 and plain.map(150, False) == 50
+
+
+# -- (a) a whole pair item by keys --------------------------------------------------------------
+async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        code = screen.item.code
+        assert len(pilot.app.screen_stack) >= 2 and isinstance(app.screen_stack[-2], HomeScreen)
+        # the left and right texts shown are the two runs of the item's task
+        shown = [screen.query_one(f"#text-{p}", TextPane).text for p in ("1", "2")]
+        assert all("The launch moves to May." in t for t in shown)
+
+        # submitting an empty judgment is refused and says what is missing
+        await pilot.press("s")
+        await _settle(pilot)
+        assert screen.status == "todo"
+        assert screen.query_one("#missing").has_class("-refused")
+        listed = _plain(screen.query_one("#missing", Static).content)
+        assert "validity gate: check 'consistent' is not answered" in listed
+        assert "Response 2: Failure control is not scored" in listed
+        assert app.focused is not None and app.focused.id == "check-consistent"
+        assert _rows(db_path, "SELECT status FROM judgments WHERE status = 'submitted'") == []
+
+        await pilot.press(*"yyyyy")  # the validity gate
+        assert isinstance(app.focused, DimensionRow)
+        await pilot.press("2", "2", "1")  # Response 1: a 1 asks for a rationale
+        assert isinstance(app.focused, Input)
+        await _type(pilot, "misses the owner")
+        await pilot.press("enter", "2")  # last dimension, then the fatal criteria
+        await pilot.press("tab", "tab")  # past the fatal list and the override row
+        assert isinstance(app.focused, DimensionRow) and app.focused.id == "dim-2-task_correctness"
+        await pilot.press("2", "2", "2", "0")
+        await _type(pilot, "invents a date")
+        await pilot.press("enter")
+        await pilot.press("enter")  # ticks the first fatal criterion of Response 2
+        await pilot.press("tab", "tab", "1")  # preference: Response 1
+        await _type(pilot, "Response 1 keeps to the memo")
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert "ready to submit" in _plain(screen.query_one("#item-bar", Static).content)
+        await pilot.press("s")
+        await _settle(pilot)
+        # the screen moved on to the next unfinished item
+        assert screen.item is not None and screen.item.code != code
+        assert screen.status == "todo"
+
+    rows = _rows(
+        db_path,
+        "SELECT j.status, j.payload, j.placement, j.seconds_spent, j.revision FROM judgments j "
+        "JOIN items i ON i.pk = j.item_pk WHERE i.code = ? AND j.reviewer = 'ana' "
+        "ORDER BY j.revision",
+        [code],
+    )
+    assert len(rows) > 10  # every decision was stored as a draft as it was made
+    assert [r[0] for r in rows[:-1]] == ["draft"] * (len(rows) - 1)
+    status, payload_json, placement_json, seconds, _revision = rows[-1]
+    assert status == "submitted"
+    assert seconds > 0
+    payload, placement = json.loads(payload_json), json.loads(placement_json)
+    first, second = (
+        payload["responses"][str(placement["1"])],
+        payload["responses"][str(placement["2"])],
+    )
+    assert first["scores"] == dict(zip(AFP_DIMS, (2, 2, 1, 2), strict=True))
+    assert first["rationales"] == {"uncertainty_handling": "misses the owner"}
+    assert second["scores"] == dict(zip(AFP_DIMS, (2, 2, 2, 0), strict=True))
+    assert second["rationales"] == {"failure_control": "invents a date"}
+    assert len(second["fatal_hits"]) == 1 and second["fatal_hits"][0].startswith("Invents an owner")
+    assert payload["preference"] == "response_1"
+    assert payload["justification"] == "Response 1 keeps to the memo"
+    assert all(payload["validity"].values()) and len(payload["validity"]) == 5
+    # the placement stored is the one shown: Response 1's text is that run's output
+    (output_1,) = _rows(
+        db_path,
+        "SELECT b.text FROM runs r JOIN blobs b ON b.sha256 = r.output_sha256 WHERE r.pk = ?",
+        [placement["1"]],
+    )[0]
+    assert output_1 == shown[0]
+
+
+async def test_keys_typed_in_one_burst_reach_the_rows_they_were_meant_for(tmp_path: Path) -> None:
+    """A fast typist (or a paste) sends keys faster than the screen moves the focus: each key
+    must still land on the row the previous choice moved to."""
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        burst = [*"yyyyy221", *"gap", "enter", "2", "tab", "tab", *"2220", *"no", "enter"]
+        for key in burst:  # all queued before any is handled
+            app.post_message(events.Key(key, key if len(key) == 1 else None))
+        await _settle(pilot)
+        judgment = screen.judgment
+    assert (
+        judgment.validity == dict.fromkeys(judgment.validity, True) and len(judgment.validity) == 5
+    )
+    first, second = judgment.responses["1"], judgment.responses["2"]
+    assert first.scores == dict(zip(AFP_DIMS, (2, 2, 1, 2), strict=True))
+    assert first.rationales == {"uncertainty_handling": "gap"}
+    assert second.scores == dict(zip(AFP_DIMS, (2, 2, 2, 0), strict=True))
+    assert second.rationales == {"failure_control": "no"}
+
+
+async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        labels = list(screen.query_one("#dim-1-task_correctness").query(OptionLabel))
+        labels[2].scroll_visible(animate=False)
+        await pilot.pause()
+        await pilot.click(labels[2])
+        fatal = list(screen.query_one("#fatal-1").query(FatalOption))
+        fatal[0].scroll_visible(animate=False)
+        await pilot.pause()
+        await pilot.click(fatal[0])
+        await pilot.click("#response-2 #--content-tab-trace-2")
+        await _settle(pilot)
+        response = screen.judgment.responses["1"]
+        assert response.scores == {"task_correctness": 2}
+        assert screen.item is not None
+        assert response.fatal_hits == (screen.item.task.fatal_criteria[0],)
+        assert response.fatal_hits[0].startswith("Invents an owner")
+        assert screen.query_one("#response-2", ResponseView).showing_trace
+
+
+async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: Path) -> None:
+    lines = _pair_study()
+    lines[-1]["origin_status"] = "INFRA_ERROR"
+    db_path = _database(tmp_path, lines, _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        # find the item with the INFRA_ERROR run
+        for _ in range(2):
+            assert screen.item is not None
+            if any(r.record_state for r in screen.item.responses):
+                break
+            await pilot.press("right_square_bracket")
+            await _settle(pilot)
+        assert screen.item is not None
+        position = next(r.key for r in screen.item.responses if r.record_state)
+        text = _screen_text(pilot)
+        assert "The record marks this run INFRA_ERROR" in text
+        section = screen.query_one(f"#score-{position}")
+        result = section.query_one(".result", Static)
+        section.query_one(DimensionRow).focus()
+        await pilot.press("2", "2", "2", "2")
+        await pilot.pause()
+        assert "MODEL_PASS" in _plain(result.content)
+        await pilot.press("enter")  # a fatal hit fails it whatever the total
+        await pilot.pause()
+        assert "MODEL_FAIL" in _plain(result.content)
+        await pilot.press("tab", "c")  # confirm the record's state
+        await pilot.pause()
+        assert "INFRA_ERROR" in _plain(result.content)
+        assert f"Response {position}: a reason is required for INFRA_ERROR" in screen._missing()
+        assert isinstance(app.focused, Input)
+        await _type(pilot, "runner timed out")
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert not any("a reason is required" in p for p in screen._missing())
+    (payload,) = _rows(
+        db_path,
+        "SELECT payload FROM judgments WHERE reviewer = 'ana' ORDER BY pk DESC LIMIT 1",
+    )[0]
+    states = [r["state_override"] for r in json.loads(payload)["responses"].values()]
+    assert "INFRA_ERROR" in states
+
+
+# -- (b) restart --------------------------------------------------------------------------------
+async def test_drafts_survive_a_restart_and_the_reviewer_resumes_on_the_same_item(
+    tmp_path: Path,
+) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        first = screen.item.code
+        await pilot.press("right_square_bracket")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.code != first
+        second = screen.item.code
+        await pilot.press("y", "n")
+        await pilot.press(*"yyy")
+        await pilot.press("1")
+        await _settle(pilot)
+        assert "draft saved" in _plain(screen.query_one("#item-bar", Static).content)
+        # typing still waiting for its pause when the app closes is stored on the way out
+        await _type(pilot, "half a thought")
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None and screen.item.code == second
+        assert screen.status == "draft"
+        gate = {row.id: row.value for row in screen.query("#gate ChoiceRow").results(ChoiceRow)}
+        assert gate == {
+            "check-consistent": "yes",
+            "check-visible": "no",
+            "check-same_requirement": "yes",
+            "check-invariant_assertions": "yes",
+            "check-observable": "yes",
+        }
+        assert screen.query_one("#dim-1-task_correctness", ChoiceRow).value == "1"
+        assert screen.query_one("#rationale-1-task_correctness", Input).value == "half a thought"
+        # the first missing answer has the focus: the next dimension of Response 1
+        assert app.focused is not None and app.focused.id == "dim-1-evidence_discipline"
+        assert any("failed (visible)" in p for p in screen._missing())
+
+
+async def test_revising_a_submitted_judgment_asks_for_a_reason(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        code = screen.item.code
+        await pilot.press(*"YYYY")  # shift+y: all five checks hold
+        await pilot.press(*"2222", "tab", "tab", *"2222", "tab", "tab", "t")
+        await _type(pilot, "same")
+        await pilot.press("enter", "s")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.code != code
+        await pilot.press("left_square_bracket")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.code == code
+        assert screen.status == "submitted"
+        await pilot.press("right_curly_bracket")  # to Response 1
+        await pilot.press("1")
+        assert "changed: s resubmits" in _plain(screen.query_one("#item-bar", Static).content)
+        assert isinstance(app.focused, Input)  # the rationale of a 1
+        await _type(pilot, "owner unclear")
+        # leaving asks first (Escape leaves the text field); Back stays on the item
+        await pilot.press("escape", "right_square_bracket")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert _showing(pilot, screen) and screen.item is not None and screen.item.code == code
+        screen.query_one("#dim-1-task_correctness").focus()
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen)
+        await pilot.press("enter")  # an empty reason is refused
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen)
+        await _type(pilot, "reread the memo")
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert _showing(pilot, screen)
+    rows = _rows(
+        db_path,
+        "SELECT j.revision, j.status, j.reason FROM judgments j JOIN items i ON i.pk = j.item_pk "
+        "WHERE i.code = ? AND j.status = 'submitted' ORDER BY j.revision",
+        [code],
+    )
+    assert [(r[1], r[2]) for r in rows] == [("submitted", ""), ("submitted", "reread the memo")]
+
+
+# -- (c) hostile text -----------------------------------------------------------------------------
+HOSTILE = (
+    "[/] [bold red]x[/] [link=http://x]y[/link]\n"
+    "esc \x1b[31mred\x1b[0m osc \x1b]8;;http://evil\x07click\x1b]8;;\x07 csi \x9b2J\n"
+    "bidi \u202eevil\u202c zero\u200bwidth\ufeff\n"
+    "漢字とかな、한국어 text; عربي مرحبا; עברית\n" + "long" * 2000
+)
+
+
+async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
+    tmp_path: Path,
+) -> None:
+    big = ("A very long answer line with words that wrap again and again. " * 30 + "\n") * 560
+    assert len(big) > 1_000_000
+    outputs = {
+        ("T1", "A"): HOSTILE,
+        ("T1", "C"): big,
+        ("T2", "A"): "",
+        ("T2", "C"): "[b]",
+    }
+    lines = _pair_study(outputs)
+    lines[3]["prompt"] = "[/] Summarise [bold red]T1[/] \x1b[2J"
+    lines.insert(
+        3,
+        {
+            "type": "trace_event",
+            "run_id": "T1-A",
+            "seq": 1,
+            "kind": "[bold]call\x1b[2J",
+            "tool": "[/]",
+        },
+    )
+    db_path = _database(tmp_path, lines, _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        for _ in range(2):
+            assert screen.item is not None
+            if "T1" in screen.item.task.prompt:
+                break
+            await pilot.press("right_square_bracket")
+            await _settle(pilot)
+        assert screen.item is not None and "T1" in screen.item.task.prompt
+        title = screen.query_one("#task", Collapsible).query_one("CollapsibleTitle", Static)
+        assert _plain(title.visual).strip() == "▼ Task: [/] Summarise [bold red]T1[/] ␛[2J"
+        hostile = next(p for p in screen.query(TextPane) if p.text.startswith("[/]"))
+        huge = next(p for p in screen.query(TextPane) if p is not hostile)
+        assert hostile.text.startswith("[/] [bold red]x[/] [link=http://x]y[/link]")
+        assert "␛[31mred␛[0m" in hostile.text and "␛]8;;http://evil␇click" in hostile.text
+        assert "⟨U+009B⟩2J" in hostile.text
+        assert "bidi ⟨U+202E⟩evil⟨U+202C⟩ zero⟨U+200B⟩width⟨U+FEFF⟩" in hostile.text
+        assert "漢字とかな、한국어" in hostile.text and "عربي مرحبا" in hostile.text
+        # the very long line is wrapped, not cut
+        assert hostile.line_count > 8000 // hostile.size.width
+        svg = app.export_screenshot()
+        shown = _svg_text(svg)
+        assert "[bold red]x[/]" in shown and "[link=http://x]y[/link]" in shown
+        assert "\x1b" not in svg and "\u202e" not in svg and "\x9b" not in svg
+        # the megabyte is laid out (in a worker) and only the rows in view are drawn
+        assert huge.is_laid_out and huge.line_count > 560 * 30
+        assert len(huge._cache) <= huge.size.height + 2
+        huge.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert huge.scroll_y == huge.max_scroll_y > 0
+        assert "again and again." in huge.visible_text()
+        assert len(huge._cache) < huge.line_count // 20
+        # the trace tab shows hostile trace text literally
+        await pilot.press("r")
+        await pilot.pause()
+        cells = [
+            _plain(c)
+            for table in screen.query(DataTable)
+            for i in range(table.row_count)
+            for c in table.get_row_at(i)
+        ]
+        assert "[bold]call␛[2J" in cells and "[/]" in cells
+        await pilot.press("r")
+        assert screen.item is not None
+        await pilot.press("left_square_bracket" if screen.item.index else "right_square_bracket")
+        await _settle(pilot)
+        texts = [p.visible_text() for p in screen.query(TextPane)]
+        assert "(empty output)" in texts and "[b]" in texts
+
+
+# -- diff, scrolling, navigation ----------------------------------------------------------------
+async def test_diff_toggles_and_next_change_scrolls_both_panes(tmp_path: Path) -> None:
+    common = "".join(f"Line {i} of the shared report says nothing new.\n" for i in range(120))
+    outputs = {
+        ("T1", "A"): common + "The owner is Ana.\n" + common,
+        ("T1", "C"): common + "The owner is Bruno.\n" + common,
+        ("T2", "A"): "same",
+        ("T2", "C"): "same",
+    }
+    db_path = _database(tmp_path, _pair_study(outputs), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        if screen.item is not None and "T1" not in screen.item.task.prompt:
+            await pilot.press("right_square_bracket")
+            await _settle(pilot)
+        assert screen.marks is not None and len(screen.marks.hunks) == 1
+        left = screen.query_one("#text-1", TextPane)
+        right = screen.query_one("#text-2", TextPane)
+        assert left.changed and right.changed
+        await pilot.press("c")
+        await pilot.pause()
+        assert left.scroll_y > 100 and right.scroll_y > 100
+        assert "The owner is" in left.visible_text() and "The owner is" in right.visible_text()
+        assert left.current is not None
+        # scrolling one pane scrolls the other to the same passage
+        left.scroll_to(y=10, animate=False, immediate=True)
+        await pilot.pause()
+        assert abs(right.scroll_y - 10) <= 1
+        await pilot.press("d")
+        await pilot.pause()
+        assert left.changed == [] and right.changed == []
+        assert "diff off" in _plain(screen.query_one("#item-bar", Static).content)
+        await pilot.press("d")
+        await pilot.pause()
+        assert left.changed
+
+
+async def test_queue_filters_and_jumps(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        first = screen.item.code
+        await pilot.press("y")
+        await _settle(pilot)
+        await pilot.press("l")
+        await _settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        table = queue.query_one(DataTable)
+        assert table.row_count == 2
+        statuses = [_plain(table.get_row_at(i)[3]) for i in range(2)]
+        assert statuses == ["draft", "todo"]
+        await pilot.press("f", "f", "f")  # all -> unfinished -> todo -> draft
+        assert queue.status_filter == "draft" and table.row_count == 1
+        await pilot.press("f")  # submitted: nothing yet
+        assert table.row_count == 0
+        await pilot.press("f", "f", "down", "enter")  # all, second row
+        await _settle(pilot)
+        assert _showing(pilot, screen)
+        assert screen.item is not None and screen.item.code != first
+
+
+async def test_command_palette_and_help_list_the_study_actions(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        screen.set_focus(None)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        listed = {k.description for k in app.screen.keys}
+        assert {"Submit", "Next", "Prev", "Unfinished", "Queue", "Diff", "Change"} <= listed
+        assert {"Trace", "Task", "Finding", "Home", "Keys"} <= listed
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await _type(pilot, "open my queue")
+        await pilot.press("enter")
+        await _settle(pilot)
+        assert isinstance(app.screen, QueueScreen)
+        await pilot.press("escape")
+        await pilot.press("h")
+        await _settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("j")
+        await _settle(pilot)
+        assert isinstance(app.screen, CompareScreen)
+
+
+async def test_a_finding_is_recorded_and_linked_to_the_item_runs(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        code = screen.item.code
+        await pilot.press("f")
+        await _settle(pilot)
+        assert isinstance(app.screen, FindingScreen)
+        assert app.screen.query_one("#finding-id", Input).value == f"F-{code}"
+        await pilot.press("ctrl+s")  # no title yet: refused, stays open
+        await pilot.pause()
+        assert isinstance(app.screen, FindingScreen)
+        await _type(pilot, "Owner invented")
+        await pilot.press("ctrl+s")
+        await _settle(pilot)
+        assert _showing(pilot, screen)
+    rows = _rows(
+        db_path,
+        "SELECT f.id, f.reviewer, f.document, COUNT(fr.run_pk) FROM findings f "
+        "JOIN finding_runs fr ON fr.finding_pk = f.pk GROUP BY f.pk",
+    )
+    assert len(rows) == 1
+    finding_id, reviewer, document, runs = rows[0]
+    assert (finding_id, reviewer, runs) == (f"F-{code}", "ana", 2)
+    assert json.loads(document)["title"] == "Owner invented"
+    assert json.loads(document)["layer"] == "model"
+
+
+async def test_no_design_opens_home_and_an_open_design_enrols_the_reviewer(
+    tmp_path: Path,
+) -> None:
+    db_path = tmp_path / "plain.db"
+    db = connect(db_path)
+    import_paths(db, [_write(tmp_path / "s.jsonl", _pair_study())])
+    db.close()
+    app = make_app(db_path, reviewer="bo")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+    db_path = _database(tmp_path, _pair_study(), _pair_design(reviewers=[]), name="open.db")
+    app = make_app(db_path, reviewer="bo")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None and screen.item.total == 2
+
+
+# -- (d) blinding ---------------------------------------------------------------------------------
+IDENTITIES = (
+    "zephyr-governed",
+    "Zephyr Governed Workflow",
+    "quasar-base",
+    "Quasar Baseline Mode",
+    "acmeco/zeta-model-9",
+    "zeta-model-9",
+    "borealis/nimbus-7b",
+    "nimbus-7b",
+    "acmecloud",
+    "borealis-ai",
+    "warpdrive",
+    "hyperlane",
+    "run-0",
+    "blind-runs.jsonl",
+)
+
+
+def _blind_study() -> list[dict[str, Any]]:
+    who = {
+        "zephyr-governed": (
+            "acmeco/zeta-model-9",
+            "acmecloud",
+            "warpdrive",
+            "Zephyr Governed Workflow",
+        ),
+        "quasar-base": ("borealis/nimbus-7b", "borealis-ai", "hyperlane", "Quasar Baseline Mode"),
+    }
+    lines: list[dict[str, Any]] = [
+        {"type": "study", "id": "blind-study", "rubric_id": "afp-v0.1"},
+        {"type": "condition", "id": "zephyr-governed", "label": "Zephyr Governed Workflow"},
+        {"type": "condition", "id": "quasar-base", "label": "Quasar Baseline Mode"},
+    ]
+    n = 0
+    for task in ("T1", "T2"):
+        lines.append({"type": "task", "id": task, "prompt": f"Answer question {task}."})
+        for cond, (model, provider, engine, label) in who.items():
+            n += 1
+            run_id = f"run-0{n}"
+            lines.append(
+                {
+                    "type": "trace_event",
+                    "run_id": run_id,
+                    "seq": 1,
+                    "kind": f"{engine}.model_call",
+                    "tool": f"{provider}-search",
+                    "input_tokens": 10,
+                }
+            )
+            lines.append(
+                {
+                    "type": "run",
+                    "id": run_id,
+                    "task_id": task,
+                    "condition_id": cond,
+                    "model": model,
+                    "provider": provider,
+                    "engine": engine,
+                    "engine_version": "4.2",
+                    "origin_status": "INFRA_ERROR" if n == 4 else None,
+                    "output": (
+                        f"As {model.split('/')[1]} served by {provider} on {engine}, following "
+                        f"the {label} ({cond}), my answer to {task} is: the launch moves to May."
+                    ),
+                }
+            )
+    return lines
+
+
+async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
+    db_path = tmp_path / "blind.db"
+    db = connect(db_path)
+    import_paths(db, [_write(tmp_path / "blind-runs.jsonl", _blind_study())])
+    create_design(
+        db,
+        StudyDesign(
+            study="blind-study",
+            name="blind",
+            seed=5,
+            contrasts="all-pairs",
+            single_items=True,
+            reviewers=["ana"],
+        ),
+    )
+    db.close()
+    app = make_app(db_path, reviewer="ana")
+    seen: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        total = screen.item.total
+        assert total == 6  # two pairs and four single responses
+        codes = set()
+        for _ in range(total):
+            assert screen.item is not None
+            codes.add(screen.item.code)
+            # the masking really happened on this item (so the check below can fail)
+            assert all("«masked»" in r.text for r in screen.item.responses)
+            seen.append(_screen_text(pilot))
+            await pilot.press("r")  # the trace tabs
+            await pilot.pause()
+            seen.append(_screen_text(pilot))
+            await pilot.press("r")
+            await pilot.press("right_square_bracket")
+            await _settle(pilot)
+        assert len(codes) == total
+        screen.set_focus(None)
+        for key in ("l", "question_mark", "f"):
+            await pilot.press(key)
+            await _settle(pilot)
+            assert app.screen is not screen
+            seen.append(_screen_text(pilot))
+            await pilot.press("escape")
+            await _settle(pilot)
+    text = "\n".join(seen).lower()
+    assert "«masked»" in text and "infra_error" in text and "response 2" in text
+    for identity in IDENTITIES:
+        assert identity.lower() not in text, identity
+
+
+# -- (e) snapshots --------------------------------------------------------------------------------
+def _snapshot_db(tmp_path: Path) -> Path:
+    outputs = {
+        ("T2", "A"): "The launch moves to May.\nAna owns the checklist.\n\n- risk: none stated",
+        ("T2", "C"): "The launch moves to June.\nAna owns the checklist and the budget.",
+        ("T1", "A"): "",
+        ("T1", "C"): "漢字 and plain text; [bold]not markup[/]",
+    }
+    return _database(tmp_path, _pair_study(outputs), _pair_design(), name="snap.db")
+
+
+def test_compare_screen_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _snapshot_db(tmp_path)
+    app = make_app(Path("snap.db"), reviewer="ana")
+    assert snap_compare(app, terminal_size=(160, 45), run_before=_settle)
+
+
+def test_queue_screen_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _snapshot_db(tmp_path)
+    app = make_app(Path("snap.db"), reviewer="ana")
+
+    async def open_queue(pilot: Pilot[Any]) -> None:
+        await _settle(pilot)
+        await pilot.press("y")
+        await _settle(pilot)
+        await pilot.press("l")
+        await _settle(pilot)
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=open_queue)
