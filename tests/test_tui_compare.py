@@ -694,7 +694,7 @@ async def test_a_finding_is_recorded_and_linked_to_the_item_runs(tmp_path: Path)
     assert json.loads(document)["layer"] == "model"
 
 
-async def test_no_design_opens_home_and_an_open_design_enrols_the_reviewer(
+async def test_no_design_opens_home_and_an_open_design_waits_for_the_reviewer(
     tmp_path: Path,
 ) -> None:
     db_path = tmp_path / "plain.db"
@@ -708,6 +708,13 @@ async def test_no_design_opens_home_and_an_open_design_enrols_the_reviewer(
     db_path = _database(tmp_path, _pair_study(), _pair_design(reviewers=[]), name="open.db")
     app = make_app(db_path, reviewer="bo")
     async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        # An open design is not joined behind the reviewer's back at start-up...
+        assert isinstance(app.screen, HomeScreen)
+        enrolled = connect(db_path).execute("SELECT COUNT(*) FROM enrolments").fetchone()[0]
+        assert enrolled == 0
+        # ...but `j` (judge) opens it and enrols them.
+        await pilot.press("j")
         await _settle(pilot)
         screen = _compare(pilot)
         assert screen.item is not None and screen.item.total == 2

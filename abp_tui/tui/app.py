@@ -53,7 +53,7 @@ class AbpApp(App[None]):
             "j",
             "judge",
             "Judge",
-            show=False,
+            show=True,
             id="app.judge",
             tooltip="Judge your next study design, where you left off (blind).",
         ),
@@ -61,7 +61,7 @@ class AbpApp(App[None]):
             "a",
             "review('disagreements')",
             "Disagreements",
-            show=False,
+            show=True,
             id="app.disagreements",
             tooltip="List the items whose reviewers disagree, and adjudicate them.",
         ),
@@ -69,7 +69,7 @@ class AbpApp(App[None]):
             "k",
             "review('agreement')",
             "Agreement",
-            show=False,
+            show=True,
             id="app.agreement",
             tooltip="Agreement between reviewers, with denominators and confusion heat maps.",
         ),
@@ -77,7 +77,7 @@ class AbpApp(App[None]):
             "v",
             "review('results')",
             "Results",
-            show=False,
+            show=True,
             id="app.results",
             tooltip="Results by condition (shown only after an audited unblinding).",
         ),
@@ -93,12 +93,16 @@ class AbpApp(App[None]):
         self.push_screen(HomeScreen(self.db_path))
         self.open_judging(None)
 
-    def open_judging(self, design_pk: int | None) -> None:
+    def open_judging(
+        self, design_pk: int | None, *, include_open: bool = False, study: str | None = None
+    ) -> None:
         """Open the compare screen on a design (None: the reviewer's next one, if any)."""
-        open_judging(self, self.db_path, self.reviewer, design_pk)
+        open_judging(
+            self, self.db_path, self.reviewer, design_pk, include_open=include_open, study=study
+        )
 
     def action_judge(self) -> None:
-        self.open_judging(None)
+        self.open_judging(None, include_open=True)
 
     def action_review(self, purpose: str) -> None:
         """Open the disagreements, agreement or results screen on the current study design."""

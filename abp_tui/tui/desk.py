@@ -37,6 +37,8 @@ class JudgeableDesign:
     total: int
     """Items this reviewer has (or will have once enrolled)."""
     submitted: int
+    joined: bool = False
+    """True when the reviewer already has items in the design (assigned or enrolled)."""
 
     @property
     def unfinished(self) -> int:
@@ -77,6 +79,7 @@ def judgeable_designs(db_path: Path, reviewer: str) -> list[JudgeableDesign]:
                     bool(reviewers),
                     total,
                     submitted,
+                    mine is not None,
                 )
             )
     finally:

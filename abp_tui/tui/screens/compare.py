@@ -1025,8 +1025,19 @@ class CompareScreen(Screen[None]):
         bar.update(line, layout=False)
 
 
-def open_judging(app: App[None], db_path: object, reviewer: str, design_pk: int | None) -> None:
+def open_judging(
+    app: App[None],
+    db_path: object,
+    reviewer: str,
+    design_pk: int | None,
+    *,
+    include_open: bool = False,
+    study: str | None = None,
+) -> None:
     """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
+
+    Unasked (``include_open`` False, at start-up) only designs that name the reviewer or that
+    they already joined are opened; ``study`` limits the choice to one study's designs.
 
     The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
     None) or the reviewer is told (a design was asked for).
@@ -1046,9 +1057,19 @@ def open_judging(app: App[None], db_path: object, reviewer: str, design_pk: int 
                     app.notify, safe_line(str(exc)), severity="error", markup=False
                 )
             return
-        chosen = [d for d in designs if design_pk is None or d.pk == design_pk]
+        if design_pk is not None:
+            chosen = [d for d in designs if d.pk == design_pk]
+        else:
+            # Opening an open design enrols its reviewer, which must be their own choice (an
+            # adjudicator who was enrolled could no longer adjudicate items they have not judged).
+            chosen = [
+                d
+                for d in designs
+                if (include_open or d.assigned or d.joined)
+                and (study is None or d.study_id == study)
+            ]
         if not chosen:
-            if design_pk is not None:
+            if design_pk is not None or include_open:
                 app.call_from_thread(
                     app.notify,
                     f"{safe_line(reviewer)} cannot judge that study design.",

@@ -342,12 +342,10 @@ class HomeScreen(Screen[None]):
         key = event.row_key.value
         study = self.studies.get(key) if key is not None else None
         if study is not None:
-            self.notify(
-                f"{safe_line(study.id)}: {study.runs:,} runs. Its conditions and tasks are listed "
-                "below; judging screens for a study are not available yet.",
-                title="Study",
-                markup=False,
-            )
+            from abp_tui.tui.app import AbpApp
+
+            if isinstance(self.app, AbpApp):
+                self.app.open_judging(None, include_open=True, study=study.id)
 
     # -- showing ----------------------------------------------------------------------------------
     def show_study(self, study_id: str | None) -> None:
