@@ -60,7 +60,11 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.export.bench import bench_export
 
         return bench_export(runs=args.runs, repeat=args.repeat)
-    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export")
+    if what == "ui":
+        from abp_tui.tui.bench_ui import bench_ui
+
+        return bench_ui(repeat=args.repeat)
+    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export, ui")
 
 
 # -- the input ------------------------------------------------------------------------------------

@@ -741,7 +741,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
-    p.add_argument("what", choices=["import", "agreement", "export"])
+    p.add_argument("what", choices=["import", "agreement", "export", "ui"])
     p.add_argument("--items", type=int, default=10_000, help="items (agreement)")
     p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
     p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")

@@ -46,3 +46,17 @@ def test_spans_rebuild_both_texts(a: str, b: str) -> None:
     d = word_diff(a, b)
     assert _join(d.left) == a
     assert _join(d.right) == b
+
+
+def test_long_texts_diff_line_first_and_keep_word_level_changes() -> None:
+    lines = [f"Line {i}: the answer cites source {i} and states its limits." for i in range(4000)]
+    left = "\n".join(lines)
+    changed = list(lines)
+    changed[1234] = changed[1234].replace("source 1234", "source 9999")
+    changed.insert(3000, "An inserted line.")
+    right = "\n".join(changed)
+    d = word_diff(left, right)
+    assert _join(d.left) == left and _join(d.right) == right
+    assert [s.text for s in d.left if s.changed] == ["1234"]
+    assert [s.text.strip() for s in d.right if s.changed] == ["9999", "An inserted line."]
+    assert not d.timed_out

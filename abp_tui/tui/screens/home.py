@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,7 +27,8 @@ from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
 from abp_tui.models import ResultState
-from abp_tui.store import connect
+from abp_tui.store import connect, judging
+from abp_tui.store.judging import ReviewerProgress
 from abp_tui.store.queries import (
     ConditionSummary,
     RunSummary,
@@ -108,6 +109,8 @@ class StudyDetail:
     study_id: str
     conditions: list[CountedCondition]
     tasks: list[CountedTask]
+    progress: list[tuple[str, list[ReviewerProgress]]] = field(default_factory=list)
+    """Each study design (label) with each reviewer's progress."""
 
 
 def read_detail(db_path: Path, study_id: str) -> StudyDetail:
@@ -117,6 +120,10 @@ def read_detail(db_path: Path, study_id: str) -> StudyDetail:
         conditions = study_conditions(db, study_id)
         tasks = study_tasks(db, study_id)
         runs = study_runs(db, study_id)
+        progress = [
+            (f"{d.name} v{d.version_no}", judging.progress(db, d.pk))
+            for d in judging.designs(db, study_id)
+        ]
     finally:
         db.close()
     excluded_by_condition: dict[str, int] = {}
@@ -133,7 +140,29 @@ def read_detail(db_path: Path, study_id: str) -> StudyDetail:
             CountedCondition(c, excluded_by_condition.get(c.condition.id, 0)) for c in conditions
         ],
         tasks=[CountedTask(t, excluded_by_task.get(t.task.id, 0)) for t in tasks],
+        progress=progress,
     )
+
+
+def progress_text(progress: list[tuple[str, list[ReviewerProgress]]]) -> Text:
+    """One line per study design: each reviewer's submitted/assigned items and drafts."""
+    if not progress:
+        return Text("No study design yet: abp-tui study create FILE", style="dim")
+    lines = Text()
+    for i, (label, reviewers) in enumerate(progress):
+        if i:
+            lines.append("\n")
+        lines.append("Design ", style="dim")
+        lines.append(safe_line(label), style="bold")
+        if not reviewers:
+            lines.append("  ·  open: nobody has joined yet", style="dim")
+        for p in reviewers:
+            lines.append("  ·  ", style="dim")
+            lines.append(safe_line(p.reviewer))
+            lines.append(f" {p.submitted}/{p.assigned} submitted")
+            if p.drafts:
+                lines.append(f", {p.drafts} in draft", style="dim")
+    return lines
 
 
 def read_studies(db_path: Path) -> list[StudySummary]:
@@ -204,6 +233,7 @@ class HomeScreen(Screen[None]):
         yield Static(id="empty", markup=False)
         yield Static(id="load-error", markup=False)
         yield Static(id="study-info", markup=False)
+        yield Static(id="progress", markup=False)
         with Horizontal(id="detail"):
             with Vertical(id="conditions-pane"):
                 yield Static(Text("Conditions"), classes="section-title", markup=False)
@@ -355,6 +385,7 @@ class HomeScreen(Screen[None]):
         study = self.studies.get(study_id) if study_id is not None else None
         self.update_banner()
         info = self.query_one("#study-info", Static)
+        self.query_one("#progress", Static).update("")
         if study is None:
             info.update("")
             self.fill("conditions", [])
@@ -378,6 +409,7 @@ class HomeScreen(Screen[None]):
             self.load_detail(study.id)
 
     def fill_detail(self, detail: StudyDetail) -> None:
+        self.query_one("#progress", Static).update(progress_text(detail.progress))
         self.fill(
             "conditions",
             [
