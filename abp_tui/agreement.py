@@ -26,6 +26,7 @@ from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.stats.agreement import AgreementReport, Category, Judgment, compute_all
 from abp_tui.store import judging as sql
+from abp_tui.store.queries import imported_preferences
 
 Records = dict[str, list[Judgment]]
 
@@ -40,11 +41,7 @@ def design_records(
 
 def imported_records(db: sqlite_utils.Database, study_id: str) -> Records:
     """Imported human preference labels of a study (external reviewers), per item."""
-    rows = db.execute(
-        "SELECT item_id, reviewer, choice FROM preferences WHERE study_id = ? AND "
-        "source = 'imported' ORDER BY pk",
-        [study_id],
-    ).fetchall()
+    rows = imported_preferences(db, study_id)
     labels = {
         PreferenceChoice.RESPONSE_1.value: "1",
         PreferenceChoice.RESPONSE_2.value: "2",

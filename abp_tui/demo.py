@@ -7,6 +7,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.importing import ImportReport, import_paths
+from abp_tui.store.queries import count
 
 DEFAULT_DB = Path("data") / "abp.db"
 
@@ -41,4 +42,4 @@ def load_demo(db: sqlite_utils.Database, folder: Path | None = None) -> list[Imp
 
 
 def is_empty(db: sqlite_utils.Database) -> bool:
-    return int(db.execute("SELECT COUNT(*) FROM studies").fetchone()[0]) == 0
+    return count(db, "studies") == 0

@@ -313,38 +313,24 @@ def open_pack(station: sqlite_utils.Database, path: Path) -> int:
         sql.ensure_reviewer(station, pack.reviewer)
         for item in pack.items:
             runs = {
-                r.key: _station_run_pk(station, pack.design.study, f"{item.code}/{r.key}")
+                r.key: psql.station_run_pk(station, pack.design.study, f"{item.code}/{r.key}")
                 for r in item.responses
             }
             task_pk = sql.task_pk_of(station, runs["1"])
-            cur = station.execute(
-                "INSERT INTO items (design_pk, key, code, kind, task_pk, trial, run_a_pk, "
-                "run_b_pk, base_flip, masking) VALUES (?, ?, ?, ?, ?, 1, ?, ?, 0, ?)",
-                [
-                    design_pk,
-                    item.code,
-                    item.code,
-                    item.kind,
-                    task_pk,
-                    runs["1"],
-                    runs.get("2"),
-                    json.dumps({r.key: r.masked for r in item.responses}),
-                ],
-            )
-            station.execute(
-                "INSERT INTO assignments (item_pk, reviewer, slot, order_index, flipped) "
-                "VALUES (?, ?, 0, ?, 0)",
-                [cur.lastrowid, pack.reviewer, item.order_index],
+            psql.insert_station_item(
+                station,
+                design_pk,
+                item.code,
+                item.kind,
+                task_pk,
+                runs["1"],
+                runs.get("2"),
+                json.dumps({r.key: r.masked for r in item.responses}),
+                pack.reviewer,
+                item.order_index,
             )
         _store_traces(station, pack)
     return design_pk
-
-
-def _station_run_pk(station: sqlite_utils.Database, study: str, run_id: str) -> int:
-    row = station.execute(
-        "SELECT pk FROM runs WHERE study_id = ? AND id = ? AND current = 1", [study, run_id]
-    ).fetchone()
-    return int(row[0])
 
 
 def _store_traces(station: sqlite_utils.Database, pack: StudyPack) -> None:
@@ -352,31 +338,12 @@ def _store_traces(station: sqlite_utils.Database, pack: StudyPack) -> None:
         for response in item.responses:
             if not response.trace:
                 continue
-            cur = station.execute(
-                "INSERT INTO traces (sha256, n_events) VALUES (?, ?)", [None, len(response.trace)]
-            )
-            station.conn.executemany(
-                "INSERT INTO trace_events (trace_pk, seq, t, kind, tool, input_tokens, "
-                "output_tokens, cache_read_tokens, cache_write_tokens, duration_ms, raw) "
-                "VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, NULL, ?, '')",
+            psql.attach_station_trace(
+                station,
+                psql.station_run_pk(station, pack.design.study, f"{item.code}/{response.key}"),
                 [
-                    (
-                        cur.lastrowid,
-                        e.seq,
-                        e.kind,
-                        e.tool,
-                        e.input_tokens,
-                        e.output_tokens,
-                        e.duration_ms,
-                    )
+                    (e.seq, e.kind, e.tool, e.input_tokens, e.output_tokens, e.duration_ms)
                     for e in response.trace
-                ],
-            )
-            station.execute(
-                "UPDATE runs SET trace_pk = ? WHERE pk = ?",
-                [
-                    cur.lastrowid,
-                    _station_run_pk(station, pack.design.study, f"{item.code}/{response.key}"),
                 ],
             )
 

@@ -1,14 +1,13 @@
 """Collect the source layer of a bundle from the database: records as stored, keyed by run id.
 
-Only read queries live here, the few bulk reads an export needs that the store does not offer
-(every judgment revision of a design, every adjudication and finding revision, trace lines and
-outputs of all runs at once). Nothing is written to the database. Results of a design are
+The bulk reads an export needs (every judgment revision of a design, every adjudication and
+finding revision, trace lines and outputs of all runs at once) are :mod:`abp_tui.store.bundle`'s.
+Nothing is written to the database. Results of a design are
 published only after the study was unblinded, so collecting refuses a blind study.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ from abp_tui.errors import AbpError
 from abp_tui.export import records as rec
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes, sha256_bytes
 from abp_tui.results import StudyIsBlind
+from abp_tui.store import bundle as bsql
 from abp_tui.store import judging as sql
 from abp_tui.store.packs import audit_log
 from abp_tui.store.queries import run_facts, study_conditions, study_tasks, unblinded
@@ -47,21 +47,17 @@ def require_unblinded(db: sqlite_utils.Database, design: sql.DesignRow) -> tuple
 
 
 def _study(db: sqlite_utils.Database, study_id: str) -> rec.PublishedStudy:
-    row = db.execute(
-        "SELECT id, name, protocol, description, rubric_id, limitations, synthetic "
-        "FROM studies WHERE id = ?",
-        [study_id],
-    ).fetchone()
+    row = bsql.study(db, study_id)
     if row is None:
         raise AbpError(f"no study {study_id!r} in the database")
     return rec.PublishedStudy(
-        id=row[0],
-        name=row[1],
-        protocol=row[2],
-        description=row[3],
-        rubric_id=row[4],
-        limitations=tuple(json.loads(row[5])),
-        synthetic=bool(row[6]),
+        id=row.id,
+        name=row.name,
+        protocol=row.protocol,
+        description=row.description,
+        rubric_id=row.rubric_id,
+        limitations=tuple(row.limitations),
+        synthetic=row.synthetic,
     )
 
 
@@ -118,35 +114,17 @@ def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
     ]
     files[rec.CONDITIONS] = json_bytes([c.model_dump(mode="json") for c in conditions])
 
-    run_ids = {
-        int(pk): str(run_id)
-        for pk, run_id in db.execute(
-            "SELECT pk, id FROM runs WHERE study_id = ?", [design.study_id]
-        ).fetchall()
-    }
-    content = {
-        int(r[0]): (json.loads(r[1]), r[2], r[3])
-        for r in db.execute(
-            "SELECT r.pk, r.document, b.text, r.trace_pk FROM runs r "
-            "LEFT JOIN blobs b ON b.sha256 = r.output_sha256 "
-            "WHERE r.study_id = ? AND r.current = 1",
-            [design.study_id],
-        ).fetchall()
-    }
-    traces: dict[int, list[str]] = {}
-    for trace_pk, raw in db.execute(
-        "SELECT e.trace_pk, e.raw FROM trace_events e JOIN runs r ON r.trace_pk = e.trace_pk "
-        "WHERE r.study_id = ? AND r.current = 1 ORDER BY e.trace_pk, e.seq",
-        [design.study_id],
-    ).fetchall():
-        traces.setdefault(int(trace_pk), []).append(str(raw))
+    run_ids = bsql.run_ids(db, design.study_id)
+    content = bsql.current_run_contents(db, design.study_id)
+    traces = bsql.current_trace_lines(db, design.study_id)
     runs: list[dict[str, Any]] = []
     for f in run_facts(db, design.study_id):
         if not (
             _in_scope(doc, "tasks", f.task_id) and _in_scope(doc, "conditions", f.condition_id)
         ):
             continue
-        document, text, trace_pk = content[f.pk]
+        stored = content[f.pk]
+        document, text, trace_pk = stored.document, stored.output, stored.trace_pk
         document.pop("output", None)
         stem = file_stem(f.id)
         output = None
@@ -181,20 +159,8 @@ def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
         )
     files[rec.RUNS] = jsonl_bytes(runs)
 
-    task_ids = {
-        int(pk): str(task_id)
-        for pk, task_id in db.execute(
-            "SELECT pk, id FROM tasks WHERE study_id = ?", [design.study_id]
-        ).fetchall()
-    }
-    conditions_of = {
-        int(pk): str(cond)
-        for pk, cond in db.execute(
-            "SELECT r.pk, c.id FROM runs r JOIN conditions c ON c.pk = r.condition_pk "
-            "WHERE r.study_id = ?",
-            [design.study_id],
-        ).fetchall()
-    }
+    task_ids = bsql.task_ids(db, design.study_id)
+    conditions_of = bsql.run_conditions(db, design.study_id)
     items = []
     for index, item in enumerate(sql.items(db, design_pk)):
         pks = [item.run_a_pk] + ([item.run_b_pk] if item.run_b_pk is not None else [])
@@ -214,65 +180,48 @@ def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
 
     judgments = [
         rec.PublishedJudgment(
-            item=r[0],
-            reviewer=r[1],
-            revision=r[2],
-            status=r[3],
-            judgment=_keyed(json.loads(r[4]), run_ids),
-            placement=_placement(json.loads(r[5]), run_ids),
-            reason=r[6],
-            seconds_spent=r[7],
-            created_at=r[8],
+            item=j.item_code,
+            reviewer=j.reviewer,
+            revision=j.revision,
+            status=j.status,
+            judgment=_keyed(j.payload, run_ids),
+            placement=_placement(j.placement, run_ids),
+            reason=j.reason,
+            seconds_spent=j.seconds_spent,
+            created_at=j.created_at,
         ).model_dump(mode="json")
-        for r in db.execute(
-            "SELECT i.code, j.reviewer, j.revision, j.status, j.payload, j.placement, j.reason, "
-            "j.seconds_spent, j.created_at FROM judgments j JOIN items i ON i.pk = j.item_pk "
-            "WHERE i.design_pk = ? ORDER BY i.code, j.reviewer, j.revision",
-            [design_pk],
-        ).fetchall()
+        for j in bsql.judgment_revisions(db, design_pk)
     ]
     files[rec.JUDGMENTS] = jsonl_bytes(judgments)
     adjudications = [
         rec.PublishedAdjudication(
-            item=r[0],
-            adjudicator=r[1],
-            revision=r[2],
-            judgment=_keyed(json.loads(r[3]), run_ids),
-            placement=_placement(json.loads(r[4]), run_ids),
-            note=r[5],
-            show_names=bool(r[6]),
-            created_at=r[7],
+            item=a.item_code,
+            adjudicator=a.adjudicator,
+            revision=a.revision,
+            judgment=_keyed(a.payload, run_ids),
+            placement=_placement(a.placement, run_ids),
+            note=a.note,
+            show_names=a.show_names,
+            created_at=a.created_at,
         ).model_dump(mode="json")
-        for r in db.execute(
-            "SELECT i.code, a.adjudicator, a.revision, a.payload, a.placement, a.note, "
-            "a.show_names, a.created_at FROM adjudications a JOIN items i ON i.pk = a.item_pk "
-            "WHERE i.design_pk = ? ORDER BY i.code, a.revision",
-            [design_pk],
-        ).fetchall()
+        for a in bsql.adjudication_revisions(db, design_pk)
     ]
     files[rec.ADJUDICATIONS] = jsonl_bytes(adjudications)
 
-    finding_runs: dict[int, list[str]] = {}
-    for finding_pk, run_pk in db.execute(
-        "SELECT fr.finding_pk, fr.run_pk FROM finding_runs fr JOIN findings f "
-        "ON f.pk = fr.finding_pk WHERE f.study_id = ?",
-        [design.study_id],
-    ).fetchall():
-        finding_runs.setdefault(int(finding_pk), []).append(run_ids[int(run_pk)])
+    finding_runs = {
+        finding_pk: [run_ids[run_pk] for run_pk in run_pks]
+        for finding_pk, run_pks in bsql.finding_run_pks(db, design.study_id).items()
+    }
     findings = [
         rec.PublishedFinding(
-            id=r[1],
-            revision=r[2],
-            reviewer=r[3],
-            finding=json.loads(r[4]),
-            created_at=r[5],
-            runs=tuple(sorted(finding_runs.get(int(r[0]), []))),
+            id=f.id,
+            revision=f.revision,
+            reviewer=f.reviewer,
+            finding=f.document,
+            created_at=f.created_at,
+            runs=tuple(sorted(finding_runs.get(f.pk, []))),
         ).model_dump(mode="json")
-        for r in db.execute(
-            "SELECT pk, id, revision, reviewer, document, created_at FROM findings "
-            "WHERE study_id = ? ORDER BY id, revision",
-            [design.study_id],
-        ).fetchall()
+        for f in bsql.finding_revisions(db, design.study_id)
     ]
     files[rec.FINDINGS] = jsonl_bytes(findings)
     files[rec.AUDIT] = jsonl_bytes(_audit(db, design.study_id))
@@ -281,13 +230,7 @@ def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
 
 def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
     """The audit entries of this study (and those that name no study), exports left out."""
-    merged_study = {
-        str(sha): str(study)
-        for sha, study in db.execute(
-            "SELECT m.sha256, d.study_id FROM merges m JOIN packs p ON p.sha256 = m.pack_sha256 "
-            "JOIN designs d ON d.pk = p.design_pk"
-        ).fetchall()
-    }
+    merged_study = bsql.merged_pack_studies(db)
     out = []
     for at, actor, action, detail in audit_log(db):
         if action.startswith(EXPORT_ACTION_PREFIX):

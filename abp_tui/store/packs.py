@@ -111,3 +111,55 @@ def all_judgments(
         [design_pk, reviewer],
     ).fetchall()
     return [tuple(r) for r in rows]
+
+
+def station_run_pk(station: sqlite_utils.Database, study: str, run_id: str) -> int:
+    """Database key of the current version of a run of a reviewer station."""
+    row = station.execute(
+        "SELECT pk FROM runs WHERE study_id = ? AND id = ? AND current = 1", [study, run_id]
+    ).fetchone()
+    return int(row[0])
+
+
+def insert_station_item(
+    station: sqlite_utils.Database,
+    design_pk: int,
+    code: str,
+    kind: str,
+    task_pk: int,
+    run_a_pk: int,
+    run_b_pk: int | None,
+    masking: str,
+    reviewer: str,
+    order_index: int,
+) -> None:
+    """Store one item of a study pack (its code is also its key) and its one assignment."""
+    cur = station.execute(
+        "INSERT INTO items (design_pk, key, code, kind, task_pk, trial, run_a_pk, "
+        "run_b_pk, base_flip, masking) VALUES (?, ?, ?, ?, ?, 1, ?, ?, 0, ?)",
+        [design_pk, code, code, kind, task_pk, run_a_pk, run_b_pk, masking],
+    )
+    station.execute(
+        "INSERT INTO assignments (item_pk, reviewer, slot, order_index, flipped) "
+        "VALUES (?, ?, 0, ?, 0)",
+        [cur.lastrowid, reviewer, order_index],
+    )
+
+
+def attach_station_trace(
+    station: sqlite_utils.Database,
+    run_pk: int,
+    events: list[tuple[int, str, str | None, int | None, int | None, float | None]],
+) -> None:
+    """Store a trace carried by a study pack, (seq, kind, tool, input tokens, output tokens,
+    duration ms) per event, and make it the trace of a station run."""
+    cur = station.execute(
+        "INSERT INTO traces (sha256, n_events) VALUES (?, ?)", [None, len(events)]
+    )
+    station.conn.executemany(
+        "INSERT INTO trace_events (trace_pk, seq, t, kind, tool, input_tokens, "
+        "output_tokens, cache_read_tokens, cache_write_tokens, duration_ms, raw) "
+        "VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, NULL, ?, '')",
+        [(cur.lastrowid, *event) for event in events],
+    )
+    station.execute("UPDATE runs SET trace_pk = ? WHERE pk = ?", [cur.lastrowid, run_pk])

@@ -298,3 +298,13 @@ def unblinded(db: sqlite_utils.Database, study_id: str) -> tuple[str, str] | Non
         [study_id],
     ).fetchone()
     return (str(row[0]), str(row[1])) if row else None
+
+
+def imported_preferences(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, str, str]]:
+    """(item id, reviewer, choice) of a study's imported preference labels, in stored order."""
+    rows = db.execute(
+        "SELECT item_id, reviewer, choice FROM preferences WHERE study_id = ? AND "
+        "source = 'imported' ORDER BY pk",
+        [study_id],
+    ).fetchall()
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
