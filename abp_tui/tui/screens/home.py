@@ -188,6 +188,13 @@ class HomeScreen(Screen[None]):
             tooltip="Read the studies again from the database (after an import in another window).",
         ),
         Binding(
+            "n",
+            "new_design",
+            "New design",
+            id="home.new_design",
+            tooltip="Create or version a study design from a TOML or JSON file.",
+        ),
+        Binding(
             "i",
             "import_hint",
             "Import",
@@ -483,6 +490,41 @@ class HomeScreen(Screen[None]):
     def action_reload(self) -> None:
         self.details.clear()
         self.load_studies()
+
+    def action_new_design(self) -> None:
+        from abp_tui.tui.screens.newdesign import NewDesignScreen
+
+        def created(path: str | None) -> None:
+            if path:
+                self.create_design(path)
+
+        self.app.push_screen(NewDesignScreen(), created)
+
+    @work(thread=True, group="home-design", description="Creating a study design")
+    def create_design(self, path: str) -> None:
+        from abp_tui.studies import create_design, load_design_file
+
+        try:
+            db = connect(self.db_path)
+            try:
+                done = create_design(db, load_design_file(Path(path)))
+            finally:
+                db.close()
+        except AbpError as exc:
+            self.app.call_from_thread(
+                self.notify, safe_line(str(exc)), title="Design", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(
+            self.notify,
+            safe_line(
+                f"{done.status}: design {done.name} v{done.version_no} of {done.study}, "
+                f"{done.items} items ({done.pair_items} pairs, {done.single_items} single)"
+            ),
+            title="Design",
+            markup=False,
+        )
+        self.app.call_from_thread(self.action_reload)
 
     def action_import_hint(self) -> None:
         db = shlex.quote(str(self.db_path))
