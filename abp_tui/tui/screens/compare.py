@@ -48,7 +48,14 @@ from abp_tui.tui.widgets.scoring import (
     PreferencePanel,
     ResponseScoring,
 )
-from abp_tui.tui.widgets.textlayout import Alignment, DiffMarks, DiffRunner, display_text
+from abp_tui.tui.widgets.textlayout import (
+    Alignment,
+    DiffMarks,
+    DiffRunner,
+    Range,
+    display_text,
+    wrap_offsets,
+)
 from abp_tui.tui.widgets.textpane import TextPane
 
 DEBOUNCE_SECONDS = 0.8
@@ -62,6 +69,8 @@ class ShownItem:
 
     item: BlindItem
     texts: tuple[str, ...]
+    wrapped: tuple[tuple[int, list[Range]] | None, ...] = ()
+    """Each text wrapped to its pane's width when the item was asked for (None: not wrapped)."""
 
 
 def _duration(seconds: float) -> str:
@@ -284,6 +293,7 @@ class CompareScreen(Screen[None]):
         self._scoring_built = False
         self.differ = DiffRunner()
         self._missing_shown = ""
+        self._task_shown: tuple[object, ...] = ()
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -337,6 +347,7 @@ class CompareScreen(Screen[None]):
         current: str | None = None,
         step: int = 0,
         unfinished: bool = False,
+        widths: tuple[int, ...] = (),
     ) -> None:
         worker = get_current_worker()
         try:
@@ -368,8 +379,14 @@ class CompareScreen(Screen[None]):
             self.post_message(self.QueueEmpty())
             return
         texts = tuple(display_text(r.text) for r in item.responses)
+        # Wrapped here, off the event loop, to the panes' current widths (the panes use it
+        # when their width is still the same).
+        wrapped = tuple(
+            (width, wrap_offsets(text, width)) if width > 0 else None
+            for text, width in zip(texts, widths, strict=False)
+        )
         if not worker.is_cancelled:
-            self.post_message(self.ItemOpened(ShownItem(item, texts)))
+            self.post_message(self.ItemOpened(ShownItem(item, texts, wrapped)))
 
     @on(ItemOpened)
     async def item_opened(self, message: ItemOpened) -> None:
@@ -390,10 +407,11 @@ class CompareScreen(Screen[None]):
         self.set_class(not self.is_pair, "-single")
         self._show_task(item)
         titles = ["Response 1", "Response 2"] if self.is_pair else ["Response"]
-        for view, response, text, title in zip(
-            self._views(), item.responses, self.texts, titles, strict=False
+        wrapped = message.shown.wrapped
+        for i, (view, response, text, title) in enumerate(
+            zip(self._views(), item.responses, self.texts, titles, strict=False)
         ):
-            view.show(title, response, text)
+            view.show(title, response, text, wrapped[i] if i < len(wrapped) else None)
         self._load_scoring(item, titles)
         target = self._first_missing() or self.query_one("#gate").query_one(ChoiceRow)
         target.focus(scroll_visible=False)
@@ -446,11 +464,16 @@ class CompareScreen(Screen[None]):
             body.append(safe_line(task.risk_type))
         if not body:
             body = Text("This task has no prompt, evidence or criteria recorded.", style="dim")
-        self.query_one("#task-body", Static).update(body)
+        shown = (body.plain, tuple(body.spans), str(body.style))
+        if shown != self._task_shown:
+            self._task_shown = shown
+            self.query_one("#task-body", Static).update(body)
         self.query_one("#task-scroll", VerticalScroll).scroll_home(animate=False)
         # A collapsible's title is markup: the task text is escaped so it shows literally.
-        title = safe_line(task.title or task.prompt)[:110]
-        self.query_one("#task", Collapsible).title = "Task: " + escape_markup(title)
+        title = "Task: " + escape_markup(safe_line(task.title or task.prompt)[:110])
+        collapsible = self.query_one("#task", Collapsible)
+        if collapsible.title != title:
+            collapsible.title = title
 
     def _load_scoring(self, item: BlindItem, titles: list[str]) -> None:
         judgment = item.judgment
@@ -729,8 +752,12 @@ class CompareScreen(Screen[None]):
         current = self.item.code
 
         def go() -> None:
-            self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"))
-            self.open_item(code, current=current, step=step, unfinished=unfinished)
+            # One line of fixed size: repainted without measuring the screen again.
+            self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"), layout=False)
+            widths = tuple(
+                self.query_one(f"#response-{n}", ResponseView).pane.wrap_width() for n in "12"
+            )
+            self.open_item(code, current=current, step=step, unfinished=unfinished, widths=widths)
 
         self._leave(go)
 

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from abp_tui.review import BlindResponse
 from abp_tui.textsafe import safe_line
+from abp_tui.tui.widgets.textlayout import Range
 from abp_tui.tui.widgets.textpane import TextPane
 
 EMPTY_OUTPUT = "(empty output)"
@@ -32,6 +33,8 @@ class ResponseView(Vertical):
         super().__init__(id=id, classes="response-view")
         self.position = position
         self.border_title = f"Response {position}"
+        self._note: tuple[str | None, int] | None = None
+        self._trace_label = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="response-note")
@@ -51,9 +54,27 @@ class ResponseView(Vertical):
     def pane(self) -> TextPane:
         return self.query_one(TextPane)
 
-    def show(self, title: str, response: BlindResponse, display: str) -> None:
-        """Show a response: ``display`` is its output in display form."""
-        self.border_title = title
+    def show(
+        self,
+        title: str,
+        response: BlindResponse,
+        display: str,
+        wrapped: tuple[int, list[Range]] | None = None,
+    ) -> None:
+        """Show a response: ``display`` is its output in display form (``wrapped``: see
+        ``TextPane.show``)."""
+        if self.border_title != title:
+            self.border_title = title
+        # Widgets whose content is unchanged are left alone: an update would measure the
+        # whole screen again for nothing.
+        note_key = (response.record_state, response.masked)
+        if note_key != self._note:
+            self._note = note_key
+            self._show_note(response)
+        self.pane.show(display, EMPTY_OUTPUT, wrapped)
+        self._show_trace(response)
+
+    def _show_note(self, response: BlindResponse) -> None:
         notes: list[Text] = []
         if response.record_state is not None:
             notes.append(
@@ -70,8 +91,6 @@ class ResponseView(Vertical):
         note.update(Text("  ·  ").join(notes))
         note.display = bool(notes)
         note.set_class(response.record_state is not None, "-record-state")
-        self.pane.show(display, EMPTY_OUTPUT)
-        self._show_trace(response)
 
     def _show_trace(self, response: BlindResponse) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
@@ -90,8 +109,11 @@ class ResponseView(Vertical):
             )
         self.query_one(".trace-empty", Static).display = not response.trace
         table.display = bool(response.trace)
-        tabs = self.query_one(TabbedContent)
-        tabs.get_tab(f"trace-{self.position}").label = Text(f"Trace ({len(response.trace)})")
+        label = f"Trace ({len(response.trace)})"
+        if label != self._trace_label:
+            self._trace_label = label
+            tabs = self.query_one(TabbedContent)
+            tabs.get_tab(f"trace-{self.position}").label = Text(label)
 
     @property
     def showing_trace(self) -> bool:

@@ -478,20 +478,25 @@ class FatalList(Widget, can_focus=True):
 
     def load(self, criteria: tuple[str, ...], hits: set[int]) -> None:
         """Show ``criteria`` with ``hits`` ticked (no message is posted)."""
+        # The same criteria (the next item of the same task or rubric) keep their sizes: the
+        # options are only repainted, without measuring the screen again.
+        layout = criteria != self.criteria
+        repaint = layout or set(hits) != self.hits
         self.criteria = criteria
         self.hits = set(hits)
         self.cursor = 0
         options = list(self.query(FatalOption))
         if len(options) < len(criteria):
             self.mount_all([FatalOption(i) for i in range(len(options), len(criteria))])
-        self._show(layout=True)
+        self._show(layout=layout, repaint=repaint)
 
-    def _show(self, layout: bool = False) -> None:
+    def _show(self, layout: bool = False, repaint: bool = True) -> None:
         for option in self.query(FatalOption):
             option.display = option.index < len(self.criteria)
             option.set_class(option.index in self.hits, "-hit")
             option.set_class(self.has_focus and option.index == self.cursor, "-cursor")
-            option.refresh(layout=layout)
+            if repaint:
+                option.refresh(layout=layout)
 
     def toggle(self, index: int) -> None:
         if not 0 <= index < len(self.criteria):
@@ -618,9 +623,12 @@ class ResponseScoring(Vertical):
         self.dimensions = [d for d in rubric.dimensions if d.scored]
         self.state = ResponseJudgment()
         self.fatal: tuple[str, ...] = ()
+        self._title = f"Response {position}"
+        self._record_state: str | None = None
+        self._result_shown: tuple[object, ...] = ()
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Response {self.position}", style="bold"), classes="section-title")
+        yield Static(Text(self._title, style="bold"), classes="section-title")
         yield Static("", classes="record-note")
         for dim in self.dimensions:
             row = DimensionRow(dim, id=f"dim-{self.position}-{dim.id}")
@@ -656,16 +664,19 @@ class ResponseScoring(Vertical):
     ) -> None:
         """Show a stored judgment (no change messages are posted)."""
         self.state = state
-        self.query_one(".section-title", Static).update(Text(title, style="bold"))
+        if title != self._title:
+            self._title = title
+            self.query_one(".section-title", Static).update(Text(title, style="bold"))
         note = self.query_one(".record-note", Static)
         note.display = record_state is not None
-        if record_state is not None:
+        if record_state is not None and record_state != self._record_state:
             note.update(
                 Text(
                     f"The record marks this run {record_state}: confirm it (c on the override "
                     "row) or judge the output.",
                 )
             )
+        self._record_state = record_state
         with self.prevent(Input.Changed):
             for dim in self.dimensions:
                 row = self.query_one(f"#dim-{self.position}-{dim.id}", DimensionRow)
@@ -728,7 +739,11 @@ class ResponseScoring(Vertical):
         reason = self.query_one(".override-reason", Input)
         reason.display = override.value is not None
         reason.set_class(not reason.value.strip(), "-required")
-        self.query_one(".result", Static).update(self.result_text(state), layout=False)
+        result = self.result_text(state)
+        shown = (result.plain, tuple(result.spans))
+        if shown != self._result_shown:
+            self._result_shown = shown
+            self.query_one(".result", Static).update(result, layout=False)
 
     def result_text(self, state: ResponseJudgment) -> Text:
         derived = result_state(self.rubric, state)

@@ -18,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import work
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -102,10 +102,17 @@ class TextPane(ScrollView, can_focus=True):
         self._pending_top: int | None = None
         self._cache: dict[int, Strip] = {}
         self._quiet = False
+        self._drawing: tuple[Style, int] | None = None
 
     # -- content ----------------------------------------------------------------------------
-    def show(self, text: str, placeholder: str = "") -> None:
-        """Show a (display-form) text from the top; ``placeholder`` when it is empty."""
+    def show(
+        self, text: str, placeholder: str = "", wrapped: tuple[int, list[Range]] | None = None
+    ) -> None:
+        """Show a (display-form) text from the top; ``placeholder`` when it is empty.
+
+        ``wrapped`` is the text already wrapped (``wrap_offsets``) to a width, e.g. in the
+        worker that read it: used as it is when the pane still has that width.
+        """
         self.text = text
         self.placeholder = placeholder
         self.changed = []
@@ -116,7 +123,10 @@ class TextPane(ScrollView, can_focus=True):
         self._starts = []
         self._pending_top = 0
         self._cache.clear()
-        self._layout()
+        if wrapped is not None and wrapped[0] > 0 and wrapped[0] == self.wrap_width():
+            self._apply_wrap(*wrapped)
+        else:
+            self._layout()
 
     def set_changed(self, changed: list[Range], current: Range | None = None) -> None:
         self.changed = changed
@@ -141,11 +151,12 @@ class TextPane(ScrollView, can_focus=True):
         return "\n".join(rows)
 
     # -- wrapping ---------------------------------------------------------------------------
-    def _wrap_width(self) -> int:
+    def wrap_width(self) -> int:
+        """The width the text is wrapped to (0 before the pane is laid out)."""
         return self.scrollable_content_region.width
 
     def _layout(self) -> None:
-        width = self._wrap_width()
+        width = self.wrap_width()
         if width <= 0:
             return
         if len(self.text) > WRAP_IN_THREAD:
@@ -161,7 +172,7 @@ class TextPane(ScrollView, can_focus=True):
 
     def on_text_pane_wrapped(self, message: TextPane.Wrapped) -> None:
         message.stop()
-        if message.generation == self._generation and message.width == self._wrap_width():
+        if message.generation == self._generation and message.width == self.wrap_width():
             self._apply_wrap(message.width, message.lines)
 
     def _apply_wrap(self, width: int, lines: list[Range]) -> None:
@@ -177,7 +188,7 @@ class TextPane(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        width = self._wrap_width()
+        width = self.wrap_width()
         if width > 0 and width != self._wrapped_width:
             if self._wrapped_width:
                 self._pending_top = self.top_offset()
@@ -212,10 +223,21 @@ class TextPane(ScrollView, can_focus=True):
             self.post_message(self.Scrolled(self, self.top_offset()))
 
     # -- drawing ----------------------------------------------------------------------------
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The pane's style and width are the same for every line of one repaint: looked up
+        # once (the style walks all ancestors) instead of once per line.
+        self._drawing = (self.rich_style, self.scrollable_content_region.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing = None
+
     def render_line(self, y: int) -> Strip:
         index = round(self.scroll_y) + y
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        if self._drawing is not None:
+            base, width = self._drawing
+        else:
+            base, width = self.rich_style, self.scrollable_content_region.width
         if not self.text:
             if index == 0 and self.placeholder:
                 style = base + self.get_component_rich_style("text-pane--placeholder")
