@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
+from abp_tui.analysis.records import design_document
 from abp_tui.blinding import Masker, PlanError, enrol
 from abp_tui.errors import AbpError
 from abp_tui.models import (
@@ -97,6 +98,56 @@ class NotReady(AbpError):
         super().__init__("cannot submit yet: " + "; ".join(missing))
 
 
+def design_masker(row: sql.DesignRow) -> Masker:
+    """The identity masker a design recorded when it was created."""
+    return Masker(
+        tuple(row.document.get("masked_terms", ())),
+        tuple(row.document.get("masked_short_ids", ())),
+    )
+
+
+def blind_task(db: sqlite_utils.Database, task_pk: int, rubric: Rubric) -> BlindTask:
+    """A task as blind screens show it: its texts, its own then the rubric's fatal criteria."""
+    task = sql.task_row(db, task_pk)
+    return BlindTask(
+        task["title"],
+        task["prompt"],
+        task["base_instruction"],
+        task["evidence"],
+        task["expected_behaviour"],
+        tuple(task["fatal_criteria"]) + rubric.fatal_criteria,
+        task["risk_type"],
+    )
+
+
+def blind_responses(
+    db: sqlite_utils.Database, masker: Masker, runs: list[int]
+) -> tuple[BlindResponse, ...]:
+    """The runs' outputs and traces, masked, as Response 1, 2... in the order given."""
+    out = []
+    for position, run_pk in enumerate(runs, start=1):
+        content = sql.run_content(db, run_pk)
+        text, masked = masker.mask(content.output or "")
+        trace: tuple[BlindTraceEvent, ...] = ()
+        if content.trace_pk is not None:
+            trace = tuple(
+                BlindTraceEvent(
+                    seq,
+                    masker.mask(kind)[0],
+                    masker.mask(tool)[0] if tool else None,
+                    tokens_in,
+                    tokens_out,
+                    ms,
+                )
+                for seq, kind, tool, tokens_in, tokens_out, ms in sql.trace_events(
+                    db, content.trace_pk
+                )
+            )
+        state = content.origin_status if content.origin_status in RECORD_STATES else None
+        out.append(BlindResponse(str(position), text, masked, state, trace))
+    return tuple(out)
+
+
 class ReviewSession:
     """One reviewer working on one study design."""
 
@@ -106,18 +157,9 @@ class ReviewSession:
         self.db = db
         self.reviewer = reviewer
         self.design_row = sql.design(db, design_pk)
-        self.design = StudyDesign.model_validate(
-            {
-                k: v
-                for k, v in self.design_row.document.items()
-                if k not in ("masked_terms", "masked_short_ids", "pack")
-            }
-        )
+        self.design = StudyDesign.model_validate(design_document(self.design_row.document))
         self.rubric = Rubric.model_validate(self.design_row.rubric)
-        self.masker = Masker(
-            tuple(self.design_row.document.get("masked_terms", ())),
-            tuple(self.design_row.document.get("masked_short_ids", ())),
-        )
+        self.masker = design_masker(self.design_row)
         if self.design.reviewers and reviewer not in self.design.reviewers:
             raise AbpError(
                 f"{reviewer!r} is not a reviewer of design {self.design.name!r} "
@@ -200,28 +242,7 @@ class ReviewSession:
     def open(self, code: str) -> BlindItem:
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
-        task = sql.task_row(self.db, item.task_pk)
-        responses = []
-        for position, run_pk in enumerate(order, start=1):
-            content = sql.run_content(self.db, run_pk)
-            text, masked = self.masker.mask(content.output or "")
-            trace: tuple[BlindTraceEvent, ...] = ()
-            if content.trace_pk is not None:
-                trace = tuple(
-                    BlindTraceEvent(
-                        seq,
-                        self.masker.mask(kind)[0],
-                        self.masker.mask(tool)[0] if tool else None,
-                        tin,
-                        tout,
-                        ms,
-                    )
-                    for seq, kind, tool, tin, tout, ms in sql.trace_events(
-                        self.db, content.trace_pk
-                    )
-                )
-            state = content.origin_status if content.origin_status in RECORD_STATES else None
-            responses.append(BlindResponse(str(position), text, masked, state, trace))
+        responses = blind_responses(self.db, self.masker, order)
         rows = self.queue()
         index = next(i for i, r in enumerate(rows) if r.code == code)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
@@ -234,16 +255,8 @@ class ReviewSession:
             kind=item.kind,
             index=index,
             total=len(rows),
-            task=BlindTask(
-                task["title"],
-                task["prompt"],
-                task["base_instruction"],
-                task["evidence"],
-                task["expected_behaviour"],
-                tuple(task["fatal_criteria"]) + self.rubric.fatal_criteria,
-                task["risk_type"],
-            ),
-            responses=tuple(responses),
+            task=blind_task(self.db, item.task_pk, self.rubric),
+            responses=responses,
             rubric=self.rubric,
             status=latest.status if latest else "todo",
             revision=latest.revision if latest else 0,

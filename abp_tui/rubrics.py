@@ -146,11 +146,3 @@ SCI_BENCH_V1 = Rubric(
 )
 
 BUILT_IN: dict[str, Rubric] = {r.id: r for r in (AFP_V01, BUSINESS_V1, SCI_BENCH_V1)}
-
-
-def builtin_rubric(rubric_id: str) -> Rubric:
-    """The built-in rubric with this id; KeyError names the known ones."""
-    try:
-        return BUILT_IN[rubric_id]
-    except KeyError:
-        raise KeyError(f"unknown rubric {rubric_id!r}; known: {', '.join(BUILT_IN)}") from None

@@ -544,18 +544,6 @@ def progress(db: sqlite_utils.Database, design_pk: int) -> list[ReviewerProgress
     return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
 
 
-def submitted_judgments(db: sqlite_utils.Database, design_pk: int) -> list[JudgmentRow]:
-    """The latest submitted revision of every reviewer's judgment of every item of a design."""
-    rows = db.execute(
-        f"SELECT {', '.join('j.' + c for c in _J_COLS.split(', '))} FROM judgments j "
-        "JOIN items i ON i.pk = j.item_pk WHERE i.design_pk = ? AND j.status = 'submitted' "
-        "AND j.revision = (SELECT MAX(revision) FROM judgments k WHERE k.item_pk = j.item_pk "
-        "AND k.reviewer = j.reviewer AND k.status = 'submitted') ORDER BY j.item_pk, j.reviewer",
-        [design_pk],
-    ).fetchall()
-    return [_judgment(r) for r in rows]
-
-
 @dataclass(frozen=True)
 class AdjudicationRow:
     pk: int

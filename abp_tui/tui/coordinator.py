@@ -32,11 +32,10 @@ from abp_tui.adjudication import (
     item_judgments,
 )
 from abp_tui.agreement import study_agreement
-from abp_tui.blinding import Masker
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, Rubric
 from abp_tui.results import ResultsReport, StudyIsBlind, compute_results, unblind
-from abp_tui.review import RECORD_STATES, BlindResponse, BlindTask, BlindTraceEvent
+from abp_tui.review import BlindResponse, BlindTask, blind_responses, blind_task, design_masker
 from abp_tui.stats.agreement import AgreementReport
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
@@ -254,33 +253,6 @@ def _first_submission(db: sqlite_utils.Database, found: ItemJudgment) -> int:
     return min((r.pk for r in rows if r.status == "submitted"), default=0)
 
 
-def _responses(
-    db: sqlite_utils.Database, masker: Masker, runs: list[int]
-) -> tuple[BlindResponse, ...]:
-    out = []
-    for position, run_pk in enumerate(runs, start=1):
-        content = sql.run_content(db, run_pk)
-        text, masked = masker.mask(content.output or "")
-        trace: tuple[BlindTraceEvent, ...] = ()
-        if content.trace_pk is not None:
-            trace = tuple(
-                BlindTraceEvent(
-                    seq,
-                    masker.mask(kind)[0],
-                    masker.mask(tool)[0] if tool else None,
-                    tokens_in,
-                    tokens_out,
-                    ms,
-                )
-                for seq, kind, tool, tokens_in, tokens_out, ms in sql.trace_events(
-                    db, content.trace_pk
-                )
-            )
-        state = content.origin_status if content.origin_status in RECORD_STATES else None
-        out.append(BlindResponse(str(position), text, masked, state, trace))
-    return tuple(out)
-
-
 def open_adjudication(
     db_path: Path, design_pk: int, code: str, adjudicator: str
 ) -> AdjudicationItem:
@@ -333,27 +305,17 @@ def open_adjudication(
                     past.created_at,
                 )
         rubric = Rubric.model_validate(row.rubric)
-        task = sql.task_row(db, item.task_pk)
-        masker = Masker(
-            tuple(row.document.get("masked_terms", ())),
-            tuple(row.document.get("masked_short_ids", ())),
+        task = blind_task(db, item.task_pk, rubric)
+        responses = blind_responses(
+            db, design_masker(row), [placement[k] for k in sorted(placement)]
         )
-        responses = _responses(db, masker, [placement[k] for k in sorted(placement)])
     finally:
         db.close()
     return AdjudicationItem(
         design=design,
         code=code,
         kind=item.kind,
-        task=BlindTask(
-            task["title"],
-            task["prompt"],
-            task["base_instruction"],
-            task["evidence"],
-            task["expected_behaviour"],
-            tuple(task["fatal_criteria"]) + rubric.fatal_criteria,
-            task["risk_type"],
-        ),
+        task=task,
         responses=responses,
         rubric=rubric,
         placement=placement,

@@ -27,7 +27,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Collapsible, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
@@ -50,6 +49,7 @@ from abp_tui.tui.coordinator import (
     open_adjudication,
     record_adjudication,
 )
+from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.response import ResponseView
 from abp_tui.tui.widgets.scoring import ChoiceRow, GatePanel, PreferencePanel, ResponseScoring
 from abp_tui.tui.widgets.textlayout import display_text
@@ -257,7 +257,7 @@ def past_text(item: AdjudicationItem, show_names: bool) -> Text:
     return text
 
 
-class AdjudicationScreen(Screen[None]):
+class AdjudicationScreen(DesignScreen):
     """Adjudicate the disputed items of a design, one at a time."""
 
     CSS_PATH = "../styles/adjudicate.tcss"
@@ -346,11 +346,6 @@ class AdjudicationScreen(Screen[None]):
             self.code = code
             self.reason = reason
 
-    class LoadFailed(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
-
     class ItemAdjudicated(Message):
         def __init__(self, code: str, revision: int) -> None:
             super().__init__()
@@ -371,9 +366,7 @@ class AdjudicationScreen(Screen[None]):
         code: str,
         codes: list[str] | None = None,
     ) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.design = design
+        super().__init__(db_path, design)
         self.adjudicator = adjudicator
         self.code = code
         self.codes = list(codes or [code])
@@ -390,14 +383,6 @@ class AdjudicationScreen(Screen[None]):
         self.refused_reason: str | None = None
         self._leave_armed = False
         self._scoring_built = False
-
-    @property
-    def design_pk(self) -> int | None:
-        return self.design.pk
-
-    @property
-    def study_id(self) -> str:
-        return self.design.study_id
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -487,8 +472,8 @@ class AdjudicationScreen(Screen[None]):
         self.refresh_bindings()
         self.notify(safe_line(message.reason), title="Refused", severity="error", markup=False)
 
-    @on(LoadFailed)
-    def load_failed(self, message: LoadFailed) -> None:
+    @on(DesignScreen.LoadFailed)
+    def load_failed(self, message: DesignScreen.LoadFailed) -> None:
         self.query_one("#item-bar", Static).update(
             Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
         )

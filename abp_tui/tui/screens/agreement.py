@@ -22,7 +22,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
@@ -31,6 +30,7 @@ from abp_tui.stats.agreement import AgreementReport, VariableAgreement
 from abp_tui.textsafe import safe_line
 from abp_tui.tui.charts import figure_short, plain, variable_detail
 from abp_tui.tui.coordinator import DesignChoice, read_agreement
+from abp_tui.tui.screens.base import DesignScreen
 
 SEED = 0
 RESAMPLES = 1000
@@ -85,7 +85,7 @@ COLUMNS = (
 )
 
 
-class AgreementScreen(Screen[None]):
+class AgreementScreen(DesignScreen):
     """Agreement figures of one design (or a study's imported labels)."""
 
     CSS_PATH = "../styles/agreement.tcss"
@@ -113,24 +113,9 @@ class AgreementScreen(Screen[None]):
             super().__init__()
             self.shown = shown
 
-    class LoadFailed(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
-
     def __init__(self, db_path: Path, design: DesignChoice) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.design = design
+        super().__init__(db_path, design)
         self.shown: ShownAgreement | None = None
-
-    @property
-    def design_pk(self) -> int | None:
-        return self.design.pk
-
-    @property
-    def study_id(self) -> str:
-        return self.design.study_id
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -157,8 +142,8 @@ class AgreementScreen(Screen[None]):
         if not worker.is_cancelled:
             self.post_message(self.AgreementComputed(shown))
 
-    @on(LoadFailed)
-    def failed(self, message: LoadFailed) -> None:
+    @on(DesignScreen.LoadFailed)
+    def failed(self, message: DesignScreen.LoadFailed) -> None:
         self.query_one("#agreement-summary", Static).update(
             Text.assemble(("Cannot compute agreement: ", "bold red"), safe_line(message.reason))
         )

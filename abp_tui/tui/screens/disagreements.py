@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
@@ -26,6 +25,7 @@ from abp_tui.textsafe import safe_line
 from abp_tui.tui.coordinator import DesignChoice, DisagreementQueue, DisagreementRow
 from abp_tui.tui.coordinator import disagreement_queue as read_queue
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
+from abp_tui.tui.screens.base import DesignScreen
 
 FILTERS = ("open", "all", "adjudicated")
 SOURCES = ("adjudicated", "unanimous", "single review", "unresolved")
@@ -42,7 +42,7 @@ def shown(rows: tuple[DisagreementRow, ...], status_filter: str) -> list[Disagre
     return list(rows)
 
 
-class DisagreementsScreen(Screen[None]):
+class DisagreementsScreen(DesignScreen):
     """The disputed items of one study design; Enter adjudicates the highlighted one."""
 
     CSS_PATH = "../styles/disagreements.tcss"
@@ -84,27 +84,12 @@ class DisagreementsScreen(Screen[None]):
             super().__init__()
             self.queue = queue
 
-    class LoadFailed(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
-
     def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.design = design
+        super().__init__(db_path, design)
         self.reviewer = reviewer
         self.status_filter = "open"
         self.queue: DisagreementQueue | None = None
         self.current: str | None = None
-
-    @property
-    def design_pk(self) -> int | None:
-        return self.design.pk
-
-    @property
-    def study_id(self) -> str:
-        return self.design.study_id
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -141,8 +126,8 @@ class DisagreementsScreen(Screen[None]):
         self.queue = message.queue
         self.fill()
 
-    @on(LoadFailed)
-    def failed(self, message: LoadFailed) -> None:
+    @on(DesignScreen.LoadFailed)
+    def failed(self, message: DesignScreen.LoadFailed) -> None:
         self.query_one("#disagreements-summary", Static).update(
             Text.assemble(
                 ("Cannot read the disagreements: ", "bold red"), safe_line(message.reason)

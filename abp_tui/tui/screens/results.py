@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
@@ -31,6 +31,7 @@ from abp_tui.errors import AbpError
 from abp_tui.textsafe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
 from abp_tui.tui.coordinator import DesignChoice, ResultsView, read_results, unblind_study
+from abp_tui.tui.screens.base import DesignScreen
 
 _ERRORS = (AbpError, sqlite3.Error, OSError)
 
@@ -113,7 +114,7 @@ def build(view: ResultsView) -> ShownResults:
     return ShownResults(view, results_heading(view.report), results_body(view.report))
 
 
-class ResultsScreen(Screen[None]):
+class ResultsScreen(DesignScreen):
     """Results of one design by condition, after an explicit, audited unblinding."""
 
     CSS_PATH = "../styles/results.tcss"
@@ -154,25 +155,10 @@ class ResultsScreen(Screen[None]):
             self.who = who
             self.when = when
 
-    class LoadFailed(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
-
     def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
-        super().__init__()
-        self.db_path = db_path
-        self.design = design
+        super().__init__(db_path, design)
         self.reviewer = reviewer
         self.shown: ShownResults | None = None
-
-    @property
-    def design_pk(self) -> int | None:
-        return self.design.pk
-
-    @property
-    def study_id(self) -> str:
-        return self.design.study_id
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -207,8 +193,8 @@ class ResultsScreen(Screen[None]):
         if not worker.is_cancelled:
             self.post_message(self.ResultsComputed(shown))
 
-    @on(LoadFailed)
-    def failed(self, message: LoadFailed) -> None:
+    @on(DesignScreen.LoadFailed)
+    def failed(self, message: DesignScreen.LoadFailed) -> None:
         self.query_one("#results-summary", Static).update(
             Text.assemble(("Cannot show the results: ", "bold red"), safe_line(message.reason))
         )
