@@ -772,7 +772,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for err in exc.errors[:50]:
             sys.stderr.write(f"  {safe_line(str(err))}\n")
-        if any(True for _ in exc.errors):
+        if any(err.line is not None or err.path for err in exc.errors):
             sys.stderr.write("Fix the input, or use --skip-invalid to import the valid records.\n")
         return EXIT_ERROR
     except AbpError as exc:
