@@ -49,21 +49,27 @@ _TOOLS = ("read_file", "edit_file", "bash", "grep", "list_dir")
 _FILES = ("src/router/match.ts", "src/router/index.ts", "test/router/edge-case.test.ts")
 
 
+REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15}
+"""Repetitions when ``--repeat`` is not given: a UI key press is short and noisy, so it is
+timed more often for a steady median."""
+
+
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
+    repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
     if what == "import":
-        return bench_import(events=args.events, repeat=args.repeat)
+        return bench_import(events=args.events, repeat=repeat)
     if what == "agreement":
         from abp_tui.stats.agreement import bench_agreement
 
-        return bench_agreement(items=args.items, repeat=args.repeat)
+        return bench_agreement(items=args.items, repeat=repeat)
     if what == "export":
         from abp_tui.export.bench import bench_export
 
-        return bench_export(runs=args.runs, repeat=args.repeat)
+        return bench_export(runs=args.runs, repeat=repeat)
     if what == "ui":
         from abp_tui.tui.bench_ui import bench_ui
 
-        return bench_ui(repeat=args.repeat)
+        return bench_ui(repeat=repeat)
     raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export, ui")
 
 

@@ -745,7 +745,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--items", type=int, default=10_000, help="items (agreement)")
     p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
     p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
-    p.add_argument("--repeat", type=int, default=3, help="repetitions (median is reported)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="repetitions, the median is reported (default 3; ui: 15 key presses)",
+    )
     p.set_defaults(func=cmd_bench)
     return parser
 

@@ -240,6 +240,20 @@ class ReviewSession:
         return [item.run_b_pk, item.run_a_pk] if flipped else [item.run_a_pk, item.run_b_pk]
 
     def open(self, code: str) -> BlindItem:
+        """The item ``code``, which becomes where the reviewer is (resumed there next time)."""
+        blind = self.read(code)
+        self.enter(code)
+        return blind
+
+    def enter(self, code: str) -> int:
+        """Make ``code`` where the reviewer is; its latest revision (0: never saved)."""
+        item = sql.item_by_code(self.db, self.design_pk, code)
+        sql.set_position(self.db, self.reviewer, self.design_pk, item.pk)
+        latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
+        return latest.revision if latest else 0
+
+    def read(self, code: str) -> BlindItem:
+        """The item ``code`` as this reviewer sees it, without moving the reviewer there."""
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
         responses = blind_responses(self.db, self.masker, order)
@@ -249,7 +263,6 @@ class ReviewSession:
         judgment = Judgment()
         if latest is not None:
             judgment = _to_positions(Judgment.model_validate(latest.payload), latest.placement)
-        sql.set_position(self.db, self.reviewer, self.design_pk, item.pk)
         return BlindItem(
             code=code,
             kind=item.kind,

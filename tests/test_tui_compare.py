@@ -23,11 +23,12 @@ from textual.pilot import Pilot
 from textual.widgets import Collapsible, DataTable, Input, OptionList, Static, Tab
 
 from abp_tui.importing import import_paths
-from abp_tui.models import StudyDesign
+from abp_tui.models import Judgment, StudyDesign
+from abp_tui.review import ReviewSession
 from abp_tui.store import connect
 from abp_tui.studies import create_design
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.compare import OPENING_NOTICE_SECONDS, CompareScreen
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
@@ -431,6 +432,94 @@ async def test_drafts_survive_a_restart_and_the_reviewer_resumes_on_the_same_ite
         # the first missing answer has the focus: the next dimension of Response 1
         assert app.focused is not None and app.focused.id == "dim-1-evidence_discipline"
         assert any("failed (visible)" in p for p in screen._missing())
+
+
+def _position(db_path: Path, reviewer: str) -> list[tuple[Any, ...]]:
+    return _rows(
+        db_path,
+        "SELECT i.code FROM positions p JOIN items i ON i.pk = p.item_pk WHERE p.reviewer = ?",
+        [reviewer],
+    )
+
+
+async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        assert screen.item is not None
+        first = screen.item.code
+        # While the first item is shown, the second is read ahead, diffed and wrapped ...
+        assert screen._ahead is not None and screen._ahead[0] == first
+        ahead = screen._ahead[1]
+        assert ahead.read_ahead and ahead.item.code != first
+        assert ahead.marks is not None and ahead.marks.hunks
+        assert all(w is not None for w in ahead.wrapped)
+        # ... without moving the reviewer there: a restart now resumes on the first item.
+        assert _position(db_path, "ana") == [(first,)]
+        # Another window saves a draft of the second item after it was read ahead.
+        design_pk = _rows(db_path, "SELECT pk FROM designs")[0][0]
+        other = ReviewSession(connect(db_path), design_pk, "ana")
+        try:
+            other.save(ahead.item.code, Judgment(validity={"consistent": True}), 3.0)
+        finally:
+            other.db.close()
+        started = time.monotonic()
+        await pilot.press("right_square_bracket")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.code == ahead.item.code
+        # The item shown is the newest: what was read ahead was read again.
+        assert screen.status == "draft" and screen.revision == 1
+        assert screen.query_one("#check-consistent", ChoiceRow).value == "yes"
+        assert screen.marks is not None and screen.marks.hunks
+        assert _position(db_path, "ana") == [(ahead.item.code,)]
+        await pilot.press("n")
+        await _settle(pilot)
+        assert "draft saved" in _plain(screen.query_one("#item-bar", Static).content)
+    # The clock ran from when the item was shown, not from when it was read ahead.
+    spent = _rows(
+        db_path,
+        "SELECT j.seconds_spent FROM judgments j JOIN items i ON i.pk = j.item_pk "
+        "WHERE i.code = ? ORDER BY j.revision DESC LIMIT 1",
+        [ahead.item.code],
+    )[0][0]
+    assert 3.0 <= spent <= 3.0 + (time.monotonic() - started) + 0.5
+
+
+async def test_a_slow_item_is_announced_and_a_quick_one_is_not(tmp_path: Path) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        bar = screen.query_one("#item-bar", Static)
+        shown: list[str] = []
+        update = bar.update
+
+        def watched(content: Any = "", *, layout: bool = True) -> None:
+            shown.append(_plain(content))
+            update(content, layout=layout)
+
+        bar.update = watched  # type: ignore[method-assign]
+        # Quick (not read ahead, but small): the bar goes straight from one item to the next.
+        screen._ahead = None
+        await pilot.press("right_square_bracket")
+        await _settle(pilot)
+        assert shown and not any("Opening" in text for text in shown)
+        # Slow: opening takes longer than the notice's delay, so the bar says so meanwhile.
+        open_item = screen.desk.open
+
+        def slow(code: str | None = None) -> Any:
+            time.sleep(OPENING_NOTICE_SECONDS * 3)
+            return open_item(code)
+
+        screen.desk.open = slow  # type: ignore[method-assign]
+        shown.clear()
+        await pilot.press("left_square_bracket")
+        await _settle(pilot)
+        assert any("Opening" in text for text in shown)
+        assert "Opening" not in _plain(bar.content)
 
 
 async def test_revising_a_submitted_judgment_asks_for_a_reason(tmp_path: Path) -> None:

@@ -154,6 +154,26 @@ class Desk:
             self._clock[code] = time.monotonic()
             return item
 
+    def peek(self, code: str) -> BlindItem:
+        """The item ``code`` read ahead of time: the reviewer is not moved there, no clock runs.
+
+        :meth:`enter` makes it the current item when it is shown.
+        """
+        with self._lock:
+            return self._open_session().read(code)
+
+    def enter(self, code: str) -> int:
+        """Make ``code`` (shown from :meth:`peek`) the current item and start its clock.
+
+        Drafts still staged are stored first. Returns the item's latest revision, so the caller
+        can tell whether what it read ahead is still the newest.
+        """
+        with self._lock:
+            self._store_staged()
+            revision = self._open_session().enter(code)
+            self._clock[code] = time.monotonic()
+            return revision
+
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
         with self._lock:
             self._store_staged()

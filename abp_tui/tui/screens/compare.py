@@ -12,6 +12,7 @@ response comes from: it only has what the review session's blind item carries.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,7 +61,15 @@ from abp_tui.tui.widgets.textpane import TextPane
 
 DEBOUNCE_SECONDS = 0.8
 """Typing is stored this long after the last key (leaving the field or Enter stores at once)."""
+OPENING_NOTICE_SECONDS = 0.15
+"""An item that takes longer than this to arrive is announced in the item bar."""
 _STORE_ERRORS = (AbpError, sqlite3.Error, OSError)
+
+
+INLINE_DIFF_CHARACTERS = 500_000
+"""A pair this long or shorter (both texts) is diffed before it is shown (a few tenths of a second
+at most): the texts and their highlighting arrive in one paint, and the screen's layout never
+competes with the diff. A longer pair shows its texts first and its diff when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,30 @@ class ShownItem:
     texts: tuple[str, ...]
     wrapped: tuple[tuple[int, list[Range]] | None, ...] = ()
     """Each text wrapped to its pane's width when the item was asked for (None: not wrapped)."""
+    marks: DiffMarks | None = None
+    """The pair's word diff, when it was computed with the item."""
+    read_ahead: bool = False
+    """Read before the reviewer asked for it: the item is entered once it is shown."""
+
+
+def prepare(
+    item: BlindItem,
+    widths: tuple[int, ...],
+    differ: DiffRunner | None,
+    *,
+    read_ahead: bool = False,
+) -> ShownItem:
+    """An item ready to show (in a worker): display texts, wrapped to ``widths``, and the
+    word diff of a pair when ``differ`` is given."""
+    texts = tuple(display_text(r.text) for r in item.responses)
+    # Wrapped here, off the event loop, to the panes' current widths (the panes use it when
+    # their width is still the same).
+    wrapped = tuple(
+        (width, wrap_offsets(text, width)) if width > 0 else None
+        for text, width in zip(texts, widths, strict=False)
+    )
+    marks = differ.diff(texts[0], texts[1]) if differ is not None and len(texts) == 2 else None
+    return ShownItem(item, texts, wrapped, marks, read_ahead)
 
 
 def _duration(seconds: float) -> str:
@@ -213,6 +246,22 @@ class CompareScreen(Screen[None]):
             super().__init__()
             self.shown = shown
 
+    class ItemReadAhead(Message):
+        """The item after ``after`` was read ahead, ready for the next-item key."""
+
+        def __init__(self, after: str, shown: ShownItem) -> None:
+            super().__init__()
+            self.after = after
+            self.shown = shown
+
+    class ItemEntered(Message):
+        """A read-ahead item became the current one; ``revision`` is its newest in the store."""
+
+        def __init__(self, code: str, revision: int) -> None:
+            super().__init__()
+            self.code = code
+            self.revision = revision
+
     class QueueEmpty(Message):
         pass
 
@@ -267,6 +316,10 @@ class CompareScreen(Screen[None]):
             self.finding_id = finding_id
             self.revision = revision
 
+    READ_AHEAD: ClassVar[bool] = True
+    """Read the next item while the reviewer is on this one, so the next-item key shows it at
+    once (``abp-tui bench ui`` also measures without it)."""
+
     def __init__(self, desk: Desk, code: str | None = None) -> None:
         super().__init__()
         self.desk = desk
@@ -287,10 +340,14 @@ class CompareScreen(Screen[None]):
         self.hunk_index: int | None = None
         self._jump_view: tuple[float, float] | None = None
         self._debounce: Timer | None = None
+        self._opening: Timer | None = None
+        self._ahead: tuple[str, ShownItem] | None = None
+        """The item after the current one (by code), read ahead for the next-item key."""
         self._after_submit: Callable[[], None] | None = None
         self._refused = False
         self._before_submit = "todo"
         self._scoring_built = False
+        self._frozen = False
         self.differ = DiffRunner()
         self._missing_shown = ""
         self._task_shown: tuple[object, ...] = ()
@@ -321,6 +378,9 @@ class CompareScreen(Screen[None]):
         self.open_item(self.start_code)
 
     def on_unmount(self) -> None:
+        if self._frozen:
+            # This screen's widgets go back to the collector (see _freeze_long_lived).
+            gc.unfreeze()
         # Typing staged while waiting for its pause is stored now, before the connection closes.
         self.differ.close()
         with contextlib.suppress(*_STORE_ERRORS):
@@ -334,6 +394,10 @@ class CompareScreen(Screen[None]):
 
     def _panes(self) -> list[TextPane]:
         return [view.pane for view in self._views()]
+
+    def _all_panes(self) -> list[TextPane]:
+        """Both response panes, also when the current item has one response."""
+        return [self.query_one(f"#response-{n}", ResponseView).pane for n in "12"]
 
     @property
     def is_pair(self) -> bool:
@@ -378,19 +442,63 @@ class CompareScreen(Screen[None]):
         if item is None:
             self.post_message(self.QueueEmpty())
             return
-        texts = tuple(display_text(r.text) for r in item.responses)
-        # Wrapped here, off the event loop, to the panes' current widths (the panes use it
-        # when their width is still the same).
-        wrapped = tuple(
-            (width, wrap_offsets(text, width)) if width > 0 else None
-            for text, width in zip(texts, widths, strict=False)
-        )
+        short = sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
+        shown = prepare(item, widths, self.differ if short and self.diff_on else None)
         if not worker.is_cancelled:
-            self.post_message(self.ItemOpened(ShownItem(item, texts, wrapped)))
+            self.post_message(self.ItemOpened(shown))
+
+    # -- reading ahead (worker) -------------------------------------------------------------
+    def _read_ahead(self) -> None:
+        """Prepare the next item while the reviewer reads this one (after this paint)."""
+        if self.READ_AHEAD and self.item is not None and self._ahead is None:
+            widths = tuple(pane.wrap_width() for pane in self._all_panes())
+            self.read_ahead(self.item.code, widths, self.diff_on)
+
+    @work(thread=True, exclusive=True, group="compare-ahead", description="Reading ahead")
+    def read_ahead(self, after: str, widths: tuple[int, ...], diff: bool) -> None:
+        worker = get_current_worker()
+        try:
+            code = self.desk.next_code(after, 1)
+            if code is None:
+                return
+            item = self.desk.peek(code)
+        except _STORE_ERRORS:
+            return  # opening the item for real reports the problem
+        if worker.is_cancelled:
+            return
+        shown = prepare(item, widths, self.differ if diff else None, read_ahead=True)
+        if not worker.is_cancelled:
+            self.post_message(self.ItemReadAhead(after, shown))
+
+    @on(ItemReadAhead)
+    def item_read_ahead(self, message: ItemReadAhead) -> None:
+        if self.item is not None and message.after == self.item.code:
+            self._ahead = (message.after, message.shown)
+
+    @work(thread=True, exclusive=True, group="compare-enter", description="Opening an item")
+    def enter_item(self, code: str) -> None:
+        try:
+            revision = self.desk.enter(code)
+        except _STORE_ERRORS as exc:
+            self.post_message(self.LoadFailed(str(exc)))
+            return
+        self.post_message(self.ItemEntered(code, revision))
+
+    @on(ItemEntered)
+    def item_entered(self, message: ItemEntered) -> None:
+        item = self.item
+        if item is None or item.code != message.code or message.revision == item.revision:
+            return
+        # Judged elsewhere since it was read ahead (another window, a merged pack): read again.
+        self.open_item(message.code, widths=tuple(p.wrap_width() for p in self._all_panes()))
 
     @on(ItemOpened)
     async def item_opened(self, message: ItemOpened) -> None:
+        self._stop_opening()
+        self._ahead = None
         item = message.shown.item
+        if message.shown.read_ahead:
+            self.enter_item(item.code)
         if not self._scoring_built:
             await self._build_scoring(item.rubric)
         self.item = item
@@ -402,7 +510,7 @@ class CompareScreen(Screen[None]):
         self.save_error = None
         self.submitting = False
         self._refused = False
-        self.marks = None
+        self.marks = message.shown.marks
         self.hunk_index = None
         self.set_class(not self.is_pair, "-single")
         self._show_task(item)
@@ -420,8 +528,13 @@ class CompareScreen(Screen[None]):
             scoring.scroll_home(animate=False)
         else:
             scoring.call_after_refresh(target.scroll_visible, animate=False)
-        if self.is_pair and self.diff_on:
-            self.compute_diff(item.code, self.texts[0], self.texts[1])
+        if self.is_pair and self.diff_on and self.marks is None:
+            # Started once the texts are drawn: the helper process then has the processor to
+            # itself instead of slowing this item's first paint.
+            self.call_after_refresh(self._diff_current, item.code)
+        else:
+            self._show_marks()
+            self.call_after_refresh(self._read_ahead)
         self._update_bar()
         self._update_missing()
 
@@ -437,6 +550,17 @@ class CompareScreen(Screen[None]):
             before=missing,
         )
         self._scoring_built = True
+        self.call_after_refresh(self._freeze_long_lived)
+
+    def _freeze_long_lived(self) -> None:
+        """Move the objects alive now (modules, styles, this screen's widgets) out of the
+        collector's generations, once the first item is shown.
+
+        They live as long as the screen; without this every full collection walks them all
+        (tens of milliseconds with the screen frozen). Unfrozen when the screen closes.
+        """
+        gc.freeze()
+        self._frozen = True
 
     def _show_task(self, item: BlindItem) -> None:
         task = item.task
@@ -494,6 +618,10 @@ class CompareScreen(Screen[None]):
     def warm_up_differ(self) -> None:
         self.differ.warm_up()
 
+    def _diff_current(self, code: str) -> None:
+        if self.item is not None and self.item.code == code and self.marks is None:
+            self.compute_diff(code, self.texts[0], self.texts[1])
+
     @work(thread=True, exclusive=True, group="compare-diff", description="Computing the word diff")
     def compute_diff(self, code: str, left: str, right: str) -> None:
         marks = self.differ.diff(left, right)
@@ -507,6 +635,7 @@ class CompareScreen(Screen[None]):
         self.marks = message.marks
         self._show_marks()
         self._update_bar()
+        self.call_after_refresh(self._read_ahead)
 
     def _show_marks(self) -> None:
         if not self.is_pair:
@@ -752,14 +881,41 @@ class CompareScreen(Screen[None]):
         current = self.item.code
 
         def go() -> None:
-            # One line of fixed size: repainted without measuring the screen again.
-            self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"), layout=False)
-            widths = tuple(
-                self.query_one(f"#response-{n}", ResponseView).pane.wrap_width() for n in "12"
-            )
+            ahead = self._ahead
+            if (
+                ahead is not None
+                and ahead[0] == current
+                and code in (None, ahead[1].item.code)
+                and step == 1
+                and (not unfinished or ahead[1].item.status != "submitted")
+            ):
+                # Read while the reviewer was on this item: shown at once, entered by a worker.
+                self.post_message(self.ItemOpened(ahead[1]))
+                return
+            self._announce_opening()
+            widths = tuple(pane.wrap_width() for pane in self._all_panes())
             self.open_item(code, current=current, step=step, unfinished=unfinished, widths=widths)
 
         self._leave(go)
+
+    def _announce_opening(self) -> None:
+        """Say "Opening…" in the item bar if the item takes long to arrive.
+
+        A quick item replaces the old one in the same frame; announcing at once would cost a
+        frame of its own and delay the new item to the next one.
+        """
+
+        def announce() -> None:
+            # One line of fixed size: repainted without measuring the screen again.
+            self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"), layout=False)
+
+        self._stop_opening()
+        self._opening = self.set_timer(OPENING_NOTICE_SECONDS, announce)
+
+    def _stop_opening(self) -> None:
+        if self._opening is not None:
+            self._opening.stop()
+            self._opening = None
 
     def action_next_item(self) -> None:
         self._go(step=1)
@@ -776,17 +932,20 @@ class CompareScreen(Screen[None]):
 
     @on(NoMoreItems)
     def no_more_items(self, message: NoMoreItems) -> None:
+        self._stop_opening()
         self._update_bar()
         self.notify(message.text, markup=False)
 
     @on(QueueEmpty)
     def queue_empty(self) -> None:
+        self._stop_opening()
         self.query_one("#item-bar", Static).update(
             Text("You have no items in this study design.", style="bold")
         )
 
     @on(LoadFailed)
     def load_failed(self, message: LoadFailed) -> None:
+        self._stop_opening()
         self.query_one("#item-bar", Static).update(
             Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
         )

@@ -29,7 +29,8 @@ from abp_tui.tui.widgets.textlayout import Range, line_of, wrap_offsets
 
 WRAP_IN_THREAD = 200_000
 """Texts longer than this (characters) are wrapped in a worker thread."""
-_CACHE_LINES = 2000
+_CACHE_LINES = 400
+"""Lines kept drawn per pane (a few screens): each is a handful of objects the collector walks."""
 
 
 class TextPane(ScrollView, can_focus=True):
@@ -100,7 +101,7 @@ class TextPane(ScrollView, can_focus=True):
         self._wrapped_width = 0
         self._generation = 0
         self._pending_top: int | None = None
-        self._cache: dict[int, Strip] = {}
+        self._cache: dict[tuple[int, int, Style], Strip] = {}
         self._quiet = False
         self._drawing: tuple[Style, int] | None = None
 
@@ -245,12 +246,15 @@ class TextPane(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         if index >= len(self._lines):
             return Strip.blank(width, base)
-        strip = self._cache.get(index)
+        key = (index, width, base)
+        strip = self._cache.get(key)
         if strip is None:
             if len(self._cache) > _CACHE_LINES:
                 self._cache.clear()
-            strip = self._cache[index] = self._build_line(index, base)
-        return strip.crop_extend(0, width, base)
+            # Kept at its final width: a repaint reuses it as it is.
+            strip = self._build_line(index, base).crop_extend(0, width, base)
+            self._cache[key] = strip
+        return strip
 
     def _build_line(self, index: int, base: Style) -> Strip:
         start, end = self._lines[index]
