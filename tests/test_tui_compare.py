@@ -28,7 +28,8 @@ from abp_tui.review import ReviewSession
 from abp_tui.store import connect
 from abp_tui.studies import create_design
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens.compare import OPENING_NOTICE_SECONDS, CompareScreen
+from abp_tui.tui.screens import compare as compare_module
+from abp_tui.tui.screens.compare import OPENING_NOTICE_SECONDS, TYPING_SECONDS, CompareScreen
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
@@ -253,7 +254,7 @@ async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
         await pilot.press("2", "2", "2", "0")
         await _type(pilot, "invents a date")
         await pilot.press("enter")
-        await pilot.press("enter")  # ticks the first fatal criterion of Response 2
+        await pilot.press("space")  # ticks the first fatal criterion of Response 2
         await pilot.press("tab", "tab", "1")  # preference: Response 1
         await _type(pilot, "Response 1 keeps to the memo")
         await pilot.press("enter")
@@ -371,7 +372,13 @@ async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: 
         await pilot.press("2", "2", "2", "2")
         await pilot.pause()
         assert "MODEL_PASS" in _plain(result.content)
-        await pilot.press("enter")  # a fatal hit fails it whatever the total
+        fatal = app.focused
+        assert fatal is not None and fatal.id == f"fatal-{position}"
+        await pilot.press("enter")  # Enter on the fatal criteria moves on, ticking nothing
+        await pilot.pause()
+        assert "MODEL_PASS" in _plain(result.content) and app.focused is not fatal
+        fatal.focus()
+        await pilot.press("space")  # a fatal hit fails it whatever the total
         await pilot.pause()
         assert "MODEL_FAIL" in _plain(result.content)
         await pilot.press("tab", "c")  # confirm the record's state
@@ -522,6 +529,56 @@ async def test_a_slow_item_is_announced_and_a_quick_one_is_not(tmp_path: Path) -
         assert "Opening" not in _plain(bar.content)
 
 
+async def test_text_typed_outside_a_field_is_held_back_with_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        gate = screen.query_one("#check-consistent", ChoiceRow)
+        assert app.focused is gate
+        # "we say": w and e are bound to nothing here, so they start a burst of typing; the
+        # space, the s (submit) and the y (a score) that follow closely are held back too.
+        await pilot.press(*"we", "space", *"sy")
+        await _settle(pilot)
+        assert _showing(pilot, screen) and gate.value is None and screen.status == "todo"
+        assert not screen.query_one("#missing").has_class("-refused")  # no submit was tried
+        notices = [n.message for n in app._notifications]
+        assert sum("keys act at once" in m for m in notices) == 1  # one notice per burst
+        # Once the burst is over, keys act again.
+        time.sleep(TYPING_SECONDS + 0.05)
+        await pilot.press("y")
+        await _settle(pilot)
+        assert gate.value == "yes"
+
+        # The rules, on a controlled clock.
+        clock = [time.monotonic() + 1000.0]
+        monkeypatch.setattr(compare_module, "_now", lambda: clock[0])
+
+        def key(name: str, char: str) -> bool:
+            clock[0] += 0.1
+            return screen.holds_back(events.Key(name, char))
+
+        row = screen.query_one("#check-visible", ChoiceRow)
+        row.focus()
+        await pilot.pause()
+        clock[0] += 5
+        assert not key("t", "t")  # a view key acts ...
+        assert key("h", "h")  # ... but "home" right after it is the "h" of "the"
+        clock[0] += 5
+        assert not key("y", "y") and not key("s", "s")  # a score, then submit: both act
+        clock[0] += 5
+        assert not key("Y", "Y")  # bound elsewhere on the screen (the gate): just ignored
+        assert not key("d", "d")
+        clock[0] += 5
+        assert key("w", "w") and key("d", "d")  # typing, then everything close behind it
+        clock[0] += TYPING_SECONDS + 0.1
+        assert not key("d", "d")
+        assert not key("tab", "\t")  # not printable: never held back
+
+
 async def test_revising_a_submitted_judgment_asks_for_a_reason(tmp_path: Path) -> None:
     db_path = _database(tmp_path, _pair_study(), _pair_design())
     app = make_app(db_path, reviewer="ana")
@@ -563,6 +620,20 @@ async def test_revising_a_submitted_judgment_asks_for_a_reason(tmp_path: Path) -
         await pilot.press("enter")
         await _settle(pilot)
         assert _showing(pilot, screen)
+        # Quitting with a changed, unsubmitted judgment asks first too (Back keeps the app).
+        if screen.item is not None and screen.item.code != code:
+            await pilot.press("left_square_bracket")
+            await _settle(pilot)
+        assert screen.item is not None and screen.item.code == code
+        assert screen.status == "submitted"
+        screen.query_one("#dim-2-task_correctness").focus()
+        await pilot.press("1")
+        await pilot.press("escape", "q")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviseScreen) and app.is_running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert _showing(pilot, screen) and app.is_running
     rows = _rows(
         db_path,
         "SELECT j.revision, j.status, j.reason FROM judgments j JOIN items i ON i.pk = j.item_pk "

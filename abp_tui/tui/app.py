@@ -10,12 +10,13 @@ import gc
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from abp_tui.textsafe import safe_line
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
-from abp_tui.tui.screens.compare import open_judging
+from abp_tui.tui.screens.compare import CompareScreen, open_judging
 from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
@@ -88,6 +89,26 @@ class AbpApp(App[None]):
         super().__init__()
         self.db_path = db_path
         self.reviewer = reviewer
+
+    async def on_event(self, event: events.Event) -> None:
+        # Before any key binding: the compare screen may hold back keys typed as text outside
+        # a text field (they would otherwise score, submit or leave the screen).
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, CompareScreen)
+            and self.screen.holds_back(event)
+        ):
+            return
+        await super().on_event(event)
+
+    async def action_quit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, CompareScreen):
+            # Unsubmitted changes to a submitted judgment: resubmit or discard them first.
+            screen.leave_then(self.exit)
+            return
+        await super().action_quit()
 
     def on_mount(self) -> None:
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"

@@ -14,12 +14,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -64,6 +65,28 @@ DEBOUNCE_SECONDS = 0.8
 OPENING_NOTICE_SECONDS = 0.15
 """An item that takes longer than this to arrive is announced in the item bar."""
 _STORE_ERRORS = (AbpError, sqlite3.Error, OSError)
+TYPING_SECONDS = 0.6
+"""After a key typed as text outside a text field, keys this close together are held back."""
+FOLLOW_SECONDS = 0.25
+"""A key that leaves the item this soon after a key that was not a score is taken as typing."""
+LEAVING_KEYS = frozenset(
+    {
+        "compare.submit",
+        "compare.next_unfinished",
+        "compare.queue",
+        "compare.home",
+        "compare.finding",
+        "app.quit",
+        "app.help",
+        "app.judge",
+        "app.disagreements",
+        "app.agreement",
+        "app.results",
+    }
+)
+"""Keys that submit, or leave the item or the screen: never taken from a burst of typing."""
+COORDINATOR_KEYS = frozenset({"app.judge", "app.disagreements", "app.agreement", "app.results"})
+"""App keys left out of the compare screen's key bar (it has room for the judging keys only)."""
 
 
 INLINE_DIFF_CHARACTERS = 500_000
@@ -106,6 +129,10 @@ def prepare(
     return ShownItem(item, texts, wrapped, marks, read_ahead)
 
 
+def _now() -> float:
+    return time.monotonic()
+
+
 def _duration(seconds: float) -> str:
     minutes, secs = divmod(round(seconds), 60)
     return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
@@ -139,6 +166,15 @@ class CompareScreen(Screen[None]):
     CSS_PATH = "../styles/compare.tcss"
     COMMANDS: ClassVar = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "tab",
+            "app.focus_next",
+            "Next field",
+            key_display="tab",
+            priority=True,
+            id="compare.next_field",
+            tooltip="Move to the next row or field (resolved at once, like the scoring keys).",
+        ),
         _binding("s", "submit", "Submit", "Submit this judgment (problems are listed if any)."),
         _binding(
             "ctrl+s",
@@ -213,15 +249,6 @@ class CompareScreen(Screen[None]):
             name="scroll_up",
         ),
         _binding("h", "home", "Home", "Back to the list of studies (your work is saved)."),
-        Binding(
-            "tab",
-            "app.focus_next",
-            "Next field",
-            show=False,
-            priority=True,
-            id="compare.next_field",
-            tooltip="Move to the next row or field (resolved at once, like the scoring keys).",
-        ),
         Binding(
             "shift+tab",
             "app.focus_previous",
@@ -341,6 +368,10 @@ class CompareScreen(Screen[None]):
         self._jump_view: tuple[float, float] | None = None
         self._debounce: Timer | None = None
         self._opening: Timer | None = None
+        self._typing_until = 0.0
+        self._keys: frozenset[str] | None = None
+        self._last_key: tuple[float, bool] = (0.0, False)
+        """When the last printable key came, and whether it was a score (a focused row's key)."""
         self._ahead: tuple[str, ShownItem] | None = None
         """The item after the current one (by code), read ahead for the next-item key."""
         self._after_submit: Callable[[], None] | None = None
@@ -369,7 +400,8 @@ class CompareScreen(Screen[None]):
             with VerticalScroll(id="scoring"):
                 yield GatePanel(id="gate")
                 yield Static("", id="missing")
-        yield KeyBar()
+        # The coordinator's screens stay on their keys and in the palette, not in this bar.
+        yield KeyBar(hide=COORDINATOR_KEYS)
 
     def on_mount(self) -> None:
         self.query_one("#scoring", VerticalScroll).can_focus = False
@@ -402,6 +434,64 @@ class CompareScreen(Screen[None]):
     @property
     def is_pair(self) -> bool:
         return self.item is not None and len(self.item.responses) > 1
+
+    # -- typing outside a text field --------------------------------------------------------
+    def holds_back(self, event: events.Key) -> bool:
+        """Whether a key is typing meant for a text field, to be ignored (the app asks first).
+
+        Keys act at once on this screen, so text typed while no field has the focus would
+        score, submit or leave the item letter by letter. A printable key that nothing here
+        binds starts a burst of typing: it and every key that follows it closely are held back,
+        with a notice. A key that submits or leaves the item is also held back when it follows
+        another non-score key very closely (the "h" of "the"). Scores typed in a burst ("2221")
+        still act.
+        """
+        now = _now()
+        if not event.is_printable or isinstance(self.focused, Input):
+            if isinstance(self.focused, Input):
+                self._typing_until = 0.0
+            return False
+        active = self.active_bindings.get(event.key)
+        if active is None and event.key in self._screen_keys():
+            return False  # a key of another row (a stray "Y" after the gate): ignored as ever
+        binding_id = active.binding.id if active is not None else None
+        score = (
+            active is not None
+            and active.binding.priority
+            and binding_id not in ("compare.next_field",)
+        )
+        last_time, last_was_score = self._last_key
+        self._last_key = (now, score)
+        typing = (
+            now < self._typing_until
+            or active is None
+            or (
+                binding_id in LEAVING_KEYS
+                and now - last_time < FOLLOW_SECONDS
+                and not last_was_score
+            )
+        )
+        if not typing:
+            return False
+        if now >= self._typing_until:
+            self.notify(
+                "No text field has the focus, so keys act at once here: the typing was "
+                "ignored. Tab moves to the next field; Esc leaves a field.",
+                title="Typing ignored",
+                severity="warning",
+                markup=False,
+            )
+        self._typing_until = now + TYPING_SECONDS
+        return True
+
+    def _screen_keys(self) -> frozenset[str]:
+        """Every key bound anywhere on this screen or by the app, whatever has the focus."""
+        if self._keys is None:
+            keys: set[str] = set(self.app._bindings.key_to_bindings)
+            for node in self.walk_children(with_self=True):
+                keys.update(node._bindings.key_to_bindings)
+            self._keys = frozenset(keys)
+        return self._keys
 
     # -- opening items (worker) -------------------------------------------------------------
     @work(thread=True, exclusive=True, group="compare-open", description="Opening an item")
@@ -550,6 +640,7 @@ class CompareScreen(Screen[None]):
             before=missing,
         )
         self._scoring_built = True
+        self._keys = None  # the rows bring their keys
         self.call_after_refresh(self._freeze_long_lived)
 
     def _freeze_long_lived(self) -> None:
@@ -853,7 +944,7 @@ class CompareScreen(Screen[None]):
             self._go(unfinished=True, step=1)
 
     # -- leaving an item --------------------------------------------------------------------
-    def _leave(self, then: Callable[[], None]) -> None:
+    def leave_then(self, then: Callable[[], None]) -> None:
         """Run ``then`` unless a submitted judgment has changes; then ask what to do first."""
         if (
             self.item is None
@@ -896,7 +987,7 @@ class CompareScreen(Screen[None]):
             widths = tuple(pane.wrap_width() for pane in self._all_panes())
             self.open_item(code, current=current, step=step, unfinished=unfinished, widths=widths)
 
-        self._leave(go)
+        self.leave_then(go)
 
     def _announce_opening(self) -> None:
         """Say "Opening…" in the item bar if the item takes long to arrive.
@@ -964,7 +1055,7 @@ class CompareScreen(Screen[None]):
         def home() -> None:
             self.dismiss(None)
 
-        self._leave(home)
+        self.leave_then(home)
 
     # -- reading aids -----------------------------------------------------------------------
     def action_toggle_diff(self) -> None:

@@ -40,8 +40,10 @@ class KeyBar(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"key-bar--key"}
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, hide: frozenset[str] = frozenset(), id: str | None = None) -> None:
         super().__init__(id=id)
+        self.hide = hide
+        """Ids of bindings left out of the bar (still active, and listed by the help screen)."""
         self.entries: tuple[ShownKey, ...] = ()
         self._spans: list[tuple[int, int, str]] = []
 
@@ -64,6 +66,8 @@ class KeyBar(Widget):
         groups: dict[str, int] = {}
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.show or not enabled or binding.action in seen_actions:
+                continue
+            if binding.id is not None and binding.id in self.hide:
                 continue
             seen_actions.add(binding.action)
             display = self.app.get_key_display(binding)

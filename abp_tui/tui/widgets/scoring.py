@@ -447,12 +447,21 @@ class FatalList(Widget, can_focus=True):
         _key("up", "move(-1)", "Up", show=False, id="fatal.up", tooltip="Previous criterion."),
         _key("down", "move(1)", "Down", show=False, id="fatal.down", tooltip="Next criterion."),
         _key(
-            "space,enter,x",
+            "space,x",
             "toggle_cursor",
             "Hit",
             key_display="space",
             id="fatal.toggle",
             tooltip="Tick or untick the highlighted fatal criterion.",
+        ),
+        # Enter means "done" here as in every field of the panel: it never ticks a criterion.
+        _key(
+            "enter",
+            "done",
+            "Done",
+            key_display="⏎",
+            id="fatal.done",
+            tooltip="Leave the fatal criteria as they are and go to the next field.",
         ),
         *(
             _key(
@@ -512,6 +521,9 @@ class FatalList(Widget, can_focus=True):
 
     def action_toggle_cursor(self) -> None:
         self.toggle(self.cursor)
+
+    def action_done(self) -> None:
+        self.screen.focus_next()
 
     def action_move(self, step: int) -> None:
         if not self.criteria:
