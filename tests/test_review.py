@@ -217,3 +217,33 @@ def test_unlisted_reviewer_is_refused_and_resume_returns_last_item(
     codes = [r.code for r in session.queue()]
     session.open(codes[-1])
     assert ReviewSession(db, created.pk, "a").resume_code() == codes[-1]
+
+
+def test_reading_ahead_writes_nothing_and_entering_stores_staged_drafts(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    from abp_tui.tui.desk import Desk
+
+    _study(tmp_path, db)
+    created = create_design(db, StudyDesign(study="s", name="m", seed=3, reviewers=["a"]))
+    session = ReviewSession(db, created.pk, "a")
+    first, second = (r.code for r in session.queue())
+    session.open(first)
+    desk = Desk(tmp_path / "test.db", created.pk, "a")
+    try:
+        desk.stage(first, 1, Judgment(validity={"consistent": True}))
+        ahead = desk.peek_after(first)
+        assert ahead is not None and ahead.code == second
+        assert desk.peek_after(second) is None
+        # Reading ahead stored no draft and did not move the reviewer.
+        assert desk.has_staged(first)
+        assert ReviewSession(db, created.pk, "a").resume_code() == first
+        assert [r.status for r in session.queue()] == ["todo", "todo"]
+        # Entering the item stores what was staged, reports it, and moves the reviewer there.
+        revision, stored = desk.enter(second)
+        assert revision == 0
+        assert [(d.code, d.version, d.result.status) for d in stored] == [(first, 1, "draft")]
+        assert not desk.has_staged(first)
+        assert ReviewSession(db, created.pk, "a").resume_code() == second
+    finally:
+        desk.close()

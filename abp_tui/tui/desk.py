@@ -154,25 +154,29 @@ class Desk:
             self._clock[code] = time.monotonic()
             return item
 
-    def peek(self, code: str) -> BlindItem:
-        """The item ``code`` read ahead of time: the reviewer is not moved there, no clock runs.
+    def peek_after(self, code: str) -> BlindItem | None:
+        """The item after ``code`` in the queue, read ahead (None after the last one).
 
-        :meth:`enter` makes it the current item when it is shown.
+        Nothing is written: staged drafts stay staged (their worker stores and reports them),
+        the reviewer is not moved there and no clock runs; :meth:`enter` does that once the
+        item is shown.
         """
         with self._lock:
-            return self._open_session().read(code)
+            session = self._open_session()
+            following = session.next_code(code, 1)
+            return None if following is None else session.read(following)
 
-    def enter(self, code: str) -> int:
-        """Make ``code`` (shown from :meth:`peek`) the current item and start its clock.
+    def enter(self, code: str) -> tuple[int, list[StoredDraft]]:
+        """Make ``code`` (shown from :meth:`peek_after`) the current item; start its clock.
 
-        Drafts still staged are stored first. Returns the item's latest revision, so the caller
-        can tell whether what it read ahead is still the newest.
+        Drafts still staged are stored first and returned. Also returns the item's latest
+        revision, so the caller can tell whether what it read ahead is still the newest.
         """
         with self._lock:
-            self._store_staged()
+            stored = self._store_staged()
             revision = self._open_session().enter(code)
             self._clock[code] = time.monotonic()
-            return revision
+            return revision, stored
 
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
         with self._lock:

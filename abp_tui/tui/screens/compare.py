@@ -548,13 +548,10 @@ class CompareScreen(Screen[None]):
     def read_ahead(self, after: str, widths: tuple[int, ...], diff: bool) -> None:
         worker = get_current_worker()
         try:
-            code = self.desk.next_code(after, 1)
-            if code is None:
-                return
-            item = self.desk.peek(code)
+            item = self.desk.peek_after(after)
         except _STORE_ERRORS:
             return  # opening the item for real reports the problem
-        if worker.is_cancelled:
+        if item is None or worker.is_cancelled:
             return
         shown = prepare(item, widths, self.differ if diff else None, read_ahead=True)
         if not worker.is_cancelled:
@@ -568,16 +565,20 @@ class CompareScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="compare-enter", description="Opening an item")
     def enter_item(self, code: str) -> None:
         try:
-            revision = self.desk.enter(code)
+            revision, stored = self.desk.enter(code)
         except _STORE_ERRORS as exc:
             self.post_message(self.LoadFailed(str(exc)))
             return
+        if stored:
+            self.post_message(self.DraftsStored(stored))
         self.post_message(self.ItemEntered(code, revision))
 
     @on(ItemEntered)
     def item_entered(self, message: ItemEntered) -> None:
         item = self.item
-        if item is None or item.code != message.code or message.revision == item.revision:
+        # Drafts stored from this screen are reported (DraftsStored) before this message, so a
+        # newer revision than the screen knows was written by someone else.
+        if item is None or item.code != message.code or message.revision <= self.revision:
             return
         # Judged elsewhere since it was read ahead (another window, a merged pack): read again.
         self.open_item(message.code, widths=tuple(p.wrap_width() for p in self._all_panes()))
