@@ -494,6 +494,44 @@ async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path:
     assert 3.0 <= spent <= 3.0 + (time.monotonic() - started) + 0.5
 
 
+async def test_the_last_key_wins_when_an_item_is_still_opening(tmp_path: Path) -> None:
+    lines = _pair_study()
+    lines.append({"type": "task", "id": "T3", "prompt": "Summarise the memo for T3."})
+    for cond in ("A", "C"):
+        lines.append(
+            {
+                "type": "run",
+                "id": f"T3-{cond}",
+                "task_id": "T3",
+                "condition_id": cond,
+                "output": f"The launch moves to May (T3, {cond.lower()}).",
+            }
+        )
+    db_path = _database(tmp_path, lines, _pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        screen = _compare(pilot)
+        await pilot.press("right_square_bracket")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.index == 1
+        assert screen._ahead is not None and screen._ahead[1].item.index == 2
+        third = screen._ahead[1].item.code
+        open_item = screen.desk.open
+
+        def slow(code: str | None = None) -> Any:
+            time.sleep(0.5)
+            return open_item(code)
+
+        screen.desk.open = slow  # type: ignore[method-assign]
+        # "[" starts a slow opening of the first item; "]" then shows the third at once. The
+        # first item, arriving later, is not shown over it.
+        await pilot.press("left_square_bracket", "right_square_bracket")
+        await _settle(pilot)
+        assert screen.item is not None and screen.item.code == third
+        assert _position(db_path, "ana") == [(third,)]
+
+
 async def test_a_slow_item_is_announced_and_a_quick_one_is_not(tmp_path: Path) -> None:
     db_path = _database(tmp_path, _pair_study(), _pair_design())
     app = make_app(db_path, reviewer="ana")

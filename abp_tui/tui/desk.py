@@ -166,8 +166,9 @@ class Desk:
             following = session.next_code(code, 1)
             return None if following is None else session.read(following)
 
-    def enter(self, code: str) -> tuple[int, list[StoredDraft]]:
-        """Make ``code`` (shown from :meth:`peek_after`) the current item; start its clock.
+    def enter(self, code: str, restart_clock: bool = True) -> tuple[int, list[StoredDraft]]:
+        """Make ``code`` (shown from :meth:`peek_after`) the current item; start its clock
+        (unless ``restart_clock`` is False: the item was shown all along).
 
         Drafts still staged are stored first and returned. Also returns the item's latest
         revision, so the caller can tell whether what it read ahead is still the newest.
@@ -175,7 +176,8 @@ class Desk:
         with self._lock:
             stored = self._store_staged()
             revision = self._open_session().enter(code)
-            self._clock[code] = time.monotonic()
+            if restart_clock or code not in self._clock:
+                self._clock[code] = time.monotonic()
             return revision, stored
 
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:

@@ -129,6 +129,10 @@ def prepare(
     return ShownItem(item, texts, wrapped, marks, read_ahead)
 
 
+def _short(item: BlindItem) -> bool:
+    return sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
+
+
 def _now() -> float:
     return time.monotonic()
 
@@ -269,9 +273,11 @@ class CompareScreen(Screen[None]):
 
     # -- messages (facts the workers report) --------------------------------------------------
     class ItemOpened(Message):
-        def __init__(self, shown: ShownItem) -> None:
+        def __init__(self, shown: ShownItem, request: int) -> None:
             super().__init__()
             self.shown = shown
+            self.request = request
+            """Which opening asked for it: only the latest one is shown."""
 
     class ItemReadAhead(Message):
         """The item after ``after`` was read ahead, ready for the next-item key."""
@@ -326,10 +332,17 @@ class CompareScreen(Screen[None]):
             self.judgment = judgment
 
     class SubmissionRefused(Message):
-        def __init__(self, code: str, problems: list[str]) -> None:
+        def __init__(
+            self, code: str, problems: list[str], judgment: Judgment, version: int, before: str
+        ) -> None:
             super().__init__()
             self.code = code
             self.problems = problems
+            self.judgment = judgment
+            self.version = version
+            """The screen's change counter when the submission was asked for."""
+            self.before = before
+            """The item's status before the submission (todo, draft or submitted)."""
 
     class FindingIdChosen(Message):
         def __init__(self, code: str, finding_id: str) -> None:
@@ -370,6 +383,7 @@ class CompareScreen(Screen[None]):
         self._opening: Timer | None = None
         self._typing_until = 0.0
         self._keys: frozenset[str] | None = None
+        self._request = 0
         self._last_key: tuple[float, bool] = (0.0, False)
         """When the last printable key came, and whether it was a score (a focused row's key)."""
         self._ahead: tuple[str, ShownItem] | None = None
@@ -407,7 +421,7 @@ class CompareScreen(Screen[None]):
         self.query_one("#scoring", VerticalScroll).can_focus = False
         self.query_one("#task-scroll", VerticalScroll).can_focus = False
         self.warm_up_differ()
-        self.open_item(self.start_code)
+        self.open_item(self.start_code, request=self._new_request())
 
     def on_unmount(self) -> None:
         if self._frozen:
@@ -502,6 +516,7 @@ class CompareScreen(Screen[None]):
         step: int = 0,
         unfinished: bool = False,
         widths: tuple[int, ...] = (),
+        request: int = 0,
     ) -> None:
         worker = get_current_worker()
         try:
@@ -532,10 +547,9 @@ class CompareScreen(Screen[None]):
         if item is None:
             self.post_message(self.QueueEmpty())
             return
-        short = sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
-        shown = prepare(item, widths, self.differ if short and self.diff_on else None)
+        shown = prepare(item, widths, self.differ if _short(item) and self.diff_on else None)
         if not worker.is_cancelled:
-            self.post_message(self.ItemOpened(shown))
+            self.post_message(self.ItemOpened(shown, request))
 
     # -- reading ahead (worker) -------------------------------------------------------------
     def _read_ahead(self) -> None:
@@ -553,7 +567,9 @@ class CompareScreen(Screen[None]):
             return  # opening the item for real reports the problem
         if item is None or worker.is_cancelled:
             return
-        shown = prepare(item, widths, self.differ if diff else None, read_ahead=True)
+        # A long pair is diffed once it is shown, as when it is opened directly.
+        differ = self.differ if diff and _short(item) else None
+        shown = prepare(item, widths, differ, read_ahead=True)
         if not worker.is_cancelled:
             self.post_message(self.ItemReadAhead(after, shown))
 
@@ -563,9 +579,9 @@ class CompareScreen(Screen[None]):
             self._ahead = (message.after, message.shown)
 
     @work(thread=True, exclusive=True, group="compare-enter", description="Opening an item")
-    def enter_item(self, code: str) -> None:
+    def enter_item(self, code: str, restart_clock: bool = True) -> None:
         try:
-            revision, stored = self.desk.enter(code)
+            revision, stored = self.desk.enter(code, restart_clock)
         except _STORE_ERRORS as exc:
             self.post_message(self.LoadFailed(str(exc)))
             return
@@ -581,10 +597,22 @@ class CompareScreen(Screen[None]):
         if item is None or item.code != message.code or message.revision <= self.revision:
             return
         # Judged elsewhere since it was read ahead (another window, a merged pack): read again.
-        self.open_item(message.code, widths=tuple(p.wrap_width() for p in self._all_panes()))
+        widths = tuple(p.wrap_width() for p in self._all_panes())
+        self.open_item(message.code, widths=widths, request=self._new_request())
+
+    def _new_request(self) -> int:
+        """A number for a new opening; an item opened for an older one is not shown."""
+        self._request += 1
+        return self._request
 
     @on(ItemOpened)
     async def item_opened(self, message: ItemOpened) -> None:
+        if message.request != self._request:
+            # Another key asked for another item since. Opening this one moved the reviewer's
+            # place to it: put it back on the item shown (its clock keeps running).
+            if self.item is not None and message.shown.item.code != self.item.code:
+                self.enter_item(self.item.code, restart_clock=False)
+            return
         self._stop_opening()
         self._ahead = None
         item = message.shown.item
@@ -876,24 +904,41 @@ class CompareScreen(Screen[None]):
             self._debounce.stop()
             self._debounce = None
         self._update_bar()
-        self.submit_judgment(self.item.code, self.judgment, reason)
+        self.submit_judgment(
+            self.item.code, self.judgment, reason, self.version, self._before_submit
+        )
 
     @work(thread=True, group="compare-save", description="Submitting the judgment")
-    def submit_judgment(self, code: str, judgment: Judgment, reason: str) -> None:
+    def submit_judgment(
+        self, code: str, judgment: Judgment, reason: str, version: int, before: str
+    ) -> None:
         try:
             result = self.desk.submit(code, judgment, reason)
         except NotReady as exc:
-            self.post_message(self.SubmissionRefused(code, list(exc.problems)))
-            return
+            problems = list(exc.problems)
         except _STORE_ERRORS as exc:
-            self.post_message(self.SubmissionRefused(code, [str(exc)]))
+            problems = [str(exc)]
+        else:
+            self.post_message(self.JudgmentSubmitted(code, result, judgment))
             return
-        self.post_message(self.JudgmentSubmitted(code, result, judgment))
+        self.post_message(self.SubmissionRefused(code, problems, judgment, version, before))
 
     @on(SubmissionRefused)
     def submission_refused(self, message: SubmissionRefused) -> None:
         self.submitting = False
         if self.item is None or message.code != self.item.code:
+            # The reviewer moved on before the refusal came back: that item's decisions are
+            # kept as a draft (unless it was already submitted), and the refusal is said.
+            if message.before != "submitted":
+                self.desk.stage(message.code, message.version, message.judgment)
+                self.store_drafts()
+            self.notify(
+                "\n".join(f"• {safe_line(p)}" for p in message.problems[:6]),
+                title=f"{safe_line(message.code)} was not submitted",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
             return
         self.status = self._before_submit
         if self.status != "submitted" and self.judgment != self.stored:
@@ -982,11 +1027,18 @@ class CompareScreen(Screen[None]):
                 and (not unfinished or ahead[1].item.status != "submitted")
             ):
                 # Read while the reviewer was on this item: shown at once, entered by a worker.
-                self.post_message(self.ItemOpened(ahead[1]))
+                self.post_message(self.ItemOpened(ahead[1], self._new_request()))
                 return
             self._announce_opening()
             widths = tuple(pane.wrap_width() for pane in self._all_panes())
-            self.open_item(code, current=current, step=step, unfinished=unfinished, widths=widths)
+            self.open_item(
+                code,
+                current=current,
+                step=step,
+                unfinished=unfinished,
+                widths=widths,
+                request=self._new_request(),
+            )
 
         self.leave_then(go)
 
