@@ -458,8 +458,8 @@ async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path:
         assert screen.item is not None
         first = screen.item.code
         # While the first item is shown, the second is read ahead, diffed and wrapped ...
-        assert screen._ahead is not None and screen._ahead[0] == first
-        ahead = screen._ahead[1]
+        ahead = screen._ahead
+        assert ahead is not None and ahead.item.index == screen.item.index + 1
         assert ahead.read_ahead and ahead.item.code != first
         assert ahead.marks is not None and ahead.marks.hunks
         assert all(w is not None for w in ahead.wrapped)
@@ -515,8 +515,8 @@ async def test_the_last_key_wins_when_an_item_is_still_opening(tmp_path: Path) -
         await pilot.press("right_square_bracket")
         await _settle(pilot)
         assert screen.item is not None and screen.item.index == 1
-        assert screen._ahead is not None and screen._ahead[1].item.index == 2
-        third = screen._ahead[1].item.code
+        assert screen._ahead is not None and screen._ahead.item.index == 2
+        third = screen._ahead.item.code
         open_item = screen.desk.open
 
         def slow(code: str | None = None) -> Any:

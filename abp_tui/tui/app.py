@@ -6,7 +6,6 @@ files itself. Screens load their data in worker threads and receive it as messag
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 from typing import ClassVar
 
@@ -114,9 +113,6 @@ class AbpApp(App[None]):
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
         self.push_screen(HomeScreen(self.db_path))
         self.open_judging(None)
-        # The start-up objects (modules, styles, widgets) live as long as the app: moving them
-        # out of the collector's generations keeps full collections short while items open.
-        self.call_after_refresh(gc.freeze)
 
     def open_judging(
         self, design_pk: int | None, *, include_open: bool = False, study: str | None = None

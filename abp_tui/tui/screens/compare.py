@@ -64,6 +64,10 @@ DEBOUNCE_SECONDS = 0.8
 """Typing is stored this long after the last key (leaving the field or Enter stores at once)."""
 OPENING_NOTICE_SECONDS = 0.15
 """An item that takes longer than this to arrive is announced in the item bar."""
+INLINE_DIFF_CHARACTERS = 500_000
+"""A pair this long or shorter (both texts) is diffed before it is shown (a few tenths of a second
+at most): the texts and their highlighting arrive in one paint, and the screen's layout never
+competes with the diff. A longer pair shows its texts first and its diff when it is ready."""
 _STORE_ERRORS = (AbpError, sqlite3.Error, OSError)
 TYPING_SECONDS = 0.6
 """After a key typed as text outside a text field, keys this close together are held back."""
@@ -87,12 +91,6 @@ LEAVING_KEYS = frozenset(
 """Keys that submit, or leave the item or the screen: never taken from a burst of typing."""
 COORDINATOR_KEYS = frozenset({"app.judge", "app.disagreements", "app.agreement", "app.results"})
 """App keys left out of the compare screen's key bar (it has room for the judging keys only)."""
-
-
-INLINE_DIFF_CHARACTERS = 500_000
-"""A pair this long or shorter (both texts) is diffed before it is shown (a few tenths of a second
-at most): the texts and their highlighting arrive in one paint, and the screen's layout never
-competes with the diff. A longer pair shows its texts first and its diff when it is ready."""
 
 
 @dataclass(frozen=True)
@@ -127,10 +125,6 @@ def prepare(
     )
     marks = differ.diff(texts[0], texts[1]) if differ is not None and len(texts) == 2 else None
     return ShownItem(item, texts, wrapped, marks, read_ahead)
-
-
-def _short(item: BlindItem) -> bool:
-    return sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
 
 
 def _now() -> float:
@@ -386,8 +380,8 @@ class CompareScreen(Screen[None]):
         self._request = 0
         self._last_key: tuple[float, bool] = (0.0, False)
         """When the last printable key came, and whether it was a score (a focused row's key)."""
-        self._ahead: tuple[str, ShownItem] | None = None
-        """The item after the current one (by code), read ahead for the next-item key."""
+        self._ahead: ShownItem | None = None
+        """The item after the current one, read ahead for the next-item key."""
         self._after_submit: Callable[[], None] | None = None
         self._refused = False
         self._before_submit = "todo"
@@ -441,9 +435,14 @@ class CompareScreen(Screen[None]):
     def _panes(self) -> list[TextPane]:
         return [view.pane for view in self._views()]
 
-    def _all_panes(self) -> list[TextPane]:
-        """Both response panes, also when the current item has one response."""
-        return [self.query_one(f"#response-{n}", ResponseView).pane for n in "12"]
+    def _widths(self) -> tuple[int, ...]:
+        """The widths both response panes wrap to (also when the item has one response)."""
+        return tuple(self.query_one(f"#response-{n}", ResponseView).pane.wrap_width() for n in "12")
+
+    def _differ_for(self, item: BlindItem, diff: bool) -> DiffRunner | None:
+        """The differ to prepare ``item`` with: a pair short enough is diffed before it shows."""
+        short = sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
+        return self.differ if diff and short else None
 
     @property
     def is_pair(self) -> bool:
@@ -461,19 +460,17 @@ class CompareScreen(Screen[None]):
         still act.
         """
         now = _now()
-        if not event.is_printable or isinstance(self.focused, Input):
-            if isinstance(self.focused, Input):
-                self._typing_until = 0.0
+        if isinstance(self.focused, Input):
+            self._typing_until = 0.0  # typing where it belongs
+            return False
+        if not event.is_printable:
             return False
         active = self.active_bindings.get(event.key)
         if active is None and event.key in self._screen_keys():
             return False  # a key of another row (a stray "Y" after the gate): ignored as ever
         binding_id = active.binding.id if active is not None else None
-        score = (
-            active is not None
-            and active.binding.priority
-            and binding_id not in ("compare.next_field",)
-        )
+        # The focused row's keys are priority bindings: those are scores.
+        score = active is not None and active.binding.priority
         last_time, last_was_score = self._last_key
         self._last_key = (now, score)
         typing = (
@@ -547,7 +544,7 @@ class CompareScreen(Screen[None]):
         if item is None:
             self.post_message(self.QueueEmpty())
             return
-        shown = prepare(item, widths, self.differ if _short(item) and self.diff_on else None)
+        shown = prepare(item, widths, self._differ_for(item, self.diff_on))
         if not worker.is_cancelled:
             self.post_message(self.ItemOpened(shown, request))
 
@@ -555,8 +552,7 @@ class CompareScreen(Screen[None]):
     def _read_ahead(self) -> None:
         """Prepare the next item while the reviewer reads this one (after this paint)."""
         if self.READ_AHEAD and self.item is not None and self._ahead is None:
-            widths = tuple(pane.wrap_width() for pane in self._all_panes())
-            self.read_ahead(self.item.code, widths, self.diff_on)
+            self.read_ahead(self.item.code, self._widths(), self.diff_on)
 
     @work(thread=True, exclusive=True, group="compare-ahead", description="Reading ahead")
     def read_ahead(self, after: str, widths: tuple[int, ...], diff: bool) -> None:
@@ -567,16 +563,15 @@ class CompareScreen(Screen[None]):
             return  # opening the item for real reports the problem
         if item is None or worker.is_cancelled:
             return
-        # A long pair is diffed once it is shown, as when it is opened directly.
-        differ = self.differ if diff and _short(item) else None
-        shown = prepare(item, widths, differ, read_ahead=True)
+        shown = prepare(item, widths, self._differ_for(item, diff), read_ahead=True)
         if not worker.is_cancelled:
             self.post_message(self.ItemReadAhead(after, shown))
 
     @on(ItemReadAhead)
     def item_read_ahead(self, message: ItemReadAhead) -> None:
+        # Kept while its item is current: showing any item clears it.
         if self.item is not None and message.after == self.item.code:
-            self._ahead = (message.after, message.shown)
+            self._ahead = message.shown
 
     @work(thread=True, exclusive=True, group="compare-enter", description="Opening an item")
     def enter_item(self, code: str, restart_clock: bool = True) -> None:
@@ -597,8 +592,7 @@ class CompareScreen(Screen[None]):
         if item is None or item.code != message.code or message.revision <= self.revision:
             return
         # Judged elsewhere since it was read ahead (another window, a merged pack): read again.
-        widths = tuple(p.wrap_width() for p in self._all_panes())
-        self.open_item(message.code, widths=widths, request=self._new_request())
+        self.open_item(message.code, widths=self._widths(), request=self._new_request())
 
     def _new_request(self) -> int:
         """A number for a new opening; an item opened for an older one is not shown."""
@@ -1021,22 +1015,20 @@ class CompareScreen(Screen[None]):
             ahead = self._ahead
             if (
                 ahead is not None
-                and ahead[0] == current
-                and code in (None, ahead[1].item.code)
+                and code in (None, ahead.item.code)
                 and step == 1
-                and (not unfinished or ahead[1].item.status != "submitted")
+                and (not unfinished or ahead.item.status != "submitted")
             ):
                 # Read while the reviewer was on this item: shown at once, entered by a worker.
-                self.post_message(self.ItemOpened(ahead[1], self._new_request()))
+                self.post_message(self.ItemOpened(ahead, self._new_request()))
                 return
             self._announce_opening()
-            widths = tuple(pane.wrap_width() for pane in self._all_panes())
             self.open_item(
                 code,
                 current=current,
                 step=step,
                 unfinished=unfinished,
-                widths=widths,
+                widths=self._widths(),
                 request=self._new_request(),
             )
 
