@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import sqlite_utils
 
-from abp_tui.bench import write_trace
+from abp_tui.bench.imports import write_trace
 from abp_tui.formats import detect
 from abp_tui.formats.abp_trace import trial_from_name
-from abp_tui.importing import import_paths
 from abp_tui.models import Run, Study, TraceEvent
 from abp_tui.models.runs import EventRow, TraceEventBatch
+from abp_tui.services.importing import import_paths
 from abp_tui.store import ImportWriter, connect
 from abp_tui.store.queries import count, load_run
 from tests.conftest import Cli

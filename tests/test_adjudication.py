@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.adjudication import adjudicate, disagreements, final_verdicts
 from abp_tui.analysis.records import (
     Adjudication,
     DesignRecords,
@@ -22,10 +21,11 @@ from abp_tui.analysis.records import (
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
-from abp_tui.review import ReviewSession
-from abp_tui.rubrics import AFP_V01
+from abp_tui.models.builtin_rubrics import AFP_V01
+from abp_tui.services.adjudicating import adjudicate, disagreements, final_verdicts
+from abp_tui.services.designing import create_design
+from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store.judging import BlindingError
-from abp_tui.studies import create_design
 from tests.test_review import AFP_DIMS, _study
 
 GATE = {
@@ -229,7 +229,8 @@ def test_an_adjudication_decides_a_disputed_run() -> None:
 
 def test_verdict_rules_load_without_statistics_or_the_ui() -> None:
     code = (
-        "import sys, abp_tui.adjudication, abp_tui.store.judging, abp_tui.analysis.verdicts; "
+        "import sys, abp_tui.services.adjudicating, abp_tui.store.judging, "
+        "abp_tui.analysis.verdicts; "
         "print(sorted(m for m in ('scipy', 'textual') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

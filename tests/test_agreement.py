@@ -20,7 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from abp_tui.bench.agreement import bench_agreement
 from abp_tui.errors import InputError
+from abp_tui.formats.agreement_table import agreement_table
 from abp_tui.stats.agreement import (
     LEVELS,
     AgreementError,
@@ -30,8 +32,6 @@ from abp_tui.stats.agreement import (
     Judgment,
     Level,
     VariableAgreement,
-    agreement_table,
-    bench_agreement,
     compute_all,
     compute_variable,
     weight_matrix,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.adjudication import disagreements, final_verdicts
-from abp_tui.agreement import design_records, study_agreement
-from abp_tui.importing import import_paths
 from abp_tui.models import PreferenceChoice, ResponseJudgment, ResultState
+from abp_tui.services.adjudicating import disagreements, final_verdicts
+from abp_tui.services.agreement_report import design_records, study_agreement
+from abp_tui.services.importing import import_paths
 from tests.conftest import Cli
 from tests.test_adjudication import _flipped, _j, _setup
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
+from abp_tui.bench.ui import SETTLED, bench_ui, output_pair
 from abp_tui.cli import build_parser
-from abp_tui.tui.bench_ui import SETTLED, bench_ui, output_pair
 
 
 def test_generated_pairs_are_deterministic_sized_and_differ_word_by_word() -> None:

@@ -6,7 +6,15 @@ from collections import Counter
 
 import pytest
 
-from abp_tui.blinding import MASK, PlanError, PlanRun, assign, enrol, identity_terms, plan_items
+from abp_tui.analysis.blinding import (
+    MASK,
+    PlanError,
+    PlanRun,
+    assign,
+    enrol,
+    identity_terms,
+    plan_items,
+)
 from abp_tui.models.design import StudyDesign
 
 

@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abp_tui.errors import StoreError
-from abp_tui.rubrics import AFP_V01, BUSINESS_V1, SCI_BENCH_V1
+from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1, SCI_BENCH_V1
 from abp_tui.store import connect
 from abp_tui.store.queries import load_run
 from abp_tui.store.schema import MIGRATIONS
-from abp_tui.textsafe import safe_line, safe_text
+from abp_tui.text.safe import safe_line, safe_text
 from tests.conftest import Cli
 
 

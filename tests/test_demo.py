@@ -6,7 +6,7 @@ from collections import Counter
 
 import sqlite_utils
 
-from abp_tui.demo import load_demo
+from abp_tui.services.demo import load_demo
 from abp_tui.store.queries import list_studies, study_runs
 from tests.conftest import FIXTURES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abp_tui.diffing import Span, word_diff
+from abp_tui.text.diff import Span, word_diff
 
 
 def _join(spans: list[Span]) -> str:

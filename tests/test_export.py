@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.adjudication import adjudicate, final_verdicts
-from abp_tui.agreement import study_agreement
-from abp_tui.analysis.agreement import agreement_input
-from abp_tui.demo import load_demo
+from abp_tui.analysis.agreement_input import agreement_input
+from abp_tui.bench.export import bench_export
 from abp_tui.export import (
     BundleMismatch,
     UnsafeBundle,
@@ -26,18 +24,20 @@ from abp_tui.export import (
     verify,
 )
 from abp_tui.export import bundle as bundle_module
-from abp_tui.export.analysis import agreement, analyse, parse, summarise
-from abp_tui.export.bench import bench_export
+from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
 from abp_tui.export.canonical import sha256_bytes
 from abp_tui.export.jsonschema_lite import validate
 from abp_tui.export.source import collect
 from abp_tui.export.verdict import schema, schema_errors
-from abp_tui.importing import import_paths
 from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
-from abp_tui.results import StudyIsBlind, compute_results, unblind
-from abp_tui.review import ReviewSession
+from abp_tui.services.adjudicating import adjudicate, final_verdicts
+from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.demo import load_demo
+from abp_tui.services.designing import create_design, find_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import StudyIsBlind, compute_results, unblind
+from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store.judging import records_of_design
-from abp_tui.studies import create_design, find_design
 from tests.conftest import FIXTURES, Cli
 from tests.test_adjudication import GATE, _j
 from tests.test_results import _business
@@ -74,7 +74,7 @@ def _abp_judged(db: sqlite_utils.Database) -> int:
 
 
 def _business_dims() -> tuple[str, ...]:
-    from abp_tui.rubrics import BUSINESS_V1
+    from abp_tui.models.builtin_rubrics import BUSINESS_V1
 
     return tuple(d.id for d in BUSINESS_V1.dimensions)
 

@@ -10,10 +10,10 @@ import sqlite_utils
 
 from abp_tui.errors import InputError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
-from abp_tui.packs import merge_ratings, open_pack, write_ratings, write_study_pack
-from abp_tui.review import ReviewSession
+from abp_tui.services.designing import create_design
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
 from abp_tui.store import connect
-from abp_tui.studies import create_design
 from tests.test_review import AFP_DIMS, _study
 
 IDENTITIES = (
@@ -118,7 +118,7 @@ def test_tampered_foreign_and_other_version_ratings_are_refused(
     # version; a pack claiming another version of the design is refused.
     forged = json.loads(ratings_path.read_text("utf-8"))
     forged["design"]["version"] = 2
-    from abp_tui.packs import _body_hash
+    from abp_tui.services.stations import _body_hash
 
     forged["sha256"] = _body_hash(forged)
     forged_path = tmp_path / "forged.json"

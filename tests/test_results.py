@@ -10,15 +10,15 @@ import sqlite_utils
 from abp_tui.analysis.records import DesignRecords, RunRecord
 from abp_tui.analysis.results import results
 from abp_tui.analysis.verdicts import AUTOMATED_STATES, Verdict, outcome
-from abp_tui.demo import load_demo
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
-from abp_tui.packs import open_pack, write_study_pack
-from abp_tui.results import StudyIsBlind, compute_results, unblind
-from abp_tui.review import ReviewSession
-from abp_tui.rubrics import BUSINESS_V1
+from abp_tui.models.builtin_rubrics import BUSINESS_V1
+from abp_tui.services.demo import load_demo
+from abp_tui.services.designing import find_design
+from abp_tui.services.results_report import StudyIsBlind, compute_results, unblind
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.services.stations import open_pack, write_study_pack
 from abp_tui.store import connect
-from abp_tui.studies import find_design
 from tests.conftest import FIXTURES
 from tests.test_adjudication import GATE
 

@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from scipy.stats import binomtest, norm
 
 from abp_tui.models.rubric import ResultState
-from abp_tui.stats import results
-from abp_tui.stats.results import (
+from abp_tui.stats import inference as results
+from abp_tui.stats.inference import (
     EXCLUDED_STATES,
     NO_DECISIVE_JUDGMENTS,
     NO_DISCORDANT_PAIRS,

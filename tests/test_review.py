@@ -9,11 +9,11 @@ import pytest
 import sqlite_utils
 
 from abp_tui.errors import AbpError
-from abp_tui.importing import import_paths
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
-from abp_tui.review import NotReady, ReviewSession
+from abp_tui.services.designing import create_design, find_design, load_design_file
+from abp_tui.services.importing import import_paths
+from abp_tui.services.reviewing import NotReady, ReviewSession
 from abp_tui.store.judging import BlindingError
-from abp_tui.studies import create_design, find_design, load_design_file
 
 AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
 
@@ -222,7 +222,7 @@ def test_unlisted_reviewer_is_refused_and_resume_returns_last_item(
 def test_reading_ahead_writes_nothing_and_entering_stores_staged_drafts(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    from abp_tui.tui.desk import Desk
+    from abp_tui.services.desk import Desk
 
     _study(tmp_path, db)
     created = create_design(db, StudyDesign(study="s", name="m", seed=3, reviewers=["a"]))

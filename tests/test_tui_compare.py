@@ -22,11 +22,11 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, DataTable, Input, OptionList, Static, Tab
 
-from abp_tui.importing import import_paths
 from abp_tui.models import Judgment, StudyDesign
-from abp_tui.review import ReviewSession
+from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
-from abp_tui.studies import create_design
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens import compare as compare_module
 from abp_tui.tui.screens.compare import OPENING_NOTICE_SECONDS, TYPING_SECONDS, CompareScreen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from abp_tui.importing import import_paths
+from abp_tui.services.importing import import_paths
 from abp_tui.store import connect, judging
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from abp_tui.importing import import_paths
+from abp_tui.services.importing import import_paths
 from abp_tui.store import connect
 from abp_tui.tui.app import AbpApp, make_app
 from abp_tui.tui.screens.help import HelpScreen

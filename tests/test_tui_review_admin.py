@@ -22,13 +22,13 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
-from abp_tui.importing import import_paths
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
-from abp_tui.packs import open_pack, write_study_pack
-from abp_tui.results import compute_results, unblind
-from abp_tui.review import ReviewSession
+from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import compute_results, unblind
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.services.stations import open_pack, write_study_pack
 from abp_tui.store import connect
-from abp_tui.studies import create_design
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import NOTE_REQUIRED, AdjudicationScreen
 from abp_tui.tui.screens.agreement import AgreementScreen

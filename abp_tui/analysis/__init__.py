@@ -1,7 +1,8 @@
 """From a design's records to final verdicts, results and agreement: one set of rules.
 
 The database (through :func:`abp_tui.store.judging.records_of_design`) and a publication bundle
-(through :mod:`abp_tui.export.analysis`, which ``verify`` runs with no database) both turn what
+(through :mod:`abp_tui.export.bundle_analysis`, which ``verify`` runs with no database) both turn
+what
 they hold into the plain records of :mod:`.records` and call the same functions:
 
 - :mod:`.records`: the records, and which of them count: each reviewer's latest submitted

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from abp_tui.analysis.blinding import contrasts_of
 from abp_tui.analysis.records import DesignRecords, Item, ItemJudgment, RunRecord
+from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, RunOutcome, decide, outcomes
-from abp_tui.blinding import contrasts_of
 from abp_tui.models import Model, PreferenceChoice, ResponseJudgment, ResultState, Rubric
-from abp_tui.scoring import result_state
-from abp_tui.stats.results import (
+from abp_tui.stats.inference import (
     PairedPassFail,
     PositionBias,
     PreferenceTest,

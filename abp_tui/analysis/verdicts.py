@@ -25,6 +25,7 @@ from abp_tui.analysis.records import (
     latest_adjudications,
     latest_submitted,
 )
+from abp_tui.analysis.scoring import result_state
 from abp_tui.models import (
     DisagreementRules,
     Model,
@@ -32,7 +33,6 @@ from abp_tui.models import (
     ResultState,
     Rubric,
 )
-from abp_tui.scoring import result_state
 
 VerdictSource = Literal["adjudicated", "unanimous", "single review", "unresolved"]
 OutcomeSource = Literal[

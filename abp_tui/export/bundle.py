@@ -33,9 +33,8 @@ from typing import Any, Final
 import sqlite_utils
 
 from abp_tui import __version__
-from abp_tui.adjudication import Verdict, final_verdicts
 from abp_tui.export import records as rec
-from abp_tui.export.analysis import Analysis, analyse, parse
+from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.canonical import json_bytes, sha256_bytes
 from abp_tui.export.derive import (
     ABP_VERDICT,
@@ -48,8 +47,9 @@ from abp_tui.export.derive import (
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
 from abp_tui.export.source import Collected, collect
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
+from abp_tui.services.adjudicating import Verdict, final_verdicts
 from abp_tui.store import packs as psql
-from abp_tui.textsafe import safe_line
+from abp_tui.text.safe import safe_line
 
 ZIP_DATE: Final = (1980, 1, 1, 0, 0, 0)
 """Every zip member's timestamp: the earliest a zip can hold, so no clock enters the archive."""

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from abp_tui.export import records as rec
-from abp_tui.export.analysis import (
+from abp_tui.export.bundle_analysis import (
     Analysis,
     Summary,
     agreement,

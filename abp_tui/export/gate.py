@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Final, Literal
 
-from abp_tui.export.analysis import Analysis, excluded_runs
+from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.models import Model, ResultState
 
 RESULTS: Final = "results published"

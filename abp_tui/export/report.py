@@ -2,7 +2,7 @@
 
 No network resource of any kind (inline CSS, inline SVG, no scripts, no fonts, no images); links
 only to files inside the bundle. Every string that comes from a record (task texts, outputs,
-names, rationales, notes) is made visible with :func:`abp_tui.textsafe.safe_text` and then
+names, rationales, notes) is made visible with :func:`abp_tui.text.safe.safe_text` and then
 HTML-escaped, so no record can add markup to the page.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from abp_tui.export import records as rec
-from abp_tui.export.analysis import Analysis, Summary
+from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.canonical import cell
 from abp_tui.export.gate import PENDING, GateStatus
 from abp_tui.export.tables import (
@@ -30,7 +30,7 @@ from abp_tui.export.tables import (
     position_table,
 )
 from abp_tui.stats.agreement import AgreementReport
-from abp_tui.textsafe import safe_text
+from abp_tui.text.safe import safe_text
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;

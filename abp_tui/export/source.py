@@ -1,7 +1,7 @@
 """Collect the source layer of a bundle from the database: records as stored, keyed by run id.
 
 The bulk reads an export needs (every judgment revision of a design, every adjudication and
-finding revision, trace lines and outputs of all runs at once) are :mod:`abp_tui.store.bundle`'s.
+finding revision, trace lines and outputs of all runs at once) are :mod:`abp_tui.store.bulk`'s.
 Nothing is written to the database. Results of a design are
 published only after the study was unblinded, so collecting refuses a blind study.
 """
@@ -16,8 +16,8 @@ import sqlite_utils
 from abp_tui.errors import AbpError
 from abp_tui.export import records as rec
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes, sha256_bytes
-from abp_tui.results import StudyIsBlind
-from abp_tui.store import bundle as bsql
+from abp_tui.services.results_report import StudyIsBlind
+from abp_tui.store import bulk as bsql
 from abp_tui.store import judging as sql
 from abp_tui.store.packs import audit_log
 from abp_tui.store.queries import run_facts, study_conditions, study_tasks, unblinded

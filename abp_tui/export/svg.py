@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from abp_tui.stats.results import Proportion
-from abp_tui.textsafe import safe_line
+from abp_tui.stats.inference import Proportion
+from abp_tui.text.safe import safe_line
 
 WIDTH = 720
 LABEL_WIDTH = 220

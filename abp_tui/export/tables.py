@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Disagreement
-from abp_tui.export.analysis import Analysis, excluded_runs
+from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.export.records import PublishedFinding
 from abp_tui.models import PreferenceChoice, ResultState, Rubric
-from abp_tui.results import Comparison, GroupResult, ResultsReport
-from abp_tui.scoring import result_state
+from abp_tui.services.results_report import Comparison, GroupResult, ResultsReport
 from abp_tui.stats.agreement import AgreementReport, Figure
-from abp_tui.stats.results import PositionBias, Proportion
-from abp_tui.textsafe import safe_line
+from abp_tui.stats.inference import PositionBias, Proportion
+from abp_tui.text.safe import safe_line
 
 STATES = tuple(s.value for s in ResultState)
 Table = tuple[list[str], list[list[Any]]]

@@ -17,10 +17,10 @@ from importlib import resources
 from typing import Any, Final
 
 from abp_tui.analysis.results import counts_for_efficiency
-from abp_tui.export.analysis import Analysis, Summary
+from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
 from abp_tui.export.jsonschema_lite import validate
-from abp_tui.stats.results import Proportion
+from abp_tui.stats.inference import Proportion
 
 SCHEMA_NAME: Final = "abp-verdict/v1"
 SCHEMA_FILE: Final = "abp-verdict-v1.schema.json"

@@ -51,7 +51,7 @@ from abp_tui.models import (
     Task,
     Tokens,
 )
-from abp_tui.rubrics import AFP_V01
+from abp_tui.models.builtin_rubrics import AFP_V01
 
 PROTOCOL = "afp"
 FATAL_OVERRIDE = "Any fatal criterion hit => MODEL_FAIL regardless of aggregate score."

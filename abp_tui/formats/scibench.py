@@ -41,7 +41,7 @@ from abp_tui.formats.base import (
     validate_each,
 )
 from abp_tui.models import Condition, Dimension, ResultState, Rubric, Run, Study, Task
-from abp_tui.rubrics import SCI_BENCH_V1
+from abp_tui.models.builtin_rubrics import SCI_BENCH_V1
 
 PROTOCOL = "sci-bench"
 SYNTHETIC_PROVIDER = "deterministic-fixture"

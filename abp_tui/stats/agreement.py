@@ -8,7 +8,8 @@ value or the reason it is undefined. Degenerate data (one reviewer, no variation
 fewer than two items) gives ``undefined_reason``, never NaN, inf or an exception.
 
 This module does not read the database, decide which judgments belong to a study or import the
-UI; the caller collects the judgments. ``agreement_table`` reads them from a CSV file instead.
+UI; the caller collects the judgments (:mod:`abp_tui.formats.agreement_table` reads them from a
+CSV file).
 
 Figures and the formulas used (n_ik: judgments of item i in category k, n_i = sum_k n_ik, q the
 number of categories of the scale, x_k the numeric value of category k, or its position 1..q
@@ -29,7 +30,8 @@ when the categories are labels):
   (Krippendorff 2011): the ``krippendorff`` package's coincidence-matrix formula, evaluated here
   per count pattern so that the point value and every bootstrap resample come from one matrix
   product. The package itself is the reference: the tests check the two agree on published and
-  random data, and ``bench_agreement`` compares them on its data. (Calling the package for the
+  random data, and ``abp-tui bench agreement`` compares them on its data. (Calling the package for
+  the
   point value alone costs as much as the whole benchmark baseline, which would leave the
   3x speed goal out of reach.)
 - Gwet's AC1 = (P_o - P_e) / (1 - P_e), P_e = sum_k pi_k (1 - pi_k) / (q - 1) (Gwet 2008), and AC2
@@ -51,27 +53,19 @@ when the categories are labels):
 
 from __future__ import annotations
 
-import csv
 import math
-import platform
-import statistics
-import time
-import tomllib
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import version as _dist_version
 from itertools import combinations
 from operator import itemgetter
-from pathlib import Path
 from typing import Any, Final, Literal
 
-import krippendorff
 import numpy as np
 import numpy.typing as npt
 from pydantic import FiniteFloat, NonNegativeInt, model_validator
 
-from abp_tui.errors import AbpError, InputError
+from abp_tui.errors import AbpError
 from abp_tui.models.base import Model
 
 __all__ = [
@@ -89,8 +83,6 @@ __all__ = [
     "PairAgreement",
     "VariableAgreement",
     "VariableSpec",
-    "agreement_table",
-    "bench_agreement",
     "compute_all",
     "compute_variable",
     "weight_matrix",
@@ -322,19 +314,15 @@ class VariableSpec(Model):
     scale: tuple[Category, ...] | None = None
 
 
-class _TableHeader(Model):
-    variables: dict[str, VariableSpec]
-
-
 # ----------------------------------------------------------------------------------------------
 # Scales and weights
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
     return isinstance(value, int | float | np.integer | np.floating)
 
 
-def _declared_categories(
+def declared_categories(
     level: str, scale: Sequence[Category], variable: str
 ) -> tuple[Category, ...]:
     """The declared scale, checked: numbers sorted ascending, labels in the order given."""
@@ -345,7 +333,7 @@ def _declared_categories(
     cats = tuple(scale)
     if not cats:
         raise AgreementError(f"variable {variable!r}: the declared scale is empty")
-    numeric = [_is_number(c) for c in cats]
+    numeric = [is_number(c) for c in cats]
     if any(c is None for c in cats) or not all(numeric or isinstance(c, str) for c in cats):
         raise AgreementError(
             f"variable {variable!r}: scale categories must be numbers or labels, got {cats!r}"
@@ -381,10 +369,10 @@ def _plain(value: Any) -> Category:
 
 
 def _observed_categories(values: set[Any], level: str, variable: str) -> tuple[Category, ...]:
-    if all(_is_number(v) for v in values):
+    if all(is_number(v) for v in values):
         return tuple(sorted((_plain(v) for v in values), key=float))
     if level != "nominal":
-        shown = sorted(repr(v) for v in values if not _is_number(v))[:3]
+        shown = sorted(repr(v) for v in values if not is_number(v))[:3]
         raise AgreementError(
             f"variable {variable!r}: an {level} variable needs numeric values or a declared "
             f"scale giving the order of its labels; got {', '.join(shown)}"
@@ -399,7 +387,7 @@ def _observed_categories(values: set[Any], level: str, variable: str) -> tuple[C
 
 def _coords(categories: Sequence[Category]) -> F64:
     """Numeric values of the categories (irrCAC: the numbers, or positions 1..q for labels)."""
-    if all(_is_number(c) for c in categories):
+    if all(is_number(c) for c in categories):
         return np.array([float(c) for c in categories])
     return np.arange(1, len(categories) + 1, dtype=np.float64)
 
@@ -531,7 +519,7 @@ def _table(
             f"variable {variable!r}: each judgment must be (item, reviewer, value)"
         ) from None
     if scale is not None:
-        categories = _declared_categories(lvl, scale, variable)
+        categories = declared_categories(lvl, scale, variable)
     else:
         try:
             observed = set(values)
@@ -630,7 +618,7 @@ def _codes_slowly(
         if isinstance(value, float) and value != value:
             out[pos] = -1
             continue
-        shown = ", ".join(_label(c) for c in categories[:12])
+        shown = ", ".join(category_label(c) for c in categories[:12])
         more = ", ..." if len(categories) > 12 else ""
         raise AgreementError(
             f"variable {variable!r}: reviewer {reviewers[pos]!r} gave item {items[pos]!r} the "
@@ -865,7 +853,7 @@ def _figure(
     )
 
 
-def _label(category: Category) -> str:
+def category_label(category: Category) -> str:
     return repr(category) if isinstance(category, str) else str(category)
 
 
@@ -931,10 +919,12 @@ def _compute(
         common_reason = "fewer than 2 items were judged by two or more reviewers (1)"
     chance_reason = common_reason
     if chance_reason is None and q < 2:
-        chance_reason = f"the scale has a single category ({_label(cats[0])})"
+        chance_reason = f"the scale has a single category ({category_label(cats[0])})"
     used = np.flatnonzero(counts.sum(axis=0))
     no_variation = (
-        f"no variation: every judgment is {_label(cats[int(used[0])])}" if used.size == 1 else None
+        f"no variation: every judgment is {category_label(cats[int(used[0])])}"
+        if used.size == 1
+        else None
     )
 
     ac2_kind = AC2_WEIGHTS.get(level)
@@ -1104,7 +1094,7 @@ def _pair(
         reason = "fewer than 2 items were judged by both reviewers (1)"
     chance_reason = reason
     if chance_reason is None and q < 2:
-        chance_reason = f"the scale has a single category ({_label(cats[0])})"
+        chance_reason = f"the scale has a single category ({category_label(cats[0])})"
     base = _Base(
         n, 2, 2 * n, resamples, seed, confidence, "items judged by both", setting="pair_resamples"
     )
@@ -1130,7 +1120,7 @@ def _pair(
                 pe = ((row_m @ w) * col_m).sum(axis=1)
                 stats[kind] = (po, pe, _chance_corrected(po, pe))
         used = sorted(set(rows_k.tolist()) | set(cols_k.tolist()))
-        only = ", ".join(_label(cats[i]) for i in used)
+        only = ", ".join(category_label(cats[i]) for i in used)
 
     def figure(kind: str, name: str) -> Figure:
         fig_reason = chance_reason
@@ -1216,367 +1206,3 @@ def compute_all(
         pair_resamples=pair_resamples,
         confidence=confidence,
     )
-
-
-# ----------------------------------------------------------------------------------------------
-# Reading judgments made elsewhere: a CSV table and an optional TOML header
-
-_COLUMNS: Final = ("item", "reviewer", "variable", "value")
-
-
-def read_header(path: Path) -> dict[str, VariableSpec]:
-    """Per-variable levels and scales from a TOML file.
-
-    Each variable is a table ``[variables.NAME]`` with ``level = "ordinal"`` and optionally
-    ``scale = [0, 1, 2]``.
-    """
-    from abp_tui.formats.base import validate
-
-    display = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(display, f"cannot read file: {exc.strerror}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(display, "invalid UTF-8: expected UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(display, f"malformed TOML: {exc}") from None
-    header = validate(_TableHeader, data, display)
-    for name, spec in header.variables.items():
-        if spec.scale is not None:
-            try:
-                _declared_categories(spec.level, spec.scale, name)
-            except AgreementError as exc:
-                raise InputError(display, str(exc), None, f"$.variables.{name}.scale") from None
-    return header.variables
-
-
-def agreement_table(
-    path: Path | str,
-    *,
-    level: str | None = None,
-    scale: Sequence[Category] | None = None,
-    header: Path | str | None = None,
-    seed: int = 0,
-    resamples: int = DEFAULT_RESAMPLES,
-    pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
-    confidence: float = CONFIDENCE,
-) -> AgreementReport:
-    """Agreement figures for judgments in a CSV file with columns item, reviewer, variable, value.
-
-    A blank value is a missing judgment; other columns are ignored. Give ``level`` (and
-    optionally ``scale``) when the file holds a single variable, or ``header``, a TOML file
-    declaring each variable (see ``read_header``). Bad input raises InputError naming the file,
-    the line and the column, with what was expected.
-    """
-    path = Path(path)
-    display = str(path)
-    single: VariableSpec | None = None
-    specs: dict[str, VariableSpec] = {}
-    if header is not None:
-        specs = read_header(Path(header))
-    elif level is not None:
-        if level not in LEVELS:
-            raise InputError(
-                display, f"unknown level {level!r}; expected one of {', '.join(LEVELS)}"
-            )
-        try:
-            cats = None if scale is None else _declared_categories(level, scale, "the variable")
-        except AgreementError as exc:
-            raise InputError(display, str(exc)) from None
-        single = VariableSpec(level=level, scale=cats)
-    else:
-        raise InputError(
-            display, "no level given: give the level (and scale) or a header file declaring each"
-        )
-
-    rows_by_var, first_line = _read_rows(path, display)
-    if single is not None:
-        if len(rows_by_var) > 1:
-            names = ", ".join(repr(v) for v in list(rows_by_var)[:5])
-            raise InputError(
-                display,
-                f"the table holds {len(rows_by_var)} variables ({names}); a level applies to one "
-                "variable: declare each in a header file",
-            )
-        specs = dict.fromkeys(rows_by_var, single)
-    records: dict[str, list[Judgment]] = {}
-    for name, rows in rows_by_var.items():
-        spec = specs.get(name)
-        if spec is None:
-            raise InputError(
-                display,
-                f"variable {name!r} is not declared in the header file {header}",
-                first_line[name],
-                "variable",
-            )
-        records[name] = _parse_values(rows, spec, name, display)
-    levels = {name: specs[name].level for name in records}
-    scales = {name: specs[name].scale for name in records}
-    try:
-        return compute_all(
-            records,
-            levels,
-            scales,
-            seed,
-            resamples=resamples,
-            pair_resamples=pair_resamples,
-            confidence=confidence,
-        )
-    except AgreementError as exc:
-        raise InputError(display, str(exc)) from None
-
-
-def _read_rows(
-    path: Path, display: str
-) -> tuple[dict[str, list[tuple[str, str, str, int]]], dict[str, int]]:
-    rows_by_var: dict[str, list[tuple[str, str, str, int]]] = {}
-    first_line: dict[str, int] = {}
-    seen: dict[tuple[str, str, str], int] = {}
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle, strict=True)
-            try:
-                head = next(reader, None)
-                if head is None:
-                    raise InputError(
-                        display, "empty file: expected a header row item,reviewer,variable,value", 1
-                    )
-                names = [h.strip().lower() for h in head]
-                for column in _COLUMNS:
-                    if column not in names:
-                        raise InputError(
-                            display,
-                            f"missing column {column!r}: expected columns {', '.join(_COLUMNS)}",
-                            1,
-                        )
-                if len(set(names)) != len(names):
-                    raise InputError(display, "a column name is repeated in the header row", 1)
-                at = [names.index(c) for c in _COLUMNS]
-                width = len(names)
-                for row in reader:
-                    line = reader.line_num
-                    if not row or (len(row) == 1 and not row[0].strip()):
-                        continue
-                    if len(row) != width:
-                        raise InputError(
-                            display,
-                            f"expected {width} fields as in the header row, found {len(row)}",
-                            line,
-                        )
-                    item, reviewer, variable, value = (row[i].strip() for i in at)
-                    for column, text in (
-                        ("item", item),
-                        ("reviewer", reviewer),
-                        ("variable", variable),
-                    ):
-                        if not text:
-                            raise InputError(
-                                display, f"empty {column}: expected a {column} name", line, column
-                            )
-                    key = (item, reviewer, variable)
-                    if key in seen:
-                        raise InputError(
-                            display,
-                            f"reviewer {reviewer!r} already judged item {item!r} for variable "
-                            f"{variable!r} on line {seen[key]}",
-                            line,
-                        )
-                    seen[key] = line
-                    first_line.setdefault(variable, line)
-                    rows_by_var.setdefault(variable, []).append((item, reviewer, value, line))
-            except csv.Error as exc:
-                raise InputError(display, f"malformed CSV: {exc}", reader.line_num) from None
-    except OSError as exc:
-        raise InputError(display, f"cannot read file: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(display, "invalid UTF-8: expected UTF-8 text") from None
-    if not rows_by_var:
-        raise InputError(display, "no judgments: expected rows after the header row", 2)
-    return rows_by_var, first_line
-
-
-def _parse_values(
-    rows: list[tuple[str, str, str, int]], spec: VariableSpec, name: str, display: str
-) -> list[Judgment]:
-    numeric = spec.level != "nominal" or (
-        spec.scale is not None and all(_is_number(c) for c in spec.scale)
-    )
-    allowed = set(spec.scale) if spec.scale is not None else None
-    out: list[Judgment] = []
-    for item, reviewer, text, line in rows:
-        value: Category | None
-        if not text:
-            value = None
-        elif numeric:
-            try:
-                number = float(text)
-            except ValueError:
-                raise InputError(
-                    display,
-                    f"expected a number for the {spec.level} variable {name!r}, got {text!r}",
-                    line,
-                    "value",
-                ) from None
-            if not math.isfinite(number):
-                raise InputError(display, f"expected a finite number, got {text!r}", line, "value")
-            value = int(number) if number.is_integer() else number
-        else:
-            value = text
-        if value is not None and allowed is not None and value not in allowed:
-            shown = ", ".join(_label(c) for c in spec.scale or ())
-            raise InputError(
-                display,
-                f"{text!r} is not on the declared scale ({shown}) of variable {name!r}",
-                line,
-                "value",
-            )
-        out.append((item, reviewer, value))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------
-# Benchmark: all figures against krippendorff.alpha alone on the same data
-
-_BENCH_VARIABLES: Final[tuple[tuple[str, Level, tuple[Category, ...]], ...]] = (
-    # The kinds of variable the agreement report covers: a rubric dimension, the total score,
-    # the result state, a fatal flag and the preference.
-    ("correctness", "ordinal", (0, 1, 2)),
-    ("total", "interval", (0, 1, 2, 3, 4, 5, 6)),
-    ("result_state", "nominal", ("PASS", "FAIL", "PARTIAL", "INFRA_ERROR", "GRADER_DISPUTE")),
-    ("fatal_flag", "nominal", ("no", "yes")),
-    ("preference", "nominal", ("A", "B", "tie")),
-)
-
-
-def _bench_data(
-    items: int, reviewers: int, variables: int, seed: int
-) -> tuple[
-    dict[str, list[Judgment]],
-    dict[str, Level],
-    dict[str, tuple[Category, ...]],
-    dict[str, tuple[F64, F64]],
-]:
-    """Synthetic judgments: each item has a true category; a reviewer reports it with p = 0.7,
-    else a uniformly random category, and leaves 5% of judgments blank (value None)."""
-    rng = np.random.default_rng(seed)
-    records: dict[str, list[Judgment]] = {}
-    levels: dict[str, Level] = {}
-    scales: dict[str, tuple[Category, ...]] = {}
-    matrices: dict[str, tuple[F64, F64]] = {}
-    item_ids = [f"item-{i:06d}" for i in range(items)]
-    reviewer_ids = [f"reviewer-{r}" for r in range(reviewers)]
-    for j in range(variables):
-        base_name, level, scale = _BENCH_VARIABLES[j % len(_BENCH_VARIABLES)]
-        name = (
-            base_name if j < len(_BENCH_VARIABLES) else f"{base_name}_{j // len(_BENCH_VARIABLES)}"
-        )
-        q = len(scale)
-        skew = rng.dirichlet(np.ones(q) * 2)
-        truth = rng.choice(q, size=items, p=skew)
-        noise = rng.integers(0, q, size=(reviewers, items))
-        agree = rng.random((reviewers, items)) < 0.7
-        codes = np.where(agree, truth[None, :], noise)
-        blank = rng.random((reviewers, items)) < 0.05
-        cats = list(scale)
-        rows: list[Judgment] = []
-        for i in range(items):
-            for r in range(reviewers):
-                rows.append(
-                    (item_ids[i], reviewer_ids[r], None if blank[r, i] else cats[codes[r, i]])
-                )
-        records[name] = rows
-        levels[name] = level
-        scales[name] = scale
-        numeric = all(_is_number(c) for c in scale)
-        domain = np.array(scale, dtype=np.float64) if numeric else np.arange(q, dtype=np.float64)
-        matrix = domain[codes].astype(np.float64)
-        matrix[blank] = np.nan
-        matrices[name] = (matrix, domain)
-    return records, levels, scales, matrices
-
-
-def bench_agreement(
-    items: int = 10_000,
-    reviewers: int = 3,
-    variables: int = 5,
-    seed: int = 0,
-    repeat: int = 3,
-    resamples: int = DEFAULT_RESAMPLES,
-    pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
-) -> dict[str, Any]:
-    """Time ``compute_all`` (every figure, bootstrap included) beside krippendorff.alpha alone.
-
-    Both run on the same generated judgments: ours from the long table of (item, reviewer,
-    value) records, as the CLI and the study code hand them over, the baseline from the
-    reviewer x item matrix the package takes (built beforehand, not timed), once per variable.
-    Runs are interleaved so that drift in the machine's speed touches both; medians are
-    compared. Our alpha values are checked against the package's on the same data. Returns a
-    JSON-able dict.
-    """
-    if min(items, reviewers, variables, repeat) < 1:
-        raise ValueError("items, reviewers, variables and repeat must be at least 1")
-    records, levels, scales, matrices = _bench_data(items, reviewers, variables, seed)
-    ours: list[float] = []
-    ours_plain: list[float] = []
-    baseline: list[float] = []
-    report: AgreementReport | None = None
-    package_alpha: dict[str, float] = {}
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for name, (matrix, domain) in matrices.items():
-            package_alpha[name] = float(
-                krippendorff.alpha(
-                    reliability_data=matrix, value_domain=domain, level_of_measurement=levels[name]
-                )
-            )
-        baseline.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        report = compute_all(
-            records, levels, scales, seed, resamples=resamples, pair_resamples=pair_resamples
-        )
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        compute_all(records, levels, scales, seed, resamples=0, pair_resamples=0)
-        ours_plain.append(time.perf_counter() - start)
-    assert report is not None
-    ours_median = statistics.median(ours)
-    base_median = statistics.median(baseline)
-    ratio = ours_median / base_median if base_median > 0 else math.inf
-    differences = [
-        abs((v.krippendorff_alpha.value or math.nan) - package_alpha[v.variable])
-        for v in report.variables
-    ]
-    largest = max(differences)
-    return {
-        "benchmark": "agreement",
-        "items": items,
-        "reviewers": reviewers,
-        "variables": variables,
-        "levels": dict(levels),
-        "judgments": sum(v.n_judgments for v in report.variables),
-        "resamples": resamples,
-        "pair_resamples": pair_resamples,
-        "repeat": repeat,
-        "seed": seed,
-        "ours": "compute_all from (item, reviewer, value) records: percent agreement, Fleiss' "
-        "kappa (classic and generalized), Krippendorff's alpha, Gwet's AC1 and AC2, and per "
-        "reviewer pair Cohen's kappa (unweighted, linear, quadratic) with its confusion matrix; "
-        f"bootstrap intervals: {resamples} resamples for the multi-reviewer figures, "
-        f"{pair_resamples} for each pair's",
-        "ours_seconds": ours_median,
-        "ours_samples": ours,
-        "ours_without_bootstrap_seconds": statistics.median(ours_plain),
-        "baseline": f"krippendorff {_dist_version('krippendorff')} alpha alone, once per "
-        "variable, on the prepared reviewer x item matrix",
-        "baseline_seconds": base_median,
-        "baseline_samples": baseline,
-        "ratio": ratio,
-        "goal_ratio": BENCH_GOAL_RATIO,
-        "goal_met": bool(ratio <= BENCH_GOAL_RATIO),
-        "alpha_max_abs_difference_from_package": largest if math.isfinite(largest) else None,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-    }

@@ -16,6 +16,7 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
 from abp_tui.analysis.records import (
     Adjudication,
     DesignRecords,
@@ -25,7 +26,6 @@ from abp_tui.analysis.records import (
     design_document,
     in_scope,
 )
-from abp_tui.blinding import Assignment, PlannedItem, PlanRun
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, ResultState, Rubric, StudyDesign
 from abp_tui.store.db import utc_now

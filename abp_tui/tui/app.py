@@ -13,7 +13,7 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from abp_tui.textsafe import safe_line
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.screens.compare import CompareScreen, open_judging
 from abp_tui.tui.screens.designs import open_review_screen

@@ -21,15 +21,15 @@ from rich.table import Table
 from rich.text import Text
 
 from abp_tui.models import ResultState
-from abp_tui.results import Comparison, GroupResult, ResultsReport
+from abp_tui.services.results_report import Comparison, GroupResult, ResultsReport
 from abp_tui.stats.agreement import (
     ConfusionMatrix,
     Figure,
     PairAgreement,
     VariableAgreement,
 )
-from abp_tui.stats.results import PositionBias, Proportion
-from abp_tui.textsafe import safe_line
+from abp_tui.stats.inference import PositionBias, Proportion
+from abp_tui.text.safe import safe_line
 
 STATE_HEADERS: Final = {
     ResultState.MODEL_PASS: "PASS",

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 from rich.text import Text
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from abp_tui.textsafe import safe_line
-from abp_tui.tui.desk import JudgeableDesign, judgeable_designs
+from abp_tui.services.desk import JudgeableDesign, judgeable_designs
+from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
     from pathlib import Path

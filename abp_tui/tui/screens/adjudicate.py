@@ -30,6 +30,7 @@ from textual.message import Message
 from textual.widgets import Collapsible, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
+from abp_tui.analysis.scoring import problems, result_state, total
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     VALIDITY_CHECKS,
@@ -38,10 +39,7 @@ from abp_tui.models import (
     ResponseJudgment,
     Rubric,
 )
-from abp_tui.review import BlindTask
-from abp_tui.scoring import problems, result_state, total
-from abp_tui.textsafe import safe_line, safe_text
-from abp_tui.tui.coordinator import (
+from abp_tui.services.coordinator import (
     AdjudicationItem,
     BlindingError,
     DesignChoice,
@@ -49,6 +47,8 @@ from abp_tui.tui.coordinator import (
     open_adjudication,
     record_adjudication,
 )
+from abp_tui.services.reviewing import BlindTask
+from abp_tui.text.safe import safe_line, safe_text
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.response import ResponseView
 from abp_tui.tui.widgets.scoring import ChoiceRow, GatePanel, PreferencePanel, ResponseScoring

@@ -4,7 +4,8 @@ Top: every variable (rubric dimensions, total, result state, fatal flags, prefer
 denominators and each figure's value, or "undefined". Below: the highlighted variable's figures
 with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
 Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map. The statistics and
-every heat map are computed in a worker thread (:func:`abp_tui.agreement.study_agreement`, the
+every heat map are computed in a worker thread
+(:func:`abp_tui.services.agreement_report.study_agreement`, the
 same function as ``abp-tui agreement``); the screen only shows them.
 """
 
@@ -26,10 +27,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
+from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.stats.agreement import AgreementReport, VariableAgreement
-from abp_tui.textsafe import safe_line
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import figure_short, plain, variable_detail
-from abp_tui.tui.coordinator import DesignChoice, read_agreement
 from abp_tui.tui.screens.base import DesignScreen
 
 SEED = 0

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.screen import Screen
 
-from abp_tui.tui.coordinator import DesignChoice
+from abp_tui.services.coordinator import DesignChoice
 
 
 class DesignScreen(Screen[None]):

@@ -32,13 +32,13 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Header, Input, Static
 from textual.worker import get_current_worker
 
+from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
 from abp_tui.models import Finding, Judgment, ResponseJudgment, Rubric
-from abp_tui.review import BlindItem, NotReady, SaveResult
-from abp_tui.scoring import problems
-from abp_tui.textsafe import safe_line, safe_text
+from abp_tui.services.desk import Desk, StoredDraft, judgeable_designs
+from abp_tui.services.reviewing import BlindItem, NotReady, SaveResult
+from abp_tui.text.safe import safe_line, safe_text
 from abp_tui.tui.commands import CompareCommands
-from abp_tui.tui.desk import Desk, StoredDraft, judgeable_designs
 from abp_tui.tui.screens.finding import FindingScreen, NewFinding
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision

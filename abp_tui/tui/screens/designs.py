@@ -22,8 +22,8 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from abp_tui.errors import AbpError
-from abp_tui.textsafe import safe_line
-from abp_tui.tui.coordinator import DesignChoice, design_choices
+from abp_tui.services.coordinator import DesignChoice, design_choices
+from abp_tui.text.safe import safe_line
 
 PURPOSES: dict[str, str] = {
     "disagreements": "Disagreements and adjudication",

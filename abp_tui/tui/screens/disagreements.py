@@ -21,9 +21,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
-from abp_tui.textsafe import safe_line
-from abp_tui.tui.coordinator import DesignChoice, DisagreementQueue, DisagreementRow
-from abp_tui.tui.coordinator import disagreement_queue as read_queue
+from abp_tui.services.coordinator import DesignChoice, DisagreementQueue, DisagreementRow
+from abp_tui.services.coordinator import disagreement_queue as read_queue
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.base import DesignScreen
 

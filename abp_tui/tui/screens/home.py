@@ -4,7 +4,7 @@ tasks with their run counts.
 Everything shown here comes from the core's read functions (``abp_tui.store.queries``), called in
 worker threads that post the result back as a message; this screen never runs SQL. Every string
 that came from a study or a run record is displayed as ``rich.text.Text`` made from
-``abp_tui.textsafe`` output, never parsed as markup.
+``abp_tui.text.safe`` output, never parsed as markup.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from abp_tui.store.queries import (
     study_runs,
     study_tasks,
 )
-from abp_tui.textsafe import safe_line
+from abp_tui.text.safe import safe_line
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "studies": [
@@ -502,7 +502,7 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, group="home-design", description="Creating a study design")
     def create_design(self, path: str) -> None:
-        from abp_tui.studies import create_design, load_design_file
+        from abp_tui.services.designing import create_design, load_design_file
 
         try:
             db = connect(self.db_path)

@@ -18,9 +18,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
+from abp_tui.services.desk import Desk, QueueView
 from abp_tui.store.judging import QueueRow
-from abp_tui.textsafe import safe_line
-from abp_tui.tui.desk import Desk, QueueView
+from abp_tui.text.safe import safe_line
 
 FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}

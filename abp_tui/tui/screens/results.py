@@ -6,7 +6,8 @@ reviewer. On a reviewer station (a study opened from a reviewer pack) the action
 and the core refuses it anyway. Once unblinded: a bar chart of pass rates with their Wilson
 intervals, all six result states, fatal failures, acceptance, rubric dimensions, paired
 comparisons, efficiency and position bias, every proportion as x/n. The figures come from
-:func:`abp_tui.results.compute_results` (as ``abp-tui results``) and are drawn in a worker.
+:func:`abp_tui.services.results_report.compute_results` (as ``abp-tui results``) and are drawn in a
+worker.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from textual.widgets import Button, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
-from abp_tui.textsafe import safe_line
+from abp_tui.services.coordinator import DesignChoice, ResultsView, read_results, unblind_study
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
-from abp_tui.tui.coordinator import DesignChoice, ResultsView, read_results, unblind_study
 from abp_tui.tui.screens.base import DesignScreen
 
 _ERRORS = (AbpError, sqlite3.Error, OSError)

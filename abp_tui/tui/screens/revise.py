@@ -17,7 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from abp_tui.textsafe import safe_line
+from abp_tui.text.safe import safe_line
 
 
 @dataclass(frozen=True)

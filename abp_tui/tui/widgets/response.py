@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from abp_tui.review import BlindResponse
-from abp_tui.textsafe import safe_line
+from abp_tui.services.reviewing import BlindResponse
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.widgets.textlayout import Range
 from abp_tui.tui.widgets.textpane import TextPane
 

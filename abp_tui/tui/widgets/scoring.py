@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import (
     VALIDITY_CHECKS,
     Dimension,
@@ -31,9 +32,8 @@ from abp_tui.models import (
     ResultState,
     Rubric,
 )
-from abp_tui.review import RECORD_STATES
-from abp_tui.scoring import result_state, total
-from abp_tui.textsafe import safe_line, safe_text
+from abp_tui.services.reviewing import RECORD_STATES
+from abp_tui.text.safe import safe_line, safe_text
 
 
 def safe(value: str, style: str = "") -> Text:

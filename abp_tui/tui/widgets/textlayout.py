@@ -18,8 +18,8 @@ from functools import lru_cache
 
 from rich.cells import cell_len, get_character_cell_size
 
-from abp_tui.diffing import word_diff
-from abp_tui.textsafe import safe_text
+from abp_tui.text.diff import word_diff
+from abp_tui.text.safe import safe_text
 
 TAB_SIZE = 4
 MIN_WIDTH = 8

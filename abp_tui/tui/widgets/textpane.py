@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from abp_tui.blinding import MASK
+from abp_tui.analysis.blinding import MASK
 from abp_tui.tui.widgets.textlayout import Range, line_of, wrap_offsets
 
 WRAP_IN_THREAD = 200_000

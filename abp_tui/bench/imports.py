@@ -19,7 +19,6 @@ our import is measured in an extra, untimed run (tracemalloc slows what it watch
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -47,30 +46,6 @@ BARE_LOOP_GOAL = 1.5
 
 _TOOLS = ("read_file", "edit_file", "bash", "grep", "list_dir")
 _FILES = ("src/router/match.ts", "src/router/index.ts", "test/router/edge-case.test.ts")
-
-
-REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15}
-"""Repetitions when ``--repeat`` is not given: a UI key press is short and noisy, so it is
-timed more often for a steady median."""
-
-
-def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
-    repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
-    if what == "import":
-        return bench_import(events=args.events, repeat=repeat)
-    if what == "agreement":
-        from abp_tui.stats.agreement import bench_agreement
-
-        return bench_agreement(items=args.items, repeat=repeat)
-    if what == "export":
-        from abp_tui.export.bench import bench_export
-
-        return bench_export(runs=args.runs, repeat=repeat)
-    if what == "ui":
-        from abp_tui.tui.bench_ui import bench_ui
-
-        return bench_ui(repeat=repeat)
-    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export, ui")
 
 
 # -- the input ------------------------------------------------------------------------------------
@@ -156,7 +131,7 @@ def write_trace(path: Path, n_events: int, seed: int = 20260718) -> int:
 
 # -- the contenders -------------------------------------------------------------------------------
 def _ours(trace: Path, db_path: Path) -> tuple[float, int]:
-    from abp_tui.importing import import_paths
+    from abp_tui.services.importing import import_paths
     from abp_tui.store import connect
 
     db = connect(db_path)
@@ -242,7 +217,7 @@ def _startup_seconds(command: str) -> float:
 _MEMORY_PROBE = """
 import json, resource, sys, tracemalloc
 from pathlib import Path
-from abp_tui.importing import import_paths
+from abp_tui.services.importing import import_paths
 from abp_tui.store import connect
 
 def peak_rss():

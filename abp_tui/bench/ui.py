@@ -243,10 +243,10 @@ def _study_lines(size: int, tasks: int) -> list[dict[str, Any]]:
 
 def build_database(root: Path, size: int, tasks: int) -> tuple[Path, list[tuple[str, str]]]:
     """A database with one pair design of ``tasks`` items; also the pairs' texts, by task."""
-    from abp_tui.importing import import_paths
     from abp_tui.models import StudyDesign
+    from abp_tui.services.designing import create_design
+    from abp_tui.services.importing import import_paths
     from abp_tui.store import connect
-    from abp_tui.studies import create_design
 
     lines = _study_lines(size, tasks)
     source = root / f"bench-ui-{size}.jsonl"

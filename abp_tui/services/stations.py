@@ -24,7 +24,7 @@ from pydantic import Field
 from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import Condition, Judgment, Model, Rubric, Run, Study, Task
-from abp_tui.review import BlindResponse, BlindTask, ReviewSession
+from abp_tui.services.reviewing import BlindResponse, BlindTask, ReviewSession
 from abp_tui.store import ImportWriter, canonical, sha256_text
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql

@@ -2,7 +2,8 @@
 
 The screens of the disagreement queue, the adjudication, the agreement and the results call these
 functions from worker threads. Each opens its own connection, calls the core
-(``abp_tui.adjudication``, ``abp_tui.agreement``, ``abp_tui.results``) and the store's read
+(``abp_tui.services.adjudicating``, ``abp_tui.services.agreement_report``,
+``abp_tui.services.results_report``) and the store's read
 functions, and returns plain frozen data. Nothing here imports textual or runs SQL.
 
 Blinding rules kept here, so no screen can forget them:
@@ -24,18 +25,24 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.adjudication import (
+from abp_tui.errors import AbpError
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, Rubric
+from abp_tui.services.adjudicating import (
     ItemJudgment,
     adjudicate,
     disagreements,
     final_verdicts,
     item_judgments,
 )
-from abp_tui.agreement import study_agreement
-from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, Rubric
-from abp_tui.results import ResultsReport, StudyIsBlind, compute_results, unblind
-from abp_tui.review import BlindResponse, BlindTask, blind_responses, blind_task, design_masker
+from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.results_report import ResultsReport, StudyIsBlind, compute_results, unblind
+from abp_tui.services.reviewing import (
+    BlindResponse,
+    BlindTask,
+    blind_responses,
+    blind_task,
+    design_masker,
+)
 from abp_tui.stats.agreement import AgreementReport
 from abp_tui.store import connect
 from abp_tui.store import judging as sql

@@ -30,7 +30,7 @@ from abp_tui.analysis.results import (
 from abp_tui.analysis.verdicts import AUTOMATED_STATES, OutcomeSource, RunOutcome
 from abp_tui.errors import AbpError
 from abp_tui.models import Model
-from abp_tui.stats.results import PositionBias
+from abp_tui.stats.inference import PositionBias
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store.queries import study_protocol, unblinded

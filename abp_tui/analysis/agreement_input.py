@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from abp_tui.analysis.records import DesignRecords, first_submitted
+from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import ResultState
-from abp_tui.scoring import result_state, total
 from abp_tui.stats.agreement import Category
 from abp_tui.stats.agreement import Judgment as Observation
 

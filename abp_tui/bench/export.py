@@ -109,11 +109,11 @@ def write_study(path: Path, runs: int, seed: int) -> None:
 
 
 def _prepare(folder: Path, runs: int, seed: int) -> tuple[sqlite_utils.Database, int, int]:
-    from abp_tui.importing import import_paths
     from abp_tui.models import StudyDesign
-    from abp_tui.results import unblind
+    from abp_tui.services.designing import create_design
+    from abp_tui.services.importing import import_paths
+    from abp_tui.services.results_report import unblind
     from abp_tui.store import connect
-    from abp_tui.studies import create_design
 
     source = folder / "bench-study.jsonl"
     write_study(source, runs, seed)

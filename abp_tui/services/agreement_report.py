@@ -5,7 +5,7 @@ reviewer may see the others' judgments and revise their own; a revision made the
 independent judgment, and measuring agreement on it would count reviewers who adopted each
 other's view as agreeing. Verdicts, results and disagreements use the latest submitted judgment
 (a reviewer may correct a mistake); agreement does not. A publication bundle measures it the same
-way, with the same function (:func:`abp_tui.analysis.agreement.agreement_input`).
+way, with the same function (:func:`abp_tui.analysis.agreement_input.agreement_input`).
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from abp_tui.analysis.agreement import agreement_input
+from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.stats.agreement import AgreementReport, Category, Judgment, compute_all

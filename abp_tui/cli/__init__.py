@@ -21,7 +21,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def _db_path(args: argparse.Namespace) -> Path:
-    from abp_tui.demo import DEFAULT_DB
+    from abp_tui.services.demo import DEFAULT_DB
 
     return Path(getattr(args, "db", None) or DEFAULT_DB)
 
@@ -41,8 +41,8 @@ def _emit(args: argparse.Namespace, document: Any, text: str) -> None:
 
 # -- commands ------------------------------------------------------------------------------------
 def cmd_import(args: argparse.Namespace) -> int:
-    from abp_tui.importing import ImportReport, import_paths
-    from abp_tui.textsafe import safe_line
+    from abp_tui.services.importing import ImportReport, import_paths
+    from abp_tui.text.safe import safe_line
 
     db = _open(args)
     options = dict(opt.split("=", 1) for opt in args.option)
@@ -120,7 +120,7 @@ def _progress_bar(args: argparse.Namespace) -> tuple[Any, Any]:
 def cmd_status(args: argparse.Namespace) -> int:
     from abp_tui.store import judging
     from abp_tui.store.queries import list_studies, study_conditions, study_tasks
-    from abp_tui.textsafe import safe_line
+    from abp_tui.text.safe import safe_line
 
     db = _open(args)
     studies = list_studies(db)
@@ -190,7 +190,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from abp_tui.schemas import write_schemas
+    from abp_tui.services.schemas import write_schemas
 
     written = write_schemas(Path(args.out))
     _emit(args, {"written": [str(p) for p in written]}, "\n".join(f"wrote {p}" for p in written))
@@ -198,7 +198,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from abp_tui.demo import fixtures_dir, load_demo
+    from abp_tui.services.demo import fixtures_dir, load_demo
 
     folder = fixtures_dir()
     if folder is None:
@@ -218,8 +218,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
-    from abp_tui.studies import create_design, load_design_file
-    from abp_tui.textsafe import safe_line
+    from abp_tui.services.designing import create_design, load_design_file
+    from abp_tui.text.safe import safe_line
 
     db = _open(args)
     created = [create_design(db, load_design_file(Path(p))) for p in args.files]
@@ -235,7 +235,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
 
 def cmd_study_list(args: argparse.Namespace) -> int:
     from abp_tui.store import judging
-    from abp_tui.textsafe import safe_line
+    from abp_tui.text.safe import safe_line
 
     db = _open(args)
     doc = []
@@ -272,8 +272,8 @@ def cmd_study_list(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_study(args: argparse.Namespace) -> int:
-    from abp_tui.packs import write_study_pack
-    from abp_tui.studies import find_design
+    from abp_tui.services.designing import find_design
+    from abp_tui.services.stations import write_study_pack
 
     db = _open(args)
     design = find_design(db, args.study, args.design)
@@ -289,7 +289,7 @@ def cmd_pack_study(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_open(args: argparse.Namespace) -> int:
-    from abp_tui.packs import open_pack
+    from abp_tui.services.stations import open_pack
 
     design_pk = open_pack(_open(args), Path(args.file))
     _emit(
@@ -301,7 +301,7 @@ def cmd_pack_open(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_ratings(args: argparse.Namespace) -> int:
-    from abp_tui.packs import write_ratings
+    from abp_tui.services.stations import write_ratings
 
     out = Path(args.out)
     ratings = write_ratings(_open(args), out)
@@ -316,7 +316,7 @@ def cmd_pack_ratings(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from abp_tui.packs import merge_ratings
+    from abp_tui.services.stations import merge_ratings
 
     results = merge_ratings(_open(args), [Path(p) for p in args.files])
     _emit(
@@ -341,8 +341,8 @@ def _figure_text(fig: Any) -> str:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from abp_tui.stats.agreement import agreement_table
-    from abp_tui.textsafe import safe_line
+    from abp_tui.formats.agreement_table import agreement_table
+    from abp_tui.text.safe import safe_line
 
     if args.table:
         scale = None
@@ -358,7 +358,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         )
         where = args.table
     else:
-        from abp_tui.agreement import study_agreement
+        from abp_tui.services.agreement_report import study_agreement
         from abp_tui.store import judging
 
         db = _open(args)
@@ -412,7 +412,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from abp_tui.demo import DEFAULT_DB, is_empty, load_demo
+    from abp_tui.services.demo import DEFAULT_DB, is_empty, load_demo
 
     db = _open(args)
     if _db_path(args) == DEFAULT_DB and is_empty(db):
@@ -450,8 +450,8 @@ def _study_id(db: Any, study: str | None) -> str:
 
 
 def _design(db: Any, args: argparse.Namespace) -> Any:
+    from abp_tui.services.designing import find_design
     from abp_tui.store import judging
-    from abp_tui.studies import find_design
 
     if args.study is None:
         studies = sorted({d.study_id for d in judging.designs(db) if args.design in (None, d.name)})
@@ -461,7 +461,7 @@ def _design(db: Any, args: argparse.Namespace) -> Any:
 
 
 def cmd_unblind(args: argparse.Namespace) -> int:
-    from abp_tui.results import unblind
+    from abp_tui.services.results_report import unblind
 
     db = _open(args)
     study = _study_id(db, args.study)
@@ -481,7 +481,7 @@ def cmd_unblind(args: argparse.Namespace) -> int:
 
 def cmd_results(args: argparse.Namespace) -> int:
     from abp_tui.export.tables import results_text
-    from abp_tui.results import compute_results
+    from abp_tui.services.results_report import compute_results
 
     db = _open(args)
     report = compute_results(db, _design(db, args).pk)
@@ -491,7 +491,7 @@ def cmd_results(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from abp_tui import export
-    from abp_tui.textsafe import safe_line
+    from abp_tui.text.safe import safe_line
 
     db = _open(args)
     design = _design(db, args)
@@ -530,7 +530,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from abp_tui.export import BundleMismatch, verify
-    from abp_tui.textsafe import safe_line
+    from abp_tui.text.safe import safe_line
 
     try:
         report = verify(Path(args.bundle))
@@ -769,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except ImportFailed as exc:
-        from abp_tui.textsafe import safe_line
+        from abp_tui.text.safe import safe_line
 
         sys.stderr.write(
             f"abp-tui: import refused; nothing was written ({len(exc.errors)} "
@@ -781,7 +781,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write("Fix the input, or use --skip-invalid to import the valid records.\n")
         return EXIT_ERROR
     except AbpError as exc:
-        from abp_tui.textsafe import safe_line
+        from abp_tui.text.safe import safe_line
 
         sys.stderr.write(f"abp-tui: {safe_line(str(exc))}\n")
         return EXIT_ERROR

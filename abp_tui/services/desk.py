@@ -7,7 +7,8 @@ of an item are staged before a worker runs, only the newest is stored, so the la
 always wins and no older state can overwrite it. Time on an item is measured here (monotonic
 clock) and passed to each save.
 
-This module does not import textual and runs no SQL: it calls ``abp_tui.review`` and the store's
+This module does not import textual and runs no SQL: it calls ``abp_tui.services.reviewing`` and
+the store's
 read functions.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from abp_tui.models import Finding, Judgment
-from abp_tui.review import BlindItem, ReviewSession, SaveResult
+from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
 from abp_tui.store import connect
 from abp_tui.store import judging as store
 

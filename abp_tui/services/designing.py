@@ -15,11 +15,11 @@ from typing import Any
 
 import sqlite_utils
 
-from abp_tui.blinding import Masker, PlanError, assign, identity_terms, plan_items
+from abp_tui.analysis.blinding import Masker, PlanError, assign, identity_terms, plan_items
 from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.base import validate
 from abp_tui.models import Rubric, StudyDesign
-from abp_tui.rubrics import BUILT_IN
+from abp_tui.models.builtin_rubrics import BUILT_IN
 from abp_tui.store import canonical, sha256_text
 from abp_tui.store import judging as sql
 

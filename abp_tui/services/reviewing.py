@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import sqlite_utils
 
+from abp_tui.analysis.blinding import Masker, PlanError, enrol
 from abp_tui.analysis.records import design_document
-from abp_tui.blinding import Masker, PlanError, enrol
+from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     Finding,
@@ -24,7 +25,6 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
-from abp_tui.scoring import problems
 from abp_tui.store import judging as sql
 
 RECORD_STATES = (ResultState.PROVIDER_BLOCK.value, ResultState.INFRA_ERROR.value)
@@ -176,7 +176,7 @@ class ReviewSession:
         if sql.enrolment_slot(self.db, self.design_pk, self.reviewer) is not None:
             return
         rows = sql.items(self.db, self.design_pk)
-        from abp_tui.blinding import PlannedItem, PlanRun
+        from abp_tui.analysis.blinding import PlannedItem, PlanRun
 
         planned = [
             PlannedItem(

@@ -4,12 +4,14 @@
 bundle are computed here from the published records alone, with the same rules as the database's:
 the published records become :class:`abp_tui.analysis.records.DesignRecords` (runs numbered, as
 the rules key runs by an integer) and go through :func:`abp_tui.analysis.verdicts.decide`,
-:func:`abp_tui.analysis.results.results` and :func:`abp_tui.analysis.agreement.agreement_input`,
-exactly as :func:`abp_tui.adjudication.final_verdicts`, :func:`abp_tui.results.compute_results`
-and :func:`abp_tui.agreement.study_agreement` do with the database's records. What is added here
-is only what a bundle publishes besides: every reviewer's review of each run, the adjudication
-behind a verdict, the excluded runs with their reasons. An export cross-checks the verdicts
-computed here against the database's before it writes anything.
+:func:`abp_tui.analysis.results.results` and
+:func:`abp_tui.analysis.agreement_input.agreement_input`,
+exactly as :func:`abp_tui.services.adjudicating.final_verdicts`,
+:func:`abp_tui.services.results_report.compute_results`
+and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records.
+What is added here is only what a bundle publishes besides: every reviewer's review of each
+run, the adjudication behind a verdict, the excluded runs with their reasons. An export
+cross-checks the verdicts computed here against the database's before it writes anything.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from abp_tui.analysis.agreement import agreement_input
+from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.records import (
     Adjudication,
     DesignRecords,
@@ -32,6 +34,7 @@ from abp_tui.analysis.records import (
     design_document,
 )
 from abp_tui.analysis.results import RESULTS_NOTES, Comparison, GroupResult, results
+from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import (
     Decisions,
     Disagreement,
@@ -52,9 +55,8 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
-from abp_tui.scoring import result_state
 from abp_tui.stats.agreement import AgreementReport, compute_all
-from abp_tui.stats.results import PositionBias
+from abp_tui.stats.inference import PositionBias
 
 NOTES: Final = (
     *RESULTS_NOTES,
@@ -450,7 +452,8 @@ def summarise(analysis: Analysis) -> Summary:
 # -- agreement -------------------------------------------------------------------------------------
 def agreement(analysis: Analysis) -> AgreementReport:
     """Agreement of the reviewers' first submitted judgments, on the variables
-    :func:`abp_tui.analysis.agreement.agreement_input` defines, seeded by the design's seed."""
+    :func:`abp_tui.analysis.agreement_input.agreement_input` defines, seeded by the design's
+    seed."""
     found = agreement_input(analysis.records)
     return compute_all(
         dict(found.records),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.importing import ImportReport, import_paths
+from abp_tui.services.importing import ImportReport, import_paths
 from abp_tui.store.queries import count
 
 DEFAULT_DB = Path("data") / "abp.db"
@@ -33,7 +33,7 @@ def load_demo(db: sqlite_utils.Database, folder: Path | None = None) -> list[Imp
     ]
     designs = root.parent / "designs"
     if designs.is_dir():
-        from abp_tui.studies import create_design, load_design_file
+        from abp_tui.services.designing import create_design, load_design_file
 
         for path in sorted(designs.iterdir()):
             if path.suffix in (".toml", ".json") and (root / path.stem).is_dir():

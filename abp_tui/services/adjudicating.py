@@ -15,6 +15,7 @@ import json
 import sqlite_utils
 
 from abp_tui.analysis.records import ItemJudgment, latest_submitted
+from abp_tui.analysis.scoring import problems
 from abp_tui.analysis.verdicts import (
     Disagreement,
     Verdict,
@@ -24,7 +25,6 @@ from abp_tui.analysis.verdicts import (
 )
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, Rubric
-from abp_tui.scoring import problems
 from abp_tui.store import judging as sql
 
 __all__ = [

@@ -1,0 +1,41 @@
+"""``abp-tui bench``: benchmarks that print JSON, each figure beside a baseline measured in the
+same run. They live outside the core: nothing in the core imports this package, and each
+benchmark module is imported only when its benchmark runs.
+
+- ``imports``: importing a generated abp-trace/v1 file, beside sqlite-utils and a bare loop;
+- ``agreement``: the agreement report beside the ``krippendorff`` package;
+- ``export``: a publication bundle beside a bare copy-and-zip;
+- ``ui``: the next-item key on the compare screen beside a bare Textual floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from abp_tui.errors import AbpError
+
+REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15}
+"""Repetitions when ``--repeat`` is not given: a UI key press is short and noisy, so it is
+timed more often for a steady median."""
+
+
+def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
+    repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
+    if what == "import":
+        from abp_tui.bench.imports import bench_import
+
+        return bench_import(events=args.events, repeat=repeat)
+    if what == "agreement":
+        from abp_tui.bench.agreement import bench_agreement
+
+        return bench_agreement(items=args.items, repeat=repeat)
+    if what == "export":
+        from abp_tui.bench.export import bench_export
+
+        return bench_export(runs=args.runs, repeat=repeat)
+    if what == "ui":
+        from abp_tui.bench.ui import bench_ui
+
+        return bench_ui(repeat=repeat)
+    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export, ui")
