@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python 3.11+ and make:
 #   make run    install what is needed and open the workstation on the bundled demo data
-#   make test   install what is needed and run the whole test suite (ruff, mypy --strict, pytest)
+#   make test   install what is needed and run the whole test suite (ruff, mypy --strict,
+#               the import contracts of pyproject.toml, pytest)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -23,7 +24,8 @@ test: $(STAMP)
 	$(BIN)/ruff check abp_tui tests
 	$(BIN)/ruff format --check abp_tui tests
 	$(BIN)/mypy abp_tui tests
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/pytest -n $(or $(PYTEST_WORKERS),auto) $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,20 +1,27 @@
-"""Shared test fixtures: a real SQLite file per test, the reference data folder, a CLI runner."""
+"""Shared test fixtures: a real SQLite file per test, the reference data folder, a CLI runner.
+
+Factories (studies, judgments, constants) live in ``tests/factories.py``; this file turns them
+into fixtures and, under xdist, adds up the snapshot comparisons the workers made. Fixtures write
+only inside pytest's temporary folders (the test's ``tmp_path``, or the session's for a template
+each test copies), so tests run in any order and on any number of xdist workers. ``Cli`` and
+``FIXTURES`` are re-exported for older imports.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlite_utils
 
-from abp_tui.cli import main
 from abp_tui.store import connect
+from tests.factories import FIXTURES, ROOT, Cli, CliResult, copy_db
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
+__all__ = ["FIXTURES", "ROOT", "Cli", "CliResult"]
 
 
 def _reference_dir() -> Path:
@@ -33,37 +40,64 @@ def reference() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def empty_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database file with the schema and no rows, migrated once per session (per worker)."""
+    path = tmp_path_factory.mktemp("template") / "empty.db"
+    connect(path).close()
+    return path
+
+
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[sqlite_utils.Database]:
-    database = connect(tmp_path / "test.db")
+def db(tmp_path: Path, empty_db_template: Path) -> Iterator[sqlite_utils.Database]:
+    """A fresh database in ``tmp_path/test.db``: a copy of the migrated template, opened."""
+    database = copy_db(empty_db_template, tmp_path / "test.db")
     yield database
     database.close()
-
-
-@dataclass
-class CliResult:
-    code: int
-    out: str
-    err: str
-
-
-class Cli:
-    """Runs ``abp-tui`` in-process against a database in tmp_path: ``cli("import", path)``."""
-
-    def __init__(self, db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        self.db_path = db_path
-        self._capsys = capsys
-
-    def __call__(self, *args: str | Path) -> CliResult:
-        argv = [str(a) for a in args]
-        if "--db" not in argv and argv and argv[0] != "--version":
-            argv = [argv[0], "--db", str(self.db_path), *argv[1:]]
-        self._capsys.readouterr()
-        code = main(argv)
-        captured = self._capsys.readouterr()
-        return CliResult(code, captured.out, captured.err)
 
 
 @pytest.fixture
 def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
     return Cli(tmp_path / "cli.db", capsys)
+
+
+# -- snapshots under xdist -------------------------------------------------------------------------
+# Syrupy prints its "snapshot report summary" only in a single process; on xdist workers each
+# worker compares its snapshots (a mismatch still fails its test) but no one adds them up. The
+# wrapper records each comparison on the test's report, which xdist sends to the controller, and
+# the controller prints the count. Unused snapshots, which syrupy cannot find under xdist either,
+# are caught by tests/test_suite_rules.py.
+SNAPSHOT_PROPERTY = "snapshot_compared"
+
+
+@pytest.fixture
+def snap_compare(
+    snap_compare: Callable[..., bool], record_property: Callable[[str, object], None]
+) -> Callable[..., bool]:
+    """pytest-textual-snapshot's ``snap_compare``, recording whether the snapshot matched."""
+
+    def compare(*args: Any, **kwargs: Any) -> bool:
+        matched = snap_compare(*args, **kwargs)
+        record_property(SNAPSHOT_PROPERTY, "matched" if matched else "mismatched")
+        return matched
+
+    return compare
+
+
+_snapshots: Counter[str] = Counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _snapshots.update(str(v) for k, v in report.user_properties if k == SNAPSHOT_PROPERTY)
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    if config.pluginmanager.getplugin("dsession") is None or not _snapshots:
+        return  # one process: syrupy reports the snapshots itself
+    terminalreporter.section("snapshot report summary (xdist workers)")
+    terminalreporter.line(
+        f"{_snapshots['matched']} snapshots matched, {_snapshots['mismatched']} mismatched."
+    )

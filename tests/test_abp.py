@@ -15,7 +15,7 @@ import sqlite_utils
 
 from abp_tui.formats import abp, arena, detect
 from abp_tui.store.queries import count
-from tests.conftest import Cli
+from tests.factories import Cli
 
 TASK: dict[str, Any] = {
     "schema": "abp-task/v1",

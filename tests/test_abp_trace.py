@@ -19,7 +19,7 @@ from abp_tui.models.runs import EventRow, TraceEventBatch
 from abp_tui.services.importing import import_paths
 from abp_tui.store import ImportWriter, connect
 from abp_tui.store.queries import count, load_run
-from tests.conftest import Cli
+from tests.factories import Cli
 
 START: dict[str, Any] = {
     "t": "2026-07-02T14:12:01.402Z",

@@ -10,87 +10,45 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.records import (
-    Adjudication,
-    DesignRecords,
-    Item,
-    ItemJudgment,
-    first_submitted,
-    latest_submitted,
-)
+from abp_tui.analysis.records import first_submitted, latest_submitted
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
+from abp_tui.models import (
+    AdjudicationRevision,
+    DesignRecords,
+    Item,
+    Judgment,
+    JudgmentRevision,
+    PreferenceChoice,
+    StudyDesign,
+)
 from abp_tui.models.builtin_rubrics import AFP_V01
 from abp_tui.services.adjudicating import adjudicate, disagreements, final_verdicts
-from abp_tui.services.designing import create_design
-from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store.judging import BlindingError
-from tests.test_review import AFP_DIMS, _study
-
-GATE = {
-    k: True
-    for k in ("consistent", "visible", "same_requirement", "invariant_assertions", "observable")
-}
-
-
-def _j(
-    scores1: int, scores2: int, pref: PreferenceChoice, fatal1: tuple[str, ...] = ()
-) -> Judgment:
-    def resp(score: int, fatal: tuple[str, ...] = ()) -> ResponseJudgment:
-        return ResponseJudgment(
-            scores={d: score for d in AFP_DIMS},
-            rationales={d: "gap" for d in AFP_DIMS} if score < 2 else {},
-            fatal_hits=fatal,
-        )
-
-    return Judgment(
-        responses={"1": resp(scores1, fatal1), "2": resp(scores2)},
-        preference=pref,
-        justification="because",
-        validity=GATE,
-    )
-
-
-def _setup(
-    tmp_path: Path, db: sqlite_utils.Database
-) -> tuple[int, ReviewSession, ReviewSession, list[str]]:
-    _study(tmp_path, db)
-    pk = create_design(
-        db,
-        StudyDesign(
-            study="s",
-            name="m",
-            seed=3,
-            contrasts=[("C", "A")],
-            reviewers=["a", "b"],
-            reviewers_per_item=2,
-        ),
-    ).pk
-    a, b = ReviewSession(db, pk, "a"), ReviewSession(db, pk, "b")
-    return pk, a, b, sorted(r.code for r in a.queue())
-
-
-def _flipped(session: ReviewSession, code: str) -> bool:
-    return next(r.flipped for r in session.queue() if r.code == code)
+from tests.factories import afp_judgment, flipped, two_reviewer_design
 
 
 def test_agreeing_reviewers_are_unanimous_and_disagreeing_ones_unresolved(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
     # Item 0: both give everything 2 and tie -> unanimous.
-    a.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 1, submit=True)
-    b.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 1, submit=True)
+    a.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True)
+    b.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True)
     # Item 1: a prefers what it sees as Response 1, b prefers the same run (shown where b sees
     # it) -> no preference conflict; but a marks a fatal hit -> states and fatal flags differ.
     same_run_for_b = (
         PreferenceChoice.RESPONSE_2
-        if _flipped(a, codes[1]) != _flipped(b, codes[1])
+        if flipped(a, codes[1]) != flipped(b, codes[1])
         else PreferenceChoice.RESPONSE_1
     )
-    a.save(codes[1], _j(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P02",)), 1, submit=True)
-    b.save(codes[1], _j(2, 2, same_run_for_b), 1, submit=True)
+    a.save(
+        codes[1],
+        afp_judgment(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P02",)),
+        1,
+        submit=True,
+    )
+    b.save(codes[1], afp_judgment(2, 2, same_run_for_b), 1, submit=True)
     found = {d.code: d for d in disagreements(db, pk)}
     assert set(found) == {codes[1]}
     reasons = found[codes[1]].reasons
@@ -104,14 +62,14 @@ def test_agreeing_reviewers_are_unanimous_and_disagreeing_ones_unresolved(
 def test_conflicting_preferences_and_score_gaps_are_disagreements(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
     other_run_for_b = (
         PreferenceChoice.RESPONSE_1
-        if _flipped(a, codes[0]) != _flipped(b, codes[0])
+        if flipped(a, codes[0]) != flipped(b, codes[0])
         else PreferenceChoice.RESPONSE_2
     )
-    a.save(codes[0], _j(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
-    b.save(codes[0], _j(0, 0, other_run_for_b), 1, submit=True)
+    a.save(codes[0], afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
+    b.save(codes[0], afp_judgment(0, 0, other_run_for_b), 1, submit=True)
     (d,) = disagreements(db, pk)
     assert "preferences conflict" in d.reasons
     assert "Task correctness differs by 2" in d.reasons
@@ -120,25 +78,41 @@ def test_conflicting_preferences_and_score_gaps_are_disagreements(
 def test_adjudication_keeps_originals_and_sets_the_source(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
-    a.save(codes[0], _j(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)), 1, submit=True)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
+    a.save(
+        codes[0],
+        afp_judgment(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)),
+        1,
+        submit=True,
+    )
     with pytest.raises(BlindingError):
-        adjudicate(db, pk, codes[0], "b", _j(2, 2, PreferenceChoice.TIE), {"1": 1, "2": 2}, "note")
-    b.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 1, submit=True)
+        adjudicate(
+            db,
+            pk,
+            codes[0],
+            "b",
+            afp_judgment(2, 2, PreferenceChoice.TIE),
+            {"1": 1, "2": 2},
+            "note",
+        )
+    b.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True)
     item = db.execute("SELECT run_a_pk, run_b_pk FROM items WHERE code = ?", [codes[0]]).fetchone()
     placement = {"1": item[1], "2": item[0]}
     with pytest.raises(AbpError, match="needs a note"):
-        adjudicate(db, pk, codes[0], "carol", _j(2, 2, PreferenceChoice.TIE), placement, " ")
+        adjudicate(
+            db, pk, codes[0], "carol", afp_judgment(2, 2, PreferenceChoice.TIE), placement, " "
+        )
     adjudicate(
         db,
         pk,
         codes[0],
         "carol",
-        _j(1, 2, PreferenceChoice.RESPONSE_2),
+        afp_judgment(1, 2, PreferenceChoice.RESPONSE_2),
         placement,
         "Fatal hit not supported by the output.",
     )
-    verdicts = {v.run_pk: v for v in final_verdicts(db, pk)}
+    pk_of = dict(db.execute("SELECT id, pk FROM runs WHERE current = 1").fetchall())
+    verdicts = {pk_of[v.run]: v for v in final_verdicts(db, pk)}
     assert verdicts[item[1]].source == "adjudicated"
     assert verdicts[item[1]].scores["task_correctness"] == 1.0
     assert verdicts[item[0]].result_state is not None
@@ -149,51 +123,87 @@ def test_adjudication_keeps_originals_and_sets_the_source(
 
 
 # -- the rules on plain records, with no database --------------------------------------------------
-def _records(judgments: list[ItemJudgment]) -> DesignRecords:
+_CODES = {10: "P-ONE", 11: "P-TWO"}
+_RUNS = {10: ("1", "2"), 11: ("3", "4")}
+
+
+def _records(judgments: list[JudgmentRevision]) -> DesignRecords:
     return DesignRecords(
         design=StudyDesign(study="s", name="m", seed=1, reviewers=["a", "b"]),
         rubric=AFP_V01,
         seed=1,
-        items=(
-            Item(pk=10, code="P-ONE", runs=(1, 2), conditions=("A", "C")),
-            Item(pk=11, code="P-TWO", runs=(3, 4), conditions=("A", "C")),
+        items=tuple(
+            Item(
+                code=_CODES[key],
+                index=n,
+                kind="pair",
+                task=f"t{n}",
+                trial=1,
+                runs=_RUNS[key],
+                conditions=("A", "C"),
+                base_flip=False,
+            )
+            for n, key in enumerate(_CODES)
         ),
         judgments=tuple(judgments),
         adjudications=(),
     )
 
 
-def _by_run(judgment: Judgment, placement: dict[str, int]) -> Judgment:
-    responses = {str(placement[k]): v for k, v in judgment.responses.items()}
+def _by_run(judgment: Judgment, placement: dict[str, str]) -> Judgment:
+    responses = {placement[k]: v for k, v in judgment.responses.items()}
     return judgment.model_copy(update={"responses": responses})
 
 
-def _judged(reviewer: str, item: int, revision: int, judgment: Judgment) -> ItemJudgment:
-    runs = {10: (1, 2), 11: (3, 4)}[item]
+def _judged(reviewer: str, item: int, revision: int, judgment: Judgment) -> JudgmentRevision:
+    runs = _RUNS[item]
     placement = {"1": runs[0], "2": runs[1]}
-    return ItemJudgment(reviewer, item, _by_run(judgment, placement), placement, revision)
+    return JudgmentRevision(
+        item=_CODES[item],
+        reviewer=reviewer,
+        revision=revision,
+        status="submitted",
+        created_at="",
+        reason="",
+        seconds_spent=0.0,
+        placement=placement,
+        judgment=_by_run(judgment, placement),
+    )
+
+
+def _adjudication(revision: int, judgment: Judgment, note: str) -> AdjudicationRevision:
+    return AdjudicationRevision(
+        item="P-ONE",
+        adjudicator="carol",
+        revision=revision,
+        created_at="",
+        note=note,
+        show_names=False,
+        placement={"1": "1", "2": "2"},
+        judgment=judgment,
+    )
 
 
 def test_latest_submission_decides_verdicts_and_the_first_is_kept_for_agreement() -> None:
-    first = _judged("b", 10, 1, _j(0, 0, PreferenceChoice.RESPONSE_2))
-    revised = _judged("b", 10, 2, _j(2, 2, PreferenceChoice.TIE))
+    first = _judged("b", 10, 1, afp_judgment(0, 0, PreferenceChoice.RESPONSE_2))
+    revised = _judged("b", 10, 2, afp_judgment(2, 2, PreferenceChoice.TIE))
     records = _records(
         [
             revised,  # the order records arrive in does not matter
-            _judged("a", 10, 1, _j(2, 2, PreferenceChoice.TIE)),
+            _judged("a", 10, 1, afp_judgment(2, 2, PreferenceChoice.TIE)),
             first,
-            _judged("a", 11, 1, _j(2, 1, PreferenceChoice.RESPONSE_1)),
+            _judged("a", 11, 1, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1)),
         ]
     )
-    assert latest_submitted(records.judgments)[10] == [records.judgments[1], revised]
-    assert first_submitted(records.judgments)[10] == [records.judgments[1], first]
+    assert latest_submitted(records.judgments)["P-ONE"] == [records.judgments[1], revised]
+    assert first_submitted(records.judgments)["P-ONE"] == [records.judgments[1], first]
     decided = decide(records)
     assert decided.disagreements == []
-    assert [(v.run_pk, v.source, v.judgments, v.items) for v in decided.verdicts] == [
-        (1, "unanimous", 2, ("P-ONE",)),
-        (2, "unanimous", 2, ("P-ONE",)),
-        (3, "single review", 1, ("P-TWO",)),
-        (4, "single review", 1, ("P-TWO",)),
+    assert [(v.run, v.source, v.judgments, v.items) for v in decided.verdicts] == [
+        ("1", "unanimous", 2, ("P-ONE",)),
+        ("2", "unanimous", 2, ("P-ONE",)),
+        ("3", "single review", 1, ("P-TWO",)),
+        ("4", "single review", 1, ("P-TWO",)),
     ]
     assert decided.verdicts[3].scores["task_correctness"] == 1.0
 
@@ -201,21 +211,21 @@ def test_latest_submission_decides_verdicts_and_the_first_is_kept_for_agreement(
 def test_an_adjudication_decides_a_disputed_run() -> None:
     records = _records(
         [
-            _judged("a", 10, 1, _j(2, 2, PreferenceChoice.RESPONSE_1)),
-            _judged("b", 10, 1, _j(0, 0, PreferenceChoice.RESPONSE_2)),
+            _judged("a", 10, 1, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1)),
+            _judged("b", 10, 1, afp_judgment(0, 0, PreferenceChoice.RESPONSE_2)),
         ]
     )
     (dispute,) = decide(records).disagreements
     assert (dispute.code, dispute.reviewers, dispute.adjudicated) == ("P-ONE", ["a", "b"], False)
     assert "preferences conflict" in dispute.reasons
     assert {v.source for v in decide(records).verdicts} == {"unresolved"}
-    final = _by_run(_j(1, 2, PreferenceChoice.RESPONSE_2), {"1": 1, "2": 2})
-    older = _by_run(_j(0, 0, PreferenceChoice.RESPONSE_2), {"1": 1, "2": 2})
+    final = _by_run(afp_judgment(1, 2, PreferenceChoice.RESPONSE_2), {"1": "1", "2": "2"})
+    older = _by_run(afp_judgment(0, 0, PreferenceChoice.RESPONSE_2), {"1": "1", "2": "2"})
     adjudicated = dataclasses.replace(
         records,
         adjudications=(
-            Adjudication(10, "carol", 2, final, "Run 1 misses one requirement."),
-            Adjudication(10, "carol", 1, older, "First pass."),
+            _adjudication(2, final, "Run 1 misses one requirement."),
+            _adjudication(1, older, "First pass."),
         ),
     )
     decided = decide(adjudicated)
@@ -224,7 +234,7 @@ def test_an_adjudication_decides_a_disputed_run() -> None:
         ("adjudicated", 1.0),
         ("adjudicated", 2.0),
     ]
-    assert decided.adjudicated_by[1].note == "Run 1 misses one requirement."
+    assert decided.adjudicated_by["1"].note == "Run 1 misses one requirement."
 
 
 def test_verdict_rules_load_without_statistics_or_the_ui() -> None:

@@ -29,8 +29,8 @@ from abp_tui.stats.agreement import (
     AgreementReport,
     Category,
     Figure,
-    Judgment,
     Level,
+    Observation,
     VariableAgreement,
     compute_all,
     compute_variable,
@@ -40,7 +40,7 @@ from abp_tui.stats.agreement import (
 NA = None
 
 
-def records_from_columns(columns: Mapping[str, Sequence[Category | None]]) -> list[Judgment]:
+def records_from_columns(columns: Mapping[str, Sequence[Category | None]]) -> list[Observation]:
     """(item, reviewer, value) records from one column of values per reviewer (None = missing)."""
     return [
         (f"unit{i + 1:02d}", reviewer, value)
@@ -51,9 +51,9 @@ def records_from_columns(columns: Mapping[str, Sequence[Category | None]]) -> li
 
 def records_from_distribution(
     rows: Sequence[Sequence[int]], labels: Sequence[Category]
-) -> list[Judgment]:
+) -> list[Observation]:
     """Records from a subjects x categories table of rater counts (reviewer names arbitrary)."""
-    out: list[Judgment] = []
+    out: list[Observation] = []
     for i, row in enumerate(rows):
         slot = 0
         for label, count in zip(labels, row, strict=True):
@@ -65,9 +65,9 @@ def records_from_distribution(
 
 def records_from_table(
     table: Sequence[Sequence[int]], labels: Sequence[Category]
-) -> list[Judgment]:
+) -> list[Observation]:
     """Two reviewers' records from a contingency table (rows: reviewer A, columns: reviewer B)."""
-    out: list[Judgment] = []
+    out: list[Observation] = []
     item = 0
     for a, row in zip(labels, table, strict=True):
         for b, count in zip(labels, row, strict=True):
@@ -510,7 +510,7 @@ def rating_tables(draw: st.DrawFn) -> tuple[np.ndarray, tuple[int, ...], Level]:
     return np.array(cells).reshape(n_items, n_reviewers), scale, level
 
 
-def to_records(matrix: np.ndarray, scale: Sequence[Category]) -> list[Judgment]:
+def to_records(matrix: np.ndarray, scale: Sequence[Category]) -> list[Observation]:
     return [
         (f"item{i}", f"rev{j}", scale[int(code)])
         for i, row in enumerate(matrix)
@@ -630,7 +630,7 @@ def test_invariant_to_item_order_and_reviewer_names(
     assert _pair_kappas(other) == _pair_kappas(base)
 
 
-def _lone(records: list[Judgment]) -> str:
+def _lone(records: list[Observation]) -> str:
     (name,) = {reviewer for _, reviewer, _ in records}
     return name
 

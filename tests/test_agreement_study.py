@@ -12,19 +12,18 @@ from abp_tui.models import PreferenceChoice, ResponseJudgment, ResultState
 from abp_tui.services.adjudicating import disagreements, final_verdicts
 from abp_tui.services.agreement_report import design_records, study_agreement
 from abp_tui.services.importing import import_paths
-from tests.conftest import Cli
-from tests.test_adjudication import _flipped, _j, _setup
+from tests.factories import Cli, afp_judgment, flipped, two_reviewer_design
 
 
 def test_same_run_preferred_from_opposite_placements_is_agreement(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
     for code in codes:
-        assert _flipped(a, code) != _flipped(b, code)
+        assert flipped(a, code) != flipped(b, code)
         # Each reviewer prefers the run that the other sees in the other position.
-        a.save(code, _j(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
-        b.save(code, _j(2, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
+        a.save(code, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
+        b.save(code, afp_judgment(2, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
     records, levels, scales = design_records(db, pk)
     assert levels["preference"] == "nominal"
     assert {v for _, _, v in records["preference"]} <= {"a", "b"}
@@ -81,15 +80,17 @@ def test_agreement_table_cli(tmp_path: Path, cli: Cli) -> None:
 def test_a_revision_after_submission_does_not_change_agreement(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
     for code in codes:
-        a.save(code, _j(2, 2, PreferenceChoice.TIE), 1, submit=True)
-        b.save(code, _j(0, 0, PreferenceChoice.TIE), 1, submit=True)
+        a.save(code, afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True)
+        b.save(code, afp_judgment(0, 0, PreferenceChoice.TIE), 1, submit=True)
     before = study_agreement(db, "s", pk, resamples=0)
     records_before = design_records(db, pk)
     # b sees a's judgment and revises to match it: the verdict follows the revision...
     for code in codes:
-        b.save(code, _j(2, 2, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's view.")
+        b.save(
+            code, afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's view."
+        )
     assert {v.source for v in final_verdicts(db, pk)} == {"unanimous"}
     assert disagreements(db, pk) == []
     # ...but agreement stays on the independent, first submissions.
@@ -105,11 +106,11 @@ def test_a_revision_after_submission_does_not_change_agreement(
 def test_fatal_flags_count_only_responses_scored_against_the_rubric(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, a, b, codes = _setup(tmp_path, db)
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
     override = ResponseJudgment(
         state_override=ResultState.INVALID_TEST, override_reason="The fixture is broken."
     )
-    judgment = _j(2, 2, PreferenceChoice.TIE, fatal1=("Fatal P01",))
+    judgment = afp_judgment(2, 2, PreferenceChoice.TIE, fatal1=("Fatal P01",))
     a.save(codes[0], judgment, 1, submit=True)
     b.save(
         codes[0],

@@ -17,7 +17,7 @@ import sqlite_utils
 from abp_tui.formats import abp, arena, detect
 from abp_tui.models import ResultState
 from abp_tui.store.queries import count, load_run
-from tests.conftest import Cli
+from tests.factories import Cli
 
 RUN_ID = "run-20260718-a41c"
 MODEL = "anthropic/claude-sonnet-5"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import Cli
+from tests.factories import Cli
 
 
 def test_bench_import_prints_figures_and_baselines(cli: Cli) -> None:
@@ -41,3 +41,18 @@ def test_bench_rejects_too_few_events(cli: Cli) -> None:
     result = cli("bench", "import", "--events", "1", "--repeat", "1")
     assert result.code == 1
     assert "--events must be at least 2" in result.err
+
+
+def test_bench_startup_times_status_beside_a_bare_interpreter(cli: Cli) -> None:
+    result = cli("bench", "startup", "--repeat", "2")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    assert doc["benchmark"] == "startup"
+    assert doc["input"]["studies"] == 2  # the demo data was loaded before any timing
+    for name in ("ours", "python_pass", "python_import_sqlite3"):
+        assert len(doc[name]["samples_seconds"]) == 2, name
+        assert doc[name]["median_seconds"] > 0, name
+    # Starting our command includes starting the interpreter.
+    assert doc["ours"]["median_seconds"] > doc["python_pass"]["median_seconds"]
+    assert doc["goal_seconds"] == 0.3
+    assert doc["goal_met"] == (doc["ours"]["median_seconds"] <= 0.3)

@@ -18,7 +18,7 @@ from abp_tui.store import connect
 from abp_tui.store.queries import load_run
 from abp_tui.store.schema import MIGRATIONS
 from abp_tui.text.safe import safe_line, safe_text
-from tests.conftest import Cli
+from tests.factories import Cli
 
 
 def test_migrations_are_recorded_and_not_reapplied(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import sqlite_utils
 
 from abp_tui.services.demo import load_demo
 from abp_tui.store.queries import list_studies, study_runs
-from tests.conftest import FIXTURES
+from tests.factories import FIXTURES
 
 
 def test_demo_loads_both_studies_and_their_designs(db: sqlite_utils.Database) -> None:

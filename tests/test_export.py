@@ -9,196 +9,47 @@ import stat
 import zipfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 import sqlite_utils
 
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.bench.export import bench_export
-from abp_tui.export import (
-    BundleMismatch,
-    UnsafeBundle,
+from abp_tui.export import BundleMismatch, UnsafeBundle, verify
+from abp_tui.export import bundle as bundle_module
+from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
+from abp_tui.export.verdict import schema, schema_errors
+from abp_tui.models import PreferenceChoice
+from abp_tui.services.adjudicating import final_verdicts
+from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.demo import load_demo
+from abp_tui.services.designing import find_design
+from abp_tui.services.publishing import (
+    collect,
     export_abp_verdict,
     export_bundle,
     export_judgments,
     export_verdicts,
-    verify,
 )
-from abp_tui.export import bundle as bundle_module
-from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
-from abp_tui.export.canonical import sha256_bytes
-from abp_tui.export.jsonschema_lite import validate
-from abp_tui.export.source import collect
-from abp_tui.export.verdict import schema, schema_errors
-from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
-from abp_tui.services.adjudicating import adjudicate, final_verdicts
-from abp_tui.services.agreement_report import study_agreement
-from abp_tui.services.demo import load_demo
-from abp_tui.services.designing import create_design, find_design
-from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import StudyIsBlind, compute_results, unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store.judging import records_of_design
-from tests.conftest import FIXTURES, Cli
-from tests.test_adjudication import GATE, _j
-from tests.test_results import _business
-
-AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
+from abp_tui.text.canonical import sha256_bytes
+from tests.factories import (
+    AFP_DIMS,
+    FIXTURES,
+    HOSTILE,
+    Cli,
+    abp_judged,
+    afp_judged,
+    afp_judgment,
+    business_judgment,
+    judge_all,
+    native_study,
+)
 
 
 # -- set-ups ---------------------------------------------------------------------------------------
-def _abp_judged(db: sqlite_utils.Database) -> int:
-    """The ABP demo, unblinded, with two pair items and one single item judged by 'demo'."""
-    load_demo(db, FIXTURES / "demo")
-    unblind(db, "abp-demo", "coordinator")
-    design = find_design(db, "abp-demo")
-    session = ReviewSession(db, design.pk, "demo")
-    queue = session.queue()
-    pairs = [r.code for r in queue if r.kind == "pair"]
-    singles = [r.code for r in queue if r.kind == "single"]
-    session.save(pairs[0], _business(0, 2, PreferenceChoice.RESPONSE_2), 30, submit=True)
-    session.save(pairs[1], _business(2, 2, PreferenceChoice.TIE), 10)  # a draft first
-    session.save(pairs[1], _business(2, 1, PreferenceChoice.RESPONSE_1), 20, submit=True)
-    session.save(
-        pairs[1],
-        _business(2, 0, PreferenceChoice.RESPONSE_1),
-        5,
-        submit=True,
-        reason="Second look: response 2 invents a test result.",
-    )
-    single = Judgment(
-        responses={"1": ResponseJudgment(scores={d: 2 for d in _business_dims()})},
-        validity=GATE,
-    )
-    session.save(singles[0], single, 12, submit=True)
-    return design.pk
-
-
-def _business_dims() -> tuple[str, ...]:
-    from abp_tui.models.builtin_rubrics import BUSINESS_V1
-
-    return tuple(d.id for d in BUSINESS_V1.dimensions)
-
-
-def _flipped(session: ReviewSession, code: str) -> bool:
-    return next(r.flipped for r in session.queue() if r.code == code)
-
-
-def _afp_judged(db: sqlite_utils.Database) -> int:
-    """The AFP demo, unblinded: one unanimous item, one adjudicated, one unresolved, a finding."""
-    load_demo(db, FIXTURES / "demo")
-    unblind(db, "afp-pilot-demo", "coordinator")
-    design = find_design(db, "afp-pilot-demo")
-    a = ReviewSession(db, design.pk, "demo")
-    b = ReviewSession(db, design.pk, "second-reviewer")
-    codes = sorted(r.code for r in a.queue())
-    a.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 40, submit=True)
-    b.save(codes[0], _j(2, 2, PreferenceChoice.TIE), 35, submit=True)
-    a.save(codes[1], _j(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)), 50, submit=True)
-    b.save(codes[1], _j(2, 2, PreferenceChoice.TIE), 45, submit=True)
-    item = db.execute("SELECT run_a_pk, run_b_pk FROM items WHERE code = ?", [codes[1]]).fetchone()
-    adjudicate(
-        db,
-        design.pk,
-        codes[1],
-        "carol",
-        _j(1, 2, PreferenceChoice.RESPONSE_2),
-        {"1": item[0], "2": item[1]},
-        "The fatal hit is not supported by the output.",
-    )
-    a.save(codes[2], _j(2, 2, PreferenceChoice.RESPONSE_1), 20, submit=True)
-    other = (
-        PreferenceChoice.RESPONSE_1
-        if _flipped(a, codes[2]) != _flipped(b, codes[2])
-        else (PreferenceChoice.RESPONSE_2)
-    )
-    b.save(codes[2], _j(0, 0, other), 25, submit=True)
-    a.record_finding(
-        codes[1],
-        Finding(
-            id="F-001",
-            title="Uses the lower-authority figure",
-            severity="high",
-            layer="model",
-            occurrences=2,
-            retest_status="not retested",
-        ),
-    )
-    return design.pk
-
-
-def _native_study(
-    tmp_path: Path,
-    db: sqlite_utils.Database,
-    *,
-    prompt: str = "Does the lease meet the cap?",
-    label: str = "Governed Workflow",
-    output: str = "The signed lease prevails.",
-    condition_id: str = "C",
-    limitations: tuple[str, ...] = ("Two fixtures only.",),
-) -> int:
-    """A small complete study (full texts, instructions, limitations) with a 1-reviewer design."""
-    lines: list[dict[str, object]] = [
-        {
-            "type": "study",
-            "id": "s",
-            "rubric_id": "afp-v0.1",
-            "name": "Small study",
-            "limitations": list(limitations),
-        },
-        {"type": "condition", "id": "A", "label": "Model Only"},
-        {
-            "type": "condition",
-            "id": condition_id,
-            "label": label,
-            "instructions": "Tie every conclusion to the evidence.",
-        },
-    ]
-    for t in ("P01", "P02"):
-        lines.append(
-            {
-                "type": "task",
-                "id": t,
-                "prompt": f"{prompt} ({t})",
-                "risk_type": "Source conflict",
-                "fatal_criteria": [f"Fatal {t}"],
-            }
-        )
-        for c in ("A", condition_id):
-            lines.append(
-                {
-                    "type": "run",
-                    "id": f"{t}-{c}",
-                    "task_id": t,
-                    "condition_id": c,
-                    "output": f"{output} [{t}/{c}]",
-                    "model": "acme/demo-model-9",
-                    "provider": "acme",
-                    "tokens": {"input": 100, "output": 20 + len(c)},
-                    "wall_clock_ms": 1000.0 + len(t),
-                }
-            )
-    src = tmp_path / "s.jsonl"
-    src.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
-    import_paths(db, [src])
-    pk = create_design(
-        db,
-        StudyDesign(
-            study="s", name="main", seed=7, contrasts=[(condition_id, "A")], reviewers=["alice"]
-        ),
-    ).pk
-    unblind(db, "s", "coordinator")
-    return pk
-
-
-def _judge_all(db: sqlite_utils.Database, pk: int, justification: str = "Both meet it.") -> None:
-    session = ReviewSession(db, pk, "alice")
-    for row in session.queue():
-        judgment = _j(2, 2, PreferenceChoice.TIE).model_copy(
-            update={"justification": justification}
-        )
-        session.save(row.code, judgment, 10, submit=True)
-
-
 def _files(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
@@ -232,7 +83,7 @@ def test_exports_refuse_a_blind_study(tmp_path: Path, db: sqlite_utils.Database)
 def test_bundle_contains_protocol_records_results_and_manifest(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk = _afp_judged(db)
+    pk = afp_judged(db)
     result = export_bundle(db, pk, tmp_path / "out" / "afp")
     files = _files(result.folder)
     assert result.zip_path == tmp_path / "out" / "afp.zip"
@@ -324,7 +175,7 @@ def test_bundle_contains_protocol_records_results_and_manifest(
 
 
 def test_results_pending_lists_what_is_missing(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _afp_judged(db)
+    pk = afp_judged(db)
     result = export_bundle(db, pk, tmp_path / "afp")
     assert result.status == "protocol published / results pending"
     missing = "\n".join(result.missing)
@@ -345,11 +196,11 @@ def test_results_pending_lists_what_is_missing(tmp_path: Path, db: sqlite_utils.
 def test_results_are_published_when_the_gate_is_met(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk = _native_study(tmp_path, db)
+    pk = native_study(tmp_path, db)
     pending = export_bundle(db, pk, tmp_path / "first")
     assert pending.status == "protocol published / results pending"
     assert any("2 of 2 items lack a submitted judgment" in m for m in pending.missing)
-    _judge_all(db, pk)
+    judge_all(db, pk)
     result = export_bundle(db, pk, tmp_path / "second")
     assert result.status == "results published", result.missing
     assert result.missing == []
@@ -363,13 +214,13 @@ def test_results_are_published_when_the_gate_is_met(
 
 
 def test_derived_results_equal_the_core_results(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    for pk in (_afp_judged(db), None):
+    for pk in (afp_judged(db), None):
         if pk is None:
             unblind(db, "abp-demo", "coordinator")
             design = find_design(db, "abp-demo")
             session = ReviewSession(db, design.pk, "demo")
             code = next(r.code for r in session.queue() if r.kind == "pair")
-            session.save(code, _business(0, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
+            session.save(code, business_judgment(0, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
             pk = design.pk
         collected = collect(db, pk)
         analysis = analyse(parse(collected.files))
@@ -388,14 +239,14 @@ def test_derived_results_equal_the_core_results(tmp_path: Path, db: sqlite_utils
             for o in core.outcomes
         }
         assert ours == theirs
-        human = {collected.run_ids[v.run_pk]: v.source for v in final_verdicts(db, pk)}
+        human = {v.run: v.source for v in final_verdicts(db, pk)}
         assert {k: v.source for k, v in analysis.human.items()} == human
 
 
 def test_bundle_and_database_measure_agreement_alike(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk = _afp_judged(db)
+    pk = afp_judged(db)
     collected = collect(db, pk)
     analysis = analyse(parse(collected.files))
     # The same records reach the same rules from the database and from the bundle.
@@ -413,7 +264,7 @@ def test_bundle_and_database_measure_agreement_alike(
     code = sorted(r.code for r in ReviewSession(db, pk, "demo").queue())[2]
     assert code in {d.code for d in analysis.disagreements}
     second = ReviewSession(db, pk, "second-reviewer")
-    revised = _j(2, 2, PreferenceChoice.TIE)
+    revised = afp_judgment(2, 2, PreferenceChoice.TIE)
     second.save(code, revised, 5, submit=True, reason="Agrees after reading the first review.")
     later = analyse(parse(collect(db, pk).files))
     assert [d.code for d in later.disagreements] == [
@@ -424,7 +275,7 @@ def test_bundle_and_database_measure_agreement_alike(
 
 # -- byte-identical, verify --------------------------------------------------------------------
 def test_double_export_is_byte_identical(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     first = export_bundle(db, pk, tmp_path / "one" / "bundle")
     second = export_bundle(db, pk, tmp_path / "two" / "other-name")
     assert _files(first.folder) == _files(second.folder)
@@ -437,13 +288,13 @@ def test_double_export_is_byte_identical(tmp_path: Path, db: sqlite_utils.Databa
     # A new judgment changes the bundle.
     session = ReviewSession(db, pk, "demo")
     code = next(r.code for r in session.queue() if r.status == "todo" and r.kind == "pair")
-    session.save(code, _business(1, 2, PreferenceChoice.RESPONSE_2), 3, submit=True)
+    session.save(code, business_judgment(1, 2, PreferenceChoice.RESPONSE_2), 3, submit=True)
     third = export_bundle(db, pk, tmp_path / "three" / "bundle")
     assert third.zip_path.read_bytes() != first.zip_path.read_bytes()
 
 
 def test_verify_accepts_the_folder_and_the_zip(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     for path in (result.folder, result.zip_path):
         report = verify(path)
@@ -453,7 +304,7 @@ def test_verify_accepts_the_folder_and_the_zip(tmp_path: Path, db: sqlite_utils.
 
 
 def test_verify_names_a_changed_output(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     output = sorted((result.folder / "runs/outputs").iterdir())[3]
     output.write_text(output.read_text("utf-8") + " (edited)", "utf-8")
@@ -470,7 +321,7 @@ def test_verify_names_a_changed_output(tmp_path: Path, db: sqlite_utils.Database
 
 
 def test_verify_names_a_changed_summary_number(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     table = result.folder / "results/conditions.csv"
     lines = table.read_text("utf-8").splitlines()
@@ -490,7 +341,7 @@ def test_verify_names_a_changed_summary_number(tmp_path: Path, db: sqlite_utils.
 
 
 def test_verify_rederives_from_the_judgments(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     path = result.folder / "judging/judgments.jsonl"
     text = path.read_text("utf-8")
@@ -506,7 +357,7 @@ def test_verify_rederives_from_the_judgments(tmp_path: Path, db: sqlite_utils.Da
 def test_verify_names_a_judgment_of_an_unknown_run(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     path = result.folder / "judging/judgments.jsonl"
     first = json.loads(path.read_text("utf-8").splitlines()[0])
@@ -519,7 +370,7 @@ def test_verify_names_a_judgment_of_an_unknown_run(
 
 
 def test_verify_names_a_removed_file(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     trace = sorted((result.folder / "runs/traces").iterdir())[0]
     trace.unlink()
@@ -581,7 +432,7 @@ def test_duplicate_zip_members_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_symlink_in_a_bundle_folder_is_refused(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     result = export_bundle(db, pk, tmp_path / "bundle")
     (result.folder / "link").symlink_to(tmp_path / "test.db")
     with pytest.raises(UnsafeBundle, match="symbolic link"):
@@ -592,7 +443,7 @@ def test_a_symlink_in_a_bundle_folder_is_refused(tmp_path: Path, db: sqlite_util
 def test_a_failure_mid_export_leaves_nothing(
     tmp_path: Path, db: sqlite_utils.Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     out = tmp_path / "exports"
     good = export_bundle(db, pk, out / "kept")
     kept = _files(good.folder), good.zip_path.read_bytes()
@@ -628,7 +479,7 @@ def test_a_failure_mid_export_leaves_nothing(
 def test_an_existing_folder_that_is_not_a_bundle_is_not_replaced(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me", "utf-8")
     with pytest.raises(Exception, match="not a bundle"):
@@ -637,11 +488,8 @@ def test_an_existing_folder_that_is_not_a_bundle_is_not_replaced(
 
 
 # -- escaping --------------------------------------------------------------------------------------
-HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
-
-
 def test_report_escapes_hostile_text(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _native_study(
+    pk = native_study(
         tmp_path,
         db,
         prompt=HOSTILE,
@@ -650,7 +498,7 @@ def test_report_escapes_hostile_text(tmp_path: Path, db: sqlite_utils.Database) 
         condition_id="<b>C</b>",
         limitations=(HOSTILE,),
     )
-    _judge_all(db, pk, justification=HOSTILE)
+    judge_all(db, pk, justification=HOSTILE)
     result = export_bundle(db, pk, tmp_path / "bundle")
     html = (result.folder / "report.html").read_text("utf-8")
     assert "<script" not in html and "<img" not in html and "<b>C</b>" not in html
@@ -694,19 +542,16 @@ def test_abp_verdict_is_valid_against_the_shipped_schema(
     broken["perEngine"][0]["scoredTrials"] = -1
     del broken["pairwise"][0]["mcnemar"]["pExact"]
     broken["extra"] = 1
-    errors = validate(broken, schema())
+    errors = schema_errors(broken)
     assert any("scoredTrials" in e for e in errors)
     assert any("'pExact' is missing" in e for e in errors)
     assert any("unexpected field 'extra'" in e for e in errors)
-    try:
-        import jsonschema  # type: ignore[import-untyped,unused-ignore]
-    except ImportError:
-        return
-    jsonschema.validate(document, schema())  # pragma: no cover - only where installed
+    assert schema_errors(document) == []
+    jsonschema.validate(document, schema())  # the package's own verdict agrees
 
 
 def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _abp_judged(db)
+    pk = abp_judged(db)
     assert export_verdicts(db, pk, tmp_path / "verdicts.jsonl") == 24
     verdicts = [json.loads(x) for x in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
     assert {v["source"] for v in verdicts} == {"single review", "automated verification"}
@@ -751,7 +596,7 @@ def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Datab
 
 
 def test_judgments_csv_has_adjudications(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _afp_judged(db)
+    pk = afp_judged(db)
     export_judgments(db, pk, tmp_path / "j.csv")
     text = (tmp_path / "j.csv").read_text("utf-8")
     adjudication_rows = [x for x in text.splitlines() if x.startswith("adjudication,")]

@@ -13,7 +13,7 @@ import sqlite_utils
 from abp_tui.formats import detect
 from abp_tui.formats.inspect_log import normalise_usage
 from abp_tui.store.queries import count, load_run
-from tests.conftest import Cli
+from tests.factories import Cli
 
 POPULARITY_1 = "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
 POPULARITY_2 = "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"

@@ -8,7 +8,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.store.queries import count, load_run
-from tests.conftest import Cli
+from tests.factories import Cli
 
 
 def _write(path: Path, lines: list[dict[str, object]], tail: str = "") -> Path:

@@ -14,7 +14,7 @@ from abp_tui.services.designing import create_design
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
 from abp_tui.store import connect
-from tests.test_review import AFP_DIMS, _study
+from tests.factories import AFP_DIMS, afp_study
 
 IDENTITIES = (
     "Governed Workflow",
@@ -46,7 +46,7 @@ def _judgment(pref: PreferenceChoice) -> Judgment:
 
 
 def _coordinator(tmp_path: Path, db: sqlite_utils.Database) -> int:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     return create_design(
         db,
         StudyDesign(

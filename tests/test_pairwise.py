@@ -12,7 +12,7 @@ import sqlite_utils
 from abp_tui.formats import detect
 from abp_tui.formats.pairwise import resolve_cmp_keys
 from abp_tui.store.queries import count, load_run
-from tests.conftest import Cli
+from tests.factories import Cli
 
 
 def _import(cli: Cli, *args: str | Path) -> dict[str, int]:

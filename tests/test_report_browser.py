@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.export import export_bundle
-from tests.test_export import HOSTILE, _afp_judged, _judge_all, _native_study
+from abp_tui.services.publishing import export_bundle
+from tests.factories import HOSTILE, afp_judged, judge_all, native_study
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -93,7 +93,7 @@ def _dump(tmp_path: Path, report: Path) -> _Dom:
 
 
 def test_report_renders_its_tables_and_plots(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _afp_judged(db)
+    pk = afp_judged(db)
     bundle = export_bundle(db, pk, tmp_path / "bundle")
     dom = _dump(tmp_path, bundle.folder / "report.html")
     for table in (
@@ -138,8 +138,8 @@ def test_report_renders_its_tables_and_plots(tmp_path: Path, db: sqlite_utils.Da
 
 
 def test_hostile_text_stays_text_in_the_browser(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    pk = _native_study(tmp_path, db, prompt=HOSTILE, label=HOSTILE, output=HOSTILE)
-    _judge_all(db, pk, justification=HOSTILE)
+    pk = native_study(tmp_path, db, prompt=HOSTILE, label=HOSTILE, output=HOSTILE)
+    judge_all(db, pk, justification=HOSTILE)
     bundle = export_bundle(db, pk, tmp_path / "bundle")
     report = bundle.folder / "report.html"
     dom = _dump(tmp_path, report)

@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.records import DesignRecords, RunRecord
 from abp_tui.analysis.results import results
 from abp_tui.analysis.verdicts import AUTOMATED_STATES, Verdict, outcome
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
+from abp_tui.models import DesignRecords, PreferenceChoice, ResultState, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUSINESS_V1
 from abp_tui.services.demo import load_demo
 from abp_tui.services.designing import find_design
@@ -19,24 +18,7 @@ from abp_tui.services.results_report import StudyIsBlind, compute_results, unbli
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import open_pack, write_study_pack
 from abp_tui.store import connect
-from tests.conftest import FIXTURES
-from tests.test_adjudication import GATE
-
-
-def _business(score1: int, score2: int, pref: PreferenceChoice) -> Judgment:
-    def resp(score: int) -> ResponseJudgment:
-        dims = [d.id for d in BUSINESS_V1.dimensions]
-        return ResponseJudgment(
-            scores={d: score for d in dims},
-            rationales={d: "gap" for d in dims} if score < 2 else {},
-        )
-
-    return Judgment(
-        responses={"1": resp(score1), "2": resp(score2)},
-        preference=pref,
-        justification="because",
-        validity=GATE,
-    )
+from tests.factories import FIXTURES, business_judgment
 
 
 def test_results_need_unblinding_which_is_audited(db: sqlite_utils.Database) -> None:
@@ -84,7 +66,7 @@ def test_automated_outcomes_count_until_a_person_judges(db: sqlite_utils.Databas
     # A human judgment of one run supersedes its automated outcome; both are kept.
     session = ReviewSession(db, design.pk, "demo")
     code = next(r.code for r in session.queue() if r.kind == "pair")
-    session.save(code, _business(0, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
+    session.save(code, business_judgment(0, 2, PreferenceChoice.RESPONSE_2), 1, submit=True)
     report = compute_results(db, design.pk)
     human = [o for o in report.outcomes if o.source == "single review"]
     assert len(human) == 2
@@ -105,15 +87,13 @@ def test_a_reviewer_station_never_unblinds(tmp_path: Path, db: sqlite_utils.Data
 
 # -- the rules on plain records, with no database --------------------------------------------------
 def _run(
-    pk: int,
     condition: str,
     trial: int,
     automated: str | None = None,
     record: ResultState | None = None,
     tokens: int | None = None,
-) -> RunRecord:
-    return RunRecord(
-        pk=pk,
+) -> RunFacts:
+    return RunFacts(
         id=f"t1/{condition}/{trial}",
         task="t1",
         condition=condition,
@@ -130,7 +110,7 @@ def _run(
 
 def _verdict(state: ResultState) -> Verdict:
     return Verdict(
-        run_pk=1,
+        run="t1/A/1",
         source="single review",
         result_state=state,
         scores={},
@@ -169,7 +149,7 @@ def test_the_outcome_that_counts(
     state: ResultState | None,
     source: str,
 ) -> None:
-    found = outcome(_run(1, "A", 1, automated, record), _verdict(verdict) if verdict else None)
+    found = outcome(_run("A", 1, automated, record), _verdict(verdict) if verdict else None)
     assert (found.state, found.source) == (state, source)
     assert found.human_state == verdict
     assert found.automated_state == AUTOMATED_STATES.get((automated or "").lower())
@@ -177,10 +157,10 @@ def test_the_outcome_that_counts(
 
 def test_results_on_plain_records_leave_engine_errors_out_of_efficiency() -> None:
     runs = (
-        _run(1, "A", 1, "resolved", tokens=100),
-        _run(2, "A", 2, "agent-error", tokens=1_000_000),
-        _run(3, "B", 1, "unresolved", tokens=300),
-        _run(4, "B", 2, "resolved", tokens=300),
+        _run("A", 1, "resolved", tokens=100),
+        _run("A", 2, "agent-error", tokens=1_000_000),
+        _run("B", 1, "unresolved", tokens=300),
+        _run("B", 2, "resolved", tokens=300),
     )
     records = DesignRecords(
         design=StudyDesign(study="s", name="m", seed=5, contrasts=[("A", "B")]),

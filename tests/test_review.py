@@ -11,63 +11,15 @@ import sqlite_utils
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
 from abp_tui.services.designing import create_design, find_design, load_design_file
-from abp_tui.services.importing import import_paths
 from abp_tui.services.reviewing import NotReady, ReviewSession
 from abp_tui.store.judging import BlindingError
-
-AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
-
-
-def _study(tmp_path: Path, db: sqlite_utils.Database, extra_output: str = "") -> None:
-    lines: list[dict[str, object]] = [
-        {"type": "study", "id": "s", "rubric_id": "afp-v0.1"},
-        {"type": "condition", "id": "A", "label": "Model Only"},
-        {"type": "condition", "id": "C", "label": "Governed Workflow"},
-    ]
-    for t in ("P01", "P02"):
-        lines.append(
-            {"type": "task", "id": t, "prompt": f"Task {t}", "fatal_criteria": [f"Fatal {t}"]}
-        )
-        for c in ("A", "C"):
-            lines.append(
-                {
-                    "type": "run",
-                    "id": f"{t}-{c}",
-                    "task_id": t,
-                    "condition_id": c,
-                    "output": f"Answer for {t} from the Governed Workflow. {extra_output}",
-                    "model": "acme/demo-model-9",
-                    "provider": "acme",
-                }
-            )
-    src = tmp_path / "s.jsonl"
-    src.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
-    import_paths(db, [src])
-
-
-def _full(n_responses: int, pref: PreferenceChoice | None = PreferenceChoice.TIE) -> Judgment:
-    response = ResponseJudgment(scores={d: 2 for d in AFP_DIMS})
-    return Judgment(
-        responses={str(i): response for i in range(1, n_responses + 1)},
-        preference=pref,
-        justification="Both meet the requirement." if pref else "",
-        validity={
-            k: True
-            for k in (
-                "consistent",
-                "visible",
-                "same_requirement",
-                "invariant_assertions",
-                "observable",
-            )
-        },
-    )
+from tests.factories import AFP_DIMS, afp_study, full_judgment
 
 
 def test_design_file_create_is_idempotent_and_freezes_on_first_judgment(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     path = tmp_path / "d.toml"
     path.write_text('study = "s"\nname = "main"\nseed = 1\ncontrasts = [["C", "A"]]\n', "utf-8")
     design = load_design_file(path)
@@ -97,7 +49,7 @@ def test_design_file_errors_name_the_field(tmp_path: Path) -> None:
 
 
 def test_blind_item_shows_no_identity(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")]))
     session = ReviewSession(db, created.pk, "alice")
     for row in session.queue():
@@ -112,25 +64,29 @@ def test_blind_item_shows_no_identity(tmp_path: Path, db: sqlite_utils.Database)
 def test_submit_requires_complete_judgment_and_revisions_append(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")]))
     session = ReviewSession(db, created.pk, "alice")
     code = session.resume_code()
     assert code is not None
     with pytest.raises(NotReady) as exc:
-        session.save(code, _full(2, pref=None), 5.0, submit=True)
+        session.save(code, full_judgment(2, pref=None), 5.0, submit=True)
     assert any("preference" in p for p in exc.value.problems)
-    lower = _full(2)
+    lower = full_judgment(2)
     lower.responses["1"] = ResponseJudgment(
         scores={**{d: 2 for d in AFP_DIMS}, "task_correctness": 1}
     )
     with pytest.raises(NotReady, match="needs a rationale"):
         session.save(code, lower, 1.0, submit=True)
-    assert session.save(code, _full(2), 2.0, submit=True).status == "submitted"
+    assert session.save(code, full_judgment(2), 2.0, submit=True).status == "submitted"
     with pytest.raises(AbpError, match="needs a reason"):
-        session.save(code, _full(2), 1.0, submit=True)
+        session.save(code, full_judgment(2), 1.0, submit=True)
     revised = session.save(
-        code, _full(2, PreferenceChoice.RESPONSE_1), 1.5, submit=True, reason="Reread the evidence"
+        code,
+        full_judgment(2, PreferenceChoice.RESPONSE_1),
+        1.5,
+        submit=True,
+        reason="Reread the evidence",
     )
     assert revised.revision == 2
     rows = db.execute(
@@ -146,7 +102,7 @@ def test_submit_requires_complete_judgment_and_revisions_append(
 def test_placement_is_stored_and_judgment_reads_back_by_position(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(
         db,
         StudyDesign(
@@ -160,7 +116,7 @@ def test_placement_is_stored_and_judgment_reads_back_by_position(
     )
     a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
     code = a.queue()[0].code
-    judgment = _full(2, PreferenceChoice.RESPONSE_1)
+    judgment = full_judgment(2, PreferenceChoice.RESPONSE_1)
     a.save(code, judgment, 1.0, submit=True)
     assert a.open(code).judgment.preference == PreferenceChoice.RESPONSE_1
     stored = db.execute("SELECT placement FROM judgments").fetchone()[0]
@@ -172,7 +128,7 @@ def test_placement_is_stored_and_judgment_reads_back_by_position(
 def test_others_judgments_are_hidden_until_own_submission(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(
         db,
         StudyDesign(
@@ -186,17 +142,17 @@ def test_others_judgments_are_hidden_until_own_submission(
     )
     a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
     code = a.queue()[0].code
-    judgment = _full(2)
+    judgment = full_judgment(2)
     judgment.responses["1"] = ResponseJudgment(
         state_override=ResultState.GRADER_DISPUTE, override_reason="rubric unclear"
     )
     a.save(code, judgment, 1.0, submit=True)
     with pytest.raises(BlindingError):
         b.others(code)
-    b.save(code, _full(2), 1.0)
+    b.save(code, full_judgment(2), 1.0)
     with pytest.raises(BlindingError):
         b.others(code)
-    b.save(code, _full(2), 1.0, submit=True)
+    b.save(code, full_judgment(2), 1.0, submit=True)
     seen = b.others(code)
     assert len(seen) == 1
     disputed = [k for k, r in seen[0].responses.items() if r.state_override]
@@ -209,7 +165,7 @@ def test_others_judgments_are_hidden_until_own_submission(
 def test_unlisted_reviewer_is_refused_and_resume_returns_last_item(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(db, StudyDesign(study="s", name="m", seed=3, reviewers=["a"]))
     with pytest.raises(AbpError, match="not a reviewer"):
         ReviewSession(db, created.pk, "mallory")
@@ -224,7 +180,7 @@ def test_reading_ahead_writes_nothing_and_entering_stores_staged_drafts(
 ) -> None:
     from abp_tui.services.desk import Desk
 
-    _study(tmp_path, db)
+    afp_study(tmp_path, db)
     created = create_design(db, StudyDesign(study="s", name="m", seed=3, reviewers=["a"]))
     session = ReviewSession(db, created.pk, "a")
     first, second = (r.code for r in session.queue())

@@ -13,7 +13,7 @@ import sqlite_utils
 from abp_tui.formats import detect
 from abp_tui.models import ResultState
 from abp_tui.store.queries import count, load_run, study_conditions, study_runs, study_tasks
-from tests.conftest import Cli
+from tests.factories import Cli
 
 STUDY = "ABENCH-PARALLEL-LIMITS-001"
 UNSAFE = "ABENCH-PAR-001-UNSAFE"

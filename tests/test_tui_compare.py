@@ -1,183 +1,69 @@
 """The blind scoring workstation: the compare screen, the queue, findings, drafts and blinding.
 
 Every behavioural test drives the real app (``make_app``) with the keyboard on a real SQLite
-file, waits for the workers, and checks the database and what the screen shows.
+file, waits for a condition or for the workers (never a fixed sleep: ``tests/tui_helpers.py``),
+and checks the database and what the screen shows. The screens' looks are in
+``test_tui_snapshots.py``.
 """
 
 from __future__ import annotations
 
-import html
-import io
 import json
-import re
+import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlite_utils
-from rich.console import Console
-from rich.text import Text
 from textual import events
-from textual.pilot import Pilot
-from textual.widgets import Collapsible, DataTable, Input, OptionList, Static, Tab
+from textual.widgets import Collapsible, DataTable, Input, Static
 
 from abp_tui.models import Judgment, StudyDesign
 from abp_tui.services.designing import create_design
+from abp_tui.services.desk import StoredDraft
 from abp_tui.services.importing import import_paths
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens import compare as compare_module
-from abp_tui.tui.screens.compare import OPENING_NOTICE_SECONDS, TYPING_SECONDS, CompareScreen
+from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen
+from abp_tui.tui.typing_guard import TYPING_SECONDS
+from abp_tui.tui.widgets.choices import ChoiceRow, OptionLabel
+from abp_tui.tui.widgets.fatal_list import FatalOption
+from abp_tui.tui.widgets.item_bar import OPENING_NOTICE_SECONDS
 from abp_tui.tui.widgets.response import ResponseView
-from abp_tui.tui.widgets.scoring import ChoiceRow, DimensionRow, FatalOption, OptionLabel
+from abp_tui.tui.widgets.response_scoring import DimensionRow
 from abp_tui.tui.widgets.textlayout import Alignment, diff_marks, display_text, wrap_offsets
 from abp_tui.tui.widgets.textpane import TextPane
+from tests.factories import AFP_DIMS, write_jsonl
+from tests.tui_helpers import (
+    TIMEOUT,
+    compare_screen,
+    drive,
+    pair_design,
+    pair_study,
+    plain,
+    press,
+    rows,
+    screen_text,
+    settle,
+    showing,
+    static_text,
+    study_database,
+    svg_text,
+    type_text,
+    until,
+)
 
 SIZE = (160, 50)
-AFP_DIMS = ("task_correctness", "evidence_discipline", "uncertainty_handling", "failure_control")
 
 
 # -- building studies -----------------------------------------------------------------------------
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return path
-
-
-def _pair_study(outputs: dict[tuple[str, str], str] | None = None) -> list[dict[str, Any]]:
-    """Two conditions (A, C) and two tasks; each run's output says which task it answers."""
-    outputs = outputs or {}
-    lines: list[dict[str, Any]] = [
-        {"type": "study", "id": "pilot", "rubric_id": "afp-v0.1", "synthetic": True},
-        {"type": "condition", "id": "A", "label": "Model only"},
-        {"type": "condition", "id": "C", "label": "Workflow"},
-    ]
-    for task in ("T1", "T2"):
-        lines.append(
-            {
-                "type": "task",
-                "id": task,
-                "prompt": f"Summarise the memo for {task}.",
-                "evidence": "Memo: the launch moves to May; Ana owns the checklist.",
-                "expected_behaviour": "States the new month and the owner.",
-                "fatal_criteria": [f"Invents an owner for {task}."],
-            }
-        )
-        for cond in ("A", "C"):
-            text = f"The launch moves to May.\nAna owns the checklist ({task}, {cond.lower()})."
-            lines.append(
-                {
-                    "type": "run",
-                    "id": f"{task}-{cond}",
-                    "task_id": task,
-                    "condition_id": cond,
-                    "output": outputs.get((task, cond), text),
-                }
-            )
-    return lines
-
-
-def _database(
-    tmp_path: Path,
-    lines: list[dict[str, Any]],
-    design: StudyDesign,
-    name: str = "judge.db",
-) -> Path:
-    db_path = tmp_path / name
-    db = connect(db_path)
-    try:
-        import_paths(db, [_write(tmp_path / "study.jsonl", lines)])
-        create_design(db, design)
-    finally:
-        db.close()
-    return db_path
-
-
-def _pair_design(reviewers: list[str] | None = None) -> StudyDesign:
-    return StudyDesign(
-        study="pilot",
-        name="pairs",
-        seed=11,
-        contrasts=[("C", "A")],
-        reviewers=["ana"] if reviewers is None else reviewers,
-    )
-
-
-def _rows(db_path: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
-    db = sqlite_utils.Database(db_path)
-    try:
-        return [tuple(r) for r in db.execute(sql, params or []).fetchall()]
-    finally:
-        db.close()
-
-
-# -- driving the app ------------------------------------------------------------------------------
-async def _settle(pilot: Pilot[Any]) -> None:
-    """Let workers finish and their messages be handled (one result may start another worker)."""
-    for _ in range(6):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def _showing(pilot: Pilot[Any], screen: object) -> bool:
-    return pilot.app.screen is screen
-
-
-def _compare(pilot: Pilot[Any]) -> CompareScreen:
-    screen = pilot.app.screen
-    assert isinstance(screen, CompareScreen), screen
-    return screen
-
-
-async def _type(pilot: Pilot[Any], text: str) -> None:
-    await pilot.press(*["space" if ch == " " else ch for ch in text])
-
-
-def _plain(renderable: object) -> str:
-    if isinstance(renderable, Text):
-        return renderable.plain
-    if isinstance(renderable, str):
-        return renderable
-    console = Console(width=400, record=True, file=io.StringIO(), color_system=None)
-    console.print(renderable)
-    return console.export_text()
-
-
-def _svg_text(svg: str) -> str:
-    return html.unescape("".join(re.findall(r">([^<]*)</text>", svg))).replace("\xa0", " ")
-
-
-def _screen_text(pilot: Pilot[Any]) -> str:
-    """Everything the current screen renders: the screenshot, and every widget's full content
-    (so text scrolled out of view counts too)."""
-    parts = [_svg_text(pilot.app.export_screenshot())]
-    for widget in pilot.app.screen.query("*"):
-        if isinstance(widget, Static):
-            parts.append(_plain(widget.content))
-        elif isinstance(widget, TextPane):
-            parts.append(widget.text + "\n" + widget.placeholder)
-        elif isinstance(widget, DataTable):
-            for index in range(widget.row_count):
-                parts.extend(_plain(cell) for cell in widget.get_row_at(index))
-        elif isinstance(widget, Input):
-            parts.append(widget.value + "\n" + widget.placeholder)
-        elif isinstance(widget, OptionList):
-            parts.extend(
-                str(widget.get_option_at_index(i).prompt) for i in range(widget.option_count)
-            )
-        elif isinstance(widget, Collapsible):
-            parts.append(widget.title)
-        elif isinstance(widget, Tab):
-            parts.append(str(widget.label))
-    return "\n".join(parts)
-
-
 # -- pure layout functions ------------------------------------------------------------------------
 def test_wrap_offsets_cover_the_text_by_cells() -> None:
     text = "word " * 30 + "\n\n" + "x" * 25 + "\n" + "漢字" * 12 + "\n" + "שלום עולם " * 3
@@ -220,11 +106,10 @@ def test_diff_marks_hunks_and_alignment() -> None:
 
 # -- (a) a whole pair item by keys --------------------------------------------------------------
 async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         code = screen.item.code
         assert len(pilot.app.screen_stack) >= 2 and isinstance(app.screen_stack[-2], HomeScreen)
@@ -233,49 +118,46 @@ async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
         assert all("The launch moves to May." in t for t in shown)
 
         # submitting an empty judgment is refused and says what is missing
-        await pilot.press("s")
-        await _settle(pilot)
-        assert screen.status == "todo"
+        await press(pilot, "s")
+        assert screen.drafts.status == "todo"
         assert screen.query_one("#missing").has_class("-refused")
-        listed = _plain(screen.query_one("#missing", Static).content)
+        listed = plain(screen.query_one("#missing", Static).content)
         assert "validity gate: check 'consistent' is not answered" in listed
         assert "Response 2: Failure control is not scored" in listed
         assert app.focused is not None and app.focused.id == "check-consistent"
-        assert _rows(db_path, "SELECT status FROM judgments WHERE status = 'submitted'") == []
+        assert rows(db_path, "SELECT status FROM judgments WHERE status = 'submitted'") == []
 
-        await pilot.press(*"yyyyy")  # the validity gate
+        await press(pilot, *"yyyyy")  # the validity gate
         assert isinstance(app.focused, DimensionRow)
-        await pilot.press("2", "2", "1")  # Response 1: a 1 asks for a rationale
+        await press(pilot, "2", "2", "1")  # Response 1: a 1 asks for a rationale
         assert isinstance(app.focused, Input)
-        await _type(pilot, "misses the owner")
-        await pilot.press("enter", "2")  # last dimension, then the fatal criteria
-        await pilot.press("tab", "tab")  # past the fatal list and the override row
+        await type_text(pilot, "misses the owner")
+        await press(pilot, "enter", "2")  # last dimension, then the fatal criteria
+        await press(pilot, "tab", "tab")  # past the fatal list and the override row
         assert isinstance(app.focused, DimensionRow) and app.focused.id == "dim-2-task_correctness"
-        await pilot.press("2", "2", "2", "0")
-        await _type(pilot, "invents a date")
-        await pilot.press("enter")
-        await pilot.press("space")  # ticks the first fatal criterion of Response 2
-        await pilot.press("tab", "tab", "1")  # preference: Response 1
-        await _type(pilot, "Response 1 keeps to the memo")
-        await pilot.press("enter")
-        await _settle(pilot)
-        assert "ready to submit" in _plain(screen.query_one("#item-bar", Static).content)
-        await pilot.press("s")
-        await _settle(pilot)
+        await press(pilot, "2", "2", "2", "0")
+        await type_text(pilot, "invents a date")
+        await press(pilot, "enter")
+        await press(pilot, "space")  # ticks the first fatal criterion of Response 2
+        await press(pilot, "tab", "tab", "1")  # preference: Response 1
+        await type_text(pilot, "Response 1 keeps to the memo")
+        await press(pilot, "enter")
+        assert "ready to submit" in plain(screen.query_one("#item-bar", Static).content)
+        await press(pilot, "s")
         # the screen moved on to the next unfinished item
         assert screen.item is not None and screen.item.code != code
-        assert screen.status == "todo"
+        assert screen.drafts.status == "todo"
 
-    rows = _rows(
+    found = rows(
         db_path,
         "SELECT j.status, j.payload, j.placement, j.seconds_spent, j.revision FROM judgments j "
         "JOIN items i ON i.pk = j.item_pk WHERE i.code = ? AND j.reviewer = 'ana' "
         "ORDER BY j.revision",
         [code],
     )
-    assert len(rows) > 10  # every decision was stored as a draft as it was made
-    assert [r[0] for r in rows[:-1]] == ["draft"] * (len(rows) - 1)
-    status, payload_json, placement_json, seconds, _revision = rows[-1]
+    assert len(found) > 10  # every decision was stored as a draft as it was made
+    assert [r[0] for r in found[:-1]] == ["draft"] * (len(found) - 1)
+    status, payload_json, placement_json, seconds, _revision = found[-1]
     assert status == "submitted"
     assert seconds > 0
     payload, placement = json.loads(payload_json), json.loads(placement_json)
@@ -292,7 +174,7 @@ async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
     assert payload["justification"] == "Response 1 keeps to the memo"
     assert all(payload["validity"].values()) and len(payload["validity"]) == 5
     # the placement stored is the one shown: Response 1's text is that run's output
-    (output_1,) = _rows(
+    (output_1,) = rows(
         db_path,
         "SELECT b.text FROM runs r JOIN blobs b ON b.sha256 = r.output_sha256 WHERE r.pk = ?",
         [placement["1"]],
@@ -303,16 +185,15 @@ async def test_score_a_whole_pair_by_keys_and_submit(tmp_path: Path) -> None:
 async def test_keys_typed_in_one_burst_reach_the_rows_they_were_meant_for(tmp_path: Path) -> None:
     """A fast typist (or a paste) sends keys faster than the screen moves the focus: each key
     must still land on the row the previous choice moved to."""
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         burst = [*"yyyyy221", *"gap", "enter", "2", "tab", "tab", *"2220", *"no", "enter"]
         for key in burst:  # all queued before any is handled
             app.post_message(events.Key(key, key if len(key) == 1 else None))
-        await _settle(pilot)
-        judgment = screen.judgment
+        await settle(pilot)
+        judgment = screen.drafts.judgment
     assert (
         judgment.validity == dict.fromkeys(judgment.validity, True) and len(judgment.validity) == 5
     )
@@ -324,11 +205,10 @@ async def test_keys_typed_in_one_burst_reach_the_rows_they_were_meant_for(tmp_pa
 
 
 async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         labels = list(screen.query_one("#dim-1-task_correctness").query(OptionLabel))
         labels[2].scroll_visible(animate=False)
         await pilot.pause()
@@ -338,8 +218,8 @@ async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.click(fatal[0])
         await pilot.click("#response-2 #--content-tab-trace-2")
-        await _settle(pilot)
-        response = screen.judgment.responses["1"]
+        await settle(pilot)
+        response = screen.drafts.judgment.responses["1"]
         assert response.scores == {"task_correctness": 2}
         assert screen.item is not None
         assert response.fatal_hits == (screen.item.task.fatal_criteria[0],)
@@ -348,49 +228,42 @@ async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
 
 
 async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: Path) -> None:
-    lines = _pair_study()
+    lines = pair_study()
     lines[-1]["origin_status"] = "INFRA_ERROR"
-    db_path = _database(tmp_path, lines, _pair_design())
+    db_path = study_database(tmp_path, lines, pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         # find the item with the INFRA_ERROR run
         for _ in range(2):
             assert screen.item is not None
             if any(r.record_state for r in screen.item.responses):
                 break
-            await pilot.press("right_square_bracket")
-            await _settle(pilot)
+            await press(pilot, "right_square_bracket")
         assert screen.item is not None
         position = next(r.key for r in screen.item.responses if r.record_state)
-        text = _screen_text(pilot)
+        text = screen_text(pilot)
         assert "The record marks this run INFRA_ERROR" in text
         section = screen.query_one(f"#score-{position}")
         result = section.query_one(".result", Static)
         section.query_one(DimensionRow).focus()
-        await pilot.press("2", "2", "2", "2")
-        await pilot.pause()
-        assert "MODEL_PASS" in _plain(result.content)
+        await press(pilot, "2", "2", "2", "2")
+        assert "MODEL_PASS" in plain(result.content)
         fatal = app.focused
         assert fatal is not None and fatal.id == f"fatal-{position}"
-        await pilot.press("enter")  # Enter on the fatal criteria moves on, ticking nothing
-        await pilot.pause()
-        assert "MODEL_PASS" in _plain(result.content) and app.focused is not fatal
+        await press(pilot, "enter")  # Enter on the fatal criteria moves on, ticking nothing
+        assert "MODEL_PASS" in plain(result.content) and app.focused is not fatal
         fatal.focus()
-        await pilot.press("space")  # a fatal hit fails it whatever the total
-        await pilot.pause()
-        assert "MODEL_FAIL" in _plain(result.content)
-        await pilot.press("tab", "c")  # confirm the record's state
-        await pilot.pause()
-        assert "INFRA_ERROR" in _plain(result.content)
-        assert f"Response {position}: a reason is required for INFRA_ERROR" in screen._missing()
+        await press(pilot, "space")  # a fatal hit fails it whatever the total
+        assert "MODEL_FAIL" in plain(result.content)
+        await press(pilot, "tab", "c")  # confirm the record's state
+        assert "INFRA_ERROR" in plain(result.content)
+        assert f"Response {position}: a reason is required for INFRA_ERROR" in screen.form.missing()
         assert isinstance(app.focused, Input)
-        await _type(pilot, "runner timed out")
-        await pilot.press("enter")
-        await _settle(pilot)
-        assert not any("a reason is required" in p for p in screen._missing())
-    (payload,) = _rows(
+        await type_text(pilot, "runner timed out")
+        await press(pilot, "enter")
+        assert not any("a reason is required" in p for p in screen.form.missing())
+    (payload,) = rows(
         db_path,
         "SELECT payload FROM judgments WHERE reviewer = 'ana' ORDER BY pk DESC LIMIT 1",
     )[0]
@@ -402,30 +275,26 @@ async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: 
 async def test_drafts_survive_a_restart_and_the_reviewer_resumes_on_the_same_item(
     tmp_path: Path,
 ) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         first = screen.item.code
-        await pilot.press("right_square_bracket")
-        await _settle(pilot)
+        await press(pilot, "right_square_bracket")
         assert screen.item is not None and screen.item.code != first
         second = screen.item.code
-        await pilot.press("y", "n")
-        await pilot.press(*"yyy")
-        await pilot.press("1")
-        await _settle(pilot)
-        assert "draft saved" in _plain(screen.query_one("#item-bar", Static).content)
+        await press(pilot, "y", "n")
+        await press(pilot, *"yyy")
+        await press(pilot, "1")
+        assert "draft saved" in plain(screen.query_one("#item-bar", Static).content)
         # typing still waiting for its pause when the app closes is stored on the way out
-        await _type(pilot, "half a thought")
+        await type_text(pilot, "half a thought")
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None and screen.item.code == second
-        assert screen.status == "draft"
+        assert screen.drafts.status == "draft"
         gate = {row.id: row.value for row in screen.query("#gate ChoiceRow").results(ChoiceRow)}
         assert gate == {
             "check-consistent": "yes",
@@ -438,11 +307,65 @@ async def test_drafts_survive_a_restart_and_the_reviewer_resumes_on_the_same_ite
         assert screen.query_one("#rationale-1-task_correctness", Input).value == "half a thought"
         # the first missing answer has the focus: the next dimension of Response 1
         assert app.focused is not None and app.focused.id == "dim-1-evidence_discipline"
-        assert any("failed (visible)" in p for p in screen._missing())
+        assert any("failed (visible)" in p for p in screen.form.missing())
+
+
+# -- failures ------------------------------------------------------------------------------------
+async def test_a_draft_the_store_refuses_is_said_and_the_app_keeps_running(tmp_path: Path) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
+
+        def locked() -> list[StoredDraft]:
+            raise sqlite3.OperationalError("database is locked")
+
+        screen.desk.store_staged = locked  # type: ignore[method-assign]
+        await press(pilot, "y")
+        await until(pilot, lambda: app.failures, "the failure to be reported")
+        failure = app.failures[-1]
+        assert (failure.description, failure.reason) == ("Storing the draft", "database is locked")
+        assert not failure.internal
+        assert "NOT SAVED: database is locked" in static_text(pilot, "#item-bar")
+        notices = [(n.title, n.message) for n in app._notifications]
+        assert ("Storing the draft failed", "database is locked") in notices
+        assert app.is_running and showing(pilot, screen)
+        # The decision stayed staged; once the store answers again the newest one is stored.
+        del screen.desk.store_staged
+        await press(pilot, "n")
+        await until(pilot, lambda: "draft saved" in static_text(pilot, "#item-bar"))
+    stored = rows(db_path, "SELECT payload FROM judgments WHERE reviewer = 'ana'")
+    assert [json.loads(p)["validity"] for (p,) in stored] == [
+        {"consistent": True, "visible": False}
+    ]
+
+
+async def test_a_bug_in_a_worker_is_shown_and_does_not_end_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ABP_TUI_DEBUG", raising=False)  # with it, a bug ends the app loudly
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    # Not ``drive``: an internal error is what this test is about.
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await compare_screen(pilot)
+
+        def broken() -> set[str]:
+            raise RuntimeError("a bug")
+
+        screen.desk.finding_ids = broken  # type: ignore[method-assign]
+        await press(pilot, "f")
+        await until(pilot, lambda: app.failures, "the failure to be reported")
+        failure = app.failures[-1]
+        assert failure.internal and failure.reason == "RuntimeError: a bug"
+        titles = [n.title for n in app._notifications]
+        assert "Internal error: Reading the findings" in titles
+        assert isinstance(app.screen, FindingScreen) and app.is_running
+        assert "RuntimeError: a bug" in static_text(pilot, "#finding-error")
 
 
 def _position(db_path: Path, reviewer: str) -> list[tuple[Any, ...]]:
-    return _rows(
+    return rows(
         db_path,
         "SELECT i.code FROM positions p JOIN items i ON i.pk = p.item_pk WHERE p.reviewer = ?",
         [reviewer],
@@ -450,15 +373,14 @@ def _position(db_path: Path, reviewer: str) -> list[tuple[Any, ...]]:
 
 
 async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         first = screen.item.code
         # While the first item is shown, the second is read ahead, diffed and wrapped ...
-        ahead = screen._ahead
+        ahead = screen.navigator.ahead
         assert ahead is not None and ahead.item.index == screen.item.index + 1
         assert ahead.read_ahead and ahead.item.code != first
         assert ahead.marks is not None and ahead.marks.hunks
@@ -466,26 +388,24 @@ async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path:
         # ... without moving the reviewer there: a restart now resumes on the first item.
         assert _position(db_path, "ana") == [(first,)]
         # Another window saves a draft of the second item after it was read ahead.
-        design_pk = _rows(db_path, "SELECT pk FROM designs")[0][0]
+        design_pk = rows(db_path, "SELECT pk FROM designs")[0][0]
         other = ReviewSession(connect(db_path), design_pk, "ana")
         try:
             other.save(ahead.item.code, Judgment(validity={"consistent": True}), 3.0)
         finally:
             other.db.close()
         started = time.monotonic()
-        await pilot.press("right_square_bracket")
-        await _settle(pilot)
+        await press(pilot, "right_square_bracket")
         assert screen.item is not None and screen.item.code == ahead.item.code
         # The item shown is the newest: what was read ahead was read again.
-        assert screen.status == "draft" and screen.revision == 1
+        assert screen.drafts.status == "draft" and screen.drafts.revision == 1
         assert screen.query_one("#check-consistent", ChoiceRow).value == "yes"
-        assert screen.marks is not None and screen.marks.hunks
+        assert screen.pair.marks is not None and screen.pair.marks.hunks
         assert _position(db_path, "ana") == [(ahead.item.code,)]
-        await pilot.press("n")
-        await _settle(pilot)
-        assert "draft saved" in _plain(screen.query_one("#item-bar", Static).content)
+        await press(pilot, "n")
+        assert "draft saved" in plain(screen.query_one("#item-bar", Static).content)
     # The clock ran from when the item was shown, not from when it was read ahead.
-    spent = _rows(
+    spent = rows(
         db_path,
         "SELECT j.seconds_spent FROM judgments j JOIN items i ON i.pk = j.item_pk "
         "WHERE i.code = ? ORDER BY j.revision DESC LIMIT 1",
@@ -495,7 +415,7 @@ async def test_the_next_item_is_read_ahead_and_entered_only_when_shown(tmp_path:
 
 
 async def test_the_last_key_wins_when_an_item_is_still_opening(tmp_path: Path) -> None:
-    lines = _pair_study()
+    lines = pair_study()
     lines.append({"type": "task", "id": "T3", "prompt": "Summarise the memo for T3."})
     for cond in ("A", "C"):
         lines.append(
@@ -507,94 +427,93 @@ async def test_the_last_key_wins_when_an_item_is_still_opening(tmp_path: Path) -
                 "output": f"The launch moves to May (T3, {cond.lower()}).",
             }
         )
-    db_path = _database(tmp_path, lines, _pair_design())
+    db_path = study_database(tmp_path, lines, pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
-        await pilot.press("right_square_bracket")
-        await _settle(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
+        await press(pilot, "right_square_bracket")
         assert screen.item is not None and screen.item.index == 1
-        assert screen._ahead is not None and screen._ahead.item.index == 2
-        third = screen._ahead.item.code
+        assert screen.navigator.ahead is not None and screen.navigator.ahead.item.index == 2
+        third = screen.navigator.ahead.item.code
         open_item = screen.desk.open
+        disk = threading.Event()
 
         def slow(code: str | None = None) -> Any:
-            time.sleep(0.5)
+            disk.wait(TIMEOUT)  # the disk answers when the test says so
             return open_item(code)
 
         screen.desk.open = slow  # type: ignore[method-assign]
         # "[" starts a slow opening of the first item; "]" then shows the third at once. The
         # first item, arriving later, is not shown over it.
-        await pilot.press("left_square_bracket", "right_square_bracket")
-        await _settle(pilot)
+        await press(pilot, "left_square_bracket", "right_square_bracket", settled=False)
+        await until(pilot, lambda: screen.item is not None and screen.item.code == third)
+        disk.set()
+        await settle(pilot)
         assert screen.item is not None and screen.item.code == third
         assert _position(db_path, "ana") == [(third,)]
 
 
 async def test_a_slow_item_is_announced_and_a_quick_one_is_not(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         bar = screen.query_one("#item-bar", Static)
         shown: list[str] = []
         update = bar.update
 
         def watched(content: Any = "", *, layout: bool = True) -> None:
-            shown.append(_plain(content))
+            shown.append(plain(content))
             update(content, layout=layout)
 
         bar.update = watched  # type: ignore[method-assign]
         # Quick (not read ahead, but small): the bar goes straight from one item to the next.
-        screen._ahead = None
-        await pilot.press("right_square_bracket")
-        await _settle(pilot)
+        screen.navigator.drop_ahead()
+        await press(pilot, "right_square_bracket")
         assert shown and not any("Opening" in text for text in shown)
         # Slow: opening takes longer than the notice's delay, so the bar says so meanwhile.
         open_item = screen.desk.open
+        disk = threading.Event()
 
         def slow(code: str | None = None) -> Any:
-            time.sleep(OPENING_NOTICE_SECONDS * 3)
+            disk.wait(TIMEOUT)  # the disk answers when the test says so
             return open_item(code)
 
         screen.desk.open = slow  # type: ignore[method-assign]
         shown.clear()
-        await pilot.press("left_square_bracket")
-        await _settle(pilot)
-        assert any("Opening" in text for text in shown)
-        assert "Opening" not in _plain(bar.content)
+        started = time.monotonic()
+        await press(pilot, "left_square_bracket", settled=False)
+        await until(pilot, lambda: any("Opening" in text for text in shown), "the notice")
+        assert time.monotonic() - started >= OPENING_NOTICE_SECONDS
+        disk.set()
+        await until(pilot, lambda: screen.item is not None and screen.item.index == 0)
+        await settle(pilot)
+        assert "Opening" not in plain(bar.content)
 
 
-async def test_text_typed_outside_a_field_is_held_back_with_a_notice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+async def test_text_typed_outside_a_field_is_held_back_with_a_notice(tmp_path: Path) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         gate = screen.query_one("#check-consistent", ChoiceRow)
         assert app.focused is gate
+        # The guard's clock is the test's: keys come when the test says they do.
+        clock = [time.monotonic() + 1000.0]
+        screen.guard.clock = lambda: clock[0]
         # "we say": w and e are bound to nothing here, so they start a burst of typing; the
         # space, the s (submit) and the y (a score) that follow closely are held back too.
-        await pilot.press(*"we", "space", *"sy")
-        await _settle(pilot)
-        assert _showing(pilot, screen) and gate.value is None and screen.status == "todo"
+        await press(pilot, *"we", "space", *"sy")
+        assert showing(pilot, screen) and gate.value is None and screen.drafts.status == "todo"
         assert not screen.query_one("#missing").has_class("-refused")  # no submit was tried
         notices = [n.message for n in app._notifications]
         assert sum("keys act at once" in m for m in notices) == 1  # one notice per burst
         # Once the burst is over, keys act again.
-        time.sleep(TYPING_SECONDS + 0.05)
-        await pilot.press("y")
-        await _settle(pilot)
+        clock[0] += TYPING_SECONDS + 0.05
+        await press(pilot, "y")
         assert gate.value == "yes"
 
-        # The rules, on a controlled clock.
-        clock = [time.monotonic() + 1000.0]
-        monkeypatch.setattr(compare_module, "_now", lambda: clock[0])
-
+        # The rules, one key at a time.
         def key(name: str, char: str) -> bool:
             clock[0] += 0.1
             return screen.holds_back(events.Key(name, char))
@@ -618,67 +537,56 @@ async def test_text_typed_outside_a_field_is_held_back_with_a_notice(
 
 
 async def test_revising_a_submitted_judgment_asks_for_a_reason(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         code = screen.item.code
-        await pilot.press(*"YYYY")  # shift+y: all five checks hold
-        await pilot.press(*"2222", "tab", "tab", *"2222", "tab", "tab", "t")
-        await _type(pilot, "same")
-        await pilot.press("enter", "s")
-        await _settle(pilot)
+        await press(pilot, *"YYYY")  # shift+y: all five checks hold
+        await press(pilot, *"2222", "tab", "tab", *"2222", "tab", "tab", "t")
+        await type_text(pilot, "same")
+        await press(pilot, "enter", "s")
         assert screen.item is not None and screen.item.code != code
-        await pilot.press("left_square_bracket")
-        await _settle(pilot)
+        await press(pilot, "left_square_bracket")
         assert screen.item is not None and screen.item.code == code
-        assert screen.status == "submitted"
-        await pilot.press("right_curly_bracket")  # to Response 1
-        await pilot.press("1")
-        assert "changed: s resubmits" in _plain(screen.query_one("#item-bar", Static).content)
+        assert screen.drafts.status == "submitted"
+        await press(pilot, "right_curly_bracket")  # to Response 1
+        await press(pilot, "1")
+        assert "changed: s resubmits" in plain(screen.query_one("#item-bar", Static).content)
         assert isinstance(app.focused, Input)  # the rationale of a 1
-        await _type(pilot, "owner unclear")
+        await type_text(pilot, "owner unclear")
         # leaving asks first (Escape leaves the text field); Back stays on the item
-        await pilot.press("escape", "right_square_bracket")
-        await pilot.pause()
+        await press(pilot, "escape", "right_square_bracket")
         assert isinstance(app.screen, ReviseScreen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert _showing(pilot, screen) and screen.item is not None and screen.item.code == code
+        await press(pilot, "escape")
+        assert showing(pilot, screen) and screen.item is not None and screen.item.code == code
         screen.query_one("#dim-1-task_correctness").focus()
-        await pilot.press("s")
-        await pilot.pause()
+        await press(pilot, "s")
         assert isinstance(app.screen, ReviseScreen)
-        await pilot.press("enter")  # an empty reason is refused
-        await pilot.pause()
+        await press(pilot, "enter")  # an empty reason is refused
         assert isinstance(app.screen, ReviseScreen)
-        await _type(pilot, "reread the memo")
-        await pilot.press("enter")
-        await _settle(pilot)
-        assert _showing(pilot, screen)
+        await type_text(pilot, "reread the memo")
+        await press(pilot, "enter")
+        assert showing(pilot, screen)
         # Quitting with a changed, unsubmitted judgment asks first too (Back keeps the app).
         if screen.item is not None and screen.item.code != code:
-            await pilot.press("left_square_bracket")
-            await _settle(pilot)
+            await press(pilot, "left_square_bracket")
         assert screen.item is not None and screen.item.code == code
-        assert screen.status == "submitted"
+        assert screen.drafts.status == "submitted"
         screen.query_one("#dim-2-task_correctness").focus()
-        await pilot.press("1")
-        await pilot.press("escape", "q")
-        await pilot.pause()
+        await press(pilot, "1")
+        await press(pilot, "escape", "q")
         assert isinstance(app.screen, ReviseScreen) and app.is_running
-        await pilot.press("escape")
-        await pilot.pause()
-        assert _showing(pilot, screen) and app.is_running
-    rows = _rows(
+        await press(pilot, "escape")
+        assert showing(pilot, screen) and app.is_running
+    found = rows(
         db_path,
         "SELECT j.revision, j.status, j.reason FROM judgments j JOIN items i ON i.pk = j.item_pk "
         "WHERE i.code = ? AND j.status = 'submitted' ORDER BY j.revision",
         [code],
     )
-    assert [(r[1], r[2]) for r in rows] == [("submitted", ""), ("submitted", "reread the memo")]
+    assert [(r[1], r[2]) for r in found] == [("submitted", ""), ("submitted", "reread the memo")]
 
 
 # -- (c) hostile text -----------------------------------------------------------------------------
@@ -701,7 +609,7 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
         ("T2", "A"): "",
         ("T2", "C"): "[b]",
     }
-    lines = _pair_study(outputs)
+    lines = pair_study(outputs)
     lines[3]["prompt"] = "[/] Summarise [bold red]T1[/] \x1b[2J"
     lines.insert(
         3,
@@ -713,20 +621,18 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
             "tool": "[/]",
         },
     )
-    db_path = _database(tmp_path, lines, _pair_design())
+    db_path = study_database(tmp_path, lines, pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         for _ in range(2):
             assert screen.item is not None
             if "T1" in screen.item.task.prompt:
                 break
-            await pilot.press("right_square_bracket")
-            await _settle(pilot)
+            await press(pilot, "right_square_bracket")
         assert screen.item is not None and "T1" in screen.item.task.prompt
         title = screen.query_one("#task", Collapsible).query_one("CollapsibleTitle", Static)
-        assert _plain(title.visual).strip() == "▼ Task: [/] Summarise [bold red]T1[/] ␛[2J"
+        assert plain(title.visual).strip() == "▼ Task: [/] Summarise [bold red]T1[/] ␛[2J"
         hostile = next(p for p in screen.query(TextPane) if p.text.startswith("[/]"))
         huge = next(p for p in screen.query(TextPane) if p is not hostile)
         assert hostile.text.startswith("[/] [bold red]x[/] [link=http://x]y[/link]")
@@ -737,38 +643,33 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
         # the very long line is wrapped, not cut
         assert hostile.line_count > 8000 // hostile.size.width
         svg = app.export_screenshot()
-        shown = _svg_text(svg)
+        shown = svg_text(svg)
         assert "[bold red]x[/]" in shown and "[link=http://x]y[/link]" in shown
         assert "\x1b" not in svg and "\u202e" not in svg and "\x9b" not in svg
         # the megabyte is laid out (in a worker) and only the rows in view are drawn
         assert huge.is_laid_out and huge.line_count > 560 * 30
         assert len(huge._cache) <= huge.size.height + 2
         huge.focus()
-        await pilot.press("end")
-        # Scrolling to the end may be animated: wait for it to arrive (bounded), then check.
-        for _ in range(100):
-            await pilot.pause()
-            if huge.scroll_y == huge.max_scroll_y:
-                break
+        await press(pilot, "end")
+        # Scrolling to the end may be animated: wait for it to arrive, then check.
+        await until(pilot, lambda: huge.scroll_y == huge.max_scroll_y, "the end of the output")
         assert huge.scroll_y == huge.max_scroll_y > 0
         assert "again and again." in huge.visible_text()
         # Scrolling to the end draws the frames on the way (more when the machine is slow):
         # the cache stays a small fraction of the lines, never the whole megabyte.
         assert len(huge._cache) < huge.line_count // 10
         # the trace tab shows hostile trace text literally
-        await pilot.press("r")
-        await pilot.pause()
+        await press(pilot, "r")
         cells = [
-            _plain(c)
+            plain(c)
             for table in screen.query(DataTable)
             for i in range(table.row_count)
             for c in table.get_row_at(i)
         ]
         assert "[bold]call␛[2J" in cells and "[/]" in cells
-        await pilot.press("r")
+        await press(pilot, "r")
         assert screen.item is not None
-        await pilot.press("left_square_bracket" if screen.item.index else "right_square_bracket")
-        await _settle(pilot)
+        await press(pilot, "left_square_bracket" if screen.item.index else "right_square_bracket")
         texts = [p.visible_text() for p in screen.query(TextPane)]
         assert "(empty output)" in texts and "[b]" in texts
 
@@ -782,20 +683,17 @@ async def test_diff_toggles_and_next_change_scrolls_both_panes(tmp_path: Path) -
         ("T2", "A"): "same",
         ("T2", "C"): "same",
     }
-    db_path = _database(tmp_path, _pair_study(outputs), _pair_design())
+    db_path = study_database(tmp_path, pair_study(outputs), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         if screen.item is not None and "T1" not in screen.item.task.prompt:
-            await pilot.press("right_square_bracket")
-            await _settle(pilot)
-        assert screen.marks is not None and len(screen.marks.hunks) == 1
+            await press(pilot, "right_square_bracket")
+        assert screen.pair.marks is not None and len(screen.pair.marks.hunks) == 1
         left = screen.query_one("#text-1", TextPane)
         right = screen.query_one("#text-2", TextPane)
         assert left.changed and right.changed
-        await pilot.press("c")
-        await pilot.pause()
+        await press(pilot, "c")
         assert left.scroll_y > 100 and right.scroll_y > 100
         assert "The owner is" in left.visible_text() and "The owner is" in right.visible_text()
         assert left.current is not None
@@ -803,96 +701,82 @@ async def test_diff_toggles_and_next_change_scrolls_both_panes(tmp_path: Path) -
         left.scroll_to(y=10, animate=False, immediate=True)
         await pilot.pause()
         assert abs(right.scroll_y - 10) <= 1
-        await pilot.press("d")
-        await pilot.pause()
+        await press(pilot, "d")
         assert left.changed == [] and right.changed == []
-        assert "diff off" in _plain(screen.query_one("#item-bar", Static).content)
-        await pilot.press("d")
-        await pilot.pause()
+        assert "diff off" in plain(screen.query_one("#item-bar", Static).content)
+        await press(pilot, "d")
         assert left.changed
 
 
 async def test_queue_filters_and_jumps(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         first = screen.item.code
-        await pilot.press("y")
-        await _settle(pilot)
-        await pilot.press("l")
-        await _settle(pilot)
+        await press(pilot, "y")
+        await press(pilot, "l")
         queue = app.screen
         assert isinstance(queue, QueueScreen)
         table = queue.query_one(DataTable)
         assert table.row_count == 2
-        statuses = [_plain(table.get_row_at(i)[3]) for i in range(2)]
+        statuses = [plain(table.get_row_at(i)[3]) for i in range(2)]
         assert statuses == ["draft", "todo"]
-        await pilot.press("f", "f", "f")  # all -> unfinished -> todo -> draft
+        await press(pilot, "f", "f", "f")  # all -> unfinished -> todo -> draft
         assert queue.status_filter == "draft" and table.row_count == 1
-        await pilot.press("f")  # submitted: nothing yet
+        await press(pilot, "f")  # submitted: nothing yet
         assert table.row_count == 0
-        await pilot.press("f", "f", "down", "enter")  # all, second row
-        await _settle(pilot)
-        assert _showing(pilot, screen)
+        await press(pilot, "f", "f", "down", "enter")  # all, second row
+        assert showing(pilot, screen)
         assert screen.item is not None and screen.item.code != first
 
 
 async def test_command_palette_and_help_list_the_study_actions(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         screen.set_focus(None)
-        await pilot.press("question_mark")
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         listed = {k.description for k in app.screen.keys}
         assert {"Submit", "Next", "Prev", "Unfinished", "Queue", "Diff", "Change"} <= listed
         assert {"Trace", "Task", "Finding", "Home", "Keys"} <= listed
-        await pilot.press("escape")
-        await pilot.press("ctrl+p")
-        await _type(pilot, "open my queue")
-        await pilot.press("enter")
-        await _settle(pilot)
+        await press(pilot, "escape")
+        await press(pilot, "ctrl+p")
+        await type_text(pilot, "open my queue")
+        await press(pilot, "enter")
         assert isinstance(app.screen, QueueScreen)
-        await pilot.press("escape")
-        await pilot.press("h")
-        await _settle(pilot)
+        await press(pilot, "escape")
+        await press(pilot, "h")
         assert isinstance(app.screen, HomeScreen)
-        await pilot.press("j")
-        await _settle(pilot)
+        await press(pilot, "j")
         assert isinstance(app.screen, CompareScreen)
 
 
 async def test_a_finding_is_recorded_and_linked_to_the_item_runs(tmp_path: Path) -> None:
-    db_path = _database(tmp_path, _pair_study(), _pair_design())
+    db_path = study_database(tmp_path, pair_study(), pair_design())
     app = make_app(db_path, reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         code = screen.item.code
-        await pilot.press("f")
-        await _settle(pilot)
+        await press(pilot, "f")
         assert isinstance(app.screen, FindingScreen)
         assert app.screen.query_one("#finding-id", Input).value == f"F-{code}"
-        await pilot.press("ctrl+s")  # no title yet: refused, stays open
-        await pilot.pause()
+        await press(pilot, "ctrl+s")  # no title yet: refused, stays open
         assert isinstance(app.screen, FindingScreen)
-        await _type(pilot, "Owner invented")
-        await pilot.press("ctrl+s")
-        await _settle(pilot)
-        assert _showing(pilot, screen)
-    rows = _rows(
+        await type_text(pilot, "Owner invented")
+        await press(pilot, "ctrl+s")
+        assert showing(pilot, screen)
+    found = rows(
         db_path,
         "SELECT f.id, f.reviewer, f.document, COUNT(fr.run_pk) FROM findings f "
         "JOIN finding_runs fr ON fr.finding_pk = f.pk GROUP BY f.pk",
     )
-    assert len(rows) == 1
-    finding_id, reviewer, document, runs = rows[0]
+    assert len(found) == 1
+    finding_id, reviewer, document, runs = found[0]
     assert (finding_id, reviewer, runs) == (f"F-{code}", "ana", 2)
     assert json.loads(document)["title"] == "Owner invented"
     assert json.loads(document)["layer"] == "model"
@@ -903,24 +787,23 @@ async def test_no_design_opens_home_and_an_open_design_waits_for_the_reviewer(
 ) -> None:
     db_path = tmp_path / "plain.db"
     db = connect(db_path)
-    import_paths(db, [_write(tmp_path / "s.jsonl", _pair_study())])
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", pair_study())])
     db.close()
     app = make_app(db_path, reviewer="bo")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
-    db_path = _database(tmp_path, _pair_study(), _pair_design(reviewers=[]), name="open.db")
+    db_path = study_database(tmp_path, pair_study(), pair_design(reviewers=[]), name="open.db")
     app = make_app(db_path, reviewer="bo")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         # An open design is not joined behind the reviewer's back at start-up...
         assert isinstance(app.screen, HomeScreen)
         enrolled = connect(db_path).execute("SELECT COUNT(*) FROM enrolments").fetchone()[0]
         assert enrolled == 0
         # ...but `j` (judge) opens it and enrols them.
-        await pilot.press("j")
-        await _settle(pilot)
-        screen = _compare(pilot)
+        await press(pilot, "j")
+        screen = await compare_screen(pilot)
         assert screen.item is not None and screen.item.total == 2
 
 
@@ -997,7 +880,7 @@ def _blind_study() -> list[dict[str, Any]]:
 async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
     db_path = tmp_path / "blind.db"
     db = connect(db_path)
-    import_paths(db, [_write(tmp_path / "blind-runs.jsonl", _blind_study())])
+    import_paths(db, [write_jsonl(tmp_path / "blind-runs.jsonl", _blind_study())])
     create_design(
         db,
         StudyDesign(
@@ -1012,9 +895,8 @@ async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
     db.close()
     app = make_app(db_path, reviewer="ana")
     seen: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        screen = _compare(pilot)
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
         assert screen.item is not None
         total = screen.item.total
         assert total == 6  # two pairs and four single responses
@@ -1024,60 +906,19 @@ async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
             codes.add(screen.item.code)
             # the masking really happened on this item (so the check below can fail)
             assert all("«masked»" in r.text for r in screen.item.responses)
-            seen.append(_screen_text(pilot))
-            await pilot.press("r")  # the trace tabs
-            await pilot.pause()
-            seen.append(_screen_text(pilot))
-            await pilot.press("r")
-            await pilot.press("right_square_bracket")
-            await _settle(pilot)
+            seen.append(screen_text(pilot))
+            await press(pilot, "r")  # the trace tabs
+            seen.append(screen_text(pilot))
+            await press(pilot, "r")
+            await press(pilot, "right_square_bracket")
         assert len(codes) == total
         screen.set_focus(None)
         for key in ("l", "question_mark", "f"):
-            await pilot.press(key)
-            await _settle(pilot)
+            await press(pilot, key)
             assert app.screen is not screen
-            seen.append(_screen_text(pilot))
-            await pilot.press("escape")
-            await _settle(pilot)
+            seen.append(screen_text(pilot))
+            await press(pilot, "escape")
     text = "\n".join(seen).lower()
     assert "«masked»" in text and "infra_error" in text and "response 2" in text
     for identity in IDENTITIES:
         assert identity.lower() not in text, identity
-
-
-# -- (e) snapshots --------------------------------------------------------------------------------
-def _snapshot_db(tmp_path: Path) -> Path:
-    outputs = {
-        ("T2", "A"): "The launch moves to May.\nAna owns the checklist.\n\n- risk: none stated",
-        ("T2", "C"): "The launch moves to June.\nAna owns the checklist and the budget.",
-        ("T1", "A"): "",
-        ("T1", "C"): "漢字 and plain text; [bold]not markup[/]",
-    }
-    return _database(tmp_path, _pair_study(outputs), _pair_design(), name="snap.db")
-
-
-def test_compare_screen_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    _snapshot_db(tmp_path)
-    app = make_app(Path("snap.db"), reviewer="ana")
-    assert snap_compare(app, terminal_size=(160, 45), run_before=_settle)
-
-
-def test_queue_screen_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    _snapshot_db(tmp_path)
-    app = make_app(Path("snap.db"), reviewer="ana")
-
-    async def open_queue(pilot: Pilot[Any]) -> None:
-        await _settle(pilot)
-        await pilot.press("y")
-        await _settle(pilot)
-        await pilot.press("l")
-        await _settle(pilot)
-
-    assert snap_compare(app, terminal_size=(120, 30), run_before=open_queue)

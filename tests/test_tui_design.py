@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from abp_tui.services.importing import import_paths
 from abp_tui.store import connect, judging
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.newdesign import NewDesignScreen
+from tests.factories import write_jsonl
+from tests.tui_helpers import drive, press, settle, type_text, until
 
 
 def _db(tmp_path: Path) -> Path:
-    lines = [{"type": "study", "id": "s", "rubric_id": "afp-v0.1"}]
+    lines: list[dict[str, object]] = [{"type": "study", "id": "s", "rubric_id": "afp-v0.1"}]
     for c in ("A", "B"):
         lines.append(
             {
@@ -23,11 +25,9 @@ def _db(tmp_path: Path) -> Path:
                 "output": f"answer {c}",
             }
         )
-    src = tmp_path / "s.jsonl"
-    src.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
     db_path = tmp_path / "h.db"
     db = connect(db_path)
-    import_paths(db, [src])
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", lines)])
     db.close()
     return db_path
 
@@ -39,24 +39,19 @@ async def test_new_design_from_a_file_and_a_bad_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('study = "s"\nname = "x"\nseed = "three"\n', "utf-8")
     app = make_app(db_path, reviewer="demo")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+    async with drive(app, (120, 40)) as pilot:
+        await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "n")
+        assert isinstance(app.screen, NewDesignScreen)
         await pilot.click("#design-path")
-        for ch in str(bad):
-            await pilot.press(ch)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await type_text(pilot, str(bad))
+        await press(pilot, "enter")
+        await until(pilot, lambda: app.failures, "the bad file to be refused")
+        assert "Creating a study design" in app.failures[-1].description
         assert judging.designs(connect(db_path)) == []
-        await pilot.press("n")
-        await pilot.pause()
-        for ch in str(good):
-            await pilot.press(ch)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await press(pilot, "n")
+        await type_text(pilot, str(good))
+        await press(pilot, "enter")
     (design,) = judging.designs(connect(db_path))
     assert (design.study_id, design.name, design.version_no) == ("s", "pairs", 1)

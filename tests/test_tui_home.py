@@ -1,9 +1,11 @@
 """The home screen: lists the studies of a real database with their counts, shows untrusted text
-literally, explains what to do when the database is empty, and opens the key help."""
+literally, explains what to do when the database is empty, and opens the key help.
+
+Its look is in ``test_tui_snapshots.py``; waiting and reading are ``tests/tui_helpers.py``'s.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,62 +13,24 @@ import pytest
 from rich.text import Text
 from textual.binding import Binding
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
 from abp_tui.services.importing import import_paths
 from abp_tui.store import connect
 from abp_tui.tui.app import AbpApp, make_app
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
+from tests.factories import write_jsonl
+from tests.tui_helpers import (
+    drive,
+    home_study,
+    press,
+    settle,
+    static_text,
+    studies_database,
+)
 
 SIZE = (120, 40)
-
-
-def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    return path
-
-
-def _pilot_study(study_id: str = "pilot", name: str = "Pilot study") -> list[dict[str, Any]]:
-    """Two conditions, three tasks, five runs (one an infrastructure error), three trace events."""
-
-    def run(rid: str, task: str, cond: str) -> dict[str, Any]:
-        return {"type": "run", "id": rid, "task_id": task, "condition_id": cond, "output": rid}
-
-    return [
-        {"type": "study", "id": study_id, "name": name, "synthetic": True},
-        {"type": "condition", "id": "A", "label": "Model only"},
-        {"type": "condition", "id": "B", "label": "General instructions"},
-        {"type": "task", "id": "T1", "risk_type": "Source conflict"},
-        {"type": "task", "id": "T2", "risk_type": "Missing evidence"},
-        {"type": "task", "id": "T3"},
-        {"type": "trace_event", "run_id": "r1", "seq": 1, "kind": "run.start"},
-        {"type": "trace_event", "run_id": "r1", "seq": 2, "kind": "model.call"},
-        {"type": "trace_event", "run_id": "r1", "seq": 3, "kind": "run.end"},
-        run("r1", "T1", "A"),
-        run("r2", "T1", "B"),
-        run("r3", "T2", "A"),
-        {**run("r4", "T2", "B"), "origin_status": "INFRA_ERROR"},
-        run("r5", "T3", "B"),
-    ]
-
-
-def _database(tmp_path: Path, *studies: list[dict[str, Any]], name: str = "home.db") -> Path:
-    db_path = tmp_path / name
-    db = connect(db_path)
-    try:
-        for index, lines in enumerate(studies):
-            import_paths(db, [_write(tmp_path / f"study{index}.jsonl", lines)])
-    finally:
-        db.close()
-    return db_path
-
-
-async def _settle(pilot: Pilot[Any]) -> None:
-    """Let the loading workers finish and their messages be handled (a load may start another)."""
-    for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def _table(pilot: Pilot[Any], name: str) -> DataTable[Text]:
@@ -77,11 +41,6 @@ def _rows(table: DataTable[Text]) -> list[list[str]]:
     return [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
 
 
-def _static(pilot: Pilot[Any], selector: str) -> str:
-    content = pilot.app.screen.query_one(selector, Static).content
-    return content.plain if isinstance(content, Text) else str(content)
-
-
 async def test_home_lists_studies_with_counts_and_the_highlighted_study(tmp_path: Path) -> None:
     other = [
         {"type": "study", "id": "zeta", "name": "Real runs"},
@@ -89,9 +48,9 @@ async def test_home_lists_studies_with_counts_and_the_highlighted_study(tmp_path
         {"type": "task", "id": "X1"},
         {"type": "run", "id": "x", "task_id": "X1", "condition_id": "engine-a", "output": "o"},
     ]
-    app = make_app(_database(tmp_path, _pilot_study(), other), reviewer="ana")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    app = make_app(studies_database(tmp_path, home_study(), other), reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         assert isinstance(app.screen, HomeScreen)
         assert app.sub_title == "reviewer: ana"
         assert _rows(_table(pilot, "studies")) == [
@@ -107,31 +66,30 @@ async def test_home_lists_studies_with_counts_and_the_highlighted_study(tmp_path
             ["T2", "2", "1", "Missing evidence"],
             ["T3", "1", "0", "—"],
         ]
-        assert "SYNTHETIC DEMO DATA" in _static(pilot, "#banner")
-        assert "pilot" in _static(pilot, "#banner")
+        assert "SYNTHETIC DEMO DATA" in static_text(pilot, "#banner")
+        assert "pilot" in static_text(pilot, "#banner")
 
-        await pilot.press("down")
-        await _settle(pilot)
+        await press(pilot, "down")
         assert _rows(_table(pilot, "conditions")) == [["engine-a", "1", "0", ""]]
         assert _rows(_table(pilot, "tasks")) == [["X1", "1", "0", "—"]]
-        assert "1 of 2 studies are marked SYNTHETIC" in _static(pilot, "#banner")
+        assert "1 of 2 studies are marked SYNTHETIC" in static_text(pilot, "#banner")
         assert not pilot.app.screen.has_class("-synthetic-shown")
 
-        await pilot.press("q")
+        await press(pilot, "q")
         assert app.return_code == 0
 
 
 async def test_hostile_study_text_is_shown_literally(tmp_path: Path) -> None:
-    hostile = _pilot_study(study_id="evil\x1b[31m", name="[bold red]x[/]")
+    hostile = home_study(study_id="evil\x1b[31m", name="[bold red]x[/]")
     hostile[0]["description"] = "[link=https://example.invalid]click[/link] \u202eoops"
     hostile[1]["label"] = "[/]"
-    app = make_app(_database(tmp_path, hostile), reviewer="[b]rev[/b]")
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    app = make_app(studies_database(tmp_path, hostile), reviewer="[b]rev[/b]")
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         studies = _rows(_table(pilot, "studies"))
         assert (studies[0][0], studies[0][-1]) == ("evil␛[31m", "[bold red]x[/]")
         assert _rows(_table(pilot, "conditions"))[0][3] == "[/]"
-        info = _static(pilot, "#study-info")
+        info = static_text(pilot, "#study-info")
         assert "[link=https://example.invalid]click[/link] ⟨U+202E⟩oops" in info
         assert app.sub_title == "reviewer: [b]rev[/b]"
         screenshot = app.export_screenshot()
@@ -140,15 +98,15 @@ async def test_hostile_study_text_is_shown_literally(tmp_path: Path) -> None:
 
 
 async def test_question_mark_opens_the_key_help_and_escape_closes_it(tmp_path: Path) -> None:
-    app = make_app(_database(tmp_path, _pilot_study()))
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
-        await pilot.press("question_mark")
+    app = make_app(studies_database(tmp_path, home_study()))
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         listed = {(k.keys, k.description) for k in app.screen.keys}
         assert {(("r",), "Reload"), (("i",), "Import"), (("?",), "Keys")} <= listed
         assert any("q" in keys and description == "Quit" for keys, description in listed)
-        await pilot.press("escape")
+        await press(pilot, "escape")
         assert isinstance(app.screen, HomeScreen)
         assert app.sub_title == "reviewer: demo"
 
@@ -156,19 +114,18 @@ async def test_question_mark_opens_the_key_help_and_escape_closes_it(tmp_path: P
 async def test_empty_database_explains_import_and_reload_picks_up_new_studies(
     tmp_path: Path,
 ) -> None:
-    db_path = _database(tmp_path)
+    db_path = studies_database(tmp_path)
     app = make_app(db_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         assert app.screen.has_class("-empty")
         assert _table(pilot, "studies").row_count == 0
-        assert f"abp-tui import PATH --db {db_path}" in _static(pilot, "#empty")
+        assert f"abp-tui import PATH --db {db_path}" in static_text(pilot, "#empty")
 
         db = connect(db_path)
-        import_paths(db, [_write(tmp_path / "late.jsonl", _pilot_study())])
+        import_paths(db, [write_jsonl(tmp_path / "late.jsonl", home_study())])
         db.close()
-        await pilot.press("r")
-        await _settle(pilot)
+        await press(pilot, "r")
         assert not app.screen.has_class("-empty")
         assert _rows(_table(pilot, "studies"))[0][0] == "pilot"
         assert app.screen.focused is _table(pilot, "studies")
@@ -178,19 +135,10 @@ async def test_unreadable_database_is_reported_not_crashed(tmp_path: Path) -> No
     bad = tmp_path / "notes.db"
     bad.write_text("this is not SQLite, just text that is long enough " * 20, encoding="utf-8")
     app = make_app(bad)
-    async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
         assert app.screen.has_class("-failed")
-        assert "not a usable abp-tui database" in _static(pilot, "#load-error")
-
-
-def test_home_screen_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    _database(tmp_path, _pilot_study())
-    app = make_app(Path("home.db"), reviewer="snapshot")
-    assert snap_compare(app, terminal_size=SIZE, run_before=_settle)
+        assert "not a usable abp-tui database" in static_text(pilot, "#load-error")
 
 
 @pytest.mark.parametrize("owner", [AbpApp, HomeScreen, HelpScreen])

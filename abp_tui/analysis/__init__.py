@@ -1,11 +1,11 @@
 """From a design's records to final verdicts, results and agreement: one set of rules.
 
 The database (through :func:`abp_tui.store.judging.records_of_design`) and a publication bundle
-(through :mod:`abp_tui.export.bundle_analysis`, which ``verify`` runs with no database) both turn
-what
-they hold into the plain records of :mod:`.records` and call the same functions:
+(through :mod:`abp_tui.export.bundle_analysis`, which ``verify`` runs with no database) both hold
+the same records (:mod:`abp_tui.models.records`: runs by id, items by blind code) and call the
+same functions:
 
-- :mod:`.records`: the records, and which of them count: each reviewer's latest submitted
+- :mod:`.records`: which of the records count: each reviewer's latest submitted
   revision of an item for verdicts, disagreements, preferences and position bias, their first
   submitted revision for agreement; an item's latest adjudication;
 - :mod:`.verdicts`: disagreements under the design's rules, the final human verdict of every

@@ -5,11 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from abp_tui.analysis.records import DesignRecords, first_submitted
+from abp_tui.analysis.records import (
+    first_submitted,
+    in_plan_order,
+    place,
+    preferred,
+    preferred_run,
+    side,
+)
 from abp_tui.analysis.scoring import result_state, total
-from abp_tui.models import ResultState
-from abp_tui.stats.agreement import Category
-from abp_tui.stats.agreement import Judgment as Observation
+from abp_tui.models import DesignRecords, ResultState
+from abp_tui.stats.agreement import Category, Observation
 
 STATE_SCALE: Final = tuple(s.value for s in ResultState)
 PREFERENCE_SCALE: Final = ("a", "b", "tie", "insufficient_evidence")
@@ -52,26 +58,28 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
     levels["total"], scales["total"] = "interval", tuple(range(rubric.max_total + 1))
     levels["result_state"], scales["result_state"] = "nominal", STATE_SCALE
     levels["fatal_hit"], scales["fatal_hit"] = "nominal", FLAG_SCALE
-    items = {i.pk: i for i in records.items}
-    first = first_submitted(records.judgments)
+    items = {i.code: i for i in records.items}
+    # In plan order: the statistics' bootstrap draws units in the order they first appear.
+    first = in_plan_order(records.items, first_submitted(records.judgments))
     criteria = {
-        pk: tuple(dict.fromkeys(items[pk].fatal_criteria + rubric.fatal_criteria)) for pk in first
+        code: tuple(
+            dict.fromkeys(records.task_criteria.get(items[code].task, ()) + rubric.fatal_criteria)
+        )
+        for code in first
     }
     for name in dict.fromkeys(c for found in criteria.values() for c in found):
         levels[f"fatal:{name}"], scales[f"fatal:{name}"] = "nominal", FLAG_SCALE
     if any(i.is_pair for i in records.items):
         levels["preference"], scales["preference"] = "nominal", PREFERENCE_SCALE
     out: dict[str, list[Observation]] = {name: [] for name in levels}
-    for item_pk, judgments in first.items():
-        item = items[item_pk]
+    for code, judgments in first.items():
+        item = items[code]
         for j in judgments:
             # In the item's own order, whatever order a record kept: the statistics' bootstrap
             # draws units in the order they first appear.
-            ordered = sorted(
-                j.judgment.responses.items(), key=lambda r: (item.place(int(r[0])), r[0])
-            )
-            for key, response in ordered:
-                unit = f"{item.code}:{item.side(int(key))}"
+            ordered = sorted(j.judgment.responses.items(), key=lambda r: (place(item, r[0]), r[0]))
+            for run, response in ordered:
+                unit = f"{item.code}:{side(item, run)}"
                 for dim in rubric.dimensions:
                     if dim.scored and dim.id in response.scores:
                         out[f"dimension:{dim.id}"].append(
@@ -86,12 +94,12 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
                 if summed is not None:
                     out["total"].append((unit, j.reviewer, summed))
                 out["fatal_hit"].append((unit, j.reviewer, int(bool(response.fatal_hits))))
-                for criterion in criteria[item_pk]:
+                for criterion in criteria[code]:
                     hit = int(criterion in response.fatal_hits)
                     out[f"fatal:{criterion}"].append((unit, j.reviewer, hit))
-            preferred = j.preferred()
-            if item.is_pair and preferred is not None:
-                run = j.preferred_run()
-                value = preferred if run is None else item.side(run)
+            choice = preferred(j)
+            if item.is_pair and choice is not None:
+                chosen = preferred_run(j)
+                value = choice if chosen is None else side(item, chosen)
                 out["preference"].append((item.code, j.reviewer, value))
     return AgreementInput(out, levels, scales)

@@ -16,10 +16,21 @@ from dataclasses import dataclass
 from typing import Final
 
 from abp_tui.analysis.blinding import contrasts_of
-from abp_tui.analysis.records import DesignRecords, Item, ItemJudgment, RunRecord
+from abp_tui.analysis.records import preferred
 from abp_tui.analysis.scoring import result_state
-from abp_tui.analysis.verdicts import Decisions, RunOutcome, decide, outcomes
-from abp_tui.models import Model, PreferenceChoice, ResponseJudgment, ResultState, Rubric
+from abp_tui.analysis.verdicts import Decisions, decide, outcomes
+from abp_tui.models import (
+    DesignRecords,
+    Item,
+    JudgmentRevision,
+    Model,
+    PreferenceChoice,
+    ResponseJudgment,
+    ResultState,
+    Rubric,
+    RunFacts,
+    RunOutcome,
+)
 from abp_tui.stats.inference import (
     PairedPassFail,
     PositionBias,
@@ -124,7 +135,7 @@ def group_result(
 
 
 def preferences(
-    items: Iterable[Item], latest: Mapping[int, list[ItemJudgment]], a: str, b: str
+    items: Iterable[Item], latest: Mapping[str, list[JudgmentRevision]], a: str, b: str
 ) -> tuple[int, int, int, int]:
     """(wins of a, wins of b, ties, insufficient) over the judgments of pairs of a and b."""
     wins_a = wins_b = ties = insufficient = 0
@@ -132,15 +143,15 @@ def preferences(
         if not item.is_pair or set(item.conditions) != {a, b}:
             continue
         condition_of = dict(zip(item.runs, item.conditions, strict=True))
-        for j in latest.get(item.pk, ()):
-            preferred = j.preferred()
-            if preferred is None:
+        for j in latest.get(item.code, ()):
+            choice = preferred(j)
+            if choice is None:
                 continue
-            if preferred == PreferenceChoice.TIE.value:
+            if choice == PreferenceChoice.TIE.value:
                 ties += 1
-            elif preferred == PreferenceChoice.INSUFFICIENT.value:
+            elif choice == PreferenceChoice.INSUFFICIENT.value:
                 insufficient += 1
-            elif condition_of[int(preferred)] == a:
+            elif condition_of[choice] == a:
                 wins_a += 1
             else:
                 wins_b += 1
@@ -157,7 +168,7 @@ def _paired(rows: Sequence[RunOutcome]) -> dict[tuple[str, int], ResultState | N
 def compare(
     a: str,
     b: str,
-    rows: Mapping[str, Sequence[tuple[RunRecord, RunOutcome]]],
+    rows: Mapping[str, Sequence[tuple[RunFacts, RunOutcome]]],
     preferred: tuple[int, int, int, int],
     seed: int,
 ) -> Comparison:
@@ -186,7 +197,7 @@ def compare(
     )
 
 
-def shown_position_bias(latest: Mapping[int, list[ItemJudgment]]) -> PositionBias:
+def shown_position_bias(latest: Mapping[str, list[JudgmentRevision]]) -> PositionBias:
     """How often the response shown first was preferred, over decisive judgments."""
     left = right = 0
     for judgments in latest.values():
@@ -207,6 +218,24 @@ class Results:
     outcomes: list[RunOutcome]
 
 
+class ResultsReport(Model):
+    """The results of a design as ``abp-tui results`` reports them, with who unblinded it."""
+
+    study: str
+    design: str
+    design_version: int
+    design_sha256: str
+    rubric: str
+    unblinded_by: str
+    unblinded_at: str
+    conditions: list[GroupResult]
+    by_task: list[GroupResult]
+    comparisons: list[Comparison]
+    position_bias: PositionBias
+    outcomes: list[RunOutcome]
+    notes: list[str]
+
+
 def results(
     records: DesignRecords,
     decisions: Decisions | None = None,
@@ -221,7 +250,7 @@ def results(
         decisions = decide(records)
     if run_outcomes is None:
         run_outcomes = outcomes(records.runs, decisions.verdicts)
-    by_condition: dict[str, list[tuple[RunRecord, RunOutcome]]] = defaultdict(list)
+    by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
     by_cell: dict[tuple[str, str], list[RunOutcome]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))

@@ -15,34 +15,43 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final
 
 from abp_tui.analysis.records import (
-    Adjudication,
-    DesignRecords,
-    ItemJudgment,
-    RunRecord,
+    in_plan_order,
     latest_adjudications,
     latest_submitted,
+    preferred_run,
 )
 from abp_tui.analysis.scoring import result_state
 from abp_tui.models import (
+    AdjudicationRevision,
+    DesignRecords,
     DisagreementRules,
-    Model,
+    JudgmentRevision,
+    OutcomeSource,
     ResponseJudgment,
     ResultState,
     Rubric,
+    RunFacts,
+    RunOutcome,
+    Verdict,
+    VerdictSource,
 )
 
-VerdictSource = Literal["adjudicated", "unanimous", "single review", "unresolved"]
-OutcomeSource = Literal[
-    "adjudicated",
-    "unanimous",
-    "single review",
-    "unresolved",
-    "automated verification",
-    "record",
-    "unjudged",
+__all__ = [
+    "AUTOMATED_STATES",
+    "Decisions",
+    "Disagreement",
+    "OutcomeSource",
+    "RunOutcome",
+    "Verdict",
+    "VerdictSource",
+    "automated_state",
+    "decide",
+    "find_disagreements",
+    "outcome",
+    "outcomes",
 ]
 
 AUTOMATED_STATES: Final[dict[str, ResultState]] = {
@@ -57,7 +66,7 @@ AUTOMATED_STATES: Final[dict[str, ResultState]] = {
 
 
 def find_disagreements(
-    rules: DisagreementRules, rubric: Rubric, judgments: list[ItemJudgment]
+    rules: DisagreementRules, rubric: Rubric, judgments: list[JudgmentRevision]
 ) -> list[str]:
     """Why the judgments of one item disagree under the design's rules (empty: they agree)."""
     reasons: list[str] = []
@@ -87,7 +96,7 @@ def find_disagreements(
                 if len(scores) >= 2 and max(scores) - min(scores) >= rules.dimension_differs_by:
                     reasons.append(f"{dim.name} differs by {max(scores) - min(scores)}")
     if rules.preference_conflicts:
-        preferred = {r for j in judgments if (r := j.preferred_run()) is not None}
+        preferred = {r for j in judgments if (r := preferred_run(j)) is not None}
         if len(preferred) > 1:
             reasons.append("preferences conflict")
     return list(dict.fromkeys(reasons))
@@ -97,77 +106,61 @@ def find_disagreements(
 class Disagreement:
     """An item whose reviewers' latest submitted judgments disagree under the design's rules."""
 
-    item_pk: int
     code: str
+    """The item's blind code."""
     reviewers: list[str]
     reasons: list[str] = field(default_factory=list)
     adjudicated: bool = False
-
-
-class Verdict(Model):
-    """The final verdict of one run in a design."""
-
-    run_pk: int
-    source: VerdictSource
-    result_state: ResultState | None
-    scores: dict[str, float]
-    """Component scores: the adjudicated or single judgment's; the median when several."""
-    fatal_hits: tuple[str, ...]
-    judgments: int
-    """How many reviewer judgments of the run stand behind it."""
-    items: tuple[str, ...]
-    """Blind codes of the items the run was judged in."""
 
 
 @dataclass(frozen=True)
 class Decisions:
     """The human side of a design: what counts, where reviewers disagree, the final verdicts."""
 
-    latest: dict[int, list[ItemJudgment]]
-    """Item -> each reviewer's latest submitted judgment."""
-    adjudications: dict[int, Adjudication]
-    """Item -> its latest adjudication."""
+    latest: dict[str, list[JudgmentRevision]]
+    """Item code -> each reviewer's latest submitted judgment, items in plan order."""
+    adjudications: dict[str, AdjudicationRevision]
+    """Item code -> its latest adjudication."""
     disagreements: list[Disagreement]
     """In plan order."""
     verdicts: list[Verdict]
-    """One per judged run, by run key."""
-    adjudicated_by: dict[int, Adjudication]
-    """Run key -> the adjudication its verdict comes from."""
+    """One per judged run, by run id."""
+    adjudicated_by: dict[str, AdjudicationRevision]
+    """Run id -> the adjudication its verdict comes from."""
 
 
 def decide(records: DesignRecords) -> Decisions:
     """Disagreements and the final verdict of every judged run, with its source."""
     rubric, rules = records.rubric, records.rules
-    codes = {i.pk: i.code for i in records.items}
-    latest = latest_submitted(records.judgments)
+    # In plan order: a run judged in several items takes the adjudication of the last one.
+    latest = in_plan_order(records.items, latest_submitted(records.judgments))
     adjudications = latest_adjudications(records.adjudications)
-    per_run: dict[int, list[ResponseJudgment]] = defaultdict(list)
-    judged_in: dict[int, set[str]] = defaultdict(set)
-    adjudicated_by: dict[int, Adjudication] = {}
-    unresolved: set[int] = set()
+    per_run: dict[str, list[ResponseJudgment]] = defaultdict(list)
+    judged_in: dict[str, set[str]] = defaultdict(set)
+    adjudicated_by: dict[str, AdjudicationRevision] = {}
+    unresolved: set[str] = set()
     found: list[Disagreement] = []
-    for item_pk, js in latest.items():
-        code = codes[item_pk]
+    for code, js in latest.items():
         for j in js:
-            for key, response in j.judgment.responses.items():
-                per_run[int(key)].append(response)
-                judged_in[int(key)].add(code)
+            for run, response in j.judgment.responses.items():
+                per_run[run].append(response)
+                judged_in[run].add(code)
         reasons = find_disagreements(rules, rubric, js)
-        adjudication = adjudications.get(item_pk)
+        adjudication = adjudications.get(code)
         if reasons:
             reviewers = sorted(j.reviewer for j in js)
-            found.append(Disagreement(item_pk, code, reviewers, reasons, adjudication is not None))
+            found.append(Disagreement(code, reviewers, reasons, adjudication is not None))
         if adjudication is not None:
-            for key in adjudication.judgment.responses:
-                adjudicated_by[int(key)] = adjudication
+            for run in adjudication.judgment.responses:
+                adjudicated_by[run] = adjudication
         elif reasons:
-            unresolved.update(int(key) for j in js for key in j.judgment.responses)
+            unresolved.update(run for j in js for run in j.judgment.responses)
     verdicts = []
     for run in sorted(per_run):
         adjudicated = adjudicated_by.get(run)
         items = tuple(sorted(judged_in[run]))
         if adjudicated is not None:
-            chosen = adjudicated.judgment.responses[str(run)]
+            chosen = adjudicated.judgment.responses[run]
             verdicts.append(_adjudicated(rubric, run, chosen, len(per_run[run]), items))
         else:
             verdicts.append(_reviewed(rubric, run, per_run[run], run in unresolved, items))
@@ -176,10 +169,10 @@ def decide(records: DesignRecords) -> Decisions:
 
 
 def _adjudicated(
-    rubric: Rubric, run: int, chosen: ResponseJudgment, judgments: int, items: tuple[str, ...]
+    rubric: Rubric, run: str, chosen: ResponseJudgment, judgments: int, items: tuple[str, ...]
 ) -> Verdict:
     return Verdict(
-        run_pk=run,
+        run=run,
         source="adjudicated",
         result_state=result_state(rubric, chosen),
         scores={k: float(v) for k, v in chosen.scores.items()},
@@ -191,7 +184,7 @@ def _adjudicated(
 
 def _reviewed(
     rubric: Rubric,
-    run: int,
+    run: str,
     responses: list[ResponseJudgment],
     disputed: bool,
     items: tuple[str, ...],
@@ -207,7 +200,7 @@ def _reviewed(
         source = "unanimous"
     dims = sorted({d for r in responses for d in r.scores})
     return Verdict(
-        run_pk=run,
+        run=run,
         source=source,
         result_state=states.pop() if len(states) == 1 else None,
         scores={
@@ -220,27 +213,12 @@ def _reviewed(
     )
 
 
-class RunOutcome(Model):
-    run_pk: int
-    run_id: str
-    task_id: str
-    condition_id: str
-    trial: int
-    state: ResultState | None
-    source: OutcomeSource
-    human_state: ResultState | None
-    automated_state: ResultState | None
-    fatal: bool | None
-    """A fatal criterion was hit (human judgment only)."""
-    scores: dict[str, float]
-
-
 def automated_state(outcome: str | None) -> ResultState | None:
     """The result state an automated verification outcome stands for (None: no such outcome)."""
     return AUTOMATED_STATES.get((outcome or "").lower())
 
 
-def outcome(run: RunRecord, verdict: Verdict | None) -> RunOutcome:
+def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
     """The outcome that counts for a run: a person's final verdict, else automated verification,
     else the state its record carries, else unjudged. A human verdict supersedes an automated
     one; both are kept."""
@@ -256,7 +234,6 @@ def outcome(run: RunRecord, verdict: Verdict | None) -> RunOutcome:
     else:
         state, source = None, "unjudged"
     return RunOutcome(
-        run_pk=run.pk,
         run_id=run.id,
         task_id=run.task,
         condition_id=run.condition,
@@ -270,7 +247,7 @@ def outcome(run: RunRecord, verdict: Verdict | None) -> RunOutcome:
     )
 
 
-def outcomes(runs: Iterable[RunRecord], verdicts: Iterable[Verdict]) -> list[RunOutcome]:
+def outcomes(runs: Iterable[RunFacts], verdicts: Iterable[Verdict]) -> list[RunOutcome]:
     """The outcome of each run, in the runs' order."""
-    by_run = {v.run_pk: v for v in verdicts}
-    return [outcome(r, by_run.get(r.pk)) for r in runs]
+    by_run = {v.run: v for v in verdicts}
+    return [outcome(r, by_run.get(r.id)) for r in runs]

@@ -5,7 +5,8 @@ benchmark module is imported only when its benchmark runs.
 - ``imports``: importing a generated abp-trace/v1 file, beside sqlite-utils and a bare loop;
 - ``agreement``: the agreement report beside the ``krippendorff`` package;
 - ``export``: a publication bundle beside a bare copy-and-zip;
-- ``ui``: the next-item key on the compare screen beside a bare Textual floor.
+- ``ui``: the next-item key on the compare screen beside a bare Textual floor;
+- ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any
 
 from abp_tui.errors import AbpError
 
-REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15}
-"""Repetitions when ``--repeat`` is not given: a UI key press is short and noisy, so it is
-timed more often for a steady median."""
+REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15, "startup": 11}
+"""Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
+noisy, so they are timed more often for a steady median."""
 
 
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -38,4 +39,8 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.ui import bench_ui
 
         return bench_ui(repeat=repeat)
-    raise AbpError(f"bench {what}: unknown benchmark; expected: import, agreement, export, ui")
+    if what == "startup":
+        from abp_tui.bench.startup import bench_startup
+
+        return bench_startup(repeat=repeat)
+    raise AbpError(f"bench {what}: unknown benchmark; expected: {', '.join(REPEAT)}")

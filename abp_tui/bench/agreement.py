@@ -22,8 +22,8 @@ from abp_tui.stats.agreement import (
     F64,
     AgreementReport,
     Category,
-    Judgment,
     Level,
+    Observation,
     compute_all,
     is_number,
 )
@@ -42,7 +42,7 @@ _BENCH_VARIABLES: Final[tuple[tuple[str, Level, tuple[Category, ...]], ...]] = (
 def _bench_data(
     items: int, reviewers: int, variables: int, seed: int
 ) -> tuple[
-    dict[str, list[Judgment]],
+    dict[str, list[Observation]],
     dict[str, Level],
     dict[str, tuple[Category, ...]],
     dict[str, tuple[F64, F64]],
@@ -50,7 +50,7 @@ def _bench_data(
     """Synthetic judgments: each item has a true category; a reviewer reports it with p = 0.7,
     else a uniformly random category, and leaves 5% of judgments blank (value None)."""
     rng = np.random.default_rng(seed)
-    records: dict[str, list[Judgment]] = {}
+    records: dict[str, list[Observation]] = {}
     levels: dict[str, Level] = {}
     scales: dict[str, tuple[Category, ...]] = {}
     matrices: dict[str, tuple[F64, F64]] = {}
@@ -69,7 +69,7 @@ def _bench_data(
         codes = np.where(agree, truth[None, :], noise)
         blank = rng.random((reviewers, items)) < 0.05
         cats = list(scale)
-        rows: list[Judgment] = []
+        rows: list[Observation] = []
         for i in range(items):
             for r in range(reviewers):
                 rows.append(

@@ -154,7 +154,7 @@ def _folder_bytes(folder: Path) -> int:
 
 def bench_export(runs: int = 10_000, repeat: int = 3, seed: int = 0) -> dict[str, Any]:
     """Time ``export_bundle`` against copying and zipping the raw outputs; return the figures."""
-    from abp_tui.export.bundle import export_bundle
+    from abp_tui.services.publishing import export_bundle
 
     if runs < 2:
         raise AbpError("--runs must be at least 2")

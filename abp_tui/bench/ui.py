@@ -455,10 +455,10 @@ async def _drive_ours(app: App[None], presses: int) -> list[Press]:
                     return _compare_shown(screen, previous)
 
                 def diffed(screen: CompareScreen = screen) -> bool:
-                    return screen.marks is not None
+                    return screen.pair.marks is not None
 
                 def ready(screen: CompareScreen = screen, previous: str = previous) -> bool:
-                    return _compare_shown(screen, previous) and screen.marks is not None
+                    return _compare_shown(screen, previous) and screen.pair.marks is not None
 
                 probe.shown, probe.diffed = shown, diffed
                 results.append(await _press(pilot, probe, ready))
@@ -471,12 +471,12 @@ async def _drive_ours(app: App[None], presses: int) -> list[Press]:
 def _compare_shown(screen: CompareScreen, previous: str | None) -> bool:
     """The compare screen shows an item other than ``previous``, both texts wrapped in panes."""
     item = screen.item
-    if item is None or item.code == previous or len(screen.texts) != 2:
+    pair = screen.pair
+    if item is None or item.code == previous or len(pair.texts) != 2:
         return False
-    panes = screen._panes()
+    panes = pair.panes()
     return len(panes) == 2 and all(
-        pane.text is text and pane.is_laid_out
-        for pane, text in zip(panes, screen.texts, strict=True)
+        pane.text is text and pane.is_laid_out for pane, text in zip(panes, pair.texts, strict=True)
     )
 
 
@@ -486,7 +486,7 @@ def _compare_ready(app: App[None]) -> bool:
     return (
         isinstance(screen, CompareScreen)
         and _compare_shown(screen, None)
-        and screen.marks is not None
+        and screen.pair.marks is not None
     )
 
 

@@ -1,11 +1,13 @@
 """Publication bundles (a folder and a zip with the same bytes) and their verification.
 
-``export_bundle`` collects the source files of a design, derives every table, plot and the report
-from them, lists every file's SHA-256 in ``manifest.json`` and writes the folder and the zip
-atomically: everything goes into temporary names beside the targets, which are renamed into place
-at the end; on any failure nothing half-written remains. Two exports of the same judgments are
-byte-identical: fixed file order, fixed zip timestamps and permissions, sorted JSON keys, and no
-clock reading in any file (the only times are those stored in the records).
+:func:`bundle_files` derives every table, plot and the report from a bundle's source files and
+lists every file's SHA-256 in ``manifest.json``; :func:`write_bundle` writes the folder and the
+zip atomically: everything goes into temporary names beside the targets, which are renamed into
+place at the end; on any failure nothing half-written remains. Two exports of the same judgments
+are byte-identical: fixed file order, fixed zip timestamps and permissions, sorted JSON keys, and
+no clock reading in any file (the only times are those stored in the records). Collecting the
+source files from the database, and recording an export, is
+:mod:`abp_tui.services.publishing`'s: nothing here reads or writes the database.
 
 ``verify`` reads a bundle (folder or zip, refusing unsafe paths and links), recomputes every hash
 in the manifest and re-derives every derived file from the bundle's own source files with the
@@ -20,7 +22,6 @@ import platform
 import secrets
 import shutil
 import stat
-import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,27 +29,17 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Any, Final
-
-import sqlite_utils
+from typing import Final
 
 from abp_tui import __version__
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
-from abp_tui.export.canonical import json_bytes, sha256_bytes
-from abp_tui.export.derive import (
-    ABP_VERDICT,
-    STATUS,
-    abp_verdict_document,
-    derive,
-    judgments_csv,
-    verdict_lines,
-)
+from abp_tui.export.canonical import json_bytes
+from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
-from abp_tui.export.source import Collected, collect
+from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
-from abp_tui.services.adjudicating import Verdict, final_verdicts
-from abp_tui.store import packs as psql
+from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
 ZIP_DATE: Final = (1980, 1, 1, 0, 0, 0)
@@ -59,17 +50,6 @@ MAX_BUNDLE_BYTES: Final = 16 << 30
 """A zip whose members claim more than this in total is refused before anything is read."""
 REPRODUCE: Final = "abp-tui verify ."
 ENVIRONMENT_PACKAGES: Final = ("numpy", "scipy", "pydantic", "krippendorff")
-
-
-@dataclass(frozen=True)
-class BundleResult:
-    folder: Path
-    zip_path: Path
-    status: str
-    missing: list[str]
-    files: int
-    """Files in the bundle, the manifest included."""
-    manifest_sha256: str
 
 
 @dataclass(frozen=True)
@@ -84,7 +64,7 @@ class VerifyReport:
     """Derived files re-derived from the bundle's records and found identical."""
 
 
-# -- exporting -------------------------------------------------------------------------------------
+# -- writing ---------------------------------------------------------------------------------------
 def _environment() -> dict[str, str]:
     env = {"python": platform.python_version()}
     for name in ENVIRONMENT_PACKAGES:
@@ -93,31 +73,6 @@ def _environment() -> dict[str, str]:
         except PackageNotFoundError:  # pragma: no cover - all are dependencies
             env[name] = "not installed"
     return env
-
-
-def _cross_check(
-    db: sqlite_utils.Database, design_pk: int, collected: Collected, analysis: Analysis
-) -> None:
-    """The verdicts computed from the bundle's records must be the database's own: the same
-    rules on both, so a difference means a record was lost or changed on its way into the
-    bundle."""
-    core = {collected.run_ids[v.run_pk]: v for v in final_verdicts(db, design_pk)}
-    ours = analysis.human
-    for run in sorted(set(core) | set(ours)):
-        mine, theirs = _verdict_facts(ours.get(run)), _verdict_facts(core.get(run))
-        if mine != theirs:
-            raise ExportError(
-                f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
-                f"{mine} differs from the database's {theirs}; nothing was written "
-                "(please report this)"
-            )
-
-
-def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
-    """A verdict without its run key (the database's key or the bundle's number)."""
-    if v is None:
-        return None
-    return (v.source, v.result_state, v.scores, v.fatal_hits, v.judgments, v.items)
 
 
 def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -> bytes:
@@ -160,21 +115,12 @@ def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -
     )
 
 
-def build_bundle(
-    db: sqlite_utils.Database, design_pk: int, timings: dict[str, float] | None = None
-) -> dict[str, bytes]:
-    """Every file of the bundle of a design (path -> bytes), the manifest included."""
-    began = time.perf_counter()
-    collected = collect(db, design_pk)
-    analysis = analyse(parse(collected.files))
-    _cross_check(db, design_pk, collected, analysis)
-    collected_at = time.perf_counter()
-    derived = derive(collected.files, analysis)
-    files = {**collected.files, **derived}
+def bundle_files(source: dict[str, bytes], analysis: Analysis) -> dict[str, bytes]:
+    """Every file of a bundle (path -> bytes), the manifest included, from its source files and
+    their analysis (``analyse(parse(source))``)."""
+    derived = derive(source, analysis)
+    files = {**source, **derived}
     files[rec.MANIFEST] = _manifest(files, list(derived), analysis)
-    if timings is not None:
-        timings["collect"] = collected_at - began
-        timings["derive"] = time.perf_counter() - collected_at
     return files
 
 
@@ -238,50 +184,19 @@ def _swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
         shutil.rmtree(backup, ignore_errors=True)
 
 
-def export_bundle(
-    db: sqlite_utils.Database,
-    design_pk: int,
-    out_dir: Path,
-    *,
-    actor: str = "coordinator",
-    timings: dict[str, float] | None = None,
-) -> BundleResult:
-    """Write the publication bundle of a design to ``out_dir`` and ``out_dir.zip``.
-
-    Raises StudyIsBlind before the study is unblinded. The export is recorded in the audit log
-    (who, what, the manifest's hash); that entry is never part of a bundle.
-    """
+def write_bundle(out_dir: Path, files: dict[str, bytes]) -> Path:
+    """Write a bundle's files to the folder ``out_dir`` and to ``out_dir.zip``, atomically (an
+    existing bundle there is replaced; anything else there is refused); return the zip's path."""
     out_dir = Path(out_dir)
-    files = build_bundle(db, design_pk, timings)
     zip_path = out_dir.parent / f"{out_dir.name}.zip"
-    began = time.perf_counter()
     with _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
         write_folder(tmp, files)
         write_zip(tmp_zip, files)
-    if timings is not None:
-        timings["write"] = time.perf_counter() - began
-    manifest_sha = sha256_bytes(files[rec.MANIFEST])
-    status = json.loads(files[STATUS])
-    design = json.loads(files[rec.DESIGN])
-    psql.audit(
-        db,
-        actor,
-        "export bundle",
-        {
-            "study": design["study"],
-            "design": design["name"],
-            "version": design["version"],
-            "bundle": out_dir.name,
-            "manifest_sha256": manifest_sha,
-            "status": status["status"],
-        },
-    )
-    return BundleResult(
-        out_dir, zip_path, status["status"], status["missing"], len(files), manifest_sha
-    )
+    return zip_path
 
 
-def _write_file(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
+    """Write one exported file atomically (a temporary name beside it, renamed into place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.partial"
@@ -292,60 +207,6 @@ def _write_file(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-
-
-def _export_one(
-    db: sqlite_utils.Database, design_pk: int, out: Path, what: str, actor: str
-) -> tuple[bytes, Analysis]:
-    collected = collect(db, design_pk)
-    analysis = analyse(parse(collected.files))
-    _cross_check(db, design_pk, collected, analysis)
-    if what == "verdicts":
-        data = verdict_lines(analysis)
-    elif what == "judgments":
-        data = judgments_csv(analysis)
-    else:
-        data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
-    _write_file(out, data)
-    design = json.loads(collected.files[rec.DESIGN])
-    psql.audit(
-        db,
-        actor,
-        f"export {what}",
-        {
-            "study": design["study"],
-            "design": design["name"],
-            "version": design["version"],
-            "file": Path(out).name,
-            "sha256": sha256_bytes(data),
-        },
-    )
-    return data, analysis
-
-
-def export_verdicts(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
-) -> int:
-    """``verdicts.jsonl``: one final verdict per run of the design; returns the line count."""
-    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor)
-    return len(analysis.verdicts)
-
-
-def export_judgments(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
-) -> int:
-    """CSV of every judgment revision and adjudication (one row per response); returns rows."""
-    data, _analysis = _export_one(db, design_pk, out, "judgments", actor)
-    return data.count(b"\n") - 1
-
-
-def export_abp_verdict(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
-) -> dict[str, Any]:
-    """The design's ``abp-verdict/v1`` JSON, checked against the schema this project ships."""
-    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor)
-    loaded: dict[str, Any] = json.loads(data)
-    return loaded
 
 
 # -- reading and verifying -------------------------------------------------------------------------
@@ -458,6 +319,11 @@ def verify(bundle_path: Path) -> VerifyReport:
         raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
     try:
         manifest = json.loads(files[rec.MANIFEST].decode("utf-8"))
+        problems = schema_errors(manifest, MANIFEST_SCHEMA_FILE)
+        if problems:
+            raise BundleMismatch(
+                rec.MANIFEST, f"not a valid {rec.BUNDLE_SCHEMA} manifest: {problems[0]}"
+            )
         listed = manifest["files"]
         declared_derived = manifest["derived"]
         if manifest.get("schema") != rec.BUNDLE_SCHEMA:
@@ -531,14 +397,12 @@ def verify(bundle_path: Path) -> VerifyReport:
 
 __all__ = [
     "ABP_VERDICT",
-    "BundleResult",
     "VerifyReport",
-    "build_bundle",
-    "export_abp_verdict",
-    "export_bundle",
-    "export_judgments",
-    "export_verdicts",
+    "bundle_files",
     "read_bundle",
     "verify",
+    "write_bundle",
+    "write_file",
+    "write_folder",
     "write_zip",
 ]

@@ -2,8 +2,9 @@
 
 ``verify`` recomputes a bundle's derived files from its own source files, so the results of a
 bundle are computed here from the published records alone, with the same rules as the database's:
-the published records become :class:`abp_tui.analysis.records.DesignRecords` (runs numbered, as
-the rules key runs by an integer) and go through :func:`abp_tui.analysis.verdicts.decide`,
+the published records are the shared records the store reads (:mod:`abp_tui.models.records`, runs
+by id, items by code), so they make a :class:`abp_tui.models.DesignRecords` as they are and go
+through :func:`abp_tui.analysis.verdicts.decide`,
 :func:`abp_tui.analysis.results.results` and
 :func:`abp_tui.analysis.agreement_input.agreement_input`,
 exactly as :func:`abp_tui.services.adjudicating.final_verdicts`,
@@ -25,35 +26,28 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from abp_tui.analysis.agreement_input import agreement_input
-from abp_tui.analysis.records import (
-    Adjudication,
-    DesignRecords,
-    Item,
-    ItemJudgment,
-    RunRecord,
-    design_document,
-)
+from abp_tui.analysis.records import design_document
 from abp_tui.analysis.results import RESULTS_NOTES, Comparison, GroupResult, results
 from abp_tui.analysis.scoring import result_state
-from abp_tui.analysis.verdicts import (
-    Decisions,
-    Disagreement,
-    OutcomeSource,
-    RunOutcome,
-    Verdict,
-    decide,
-    outcomes,
-)
+from abp_tui.analysis.verdicts import Decisions, Disagreement, decide, outcomes
 from abp_tui.export import records as rec
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
+    AdjudicationRevision,
     Condition,
-    Judgment,
+    DesignRecords,
+    FindingRevision,
+    Item,
+    JudgmentRevision,
     Model,
+    OutcomeSource,
     ResponseJudgment,
     ResultState,
     Rubric,
+    RunOutcome,
+    Study,
     StudyDesign,
+    Verdict,
 )
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.stats.inference import PositionBias
@@ -89,8 +83,15 @@ def _model(model: type[M], data: Any, path: str, where: str = "") -> M:
 def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
+    lines = files[path].decode("utf-8", "replace").splitlines()
+    try:
+        # One parse and validation per line, in pydantic's own JSON reader: an export reads back
+        # every record it wrote, so this is on its path as well as verify's.
+        return [model.model_validate_json(line) for line in lines if line.strip()]
+    except ValidationError:
+        pass  # read again, slowly, to name the line and the field
     out = []
-    for number, line in enumerate(files[path].decode("utf-8", "replace").splitlines(), 1):
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -105,7 +106,7 @@ def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
 class Inputs:
     """The source records of a bundle, parsed."""
 
-    study: rec.PublishedStudy
+    study: Study
     design: rec.PublishedDesign
     study_design: StudyDesign
     """The design file's part of the design document (its disagreement rules included)."""
@@ -113,10 +114,10 @@ class Inputs:
     tasks: list[rec.PublishedTask]
     conditions: list[Condition]
     runs: list[rec.PublishedRun]
-    items: list[rec.PublishedItem]
-    judgments: list[rec.PublishedJudgment]
-    adjudications: list[rec.PublishedAdjudication]
-    findings: list[rec.PublishedFinding]
+    items: list[Item]
+    judgments: list[JudgmentRevision]
+    adjudications: list[AdjudicationRevision]
+    findings: list[FindingRevision]
     audit: list[rec.PublishedAuditEntry]
 
 
@@ -132,7 +133,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
     if not isinstance(conditions_raw, list):
         raise BundleMismatch(rec.CONDITIONS, "expected a list of conditions")
     inputs = Inputs(
-        study=_model(rec.PublishedStudy, _json(files, rec.STUDY), rec.STUDY),
+        study=_model(Study, _json(files, rec.STUDY), rec.STUDY),
         design=design,
         study_design=study_design,
         rubric=_model(Rubric, _json(files, rec.RUBRIC), rec.RUBRIC),
@@ -141,10 +142,10 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
         runs=_jsonl(files, rec.RUNS, rec.PublishedRun),
-        items=_jsonl(files, rec.ITEMS, rec.PublishedItem),
-        judgments=_jsonl(files, rec.JUDGMENTS, rec.PublishedJudgment),
-        adjudications=_jsonl(files, rec.ADJUDICATIONS, rec.PublishedAdjudication),
-        findings=_jsonl(files, rec.FINDINGS, rec.PublishedFinding),
+        items=_jsonl(files, rec.ITEMS, Item),
+        judgments=_jsonl(files, rec.JUDGMENTS, JudgmentRevision),
+        adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
+        findings=_jsonl(files, rec.FINDINGS, FindingRevision),
         audit=_jsonl(files, rec.AUDIT, rec.PublishedAuditEntry),
     )
     _check_references(inputs)
@@ -240,94 +241,38 @@ class Analysis:
     records: DesignRecords
     """The bundle's records as the rules take them (runs numbered)."""
     decisions: Decisions
-    latest: dict[str, list[ItemJudgment]]
-    """Item code -> each reviewer's latest submitted judgment (reviewers in sorted order)."""
     human: dict[str, Verdict]
     """Run id -> final human verdict (judged runs only)."""
     verdicts: list[RunVerdict]
     """One per run in scope, in run order."""
     outcomes: list[RunOutcome]
     """One per run in scope, in run order."""
-    number: dict[str, int]
-    """Run id -> the integer the rules key runs by."""
+
+    @property
+    def latest(self) -> dict[str, list[JudgmentRevision]]:
+        """Item code -> each reviewer's latest submitted judgment (reviewers in sorted order)."""
+        return self.decisions.latest
 
     @property
     def disagreements(self) -> list[Disagreement]:
         return self.decisions.disagreements
 
 
-def _numbered(judgment: Judgment, number: Mapping[str, int]) -> Judgment:
-    responses = {str(number[k]): v for k, v in judgment.responses.items()}
-    return judgment.model_copy(update={"responses": responses})
-
-
-def bundle_records(inputs: Inputs) -> tuple[DesignRecords, dict[str, int]]:
-    """The bundle's records as the rules take them, and the number each run id was given."""
-    known = {r.id for r in inputs.runs} | {run for i in inputs.items for run in i.runs}
-    number = {run: n for n, run in enumerate(sorted(known), start=1)}
-    criteria = {t.id: t.fatal_criteria for t in inputs.tasks}
-    plan: dict[str, rec.PublishedItem] = {}
+def bundle_records(inputs: Inputs) -> DesignRecords:
+    """The bundle's records as the rules take them: the published records themselves."""
+    plan: dict[str, Item] = {}
     for i in sorted(inputs.items, key=lambda i: (i.index, i.code)):
         plan.setdefault(i.code, i)
-    key = {code: k for k, code in enumerate(plan)}
-    items = tuple(
-        Item(
-            pk=key[i.code],
-            code=i.code,
-            runs=tuple(number[r] for r in i.runs),
-            conditions=i.conditions,
-            fatal_criteria=criteria.get(i.task, ()),
-        )
-        for i in plan.values()
-    )
-    judgments = tuple(
-        ItemJudgment(
-            reviewer=j.reviewer,
-            item_pk=key[j.item],
-            judgment=_numbered(j.judgment, number),
-            placement={position: number[run] for position, run in j.placement.items()},
-            revision=j.revision,
-        )
-        for j in inputs.judgments
-        if j.status == "submitted"
-    )
-    adjudications = tuple(
-        Adjudication(
-            item_pk=key[a.item],
-            adjudicator=a.adjudicator,
-            revision=a.revision,
-            judgment=_numbered(a.judgment, number),
-            note=a.note,
-        )
-        for a in inputs.adjudications
-    )
-    runs = tuple(
-        RunRecord(
-            pk=number[r.id],
-            id=r.id,
-            task=r.task,
-            condition=r.condition,
-            trial=r.trial,
-            origin_status=r.origin_status,
-            automated_outcome=r.automated_outcome,
-            excluded_reason=r.excluded_reason,
-            total_tokens=r.total_tokens,
-            wall_clock_ms=r.wall_clock_ms,
-            cost_usd=r.cost_usd,
-            diff_bytes=r.diff_bytes,
-        )
-        for r in inputs.runs
-    )
-    records = DesignRecords(
+    return DesignRecords(
         design=inputs.study_design,
         rubric=inputs.rubric,
         seed=inputs.design.seed,
-        items=items,
-        judgments=judgments,
-        adjudications=adjudications,
-        runs=runs,
+        items=tuple(plan.values()),
+        judgments=tuple(j for j in inputs.judgments if j.status == "submitted"),
+        adjudications=tuple(inputs.adjudications),
+        runs=tuple(inputs.runs),
+        task_criteria={t.id: t.fatal_criteria for t in inputs.tasks},
     )
-    return records, number
 
 
 def _judged(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
@@ -341,10 +286,10 @@ def _judged(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
     }
 
 
-def _review(rubric: Rubric, code: str, j: ItemJudgment, run: int, r: ResponseJudgment) -> Review:
+def _review(rubric: Rubric, j: JudgmentRevision, run: str, r: ResponseJudgment) -> Review:
     positions = {key: position for position, key in j.placement.items()}
     return Review(
-        item=code,
+        item=j.item,
         reviewer=j.reviewer,
         revision=j.revision,
         position=positions.get(run, ""),
@@ -352,35 +297,32 @@ def _review(rubric: Rubric, code: str, j: ItemJudgment, run: int, r: ResponseJud
     )
 
 
-def _adjudicated(rubric: Rubric, code: str, a: Adjudication, run: int) -> AdjudicatedJudgment:
+def _adjudicated(rubric: Rubric, a: AdjudicationRevision, run: str) -> AdjudicatedJudgment:
     return AdjudicatedJudgment(
-        item=code,
+        item=a.item,
         adjudicator=a.adjudicator,
         revision=a.revision,
         note=a.note,
-        **_judged(rubric, a.judgment.responses[str(run)]),
+        **_judged(rubric, a.judgment.responses[run]),
     )
 
 
 def analyse(inputs: Inputs) -> Analysis:
     """Final verdicts and the outcome of every run in scope."""
     rubric = inputs.rubric
-    records, number = bundle_records(inputs)
+    records = bundle_records(inputs)
     decisions = decide(records)
-    codes = {i.pk: i.code for i in records.items}
-    reviews: dict[int, list[Review]] = defaultdict(list)
-    for item_pk, js in decisions.latest.items():
+    reviews: dict[str, list[Review]] = defaultdict(list)
+    for js in decisions.latest.values():
         for j in js:
-            for key, response in j.judgment.responses.items():
-                run = int(key)
-                reviews[run].append(_review(rubric, codes[item_pk], j, run, response))
-    run_id = {n: run for run, n in number.items()}
-    human = {v.run_pk: v for v in decisions.verdicts}
+            for run, response in j.judgment.responses.items():
+                reviews[run].append(_review(rubric, j, run, response))
+    human = {v.run: v for v in decisions.verdicts}
     run_outcomes = outcomes(records.runs, decisions.verdicts)
     verdicts = []
-    for published, record, o in zip(inputs.runs, records.runs, run_outcomes, strict=True):
-        verdict = human.get(record.pk)
-        adjudication = decisions.adjudicated_by.get(record.pk)
+    for published, o in zip(inputs.runs, run_outcomes, strict=True):
+        verdict = human.get(published.id)
+        adjudication = decisions.adjudicated_by.get(published.id)
         verdicts.append(
             RunVerdict(
                 run=published.id,
@@ -398,21 +340,19 @@ def analyse(inputs: Inputs) -> Analysis:
                 fatal_hits=verdict.fatal_hits if verdict else (),
                 judgments=verdict.judgments if verdict else 0,
                 items=verdict.items if verdict else (),
-                reviews=tuple(reviews.get(record.pk, ())),
+                reviews=tuple(reviews.get(published.id, ())),
                 adjudication=None
                 if adjudication is None
-                else _adjudicated(rubric, codes[adjudication.item_pk], adjudication, record.pk),
+                else _adjudicated(rubric, adjudication, published.id),
             )
         )
     return Analysis(
         inputs=inputs,
         records=records,
         decisions=decisions,
-        latest={codes[pk]: js for pk, js in decisions.latest.items()},
-        human={run_id[pk]: v for pk, v in human.items()},
+        human=human,
         verdicts=verdicts,
         outcomes=run_outcomes,
-        number=number,
     )
 
 

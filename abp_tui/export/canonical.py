@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from abp_tui.text.canonical import canonical_json
+
 SIGNIFICANT = 6
 """Significant digits of the derived figures."""
 
@@ -46,7 +48,7 @@ def jsonl_bytes(rows: Iterable[Any], *, derived: bool = False) -> bytes:
     out = io.StringIO()
     for row in rows:
         data = rounded(row) if derived else row
-        out.write(json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+        out.write(canonical_json(data))
         out.write("\n")
     return out.getvalue().encode("utf-8")
 
@@ -73,10 +75,6 @@ def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     for row in rows:
         writer.writerow([cell(v) for v in row])
     return out.getvalue().encode("utf-8")
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

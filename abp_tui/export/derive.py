@@ -19,21 +19,11 @@ from abp_tui.export.bundle_analysis import (
     parse,
     summarise,
 )
-from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes
+from abp_tui.export.canonical import json_bytes, jsonl_bytes
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.report import render
 from abp_tui.export.svg import pass_rate_chart
-from abp_tui.export.tables import (
-    agreement_table,
-    comparison_table,
-    disagreement_table,
-    efficiency_table,
-    excluded_table,
-    findings_table,
-    group_table,
-    judgments_table,
-    position_table,
-)
+from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
 from abp_tui.export.verdict import abp_verdict, schema_errors
 
 STATUS = "status.json"
@@ -88,7 +78,7 @@ def verdict_lines(analysis: Analysis) -> bytes:
 
 
 def judgments_csv(analysis: Analysis) -> bytes:
-    return csv_bytes(*judgments_table(analysis))
+    return table_csv(judgments_table(analysis))
 
 
 def abp_verdict_document(analysis: Analysis) -> tuple[dict[str, Any], Summary, GateStatus]:
@@ -110,7 +100,8 @@ def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict
         analysis = analyse(parse(files))
     verdict, summary, gate = abp_verdict_document(analysis)
     agreed = agreement(analysis)
-    rubric = analysis.inputs.rubric
+    tables = bundle_tables(analysis, summary, agreed)
+    results = tables.results
     stated = limitations(analysis)
     charts = {
         "condition": pass_rate_chart(
@@ -143,23 +134,23 @@ def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict
     out = {
         STATUS: json_bytes(gate.model_dump(mode="json"), derived=True),
         VERDICTS: verdict_lines(analysis),
-        JUDGMENTS_CSV: judgments_csv(analysis),
+        JUDGMENTS_CSV: table_csv(tables.judgments),
         SUMMARY: json_bytes(summary_document, derived=True),
         ABP_VERDICT: json_bytes(verdict, derived=True),
-        "results/conditions.csv": csv_bytes(*group_table(summary.conditions, rubric, False)),
-        "results/tasks.csv": csv_bytes(*group_table(summary.by_task, rubric, True)),
-        "results/comparisons.csv": csv_bytes(*comparison_table(summary.comparisons)),
-        "results/efficiency.csv": csv_bytes(*efficiency_table(summary.comparisons)),
-        "results/position_bias.csv": csv_bytes(*position_table(summary.position_bias)),
-        "results/excluded_runs.csv": csv_bytes(*excluded_table(analysis)),
-        "results/disagreements.csv": csv_bytes(*disagreement_table(analysis.disagreements)),
+        "results/conditions.csv": table_csv(results.conditions),
+        "results/tasks.csv": table_csv(results.tasks),
+        "results/comparisons.csv": table_csv(results.comparisons),
+        "results/efficiency.csv": table_csv(results.efficiency),
+        "results/position_bias.csv": table_csv(results.position_bias),
+        "results/excluded_runs.csv": table_csv(tables.excluded),
+        "results/disagreements.csv": table_csv(tables.disagreements),
         "results/agreement.json": json_bytes(agreed.model_dump(mode="json"), derived=True),
-        "results/agreement.csv": csv_bytes(*agreement_table(agreed)),
-        "results/findings.csv": csv_bytes(*findings_table(analysis.inputs.findings)),
+        "results/agreement.csv": table_csv(tables.agreement),
+        "results/findings.csv": table_csv(tables.findings),
         "results/limitations.json": json_bytes(stated, derived=True),
         PLOT_CONDITIONS: charts["condition"].encode("utf-8"),
         PLOT_TASKS: charts["task"].encode("utf-8"),
     }
     shown = [f"({x['source']}) {x['text']}" for x in stated]
-    out[REPORT] = render(analysis, summary, gate, agreed, shown, charts).encode("utf-8")
+    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts).encode("utf-8")
     return out

@@ -6,13 +6,19 @@ judgment, adjudication, finding and audit entry. The *derived* files (verdicts, 
 agreement, plots, the report, the gate status) are a pure function of the source files, so
 ``verify`` can recompute them from the bundle alone. Runs and judgments are keyed by run id, never
 by database keys.
+
+A source record is one of the shared records of :mod:`abp_tui.models.records` (a study is
+:class:`abp_tui.models.Study`; an item, a judgment, adjudication or finding revision is the
+shared record itself), dumped as it is; the models here add only what a bundle carries besides
+(where a run's output and trace are, a task's placeholder flag, a design's hash and times).
+Nothing here reads the database or the disk.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from abp_tui.models import Finding, Judgment, Model, ResultState, Task
+from abp_tui.models import Model, RunFacts, Task
 
 BUNDLE_SCHEMA: Final = "abp-tui-bundle/v1"
 RECORDS_SCHEMA: Final = "abp-tui-records/v1"
@@ -53,120 +59,74 @@ SOURCE_FILES: Final = (
 MANIFEST = "manifest.json"
 
 
-class PublishedStudy(Model):
-    id: str
-    name: str
-    protocol: str
-    description: str
-    rubric_id: str | None
-    limitations: tuple[str, ...]
-    """Limitations the study's authors declared."""
-    synthetic: bool
-
-
 class PublishedDesign(Model):
+    """The design a bundle publishes the results of, as it was stored."""
+
     study: str
+    """The study's id."""
     name: str
+    """The design's name."""
     version: int
+    """The design's version under its name."""
     sha256: str
     """The design hash recorded when it was stored (design, rubric and the planned items)."""
     seed: int
+    """Seeds the plan and every bootstrap."""
     created_at: str
+    """When the design was stored (UTC)."""
     frozen_at: str | None
+    """When its first judgment froze it (None while nobody judged)."""
     document: dict[str, Any]
     """The design as stored, with the identity terms that were masked for reviewers."""
 
 
 class PublishedTask(Task):
+    """A task of the study, as imported."""
+
     placeholder: bool = False
     """True when no task record was imported: the run named a task id and nothing more."""
 
 
 class OutputRef(Model):
+    """Where a bundle keeps a run's raw output."""
+
     path: str
+    """Path inside the bundle."""
     sha256: str
     """SHA-256 of the output's UTF-8 bytes."""
     chars: int
+    """Length of the output in characters."""
 
 
 class TraceRef(Model):
+    """Where a bundle keeps a run's trace (its raw event lines)."""
+
     path: str
+    """Path inside the bundle."""
     events: int
+    """How many events the trace has."""
 
 
-class PublishedRun(Model):
-    id: str
-    task: str
-    condition: str
-    trial: int
-    origin_status: ResultState | None
-    """A result state the source itself assigned."""
-    automated_outcome: str | None
-    excluded_reason: str | None
-    total_tokens: int | None
-    wall_clock_ms: float | None
-    cost_usd: float | None
-    diff_bytes: float | None
+class PublishedRun(RunFacts):
+    """A run's facts with where the bundle keeps its output and trace, and the rest of its
+    record."""
+
     output: OutputRef | None
     """The raw output's file, or None when the record carried no output."""
     trace: TraceRef | None
+    """The trace's file, or None when the run has no trace events."""
     record: dict[str, Any]
     """Everything else the run record holds (provider, model, tokens, metadata...)."""
 
 
-class PublishedItem(Model):
-    code: str
-    index: int
-    """Position in the design's plan (the order items were planned in)."""
-    kind: str
-    """pair or single."""
-    task: str
-    trial: int
-    runs: tuple[str, ...]
-    """Run ids: (a, b) for a pair, (a,) for a single item."""
-    conditions: tuple[str, ...]
-    """The condition of each run, in the same order."""
-    base_flip: bool
-
-
-class PublishedJudgment(Model):
-    item: str
-    reviewer: str
-    revision: int
-    status: str
-    """draft or submitted."""
-    created_at: str
-    reason: str
-    """Why a submitted judgment was changed (revisions after the first submission)."""
-    seconds_spent: float
-    placement: dict[str, str]
-    """Position shown ("1", "2") -> run id."""
-    judgment: Judgment
-    """Responses keyed by run id."""
-
-
-class PublishedAdjudication(Model):
-    item: str
-    adjudicator: str
-    revision: int
-    created_at: str
-    note: str
-    show_names: bool
-    placement: dict[str, str]
-    judgment: Judgment
-
-
-class PublishedFinding(Model):
-    id: str
-    revision: int
-    reviewer: str
-    created_at: str
-    finding: Finding
-    runs: tuple[str, ...]
-
-
 class PublishedAuditEntry(Model):
+    """An entry of the audit log: who did what, when."""
+
     at: str
+    """When (UTC)."""
     actor: str
+    """Who."""
     action: str
+    """What (unblind, merge ratings...)."""
     detail: dict[str, Any]
+    """The action's particulars."""

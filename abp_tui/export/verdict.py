@@ -10,20 +10,17 @@ normalized diff bytes, (median_b - median_a) / median_a, with its seeded bootstr
 
 from __future__ import annotations
 
-import json
 import statistics
-from functools import cache
-from importlib import resources
 from typing import Any, Final
 
 from abp_tui.analysis.results import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
-from abp_tui.export.jsonschema_lite import validate
+from abp_tui.export.validation import VERDICT_SCHEMA_FILE, load_schema
+from abp_tui.export.validation import schema_errors as _schema_errors
 from abp_tui.stats.inference import Proportion
 
 SCHEMA_NAME: Final = "abp-verdict/v1"
-SCHEMA_FILE: Final = "abp-verdict-v1.schema.json"
 RECEIPTS: Final = {
     "trials": "runs/runs.jsonl",
     "transcripts": "runs/outputs/",
@@ -40,16 +37,14 @@ _MEDIANS: Final = (
 )
 
 
-@cache
 def schema() -> dict[str, Any]:
     """The JSON Schema of abp-verdict/v1 this project ships."""
-    text = resources.files("abp_tui.export").joinpath("schemas", SCHEMA_FILE).read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+    return load_schema(VERDICT_SCHEMA_FILE)
 
 
 def schema_errors(document: Any) -> list[str]:
-    return validate(document, schema())
+    """Every violation of abp-verdict/v1 in ``document`` (none for a valid verdict)."""
+    return _schema_errors(document, VERDICT_SCHEMA_FILE)
 
 
 def _rate(p: Proportion) -> dict[str, Any]:

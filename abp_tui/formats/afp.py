@@ -17,7 +17,6 @@ This module parses; it never writes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -52,6 +51,7 @@ from abp_tui.models import (
     Tokens,
 )
 from abp_tui.models.builtin_rubrics import AFP_V01
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 PROTOCOL = "afp"
 FATAL_OVERRIDE = "Any fatal criterion hit => MODEL_FAIL regardless of aggregate score."
@@ -179,9 +179,7 @@ def _pack_rubric(rubric: AfpSharedRubric, raw: Any, version: str) -> Rubric:
     """The built-in AFP rubric, or the pack's own one when it declares something else."""
     if _matches_builtin(rubric):
         return AFP_V01
-    digest = hashlib.sha256(
-        json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    ).hexdigest()
+    digest = sha256_text(canonical_json(raw))
     scale = tuple(rubric.score_per_dimension)
     if scale == (0, 1, 2):
         anchors = dict(AFP_V01.dimensions[0].anchors)

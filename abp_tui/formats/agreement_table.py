@@ -25,7 +25,7 @@ from abp_tui.stats.agreement import (
     AgreementError,
     AgreementReport,
     Category,
-    Judgment,
+    Observation,
     VariableSpec,
     category_label,
     compute_all,
@@ -117,7 +117,7 @@ def agreement_table(
                 "variable: declare each in a header file",
             )
         specs = dict.fromkeys(rows_by_var, single)
-    records: dict[str, list[Judgment]] = {}
+    records: dict[str, list[Observation]] = {}
     for name, rows in rows_by_var.items():
         spec = specs.get(name)
         if spec is None:
@@ -215,12 +215,12 @@ def _read_rows(
 
 def _parse_values(
     rows: list[tuple[str, str, str, int]], spec: VariableSpec, name: str, display: str
-) -> list[Judgment]:
+) -> list[Observation]:
     numeric = spec.level != "nominal" or (
         spec.scale is not None and all(is_number(c) for c in spec.scale)
     )
     allowed = set(spec.scale) if spec.scale is not None else None
-    out: list[Judgment] = []
+    out: list[Observation] = []
     for item, reviewer, text, line in rows:
         value: Category | None
         if not text:

@@ -21,7 +21,6 @@ This module parses; it never writes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +41,7 @@ from abp_tui.formats.base import (
 )
 from abp_tui.models import Condition, Dimension, ResultState, Rubric, Run, Study, Task
 from abp_tui.models.builtin_rubrics import SCI_BENCH_V1
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 PROTOCOL = "sci-bench"
 SYNTHETIC_PROVIDER = "deterministic-fixture"
@@ -245,8 +245,7 @@ def render_expected(expected: dict[str, Any], indent: str = "") -> str:
 
 
 def _sha8(data: Any) -> str:
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+    return sha256_text(canonical_json(data))[:8]
 
 
 def _spec_rubric(spec: SciSpec) -> Rubric:

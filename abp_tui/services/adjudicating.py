@@ -14,7 +14,7 @@ import json
 
 import sqlite_utils
 
-from abp_tui.analysis.records import ItemJudgment, latest_submitted
+from abp_tui.analysis.records import latest_submitted
 from abp_tui.analysis.scoring import problems
 from abp_tui.analysis.verdicts import (
     Disagreement,
@@ -24,12 +24,11 @@ from abp_tui.analysis.verdicts import (
     find_disagreements,
 )
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, Rubric
+from abp_tui.models import Judgment, JudgmentRevision, Rubric
 from abp_tui.store import judging as sql
 
 __all__ = [
     "Disagreement",
-    "ItemJudgment",
     "Verdict",
     "VerdictSource",
     "adjudicate",
@@ -40,8 +39,8 @@ __all__ = [
 ]
 
 
-def item_judgments(db: sqlite_utils.Database, design_pk: int) -> dict[int, list[ItemJudgment]]:
-    """Item -> each reviewer's latest submitted judgment of it."""
+def item_judgments(db: sqlite_utils.Database, design_pk: int) -> dict[str, list[JudgmentRevision]]:
+    """Item code -> each reviewer's latest submitted judgment of it."""
     return latest_submitted(sql.records_of_design(db, design_pk, with_runs=False).judgments)
 
 

@@ -24,11 +24,11 @@ import sqlite_utils
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
-from abp_tui.stats.agreement import AgreementReport, Category, Judgment, compute_all
+from abp_tui.stats.agreement import AgreementReport, Category, Observation, compute_all
 from abp_tui.store import judging as sql
 from abp_tui.store.queries import imported_preferences
 
-Records = dict[str, list[Judgment]]
+Records = dict[str, list[Observation]]
 
 
 def design_records(

@@ -22,13 +22,20 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import sqlite_utils
 
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, Rubric
+from abp_tui.models import (
+    AdjudicationRevision,
+    Judgment,
+    JudgmentRevision,
+    PreferenceChoice,
+    ResponseJudgment,
+    Rubric,
+)
 from abp_tui.services.adjudicating import (
-    ItemJudgment,
     adjudicate,
     disagreements,
     final_verdicts,
@@ -55,9 +62,7 @@ __all__ = [
     "DesignChoice",
     "DisagreementQueue",
     "DisagreementRow",
-    "PastAdjudication",
     "ResultsView",
-    "ReviewerJudgment",
     "design_choices",
     "disagreement_queue",
     "open_adjudication",
@@ -163,9 +168,10 @@ def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> Disagreeme
     db = connect(db_path)
     try:
         design = _design(db, design_pk)
+        item_pks = {i.code: i.pk for i in sql.items(db, design_pk)}
         rows = []
         for d in disagreements(db, design_pk):
-            locked = _locked(db, d.item_pk, viewer)
+            locked = _locked(db, item_pks[d.code], viewer)
             rows.append(
                 DisagreementRow(
                     d.code,
@@ -182,28 +188,9 @@ def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> Disagreeme
 
 
 # -- one item to adjudicate ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ReviewerJudgment:
-    """One reviewer's latest submitted judgment, keyed by the adjudication screen's positions."""
-
-    label: str
-    """"Reviewer 1", "Reviewer 2"...: the order in which they first submitted."""
-    name: str
-    """The reviewer's name: shown only when the adjudicator asks for names."""
-    judgment: Judgment
-    revision: int
-
-
-@dataclass(frozen=True)
-class PastAdjudication:
-    """The item's latest adjudication, keyed by the adjudication screen's positions."""
-
-    adjudicator: str
-    revision: int
-    judgment: Judgment
-    note: str
-    show_names: bool
-    created_at: str
+def reviewer_label(n: int) -> str:
+    """How the adjudication screen names the n-th reviewer to submit (from 1): never by name."""
+    return f"Reviewer {n}"
 
 
 @dataclass(frozen=True)
@@ -220,31 +207,40 @@ class AdjudicationItem:
     placement: dict[str, int]
     """This screen's position ("1", "2") -> run key: what an adjudication is recorded with."""
     reasons: tuple[str, ...]
-    reviewers: tuple[ReviewerJudgment, ...]
-    latest: PastAdjudication | None
+    reviewers: tuple[JudgmentRevision, ...]
+    """Each reviewer's latest submitted judgment, in the order they first submitted, re-keyed to
+    this screen: responses and placement by this screen's positions, the preference as this
+    screen shows the runs. Names travel with them; the screen shows :attr:`labels` instead."""
+    latest: AdjudicationRevision | None
+    """The item's latest adjudication, re-keyed to this screen like :attr:`reviewers`."""
 
     @property
     def is_pair(self) -> bool:
         return len(self.responses) > 1
 
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """What the screen calls each of :attr:`reviewers`: "Reviewer 1", "Reviewer 2"..."""
+        return tuple(reviewer_label(n) for n in range(1, len(self.reviewers) + 1))
+
     def names(self) -> tuple[str, ...]:
-        return tuple(r.name for r in self.reviewers)
+        return tuple(r.reviewer for r in self.reviewers)
 
 
 def _to_positions(
-    judgment: Judgment, placement: dict[str, int], shown_as: dict[str, int]
+    judgment: Judgment, placement: dict[str, str], shown_as: dict[str, str]
 ) -> Judgment:
-    """A judgment keyed by run key, whose preference was given as ``placement`` showed the runs,
-    re-keyed to the positions of ``shown_as``."""
-    position_of = {str(run): position for position, run in shown_as.items()}
+    """A judgment keyed by run id, whose preference was given as ``placement`` showed the runs,
+    re-keyed to the positions of ``shown_as`` (position -> run id)."""
+    position_of = {run: position for position, run in shown_as.items()}
     responses: dict[str, ResponseJudgment] = {}
-    for run_key, response in judgment.responses.items():
-        if run_key in position_of:
-            responses[position_of[run_key]] = response
+    for run, response in judgment.responses.items():
+        if run in position_of:
+            responses[position_of[run]] = response
     preference = judgment.preference
     if preference in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-        run = placement.get("1" if preference == PreferenceChoice.RESPONSE_1 else "2")
-        position = position_of.get(str(run))
+        run_shown = placement.get("1" if preference == PreferenceChoice.RESPONSE_1 else "2")
+        position = position_of.get(run_shown) if run_shown is not None else None
         preference = None
         if position is not None:
             preference = (
@@ -253,11 +249,16 @@ def _to_positions(
     return judgment.model_copy(update={"responses": responses, "preference": preference})
 
 
-def _first_submission(db: sqlite_utils.Database, found: ItemJudgment) -> int:
-    """The key of a reviewer's first submitted revision of the item: submissions are ordered by
-    it (a larger key was stored later)."""
-    rows = sql.history(db, found.item_pk, found.reviewer)
-    return min((r.pk for r in rows if r.status == "submitted"), default=0)
+R = TypeVar("R", JudgmentRevision, AdjudicationRevision)
+
+
+def _on_screen(revision: R, shown: dict[str, str]) -> R:
+    """A revision re-keyed to the adjudication screen's positions (``shown``: position -> run
+    id): its responses and placement by position, its preference as the screen shows the runs."""
+    judgment = _to_positions(revision.judgment, revision.placement, shown)
+    return revision.model_copy(
+        update={"judgment": judgment, "placement": {p: p for p in sorted(shown)}}
+    )
 
 
 def open_adjudication(
@@ -278,39 +279,24 @@ def open_adjudication(
                 f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
                 "adjudicate it (they would see the other judgments first)"
             )
-        judged = item_judgments(db, design_pk).get(item.pk, [])
+        judged = item_judgments(db, design_pk).get(code, [])
         if not judged:
             raise AbpError(f"{code} has no submitted judgment to adjudicate yet")
-        judged = sorted(judged, key=lambda j: (_first_submission(db, j), j.reviewer))
+        order = sql.submission_order(db, item.pk)
+        judged = sorted(judged, key=lambda j: (order.index(j.reviewer), j.reviewer))
         first = judged[0].placement
-        if item.run_b_pk is None:
-            placement = {"1": item.run_a_pk}
-        else:
-            placement = {"1": first["2"], "2": first["1"]}
-        reviewers = tuple(
-            ReviewerJudgment(
-                f"Reviewer {n}",
-                j.reviewer,
-                _to_positions(j.judgment, j.placement, placement),
-                j.revision,
-            )
-            for n, j in enumerate(judged, start=1)
-        )
+        shown = {"1": first["2"], "2": first["1"]} if item.is_pair else {"1": item.runs[0]}
+        reviewers = tuple(_on_screen(j, shown) for j in judged)
         reasons: tuple[str, ...] = ()
         for d in disagreements(db, design_pk):
-            if d.item_pk == item.pk:
+            if d.code == code:
                 reasons = tuple(d.reasons)
         latest = None
         for past in sql.latest_adjudications(db, design_pk):
-            if past.item_pk == item.pk:
-                latest = PastAdjudication(
-                    past.adjudicator,
-                    past.revision,
-                    _to_positions(Judgment.model_validate(past.payload), past.placement, placement),
-                    past.note,
-                    past.show_names,
-                    past.created_at,
-                )
+            if past.item == code:
+                latest = _on_screen(past, shown)
+        pk_of = dict(zip(item.runs, item.run_pks, strict=True))
+        placement = {position: pk_of[run] for position, run in shown.items()}
         rubric = Rubric.model_validate(row.rubric)
         task = blind_task(db, item.task_pk, rubric)
         responses = blind_responses(

@@ -9,8 +9,6 @@ import sqlite_utils
 from abp_tui.services.importing import ImportReport, import_paths
 from abp_tui.store.queries import count
 
-DEFAULT_DB = Path("data") / "abp.db"
-
 
 def fixtures_dir() -> Path | None:
     """``fixtures/demo`` of the working tree (the current folder first, then the source tree)."""

@@ -11,7 +11,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import sqlite_utils
 
@@ -20,8 +20,10 @@ from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.base import validate
 from abp_tui.models import Rubric, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN
-from abp_tui.store import canonical, sha256_text
 from abp_tui.store import judging as sql
+from abp_tui.store.queries import list_studies
+from abp_tui.store.views import refresh_views
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesi
     plan_doc = [
         [i.key, i.code, i.run_a.pk, i.run_b.pk if i.run_b else None, i.base_flip] for i in items
     ]
-    sha = sha256_text(canonical([document, json.loads(rubric_doc), plan_doc]))
+    sha = sha256_text(canonical_json([document, json.loads(rubric_doc), plan_doc]))
     versions = [d for d in sql.designs(db, design.study) if d.name == design.name]
     latest = versions[-1] if versions else None
     pairs = sum(1 for i in items if i.kind == "pair")
@@ -132,7 +134,7 @@ def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesi
             design.name,
             version_no,
             sha,
-            canonical(document),
+            canonical_json(document),
             rubric_doc,
             design.seed,
         )
@@ -144,6 +146,7 @@ def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesi
             masking[item.key] = counts
         key_to_pk = sql.insert_items(db, pk, items, masking)
         sql.insert_assignments(db, key_to_pk, assignments)
+    refresh_views(db)  # the design's rubric may add score columns to latest_judgments
     return CreatedDesign(
         pk,
         design.study,
@@ -163,15 +166,56 @@ def _masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int
     return masker.mask(output)[1] if output else 0
 
 
-def find_design(
+def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
+    """The study a command means: the one named, else the only study the database holds.
+
+    Every face picks through here, so "which study" has one answer. Station copies of a pack
+    (protocol ``pack``) are not studies anyone picks by default.
+    """
+    if study is not None:
+        return study
+    ids = [s.id for s in list_studies(db) if s.protocol != "pack"]
+    if len(ids) != 1:
+        raise AbpError(
+            "choose a study with --study"
+            + (f" (one of: {', '.join(ids)})" if ids else ": the database has none")
+        )
+    return ids[0]
+
+
+def find_design_if_any(
     db: sqlite_utils.Database, study: str | None = None, name: str | None = None
-) -> sql.DesignRow:
-    """The latest version of the named design (or the only/latest one of the study)."""
+) -> sql.DesignRow | None:
+    """The latest version of the design a command means, or None when there is none to mean.
+
+    Without a study, the designs (of that name) must all belong to one study: picking the
+    latest across studies would silently judge, publish or report the wrong one. A design
+    named but not found is refused rather than answered with None.
+    """
     rows = sql.designs(db, study)
     if name is not None:
         rows = [d for d in rows if d.name == name]
-    if not rows:
-        what = f"design {name!r}" if name else "study design"
-        where = f" for study {study!r}" if study else ""
-        raise AbpError(f"no {what}{where}; create one with: abp-tui study create FILE")
-    return rows[-1]
+    if study is None:
+        studies = sorted({d.study_id for d in rows})
+        if len(studies) > 1:
+            raise AbpError(f"choose a study with --study (one of: {', '.join(studies)})")
+    if not rows and name is not None:
+        _no_design(study, name)
+    return rows[-1] if rows else None
+
+
+def find_design(
+    db: sqlite_utils.Database, study: str | None = None, name: str | None = None
+) -> sql.DesignRow:
+    """The latest version of the design a command means (see ``find_design_if_any``); refused
+    when the database holds none."""
+    row = find_design_if_any(db, study, name)
+    if row is None:
+        _no_design(study, name)
+    return row
+
+
+def _no_design(study: str | None, name: str | None) -> NoReturn:
+    what = f"design {name!r}" if name else "study design"
+    where = f" for study {study!r}" if study else ""
+    raise AbpError(f"no {what}{where}; create one with: abp-tui study create FILE")

@@ -8,8 +8,7 @@ always wins and no older state can overwrite it. Time on an item is measured her
 clock) and passed to each save.
 
 This module does not import textual and runs no SQL: it calls ``abp_tui.services.reviewing`` and
-the store's
-read functions.
+the store's read functions.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
 from abp_tui.store import connect
 from abp_tui.store import judging as store
+from abp_tui.store.judging import QueueRow as QueueRow
 
 
 @dataclass(frozen=True)
@@ -101,9 +101,11 @@ class StoredDraft:
 
 @dataclass(frozen=True)
 class QueueView:
+    """The reviewer's items in their order, each with its status (blind codes only)."""
+
     study_id: str
     design_name: str
-    rows: list[store.QueueRow]
+    rows: list[QueueRow]
 
 
 class Desk:
@@ -196,7 +198,7 @@ class Desk:
         """Ids of the study's findings so far (a new finding needs a fresh id)."""
         with self._lock:
             session = self._open_session()
-            return {row[0] for row in store.findings(session.db, session.design_row.study_id)}
+            return {f.id for f in store.findings(session.db, session.design_row.study_id)}
 
     # -- writing ------------------------------------------------------------------------------
     def stage(self, code: str, version: int, judgment: Judgment) -> None:

@@ -20,6 +20,7 @@ from abp_tui.formats import FORMATS, detect, format_by_name
 from abp_tui.formats.base import Format, Invalid, ParseContext
 from abp_tui.store import ImportWriter
 from abp_tui.store.queries import import_seen
+from abp_tui.store.views import refresh_views
 
 MAX_ERRORS_LISTED = 50
 
@@ -190,4 +191,5 @@ def import_paths(
             report.files.append(file_report)
         if errors:
             raise ImportFailed(errors)
+    refresh_views(db)  # a newly imported rubric may add score columns to latest_judgments
     return report

@@ -22,15 +22,15 @@ from abp_tui.analysis.results import (
     Comparison,
     Efficiency,
     GroupResult,
+    ResultsReport,
     Tally,
     counts_for_efficiency,
     group_result,
     results,
 )
-from abp_tui.analysis.verdicts import AUTOMATED_STATES, OutcomeSource, RunOutcome
+from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
-from abp_tui.models import Model
-from abp_tui.stats.inference import PositionBias
+from abp_tui.models import OutcomeSource, RunOutcome
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store.queries import study_protocol, unblinded
@@ -71,22 +71,6 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     found = unblinded(db, study_id)
     assert found is not None
     return found
-
-
-class ResultsReport(Model):
-    study: str
-    design: str
-    design_version: int
-    design_sha256: str
-    rubric: str
-    unblinded_by: str
-    unblinded_at: str
-    conditions: list[GroupResult]
-    by_task: list[GroupResult]
-    comparisons: list[Comparison]
-    position_bias: PositionBias
-    outcomes: list[RunOutcome]
-    notes: list[str]
 
 
 def compute_results(db: sqlite_utils.Database, design_pk: int) -> ResultsReport:

@@ -230,7 +230,7 @@ class ReviewSession:
         return None
 
     # -- one item -------------------------------------------------------------------------------
-    def _placement(self, item: sql.ItemRow) -> list[int]:
+    def _placement(self, item: sql.StoredItem) -> list[int]:
         found = sql.assignment(self.db, item.pk, self.reviewer)
         if found is None:
             raise AbpError(f"item {item.code} is not assigned to {self.reviewer}")
@@ -262,7 +262,7 @@ class ReviewSession:
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         judgment = Judgment()
         if latest is not None:
-            judgment = _to_positions(Judgment.model_validate(latest.payload), latest.placement)
+            judgment = _to_positions(latest.judgment, latest.placement)
         return BlindItem(
             code=code,
             kind=item.kind,
@@ -349,8 +349,8 @@ class ReviewSession:
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
         rows = sql.others_judgments(self.db, item.pk, self.reviewer)
-        placement = {str(i): pk for i, pk in enumerate(order, start=1)}
-        return [_to_positions(Judgment.model_validate(r.payload), placement) for r in rows]
+        placement = {str(i): item.run_id(pk) for i, pk in enumerate(order, start=1)}
+        return [_to_positions(r.judgment, placement) for r in rows]
 
 
 def _to_runs(judgment: Judgment, order: list[int]) -> Judgment:
@@ -362,7 +362,8 @@ def _to_runs(judgment: Judgment, order: list[int]) -> Judgment:
     return judgment.model_copy(update={"responses": responses})
 
 
-def _to_positions(judgment: Judgment, placement: dict[str, int]) -> Judgment:
+def _to_positions(judgment: Judgment, placement: dict[str, str]) -> Judgment:
+    """A judgment keyed by run id, keyed by the positions of ``placement`` (position -> id)."""
     by_pk = {str(pk): pos for pos, pk in placement.items()}
     responses: dict[str, ResponseJudgment] = {}
     for run_key, response in judgment.responses.items():

@@ -1,4 +1,11 @@
-"""JSON Schema of the native formats, written by ``abp-tui schema``."""
+"""``abp-tui schema``: the JSON Schema of the native formats, and the database made browsable.
+
+It writes one JSON Schema per native model (and of a native JSONL line) and a Datasette
+``metadata.json`` describing every table, view and column; with a database, it also brings the
+browsing views up to date and takes a fresh snapshot of every design's final verdicts into the
+``final_verdicts`` table (:mod:`abp_tui.store.views`), so ``datasette data/abp.db --metadata
+schemas/metadata.json`` shows current figures.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import sqlite_utils
+
 from abp_tui.formats import native
 from abp_tui.models import Condition, Rubric, Run, Study, Task, TraceEvent
+from abp_tui.services.adjudicating import final_verdicts
+from abp_tui.store import connect, views
+from abp_tui.store.db import utc_now
+from abp_tui.store.metadata import datasette_metadata
+from abp_tui.text.canonical import canonical_json
+
+METADATA_FILE = "metadata.json"
 
 
 def native_schemas() -> dict[str, dict[str, Any]]:
@@ -17,11 +33,47 @@ def native_schemas() -> dict[str, dict[str, Any]]:
     return schemas
 
 
-def write_schemas(out: Path) -> list[Path]:
+def _write_json(path: Path, document: Any) -> Path:
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def refresh_final_verdicts(db: sqlite_utils.Database) -> int:
+    """Snapshot every design's final verdicts into ``final_verdicts``; return the rows written."""
+    written = 0
+    taken_at = utc_now()
+    for design_pk in views.design_pks(db):
+        # Verdicts name runs by id (a design's items hold one version of each run).
+        facts = {f[0]: f for f in views.run_facts_by_pk(db, design_pk).values()}
+        rows = [
+            (
+                *facts[v.run],
+                v.source,
+                None if v.result_state is None else v.result_state.value,
+                canonical_json(v.scores),
+                canonical_json(list(v.fatal_hits)),
+                v.judgments,
+                canonical_json(list(v.items)),
+            )
+            for v in final_verdicts(db, design_pk)
+        ]
+        written += views.replace_final_verdicts(db, design_pk, rows, taken_at)
+    return written
+
+
+def write_schemas(
+    out: Path, db: sqlite_utils.Database | None = None, database: str = "abp"
+) -> list[Path]:
+    """Write the schemas and ``metadata.json`` into ``out``; with ``db``, refresh its views and
+    final verdicts first, and describe its columns as they are (score columns included)."""
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, schema in native_schemas().items():
-        path = out / name
-        path.write_text(json.dumps(schema, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        written.append(path)
+    written = [_write_json(out / name, schema) for name, schema in native_schemas().items()]
+    if db is None:
+        db = connect(Path(":memory:"))  # a new database: every table and view, no scores
+    else:
+        views.refresh_views(db)
+        refresh_final_verdicts(db)
+    written.append(
+        _write_json(out / METADATA_FILE, datasette_metadata(database, views.table_columns(db)))
+    )
     return written

@@ -25,9 +25,10 @@ from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import Condition, Judgment, Model, Rubric, Run, Study, Task
 from abp_tui.services.reviewing import BlindResponse, BlindTask, ReviewSession
-from abp_tui.store import ImportWriter, canonical, sha256_text
+from abp_tui.store import ImportWriter
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 PACK_FORMAT = "abp-tui-reviewer-pack/v1"
 RATINGS_FORMAT = "abp-tui-ratings/v1"
@@ -111,7 +112,7 @@ class RatingsFile(Model):
 
 
 def _body_hash(document: dict[str, Any]) -> str:
-    return sha256_text(canonical({k: v for k, v in document.items() if k != "sha256"}))
+    return sha256_text(canonical_json({k: v for k, v in document.items() if k != "sha256"}))
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -121,7 +122,7 @@ def _write_atomic(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def _task_of(db: sqlite_utils.Database, item: sql.ItemRow) -> str:
+def _task_of(db: sqlite_utils.Database, item: sql.StoredItem) -> str:
     return str(sql.task_row(db, item.task_pk)["id"])
 
 
@@ -306,7 +307,7 @@ def open_pack(station: sqlite_utils.Database, path: Path) -> int:
             pack.design.name,
             pack.design.version,
             pack.design.sha256,
-            canonical(document),
+            canonical_json(document),
             pack.rubric.model_dump_json(),
             0,
         )
@@ -363,23 +364,20 @@ def write_ratings(
     design = candidates[0]
     reviewer = design.document["reviewers"][0]
     judgments = []
-    for code, revision, status, payload, placement, reason, seconds, created in psql.all_judgments(
-        station, design.pk, reviewer
-    ):
-        by_pk = {str(pk): pos for pos, pk in json.loads(placement).items()}
-        stored = Judgment.model_validate_json(payload)
-        positional = stored.model_copy(
-            update={"responses": {by_pk[k]: v for k, v in stored.responses.items()}}
+    for j in psql.all_judgments(station, design.pk, reviewer):
+        by_run = {run: pos for pos, run in j.placement.items()}
+        positional = j.judgment.model_copy(
+            update={"responses": {by_run[k]: v for k, v in j.judgment.responses.items()}}
         )
         judgments.append(
             RatedJudgment(
-                code=code,
-                revision=revision,
-                status=status,
+                code=j.item,
+                revision=j.revision,
+                status=j.status,
                 judgment=positional,
-                reason=reason,
-                seconds_spent=seconds,
-                created_at=created,
+                reason=j.reason,
+                seconds_spent=j.seconds_spent,
+                created_at=j.created_at,
             )
         )
     ratings = RatingsFile(

@@ -7,6 +7,12 @@ denominators (items, reviewers, judgments behind it), its definition and its sou
 value or the reason it is undefined. Degenerate data (one reviewer, no variation, no overlap,
 fewer than two items) gives ``undefined_reason``, never NaN, inf or an exception.
 
+Each coefficient is declared once (:class:`Coefficient`: its key, label, short label, what it
+measures, its formula and its source) in :data:`VARIABLE_COEFFICIENTS` and
+:data:`PAIR_COEFFICIENTS`; the figures follow the declarations and every face (command line,
+workstation, CSV, report) lists them from there. A new coefficient is its computation here and its
+declaration.
+
 This module does not read the database, decide which judgments belong to a study or import the
 UI; the caller collects the judgments (:mod:`abp_tui.formats.agreement_table` reads them from a
 CSV file).
@@ -72,14 +78,17 @@ __all__ = [
     "DEFAULT_PAIR_RESAMPLES",
     "DEFAULT_RESAMPLES",
     "LEVELS",
+    "PAIR_COEFFICIENTS",
+    "VARIABLE_COEFFICIENTS",
     "AgreementError",
     "AgreementReport",
     "Category",
+    "Coefficient",
     "ConfusionMatrix",
     "Figure",
     "Interval",
-    "Judgment",
     "Level",
+    "Observation",
     "PairAgreement",
     "VariableAgreement",
     "VariableSpec",
@@ -93,8 +102,10 @@ LEVELS: Final[tuple[Level, ...]] = ("nominal", "ordinal", "interval", "ratio")
 
 Category = str | int | float
 """A category of a scale: a label or a number."""
-Judgment = tuple[str, str, Category | None]
-"""(item, reviewer, value); a value of None is a missing judgment."""
+Observation = tuple[str, str, Category | None]
+"""(item, reviewer, value): one reviewer's value of one variable for one unit; a value of None is
+a missing judgment. (Not :class:`abp_tui.models.Judgment`, a reviewer's whole decision on an
+item, from which :mod:`abp_tui.analysis.agreement_input` derives these.)"""
 
 DEFAULT_RESAMPLES: Final = 1000
 """Bootstrap resamples of the multi-reviewer figures (alpha, AC1/AC2, Fleiss, percent agreement)."""
@@ -119,63 +130,172 @@ AC2_WEIGHTS: Final[dict[str, str]] = {
     "ratio": "quadratic",
 }
 
-# -- definitions and sources carried by each figure ----------------------------------------------
-_PA_DEF = (
-    "mean over items judged by two or more reviewers of the share of agreeing pairs of "
-    "judgments, sum_k n_ik(n_ik - 1) / (n_i(n_i - 1)); agreement is an exact category match"
+
+# -- the coefficients, declared once -------------------------------------------------------------
+@dataclass(frozen=True)
+class Coefficient:
+    """One agreement coefficient: what every face (CLI, workstation, CSV, report) lists it as.
+
+    The faces iterate over :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`, never over
+    a list of their own, so a new coefficient is its computation here plus its declaration.
+    """
+
+    key: str
+    """The field of :class:`VariableAgreement` (or :class:`PairAgreement`) holding the figure."""
+    label: str
+    """Its name; a figure's ``name`` may add a qualifier (the level, the weights)."""
+    short: str
+    """A column header where space is tight (the workstation's tables)."""
+    measures: str
+    """What it measures, in one sentence."""
+    formula: str
+    """Its definition as each figure carries it (``{level}``/``{weights}`` filled in)."""
+    source: str
+    """Where the formula comes from."""
+
+
+PERCENT_AGREEMENT: Final = Coefficient(
+    key="percent_agreement",
+    label="percent agreement",
+    short="Agreement",
+    measures="how often two judgments of the same item agree, chance agreement not removed",
+    formula=(
+        "mean over items judged by two or more reviewers of the share of agreeing pairs of "
+        "judgments, sum_k n_ik(n_ik - 1) / (n_i(n_i - 1)); agreement is an exact category match"
+    ),
+    source="Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC pa.coeff.raw",
 )
-_PA_SRC = "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC pa.coeff.raw"
-_PAIR_PA_DEF = "share of the items judged by both reviewers on which they gave the same category"
-_FLEISS_DEF = (
-    "(P_o - P_e) / (1 - P_e); P_o = percent agreement; P_e = sum_k p_k^2 with p_k the share of "
-    "all judgments in category k; requires every item to be judged by the same number of reviewers"
+FLEISS_KAPPA: Final = Coefficient(
+    key="fleiss_kappa",
+    label="Fleiss' kappa",
+    short="Fleiss κ",
+    measures="agreement beyond chance among reviewers who each judged every item",
+    formula=(
+        "(P_o - P_e) / (1 - P_e); P_o = percent agreement; P_e = sum_k p_k^2 with p_k the share "
+        "of all judgments in category k; requires every item to be judged by the same number of "
+        "reviewers"
+    ),
+    source=(
+        "Fleiss (1971), Measuring nominal scale agreement among many raters, "
+        "Psychological Bulletin 76(5), 378-382"
+    ),
 )
-_FLEISS_SRC = (
-    "Fleiss (1971), Measuring nominal scale agreement among many raters, "
-    "Psychological Bulletin 76(5), 378-382"
+FLEISS_KAPPA_GENERALIZED: Final = Coefficient(
+    key="fleiss_kappa_generalized",
+    label="Fleiss' kappa generalized (Gwet)",
+    short="Fleiss κ gen.",
+    measures="Fleiss' kappa for any number of judgments per item",
+    formula=(
+        "(P_o - P_e) / (1 - P_e); P_o = mean over items with n_i >= 2 of "
+        "sum_k n_ik(n_ik - 1) / (n_i(n_i - 1)); P_e = sum_k pi_k^2 with pi_k the mean over items "
+        "with n_i >= 1 of n_ik / n_i (valid when the number of reviewers per item differs; equals "
+        "Fleiss' kappa when it does not)"
+    ),
+    source=(
+        "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC fleiss.kappa.raw, "
+        "unweighted"
+    ),
 )
-_FLEISS_GEN_DEF = (
-    "(P_o - P_e) / (1 - P_e); P_o = mean over items with n_i >= 2 of "
-    "sum_k n_ik(n_ik - 1) / (n_i(n_i - 1)); P_e = sum_k pi_k^2 with pi_k the mean over items "
-    "with n_i >= 1 of n_ik / n_i (valid when the number of reviewers per item differs; equals "
-    "Fleiss' kappa when it does not)"
+KRIPPENDORFF_ALPHA: Final = Coefficient(
+    key="krippendorff_alpha",
+    label="Krippendorff's alpha",
+    short="Krippendorff α",
+    measures="agreement beyond chance at the variable's level of measurement, gaps allowed",
+    formula=(
+        "1 - D_o / D_e over the coincidence matrix of pairable judgments (items with two or more), "
+        "{level} distance; missing judgments allowed"
+    ),
+    source=(
+        "Krippendorff (2011), Computing Krippendorff's Alpha-Reliability; the krippendorff "
+        "package's coincidence-matrix formula, vectorised here over bootstrap resamples and tested "
+        "against it"
+    ),
 )
-_FLEISS_GEN_SRC = (
-    "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC fleiss.kappa.raw, unweighted"
+GWET_AC1: Final = Coefficient(
+    key="gwet_ac1",
+    label="Gwet's AC1",
+    short="AC1",
+    measures="agreement beyond chance that stays stable when one category is prevalent",
+    formula=(
+        "(P_o - P_e) / (1 - P_e); P_o = percent agreement; P_e = sum_k pi_k(1 - pi_k) / (q - 1) "
+        "over the q categories of the scale, pi_k as in Fleiss' generalized kappa"
+    ),
+    source=(
+        "Gwet (2008), Computing inter-rater reliability and its variance in the presence of high "
+        "agreement, BJMSP 61, 29-48; irrCAC gwet.ac1.raw"
+    ),
 )
-_ALPHA_DEF = (
-    "1 - D_o / D_e over the coincidence matrix of pairable judgments (items with two or more), "
-    "{level} distance; missing judgments allowed"
+GWET_AC2: Final = Coefficient(
+    key="gwet_ac2",
+    label="Gwet's AC2",
+    short="AC2",
+    measures="AC1 with partial credit for near categories of an ordered scale",
+    formula=(
+        "(P_o - P_e) / (1 - P_e) with {weights} weights w_kl; P_o = mean over items with "
+        "n_i >= 2 of sum_k n_ik(n*_ik - 1) / (n_i(n_i - 1)), n*_ik = sum_l w_kl n_il; "
+        "P_e = (sum_kl w_kl) sum_k pi_k(1 - pi_k) / (q(q - 1))"
+    ),
+    source="Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC gwet.ac1.raw",
 )
-_ALPHA_SRC = (
-    "Krippendorff (2011), Computing Krippendorff's Alpha-Reliability; the krippendorff package's "
-    "coincidence-matrix formula, vectorised here over bootstrap resamples and tested against it"
+VARIABLE_COEFFICIENTS: Final[tuple[Coefficient, ...]] = (
+    PERCENT_AGREEMENT,
+    FLEISS_KAPPA,
+    FLEISS_KAPPA_GENERALIZED,
+    KRIPPENDORFF_ALPHA,
+    GWET_AC1,
+    GWET_AC2,
 )
-_AC1_DEF = (
-    "(P_o - P_e) / (1 - P_e); P_o = percent agreement; P_e = sum_k pi_k(1 - pi_k) / (q - 1) over "
-    "the q categories of the scale, pi_k as in Fleiss' generalized kappa"
-)
-_AC1_SRC = (
-    "Gwet (2008), Computing inter-rater reliability and its variance in the presence of high "
-    "agreement, BJMSP 61, 29-48; irrCAC gwet.ac1.raw"
-)
-_AC2_DEF = (
-    "(P_o - P_e) / (1 - P_e) with {weights} weights w_kl; P_o = mean over items with n_i >= 2 of "
-    "sum_k n_ik(n*_ik - 1) / (n_i(n_i - 1)), n*_ik = sum_l w_kl n_il; "
-    "P_e = (sum_kl w_kl) sum_k pi_k(1 - pi_k) / (q(q - 1))"
-)
-_AC2_SRC = "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC gwet.ac1.raw"
-_COHEN_DEF = (
+"""The multi-reviewer figures of a variable, in the order every face lists them."""
+
+_COHEN_FORMULA = (
     "(p_o - p_e) / (1 - p_e) over the items judged by both; p_o = sum_kl w_kl p_kl, "
     "p_e = sum_kl w_kl p_k. p_.l; {weights} weights on the declared scale"
 )
-_COHEN_SRC = {
-    "identity": "Cohen (1960), A coefficient of agreement for nominal scales",
-    "linear": "Cohen (1968), Weighted kappa; linear weights as irrCAC linear.weights",
-    "quadratic": "Cohen (1968), Weighted kappa; quadratic weights as irrCAC quadratic.weights",
+PAIR_PERCENT_AGREEMENT: Final = Coefficient(
+    key="percent_agreement",
+    label="percent agreement",
+    short="Agreement",
+    measures="how often the two reviewers gave the same category, chance agreement not removed",
+    formula="share of the items judged by both reviewers on which they gave the same category",
+    source="Cohen (1960): p_o, the observed agreement of the pair",
+)
+COHEN_KAPPA: Final = Coefficient(
+    key="cohen_kappa",
+    label="Cohen's kappa",
+    short="Cohen κ",
+    measures="agreement of two reviewers beyond chance, every disagreement counting in full",
+    formula=_COHEN_FORMULA,
+    source="Cohen (1960), A coefficient of agreement for nominal scales",
+)
+COHEN_KAPPA_LINEAR: Final = Coefficient(
+    key="cohen_kappa_linear",
+    label="Cohen's kappa (linear weights)",
+    short="κ linear",
+    measures="Cohen's kappa with partial credit falling linearly with the distance on the scale",
+    formula=_COHEN_FORMULA,
+    source="Cohen (1968), Weighted kappa; linear weights as irrCAC linear.weights",
+)
+COHEN_KAPPA_QUADRATIC: Final = Coefficient(
+    key="cohen_kappa_quadratic",
+    label="Cohen's kappa (quadratic weights)",
+    short="κ quadratic",
+    measures="Cohen's kappa with partial credit falling with the squared distance on the scale",
+    formula=_COHEN_FORMULA,
+    source="Cohen (1968), Weighted kappa; quadratic weights as irrCAC quadratic.weights",
+)
+PAIR_COEFFICIENTS: Final[tuple[Coefficient, ...]] = (
+    PAIR_PERCENT_AGREEMENT,
+    COHEN_KAPPA,
+    COHEN_KAPPA_LINEAR,
+    COHEN_KAPPA_QUADRATIC,
+)
+"""The figures of each pair of reviewers, in the order every face lists them."""
+_COHEN_BY_WEIGHTS: Final = {
+    "identity": COHEN_KAPPA,
+    "linear": COHEN_KAPPA_LINEAR,
+    "quadratic": COHEN_KAPPA_QUADRATIC,
 }
 _BOOT_METHOD = "percentile bootstrap, {what} resampled with replacement"
-_PAIR_PA_SRC = "Cohen (1960): p_o, the observed agreement of the pair"
 
 
 class AgreementError(AbpError):
@@ -266,6 +386,10 @@ class PairAgreement(Model):
     cohen_kappa_quadratic: Figure
     confusion: ConfusionMatrix
 
+    def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
+        """Each declared pair coefficient with its figure, in :data:`PAIR_COEFFICIENTS` order."""
+        return _declared(self, PAIR_COEFFICIENTS)
+
 
 class VariableAgreement(Model):
     """Every agreement figure for one variable, with its denominators."""
@@ -293,6 +417,21 @@ class VariableAgreement(Model):
     gwet_ac2: Figure
     pairs: tuple[PairAgreement, ...]
     """Every pair of reviewers, names in sorted order."""
+
+    def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
+        """Each declared coefficient with its figure, in :data:`VARIABLE_COEFFICIENTS` order."""
+        return _declared(self, VARIABLE_COEFFICIENTS)
+
+
+def _declared(
+    model: Model, coefficients: tuple[Coefficient, ...]
+) -> tuple[tuple[Coefficient, Figure], ...]:
+    out = []
+    for coefficient in coefficients:
+        figure = getattr(model, coefficient.key)
+        assert isinstance(figure, Figure), coefficient.key
+        out.append((coefficient, figure))
+    return tuple(out)
 
 
 class AgreementReport(Model):
@@ -495,7 +634,7 @@ class _Index:
 
 
 def _table(
-    records: Iterable[Judgment],
+    records: Iterable[Observation],
     level: str,
     scale: Sequence[Category] | None,
     variable: str,
@@ -813,22 +952,25 @@ class _Base:
 
 def _figure(
     base: _Base,
-    name: str,
-    definition: str,
-    source: str,
+    coefficient: Coefficient,
     point: float,
     samples: F64 | None,
     reason: str | None,
     *,
+    name: str | None = None,
+    definition: str | None = None,
+    source: str | None = None,
     weights: str | None = None,
     pa: float | None = None,
     pe: float | None = None,
     boot_note: str | None = None,
 ) -> Figure:
+    """The figure of ``coefficient``; ``name``, ``definition`` and ``source`` default to the
+    declaration's label, formula and source."""
     common: dict[str, Any] = {
-        "name": name,
-        "definition": definition,
-        "source": source,
+        "name": name or coefficient.label,
+        "definition": definition or coefficient.formula,
+        "source": source or coefficient.source,
         "weights": weights,
         "n_items": base.n_items,
         "n_items_chance": base.n_items_chance,
@@ -858,7 +1000,7 @@ def category_label(category: Category) -> str:
 
 
 def compute_variable(
-    records: Iterable[Judgment],
+    records: Iterable[Observation],
     level: str,
     scale: Sequence[Category] | None = None,
     *,
@@ -953,9 +1095,7 @@ def _compute(
         n2, n_reviewers, n_judgments, resamples, seed, confidence, "items", n_judged
     )
 
-    pa_fig = _figure(
-        base, "percent agreement", _PA_DEF, _PA_SRC, point("pa"), samples("pa"), common_reason
-    )
+    pa_fig = _figure(base, PERCENT_AGREEMENT, point("pa"), samples("pa"), common_reason)
 
     pe_is_one = point("fleiss_pe") >= 1 - _EPS
     gen_reason = chance_reason
@@ -971,9 +1111,7 @@ def _compute(
     kappa_args: dict[str, Any] = {"pa": point("pa"), "pe": point("fleiss_pe")}
     fleiss_fig = _figure(
         base_chance,
-        "Fleiss' kappa",
-        _FLEISS_DEF,
-        _FLEISS_SRC,
+        FLEISS_KAPPA,
         point("fleiss"),
         samples("fleiss"),
         fleiss_reason,
@@ -981,9 +1119,7 @@ def _compute(
     )
     gen_fig = _figure(
         base_chance,
-        "Fleiss' kappa generalized (Gwet)",
-        _FLEISS_GEN_DEF,
-        _FLEISS_GEN_SRC,
+        FLEISS_KAPPA_GENERALIZED,
         point("fleiss"),
         samples("fleiss"),
         gen_reason,
@@ -1000,20 +1136,18 @@ def _compute(
         )
     alpha_fig = _figure(
         base,
-        f"Krippendorff's alpha ({level})",
-        _ALPHA_DEF.format(level=level),
-        _ALPHA_SRC,
+        KRIPPENDORFF_ALPHA,
         point("alpha"),
         samples("alpha"),
         alpha_reason,
+        name=f"{KRIPPENDORFF_ALPHA.label} ({level})",
+        definition=KRIPPENDORFF_ALPHA.formula.format(level=level),
         boot_note=alpha_note,
     )
 
     ac1_fig = _figure(
         base_chance,
-        "Gwet's AC1",
-        _AC1_DEF,
-        _AC1_SRC,
+        GWET_AC1,
         point("ac1"),
         samples("ac1"),
         chance_reason,
@@ -1026,12 +1160,13 @@ def _compute(
         ac2_reason = "nominal variable: AC2 needs ordered categories; see Gwet's AC1"
     ac2_fig = _figure(
         base_chance,
-        f"Gwet's AC2 ({ac2_kind} weights)" if ac2_kind else "Gwet's AC2",
-        _AC2_DEF.format(weights=ac2_kind or "ordered"),
-        _AC2_SRC + (f", weights = '{ac2_kind}'" if ac2_kind else ""),
+        GWET_AC2,
         point("ac2"),
         samples("ac2"),
         ac2_reason,
+        name=f"{GWET_AC2.label} ({ac2_kind} weights)" if ac2_kind else None,
+        definition=GWET_AC2.formula.format(weights=ac2_kind or "ordered"),
+        source=GWET_AC2.source + (f", weights = '{ac2_kind}'" if ac2_kind else ""),
         weights=ac2_kind,
         pa=point("ac2_pa"),
         pe=point("ac2_pe"),
@@ -1122,24 +1257,32 @@ def _pair(
         used = sorted(set(rows_k.tolist()) | set(cols_k.tolist()))
         only = ", ".join(category_label(cats[i]) for i in used)
 
-    def figure(kind: str, name: str) -> Figure:
+    def figure(kind: str) -> Figure:
+        coefficient = _COHEN_BY_WEIGHTS[kind]
+        definition = coefficient.formula.format(weights=kind)
         fig_reason = chance_reason
         if fig_reason is None and kind not in stats:
             fig_reason = "nominal variable: weighted kappa needs ordered categories"
         if fig_reason is not None:
-            definition, source = _COHEN_DEF.format(weights=kind), _COHEN_SRC[kind]
-            return _figure(base, name, definition, source, math.nan, None, fig_reason, weights=kind)
+            return _figure(
+                base,
+                coefficient,
+                math.nan,
+                None,
+                fig_reason,
+                definition=definition,
+                weights=kind,
+            )
         po, pe, kap = stats[kind]
         if not math.isfinite(float(kap[0])):
             fig_reason = f"no variation: chance agreement is 1 (both reviewers used only {only})"
         return _figure(
             base,
-            name,
-            _COHEN_DEF.format(weights=kind),
-            _COHEN_SRC[kind],
+            coefficient,
             float(kap[0]),
             kap[1:] if boot else None,
             fig_reason,
+            definition=definition,
             weights=kind,
             pa=float(po[0]),
             pe=float(pe[0]),
@@ -1152,22 +1295,20 @@ def _pair(
         n_items=n,
         percent_agreement=_figure(
             base,
-            "percent agreement",
-            _PAIR_PA_DEF,
-            _PAIR_PA_SRC,
+            PAIR_PERCENT_AGREEMENT,
             float(po_id[0]),
             po_id[1:] if boot else None,
             reason,
         ),
-        cohen_kappa=figure("identity", "Cohen's kappa"),
-        cohen_kappa_linear=figure("linear", "Cohen's kappa (linear weights)"),
-        cohen_kappa_quadratic=figure("quadratic", "Cohen's kappa (quadratic weights)"),
+        cohen_kappa=figure("identity"),
+        cohen_kappa_linear=figure("linear"),
+        cohen_kappa_quadratic=figure("quadratic"),
         confusion=confusion,
     )
 
 
 def compute_all(
-    records_by_variable: Mapping[str, Iterable[Judgment]],
+    records_by_variable: Mapping[str, Iterable[Observation]],
     levels: Mapping[str, str],
     scales: Mapping[str, Sequence[Category] | None] | None = None,
     seed: int = 0,

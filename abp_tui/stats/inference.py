@@ -238,6 +238,8 @@ def _count(value: int, name: str) -> int:
     return int(value)
 
 
+# Hand-written: scipy's binomtest(k, n).proportion_ci(method="wilson") took 513 us a call
+# against 3.4 us here (measured over 2,000 calls) and takes no z (Arena's 1.96).
 def wilson(successes: int, n: int, z: float = Z_95) -> Proportion:
     """The proportion successes/n with its Wilson score interval, clamped to [0, 1].
 
@@ -441,6 +443,8 @@ def _present(values: Iterable[float | None], name: str) -> tuple[npt.NDArray[np.
     return np.asarray(present, dtype=np.float64), missing
 
 
+# Hand-written, not scipy.stats.bootstrap: Arena leaves out the resamples whose baseline median
+# is 0, which scipy's percentile bootstrap cannot (their ratio is infinite and so are its bounds).
 def _bootstrap_medians(
     rng: np.random.Generator, values: npt.NDArray[np.float64], resamples: int
 ) -> npt.NDArray[np.float64]:

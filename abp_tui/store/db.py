@@ -10,6 +10,7 @@ import sqlite_utils
 
 from abp_tui.errors import StoreError
 from abp_tui.store.schema import MIGRATIONS
+from abp_tui.store.views import refresh_views
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -34,6 +35,7 @@ def connect(path: Path) -> sqlite_utils.Database:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
         migrate(db)
+        refresh_views(db)
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: not a usable abp-tui database ({exc})") from None
     return db

@@ -1,7 +1,10 @@
 """SQL for study designs, items, assignments, judgments, positions and findings.
 
 :func:`records_of_design` reads what :mod:`abp_tui.analysis` computes verdicts, results and
-agreement from; the rules themselves live there, not in SQL.
+agreement from; the rules themselves live there, not in SQL. Items, judgment and adjudication
+revisions leave this module as the shared records of :mod:`abp_tui.models.records`, runs named by
+id: payloads are stored keyed by the database's run keys, and the converters here map those keys
+to run ids on the way out (:class:`StoredItem` keeps both, for the sessions that write).
 
 Judgments are append-only (SQLite triggers refuse UPDATE and DELETE): a save adds a revision.
 A reviewer can read other reviewers' judgments of an item only after submitting their own; that
@@ -11,24 +14,30 @@ rule lives here, in :func:`others_judgments`, not in any screen.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
-from abp_tui.analysis.records import (
-    Adjudication,
-    DesignRecords,
-    Item,
-    ItemJudgment,
-    RunRecord,
-    design_document,
-    in_scope,
-)
+from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, ResultState, Rubric, StudyDesign
+from abp_tui.models import (
+    AdjudicationRevision,
+    DesignRecords,
+    Finding,
+    FindingRevision,
+    Item,
+    Judgment,
+    JudgmentRevision,
+    Rubric,
+    RunFacts,
+    StudyDesign,
+)
+from abp_tui.store import overview
 from abp_tui.store.db import utc_now
+from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
 from abp_tui.store.queries import run_facts
 
 
@@ -50,33 +59,32 @@ class DesignRow:
     frozen_at: str | None
 
 
-@dataclass(frozen=True)
-class ItemRow:
+class StoredItem(Item):
+    """An item with the database keys a review session writes with (runs, task, the item)."""
+
     pk: int
+    """The item's key."""
     design_pk: int
     key: str
-    code: str
-    kind: str
+    """The plan's item key (what the blind code was derived from)."""
     task_pk: int
-    trial: int
-    run_a_pk: int
-    run_b_pk: int | None
-    base_flip: bool
+    """The key of the exact task version the item was planned on."""
+    run_pks: tuple[int, ...]
+    """The keys of the exact run versions judged, in the order of ``runs``."""
     masking: dict[str, int]
+    """Identity term -> how many times it was masked in the item's outputs."""
 
+    @property
+    def run_a_pk(self) -> int:
+        return self.run_pks[0]
 
-@dataclass(frozen=True)
-class JudgmentRow:
-    pk: int
-    item_pk: int
-    reviewer: str
-    revision: int
-    status: str
-    payload: dict[str, Any]
-    placement: dict[str, int]
-    reason: str
-    seconds_spent: float
-    created_at: str
+    @property
+    def run_b_pk(self) -> int | None:
+        return self.run_pks[1] if len(self.run_pks) > 1 else None
+
+    def run_id(self, run_pk: int) -> str:
+        """The id of one of the item's runs, by its key."""
+        return self.runs[self.run_pks.index(run_pk)]
 
 
 _DESIGN_COLS = (
@@ -249,31 +257,55 @@ def add_enrolment(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> i
     return slot
 
 
-_ITEM_COLS = (
-    "pk, design_pk, key, code, kind, task_pk, trial, run_a_pk, run_b_pk, base_flip, masking"
-)
+_ITEM_SELECT = """
+SELECT i.pk, i.design_pk, i.key, i.code, i.kind, i.task_pk, t.id, i.trial, i.base_flip,
+  i.masking, i.run_a_pk, ra.id, ca.id, i.run_b_pk, rb.id, cb.id{more}
+FROM items i JOIN tasks t ON t.pk = i.task_pk
+JOIN runs ra ON ra.pk = i.run_a_pk JOIN conditions ca ON ca.pk = ra.condition_pk
+LEFT JOIN runs rb ON rb.pk = i.run_b_pk LEFT JOIN conditions cb ON cb.pk = rb.condition_pk
+"""
 
 
-def _item(r: Any) -> ItemRow:
-    return ItemRow(
-        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], bool(r[9]), json.loads(r[10])
+def _item(r: Sequence[Any], index: int) -> StoredItem:
+    single = r[13] is None
+    return StoredItem(
+        code=r[3],
+        index=index,
+        kind=r[4],
+        task=r[6],
+        trial=r[7],
+        runs=(r[11],) if single else (r[11], r[14]),
+        conditions=(r[12],) if single else (r[12], r[15]),
+        base_flip=bool(r[8]),
+        pk=r[0],
+        design_pk=r[1],
+        key=r[2],
+        task_pk=r[5],
+        run_pks=(r[10],) if single else (r[10], r[13]),
+        masking=json.loads(r[9]),
     )
 
 
-def items(db: sqlite_utils.Database, design_pk: int) -> list[ItemRow]:
+def items(db: sqlite_utils.Database, design_pk: int) -> list[StoredItem]:
+    """The design's items in plan order (the order they were stored in)."""
     rows = db.execute(
-        f"SELECT {_ITEM_COLS} FROM items WHERE design_pk = ? ORDER BY pk", [design_pk]
+        _ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk", [design_pk]
     ).fetchall()
-    return [_item(r) for r in rows]
+    return [_item(r, index) for index, r in enumerate(rows)]
 
 
-def item_by_code(db: sqlite_utils.Database, design_pk: int, code: str) -> ItemRow:
+def item_by_code(db: sqlite_utils.Database, design_pk: int, code: str) -> StoredItem:
+    # The item's place in the plan: how many of the design's items were stored before it.
     row = db.execute(
-        f"SELECT {_ITEM_COLS} FROM items WHERE design_pk = ? AND code = ?", [design_pk, code]
+        _ITEM_SELECT.format(
+            more=", (SELECT COUNT(*) FROM items k WHERE k.design_pk = i.design_pk AND k.pk < i.pk)"
+        )
+        + "WHERE i.design_pk = ? AND i.code = ?",
+        [design_pk, code],
     ).fetchone()
     if row is None:
         raise AbpError(f"no item {code} in this study design")
-    return _item(row)
+    return _item(row, row[16])
 
 
 @dataclass(frozen=True)
@@ -311,32 +343,96 @@ def assignment(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> tuple[
     return (int(row[0]), bool(row[1])) if row else None
 
 
-_J_COLS = (
-    "pk, item_pk, reviewer, revision, status, payload, placement, reason, seconds_spent, created_at"
+_J_INSERT = (
+    "item_pk, reviewer, revision, status, payload, placement, reason, seconds_spent, created_at"
 )
+JUDGMENT_SELECT = (
+    "SELECT i.code, j.reviewer, j.revision, j.status, j.payload, j.placement, j.reason, "
+    "j.seconds_spent, j.created_at FROM judgments j JOIN items i ON i.pk = j.item_pk "
+)
+"""The columns :func:`judgment_revision` converts; callers add the WHERE and ORDER BY."""
 
 
-def _judgment(r: Any) -> JudgmentRow:
-    return JudgmentRow(
-        r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]), r[7], r[8], r[9]
+def _by_run_id(
+    payload: str, placement: str, run_ids: Mapping[int, str]
+) -> tuple[Judgment, dict[str, str]]:
+    """A stored judgment payload and placement (keyed by run key) keyed by run id instead."""
+    document = json.loads(payload)
+    responses = document.get("responses", {})
+    document["responses"] = {run_ids[int(k)]: v for k, v in responses.items()}
+    shown = {position: run_ids[int(pk)] for position, pk in json.loads(placement).items()}
+    return Judgment.model_validate(document), shown
+
+
+def judgment_revision(r: Sequence[Any], run_ids: Mapping[int, str]) -> JudgmentRevision:
+    """A row as :data:`JUDGMENT_SELECT` reads it, as the shared record (runs by id)."""
+    judgment, placement = _by_run_id(r[4], r[5], run_ids)
+    return JudgmentRevision(
+        item=r[0],
+        reviewer=r[1],
+        revision=r[2],
+        status=r[3],
+        judgment=judgment,
+        placement=placement,
+        reason=r[6],
+        seconds_spent=r[7],
+        created_at=r[8],
     )
 
 
-def latest_judgment(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> JudgmentRow | None:
+def item_run_ids(db: sqlite_utils.Database, item_pk: int) -> dict[int, str]:
+    """Run key -> run id, for the runs of one item."""
     row = db.execute(
-        f"SELECT {_J_COLS} FROM judgments WHERE item_pk = ? AND reviewer = ? "
-        "ORDER BY revision DESC LIMIT 1",
+        "SELECT i.run_a_pk, ra.id, i.run_b_pk, rb.id FROM items i "
+        "JOIN runs ra ON ra.pk = i.run_a_pk LEFT JOIN runs rb ON rb.pk = i.run_b_pk "
+        "WHERE i.pk = ?",
+        [item_pk],
+    ).fetchone()
+    if row is None:
+        return {}
+    return {row[0]: row[1]} if row[2] is None else {row[0]: row[1], row[2]: row[3]}
+
+
+def design_run_ids(db: sqlite_utils.Database, design_pk: int) -> dict[int, str]:
+    """Run key -> run id, for every run the design's items name."""
+    return {
+        int(pk): str(run_id)
+        for pk, run_id in db.execute(
+            "SELECT r.pk, r.id FROM runs r WHERE r.pk IN (SELECT run_a_pk FROM items WHERE "
+            "design_pk = ? UNION SELECT run_b_pk FROM items WHERE design_pk = ?)",
+            [design_pk, design_pk],
+        ).fetchall()
+    }
+
+
+def latest_judgment(
+    db: sqlite_utils.Database, item_pk: int, reviewer: str
+) -> JudgmentRevision | None:
+    row = db.execute(
+        JUDGMENT_SELECT + "WHERE j.item_pk = ? AND j.reviewer = ? ORDER BY j.revision DESC LIMIT 1",
         [item_pk, reviewer],
     ).fetchone()
-    return _judgment(row) if row else None
+    return judgment_revision(row, item_run_ids(db, item_pk)) if row else None
 
 
-def history(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> list[JudgmentRow]:
+def history(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> list[JudgmentRevision]:
     rows = db.execute(
-        f"SELECT {_J_COLS} FROM judgments WHERE item_pk = ? AND reviewer = ? ORDER BY revision",
+        JUDGMENT_SELECT + "WHERE j.item_pk = ? AND j.reviewer = ? ORDER BY j.revision",
         [item_pk, reviewer],
     ).fetchall()
-    return [_judgment(r) for r in rows]
+    ids = item_run_ids(db, item_pk)
+    return [judgment_revision(r, ids) for r in rows]
+
+
+def submission_order(db: sqlite_utils.Database, item_pk: int) -> list[str]:
+    """The reviewers who submitted a judgment of an item, in the order their first submission
+    was stored (a merged station's judgment counts from when it was merged)."""
+    rows = db.execute(
+        "SELECT reviewer FROM judgments WHERE item_pk = ? AND status = 'submitted' "
+        "GROUP BY reviewer ORDER BY MIN(pk)",
+        [item_pk],
+    ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def append_judgment(
@@ -358,8 +454,7 @@ def append_judgment(
         revision = int(row[0]) + 1
         now = utc_now()
         db.execute(
-            f"INSERT INTO judgments ({_J_COLS.replace('pk, ', '', 1)}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO judgments ({_J_INSERT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [item_pk, reviewer, revision, status, payload, placement, reason, seconds_spent, now],
         )
         db.execute(
@@ -379,7 +474,9 @@ def has_submitted(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> boo
     return row is not None
 
 
-def others_judgments(db: sqlite_utils.Database, item_pk: int, viewer: str) -> list[JudgmentRow]:
+def others_judgments(
+    db: sqlite_utils.Database, item_pk: int, viewer: str
+) -> list[JudgmentRevision]:
     """Other reviewers' latest submitted judgments of an item, for a viewer who has submitted.
 
     Raises BlindingError for a viewer who has not submitted their own judgment of the item.
@@ -387,13 +484,14 @@ def others_judgments(db: sqlite_utils.Database, item_pk: int, viewer: str) -> li
     if not has_submitted(db, item_pk, viewer):
         raise BlindingError("submit your own judgment of this item before seeing others'")
     rows = db.execute(
-        f"SELECT {_J_COLS} FROM judgments j WHERE item_pk = ? AND reviewer != ? AND "
-        "status = 'submitted' AND revision = (SELECT MAX(revision) FROM judgments k WHERE "
+        JUDGMENT_SELECT + "WHERE j.item_pk = ? AND j.reviewer != ? AND "
+        "j.status = 'submitted' AND j.revision = (SELECT MAX(revision) FROM judgments k WHERE "
         "k.item_pk = j.item_pk AND k.reviewer = j.reviewer AND k.status = 'submitted') "
-        "ORDER BY reviewer",
+        "ORDER BY j.reviewer",
         [item_pk, viewer],
     ).fetchall()
-    return [_judgment(r) for r in rows]
+    ids = item_run_ids(db, item_pk)
+    return [judgment_revision(r, ids) for r in rows]
 
 
 def set_position(db: sqlite_utils.Database, reviewer: str, design_pk: int, item_pk: int) -> None:
@@ -505,72 +603,82 @@ def append_finding(
     return revision
 
 
-def findings(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, int, str, str, str]]:
-    """Latest revision of each finding: (id, revision, reviewer, document, created_at)."""
-    rows = db.execute(
-        "SELECT id, revision, reviewer, document, created_at FROM findings f WHERE study_id = ? "
-        "AND revision = (SELECT MAX(revision) FROM findings g WHERE g.study_id = f.study_id "
-        "AND g.id = f.id) ORDER BY id",
+def finding_revisions(
+    db: sqlite_utils.Database, study_id: str, *, latest: bool = False
+) -> list[FindingRevision]:
+    """Every revision of a study's findings (``latest``: each finding's latest only), by
+    finding id and revision, each with the ids of the runs it names."""
+    runs: dict[int, list[str]] = {}
+    for finding_pk, run_id in db.execute(
+        "SELECT fr.finding_pk, r.id FROM finding_runs fr JOIN findings f ON f.pk = fr.finding_pk "
+        "JOIN runs r ON r.pk = fr.run_pk WHERE f.study_id = ?",
         [study_id],
-    ).fetchall()
-    return [tuple(r) for r in rows]
+    ).fetchall():
+        runs.setdefault(int(finding_pk), []).append(str(run_id))
+    only_latest = (
+        "AND f.revision = (SELECT MAX(revision) FROM findings g WHERE g.study_id = f.study_id "
+        "AND g.id = f.id) "
+    )
+    return [
+        FindingRevision(
+            id=r[1],
+            revision=r[2],
+            reviewer=r[3],
+            finding=Finding.model_validate_json(r[4]),
+            created_at=r[5],
+            runs=tuple(sorted(runs.get(int(r[0]), []))),
+        )
+        for r in db.execute(
+            "SELECT f.pk, f.id, f.revision, f.reviewer, f.document, f.created_at FROM findings f "
+            f"WHERE f.study_id = ? {only_latest if latest else ''}ORDER BY f.id, f.revision",
+            [study_id],
+        ).fetchall()
+    ]
 
 
-@dataclass(frozen=True)
-class ReviewerProgress:
-    reviewer: str
-    assigned: int
-    submitted: int
-    drafts: int
+def findings(db: sqlite_utils.Database, study_id: str) -> list[FindingRevision]:
+    """The latest revision of each of a study's findings, by id."""
+    return finding_revisions(db, study_id, latest=True)
 
 
 def progress(db: sqlite_utils.Database, design_pk: int) -> list[ReviewerProgress]:
-    """Per reviewer: items assigned, submitted and in draft (by each one's latest revision)."""
+    """Per reviewer: items assigned, submitted and in draft (declared in ``overview``)."""
+    return overview.progress(db.conn, design_pk)
+
+
+ADJUDICATION_SELECT = (
+    "SELECT i.code, a.adjudicator, a.revision, a.payload, a.placement, a.note, a.show_names, "
+    "a.created_at FROM adjudications a JOIN items i ON i.pk = a.item_pk "
+)
+"""The columns :func:`adjudication_revision` converts; callers add the WHERE and ORDER BY."""
+
+
+def adjudication_revision(r: Sequence[Any], run_ids: Mapping[int, str]) -> AdjudicationRevision:
+    """A row as :data:`ADJUDICATION_SELECT` reads it, as the shared record (runs by id)."""
+    judgment, placement = _by_run_id(r[3], r[4], run_ids)
+    return AdjudicationRevision(
+        item=r[0],
+        adjudicator=r[1],
+        revision=r[2],
+        judgment=judgment,
+        placement=placement,
+        note=r[5],
+        show_names=bool(r[6]),
+        created_at=r[7],
+    )
+
+
+def latest_adjudications(
+    db: sqlite_utils.Database, design_pk: int, run_ids: Mapping[int, str] | None = None
+) -> list[AdjudicationRevision]:
+    """Each adjudicated item's latest adjudication, in plan order."""
     rows = db.execute(
-        """
-        SELECT a.reviewer, COUNT(*),
-          SUM(CASE WHEN l.status = 'submitted' THEN 1 ELSE 0 END),
-          SUM(CASE WHEN l.status = 'draft' THEN 1 ELSE 0 END)
-        FROM assignments a JOIN items i ON i.pk = a.item_pk
-        LEFT JOIN (
-          SELECT j.item_pk, j.reviewer, j.status FROM judgments j
-          WHERE j.revision = (SELECT MAX(revision) FROM judgments k
-                              WHERE k.item_pk = j.item_pk AND k.reviewer = j.reviewer)
-        ) l ON l.item_pk = a.item_pk AND l.reviewer = a.reviewer
-        WHERE i.design_pk = ? GROUP BY a.reviewer ORDER BY a.reviewer
-        """,
+        ADJUDICATION_SELECT + "WHERE i.design_pk = ? AND a.revision = (SELECT MAX(revision) FROM "
+        "adjudications b WHERE b.item_pk = a.item_pk) ORDER BY a.item_pk",
         [design_pk],
     ).fetchall()
-    return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
-
-
-@dataclass(frozen=True)
-class AdjudicationRow:
-    pk: int
-    item_pk: int
-    adjudicator: str
-    revision: int
-    payload: dict[str, Any]
-    placement: dict[str, int]
-    note: str
-    show_names: bool
-    created_at: str
-
-
-def latest_adjudications(db: sqlite_utils.Database, design_pk: int) -> list[AdjudicationRow]:
-    rows = db.execute(
-        "SELECT a.pk, a.item_pk, a.adjudicator, a.revision, a.payload, a.placement, a.note, "
-        "a.show_names, a.created_at FROM adjudications a JOIN items i ON i.pk = a.item_pk "
-        "WHERE i.design_pk = ? AND a.revision = (SELECT MAX(revision) FROM adjudications b "
-        "WHERE b.item_pk = a.item_pk) ORDER BY a.item_pk",
-        [design_pk],
-    ).fetchall()
-    return [
-        AdjudicationRow(
-            r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5]), r[6], bool(r[7]), r[8]
-        )
-        for r in rows
-    ]
+    ids = design_run_ids(db, design_pk) if run_ids is None else run_ids
+    return [adjudication_revision(r, ids) for r in rows]
 
 
 def append_adjudication(
@@ -598,80 +706,40 @@ def append_adjudication(
 def records_of_design(
     db: sqlite_utils.Database, design_pk: int, *, with_runs: bool = True
 ) -> DesignRecords:
-    """A design's records for :mod:`abp_tui.analysis`, keyed by database keys: its items, every
+    """A design's records for :mod:`abp_tui.analysis`, runs named by id: its items, every
     submitted judgment revision, the latest adjudication of each item and, ``with_runs``, the
     current runs in its scope with their automated outcomes and efficiency figures."""
     row = design(db, design_pk)
     study_design = StudyDesign.model_validate(design_document(row.document))
-    items = tuple(
-        Item(
-            pk=r[0],
-            code=r[1],
-            runs=(r[2],) if r[3] is None else (r[2], r[3]),
-            conditions=(r[4],) if r[3] is None else (r[4], r[5]),
-            fatal_criteria=tuple(json.loads(r[6])),
-        )
-        for r in db.execute(
-            "SELECT i.pk, i.code, i.run_a_pk, i.run_b_pk, ca.id, cb.id, t.fatal_criteria "
-            "FROM items i JOIN tasks t ON t.pk = i.task_pk "
-            "JOIN runs ra ON ra.pk = i.run_a_pk JOIN conditions ca ON ca.pk = ra.condition_pk "
-            "LEFT JOIN runs rb ON rb.pk = i.run_b_pk "
-            "LEFT JOIN conditions cb ON cb.pk = rb.condition_pk "
-            "WHERE i.design_pk = ? ORDER BY i.pk",
-            [design_pk],
-        ).fetchall()
-    )
+    run_ids = design_run_ids(db, design_pk)
     judgments = tuple(
-        ItemJudgment(
-            reviewer=r[1],
-            item_pk=r[0],
-            judgment=Judgment.model_validate_json(r[3]),
-            placement={k: int(v) for k, v in json.loads(r[4]).items()},
-            revision=r[2],
-        )
+        judgment_revision(r, run_ids)
         for r in db.execute(
-            "SELECT j.item_pk, j.reviewer, j.revision, j.payload, j.placement FROM judgments j "
-            "JOIN items i ON i.pk = j.item_pk WHERE i.design_pk = ? AND j.status = 'submitted' "
+            JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
             "ORDER BY j.item_pk, j.reviewer, j.revision",
             [design_pk],
         ).fetchall()
     )
-    adjudications = tuple(
-        Adjudication(
-            item_pk=a.item_pk,
-            adjudicator=a.adjudicator,
-            revision=a.revision,
-            judgment=Judgment.model_validate(a.payload),
-            note=a.note,
-        )
-        for a in latest_adjudications(db, design_pk)
-    )
-    runs: tuple[RunRecord, ...] = ()
+    criteria = {
+        str(task): tuple(json.loads(found))
+        for task, found in db.execute(
+            "SELECT DISTINCT t.id, t.fatal_criteria FROM items i JOIN tasks t ON t.pk = i.task_pk "
+            "WHERE i.design_pk = ?",
+            [design_pk],
+        ).fetchall()
+    }
+    runs: tuple[RunFacts, ...] = ()
     if with_runs:
         runs = tuple(
-            RunRecord(
-                pk=f.pk,
-                id=f.id,
-                task=f.task_id,
-                condition=f.condition_id,
-                trial=f.trial,
-                origin_status=ResultState(f.origin_status) if f.origin_status else None,
-                automated_outcome=f.automated_outcome,
-                excluded_reason=f.excluded_reason,
-                total_tokens=f.total_tokens,
-                wall_clock_ms=f.wall_clock_ms,
-                cost_usd=f.cost_usd,
-                diff_bytes=f.diff_bytes,
-            )
-            for f in run_facts(db, row.study_id)
-            if in_scope(study_design, f.task_id, f.condition_id)
+            f for f in run_facts(db, row.study_id) if in_scope(study_design, f.task, f.condition)
         )
     return DesignRecords(
         design=study_design,
         rubric=Rubric.model_validate(row.rubric),
         seed=row.seed,
-        items=items,
+        items=tuple(items(db, design_pk)),
         judgments=judgments,
-        adjudications=adjudications,
+        adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
         runs=runs,
+        task_criteria=criteria,
     )

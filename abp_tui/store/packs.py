@@ -7,7 +7,9 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.models import JudgmentRevision
 from abp_tui.store.db import utc_now
+from abp_tui.store.judging import JUDGMENT_SELECT, design_run_ids, judgment_revision
 
 
 def record_pack(
@@ -101,16 +103,16 @@ def audit_log(db: sqlite_utils.Database) -> list[tuple[str, str, str, dict[str, 
 
 def all_judgments(
     db: sqlite_utils.Database, design_pk: int, reviewer: str
-) -> list[tuple[str, int, str, str, str, str, float, str]]:
-    """Every revision by a reviewer in a design: (code, revision, status, payload, placement,
-    reason, seconds, created_at), in the order they were made."""
-    rows = db.execute(
-        "SELECT i.code, j.revision, j.status, j.payload, j.placement, j.reason, j.seconds_spent, "
-        "j.created_at FROM judgments j JOIN items i ON i.pk = j.item_pk "
-        "WHERE i.design_pk = ? AND j.reviewer = ? ORDER BY j.pk",
-        [design_pk, reviewer],
-    ).fetchall()
-    return [tuple(r) for r in rows]
+) -> list[JudgmentRevision]:
+    """Every revision by a reviewer in a design (drafts too), in the order they were made."""
+    run_ids = design_run_ids(db, design_pk)
+    return [
+        judgment_revision(r, run_ids)
+        for r in db.execute(
+            JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.reviewer = ? ORDER BY j.pk",
+            [design_pk, reviewer],
+        ).fetchall()
+    ]
 
 
 def station_run_pk(station: sqlite_utils.Database, study: str, run_id: str) -> int:

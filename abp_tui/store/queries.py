@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, Final
 
 import sqlite_utils
 
-from abp_tui.models import Condition, Model, Run, Task
+from abp_tui.models import Condition, Model, Run, RunFacts, Task
+from abp_tui.store import overview
 
 
 class StudySummary(Model):
@@ -56,40 +60,8 @@ class RunSummary(Model):
 
 
 def list_studies(db: sqlite_utils.Database) -> list[StudySummary]:
-    rows = db.execute(
-        """
-        SELECT s.id, s.name, s.protocol, s.description, s.rubric_id, s.synthetic,
-          (SELECT COUNT(*) FROM tasks t WHERE t.study_id = s.id AND t.current = 1),
-          (SELECT COUNT(*) FROM conditions c WHERE c.study_id = s.id AND c.current = 1),
-          (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1),
-          (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1
-             AND (r.excluded_reason IS NOT NULL OR r.origin_status IN
-                  ('INFRA_ERROR', 'PROVIDER_BLOCK', 'INVALID_TEST', 'GRADER_DISPUTE'))),
-          (SELECT COALESCE(SUM(tr.n_events), 0) FROM runs r JOIN traces tr ON tr.pk = r.trace_pk
-             WHERE r.study_id = s.id AND r.current = 1),
-          (SELECT COUNT(*) FROM preferences p WHERE p.study_id = s.id),
-          (SELECT COUNT(*) FROM imports i WHERE i.study_id = s.id)
-        FROM studies s ORDER BY s.id
-        """
-    ).fetchall()
-    return [
-        StudySummary(
-            id=r[0],
-            name=r[1],
-            protocol=r[2],
-            description=r[3],
-            rubric_id=r[4],
-            synthetic=bool(r[5]),
-            tasks=r[6],
-            conditions=r[7],
-            runs=r[8],
-            excluded_runs=r[9],
-            trace_events=r[10],
-            preferences=r[11],
-            imports=r[12],
-        )
-        for r in rows
-    ]
+    """Every study with its counts (the SQL is ``overview.studies``, which status reads too)."""
+    return [StudySummary(**asdict(s)) for s in overview.studies(db.conn)]
 
 
 def study_conditions(db: sqlite_utils.Database, study_id: str) -> list[ConditionSummary]:
@@ -225,24 +197,8 @@ def import_seen(db: sqlite_utils.Database, sha256: str, study_id: str | None) ->
     return str(row[0]) if row else None
 
 
-class RunFacts(Model):
-    """What results need of a current run: identity, automated outcome, efficiency figures."""
-
-    pk: int
-    id: str
-    task_id: str
-    condition_id: str
-    trial: int
-    origin_status: str | None
-    automated_outcome: str | None
-    excluded_reason: str | None
-    total_tokens: int | None
-    wall_clock_ms: float | None
-    cost_usd: float | None
-    diff_bytes: float | None
-
-
-def _diff_bytes(metadata: dict[str, object]) -> float | None:
+def diff_bytes(metadata: dict[str, object]) -> float | None:
+    """Normalized diff bytes from a run record's metadata, under the names the sources use."""
     for key in ("diffBytesNormalized", "diff_bytes"):
         value = metadata.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -255,34 +211,47 @@ def _diff_bytes(metadata: dict[str, object]) -> float | None:
     return None
 
 
+RUN_FACTS_SELECT: Final = """
+SELECT r.id, t.id, c.id, r.trial, r.origin_status, r.automated_outcome, r.excluded_reason,
+  COALESCE(r.total_tokens, r.input_tokens + r.output_tokens), r.wall_clock_ms, r.cost_usd{more}
+FROM runs r JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk{join}
+WHERE r.study_id = ? AND r.current = 1
+"""
+"""The current runs of a study with their facts (the first ten columns); ``more`` and ``join``
+add what a caller needs besides. Results list runs in :func:`results_order`."""
+
+
+def results_order(row: Sequence[Any]) -> tuple[Any, ...]:
+    """The order results list a study's runs in (condition, task, trial, id), for a row as
+    :data:`RUN_FACTS_SELECT` reads it; the same order as SQLite's on these columns."""
+    return (row[2], row[1], row[3], row[0])
+
+
+def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
+    """A row's first ten columns (as :data:`RUN_FACTS_SELECT` reads them) as a run's facts."""
+    return RunFacts(
+        id=row[0],
+        task=row[1],
+        condition=row[2],
+        trial=row[3],
+        origin_status=row[4],
+        automated_outcome=row[5],
+        excluded_reason=row[6],
+        total_tokens=row[7],
+        wall_clock_ms=row[8],
+        cost_usd=row[9],
+        diff_bytes=diff_bytes(metadata),
+    )
+
+
 def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
+    """The facts of the study's current runs, in :func:`results_order`."""
     rows = db.execute(
-        """
-        SELECT r.pk, r.id, t.id, c.id, r.trial, r.origin_status, r.automated_outcome,
-          r.excluded_reason, COALESCE(r.total_tokens, r.input_tokens + r.output_tokens),
-          r.wall_clock_ms, r.cost_usd, json_extract(r.document, '$.metadata')
-        FROM runs r JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk
-        WHERE r.study_id = ? AND r.current = 1 ORDER BY c.id, t.id, r.trial, r.id
-        """,
+        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join="")
+        + "ORDER BY c.id, t.id, r.trial, r.id",
         [study_id],
     ).fetchall()
-    return [
-        RunFacts(
-            pk=r[0],
-            id=r[1],
-            task_id=r[2],
-            condition_id=r[3],
-            trial=r[4],
-            origin_status=r[5],
-            automated_outcome=r[6],
-            excluded_reason=r[7],
-            total_tokens=r[8],
-            wall_clock_ms=r[9],
-            cost_usd=r[10],
-            diff_bytes=_diff_bytes(json.loads(r[11]) if r[11] else {}),
-        )
-        for r in rows
-    ]
+    return [facts_of(r, json.loads(r[10]) if r[10] else {}) for r in rows]
 
 
 def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:

@@ -311,3 +311,46 @@ BEGIN SELECT RAISE(ABORT, 'adjudications are append-only: they are never deleted
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0005_browsing",
+        # Views for Datasette and other SQLite browsers (abp_tui.store.views); latest_judgments
+        # depends on the stored rubrics' dimensions, so connect() keeps it up to date instead.
+        """
+CREATE VIEW current_runs AS
+SELECT r.study_id, r.id AS run_id, t.id AS task_id, t.title AS task_title,
+       c.id AS condition_id, c.label AS condition_label, r.trial,
+       r.provider, r.model, r.model_version, r.engine, r.engine_version,
+       r.origin_status, r.automated_outcome, r.excluded_reason,
+       r.input_tokens, r.output_tokens, r.total_tokens, r.tool_calls,
+       r.wall_clock_ms, r.cost_usd, r.started_at,
+       length(b.text) AS output_chars, b.text AS output, tr.n_events AS trace_events,
+       r.version_no AS run_version, r.synthetic, r.source_file, r.created_at AS imported_at
+FROM runs r
+JOIN tasks t ON t.pk = r.task_pk
+JOIN conditions c ON c.pk = r.condition_pk
+LEFT JOIN blobs b ON b.sha256 = r.output_sha256
+LEFT JOIN traces tr ON tr.pk = r.trace_pk
+WHERE r.current = 1;
+CREATE TABLE final_verdicts (
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    study_id TEXT NOT NULL,
+    design TEXT NOT NULL,
+    design_version INTEGER NOT NULL,
+    run_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    condition_id TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    result_state TEXT,
+    scores TEXT NOT NULL,
+    fatal_hits TEXT NOT NULL,
+    judgments INTEGER NOT NULL,
+    items TEXT NOT NULL,
+    computed_at TEXT NOT NULL,
+    PRIMARY KEY (design_pk, run_id)
+);
+""",
+    )
+)

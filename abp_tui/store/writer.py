@@ -9,7 +9,6 @@ attached to the exact text it was judged on. Trace events are written in batches
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -29,16 +28,9 @@ from abp_tui.models import (
     TraceEventBatch,
 )
 from abp_tui.store.db import utc_now
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 EVENT_BATCH = 5000
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -111,7 +103,7 @@ class ImportWriter:
         if self.import_pk is not None:
             self.db.execute(
                 "UPDATE imports SET counts = ? WHERE pk = ?",
-                [canonical(dict(self.counts)), self.import_pk],
+                [canonical_json(dict(self.counts)), self.import_pk],
             )
         return self.counts
 
@@ -128,7 +120,7 @@ class ImportWriter:
             study.protocol,
             study.description,
             study.rubric_id,
-            canonical(list(study.limitations)),
+            canonical_json(list(study.limitations)),
             int(study.synthetic),
         ]
         if row is None:
@@ -222,7 +214,7 @@ class ImportWriter:
 
     def _task(self, task: Task, placeholder: bool = False) -> tuple[int, str]:
         doc = task.model_dump(mode="json")
-        sha = sha256_text(canonical(doc))
+        sha = sha256_text(canonical_json(doc))
         pk, status = self._versioned(
             "tasks",
             task.id,
@@ -233,11 +225,11 @@ class ImportWriter:
                 "base_instruction": task.base_instruction,
                 "evidence": task.evidence,
                 "expected_behaviour": task.expected_behaviour,
-                "fatal_criteria": canonical(list(task.fatal_criteria)),
+                "fatal_criteria": canonical_json(list(task.fatal_criteria)),
                 "risk_type": task.risk_type,
                 "version": task.version,
                 "synthetic": int(task.synthetic),
-                "metadata": canonical(task.metadata),
+                "metadata": canonical_json(task.metadata),
             },
             placeholder,
         )
@@ -248,7 +240,7 @@ class ImportWriter:
 
     def _condition(self, cond: Condition, placeholder: bool = False) -> tuple[int, str]:
         doc = cond.model_dump(mode="json")
-        sha = sha256_text(canonical(doc))
+        sha = sha256_text(canonical_json(doc))
         pk, status = self._versioned(
             "conditions",
             cond.id,
@@ -257,7 +249,7 @@ class ImportWriter:
                 "label": cond.label,
                 "instructions": cond.instructions,
                 "version": cond.version,
-                "metadata": canonical(cond.metadata),
+                "metadata": canonical_json(cond.metadata),
             },
             placeholder,
         )
@@ -384,7 +376,7 @@ class ImportWriter:
                 "INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)", [output_sha, run.output]
             )
         body = run.model_dump(mode="json", exclude={"output", "source_file", "source_line"})
-        sha = sha256_text(canonical([body, output_sha, trace_sha, task_sha, cond_sha]))
+        sha = sha256_text(canonical_json([body, output_sha, trace_sha, task_sha, cond_sha]))
         tokens = run.tokens
         columns: dict[str, Any] = {
             "task_pk": task_pk,
@@ -413,7 +405,7 @@ class ImportWriter:
             "source_file": run.source_file or self.file_name,
             "source_line": run.source_line,
             "synthetic": int(run.synthetic),
-            "not_exposed": canonical(list(run.not_exposed)),
+            "not_exposed": canonical_json(list(run.not_exposed)),
             "document": run.model_dump_json(exclude={"output"}),
             "import_pk": self.import_pk,
         }
@@ -479,7 +471,7 @@ class ImportWriter:
 
     def _reference_verdict(self, verdict: ReferenceVerdict) -> None:
         study_id = self._require_study()
-        doc = canonical(verdict.document)
+        doc = canonical_json(verdict.document)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO reference_verdicts (study_id, id, sha256, schema_name, "
             "document) VALUES (?, ?, ?, ?, ?)",

@@ -1,7 +1,9 @@
 """The Textual application: the factory the CLI and the tests use, app-wide keys and the help.
 
 The app only shows what the core reads from the store; it never runs SQL and never parses input
-files itself. Screens load their data in worker threads and receive it as messages.
+files itself. Screens load their data in worker threads and receive it as messages; a worker
+that fails, on any screen, ends in the app's one handler (:meth:`AbpApp.show_failure`), which
+shows it the same way everywhere and keeps the app running.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
-from abp_tui.tui.screens.compare import CompareScreen, open_judging
-from abp_tui.tui.screens.designs import open_review_screen
+from abp_tui.tui.messages import WorkerFailed
+from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
 
@@ -88,6 +91,32 @@ class AbpApp(App[None]):
         super().__init__()
         self.db_path = db_path
         self.reviewer = reviewer
+        self.failures: list[WorkerFailed] = []
+        """Every worker failure shown since the app started (the tests read it too)."""
+
+    @on(WorkerFailed)
+    def show_failure(self, message: WorkerFailed) -> None:
+        """A worker failed somewhere: say what and why (a screen may also say it in its own
+        status line)."""
+        self.failures.append(message)
+        reason = safe_line(message.reason)
+        if message.internal:
+            self.notify(
+                f"{reason}\nThis is a bug; your saved work is in the database. Run with "
+                "ABP_TUI_DEBUG=1 to see the traceback.",
+                title=f"Internal error: {message.description}",
+                severity="error",
+                timeout=20,
+                markup=False,
+            )
+        else:
+            self.notify(
+                reason,
+                title=f"{message.description} failed",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
 
     async def on_event(self, event: events.Event) -> None:
         # Before any key binding: the compare screen may hold back keys typed as text outside
@@ -152,6 +181,6 @@ class AbpApp(App[None]):
         self.push_screen(HelpScreen(keys))
 
 
-def make_app(db_path: Path, reviewer: str | None = None) -> App[None]:
+def make_app(db_path: Path, reviewer: str | None = None) -> AbpApp:
     """The workstation on the database at ``db_path``, judging as ``reviewer`` (default "demo")."""
     return AbpApp(db_path=db_path, reviewer=reviewer or DEFAULT_REVIEWER)

@@ -1,45 +1,54 @@
-"""Tables and charts of agreement and results, drawn as ``rich`` renderables.
+"""The workstation's writer of neutral tables, and the drawings that are only visual.
 
-The screens build these in worker threads (a heat map per reviewer pair and variable, a bar
-chart per set of conditions) and only mount the finished renderables. Every proportion is shown
-with its denominator (x/n) beside its interval, and every undefined figure says
-"undefined: <reason>", never NaN. Names of conditions, variables and reviewers are data: they
-enter as ``rich.text.Text`` of safe strings, never as markup.
+:func:`rich_table` writes any :class:`~abp_tui.analysis.tables.Table` as a ``rich`` table; the
+results and agreement pages are those tables in reading order, beside two drawings: a bar chart
+of pass rates with their Wilson intervals, and a heat map per reviewer pair's confusion matrix.
+What a cell says comes from :func:`abp_tui.analysis.tables.spans`, so the workstation shows the
+same characters as the command line and the report; this module only adds styles and layout
+(widths, wrapping, alignment). The screens build these in worker threads and only mount the
+finished renderables.
+
+Names of conditions, variables and reviewers are data: they enter as ``rich.text.Text`` of safe
+strings (:func:`abp_tui.text.safe.safe_line`), never as markup; so do the column headers.
 
 This module does not import textual.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Final
 
 from rich.color import Color
 from rich.console import Group, RenderableType
 from rich.style import Style
-from rich.table import Table
+from rich.table import Table as RichTable
 from rich.text import Text
 
-from abp_tui.models import ResultState
-from abp_tui.services.results_report import Comparison, GroupResult, ResultsReport
-from abp_tui.stats.agreement import (
-    ConfusionMatrix,
-    Figure,
-    PairAgreement,
-    VariableAgreement,
+from abp_tui.analysis.tables import (
+    Cell,
+    Column,
+    Kind,
+    Pair,
+    ResultsSource,
+    ResultsTables,
+    Role,
+    Table,
+    cell_text,
+    figures_table,
+    pairs_table,
+    results_tables,
+    spans,
+    variables_table,
 )
-from abp_tui.stats.inference import PositionBias, Proportion
+from abp_tui.services.results_report import ResultsReport
+from abp_tui.stats.agreement import ConfusionMatrix, PairAgreement, VariableAgreement
+from abp_tui.stats.inference import Proportion
 from abp_tui.text.safe import safe_line
 
-STATE_HEADERS: Final = {
-    ResultState.MODEL_PASS: "PASS",
-    ResultState.MODEL_FAIL: "FAIL",
-    ResultState.PROVIDER_BLOCK: "PROV BLOCK",
-    ResultState.INFRA_ERROR: "INFRA",
-    ResultState.INVALID_TEST: "INVALID",
-    ResultState.GRADER_DISPUTE: "DISPUTE",
-}
 UNDEFINED_STYLE: Final = "italic yellow"
+STYLES: Final[Mapping[Role, str]] = {"": "", "figure": "bold", "undefined": UNDEFINED_STYLE}
 BAR_WIDTH: Final = 40
 """Cells of a bar chart's track, from 0 to 1."""
 HEAT_LOW: Final = Color.from_rgb(36, 52, 84)
@@ -59,8 +68,112 @@ def undefined(reason: str | None) -> Text:
     return Text(f"undefined: {safe_line(reason or 'no reason given')}", style=UNDEFINED_STYLE)
 
 
-def _table(*columns: str, title: str | None = None, expand: bool = False) -> Table:
-    table = Table(
+# -- the table writer ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Layout:
+    """How the workstation lays out one table (by column key); nothing here changes a cell's
+    text except ``limits``, which cut long names to fit."""
+
+    limits: Mapping[str, int] = field(default_factory=dict)
+    """Cut a text (each name of a pair) to this many cells."""
+    right: frozenset[str] = frozenset()
+    """Right-justified, beside the counts (always right-justified)."""
+    nowrap: frozenset[str] = frozenset()
+    max_width: Mapping[str, int] = field(default_factory=dict)
+    """Wrap inside the cell beyond this width rather than widen the table."""
+    ratio: Mapping[str, int] = field(default_factory=dict)
+    dim: frozenset[str] = frozenset()
+    """Remarks beside the figures, drawn dimmed."""
+
+
+_GROUP_LAYOUT: Final = Layout(
+    limits={"condition": 24, "task": 24},
+    right=frozenset({"pass_rate", "fatal", "acceptance"}),
+    nowrap=frozenset({"condition"}),
+    # An undefined pass rate's reason wraps inside its cell rather than widening the table.
+    max_width={"pass_rate": 36},
+)
+LAYOUTS: Final[Mapping[str, Layout]] = {
+    "conditions": _GROUP_LAYOUT,
+    "tasks": _GROUP_LAYOUT,
+    "dimensions": Layout(limits={"condition": 24}),
+    "comparisons": Layout(limits={"contrast": 16}),
+    "left-out": Layout(limits={"contrast": 16}),
+    "efficiency": Layout(limits={"contrast": 16}),
+    "figures": Layout(
+        right=frozenset({"items"}),
+        nowrap=frozenset({"figure"}),
+        ratio={"note": 1},
+        dim=frozenset({"note"}),
+    ),
+    "pairs": Layout(limits={"reviewers": 20}),
+}
+
+
+def _justified_right(column: Column, layout: Layout) -> bool:
+    return column.kind is Kind.COUNT or column.key in layout.right
+
+
+def cell(column: Column, value: Cell, layout: Layout | None = None) -> Text:
+    """One cell as ``rich`` text: the spans every face shows, styled by their role."""
+    layout = layout or Layout()
+    limit = layout.limits.get(column.key)
+    style = "dim" if column.key in layout.dim else ""
+    if isinstance(value, Pair):
+        return Text.assemble(plain(value.a, limit), value.joiner, plain(value.b, limit))
+    if column.kind is Kind.TEXT:
+        shown = cell_text(column, value)
+        return plain(shown, limit, style) if shown else Text()
+    parts = [(safe_line(text), STYLES[role]) for text, role in spans(column, value)]
+    if not parts:
+        return Text(style=style)
+    if len(parts) == 1:
+        return Text(parts[0][0], style=parts[0][1] or style)
+    if column.kind is Kind.INTERVAL:
+        # The estimate's style covers its interval: they read as one figure.
+        (head, head_style), *rest = parts
+        text = Text(head, style=head_style)
+        for part, part_style in rest:
+            text.append(part, style=part_style or None)
+        return text
+    return Text.assemble(*parts)
+
+
+def rich_table(table: Table, *, title: str | None = None, short: bool = True) -> RichTable:
+    """The shown columns of ``table`` with the workstation's layout for its id; ``short`` headers
+    where the column has one."""
+    layout = LAYOUTS.get(table.id, Layout())
+    shown = table.shown
+    out = _table(*(c.short_header if short else c.header for c in shown), title=title)
+    for column, rich_column in zip(shown, out.columns, strict=True):
+        if _justified_right(column, layout):
+            rich_column.justify = "right"
+        if column.key in layout.nowrap:
+            rich_column.no_wrap = True
+        if column.key in layout.max_width:
+            rich_column.max_width = layout.max_width[column.key]
+        if column.key in layout.ratio:
+            rich_column.ratio = layout.ratio[column.key]
+    for row in table.rows:
+        out.add_row(*(cell(c, v, layout) for c, v in table.cells(row)))
+    return out
+
+
+def row_cells(table: Table, row: Sequence[Cell], layout: Layout | None = None) -> list[Text]:
+    """One row's cells for a ``DataTable``, which has no column alignment of its own: numbers
+    carry their justification."""
+    layout = layout or LAYOUTS.get(table.id, Layout())
+    out = []
+    for column, value in table.cells(row):
+        text = cell(column, value, layout)
+        if column.kind in (Kind.COUNT, Kind.NUMBER):
+            text.justify = "right"
+        out.append(text)
+    return out
+
+
+def _table(*columns: str, title: str | None = None, expand: bool = False) -> RichTable:
+    table = RichTable(
         title=title,
         title_justify="left",
         title_style="bold",
@@ -72,82 +185,20 @@ def _table(*columns: str, title: str | None = None, expand: bool = False) -> Tab
         padding=(0, 1),
     )
     for column in columns:
-        table.add_column(column)
+        table.add_column(Text(safe_line(column)))
     return table
 
 
 # -- agreement -------------------------------------------------------------------------------------
-def figure_value(fig: Figure) -> Text:
-    """``0.812 [0.701, 0.905]`` (95% bootstrap interval) or ``undefined: reason``."""
-    if fig.value is None:
-        return undefined(fig.undefined_reason)
-    text = Text(f"{fig.value:.3f}", style="bold")
-    if fig.interval is not None:
-        text.append(f" [{fig.interval.low:.3f}, {fig.interval.high:.3f}]")
-    return text
+VARIABLE_COLUMNS: Final = tuple(c.short_header for c in variables_table(()).shown)
+"""Headers of the list of variables: their denominators, then every declared figure."""
 
 
-def figure_short(fig: Figure) -> Text:
-    """The value alone, or "undefined" (the reason is in the variable's detail)."""
-    if fig.value is None:
-        return Text("undefined", style=UNDEFINED_STYLE, justify="right")
-    return Text(f"{fig.value:.3f}", justify="right")
-
-
-def _figures(variable: VariableAgreement) -> tuple[Figure, ...]:
-    return (
-        variable.percent_agreement,
-        variable.fleiss_kappa,
-        variable.fleiss_kappa_generalized,
-        variable.krippendorff_alpha,
-        variable.gwet_ac1,
-        variable.gwet_ac2,
-    )
-
-
-def figures_table(variable: VariableAgreement) -> Table:
-    """Every multi-reviewer figure of a variable with its own denominators and its note."""
-    table = _table("Figure", "Value [95% interval]", "Items", "Reviewers", "Judgments", "Note")
-    table.columns[0].no_wrap = True
-    for column in table.columns[2:5]:
-        column.justify = "right"
-    table.columns[5].ratio = 1
-    for fig in _figures(variable):
-        note = Text()
-        if fig.value is not None and fig.interval is None and fig.interval_note:
-            note = Text(f"no interval: {safe_line(fig.interval_note)}", style="dim")
-        elif fig.interval is not None:
-            note = Text(
-                f"{fig.interval.resamples_used}/{fig.interval.resamples} resamples", style="dim"
-            )
-        items = f"{fig.n_items}"
-        if fig.n_items_chance is not None and fig.n_items_chance != fig.n_items:
-            items += f" ({fig.n_items_chance} in chance)"
-        table.add_row(
-            plain(fig.name),
-            figure_value(fig),
-            Text(items),
-            Text(str(fig.n_reviewers)),
-            Text(str(fig.n_judgments)),
-            note,
-        )
-    return table
-
-
-def pairs_table(variable: VariableAgreement) -> Table:
-    """Cohen's kappa (unweighted, linear, quadratic) and percent agreement of each pair."""
-    table = _table("Reviewers", "Items", "Agreement", "Cohen κ", "κ linear", "κ quadratic")
-    table.columns[1].justify = "right"
-    for pair in variable.pairs:
-        table.add_row(
-            Text.assemble(plain(pair.reviewer_a, 20), " × ", plain(pair.reviewer_b, 20)),
-            Text(str(pair.n_items)),
-            figure_value(pair.percent_agreement),
-            figure_value(pair.cohen_kappa),
-            figure_value(pair.cohen_kappa_linear),
-            figure_value(pair.cohen_kappa_quadratic),
-        )
-    return table
+def variable_row(variable: VariableAgreement, width: int) -> list[Text]:
+    """A variable (its name cut to ``width``), its denominators and each declared figure's
+    value alone, or "undefined" (the reason is in the variable's detail)."""
+    table = variables_table((variable,))
+    return row_cells(table, table.rows[0], Layout(limits={"variable": width}))
 
 
 def _blend(t: float) -> Color:
@@ -187,7 +238,7 @@ def heat_map(matrix: ConfusionMatrix) -> RenderableType:
         plain(matrix.columns, 32, style="bold"),
         f" (columns): {agreed}/{total} items on the diagonal",
     )
-    table = Table(box=None, padding=(0, 0), pad_edge=False, show_edge=False)
+    table = RichTable(box=None, padding=(0, 0), pad_edge=False, show_edge=False)
     table.add_column(Text(""), no_wrap=True)
     for category in matrix.categories:
         table.add_column(plain(category, 14, style="bold"), justify="center", no_wrap=True)
@@ -228,9 +279,9 @@ def variable_detail(variable: VariableAgreement) -> RenderableType:
         f"{variable.n_reviewers} reviewers, {variable.n_judgments} judgments "
         f"({variable.min_judgments_per_item} to {variable.max_judgments_per_item} per item)",
     )
-    parts: list[RenderableType] = [head, Text(""), figures_table(variable)]
+    parts: list[RenderableType] = [head, Text(""), rich_table(figures_table(variable))]
     if variable.pairs:
-        parts += [Text(""), Text("Reviewer pairs", style="bold"), pairs_table(variable)]
+        parts += [Text(""), Text("Reviewer pairs", style="bold"), rich_table(pairs_table(variable))]
         for pair in variable.pairs:
             parts += [Text(""), pair_heat_map(pair)]
         parts += [Text(""), HEAT_LEGEND]
@@ -244,13 +295,6 @@ def pair_heat_map(pair: PairAgreement) -> RenderableType:
 
 
 # -- results ---------------------------------------------------------------------------------------
-def proportion_text(p: Proportion) -> Text:
-    """``x/n = 0.917 [0.646, 0.985]`` or ``x/n undefined: reason``."""
-    if p.point is None or p.low is None or p.high is None:
-        return Text.assemble(f"{p.x}/{p.n} ", undefined(p.undefined_reason))
-    return Text.assemble((f"{p.x}/{p.n}", "bold"), f" = {p.point:.3f} [{p.low:.3f}, {p.high:.3f}]")
-
-
 def interval_bar(p: Proportion, width: int = BAR_WIDTH) -> Text:
     """A bar from 0 to the point estimate, with the interval drawn over it as whiskers.
 
@@ -291,157 +335,44 @@ def _axis(width: int = BAR_WIDTH) -> Text:
     return Text("".join(marks), style="dim")
 
 
-def pass_rate_chart(groups: Sequence[GroupResult], label: str = "Condition") -> Table:
-    """Pass rate per group: bar to the estimate, Wilson 95% interval as whiskers, x/n."""
-    table = _table(label, "Pass rate, 0 to 1 (● estimate, ├─┤ Wilson 95%)", "x/n = rate [95%]")
-    table.columns[0].no_wrap = True
-    table.columns[1].no_wrap = True
-    for g in groups:
-        name = plain(g.condition, 28) if g.task is None else plain(f"{g.condition} · {g.task}", 40)
-        table.add_row(name, interval_bar(g.pass_rate), proportion_text(g.pass_rate))
-    table.add_row(Text(""), _axis(), Text(""))
-    return table
-
-
-def groups_table(groups: Sequence[GroupResult], by_task: bool) -> Table:
-    """Counts of all six states, pass rate x/n with interval, fatal failures and acceptance."""
-    columns = ["Condition", *(["Task"] if by_task else []), "Runs", "Unjudged"]
-    columns += [*STATE_HEADERS.values(), "Pass rate x/n [Wilson 95%]", "Fatal", "Accepted"]
-    table = _table(*columns)
-    for column in table.columns[(2 if by_task else 1) :]:
-        column.justify = "right"
-    table.columns[0].no_wrap = True
-    # An undefined pass rate's reason wraps inside its cell rather than widening the table.
-    table.columns[-3].max_width = 36
-    for g in groups:
-        table.add_row(
-            plain(g.condition, 24),
-            *([plain(g.task or "", 24)] if by_task else []),
-            Text(str(g.runs)),
-            Text(str(g.unjudged)),
-            *(Text(str(g.states.get(s.value, 0))) for s in STATE_HEADERS),
-            proportion_text(g.pass_rate),
-            Text(f"{g.fatal_failures.x}/{g.fatal_failures.n}"),
-            Text(f"{g.acceptance.x}/{g.acceptance.n}"),
-        )
-    return table
-
-
-def dimensions_table(groups: Sequence[GroupResult]) -> Table:
-    """Each dimension's distribution per condition as score:count, with its n."""
-    dims = sorted({d for g in groups for d in g.dimensions})
-    table = _table("Condition", *dims)
-    for g in groups:
-        cells = []
-        for d in dims:
-            counts = g.dimensions.get(d, {})
-            n = g.dimension_n.get(d, 0)
-            shown = "  ".join(f"{s}:{c}" for s, c in counts.items())
-            cells.append(Text(f"{shown} (n={n})" if shown else f"(n={n})"))
-        table.add_row(plain(g.condition, 24), *cells)
-    return table
-
-
-def _p(p_value: float | None, reason: str | None) -> Text:
-    if p_value is None:
-        return undefined(reason)
-    return Text(f"p = {p_value:.4g}")
-
-
-def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
-    """Paired pass/fail (exact McNemar with the discordant counts) and preferences."""
-    table = _table(
-        "Contrast a vs b",
-        "Pairs",
-        "Both pass",
-        "a pass, b fail",
-        "a fail, b pass",
-        "Both fail",
-        "Exact McNemar",
-        "Prefer a / b / tie / insufficient",
-        "a's share of decisive",
-        "Exact binomial",
+def pass_rate_chart(table: Table) -> RichTable:
+    """Pass rate per row of a by-condition or by-task table: a bar to the estimate, the Wilson
+    95% interval as whiskers, and x/n."""
+    by_task = any(c.key == "task" for c in table.columns)
+    rate = table.index("pass_rate")
+    chart = _table(
+        "Condition · task" if by_task else "Condition",
+        "Pass rate, 0 to 1 (● estimate, ├─┤ Wilson 95%)",
+        "x/n = rate [95%]",
     )
-    for column in table.columns[1:6]:
-        column.justify = "right"
-    for c in comparisons:
-        p, m, f = c.paired, c.paired.mcnemar, c.preferences
-        table.add_row(
-            Text.assemble(plain(c.a, 16), " vs ", plain(c.b, 16)),
-            Text(str(p.pairs)),
-            Text(str(p.both_pass)),
-            Text(str(p.a_pass_b_fail)),
-            Text(str(p.a_fail_b_pass)),
-            Text(str(p.both_fail)),
-            _p(m.p_value, m.undefined_reason),
-            Text(f"{f.wins_a} / {f.wins_b} / {f.ties} / {f.insufficient}"),
-            proportion_text(f.a_share),
-            _p(f.test.p_value, f.test.undefined_reason),
+    chart.columns[0].no_wrap = True
+    chart.columns[1].no_wrap = True
+    for row in table.rows:
+        condition = table.value(row, "condition")
+        name = (
+            plain(f"{condition} · {table.value(row, 'task')}", 40)
+            if by_task
+            else plain(condition, 28)
         )
-    return table
+        p = row[rate]
+        assert isinstance(p, Proportion)
+        chart.add_row(name, interval_bar(p), cell(table.columns[rate], p))
+    chart.add_row(Text(""), _axis(), Text(""))
+    return chart
 
 
-def left_out_table(comparisons: Sequence[Comparison]) -> Table:
-    """Runs left out of each paired comparison, and why."""
-    table = _table("Contrast a vs b", "Excluded a / b", "Unjudged a / b", "Unpaired a / b")
-    for c in comparisons:
-        p = c.paired
-        table.add_row(
-            Text.assemble(plain(c.a, 16), " vs ", plain(c.b, 16)),
-            Text(f"{p.excluded_a} / {p.excluded_b}"),
-            Text(f"{p.unjudged_a} / {p.unjudged_b}"),
-            Text(f"{p.unpaired_a} / {p.unpaired_b}"),
-        )
-    return table
-
-
-def efficiency_table(comparisons: Sequence[Comparison]) -> Table:
-    """Relative median differences (b vs a) with their seeded bootstrap intervals."""
-    table = _table(
-        "Contrast a vs b",
-        "Metric",
-        "Median a (n, missing)",
-        "Median b (n, missing)",
-        "Relative difference [95% bootstrap]",
-    )
-    for c in comparisons:
-        for e in c.efficiency:
-            d = e.difference
-
-            def median(m: float | None, n: int, missing: int) -> Text:
-                shown = f"{m:g}" if m is not None else "missing"
-                return Text(f"{shown} ({n}, {missing})")
-
-            if d.point is None:
-                value = undefined(d.undefined_reason)
-            else:
-                value = Text(f"{d.point:+.3f}", style="bold")
-                if d.low is not None and d.high is not None:
-                    value.append(
-                        f" [{d.low:+.3f}, {d.high:+.3f}] seed {d.seed}, "
-                        f"{d.resamples_used}/{d.resamples} resamples"
-                    )
-                elif d.undefined_reason:
-                    value.append(" interval ")
-                    value.append_text(undefined(d.undefined_reason))
-            table.add_row(
-                Text.assemble(plain(c.a, 16), " vs ", plain(c.b, 16)),
-                plain(e.metric),
-                median(d.median_a, d.n_a, d.missing_a),
-                median(d.median_b, d.n_b, d.missing_b),
-                value,
-            )
-    return table
-
-
-def position_text(bias: PositionBias) -> Text:
+def position_text(table: Table) -> Text:
+    """The position-bias table as the sentence the results page reads it as."""
+    (row,) = table.rows
+    columns = {c.key: (c, v) for c, v in zip(table.columns, row, strict=True)}
     return Text.assemble(
         ("Position bias: ", "bold"),
-        f"the left placement was preferred in {bias.left_preferred} of {bias.decisive} decisive "
-        f"judgments (right: {bias.right_preferred}); share ",
-        proportion_text(bias.left_share),
+        f"the left placement was preferred in {columns['left_preferred'][1]} of "
+        f"{columns['decisive'][1]} decisive judgments (right: {columns['right_preferred'][1]}); "
+        "share ",
+        cell(*columns["left_share"]),
         "; exact binomial against 0.5: ",
-        _p(bias.test.p_value, bias.test.undefined_reason),
+        cell(*columns["test"]),
     )
 
 
@@ -459,51 +390,42 @@ def results_heading(report: ResultsReport) -> Text:
     )
 
 
-def results_body(report: ResultsReport) -> RenderableType:
-    """The whole results page, in reading order."""
+def _section(table: Table) -> list[RenderableType]:
     parts: list[RenderableType] = [
-        Text("Pass rate by condition", style="bold underline"),
-        Text(
-            "MODEL_PASS / (MODEL_PASS + MODEL_FAIL); the other four states never enter the "
-            "denominator and are counted in the table below.",
-            style="dim",
-        ),
-        pass_rate_chart(report.conditions),
-        Text(""),
-        Text("By condition: all six result states", style="bold underline"),
-        groups_table(report.conditions, by_task=False),
-        Text(""),
-        Text(
-            "Rubric dimensions (score:count over runs judged by a person)", style="bold underline"
-        ),
-        dimensions_table(report.conditions),
-        Text(""),
+        Text(safe_line(table.title), style="bold underline"),
+        rich_table(table),
     ]
-    if report.comparisons:
-        parts += [
-            Text("Paired comparisons (same task and trial)", style="bold underline"),
-            comparisons_table(report.comparisons),
-            Text(""),
-            Text("Left out of the pairing", style="bold underline"),
-            left_out_table(report.comparisons),
-            Text(""),
-        ]
-        if any(c.efficiency for c in report.comparisons):
+    parts += [Text(safe_line(n), style="dim") for n in table.notes]
+    return [*parts, Text("")]
+
+
+def results_body(results: ResultsSource | ResultsTables) -> RenderableType:
+    """The whole results page, in reading order: every results table, the pass-rate charts
+    before the tables they draw, position bias as a sentence."""
+    tables = results if isinstance(results, ResultsTables) else results_tables(results)
+    parts: list[RenderableType] = []
+    for table in tables.in_order:
+        if table is tables.conditions:
             parts += [
-                Text("Efficiency (relative median difference, b vs a)", style="bold underline"),
-                efficiency_table(report.comparisons),
+                Text("Pass rate by condition", style="bold underline"),
+                Text(
+                    "MODEL_PASS / (MODEL_PASS + MODEL_FAIL); the other four states never enter "
+                    "the denominator and are counted in the table below.",
+                    style="dim",
+                ),
+                pass_rate_chart(table),
                 Text(""),
             ]
-    parts += [position_text(report.position_bias), Text("")]
-    if report.by_task:
-        parts += [
-            Text("Pass rate by task and condition", style="bold underline"),
-            pass_rate_chart(report.by_task, label="Condition · task"),
-            Text(""),
-            Text("By task: all six result states", style="bold underline"),
-            groups_table(report.by_task, by_task=True),
-            Text(""),
-        ]
+        elif table is tables.tasks:
+            parts += [
+                Text("Pass rate by task and condition", style="bold underline"),
+                pass_rate_chart(table),
+                Text(""),
+            ]
+        if table is tables.position_bias:
+            parts += [position_text(table), Text("")]
+        else:
+            parts += _section(table)
     parts += [Text("Notes", style="bold underline")]
-    parts += [Text(f"• {safe_line(n)}") for n in report.notes]
+    parts += [Text(f"• {safe_line(n)}") for n in tables.notes]
     return Group(*parts)

@@ -11,32 +11,30 @@ same function as ``abp-tui agreement``); the screen only shows them.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.stats.agreement import AgreementReport, VariableAgreement
 from abp_tui.text.safe import safe_line
-from abp_tui.tui.charts import figure_short, plain, variable_detail
+from abp_tui.tui.charts import VARIABLE_COLUMNS, variable_detail, variable_row
+from abp_tui.tui.messages import AgreementComputed, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.workers import background
 
 SEED = 0
 RESAMPLES = 1000
 VARIABLE_WIDTH = 34
-_ERRORS = (AbpError, sqlite3.Error, OSError)
 DEFINITION = (
     "Percent agreement: mean pairwise agreement over items with at least two judgments. "
     "Each reviewer's first submitted judgment counts (before they could see anyone else's)."
@@ -56,34 +54,10 @@ def build(report: AgreementReport) -> ShownAgreement:
 
 
 def _row(v: VariableAgreement) -> list[Text]:
-    return [
-        plain(v.variable, VARIABLE_WIDTH),
-        Text(v.level),
-        Text(str(v.n_items), justify="right"),
-        Text(str(v.n_reviewers), justify="right"),
-        Text(str(v.n_judgments), justify="right"),
-        figure_short(v.percent_agreement),
-        figure_short(v.fleiss_kappa),
-        figure_short(v.fleiss_kappa_generalized),
-        figure_short(v.krippendorff_alpha),
-        figure_short(v.gwet_ac1),
-        figure_short(v.gwet_ac2),
-    ]
+    return variable_row(v, VARIABLE_WIDTH)
 
 
-COLUMNS = (
-    "Variable",
-    "Level",
-    "Items 2+",
-    "Reviewers",
-    "Judgments",
-    "Agreement",
-    "Fleiss κ",
-    "Fleiss κ gen.",
-    "Krippendorff α",
-    "AC1",
-    "AC2",
-)
+COLUMNS = VARIABLE_COLUMNS
 
 
 class AgreementScreen(DesignScreen):
@@ -109,11 +83,6 @@ class AgreementScreen(DesignScreen):
         ),
     ]
 
-    class AgreementComputed(Message):
-        def __init__(self, shown: ShownAgreement) -> None:
-            super().__init__()
-            self.shown = shown
-
     def __init__(self, db_path: Path, design: DesignChoice) -> None:
         super().__init__(db_path, design)
         self.shown: ShownAgreement | None = None
@@ -130,21 +99,15 @@ class AgreementScreen(DesignScreen):
         self.query_one("#variable-detail").border_title = "Highlighted variable"
         self.compute()
 
-    @work(thread=True, exclusive=True, group="agreement", description="Computing agreement")
+    @background(group="agreement", description="Computing agreement", exclusive=True)
     def compute(self) -> None:
-        worker = get_current_worker()
-        try:
-            report = read_agreement(self.db_path, self.design, seed=SEED, resamples=RESAMPLES)
-            shown = build(report)
-        except _ERRORS as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.AgreementComputed(shown))
+        report = read_agreement(self.db_path, self.design, seed=SEED, resamples=RESAMPLES)
+        shown = build(report)
+        if not get_current_worker().is_cancelled:
+            self.post_message(AgreementComputed(shown))
 
-    @on(DesignScreen.LoadFailed)
-    def failed(self, message: DesignScreen.LoadFailed) -> None:
+    @on(WorkerFailed)
+    def failed(self, message: WorkerFailed) -> None:
         self.query_one("#agreement-summary", Static).update(
             Text.assemble(("Cannot compute agreement: ", "bold red"), safe_line(message.reason))
         )

@@ -1,25 +1,19 @@
-"""What the coordinator's screens about one study design share: its database, the design, and
-the message a worker posts when reading them failed."""
+"""What the coordinator's screens about one study design share: its database and the design."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.message import Message
 from textual.screen import Screen
 
 from abp_tui.services.coordinator import DesignChoice
 
 
 class DesignScreen(Screen[None]):
-    """A screen about one study design (disagreements, adjudication, agreement, results)."""
+    """A screen about one study design (disagreements, adjudication, agreement, results).
 
-    class LoadFailed(Message):
-        """Reading the design's data failed; ``reason`` says why."""
-
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
+    Their workers' failures arrive as ``abp_tui.tui.messages.WorkerFailed``.
+    """
 
     def __init__(self, db_path: Path, design: DesignChoice) -> None:
         super().__init__()

@@ -1,13 +1,14 @@
-"""Opening the coordinator's screens (disagreements, agreement, results) on a study design.
+"""Opening screens on a study design: the compare screen (judging) and the coordinator's
+screens (disagreements, agreement, results).
 
-The design is the one the current screen is about (the study highlighted on the home screen, the
-design being judged or inspected); when that leaves a choice, a small dialog lists the designs.
-The designs are read in a worker thread.
+Judging opens the reviewer's best design (assigned to them, with work left) or the one asked
+for. A coordinator's screen opens on the design the current screen is about (the study
+highlighted on the home screen, the design being judged or inspected); when that leaves a
+choice, a small dialog lists the designs. The designs are read in a worker thread.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
@@ -21,9 +22,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, design_choices
+from abp_tui.services.desk import Desk, judgeable_designs
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.queue import QueueScreen
+from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
 PURPOSES: dict[str, str] = {
     "disagreements": "Disagreements and adjudication",
@@ -75,6 +79,68 @@ class DesignPickerScreen(ModalScreen[DesignChoice | None]):
         self.dismiss(None)
 
 
+# -- judging -------------------------------------------------------------------------------------
+def open_judging(
+    app: App[None],
+    db_path: Path,
+    reviewer: str,
+    design_pk: int | None,
+    *,
+    include_open: bool = False,
+    study: str | None = None,
+) -> None:
+    """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
+
+    Unasked (``include_open`` False, at start-up) only designs that name the reviewer or that
+    they already joined are opened; ``study`` limits the choice to one study's designs.
+
+    The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
+    None) or the reviewer is told (a design was asked for).
+    """
+    if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
+        return
+
+    def find() -> None:
+        try:
+            designs = judgeable_designs(db_path, reviewer)
+        except EXPECTED_ERRORS:
+            if design_pk is None:
+                return  # at start-up: the home screen shows what is wrong with the database
+            raise
+        if design_pk is not None:
+            chosen = [d for d in designs if d.pk == design_pk]
+        else:
+            # Opening an open design enrols its reviewer, which must be their own choice (an
+            # adjudicator who was enrolled could no longer adjudicate items they have not judged).
+            chosen = [
+                d
+                for d in designs
+                if (include_open or d.assigned or d.joined)
+                and (study is None or d.study_id == study)
+            ]
+        if not chosen:
+            if design_pk is not None or include_open:
+                app.call_from_thread(
+                    app.notify,
+                    f"{safe_line(reviewer)} cannot judge that study design.",
+                    severity="warning",
+                    markup=False,
+                )
+            return
+        app.call_from_thread(_judge, app, Desk(db_path, chosen[0].pk, reviewer))
+
+    run_in_background(
+        app, find, group="open-judging", description="Reading the study designs", exclusive=True
+    )
+
+
+def _judge(app: App[None], desk: Desk) -> None:
+    while isinstance(app.screen, CompareScreen | QueueScreen):
+        app.pop_screen()
+    app.push_screen(CompareScreen(desk))
+
+
+# -- the coordinator's screens ---------------------------------------------------------------------
 def _hint(screen: Screen[object]) -> tuple[str | None, int | None]:
     """(study id, design key) the screen is about, as far as it says."""
     pk = getattr(screen, "design_pk", None)
@@ -95,16 +161,12 @@ def open_for_design(
     study, pk = _hint(app.screen)
 
     def find() -> None:
-        try:
-            choices = design_choices(db_path, imported_labels=purpose == "agreement")
-        except (AbpError, sqlite3.Error, OSError) as exc:
-            app.call_from_thread(
-                app.notify, safe_line(str(exc)), title="Database", severity="error", markup=False
-            )
-            return
+        choices = design_choices(db_path, imported_labels=purpose == "agreement")
         app.call_from_thread(_choose, app, purpose, choices, study, pk, opener)
 
-    app.run_worker(find, thread=True, exclusive=True, group="open-design")
+    run_in_background(
+        app, find, group="open-design", description="Reading the study designs", exclusive=True
+    )
 
 
 def _choose(

@@ -8,15 +8,13 @@ read again when that screen closes.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
@@ -24,14 +22,15 @@ from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, DisagreementQueue, DisagreementRow
 from abp_tui.services.coordinator import disagreement_queue as read_queue
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.messages import DisagreementsLoaded, WorkerFailed
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.workers import background
 
 FILTERS = ("open", "all", "adjudicated")
 SOURCES = ("adjudicated", "unanimous", "single review", "unresolved")
 REASONS_WIDTH = 100
 """Cells of the reasons column; longer reasons wrap onto more lines of their row."""
-_READ_ERRORS = (AbpError, sqlite3.Error, OSError)
 
 
 def shown(rows: tuple[DisagreementRow, ...], status_filter: str) -> list[DisagreementRow]:
@@ -79,11 +78,6 @@ class DisagreementsScreen(DesignScreen):
         ),
     ]
 
-    class QueueLoaded(Message):
-        def __init__(self, queue: DisagreementQueue) -> None:
-            super().__init__()
-            self.queue = queue
-
     def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
         super().__init__(db_path, design)
         self.reviewer = reviewer
@@ -106,28 +100,26 @@ class DisagreementsScreen(DesignScreen):
         if self.queue is not None:
             self.load()
 
-    @work(thread=True, exclusive=True, group="disagreements-load", description="Reading")
+    @background(
+        group="disagreements-load",
+        description="Reading the disagreements",
+        exclusive=True,
+    )
     def load(self) -> None:
-        worker = get_current_worker()
         pk = self.design.pk
-        try:
-            if pk is None:
-                raise AbpError("this study has no study design: nothing to adjudicate")
-            queue = read_queue(self.db_path, pk, self.reviewer)
-        except _READ_ERRORS as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.QueueLoaded(queue))
+        if pk is None:
+            raise AbpError("this study has no study design: nothing to adjudicate")
+        queue = read_queue(self.db_path, pk, self.reviewer)
+        if not get_current_worker().is_cancelled:
+            self.post_message(DisagreementsLoaded(queue))
 
-    @on(QueueLoaded)
-    def loaded(self, message: QueueLoaded) -> None:
+    @on(DisagreementsLoaded)
+    def loaded(self, message: DisagreementsLoaded) -> None:
         self.queue = message.queue
         self.fill()
 
-    @on(DesignScreen.LoadFailed)
-    def failed(self, message: DesignScreen.LoadFailed) -> None:
+    @on(WorkerFailed)
+    def failed(self, message: WorkerFailed) -> None:
         self.query_one("#disagreements-summary", Static).update(
             Text.assemble(
                 ("Cannot read the disagreements: ", "bold red"), safe_line(message.reason)

@@ -1,12 +1,13 @@
 """The finding form (seed 002 section 6): what a reviewer records about a repeatable failure.
 
-The form only collects and validates a ``Finding``; the compare screen stores it, linked to the
-runs behind the responses it concerns. Nothing about those runs' identity is shown here.
+Opened from the compare screen on the item shown. The form proposes an id not taken yet in the
+study, validates the ``Finding`` and records it through the reviewer's desk, linked to the runs
+behind the responses it concerns; both in workers. Nothing about those runs' identity is shown
+here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, get_args
 
 from pydantic import ValidationError
@@ -19,24 +20,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from abp_tui.models import Finding
+from abp_tui.services.desk import Desk
+from abp_tui.text.safe import safe_line
+from abp_tui.tui.messages import FindingIdChosen, FindingRecorded, WorkerFailed
+from abp_tui.tui.workers import background
 
 SEVERITIES = get_args(Finding.model_fields["severity"].annotation)
 LAYERS = get_args(Finding.model_fields["layer"].annotation)
 RETEST = get_args(Finding.model_fields["retest_status"].annotation)
 
 
-@dataclass(frozen=True)
-class NewFinding:
-    finding: Finding
-    positions: tuple[str, ...]
-    """The responses ("1", "2") the finding concerns."""
+def free_id(code: str, taken: set[str]) -> str:
+    """``F-{code}``, or ``F-{code}-2``, ``-3``... when that is taken in the study already."""
+    base = f"F-{code}"
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
 
 
 def _select(values: tuple[str, ...], id: str, value: str) -> Select[str]:
     return Select([(Text(v), v) for v in values], value=value, allow_blank=False, id=id)
 
 
-class FindingScreen(ModalScreen[NewFinding | None]):
+class FindingScreen(ModalScreen[None]):
     """A modal form; Ctrl+S or the Record button stores it, Escape leaves without storing."""
 
     CSS_PATH = "../styles/dialogs.tcss"
@@ -58,17 +66,20 @@ class FindingScreen(ModalScreen[NewFinding | None]):
         ),
     ]
 
-    def __init__(self, finding_id: str, *, pair: bool) -> None:
+    def __init__(self, desk: Desk, code: str, *, pair: bool) -> None:
         super().__init__()
-        self.finding_id = finding_id
+        self.desk = desk
+        self.code = code
+        """The item the finding is about."""
         self.pair = pair
+        self.recording = False
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog finding-dialog"):
             yield Static(Text("Record a finding", style="bold"), classes="dialog-title")
             with VerticalScroll(classes="finding-fields"):
                 yield Label("Id")
-                yield Input(self.finding_id, id="finding-id")
+                yield Input(placeholder="Choosing a free id…", id="finding-id")
                 yield Label("Title")
                 yield Input(placeholder="What fails, in one line", id="finding-title")
                 with Horizontal(classes="finding-row"):
@@ -107,6 +118,19 @@ class FindingScreen(ModalScreen[NewFinding | None]):
                 yield Button("Record (ctrl+s)", id="record", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
 
+    def on_mount(self) -> None:
+        self.choose_id(self.code)
+
+    @background(group="finding-id", description="Reading the findings", exclusive=True)
+    def choose_id(self, code: str) -> None:
+        self.post_message(FindingIdChosen(code, free_id(code, self.desk.finding_ids())))
+
+    @on(FindingIdChosen)
+    def id_chosen(self, message: FindingIdChosen) -> None:
+        field = self.query_one("#finding-id", Input)
+        if not field.value:
+            field.value = message.finding_id
+
     def _value(self, selector: str) -> str:
         return self.query_one(selector, Input).value.strip()
 
@@ -115,6 +139,8 @@ class FindingScreen(ModalScreen[NewFinding | None]):
 
     @on(Button.Pressed, "#record")
     def action_record(self) -> None:
+        if self.recording:
+            return
         occurrences = self._value("#occurrences") or "1"
         try:
             finding = Finding(
@@ -138,7 +164,29 @@ class FindingScreen(ModalScreen[NewFinding | None]):
             return
         concerns = self._choice("#concerns")
         positions = {"Response 1": ("1",), "Response 2": ("2",)}.get(concerns, ())
-        self.dismiss(NewFinding(finding, positions))
+        self.recording = True
+        self.query_one("#finding-error", Static).update("")
+        self.record(finding, positions)
+
+    @background(group="finding-record", description="Recording a finding")
+    def record(self, finding: Finding, positions: tuple[str, ...]) -> None:
+        revision = self.desk.record_finding(self.code, finding, positions)
+        self.post_message(FindingRecorded(finding.id, revision))
+
+    @on(FindingRecorded)
+    def recorded(self, message: FindingRecorded) -> None:
+        what = "recorded" if message.revision == 1 else f"revised (revision {message.revision})"
+        self.notify(f"Finding {safe_line(message.finding_id)} {what}.", markup=False)
+        self.dismiss(None)
+
+    @on(WorkerFailed)
+    def failed(self, message: WorkerFailed) -> None:
+        # The app shows the failure; the form stays open with what was typed.
+        self.recording = False
+        what = "Not recorded: " if message.group == "finding-record" else "No id proposed: "
+        self.query_one("#finding-error", Static).update(
+            Text.assemble((what, "bold"), safe_line(message.reason))
+        )
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

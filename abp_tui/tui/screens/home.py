@@ -1,7 +1,7 @@
 """The home screen: the studies in the database and, for the highlighted one, its conditions and
-tasks with their run counts.
+tasks with their run counts and each study design's progress per reviewer.
 
-Everything shown here comes from the core's read functions (``abp_tui.store.queries``), called in
+Everything shown here comes from the use cases of ``abp_tui.services.studies``, called in
 worker threads that post the result back as a message; this screen never runs SQL. Every string
 that came from a study or a run record is displayed as ``rich.text.Text`` made from
 ``abp_tui.text.safe`` output, never parsed as markup.
@@ -10,36 +10,29 @@ that came from a study or a run record is displayed as ``rich.text.Text`` made f
 from __future__ import annotations
 
 import shlex
-import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.errors import AbpError
-from abp_tui.models import ResultState
-from abp_tui.store import connect, judging
-from abp_tui.store.judging import ReviewerProgress
-from abp_tui.store.queries import (
-    ConditionSummary,
-    RunSummary,
+from abp_tui.services.studies import (
+    ReviewerProgress,
+    StudyDetail,
     StudySummary,
-    TaskSummary,
-    list_studies,
-    study_conditions,
-    study_runs,
-    study_tasks,
+    create_design_file,
+    read_studies,
+    read_study_detail,
 )
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.messages import DesignCreated, StudiesLoaded, StudyDetailLoaded, WorkerFailed
+from abp_tui.tui.workers import background
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "studies": [
@@ -78,72 +71,6 @@ def number(value: int) -> Text:
     return Text(f"{value:,}", justify="right", no_wrap=True)
 
 
-def is_excluded(run: RunSummary) -> bool:
-    """Kept visible but outside the quality denominator (the same rule ``list_studies`` counts)."""
-    if run.excluded_reason is not None:
-        return True
-    if run.origin_status is None:
-        return False
-    try:
-        return not ResultState(run.origin_status).in_quality_denominator
-    except ValueError:
-        return False
-
-
-@dataclass(frozen=True)
-class CountedCondition:
-    summary: ConditionSummary
-    excluded: int
-
-
-@dataclass(frozen=True)
-class CountedTask:
-    summary: TaskSummary
-    excluded: int
-
-
-@dataclass(frozen=True)
-class StudyDetail:
-    """What the lower half of the home screen shows for one study."""
-
-    study_id: str
-    conditions: list[CountedCondition]
-    tasks: list[CountedTask]
-    progress: list[tuple[str, list[ReviewerProgress]]] = field(default_factory=list)
-    """Each study design (label) with each reviewer's progress."""
-
-
-def read_detail(db_path: Path, study_id: str) -> StudyDetail:
-    """The conditions and tasks of a study with their run and exclusion counts (blocking)."""
-    db = connect(db_path)
-    try:
-        conditions = study_conditions(db, study_id)
-        tasks = study_tasks(db, study_id)
-        runs = study_runs(db, study_id)
-        progress = [
-            (f"{d.name} v{d.version_no}", judging.progress(db, d.pk))
-            for d in judging.designs(db, study_id)
-        ]
-    finally:
-        db.close()
-    excluded_by_condition: dict[str, int] = {}
-    excluded_by_task: dict[str, int] = {}
-    for run in runs:
-        if is_excluded(run):
-            excluded_by_condition[run.condition_id] = (
-                excluded_by_condition.get(run.condition_id, 0) + 1
-            )
-            excluded_by_task[run.task_id] = excluded_by_task.get(run.task_id, 0) + 1
-    return StudyDetail(
-        study_id=study_id,
-        conditions=[
-            CountedCondition(c, excluded_by_condition.get(c.condition.id, 0)) for c in conditions
-        ],
-        tasks=[CountedTask(t, excluded_by_task.get(t.task.id, 0)) for t in tasks],
-        progress=progress,
-    )
-
-
 def progress_text(progress: list[tuple[str, list[ReviewerProgress]]]) -> Text:
     """One line per study design: each reviewer's submitted/assigned items and drafts."""
     if not progress:
@@ -163,15 +90,6 @@ def progress_text(progress: list[tuple[str, list[ReviewerProgress]]]) -> Text:
             if p.drafts:
                 lines.append(f", {p.drafts} in draft", style="dim")
     return lines
-
-
-def read_studies(db_path: Path) -> list[StudySummary]:
-    """Every study in the database with its counts (blocking)."""
-    db = connect(db_path)
-    try:
-        return list_studies(db)
-    finally:
-        db.close()
 
 
 class HomeScreen(Screen[None]):
@@ -202,27 +120,6 @@ class HomeScreen(Screen[None]):
             tooltip="Show the command that imports run records into this database.",
         ),
     ]
-
-    class StudiesLoaded(Message):
-        """The list of studies was read from the database."""
-
-        def __init__(self, studies: list[StudySummary]) -> None:
-            super().__init__()
-            self.studies = studies
-
-    class StudyDetailLoaded(Message):
-        """The conditions and tasks of one study were read from the database."""
-
-        def __init__(self, detail: StudyDetail) -> None:
-            super().__init__()
-            self.detail = detail
-
-    class LoadFailed(Message):
-        """The database could not be read; ``reason`` says why."""
-
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
 
     def __init__(self, db_path: Path) -> None:
         super().__init__()
@@ -288,29 +185,17 @@ class HomeScreen(Screen[None]):
         )
 
     # -- loading (worker threads) -----------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="home-studies", description="Reading the studies")
+    @background(group="home-studies", description="Reading the studies", exclusive=True)
     def load_studies(self) -> None:
-        worker = get_current_worker()
-        try:
-            studies = read_studies(self.db_path)
-        except (AbpError, sqlite3.Error) as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.StudiesLoaded(studies))
+        studies = read_studies(self.db_path)
+        if not get_current_worker().is_cancelled:
+            self.post_message(StudiesLoaded(studies))
 
-    @work(thread=True, exclusive=True, group="home-detail", description="Reading a study")
+    @background(group="home-detail", description="Reading a study", exclusive=True)
     def load_detail(self, study_id: str) -> None:
-        worker = get_current_worker()
-        try:
-            detail = read_detail(self.db_path, study_id)
-        except (AbpError, sqlite3.Error) as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.StudyDetailLoaded(detail))
+        detail = read_study_detail(self.db_path, study_id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(StudyDetailLoaded(detail))
 
     # -- messages ---------------------------------------------------------------------------------
     @on(StudiesLoaded)
@@ -360,13 +245,14 @@ class HomeScreen(Screen[None]):
         if message.detail.study_id == self.shown_study:
             self.fill_detail(message.detail)
 
-    @on(LoadFailed)
-    def show_failure(self, message: LoadFailed) -> None:
-        self.set_class(True, "-failed")
-        self.query_one("#load-error", Static).update(
-            Text.assemble(("Cannot read the database: ", "bold"), safe_line(message.reason))
-        )
-        self.notify(safe_line(message.reason), title="Database", severity="error", markup=False)
+    @on(WorkerFailed)
+    def show_failure(self, message: WorkerFailed) -> None:
+        # The app shows the failure itself; a database that cannot be read is said here too.
+        if message.group in ("home-studies", "home-detail"):
+            self.set_class(True, "-failed")
+            self.query_one("#load-error", Static).update(
+                Text.assemble(("Cannot read the database: ", "bold"), safe_line(message.reason))
+            )
 
     @on(DataTable.RowHighlighted, "#studies")
     def study_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -500,23 +386,14 @@ class HomeScreen(Screen[None]):
 
         self.app.push_screen(NewDesignScreen(), created)
 
-    @work(thread=True, group="home-design", description="Creating a study design")
+    @background(group="home-design", description="Creating a study design")
     def create_design(self, path: str) -> None:
-        from abp_tui.services.designing import create_design, load_design_file
+        self.post_message(DesignCreated(create_design_file(self.db_path, Path(path))))
 
-        try:
-            db = connect(self.db_path)
-            try:
-                done = create_design(db, load_design_file(Path(path)))
-            finally:
-                db.close()
-        except AbpError as exc:
-            self.app.call_from_thread(
-                self.notify, safe_line(str(exc)), title="Design", severity="error", markup=False
-            )
-            return
-        self.app.call_from_thread(
-            self.notify,
+    @on(DesignCreated)
+    def design_created(self, message: DesignCreated) -> None:
+        done = message.created
+        self.notify(
             safe_line(
                 f"{done.status}: design {done.name} v{done.version_no} of {done.study}, "
                 f"{done.items} items ({done.pair_items} pairs, {done.single_items} single)"
@@ -524,7 +401,7 @@ class HomeScreen(Screen[None]):
             title="Design",
             markup=False,
         )
-        self.app.call_from_thread(self.action_reload)
+        self.action_reload()
 
     def action_import_hint(self) -> None:
         db = shlex.quote(str(self.db_path))

@@ -9,18 +9,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.errors import AbpError
-from abp_tui.services.desk import Desk, QueueView
-from abp_tui.store.judging import QueueRow
+from abp_tui.services.desk import Desk, QueueRow, QueueView
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.messages import QueueLoaded, WorkerFailed
+from abp_tui.tui.workers import background
 
 FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
@@ -64,16 +63,6 @@ class QueueScreen(Screen[str | None]):
         ),
     ]
 
-    class QueueLoaded(Message):
-        def __init__(self, view: QueueView) -> None:
-            super().__init__()
-            self.view = view
-
-    class LoadFailed(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
-
     def __init__(self, desk: Desk, current: str | None, status_filter: str = "all") -> None:
         super().__init__()
         self.desk = desk
@@ -91,25 +80,19 @@ class QueueScreen(Screen[str | None]):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="queue-load", description="Reading the queue")
+    @background(group="queue-load", description="Reading the queue", exclusive=True)
     def load(self) -> None:
-        worker = get_current_worker()
-        try:
-            view = self.desk.queue()
-        except AbpError as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.QueueLoaded(view))
+        view = self.desk.queue()
+        if not get_current_worker().is_cancelled:
+            self.post_message(QueueLoaded(view))
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:
         self.view = message.view
         self.fill()
 
-    @on(LoadFailed)
-    def failed(self, message: LoadFailed) -> None:
+    @on(WorkerFailed)
+    def failed(self, message: WorkerFailed) -> None:
         self.query_one("#queue-summary", Static).update(
             Text.assemble(("Cannot read the queue: ", "bold red"), safe_line(message.reason))
         )

@@ -12,18 +12,16 @@ worker.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 from textual.worker import get_current_worker
@@ -32,9 +30,9 @@ from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, ResultsView, read_results, unblind_study
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
+from abp_tui.tui.messages import ResultsComputed, StudyUnblinded, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
-
-_ERRORS = (AbpError, sqlite3.Error, OSError)
+from abp_tui.tui.workers import background
 
 
 class UnblindScreen(ModalScreen[bool]):
@@ -145,17 +143,6 @@ class ResultsScreen(DesignScreen):
         ),
     ]
 
-    class ResultsComputed(Message):
-        def __init__(self, shown: ShownResults) -> None:
-            super().__init__()
-            self.shown = shown
-
-    class StudyUnblinded(Message):
-        def __init__(self, who: str, when: str) -> None:
-            super().__init__()
-            self.who = who
-            self.when = when
-
     def __init__(self, db_path: Path, design: DesignChoice, reviewer: str) -> None:
         super().__init__(db_path, design)
         self.reviewer = reviewer
@@ -179,27 +166,21 @@ class ResultsScreen(DesignScreen):
         return True
 
     # -- reading (worker) -------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="results", description="Computing the results")
+    @background(group="results", description="Computing the results", exclusive=True)
     def load(self) -> None:
-        worker = get_current_worker()
         pk = self.design.pk
-        try:
-            if pk is None:
-                raise AbpError("this study has no study design: results need one")
-            shown = build(read_results(self.db_path, pk))
-        except _ERRORS as exc:
-            if not worker.is_cancelled:
-                self.post_message(self.LoadFailed(str(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.ResultsComputed(shown))
+        if pk is None:
+            raise AbpError("this study has no study design: results need one")
+        shown = build(read_results(self.db_path, pk))
+        if not get_current_worker().is_cancelled:
+            self.post_message(ResultsComputed(shown))
 
-    @on(DesignScreen.LoadFailed)
-    def failed(self, message: DesignScreen.LoadFailed) -> None:
+    @on(WorkerFailed)
+    def failed(self, message: WorkerFailed) -> None:
+        # The app shows the failure itself; the summary line says it too.
         self.query_one("#results-summary", Static).update(
             Text.assemble(("Cannot show the results: ", "bold red"), safe_line(message.reason))
         )
-        self.notify(safe_line(message.reason), title="Results", severity="error", markup=False)
 
     @on(ResultsComputed)
     def computed(self, message: ResultsComputed) -> None:
@@ -248,14 +229,10 @@ class ResultsScreen(DesignScreen):
 
         self.app.push_screen(UnblindScreen(view.design.study_id, self.reviewer), confirmed)
 
-    @work(thread=True, exclusive=True, group="results-unblind", description="Unblinding")
+    @background(group="results-unblind", description="Unblinding the study", exclusive=True)
     def unblind(self, study_id: str) -> None:
-        try:
-            who, when = unblind_study(self.db_path, study_id, self.reviewer)
-        except _ERRORS as exc:
-            self.post_message(self.LoadFailed(str(exc)))
-            return
-        self.post_message(self.StudyUnblinded(who, when))
+        who, when = unblind_study(self.db_path, study_id, self.reviewer)
+        self.post_message(StudyUnblinded(who, when))
 
     @on(StudyUnblinded)
     def unblinded(self, message: StudyUnblinded) -> None:

@@ -7,12 +7,8 @@ the diff, the wrapped lines and the highlighting all speak about the same string
 
 from __future__ import annotations
 
-import multiprocessing
 import re
-import threading
 from bisect import bisect_right
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -169,57 +165,3 @@ def diff_marks(left: str, right: str) -> DiffMarks:
 def line_of(starts: list[int], offset: int) -> int:
     """Index of the visual line (by start offsets) that holds ``offset``."""
     return max(0, bisect_right(starts, offset) - 1)
-
-
-def _ready() -> bool:
-    return True
-
-
-class DiffRunner:
-    """Runs :func:`diff_marks` in one helper process (started on first use, from a thread).
-
-    A word diff of long, unrelated texts is seconds of pure-Python work; in a thread it would
-    hold the interpreter lock the screen needs to draw and read keys. In a process it cannot.
-    If no process can be started, the diff runs in the calling thread instead.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = None
-        self._broken = False
-
-    def _executor(self) -> ProcessPoolExecutor | None:
-        with self._lock:
-            if self._pool is None and not self._broken:
-                try:
-                    self._pool = ProcessPoolExecutor(
-                        max_workers=1, mp_context=multiprocessing.get_context("spawn")
-                    )
-                except (OSError, ValueError):
-                    self._broken = True
-            return self._pool
-
-    def warm_up(self) -> None:
-        """Start the helper process now (blocking: call it from a worker thread)."""
-        pool = self._executor()
-        if pool is not None:
-            try:
-                pool.submit(_ready).result()
-            except (BrokenProcessPool, OSError):
-                self._broken = True
-
-    def diff(self, left: str, right: str) -> DiffMarks:
-        """The diff marks of two display texts (blocking: call it from a worker thread)."""
-        pool = self._executor()
-        if pool is not None:
-            try:
-                return pool.submit(diff_marks, left, right).result()
-            except (BrokenProcessPool, OSError):
-                self._broken = True
-        return diff_marks(left, right)
-
-    def close(self) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)

@@ -16,7 +16,6 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -26,6 +25,7 @@ from textual.worker import get_current_worker
 
 from abp_tui.analysis.blinding import MASK
 from abp_tui.tui.widgets.textlayout import Range, line_of, wrap_offsets
+from abp_tui.tui.workers import background
 
 WRAP_IN_THREAD = 200_000
 """Texts longer than this (characters) are wrapped in a worker thread."""
@@ -165,7 +165,7 @@ class TextPane(ScrollView, can_focus=True):
         else:
             self._apply_wrap(width, wrap_offsets(self.text, width))
 
-    @work(thread=True, exclusive=True, group="wrap", description="Wrapping a long output")
+    @background(group="wrap", description="Wrapping a long output", exclusive=True)
     def _wrap_in_thread(self, generation: int, text: str, width: int) -> None:
         lines = wrap_offsets(text, width)
         if not get_current_worker().is_cancelled:

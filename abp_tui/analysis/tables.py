@@ -1,0 +1,867 @@
+"""Results and agreement as neutral tables: typed columns, rows of typed cells, computed once.
+
+A :class:`Table` has an id, a title, columns, rows and notes. Each :class:`Column` has a kind
+(count, tally x/n, proportion x/n with its point and interval, interval, p-value, number, text,
+...) and, for the machine-readable files, the names of the CSV fields its cells fill. The
+builders below turn results (by condition, by task, rubric dimensions, comparisons, the runs left
+out of them, efficiency, position bias), agreement (every variable x every declared figure,
+reviewer pairs) and disagreements into tables once; the faces only write them: CSV
+(:mod:`abp_tui.export.tables`), the report's HTML (:mod:`abp_tui.export.report`), ``rich``
+renderables (:mod:`abp_tui.tui.charts`) and the command line's text (:mod:`abp_tui.cli.text`).
+
+Every face shows a cell with the same characters, from :func:`spans`: a proportion is x/n beside
+its interval, an undefined value says "undefined: <reason>", never NaN. Spans carry a role
+(figure, undefined) that a face may style; they are never markup. Text from records stays as it
+came: each face makes it safe for where it goes (:mod:`abp_tui.text.safe`).
+
+This module is pure: no I/O, no ``rich``, no ``textual``, no database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Final, Literal, Protocol
+
+from abp_tui.analysis.results import Comparison, GroupResult
+from abp_tui.analysis.verdicts import Disagreement
+from abp_tui.models import ResultState, Rubric
+from abp_tui.stats.agreement import (
+    PAIR_COEFFICIENTS,
+    VARIABLE_COEFFICIENTS,
+    AgreementReport,
+    Figure,
+    VariableAgreement,
+)
+from abp_tui.stats.inference import BinomialTest, McNemar, PositionBias, Proportion
+
+__all__ = [
+    "NUMERIC",
+    "STATE_LABELS",
+    "Cell",
+    "Column",
+    "Counts",
+    "Distribution",
+    "Estimate",
+    "Kind",
+    "Number",
+    "PValue",
+    "Pair",
+    "ResultsSource",
+    "ResultsTables",
+    "Role",
+    "Span",
+    "Table",
+    "Tally",
+    "agreement_table",
+    "cell_text",
+    "comparisons_table",
+    "csv_rows",
+    "dimensions_table",
+    "disagreements_table",
+    "efficiency_table",
+    "figures_table",
+    "group_table",
+    "left_out_table",
+    "pairs_table",
+    "position_table",
+    "results_tables",
+    "spans",
+    "variables_table",
+]
+
+
+class Kind(StrEnum):
+    """What a column holds, which decides how every face writes its cells."""
+
+    TEXT = "text"
+    """A string (or a tuple of strings, written "a; b"), possibly from a record."""
+    COUNT = "count"
+    """A whole number."""
+    FLAG = "flag"
+    """True or false."""
+    NUMBER = "number"
+    """A number (:class:`Number`, or a bare int or float), or missing."""
+    TALLY = "tally"
+    """x of n with no estimate (:class:`Tally`)."""
+    COUNTS = "counts"
+    """Several counts read together, "a / b / c" (:class:`Counts`)."""
+    PAIR = "pair"
+    """Two names side by side, "a vs b" (:class:`Pair`)."""
+    PROPORTION = "proportion"
+    """x/n with its point and interval (:class:`~abp_tui.stats.inference.Proportion`)."""
+    INTERVAL = "interval"
+    """A point estimate with its interval (:class:`Estimate`)."""
+    P_VALUE = "p-value"
+    """A p-value (:class:`PValue`)."""
+    DISTRIBUTION = "distribution"
+    """Counts by score with their total, "0:1  2:3 (n=4)" (:class:`Distribution`)."""
+
+
+NUMERIC: Final = frozenset({Kind.COUNT, Kind.NUMBER})
+"""Kinds whose cells are one number (faces align them as numbers)."""
+
+
+@dataclass(frozen=True)
+class Tally:
+    x: int
+    n: int
+
+
+@dataclass(frozen=True)
+class Counts:
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: str
+    b: str
+    joiner: str = " vs "
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number, or its absence: missing (with the count of measurements) or undefined."""
+
+    value: float | None
+    n: int | None = None
+    """Measurements behind it, shown with ``missing`` as "(n, missing)"."""
+    missing: int | None = None
+    reason: str | None = None
+    """Why it is undefined; a face short of space shows "undefined" and leaves the reason to
+    the figure's own table."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate and its interval, or the reason it is undefined.
+
+    With a point and no interval, ``reason`` says why the interval is undefined. ``seed`` and the
+    resample counts are shown beside the interval when set (a bootstrap the row must describe).
+    """
+
+    point: float | None
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+    confidence: float | None = None
+    seed: int | None = None
+    resamples: int | None = None
+    resamples_used: int | None = None
+
+
+@dataclass(frozen=True)
+class PValue:
+    p: float | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Distribution:
+    counts: tuple[tuple[str, int], ...]
+    """(score, count) for the scores given, in scale order."""
+    n: int
+
+
+Cell = (
+    str
+    | int
+    | float
+    | bool
+    | tuple[str, ...]
+    | None
+    | Tally
+    | Counts
+    | Pair
+    | Number
+    | Proportion
+    | Estimate
+    | PValue
+    | Distribution
+)
+
+Part = str
+"""A part of a cell written to its own CSV field: "value" for a one-value cell; for others the
+attribute ("x", "n", "point", "low", "high", "reason", "p", "a", "b", ...) or, for Counts, the
+position ("0", "1", ...)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str = ""
+    """The header people read (the key when empty)."""
+    kind: Kind = Kind.TEXT
+    csv: tuple[tuple[str, Part], ...] | None = None
+    """(CSV header, part of the cell) for each CSV field of the column; None: one field named
+    by the key holding the whole cell; (): the column is not in the CSV file."""
+    shown: bool = True
+    """False: the column is in the CSV file only (its figures are shown elsewhere, or are the
+    long form of a shown cell)."""
+    short: str = ""
+    """A header for narrow tables (the workstation's), when it differs from the label."""
+    digits: int | None = None
+    """Decimals of a NUMBER or INTERVAL (None: as many as needed, up to six significant)."""
+    signed: bool = False
+    """Show the sign of an INTERVAL's numbers (a difference)."""
+
+    @property
+    def header(self) -> str:
+        return self.label or self.key
+
+    @property
+    def short_header(self) -> str:
+        return self.short or self.header
+
+    @property
+    def fields(self) -> tuple[tuple[str, Part], ...]:
+        return ((self.key, "value"),) if self.csv is None else self.csv
+
+
+@dataclass(frozen=True)
+class Table:
+    id: str
+    title: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        keys = [c.key for c in self.columns]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"table {self.id}: duplicate column keys")
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(f"table {self.id}: a row of {len(row)} cells, not {len(keys)}")
+
+    @property
+    def shown(self) -> tuple[Column, ...]:
+        """The columns people read, in order."""
+        return tuple(c for c in self.columns if c.shown)
+
+    def index(self, key: str) -> int:
+        for i, c in enumerate(self.columns):
+            if c.key == key:
+                return i
+        raise KeyError(f"table {self.id} has no column {key!r}")
+
+    def cells(self, row: Sequence[Cell]) -> list[tuple[Column, Cell]]:
+        """The shown columns of ``row`` with their cells."""
+        return [(c, v) for c, v in zip(self.columns, row, strict=True) if c.shown]
+
+    def value(self, row: Sequence[Cell], key: str) -> Cell:
+        return row[self.index(key)]
+
+
+# -- cells as text ---------------------------------------------------------------------------------
+Role = Literal["", "figure", "undefined"]
+Span = tuple[str, Role]
+"""A piece of a cell's text and what it is: "figure" (the value a reader looks for first),
+"undefined" (the undefined marker and its reason) or "" (anything else)."""
+
+
+def _undefined(reason: str | None) -> Span:
+    return (f"undefined: {reason or 'no reason given'}", "undefined")
+
+
+def _number(value: float, digits: int | None = None, signed: bool = False) -> str:
+    if digits is None:
+        return f"{value:+g}" if signed else f"{value:g}"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def spans(column: Column, value: Cell) -> tuple[Span, ...]:
+    """The text of one cell, as every face shows it, in styled pieces."""
+    kind = column.kind
+    if value is None:
+        return ()
+    if isinstance(value, bool):
+        return (("true" if value else "false", ""),)
+    if isinstance(value, str):
+        return ((value, ""),)
+    if isinstance(value, tuple):
+        return (("; ".join(value), ""),)
+    if isinstance(value, int | float):
+        return ((str(value) if isinstance(value, int) else _number(value, column.digits), ""),)
+    if isinstance(value, Tally):
+        return ((f"{value.x}/{value.n}", ""),)
+    if isinstance(value, Counts):
+        return ((" / ".join(str(v) for v in value.values), ""),)
+    if isinstance(value, Pair):
+        return ((f"{value.a}{value.joiner}{value.b}", ""),)
+    if isinstance(value, Distribution):
+        shown = "  ".join(f"{s}:{c}" for s, c in value.counts)
+        return ((f"{shown} (n={value.n})" if shown else f"(n={value.n})", ""),)
+    if isinstance(value, Number):
+        return _number_spans(column, value)
+    if isinstance(value, Proportion):
+        head = f"{value.x}/{value.n}"
+        if value.point is None or value.low is None or value.high is None:
+            return ((f"{head} ", ""), _undefined(value.undefined_reason))
+        return ((head, "figure"), (f" = {value.point:.3f} [{value.low:.3f}, {value.high:.3f}]", ""))
+    if isinstance(value, PValue):
+        if value.p is None:
+            return (_undefined(value.reason),)
+        return ((f"p = {value.p:.4g}", ""),)
+    if isinstance(value, Estimate):
+        return _estimate_spans(column, value)
+    raise TypeError(f"column {column.key} ({kind}): no text for {type(value).__name__}")
+
+
+def _number_spans(column: Column, value: Number) -> tuple[Span, ...]:
+    counted = f" ({value.n}, {value.missing})" if value.n is not None else ""
+    if value.value is not None:
+        return ((_number(value.value, column.digits) + counted, ""),)
+    if value.reason is not None:
+        return (("undefined", "undefined"),)
+    return (("missing" + counted, ""),) if counted else ()
+
+
+def _estimate_spans(column: Column, e: Estimate) -> tuple[Span, ...]:
+    if e.point is None:
+        return (_undefined(e.reason),)
+    digits = 3 if column.digits is None else column.digits
+    out: list[Span] = [(_number(e.point, digits, column.signed), "figure")]
+    if e.low is not None and e.high is not None:
+        low, high = (_number(v, digits, column.signed) for v in (e.low, e.high))
+        out.append((f" [{low}, {high}]", ""))
+        if e.seed is not None:
+            level = f"{e.confidence:.0%} " if e.confidence is not None else ""
+            out.append(
+                (
+                    f" ({level}bootstrap, seed {e.seed}, {e.resamples_used}/{e.resamples} "
+                    "resamples)",
+                    "",
+                )
+            )
+    elif e.reason:
+        out += [(" (interval ", ""), _undefined(e.reason), (")", "")]
+    return tuple(out)
+
+
+def cell_text(column: Column, value: Cell) -> str:
+    """The plain text of a cell (the spans joined)."""
+    if type(value) is str:  # most cells of the long tables: no spans to build
+        return value
+    return "".join(text for text, _role in spans(column, value))
+
+
+# -- cells as CSV fields ---------------------------------------------------------------------------
+def _part(value: Cell, part: Part) -> Any:
+    if part == "value":
+        return value.value if isinstance(value, Number) else value
+    if isinstance(value, Counts):
+        return value.values[int(part)]
+    if isinstance(value, Proportion | PValue | Estimate) and part == "reason":
+        return value.undefined_reason if isinstance(value, Proportion) else value.reason
+    return getattr(value, part)
+
+
+def csv_rows(table: Table) -> tuple[list[str], list[list[Any]]]:
+    """The table's CSV header and rows of raw values (numbers, None, strings, tuples)."""
+    header = [name for c in table.columns for name, _part_name in c.fields]
+    rows = [
+        [_part(v, part) for c, v in zip(table.columns, row, strict=True) for _n, part in c.fields]
+        for row in table.rows
+    ]
+    return header, rows
+
+
+# -- results ---------------------------------------------------------------------------------------
+STATE_LABELS: Final = {
+    ResultState.MODEL_PASS: "PASS",
+    ResultState.MODEL_FAIL: "FAIL",
+    ResultState.PROVIDER_BLOCK: "PROV BLOCK",
+    ResultState.INFRA_ERROR: "INFRA",
+    ResultState.INVALID_TEST: "INVALID",
+    ResultState.GRADER_DISPUTE: "DISPUTE",
+}
+"""All six result states, always columns, in this order."""
+
+_PASS_RATE_CSV: Final = (
+    ("pass_x", "x"),
+    ("pass_n", "n"),
+    ("pass_rate", "point"),
+    ("wilson95_low", "low"),
+    ("wilson95_high", "high"),
+    ("pass_rate_undefined", "reason"),
+)
+
+
+def _count(key: str, label: str = "", shown: bool = True) -> Column:
+    return Column(key, label, Kind.COUNT, shown=shown)
+
+
+def group_table(
+    groups: Sequence[GroupResult], *, by_task: bool, rubric: Rubric | None = None
+) -> Table:
+    """Runs, all six result states, pass rate, fatal failures and acceptance per group.
+
+    With ``rubric``, the CSV also gets each scored dimension's count per score of its declared
+    scale (unobserved scores included) and its n; people read those in :func:`dimensions_table`.
+    """
+    columns = [
+        Column("condition", "Condition"),
+        *([Column("task", "Task")] if by_task else []),
+        _count("runs", "Runs"),
+        _count("unjudged", "Unjudged"),
+        *(_count(s.value, label) for s, label in STATE_LABELS.items()),
+        Column("pass_rate", "Pass rate x/n [Wilson 95%]", Kind.PROPORTION, csv=_PASS_RATE_CSV),
+        Column("fatal", "Fatal", Kind.TALLY, csv=(("fatal_x", "x"), ("fatal_n", "n"))),
+        Column(
+            "acceptance",
+            "Accepted",
+            Kind.TALLY,
+            csv=(("acceptance_x", "x"), ("acceptance_n", "n")),
+        ),
+    ]
+    dims = [d for d in rubric.dimensions if d.scored] if rubric is not None else []
+    for d in dims:
+        columns += [_count(f"{d.id}={s:g}", shown=False) for s in d.scale]
+        columns.append(_count(f"{d.id}_n", shown=False))
+    rows = []
+    for g in groups:
+        row: list[Cell] = [g.condition, *([g.task] if by_task else []), g.runs, g.unjudged]
+        row += [g.states.get(s.value, 0) for s in STATE_LABELS]
+        row += [
+            g.pass_rate,
+            Tally(g.fatal_failures.x, g.fatal_failures.n),
+            Tally(g.acceptance.x, g.acceptance.n),
+        ]
+        for d in dims:
+            counts = g.dimensions.get(d.id, {})
+            row += [counts.get(f"{s:g}", 0) for s in d.scale]
+            row.append(g.dimension_n.get(d.id, 0))
+        rows.append(tuple(row))
+    return Table(
+        "tasks" if by_task else "conditions",
+        f"By {'task' if by_task else 'condition'}: all six result states",
+        tuple(columns),
+        tuple(rows),
+    )
+
+
+def dimensions_table(groups: Sequence[GroupResult]) -> Table:
+    """Each rubric dimension's distribution per condition as score:count, with its n."""
+    dims = sorted({d for g in groups for d in g.dimensions})
+    columns = (
+        Column("condition", "Condition"),
+        *(Column(d, d, Kind.DISTRIBUTION, csv=()) for d in dims),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            g.condition,
+            *(
+                Distribution(
+                    tuple((s, c) for s, c in g.dimensions.get(d, {}).items()),
+                    g.dimension_n.get(d, 0),
+                )
+                for d in dims
+            ),
+        )
+        for g in groups
+    )
+    return Table(
+        "dimensions", "Rubric dimensions (score:count over runs judged by a person)", columns, rows
+    )
+
+
+def _p_value(test: McNemar | BinomialTest) -> PValue:
+    return PValue(test.p_value, test.undefined_reason)
+
+
+def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
+    """Paired pass/fail (exact McNemar beside the discordant counts) and preferences."""
+    columns = (
+        Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
+        _count("pairs", "Pairs"),
+        _count("both_pass", "Both pass"),
+        _count("a_pass_b_fail", "a pass, b fail"),
+        _count("a_fail_b_pass", "a fail, b pass"),
+        _count("both_fail", "Both fail"),
+        *(
+            _count(f"{what}_{side}", shown=False)
+            for what in ("excluded", "unjudged", "unpaired")
+            for side in ("a", "b")
+        ),
+        _count("mcnemar_discordant", shown=False),
+        Column(
+            "mcnemar",
+            "Exact McNemar",
+            Kind.P_VALUE,
+            csv=(("mcnemar_p_exact", "p"), ("mcnemar_undefined", "reason")),
+        ),
+        Column(
+            "preferences",
+            "Prefer a / b / tie / insufficient",
+            Kind.COUNTS,
+            csv=(
+                ("pref_wins_a", "0"),
+                ("pref_wins_b", "1"),
+                ("pref_ties", "2"),
+                ("pref_insufficient", "3"),
+            ),
+        ),
+        _count("pref_total", shown=False),
+        _count("pref_decisive", shown=False),
+        Column(
+            "a_share",
+            "a's share of decisive",
+            Kind.PROPORTION,
+            csv=(
+                ("pref_a_share", "point"),
+                ("pref_a_share_low", "low"),
+                ("pref_a_share_high", "high"),
+            ),
+        ),
+        Column(
+            "binomial",
+            "Exact binomial",
+            Kind.P_VALUE,
+            csv=(("pref_p_exact", "p"), ("pref_undefined", "reason")),
+        ),
+    )
+    rows = []
+    for c in comparisons:
+        p, f = c.paired, c.preferences
+        rows.append(
+            (
+                Pair(c.a, c.b),
+                p.pairs,
+                p.both_pass,
+                p.a_pass_b_fail,
+                p.a_fail_b_pass,
+                p.both_fail,
+                p.excluded_a,
+                p.excluded_b,
+                p.unjudged_a,
+                p.unjudged_b,
+                p.unpaired_a,
+                p.unpaired_b,
+                p.mcnemar.n,
+                _p_value(p.mcnemar),
+                Counts((f.wins_a, f.wins_b, f.ties, f.insufficient)),
+                f.total,
+                f.decisive,
+                f.a_share,
+                _p_value(f.test),
+            )
+        )
+    return Table("comparisons", "Paired comparisons (same task and trial)", columns, tuple(rows))
+
+
+def left_out_table(comparisons: Sequence[Comparison]) -> Table:
+    """Runs left out of each paired comparison, and why."""
+    columns = (
+        Column("contrast", "Contrast a vs b", Kind.PAIR),
+        Column("excluded", "Excluded a / b", Kind.COUNTS),
+        Column("unjudged", "Unjudged a / b", Kind.COUNTS),
+        Column("unpaired", "Unpaired a / b", Kind.COUNTS),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            Pair(c.a, c.b),
+            Counts((c.paired.excluded_a, c.paired.excluded_b)),
+            Counts((c.paired.unjudged_a, c.paired.unjudged_b)),
+            Counts((c.paired.unpaired_a, c.paired.unpaired_b)),
+        )
+        for c in comparisons
+    )
+    return Table("left-out", "Left out of the pairing", columns, rows)
+
+
+EFFICIENCY_NOTE: Final = (
+    "Relative median difference (median b - median a) / median a over the runs that are "
+    "measurements (not excluded), with a seeded percentile bootstrap interval; a missing "
+    "measurement is left out and counted, never read as zero."
+)
+
+
+def efficiency_table(comparisons: Sequence[Comparison]) -> Table:
+    """Relative median differences (b vs a) with their seeded bootstrap intervals."""
+    columns = (
+        Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
+        Column("metric", "Metric"),
+        *(_count(k, shown=False) for k in ("n_a", "n_b", "missing_a", "missing_b")),
+        Column("median_a", "Median a (n, missing)", Kind.NUMBER),
+        Column("median_b", "Median b (n, missing)", Kind.NUMBER),
+        Column(
+            "relative",
+            "Relative difference [95% bootstrap]",
+            Kind.INTERVAL,
+            csv=(
+                ("relative_median_difference", "point"),
+                ("bootstrap_low", "low"),
+                ("bootstrap_high", "high"),
+                ("confidence", "confidence"),
+                ("seed", "seed"),
+                ("resamples", "resamples"),
+                ("resamples_used", "resamples_used"),
+                ("undefined", "reason"),
+            ),
+            digits=3,
+            signed=True,
+        ),
+    )
+    rows = []
+    for c in comparisons:
+        for e in c.efficiency:
+            d = e.difference
+            rows.append(
+                (
+                    Pair(c.a, c.b),
+                    e.metric,
+                    d.n_a,
+                    d.n_b,
+                    d.missing_a,
+                    d.missing_b,
+                    Number(d.median_a, d.n_a, d.missing_a),
+                    Number(d.median_b, d.n_b, d.missing_b),
+                    Estimate(
+                        d.point,
+                        d.low,
+                        d.high,
+                        d.undefined_reason,
+                        d.confidence,
+                        d.seed,
+                        d.resamples,
+                        d.resamples_used,
+                    ),
+                )
+            )
+    return Table(
+        "efficiency",
+        "Efficiency (relative median difference, b vs a)",
+        columns,
+        tuple(rows),
+        (EFFICIENCY_NOTE,),
+    )
+
+
+def position_table(bias: PositionBias) -> Table:
+    """How often the response shown first (left) was preferred among decisive judgments."""
+    columns = (
+        _count("left_preferred", "Left preferred"),
+        _count("right_preferred", "Right preferred"),
+        _count("decisive", "Decisive"),
+        Column(
+            "left_share",
+            "Left share [Wilson 95%]",
+            Kind.PROPORTION,
+            csv=(("left_share", "point"), ("wilson95_low", "low"), ("wilson95_high", "high")),
+        ),
+        Column(
+            "test",
+            "Exact binomial against 0.5",
+            Kind.P_VALUE,
+            csv=(("p_exact", "p"), ("undefined", "reason")),
+        ),
+    )
+    row = (
+        bias.left_preferred,
+        bias.right_preferred,
+        bias.decisive,
+        bias.left_share,
+        _p_value(bias.test),
+    )
+    return Table("position-bias", "Position bias", columns, (row,))
+
+
+class ResultsSource(Protocol):
+    """What the results tables are built from: a design's results (``abp-tui results``) or a
+    bundle's summary, which share these fields."""
+
+    @property
+    def conditions(self) -> Sequence[GroupResult]: ...
+    @property
+    def by_task(self) -> Sequence[GroupResult]: ...
+    @property
+    def comparisons(self) -> Sequence[Comparison]: ...
+    @property
+    def position_bias(self) -> PositionBias: ...
+    @property
+    def notes(self) -> Sequence[str]: ...
+
+
+@dataclass(frozen=True)
+class ResultsTables:
+    """Every table of a design's results, and the notes that go with them."""
+
+    conditions: Table
+    dimensions: Table
+    comparisons: Table
+    left_out: Table
+    efficiency: Table
+    position_bias: Table
+    tasks: Table
+    notes: tuple[str, ...]
+
+    @property
+    def in_order(self) -> tuple[Table, ...]:
+        """The tables in reading order; comparisons, the runs left out of them, efficiency and
+        the by-task table only when they have rows."""
+        optional = (self.comparisons, self.left_out, self.efficiency)
+        return (
+            self.conditions,
+            self.dimensions,
+            *(t for t in optional if t.rows),
+            self.position_bias,
+            *((self.tasks,) if self.tasks.rows else ()),
+        )
+
+
+def results_tables(results: ResultsSource, rubric: Rubric | None = None) -> ResultsTables:
+    """The results as tables; ``rubric`` adds the per-score columns of the CSV files."""
+    return ResultsTables(
+        conditions=group_table(results.conditions, by_task=False, rubric=rubric),
+        dimensions=dimensions_table(results.conditions),
+        comparisons=comparisons_table(results.comparisons),
+        left_out=left_out_table(results.comparisons),
+        efficiency=efficiency_table(results.comparisons),
+        position_bias=position_table(results.position_bias),
+        tasks=group_table(results.by_task, by_task=True, rubric=rubric),
+        notes=tuple(results.notes),
+    )
+
+
+# -- agreement -------------------------------------------------------------------------------------
+def _estimate(f: Figure) -> Estimate:
+    i = f.interval
+    return Estimate(
+        f.value,
+        i.low if i else None,
+        i.high if i else None,
+        f.undefined_reason,
+        resamples=i.resamples if i else None,
+        resamples_used=i.resamples_used if i else None,
+    )
+
+
+def agreement_table(report: AgreementReport) -> Table:
+    """Every variable x every declared figure, then each reviewer pair's figures: one row each."""
+    columns = (
+        Column("variable", "Variable"),
+        Column("level", "Level"),
+        Column("reviewers", "Among reviewers"),
+        Column("figure", "Figure"),
+        Column(
+            "value",
+            "Value [95% interval]",
+            Kind.INTERVAL,
+            csv=(("value", "point"), ("interval_low", "low"), ("interval_high", "high")),
+        ),
+        _count("n_items", "Items"),
+        _count("n_reviewers", "Reviewers"),
+        _count("n_judgments", "Judgments"),
+        Column("weights", "Weights"),
+        Column("undefined_or_note", "Undefined, or note"),
+    )
+
+    def row(v: VariableAgreement, among: str, f: Figure) -> tuple[Cell, ...]:
+        return (
+            v.variable,
+            v.level,
+            among,
+            f.name,
+            _estimate(f),
+            f.n_items,
+            f.n_reviewers,
+            f.n_judgments,
+            f.weights,
+            f.undefined_reason or f.interval_note,
+        )
+
+    rows = []
+    for v in report.variables:
+        rows += [row(v, "all", f) for _c, f in v.figures()]
+        for p in v.pairs:
+            rows += [row(v, f"{p.reviewer_a} | {p.reviewer_b}", f) for _c, f in p.figures()]
+    return Table("agreement", "Agreement between reviewers", columns, tuple(rows))
+
+
+def variables_table(variables: Iterable[VariableAgreement]) -> Table:
+    """One row per variable: its denominators and each declared figure's value alone."""
+    columns = (
+        Column("variable", "Variable"),
+        Column("level", "Level"),
+        _count("n_items", "Items 2+"),
+        _count("n_reviewers", "Reviewers"),
+        _count("n_judgments", "Judgments"),
+        *(
+            Column(c.key, c.label, Kind.NUMBER, short=c.short, digits=3)
+            for c in VARIABLE_COEFFICIENTS
+        ),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            v.variable,
+            v.level,
+            v.n_items,
+            v.n_reviewers,
+            v.n_judgments,
+            *(Number(f.value, reason=f.undefined_reason) for _c, f in v.figures()),
+        )
+        for v in variables
+    )
+    return Table("agreement-variables", "Agreement by variable", columns, rows)
+
+
+def _figure_note(f: Figure) -> str:
+    if f.value is not None and f.interval is None and f.interval_note:
+        return f"no interval: {f.interval_note}"
+    if f.interval is not None:
+        return f"{f.interval.resamples_used}/{f.interval.resamples} resamples"
+    return ""
+
+
+def figures_table(variable: VariableAgreement) -> Table:
+    """Every declared figure of one variable with its own denominators and its note."""
+    columns = (
+        Column("figure", "Figure"),
+        Column("value", "Value [95% interval]", Kind.INTERVAL),
+        Column("items", "Items"),
+        _count("reviewers", "Reviewers"),
+        _count("judgments", "Judgments"),
+        Column("note", "Note"),
+    )
+    rows = []
+    for _c, f in variable.figures():
+        items = f"{f.n_items}"
+        if f.n_items_chance is not None and f.n_items_chance != f.n_items:
+            items += f" ({f.n_items_chance} in chance)"
+        rows.append((f.name, _estimate(f), items, f.n_reviewers, f.n_judgments, _figure_note(f)))
+    return Table("figures", variable.variable, columns, tuple(rows))
+
+
+def pairs_table(variable: VariableAgreement) -> Table:
+    """Each pair of reviewers: the items both judged and every declared pair figure."""
+    columns = (
+        Column("reviewers", "Reviewers", Kind.PAIR),
+        _count("n_items", "Items"),
+        *(Column(c.key, c.label, Kind.INTERVAL, short=c.short) for c in PAIR_COEFFICIENTS),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            Pair(p.reviewer_a, p.reviewer_b, " × "),
+            p.n_items,
+            *(_estimate(f) for _c, f in p.figures()),
+        )
+        for p in variable.pairs
+    )
+    return Table("pairs", "Reviewer pairs", columns, rows)
+
+
+# -- disagreements ---------------------------------------------------------------------------------
+def disagreements_table(disagreements: Sequence[Disagreement]) -> Table:
+    columns = (
+        Column("item", "Item"),
+        Column("reviewers", "Reviewers"),
+        Column("reasons", "Reasons"),
+        Column("adjudicated", "Adjudicated", Kind.FLAG),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (d.code, tuple(d.reviewers), tuple(d.reasons), d.adjudicated) for d in disagreements
+    )
+    return Table("disagreements", "Disagreements", columns, rows)

@@ -1,0 +1,70 @@
+"""Commands of offline reviewer stations: ``pack study``, ``pack open``, ``pack ratings``,
+``merge``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from abp_tui.cli.options import db_path, open_db
+from abp_tui.cli.output import EXIT_OK, emit
+
+
+def cmd_pack_study(args: argparse.Namespace) -> int:
+    from abp_tui.services.designing import find_design
+    from abp_tui.services.stations import write_study_pack
+
+    db = open_db(args)
+    design = find_design(db, args.study, args.design)
+    out = Path(args.out or f"exports/{design.study_id}.{design.name}.{args.reviewer}.pack.json")
+    pack = write_study_pack(db, design.pk, args.reviewer, out)
+    emit(
+        args,
+        {"pack": str(out), "sha256": pack.sha256, "items": len(pack.items)},
+        f"wrote {out}: {len(pack.items)} items for {args.reviewer} "
+        f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}",
+    )
+    return EXIT_OK
+
+
+def cmd_pack_open(args: argparse.Namespace) -> int:
+    from abp_tui.services.stations import open_pack
+
+    design_pk = open_pack(open_db(args), Path(args.file))
+    emit(
+        args,
+        {"database": str(db_path(args)), "design": design_pk},
+        f"opened {args.file} in {db_path(args)}; judge with: abp-tui --db {db_path(args)}",
+    )
+    return EXIT_OK
+
+
+def cmd_pack_ratings(args: argparse.Namespace) -> int:
+    from abp_tui.services.stations import write_ratings
+
+    out = Path(args.out)
+    ratings = write_ratings(open_db(args), out)
+    submitted = sum(1 for j in ratings.judgments if j.status == "submitted")
+    emit(
+        args,
+        {"ratings": str(out), "sha256": ratings.sha256, "judgments": len(ratings.judgments)},
+        f"wrote {out}: {len(ratings.judgments)} judgment revisions ({submitted} submitted) "
+        f"by {ratings.reviewer}",
+    )
+    return EXIT_OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from abp_tui.services.stations import merge_ratings
+
+    results = merge_ratings(open_db(args), [Path(p) for p in args.files])
+    emit(
+        args,
+        {"merged": results},
+        "\n".join(
+            f"{r['file']}: {r['added']} judgments added from {r['reviewer']}"
+            + (f" ({r['note']})" if r["note"] else "")
+            for r in results
+        ),
+    )
+    return EXIT_OK

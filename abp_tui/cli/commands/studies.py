@@ -1,0 +1,146 @@
+"""Commands about studies and their designs: ``status``, ``study create``, ``study list``,
+``unblind``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from abp_tui.cli.options import actor, db_path, open_db
+from abp_tui.cli.output import EXIT_OK, emit
+from abp_tui.errors import AbpError
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from abp_tui.store import overview
+    from abp_tui.text.safe import safe_line
+
+    path = db_path(args)
+    studies = overview.read(path)
+    if args.study:
+        studies = [s for s in studies if s.study.id == args.study]
+        if not studies:
+            raise AbpError(f"--study {args.study}: no such study in {path}")
+    doc: list[dict[str, Any]] = []
+    lines = [f"Database: {path}", ""]
+    if not studies:
+        lines.append("No studies yet. Import run records with: abp-tui import PATH")
+    for found in studies:
+        s = found.study
+        doc.append(
+            {
+                **asdict(s),
+                "condition_runs": {c.id: c.runs for c in found.conditions},
+                "task_runs": {t.id: t.runs for t in found.tasks},
+                "designs": [
+                    {
+                        "name": d.name,
+                        "version": d.version_no,
+                        "sha256": d.sha256,
+                        "frozen_at": d.frozen_at,
+                        "progress": [asdict(p) for p in d.progress],
+                    }
+                    for d in found.designs
+                ],
+            }
+        )
+        mark = " [SYNTHETIC]" if s.synthetic else ""
+        lines.append(f"{safe_line(s.id)}{mark}  ({s.protocol}) {safe_line(s.name)}")
+        lines.append(
+            f"  tasks {s.tasks}, conditions {s.conditions}, runs {s.runs} "
+            f"(excluded {s.excluded_runs}), trace events {s.trace_events}, "
+            f"imported preferences {s.preferences}"
+        )
+        for c in found.conditions:
+            lines.append(
+                f"    condition {safe_line(c.id)}: {c.runs} runs"
+                + (f"  {safe_line(c.label)}" if c.label else "")
+            )
+        for d in found.designs:
+            lines.append(f"    design {safe_line(d.name)} v{d.version_no}:")
+            lines.extend(
+                f"      {safe_line(p.reviewer)}: {p.submitted}/{p.assigned} submitted, "
+                f"{p.drafts} in draft"
+                for p in d.progress
+            )
+            if not d.progress:
+                lines.append("      no reviewer has opened it yet (open design)")
+    emit(args, {"database": str(path), "studies": doc}, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_study_create(args: argparse.Namespace) -> int:
+    from abp_tui.services.designing import create_design, load_design_file
+    from abp_tui.text.safe import safe_line
+
+    db = open_db(args)
+    created = [create_design(db, load_design_file(Path(p))) for p in args.files]
+    lines = [
+        f"{c.status:11} design {safe_line(c.name)} v{c.version_no} of study {safe_line(c.study)}: "
+        f"{c.items} items ({c.pair_items} pairs, {c.single_items} single), "
+        f"{c.assignments} assignments, sha256 {c.sha256[:12]}"
+        for c in created
+    ]
+    emit(args, {"designs": [c.__dict__ for c in created]}, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_study_list(args: argparse.Namespace) -> int:
+    from abp_tui.store import judging
+    from abp_tui.text.safe import safe_line
+
+    db = open_db(args)
+    doc = []
+    lines = []
+    for d in judging.designs(db, args.study):
+        n_items = len(judging.items(db, d.pk))
+        prog = judging.progress(db, d.pk)
+        doc.append(
+            {
+                "study": d.study_id,
+                "name": d.name,
+                "version": d.version_no,
+                "sha256": d.sha256,
+                "seed": d.seed,
+                "frozen_at": d.frozen_at,
+                "items": n_items,
+                "progress": [p.__dict__ for p in prog],
+            }
+        )
+        frozen = f"frozen {d.frozen_at}" if d.frozen_at else "not yet judged"
+        lines.append(
+            f"{safe_line(d.study_id)} / {safe_line(d.name)} v{d.version_no}: "
+            f"{n_items} items, seed {d.seed}, {frozen}, sha256 {d.sha256[:12]}"
+        )
+        lines.extend(
+            f"    {safe_line(p.reviewer)}: {p.submitted}/{p.assigned} submitted, "
+            f"{p.drafts} in draft"
+            for p in prog
+        )
+    if not lines:
+        lines.append("No study designs yet. Create one with: abp-tui study create FILE")
+    emit(args, {"designs": doc}, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_unblind(args: argparse.Namespace) -> int:
+    from abp_tui.services.designing import find_study
+    from abp_tui.services.results_report import unblind
+
+    db = open_db(args)
+    study = find_study(db, args.study)
+    if not args.yes:
+        raise AbpError(
+            f"unblinding shows the results of study {study!r} by condition and cannot be undone; "
+            f"it is recorded in the audit log. Confirm with: abp-tui unblind --study {study} --yes"
+        )
+    who, when = unblind(db, study, actor(args))
+    emit(
+        args,
+        {"study": study, "unblinded_by": who, "unblinded_at": when},
+        f"study {study} unblinded by {who} at {when}",
+    )
+    return EXIT_OK

@@ -1,0 +1,32 @@
+"""Commands that start something interactive or long-running: ``tui`` (the default) and
+``bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from abp_tui.cli.options import DEFAULT_DB, db_path, open_db
+from abp_tui.cli.output import EXIT_OK
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from abp_tui.services.demo import is_empty, load_demo
+
+    db = open_db(args)
+    if db_path(args) == DEFAULT_DB and is_empty(db):
+        load_demo(db)
+    db.close()
+    from abp_tui.tui.app import make_app
+
+    make_app(db_path=db_path(args), reviewer=args.reviewer).run()
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from abp_tui import bench
+
+    document = bench.run(args.what, args)
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    return EXIT_OK

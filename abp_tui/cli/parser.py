@@ -1,0 +1,205 @@
+"""The ``abp-tui`` argument parser: every command, subcommand and option, and which command
+function runs it. Parsing only: no command runs here and nothing heavy is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from abp_tui import __version__
+from abp_tui.cli.commands.importing import cmd_demo, cmd_formats, cmd_import, cmd_schema
+from abp_tui.cli.commands.publishing import cmd_export, cmd_verify
+from abp_tui.cli.commands.results import cmd_agreement, cmd_results
+from abp_tui.cli.commands.stations import cmd_merge, cmd_pack_open, cmd_pack_ratings, cmd_pack_study
+from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
+from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="SQLite database (default: data/abp.db)",
+    )
+    figures = argparse.ArgumentParser(add_help=False)
+    figures.add_argument("--json", action="store_true", help="print one JSON document")
+
+    parser = argparse.ArgumentParser(
+        prog="abp-tui",
+        parents=[common],
+        description="Offline adjudication workstation for AI-agent and LLM benchmark results. "
+        "With no command, opens the workstation.",
+    )
+    parser.add_argument("--version", action="version", version=f"abp-tui {__version__}")
+    parser.add_argument("--reviewer", default=None, help="reviewer name for the workstation")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("tui", parents=[common], help="open the workstation (the default)")
+    p.add_argument("--reviewer", default=None, help="reviewer name (default: demo)")
+    p.set_defaults(func=cmd_tui)
+
+    p = sub.add_parser("import", parents=[common, figures], help="import run records")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    p.add_argument("--study", default=None, help="study id to import into")
+    p.add_argument("--format", default=None, help="input format (see: abp-tui formats)")
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="import valid records and list the invalid ones instead of refusing",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="format option, e.g. condition=task for Inspect logs",
+    )
+    p.set_defaults(func=cmd_import)
+
+    study = sub.add_parser("study", help="study designs: create, list")
+    study_sub = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+    p = study_sub.add_parser(
+        "create",
+        parents=[common, figures],
+        help="create (or version) study designs from TOML or JSON files",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_study_create)
+    p = study_sub.add_parser(
+        "list", parents=[common, figures], help="study designs with their progress per reviewer"
+    )
+    p.add_argument("--study", default=None)
+    p.set_defaults(func=cmd_study_list)
+
+    pack = sub.add_parser("pack", help="offline reviewer stations: study packs and ratings")
+    pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)
+    p = pack_sub.add_parser(
+        "study", parents=[common, figures], help="write the study pack of one reviewer"
+    )
+    p.add_argument("--reviewer", required=True)
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument("--out", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_pack_study)
+    p = pack_sub.add_parser(
+        "open", parents=[common, figures], help="load a study pack into this (station) database"
+    )
+    p.add_argument("file", metavar="PACK")
+    p.set_defaults(func=cmd_pack_open)
+    p = pack_sub.add_parser(
+        "ratings",
+        parents=[common, figures],
+        help="write this station's judgments for the coordinator",
+    )
+    p.add_argument("--out", required=True, metavar="FILE")
+    p.set_defaults(func=cmd_pack_ratings)
+    p = sub.add_parser(
+        "merge", parents=[common, figures], help="merge reviewers' ratings files into this database"
+    )
+    p.add_argument("files", nargs="+", metavar="RATINGS")
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser(
+        "agreement",
+        parents=[common, figures],
+        help="inter-rater agreement of a study, or of a CSV table of judgments",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None)
+    p.add_argument(
+        "--table",
+        default=None,
+        metavar="CSV",
+        help="judgments made elsewhere: columns item, reviewer, variable, value",
+    )
+    p.add_argument(
+        "--level",
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        default=None,
+        help="with --table, for a single variable",
+    )
+    p.add_argument("--scale", default=None, help="with --table: the declared scale, e.g. 0,1,2")
+    p.add_argument(
+        "--header",
+        default=None,
+        metavar="TOML",
+        help="with --table: each variable's level and scale",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resamples", type=int, default=1000)
+    p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser(
+        "status",
+        parents=[common, figures],
+        help="studies, their tasks, conditions and runs, with counts",
+    )
+    p.add_argument("--study", default=None)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("formats", parents=[common, figures], help="list the input formats")
+    p.set_defaults(func=cmd_formats)
+
+    p = sub.add_parser(
+        "schema", parents=[common, figures], help="write the JSON Schema of the native formats"
+    )
+    p.add_argument("--out", default="schemas", metavar="DIR")
+    p.set_defaults(func=cmd_schema)
+
+    p = sub.add_parser("demo", parents=[common, figures], help="load the bundled demo data")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "unblind",
+        parents=[common, figures],
+        help="show a study's results by condition from now on (audited; needs --yes)",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--yes", action="store_true", help="confirm the unblinding")
+    p.add_argument("--by", default=None, metavar="NAME", help="who unblinds (default: you)")
+    p.set_defaults(func=cmd_unblind)
+
+    p = sub.add_parser(
+        "results", parents=[common, figures], help="results of a design (after unblinding)"
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.set_defaults(func=cmd_results)
+
+    p = sub.add_parser(
+        "export",
+        parents=[common, figures],
+        help="export verdicts, judgments, abp-verdict/v1 or a publication bundle",
+    )
+    p.add_argument("what", choices=["verdicts", "judgments", "abp-verdict", "bundle"])
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument(
+        "--out", required=True, metavar="PATH", help="file, or folder for a bundle (+ .zip)"
+    )
+    p.add_argument("--by", default=None, metavar="NAME", help="who exports (default: you)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "verify",
+        parents=[common, figures],
+        help="check a publication bundle: hashes and every table re-derived",
+    )
+    p.add_argument("bundle", metavar="BUNDLE", help="bundle folder or .zip")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
+    p.add_argument("what", choices=["import", "agreement", "export", "ui", "startup"])
+    p.add_argument("--items", type=int, default=10_000, help="items (agreement)")
+    p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
+    p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="repetitions, the median is reported (default 3; ui: 15 key presses; startup: 11)",
+    )
+    p.set_defaults(func=cmd_bench)
+    return parser

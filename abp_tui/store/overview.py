@@ -1,0 +1,199 @@
+"""A read-only overview of a database: each study with its counts, the runs of each condition
+and task, each design and each reviewer's progress. It is what ``abp-tui status`` prints.
+
+Standard library only (``sqlite3``, dataclasses): importing sqlite-utils and building the
+pydantic models would each cost more than the whole command may take. It never writes and never
+migrates: a database that is missing or not at the current schema is opened by
+:func:`abp_tui.store.connect` instead, which creates or migrates it (and refuses a file that is
+not a database, or one written by a newer abp-tui) exactly as every other command does.
+
+The study counts and the reviewer progress are declared here once; ``queries.list_studies`` and
+``judging.progress`` read them through this module.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from abp_tui.store.schema import MIGRATIONS
+
+BUSY_TIMEOUT_S = 5.0
+"""As long as ``store.connect`` waits for a writer: a status during an import waits, not fails."""
+
+
+@dataclass(frozen=True)
+class StudyCounts:
+    """A study with the counts the home screen and ``abp-tui status`` show."""
+
+    id: str
+    name: str
+    protocol: str
+    description: str
+    rubric_id: str | None
+    synthetic: bool
+    tasks: int
+    conditions: int
+    runs: int
+    excluded_runs: int
+    trace_events: int
+    preferences: int
+    imports: int
+
+
+@dataclass(frozen=True)
+class ReviewerProgress:
+    reviewer: str
+    assigned: int
+    submitted: int
+    drafts: int
+
+
+@dataclass(frozen=True)
+class CountedRuns:
+    """A condition or task by id (and label, for a condition) with its current runs."""
+
+    id: str
+    label: str
+    runs: int
+
+
+@dataclass(frozen=True)
+class DesignProgress:
+    """One version of a study design with each reviewer's progress."""
+
+    name: str
+    version_no: int
+    sha256: str
+    frozen_at: str | None
+    progress: list[ReviewerProgress]
+
+
+@dataclass(frozen=True)
+class StudyOverview:
+    study: StudyCounts
+    conditions: list[CountedRuns]
+    tasks: list[CountedRuns]
+    designs: list[DesignProgress] = field(default_factory=list)
+
+
+def read(path: Path) -> list[StudyOverview]:
+    """Every study of the database at ``path`` with its conditions, tasks and designs."""
+    conn = _open_current(path)
+    if conn is None:
+        from abp_tui.store.db import connect
+
+        conn = connect(path).conn
+    try:
+        return [
+            StudyOverview(
+                study,
+                _counted(conn, _CONDITION_RUNS, study.id),
+                _counted(conn, _TASK_RUNS, study.id),
+                [
+                    DesignProgress(name, version_no, sha256, frozen_at, progress(conn, pk))
+                    for pk, name, version_no, sha256, frozen_at in conn.execute(
+                        "SELECT pk, name, version_no, sha256, frozen_at FROM designs "
+                        "WHERE study_id = ? ORDER BY name, version_no",
+                        [study.id],
+                    ).fetchall()
+                ],
+            )
+            for study in studies(conn)
+        ]
+    finally:
+        conn.close()
+
+
+def _open_current(path: Path) -> sqlite3.Connection | None:
+    """The database opened for reading when it exists at the current schema, else None."""
+    if str(path) == ":memory:" or not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)
+    except sqlite3.Error:
+        return None
+    try:
+        applied = {row[0] for row in conn.execute("SELECT name FROM _migrations").fetchall()}
+    except sqlite3.Error:
+        conn.close()
+        return None
+    if applied != {name for name, _ in MIGRATIONS}:
+        conn.close()
+        return None
+    return conn
+
+
+def studies(conn: sqlite3.Connection) -> list[StudyCounts]:
+    """Every study, by id, with its counts of current tasks, conditions and runs."""
+    rows = conn.execute(
+        """
+        SELECT s.id, s.name, s.protocol, s.description, s.rubric_id, s.synthetic,
+          (SELECT COUNT(*) FROM tasks t WHERE t.study_id = s.id AND t.current = 1),
+          (SELECT COUNT(*) FROM conditions c WHERE c.study_id = s.id AND c.current = 1),
+          (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1),
+          (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1
+             AND (r.excluded_reason IS NOT NULL OR r.origin_status IN
+                  ('INFRA_ERROR', 'PROVIDER_BLOCK', 'INVALID_TEST', 'GRADER_DISPUTE'))),
+          (SELECT COALESCE(SUM(tr.n_events), 0) FROM runs r JOIN traces tr ON tr.pk = r.trace_pk
+             WHERE r.study_id = s.id AND r.current = 1),
+          (SELECT COUNT(*) FROM preferences p WHERE p.study_id = s.id),
+          (SELECT COUNT(*) FROM imports i WHERE i.study_id = s.id)
+        FROM studies s ORDER BY s.id
+        """
+    ).fetchall()
+    return [
+        StudyCounts(
+            id=r[0],
+            name=r[1],
+            protocol=r[2],
+            description=r[3],
+            rubric_id=r[4],
+            synthetic=bool(r[5]),
+            tasks=r[6],
+            conditions=r[7],
+            runs=r[8],
+            excluded_runs=r[9],
+            trace_events=r[10],
+            preferences=r[11],
+            imports=r[12],
+        )
+        for r in rows
+    ]
+
+
+def progress(conn: sqlite3.Connection, design_pk: int) -> list[ReviewerProgress]:
+    """Per reviewer: items assigned, submitted and in draft (by each one's latest revision)."""
+    rows = conn.execute(
+        """
+        SELECT a.reviewer, COUNT(*),
+          SUM(CASE WHEN l.status = 'submitted' THEN 1 ELSE 0 END),
+          SUM(CASE WHEN l.status = 'draft' THEN 1 ELSE 0 END)
+        FROM assignments a JOIN items i ON i.pk = a.item_pk
+        LEFT JOIN (
+          SELECT j.item_pk, j.reviewer, j.status FROM judgments j
+          WHERE j.revision = (SELECT MAX(revision) FROM judgments k
+                              WHERE k.item_pk = j.item_pk AND k.reviewer = j.reviewer)
+        ) l ON l.item_pk = a.item_pk AND l.reviewer = a.reviewer
+        WHERE i.design_pk = ? GROUP BY a.reviewer ORDER BY a.reviewer
+        """,
+        [design_pk],
+    ).fetchall()
+    return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
+
+
+_CONDITION_RUNS = """
+    SELECT c.id, c.label,
+      (SELECT COUNT(*) FROM runs r WHERE r.condition_pk = c.pk AND r.current = 1)
+    FROM conditions c WHERE c.study_id = ? AND c.current = 1 ORDER BY c.id
+"""
+_TASK_RUNS = """
+    SELECT t.id, '',
+      (SELECT COUNT(*) FROM runs r WHERE r.task_pk = t.pk AND r.current = 1)
+    FROM tasks t WHERE t.study_id = ? AND t.current = 1 ORDER BY t.id
+"""
+
+
+def _counted(conn: sqlite3.Connection, sql: str, study_id: str) -> list[CountedRuns]:
+    return [CountedRuns(r[0], r[1] or "", r[2]) for r in conn.execute(sql, [study_id])]

@@ -1,0 +1,235 @@
+"""Every message a worker posts back to a screen: a fact in the past tense, with its payload.
+
+Blocking work (reading the store, diffs, statistics) runs in worker threads
+(:mod:`abp_tui.tui.workers`); what it found comes back as one of these messages, handled on the
+event loop by the screen that started it. A worker that could not do its work posts
+:class:`WorkerFailed` instead: the screen may say so in its own status line, and the message
+bubbles on to the app, whose one handler shows every failure the same way.
+
+Messages a reusable widget posts about itself (``JudgmentForm.Changed``, ``TextPane.Scrolled``)
+are nested in that widget's class instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from abp_tui.models import Judgment
+from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
+from abp_tui.services.designing import CreatedDesign
+from abp_tui.services.desk import QueueView, StoredDraft
+from abp_tui.services.reviewing import SaveResult
+from abp_tui.services.studies import StudyDetail, StudySummary
+from abp_tui.tui.navigation import ShownItem
+from abp_tui.tui.widgets.textlayout import DiffMarks
+
+if TYPE_CHECKING:
+    # What the coordinator's screens prepare off the event loop (defined beside their screens).
+    from abp_tui.tui.screens.agreement import ShownAgreement
+    from abp_tui.tui.screens.results import ShownResults
+
+
+# -- any worker -----------------------------------------------------------------------------------
+class WorkerFailed(Message):
+    """A worker could not do its work (the database could not be read or written, or a bug)."""
+
+    def __init__(self, group: str, description: str, reason: str, *, internal: bool) -> None:
+        super().__init__()
+        self.group = group
+        """The worker's group: which kind of work failed (screens react to their own)."""
+        self.description = description
+        """What the work was, as the user would say it ("Storing the draft")."""
+        self.reason = reason
+        self.internal = internal
+        """True for an unexpected exception (a bug), False for a refused read or write."""
+
+
+# -- the home screen ------------------------------------------------------------------------------
+class StudiesLoaded(Message):
+    """The list of studies was read from the database."""
+
+    def __init__(self, studies: list[StudySummary]) -> None:
+        super().__init__()
+        self.studies = studies
+
+
+class StudyDetailLoaded(Message):
+    """The conditions, tasks and design progress of one study were read."""
+
+    def __init__(self, detail: StudyDetail) -> None:
+        super().__init__()
+        self.detail = detail
+
+
+class DesignCreated(Message):
+    """A study design was created (or versioned) from a file."""
+
+    def __init__(self, created: CreatedDesign) -> None:
+        super().__init__()
+        self.created = created
+
+
+# -- judging: the compare and queue screens -------------------------------------------------------
+class ItemOpened(Message):
+    """An item is ready to show; ``request`` is the opening that asked for it."""
+
+    def __init__(self, shown: ShownItem, request: int) -> None:
+        super().__init__()
+        self.shown = shown
+        self.request = request
+        """Only the latest request is shown (see ``Navigator.is_latest``)."""
+
+
+class ItemReadAhead(Message):
+    """The item after ``after`` was read ahead, ready for the next-item key."""
+
+    def __init__(self, after: str, shown: ShownItem) -> None:
+        super().__init__()
+        self.after = after
+        self.shown = shown
+
+
+class ItemEntered(Message):
+    """A read-ahead item became the reviewer's current one; ``revision`` is its newest."""
+
+    def __init__(self, code: str, revision: int) -> None:
+        super().__init__()
+        self.code = code
+        self.revision = revision
+
+
+class QueueFoundEmpty(Message):
+    """The reviewer has no items in the study design."""
+
+
+class QueueEndReached(Message):
+    """There is no item in the direction asked for; ``text`` says so."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class DiffComputed(Message):
+    """The word diff of item ``code``'s two responses."""
+
+    def __init__(self, code: str, marks: DiffMarks) -> None:
+        super().__init__()
+        self.code = code
+        self.marks = marks
+
+
+class DraftsStored(Message):
+    """Staged drafts reached the database (each with the change counter it was staged with)."""
+
+    def __init__(self, stored: list[StoredDraft]) -> None:
+        super().__init__()
+        self.stored = stored
+
+
+class JudgmentSubmitted(Message):
+    def __init__(self, code: str, result: SaveResult, judgment: Judgment) -> None:
+        super().__init__()
+        self.code = code
+        self.result = result
+        self.judgment = judgment
+
+
+class SubmissionRefused(Message):
+    """A submission was not stored: ``problems`` says what is missing (or what failed)."""
+
+    def __init__(
+        self, code: str, problems: list[str], judgment: Judgment, version: int, before: str
+    ) -> None:
+        super().__init__()
+        self.code = code
+        self.problems = problems
+        self.judgment = judgment
+        self.version = version
+        """The screen's change counter when the submission was asked for."""
+        self.before = before
+        """The item's status before the submission (todo, draft or submitted)."""
+
+
+class FindingIdChosen(Message):
+    """A finding id not taken yet in the study, for a new finding about item ``code``."""
+
+    def __init__(self, code: str, finding_id: str) -> None:
+        super().__init__()
+        self.code = code
+        self.finding_id = finding_id
+
+
+class FindingRecorded(Message):
+    def __init__(self, finding_id: str, revision: int) -> None:
+        super().__init__()
+        self.finding_id = finding_id
+        self.revision = revision
+
+
+class QueueLoaded(Message):
+    """The reviewer's queue, with each item's status."""
+
+    def __init__(self, view: QueueView) -> None:
+        super().__init__()
+        self.view = view
+
+
+# -- the coordinator's screens --------------------------------------------------------------------
+class DisagreementsLoaded(Message):
+    def __init__(self, queue: DisagreementQueue) -> None:
+        super().__init__()
+        self.queue = queue
+
+
+class DisagreementOpened(Message):
+    """A disputed item to adjudicate, with its responses' texts in display form."""
+
+    def __init__(self, item: AdjudicationItem, texts: tuple[str, ...]) -> None:
+        super().__init__()
+        self.item = item
+        self.texts = texts
+
+
+class DisagreementWithheld(Message):
+    """The adjudicator may not see this item's judgments (the core's BlindingError)."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__()
+        self.code = code
+        self.reason = reason
+
+
+class ItemAdjudicated(Message):
+    def __init__(self, code: str, revision: int) -> None:
+        super().__init__()
+        self.code = code
+        self.revision = revision
+
+
+class AdjudicationRefused(Message):
+    def __init__(self, code: str, problems: list[str]) -> None:
+        super().__init__()
+        self.code = code
+        self.problems = problems
+
+
+class AgreementComputed(Message):
+    def __init__(self, shown: ShownAgreement) -> None:
+        super().__init__()
+        self.shown = shown
+
+
+class ResultsComputed(Message):
+    def __init__(self, shown: ShownResults) -> None:
+        super().__init__()
+        self.shown = shown
+
+
+class StudyUnblinded(Message):
+    def __init__(self, who: str, when: str) -> None:
+        super().__init__()
+        self.who = who
+        self.when = when

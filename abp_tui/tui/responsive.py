@@ -1,0 +1,98 @@
+"""What keeps the compare screen's event loop free: the word diff in a helper process, and the
+screen's long-lived objects kept out of the garbage collector's way.
+
+Both exist for one measured reason (``abp-tui bench ui``): the event loop reads keys and draws
+the screen, so anything that holds it for tens of milliseconds is felt as a stall.
+
+- A word diff of two long, unrelated texts is seconds of pure-Python work. In a worker thread it
+  would still hold the interpreter lock the screen needs; in a process of its own it cannot.
+  :class:`DiffRunner` owns that one process.
+- Every full collection walks every live object. Once the compare screen shows its first item,
+  nearly everything alive (modules, styles, the screen's widgets) lives as long as the screen;
+  :class:`LongLived` moves those objects out of the collector's generations, once, and gives
+  them back when the screen closes.
+
+Nothing here imports Textual or draws anything.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from abp_tui.tui.widgets.textlayout import DiffMarks, diff_marks
+
+
+def _ready() -> bool:
+    return True
+
+
+class DiffRunner:
+    """Runs :func:`~abp_tui.tui.widgets.textlayout.diff_marks` in one helper process (started on
+    first use, from a thread).
+
+    If no process can be started, the diff runs in the calling thread instead.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+        self._broken = False
+
+    def _executor(self) -> ProcessPoolExecutor | None:
+        with self._lock:
+            if self._pool is None and not self._broken:
+                try:
+                    self._pool = ProcessPoolExecutor(
+                        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+                    )
+                except (OSError, ValueError):
+                    self._broken = True
+            return self._pool
+
+    def warm_up(self) -> None:
+        """Start the helper process now (blocking: call it from a worker thread)."""
+        pool = self._executor()
+        if pool is not None:
+            try:
+                pool.submit(_ready).result()
+            except (BrokenProcessPool, OSError):
+                self._broken = True
+
+    def diff(self, left: str, right: str) -> DiffMarks:
+        """The diff marks of two display texts (blocking: call it from a worker thread)."""
+        pool = self._executor()
+        if pool is not None:
+            try:
+                return pool.submit(diff_marks, left, right).result()
+            except (BrokenProcessPool, OSError):
+                self._broken = True
+        return diff_marks(left, right)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+class LongLived:
+    """The objects alive when :meth:`freeze` is called, kept out of the collector's generations
+    until :meth:`thaw` (both at most once each; ``gc.freeze`` is process-wide)."""
+
+    def __init__(self) -> None:
+        self.frozen = False
+
+    def freeze(self) -> None:
+        if not self.frozen:
+            gc.freeze()
+            self.frozen = True
+
+    def thaw(self) -> None:
+        if self.frozen:
+            # Back to the collector: the screen's widgets are garbage once it has closed.
+            gc.unfreeze()
+            self.frozen = False

@@ -1,0 +1,409 @@
+"""Shared test factories: studies, designs, judgments and the constants tests agree on.
+
+Every test module builds its data from here instead of importing another ``test_*.py``: a test
+module is a list of tests, not a library, and importing one from another re-runs its collection
+and ties unrelated files together. The factories go through the core's own functions (import,
+design, review session, adjudication, unblinding), so a test set up here sees the database a user
+would have. This module must not hold tests, or write anywhere but the paths a test passes in;
+its one cache (``_built_once``) keeps in-memory copies of finished databases, never files.
+
+Vocabulary:
+
+- ``write_jsonl`` / ``afp_study_lines``: the native run-record format, one JSON object a line.
+- ``afp_study``: study ``s`` (AFP rubric), conditions A and C, tasks P01 and P02, four runs.
+- ``two_reviewer_design``: that study with a design judged by reviewers ``a`` and ``b``.
+- ``native_study``: a complete small study (texts, instructions, limitations), unblinded.
+- ``abp_judged`` / ``afp_judged``: the bundled demo, unblinded, with judgments by reviewers
+  (built once per process, then copied into each test's database: see ``_built_once``).
+- ``afp_judgment`` / ``business_judgment`` / ``full_judgment``: judgments scored on every dimension.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlite_utils
+
+from abp_tui.cli import main
+from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
+from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1
+from abp_tui.services.adjudicating import adjudicate
+from abp_tui.services.demo import load_demo
+from abp_tui.services.designing import create_design, find_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import unblind
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.store import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+DEMO = FIXTURES / "demo"
+
+#: The AFP rubric's dimensions, in its order.
+AFP_DIMS: tuple[str, ...] = tuple(d.id for d in AFP_V01.dimensions)
+#: The business rubric's dimensions (the ABP demo is scored against it), in its order.
+BUSINESS_DIMS: tuple[str, ...] = tuple(d.id for d in BUSINESS_V1.dimensions)
+#: Every validity-gate question answered yes: the comparison is fair and may count.
+GATE: dict[str, bool] = {
+    k: True
+    for k in ("consistent", "visible", "same_requirement", "invariant_assertions", "observable")
+}
+#: Text that would run script in a report that forgot to escape it.
+HOSTILE = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>'
+
+
+# -- files ---------------------------------------------------------------------------------------
+def write_jsonl(path: Path, lines: Iterable[Mapping[str, Any]]) -> Path:
+    """Write records one JSON object a line (UTF-8, LF) and return the path."""
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def copy_db(template: Path, target: Path) -> sqlite_utils.Database:
+    """Open a private copy of a database file built once (a module or session template).
+
+    Copying a closed database file is cheaper than migrating (or importing into) a new one; each
+    test still gets its own file, so nothing a test writes is seen by another, in any order or
+    on any worker.
+    """
+    shutil.copyfile(template, target)
+    return connect(target)
+
+
+def build_db(path: Path, build: Callable[[sqlite_utils.Database], object]) -> Path:
+    """Create the database file at ``path`` with ``build`` and close it (for templates)."""
+    db = connect(path)
+    try:
+        build(db)
+    finally:
+        db.close()
+    return path
+
+
+# -- studies ---------------------------------------------------------------------------------------
+def afp_study_lines(extra_output: str = "") -> list[dict[str, object]]:
+    """Study ``s`` on the AFP rubric: conditions A and C, tasks P01 and P02, one run each."""
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "s", "rubric_id": "afp-v0.1"},
+        {"type": "condition", "id": "A", "label": "Model Only"},
+        {"type": "condition", "id": "C", "label": "Governed Workflow"},
+    ]
+    for t in ("P01", "P02"):
+        lines.append(
+            {"type": "task", "id": t, "prompt": f"Task {t}", "fatal_criteria": [f"Fatal {t}"]}
+        )
+        for c in ("A", "C"):
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{t}-{c}",
+                    "task_id": t,
+                    "condition_id": c,
+                    "output": f"Answer for {t} from the Governed Workflow. {extra_output}",
+                    "model": "acme/demo-model-9",
+                    "provider": "acme",
+                }
+            )
+    return lines
+
+
+def afp_study(tmp_path: Path, db: sqlite_utils.Database, extra_output: str = "") -> None:
+    """Import ``afp_study_lines`` from ``tmp_path/s.jsonl`` (the file name is part of it)."""
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", afp_study_lines(extra_output))])
+
+
+def two_reviewer_design(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> tuple[int, ReviewSession, ReviewSession, list[str]]:
+    """``afp_study`` with a C-vs-A design every item of which reviewers a and b both judge.
+
+    Returns the design's pk, both sessions and the sorted item codes.
+    """
+    afp_study(tmp_path, db)
+    pk = create_design(
+        db,
+        StudyDesign(
+            study="s",
+            name="m",
+            seed=3,
+            contrasts=[("C", "A")],
+            reviewers=["a", "b"],
+            reviewers_per_item=2,
+        ),
+    ).pk
+    a, b = ReviewSession(db, pk, "a"), ReviewSession(db, pk, "b")
+    return pk, a, b, sorted(r.code for r in a.queue())
+
+
+def native_study(
+    tmp_path: Path,
+    db: sqlite_utils.Database,
+    *,
+    prompt: str = "Does the lease meet the cap?",
+    label: str = "Governed Workflow",
+    output: str = "The signed lease prevails.",
+    condition_id: str = "C",
+    limitations: tuple[str, ...] = ("Two fixtures only.",),
+) -> int:
+    """A small complete study (full texts, instructions, limitations) with a 1-reviewer design.
+
+    Reviewer ``alice`` judges design ``main``; the study is already unblinded. Returns the pk.
+    """
+    lines: list[dict[str, object]] = [
+        {
+            "type": "study",
+            "id": "s",
+            "rubric_id": "afp-v0.1",
+            "name": "Small study",
+            "limitations": list(limitations),
+        },
+        {"type": "condition", "id": "A", "label": "Model Only"},
+        {
+            "type": "condition",
+            "id": condition_id,
+            "label": label,
+            "instructions": "Tie every conclusion to the evidence.",
+        },
+    ]
+    for t in ("P01", "P02"):
+        lines.append(
+            {
+                "type": "task",
+                "id": t,
+                "prompt": f"{prompt} ({t})",
+                "risk_type": "Source conflict",
+                "fatal_criteria": [f"Fatal {t}"],
+            }
+        )
+        for c in ("A", condition_id):
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{t}-{c}",
+                    "task_id": t,
+                    "condition_id": c,
+                    "output": f"{output} [{t}/{c}]",
+                    "model": "acme/demo-model-9",
+                    "provider": "acme",
+                    "tokens": {"input": 100, "output": 20 + len(c)},
+                    "wall_clock_ms": 1000.0 + len(t),
+                }
+            )
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", lines)])
+    pk = create_design(
+        db,
+        StudyDesign(
+            study="s", name="main", seed=7, contrasts=[(condition_id, "A")], reviewers=["alice"]
+        ),
+    ).pk
+    unblind(db, "s", "coordinator")
+    return pk
+
+
+# -- judgments -------------------------------------------------------------------------------------
+def afp_judgment(
+    scores1: int, scores2: int, pref: PreferenceChoice, fatal1: tuple[str, ...] = ()
+) -> Judgment:
+    """A pair judgment on the AFP rubric: every dimension of a response gets the same score.
+
+    Scores below 2 carry a rationale (the rubric asks for one); the gate is met.
+    """
+
+    def resp(score: int, fatal: tuple[str, ...] = ()) -> ResponseJudgment:
+        return ResponseJudgment(
+            scores={d: score for d in AFP_DIMS},
+            rationales={d: "gap" for d in AFP_DIMS} if score < 2 else {},
+            fatal_hits=fatal,
+        )
+
+    return Judgment(
+        responses={"1": resp(scores1, fatal1), "2": resp(scores2)},
+        preference=pref,
+        justification="because",
+        validity=GATE,
+    )
+
+
+def business_judgment(score1: int, score2: int, pref: PreferenceChoice) -> Judgment:
+    """A pair judgment on the business rubric (the ABP demo), scored like ``afp_judgment``."""
+
+    def resp(score: int) -> ResponseJudgment:
+        return ResponseJudgment(
+            scores={d: score for d in BUSINESS_DIMS},
+            rationales={d: "gap" for d in BUSINESS_DIMS} if score < 2 else {},
+        )
+
+    return Judgment(
+        responses={"1": resp(score1), "2": resp(score2)},
+        preference=pref,
+        justification="because",
+        validity=GATE,
+    )
+
+
+def full_judgment(
+    n_responses: int, pref: PreferenceChoice | None = PreferenceChoice.TIE
+) -> Judgment:
+    """Every AFP dimension of ``n_responses`` responses scored 2; a preference for pairs."""
+    response = ResponseJudgment(scores={d: 2 for d in AFP_DIMS})
+    return Judgment(
+        responses={str(i): response for i in range(1, n_responses + 1)},
+        preference=pref,
+        justification="Both meet the requirement." if pref else "",
+        validity=GATE,
+    )
+
+
+def flipped(session: ReviewSession, code: str) -> bool:
+    """Whether this reviewer sees the item's runs in swapped places."""
+    return next(r.flipped for r in session.queue() if r.code == code)
+
+
+def judge_all(db: sqlite_utils.Database, pk: int, justification: str = "Both meet it.") -> None:
+    """Reviewer alice submits a tie, everything scored 2, on every item of design ``pk``."""
+    session = ReviewSession(db, pk, "alice")
+    for row in session.queue():
+        judgment = afp_judgment(2, 2, PreferenceChoice.TIE).model_copy(
+            update={"justification": justification}
+        )
+        session.save(row.code, judgment, 10, submit=True)
+
+
+# -- the bundled demo, judged ----------------------------------------------------------------------
+_BUILT: dict[str, tuple[sqlite3.Connection, int]] = {}
+
+
+def _built_once(db: sqlite_utils.Database, build: Callable[[sqlite_utils.Database], int]) -> int:
+    """Run ``build`` on ``db`` the first time in this process; afterwards copy its result in.
+
+    The first database built is kept in memory (SQLite's backup API) and later calls copy its
+    pages into the (fresh) database they are given, which is several times cheaper than
+    importing, designing and judging again and gives the same rows. Nothing is shared between
+    tests or xdist workers: each process keeps its own in-memory copy and each test gets its own
+    file. ``db`` must be freshly connected (empty but for the schema).
+    """
+    key = build.__qualname__
+    if key in _BUILT:
+        template, pk = _BUILT[key]
+        template.backup(db.conn)
+        return pk
+    pk = build(db)
+    template = sqlite3.connect(":memory:", check_same_thread=False)
+    db.conn.backup(template)
+    _BUILT[key] = (template, pk)
+    return pk
+
+
+def abp_judged(db: sqlite_utils.Database) -> int:
+    """The ABP demo, unblinded, with two pair items and one single item judged by 'demo'."""
+    return _built_once(db, _build_abp_judged)
+
+
+def afp_judged(db: sqlite_utils.Database) -> int:
+    """The AFP demo, unblinded: one unanimous item, one adjudicated, one unresolved, a finding."""
+    return _built_once(db, _build_afp_judged)
+
+
+def _build_abp_judged(db: sqlite_utils.Database) -> int:
+    load_demo(db, DEMO)
+    unblind(db, "abp-demo", "coordinator")
+    design = find_design(db, "abp-demo")
+    session = ReviewSession(db, design.pk, "demo")
+    queue = session.queue()
+    pairs = [r.code for r in queue if r.kind == "pair"]
+    singles = [r.code for r in queue if r.kind == "single"]
+    session.save(pairs[0], business_judgment(0, 2, PreferenceChoice.RESPONSE_2), 30, submit=True)
+    session.save(pairs[1], business_judgment(2, 2, PreferenceChoice.TIE), 10)  # a draft first
+    session.save(pairs[1], business_judgment(2, 1, PreferenceChoice.RESPONSE_1), 20, submit=True)
+    session.save(
+        pairs[1],
+        business_judgment(2, 0, PreferenceChoice.RESPONSE_1),
+        5,
+        submit=True,
+        reason="Second look: response 2 invents a test result.",
+    )
+    single = Judgment(
+        responses={"1": ResponseJudgment(scores={d: 2 for d in BUSINESS_DIMS})},
+        validity=GATE,
+    )
+    session.save(singles[0], single, 12, submit=True)
+    return design.pk
+
+
+def _build_afp_judged(db: sqlite_utils.Database) -> int:
+    load_demo(db, DEMO)
+    unblind(db, "afp-pilot-demo", "coordinator")
+    design = find_design(db, "afp-pilot-demo")
+    a = ReviewSession(db, design.pk, "demo")
+    b = ReviewSession(db, design.pk, "second-reviewer")
+    codes = sorted(r.code for r in a.queue())
+    a.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 40, submit=True)
+    b.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 35, submit=True)
+    a.save(
+        codes[1],
+        afp_judgment(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)),
+        50,
+        submit=True,
+    )
+    b.save(codes[1], afp_judgment(2, 2, PreferenceChoice.TIE), 45, submit=True)
+    item = db.execute("SELECT run_a_pk, run_b_pk FROM items WHERE code = ?", [codes[1]]).fetchone()
+    adjudicate(
+        db,
+        design.pk,
+        codes[1],
+        "carol",
+        afp_judgment(1, 2, PreferenceChoice.RESPONSE_2),
+        {"1": item[0], "2": item[1]},
+        "The fatal hit is not supported by the output.",
+    )
+    a.save(codes[2], afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 20, submit=True)
+    other = (
+        PreferenceChoice.RESPONSE_1
+        if flipped(a, codes[2]) != flipped(b, codes[2])
+        else PreferenceChoice.RESPONSE_2
+    )
+    b.save(codes[2], afp_judgment(0, 0, other), 25, submit=True)
+    a.record_finding(
+        codes[1],
+        Finding(
+            id="F-001",
+            title="Uses the lower-authority figure",
+            severity="high",
+            layer="model",
+            occurrences=2,
+            retest_status="not retested",
+        ),
+    )
+    return design.pk
+
+
+# -- the command line ------------------------------------------------------------------------------
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+class Cli:
+    """Runs ``abp-tui`` in-process against a database in tmp_path: ``cli("import", path)``."""
+
+    def __init__(self, db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db_path = db_path
+        self._capsys = capsys
+
+    def __call__(self, *args: str | Path) -> CliResult:
+        argv = [str(a) for a in args]
+        if "--db" not in argv and argv and argv[0] != "--version":
+            argv = [argv[0], "--db", str(self.db_path), *argv[1:]]
+        self._capsys.readouterr()
+        code = main(argv)
+        captured = self._capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
