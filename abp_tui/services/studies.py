@@ -16,6 +16,7 @@ from abp_tui.models import ResultState
 from abp_tui.services.designing import CreatedDesign, create_design, load_design_file
 from abp_tui.store import connect, judging
 from abp_tui.store.judging import ReviewerProgress as ReviewerProgress
+from abp_tui.store.overview import StudyCounts as StudyCounts
 from abp_tui.store.queries import (
     ConditionSummary,
     RunSummary,
@@ -25,7 +26,6 @@ from abp_tui.store.queries import (
     study_runs,
     study_tasks,
 )
-from abp_tui.store.queries import StudySummary as StudySummary
 
 
 def is_excluded(run: RunSummary) -> bool:
@@ -63,7 +63,7 @@ class StudyDetail:
     """Each study design (label) with each reviewer's progress."""
 
 
-def read_studies(db_path: Path) -> list[StudySummary]:
+def read_studies(db_path: Path) -> list[StudyCounts]:
     """Every study in the database with its counts (blocking)."""
     db = connect(db_path)
     try:

@@ -31,7 +31,13 @@ from abp_tui.store.judging import (
     adjudication_revision,
     judgment_revision,
 )
-from abp_tui.store.queries import RUN_FACTS_SELECT, facts_of, results_order
+from abp_tui.store.queries import (
+    RUN_FACTS_SELECT,
+    TASK_COLUMNS,
+    facts_of,
+    results_order,
+    task_from_row,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +75,13 @@ def tasks(db: sqlite_utils.Database, study_id: str) -> list[tuple[Task, bool]]:
     """Every current task of a study by id, and whether it is a placeholder (a task id some run
     named, with no task record imported)."""
     rows = db.execute(
-        "SELECT id, title, prompt, base_instruction, evidence, expected_behaviour, "
-        "fatal_criteria, risk_type, version, synthetic, metadata, placeholder "
+        f"SELECT {TASK_COLUMNS}, placeholder "
         "FROM tasks WHERE study_id = ? AND current = 1 ORDER BY id",
         [study_id],
     ).fetchall()
     return [
         (
-            Task(
-                id=r[0],
-                title=r[1],
-                prompt=r[2],
-                base_instruction=r[3],
-                evidence=r[4],
-                expected_behaviour=r[5],
-                fatal_criteria=tuple(json.loads(r[6])),
-                risk_type=r[7],
-                version=r[8],
-                synthetic=bool(r[9]),
-                metadata=json.loads(r[10]),
-            ),
+            task_from_row(r),
             bool(r[11]),
         )
         for r in rows

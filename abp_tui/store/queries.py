@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any, Final
 
 import sqlite_utils
 
 from abp_tui.models import Condition, Model, Run, RunFacts, Task
 from abp_tui.store import overview
-
-
-class StudySummary(Model):
-    """A study with the counts the home screen and ``abp-tui status`` show."""
-
-    id: str
-    name: str
-    protocol: str
-    description: str
-    rubric_id: str | None
-    synthetic: bool
-    tasks: int
-    conditions: int
-    runs: int
-    excluded_runs: int
-    trace_events: int
-    preferences: int
-    imports: int
+from abp_tui.store.overview import StudyCounts
 
 
 class ConditionSummary(Model):
@@ -59,9 +41,33 @@ class RunSummary(Model):
     synthetic: bool
 
 
-def list_studies(db: sqlite_utils.Database) -> list[StudySummary]:
+TASK_COLUMNS: Final = (
+    "id, title, prompt, base_instruction, evidence, expected_behaviour, fatal_criteria, "
+    "risk_type, version, synthetic, metadata"
+)
+"""The tasks columns :func:`task_from_row` reads, in its order (more may follow them)."""
+
+
+def task_from_row(r: Sequence[Any]) -> Task:
+    """A Task from a row that starts with :data:`TASK_COLUMNS`."""
+    return Task(
+        id=r[0],
+        title=r[1],
+        prompt=r[2],
+        base_instruction=r[3],
+        evidence=r[4],
+        expected_behaviour=r[5],
+        fatal_criteria=tuple(json.loads(r[6])),
+        risk_type=r[7],
+        version=r[8],
+        synthetic=bool(r[9]),
+        metadata=json.loads(r[10]),
+    )
+
+
+def list_studies(db: sqlite_utils.Database) -> list[StudyCounts]:
     """Every study with its counts (the SQL is ``overview.studies``, which status reads too)."""
-    return [StudySummary(**asdict(s)) for s in overview.studies(db.conn)]
+    return overview.studies(db.conn)
 
 
 def study_conditions(db: sqlite_utils.Database, study_id: str) -> list[ConditionSummary]:
@@ -96,19 +102,7 @@ def study_tasks(db: sqlite_utils.Database, study_id: str) -> list[TaskSummary]:
     ).fetchall()
     return [
         TaskSummary(
-            task=Task(
-                id=r[0],
-                title=r[1],
-                prompt=r[2],
-                base_instruction=r[3],
-                evidence=r[4],
-                expected_behaviour=r[5],
-                fatal_criteria=tuple(json.loads(r[6])),
-                risk_type=r[7],
-                version=r[8],
-                synthetic=bool(r[9]),
-                metadata=json.loads(r[10]),
-            ),
+            task=task_from_row(r),
             runs=r[12],
             placeholder=bool(r[11]),
         )

@@ -21,7 +21,7 @@ from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
 from abp_tui.services.designing import CreatedDesign
 from abp_tui.services.desk import QueueView, StoredDraft
 from abp_tui.services.reviewing import SaveResult
-from abp_tui.services.studies import StudyDetail, StudySummary
+from abp_tui.services.studies import StudyCounts, StudyDetail
 from abp_tui.tui.navigation import ShownItem
 from abp_tui.tui.widgets.textlayout import DiffMarks
 
@@ -50,7 +50,7 @@ class WorkerFailed(Message):
 class StudiesLoaded(Message):
     """The list of studies was read from the database."""
 
-    def __init__(self, studies: list[StudySummary]) -> None:
+    def __init__(self, studies: list[StudyCounts]) -> None:
         super().__init__()
         self.studies = studies
 

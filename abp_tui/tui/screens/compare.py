@@ -210,19 +210,24 @@ class CompareScreen(Screen[None]):
         self.drafts = Drafts(self, desk)
         self.guard = TypingGuard()
         self.long_lived = LongLived()
+        # The parts the screen talks to, made here so that it never has to look them up.
+        self.bar = ItemBar()
+        self.task_panel = TaskPanel(collapsed=False)
+        self.pair = ResponsePair()
+        self.form = JudgmentForm(id="form")
         self._keys: frozenset[str] | None = None
         self._missing_shown = ""
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ItemBar()
+        yield self.bar
         with Horizontal(id="workspace"):
             with Vertical(id="reading"):
-                yield TaskPanel(collapsed=False)
-                yield ResponsePair()
+                yield self.task_panel
+                yield self.pair
             with VerticalScroll(id="scoring"):
-                yield JudgmentForm(id="form")
+                yield self.form
                 yield Static("", id="missing")
         # The coordinator's screens stay on their keys and in the palette, not in this bar.
         yield KeyBar(hide=COORDINATOR_KEYS)
@@ -238,18 +243,6 @@ class CompareScreen(Screen[None]):
         # Typing staged while waiting for its pause is stored now, before the connection closes.
         with contextlib.suppress(*EXPECTED_ERRORS):
             self.desk.close()
-
-    @property
-    def pair(self) -> ResponsePair:
-        return self.query_one(ResponsePair)
-
-    @property
-    def form(self) -> JudgmentForm:
-        return self.query_one(JudgmentForm)
-
-    @property
-    def bar(self) -> ItemBar:
-        return self.query_one(ItemBar)
 
     @property
     def is_pair(self) -> bool:
@@ -335,7 +328,7 @@ class CompareScreen(Screen[None]):
         self.item = item
         self.drafts.load(item)
         self.set_class(not self.is_pair, "-single")
-        self.query_one(TaskPanel).show(item.task)
+        self.task_panel.show(item.task)
         pair = self.pair
         shown = message.shown
         pair.show(item.responses, shown.texts, shown.wrapped, shown.marks)
@@ -568,7 +561,7 @@ class CompareScreen(Screen[None]):
         self.pair.toggle_trace()
 
     def action_toggle_task(self) -> None:
-        self.query_one(TaskPanel).toggle()
+        self.task_panel.toggle()
 
     def action_scroll_responses(self, direction: int) -> None:
         self.pair.scroll_page(direction)

@@ -24,8 +24,8 @@ from textual.worker import get_current_worker
 
 from abp_tui.services.studies import (
     ReviewerProgress,
+    StudyCounts,
     StudyDetail,
-    StudySummary,
     create_design_file,
     read_studies,
     read_study_detail,
@@ -124,7 +124,7 @@ class HomeScreen(Screen[None]):
     def __init__(self, db_path: Path) -> None:
         super().__init__()
         self.db_path = db_path
-        self.studies: dict[str, StudySummary] = {}
+        self.studies: dict[str, StudyCounts] = {}
         self.details: dict[str, StudyDetail] = {}
         self.shown_study: str | None = None
 

@@ -7,6 +7,7 @@ the whole current judgment as one message, :class:`JudgmentForm.Changed`, whenev
 changes any part of it; the screen decides what a change means (a draft to store, a final
 judgment to record). It knows what is still missing before the judgment is complete and which
 field asks for it. The rubric's sections are built once the rubric is known (the first item).
+The form stores nothing and starts no worker: saving is the screen's business.
 """
 
 from __future__ import annotations
