@@ -33,6 +33,8 @@ def _text(value: str) -> str:
     return escape(safe_line(value), quote=True)
 
 
+# Hand-written, not matplotlib: its import alone took 1.27 s and a four-bar chart 31 ms, against
+# 0.07 ms here (measured once each); and `verify` re-derives these bytes, so fewer moving parts.
 def pass_rate_chart(svg_id: str, title: str, rows: Sequence[tuple[str, Proportion]]) -> str:
     """A horizontal bar per row: the pass rate, its Wilson 95% interval as a whisker, and x/n."""
     height = TOP + ROW * max(1, len(rows)) + BOTTOM
