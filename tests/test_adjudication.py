@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
     DesignRecords,
+    DisagreementRules,
     Item,
     Judgment,
     JudgmentRevision,
@@ -245,3 +247,43 @@ def test_verdict_rules_load_without_statistics_or_the_ui() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("tie_conflicts", "reasons", "sources"),
+    [
+        (True, ["a tie against a preference"], {"unresolved"}),
+        (False, [], {"unanimous"}),
+    ],
+)
+def test_a_tie_against_a_decisive_preference(
+    tie_conflicts: bool, reasons: list[str], sources: set[str]
+) -> None:
+    records = _records(
+        [
+            _judged("a", 10, 1, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1)),
+            _judged("b", 10, 1, afp_judgment(2, 2, PreferenceChoice.TIE)),
+        ]
+    )
+    rules = DisagreementRules(tie_conflicts_with_preference=tie_conflicts)
+    records = dataclasses.replace(
+        records, design=records.design.model_copy(update={"disagreement": rules})
+    )
+    decided = decide(records)
+    assert [d.reasons for d in decided.disagreements] == ([reasons] if reasons else [])
+    assert {v.source for v in decided.verdicts} == sources
+
+
+def test_ties_on_both_sides_and_the_default_rule() -> None:
+    both_tie = _records(
+        [
+            _judged("a", 10, 1, afp_judgment(2, 2, PreferenceChoice.TIE)),
+            _judged("b", 10, 1, afp_judgment(2, 2, PreferenceChoice.TIE)),
+        ]
+    )
+    assert decide(both_tie).disagreements == []
+    assert DisagreementRules().tie_conflicts_with_preference is True
+    design = tomllib.loads(
+        'study = "s"\nname = "m"\nseed = 1\n[disagreement]\ntie_conflicts_with_preference = false\n'
+    )
+    assert StudyDesign.model_validate(design).disagreement.tie_conflicts_with_preference is False

@@ -44,6 +44,7 @@ from tests.factories import (
     afp_judged,
     afp_judgment,
     business_judgment,
+    flipped,
     judge_all,
     native_study,
 )
@@ -263,8 +264,15 @@ def test_bundle_and_database_measure_agreement_alike(
     # A revision after seeing the others' judgments changes the verdict, not the agreement.
     code = sorted(r.code for r in ReviewSession(db, pk, "demo").queue())[2]
     assert code in {d.code for d in analysis.disagreements}
-    second = ReviewSession(db, pk, "second-reviewer")
-    revised = afp_judgment(2, 2, PreferenceChoice.TIE)
+    first, second = ReviewSession(db, pk, "demo"), ReviewSession(db, pk, "second-reviewer")
+    # The first reviewer preferred the run shown to them as Response 1; a tie against it would
+    # still disagree (tie_conflicts_with_preference), so the revision takes the same run.
+    same_run = (
+        PreferenceChoice.RESPONSE_2
+        if flipped(first, code) != flipped(second, code)
+        else PreferenceChoice.RESPONSE_1
+    )
+    revised = afp_judgment(2, 2, same_run)
     second.save(code, revised, 5, submit=True, reason="Agrees after reading the first review.")
     later = analyse(parse(collect(db, pk).files))
     assert [d.code for d in later.disagreements] == [

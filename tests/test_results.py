@@ -8,17 +8,30 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.results import results
+from abp_tui.analysis.tables import csv_rows, group_table
 from abp_tui.analysis.verdicts import AUTOMATED_STATES, Verdict, outcome
 from abp_tui.errors import AbpError
-from abp_tui.models import DesignRecords, PreferenceChoice, ResultState, RunFacts, StudyDesign
-from abp_tui.models.builtin_rubrics import BUSINESS_V1
+from abp_tui.models import (
+    AdjudicationRevision,
+    DesignRecords,
+    Item,
+    Judgment,
+    JudgmentRevision,
+    PreferenceChoice,
+    ResponseJudgment,
+    ResultState,
+    Rubric,
+    RunFacts,
+    StudyDesign,
+)
+from abp_tui.models.builtin_rubrics import AFP_V01, BUILT_IN, BUSINESS_V1
 from abp_tui.services.demo import load_demo
 from abp_tui.services.designing import find_design
 from abp_tui.services.results_report import StudyIsBlind, compute_results, unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import open_pack, write_study_pack
 from abp_tui.store import connect
-from tests.factories import FIXTURES, business_judgment
+from tests.factories import FIXTURES, GATE, afp_judgment, business_judgment
 
 
 def test_results_need_unblinding_which_is_audited(db: sqlite_utils.Database) -> None:
@@ -183,3 +196,164 @@ def test_results_on_plain_records_leave_engine_errors_out_of_efficiency() -> Non
         100.0,
         300.0,
     )
+
+
+# -- acceptance and unresolved runs, on plain records ----------------------------------------------
+def _single(code: str, run: str, reviewer: str, response: ResponseJudgment) -> JudgmentRevision:
+    return JudgmentRevision(
+        item=code,
+        reviewer=reviewer,
+        revision=1,
+        status="submitted",
+        created_at="",
+        reason="",
+        seconds_spent=0.0,
+        placement={"1": run},
+        judgment=Judgment(responses={run: response}, validity=GATE),
+    )
+
+
+def _single_items(runs: tuple[RunFacts, ...]) -> tuple[Item, ...]:
+    return tuple(
+        Item(
+            code=f"S-{n:06d}",
+            index=n,
+            kind="single",
+            task=r.task,
+            trial=r.trial,
+            runs=(r.id,),
+            conditions=(r.condition,),
+            base_flip=False,
+        )
+        for n, r in enumerate(runs)
+    )
+
+
+@pytest.mark.parametrize("rubric", list(BUILT_IN.values()), ids=list(BUILT_IN))
+def test_a_fatal_hit_is_never_accepted_whatever_the_scores(rubric: Rubric) -> None:
+    # Seed 000 (AFP v0.1, "Fatal failures"): a run that hits a fatal criterion is MODEL_FAIL
+    # regardless of its total score; seed 002 (business protocol): the acceptance rule requires
+    # "no critical failure", and fluency cannot compensate. Both runs get the rubric's top score
+    # on every scored dimension; only the first has a fatal hit.
+    top = {d.id: max(d.scale) for d in rubric.dimensions if d.scored}
+    runs = (_run("A", 1, None), _run("A", 2, None))
+    items = _single_items(runs)
+    records = DesignRecords(
+        design=StudyDesign(study="s", name="m", seed=5, contrasts="none", single_items=True),
+        rubric=rubric,
+        seed=5,
+        items=items,
+        judgments=(
+            _single(
+                items[0].code, runs[0].id, "a", ResponseJudgment(scores=top, fatal_hits=("F",))
+            ),
+            _single(items[1].code, runs[1].id, "a", ResponseJudgment(scores=top)),
+        ),
+        adjudications=(),
+        runs=runs,
+    )
+    (group,) = results(records).conditions
+    assert (group.pass_rate.x, group.pass_rate.n) == (1, 2)
+    assert (group.fatal_failures.x, group.fatal_failures.n) == (1, 2)
+    # Accepted x/n never exceeds passed x/n: the fatal run is not accepted.
+    assert (group.acceptance.x, group.acceptance.n) == (1, 2)
+
+
+def _pair_records(
+    first: Judgment, second: Judgment, adjudication: Judgment | None = None
+) -> DesignRecords:
+    runs = (_run("A", 1, None), _run("B", 1, None))
+    item = Item(
+        code="P-OPEN01",
+        index=0,
+        kind="pair",
+        task="t1",
+        trial=1,
+        runs=(runs[0].id, runs[1].id),
+        conditions=("A", "B"),
+        base_flip=False,
+    )
+    placement = {"1": runs[0].id, "2": runs[1].id}
+
+    def by_run(j: Judgment) -> Judgment:
+        return j.model_copy(update={"responses": {placement[k]: v for k, v in j.responses.items()}})
+
+    judged = tuple(
+        JudgmentRevision(
+            item=item.code,
+            reviewer=who,
+            revision=1,
+            status="submitted",
+            created_at="",
+            reason="",
+            seconds_spent=0.0,
+            placement=placement,
+            judgment=by_run(j),
+        )
+        for who, j in (("a", first), ("b", second))
+    )
+    settled = (
+        ()
+        if adjudication is None
+        else (
+            AdjudicationRevision(
+                item=item.code,
+                adjudicator="carol",
+                revision=1,
+                created_at="",
+                note="Settled.",
+                show_names=False,
+                placement=placement,
+                judgment=by_run(adjudication),
+            ),
+        )
+    )
+    return DesignRecords(
+        design=StudyDesign(
+            study="s", name="m", seed=5, contrasts=[("A", "B")], reviewers=["a", "b"]
+        ),
+        rubric=AFP_V01,
+        seed=5,
+        items=(item,),
+        judgments=judged,
+        adjudications=settled,
+        runs=runs,
+    )
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        # Both pass (no dimension at 0) but prefer different runs: same states, open dispute.
+        afp_judgment(1, 1, PreferenceChoice.RESPONSE_2),
+        # The result states differ as well (they used to show as "unjudged").
+        afp_judgment(0, 0, PreferenceChoice.RESPONSE_2),
+    ],
+    ids=["same-states", "states-differ"],
+)
+def test_unresolved_runs_are_counted_apart_until_adjudicated(second: Judgment) -> None:
+    first = afp_judgment(2, 2, PreferenceChoice.RESPONSE_1)
+    found = results(_pair_records(first, second))
+    for group in found.conditions:
+        assert (group.runs, group.unjudged, group.unresolved) == (1, 0, 1)
+        assert group.unresolved_items == ["P-OPEN01"]
+        assert sum(group.states.values()) == 0
+        assert (group.pass_rate.n, group.fatal_failures.n, group.acceptance.n) == (0, 0, 0)
+        assert all(n == 0 for n in group.dimension_n.values())
+    (cmp,) = found.comparisons
+    assert cmp.paired.pairs == 0
+    table = group_table(found.conditions, by_task=False, rubric=AFP_V01)
+    assert "Unresolved" in [c.header for c in table.columns if c.shown]
+    header, rows = csv_rows(table)
+    assert [dict(zip(header, r, strict=True))["unresolved"] for r in rows] == [1, 1]
+    assert [dict(zip(header, r, strict=True))["unresolved_items"] for r in rows] == [
+        "P-OPEN01",
+        "P-OPEN01",
+    ]
+
+    settled = results(_pair_records(first, second, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1)))
+    for group in settled.conditions:
+        assert (group.unresolved, group.unresolved_items) == (0, [])
+        assert (group.pass_rate.x, group.pass_rate.n) == (1, 1)
+        assert (group.acceptance.x, group.acceptance.n) == (1, 1)
+    assert settled.comparisons[0].paired.pairs == 1

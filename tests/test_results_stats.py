@@ -388,3 +388,152 @@ def test_interval_is_undefined_when_most_resampled_baselines_are_zero(
     assert r.resamples_used == 40
     assert r.undefined_reason == "median of A is 0 in most bootstrap resamples"
     assert r.low is None and r.high is None
+
+
+# ------------------------------------------------------------------------------------------------
+# Wilson: the exact quantile, other confidence levels, the continuity-corrected interval
+#
+# Newcombe (1998), the same table of the four examples as above, method 4 (score interval with
+# continuity correction), to four decimals. scipy.stats.binomtest's proportion_ci documents method
+# "wilsoncc" as the same interval (Newcombe 1998, eq. 4) and is the check at other levels.
+
+
+def test_wilson_default_quantile_is_the_exact_one_and_is_named() -> None:
+    p = wilson(5, 10)
+    assert p.z == float(norm.ppf(0.975)) == results.Z_95
+    assert round(p.z, 6) == 1.959964  # the published 97.5% point of the standard normal
+    assert p.confidence == 0.95 and not p.continuity
+    assert p.convention == "Wilson score, 0.95 confidence, z = 1.959964"
+    # Arena's rounded 1.96 stays available and changes the bounds only past the 4th decimal.
+    arena = wilson(5, 10, z=results.ARENA_Z_95)
+    assert arena.z == 1.96
+    assert p.low is not None and arena.low is not None
+    assert p.low != arena.low and abs(p.low - arena.low) < 5e-5
+
+
+@pytest.mark.parametrize(
+    ("x", "n", "low", "high"),
+    [
+        pytest.param(81, 263, 0.2535, 0.3682, id="newcombe-81/263"),
+        pytest.param(15, 148, 0.0598, 0.1644, id="newcombe-15/148"),
+        pytest.param(0, 20, 0.0, 0.2005, id="newcombe-0/20"),
+        pytest.param(1, 29, 0.0018, 0.1963, id="newcombe-1/29"),
+    ],
+)
+def test_continuity_corrected_wilson_matches_newcombe_method_4(
+    x: int, n: int, low: float, high: float
+) -> None:
+    p = wilson(x, n, continuity=True)
+    assert p.low == pytest.approx(low, abs=5e-5)
+    assert p.high == pytest.approx(high, abs=5e-5)
+    assert p.continuity
+    assert p.convention.startswith("continuity-corrected Wilson score")
+    # The correction widens the interval on both sides.
+    plain = wilson(x, n)
+    assert p.low is not None and p.high is not None
+    assert plain.low is not None and plain.high is not None
+    assert p.low <= plain.low and p.high > plain.high
+
+
+@pytest.mark.parametrize("confidence", [0.80, 0.90, 0.99, 0.999])
+@pytest.mark.parametrize(("x", "n"), [(1, 29), (15, 148), (81, 263), (500, 1000)])
+def test_wilson_at_other_confidence_levels_agrees_with_scipy(
+    x: int, n: int, confidence: float
+) -> None:
+    for continuity, method in ((False, "wilson"), (True, "wilsoncc")):
+        ours = wilson(x, n, confidence=confidence, continuity=continuity)
+        theirs = binomtest(x, n).proportion_ci(confidence_level=confidence, method=method)
+        assert ours.low == pytest.approx(theirs.low, abs=1e-12)
+        assert ours.high == pytest.approx(theirs.high, abs=1e-12)
+        assert ours.z == pytest.approx(norm.ppf(1 - (1 - confidence) / 2), rel=1e-15)
+
+
+def test_normal_quantile_matches_the_published_table() -> None:
+    # The two-sided points of the standard normal as every table prints them.
+    assert round(results.normal_quantile(0.90), 4) == 1.6449
+    assert round(results.normal_quantile(0.95), 4) == 1.9600
+    assert round(results.normal_quantile(0.99), 4) == 2.5758
+    for bad in (0.0, 1.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="confidence"):
+            results.normal_quantile(bad)
+
+
+def test_an_explicit_z_names_the_confidence_it_stands_for() -> None:
+    p = wilson(5, 10, z=results.ARENA_Z_95)
+    assert p.confidence == pytest.approx(0.95000421, abs=1e-8)
+
+
+@given(st.integers(0, 300).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_continuity_corrected_interval_lies_in_unit_range_and_contains_the_point(
+    xn: tuple[int, int],
+) -> None:
+    p = wilson(*xn, continuity=True)
+    if xn[1] == 0:
+        assert not p.defined
+        return
+    assert p.low is not None and p.high is not None and p.point is not None
+    assert 0.0 <= p.low <= p.point <= p.high <= 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# McNemar: mid-p and asymptotic
+#
+# Fagerland, Lydersen & Laake (2013), "The McNemar test for binary matched-pairs data: mid-p and
+# asymptotic are better than exact conditional", BMC Medical Research Methodology 13:91: their
+# example (Bentur et al. 2009, b = 1, c = 7) gives exact conditional P = 0.070, mid-p P = 0.039,
+# asymptotic P = 0.034 and asymptotic with continuity correction P = 0.077.
+# Agresti (1990), Categorical Data Analysis, p. 350, presidential approval (b = 150, c = 86), the
+# example of R's ``mcnemar.test``: corrected chi-squared = 16.818, p = 4.115e-05; Agresti (2013,
+# section 11.1) gives the uncorrected z^2 = 17.36.
+
+
+@pytest.mark.parametrize(
+    ("method", "p_value"),
+    [("exact", 0.070), ("mid-p", 0.039), ("asymptotic", 0.034), ("asymptotic-cc", 0.077)],
+)
+def test_mcnemar_methods_match_fagerland_lydersen_laake(method: str, p_value: float) -> None:
+    m = results.mcnemar(1, 7, method)  # type: ignore[arg-type]
+    assert m.p_value == pytest.approx(p_value, abs=5e-4)
+    assert m.method == method
+    assert m.convention == results.MCNEMAR_METHODS[method]
+
+
+def test_mcnemar_asymptotic_matches_agresti_and_r() -> None:
+    corrected = results.mcnemar(150, 86, "asymptotic-cc")
+    assert corrected.statistic == pytest.approx(16.818, abs=5e-4)
+    assert corrected.p_value == pytest.approx(4.115e-05, abs=5e-9)
+    plain = results.mcnemar(150, 86, "asymptotic")
+    assert plain.statistic == pytest.approx(17.36, abs=5e-3)
+    assert results.mcnemar(150, 86).statistic is None  # exact: no chi-square
+
+
+def test_mcnemar_exact_is_the_default_and_mcnemar_exact_unchanged() -> None:
+    assert results.mcnemar(8, 0) == mcnemar_exact(8, 0)
+    assert mcnemar_exact(8, 0).method == "exact"
+
+
+@pytest.mark.parametrize("method", list(results.MCNEMAR_METHODS))
+def test_every_mcnemar_method_is_undefined_without_discordant_pairs(method: str) -> None:
+    m = results.mcnemar(0, 0, method)  # type: ignore[arg-type]
+    assert m.p_value is None and m.statistic is None
+    assert m.undefined_reason == NO_DISCORDANT_PAIRS
+    assert "p = 1" in results.NO_DISCORDANT_PAIRS_NOTE
+    assert "no discordant pairs" in results.NO_DISCORDANT_PAIRS_NOTE
+
+
+@pytest.mark.parametrize("method", list(results.MCNEMAR_METHODS))
+def test_balanced_discordance_gives_p_one_by_every_method(method: str) -> None:
+    assert results.mcnemar(4, 4, method).p_value == pytest.approx(1.0)  # type: ignore[arg-type]
+
+
+def test_unknown_mcnemar_method_is_refused_naming_the_choices() -> None:
+    with pytest.raises(ValueError, match=r"'fisher'.*exact, mid-p, asymptotic, asymptotic-cc"):
+        results.mcnemar(1, 2, "fisher")  # type: ignore[arg-type]
+
+
+@given(st.integers(0, 300), st.integers(0, 300))
+def test_mid_p_is_never_above_the_exact_p(b: int, c: int) -> None:
+    exact, mid = results.mcnemar(b, c), results.mcnemar(b, c, "mid-p")
+    if b + c:
+        assert exact.p_value is not None and mid.p_value is not None
+        assert 0.0 < mid.p_value <= exact.p_value

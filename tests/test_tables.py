@@ -156,11 +156,14 @@ def test_a_coefficient_left_out_of_the_declarations_leaves_every_face(
 def test_csv_headers_are_the_bundle_files_contract() -> None:
     header, rows = csv_rows(group_table([], by_task=True, rubric=BUSINESS_V1))
     assert rows == []
-    assert header[:13] == [
+    # Unresolved runs got a column of their own (issue 14): the files gained "unresolved" and
+    # "unresolved_items".
+    assert header[:14] == [
         "condition",
         "task",
         "runs",
         "unjudged",
+        "unresolved",
         "MODEL_PASS",
         "MODEL_FAIL",
         "PROVIDER_BLOCK",
@@ -175,7 +178,7 @@ def test_csv_headers_are_the_bundle_files_contract() -> None:
     expected_dims = [
         name for d in scored for name in (*(f"{d.id}={s:g}" for s in d.scale), f"{d.id}_n")
     ]
-    assert header[13:] == [
+    assert header[14:] == [
         "wilson95_low",
         "wilson95_high",
         "pass_rate_undefined",
@@ -183,6 +186,7 @@ def test_csv_headers_are_the_bundle_files_contract() -> None:
         "fatal_n",
         "acceptance_x",
         "acceptance_n",
+        "unresolved_items",
         *expected_dims,
     ]
     assert csv_rows(comparisons_table([]))[0] == [

@@ -364,6 +364,44 @@ async def test_a_bug_in_a_worker_is_shown_and_does_not_end_the_app(
         assert "RuntimeError: a bug" in static_text(pilot, "#finding-error")
 
 
+async def test_a_bug_while_submitting_keeps_the_decisions_as_a_draft(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ABP_TUI_DEBUG", raising=False)  # with it, a bug ends the app loudly
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await compare_screen(pilot)
+        real_submit = screen.desk.submit
+
+        def broken(code: str, judgment: Judgment, reason: str = "") -> object:
+            with screen.desk._staged_lock:  # as the real one does before it saves
+                screen.desk._staged.pop(code, None)
+            raise RuntimeError("a bug")
+
+        screen.desk.submit = broken  # type: ignore[assignment,method-assign]
+        await press(pilot, "y")
+        await press(pilot, "s")
+        await until(pilot, lambda: app.failures, "the failure to be reported")
+        assert app.failures[-1].internal
+        await until(pilot, lambda: not screen.drafts.submitting, "the submission to be undone")
+        assert screen.drafts.status != "submitting"
+        assert "submitting…" not in static_text(pilot, "#item-bar")
+        # The decision made before the failed submission was stored as a draft.
+        await until(
+            pilot,
+            lambda: (
+                rows(db_path, "SELECT count(*) FROM judgments WHERE reviewer = 'ana'")[0][0] > 0
+            ),
+            "the draft to be stored",
+        )
+        screen.desk.submit = real_submit  # type: ignore[method-assign]
+        assert app.is_running
+    stored = rows(db_path, "SELECT status, payload FROM judgments WHERE reviewer = 'ana'")
+    assert stored and all(status == "draft" for status, _ in stored)
+    assert json.loads(stored[-1][1])["validity"] == {"consistent": True}
+
+
 def _position(db_path: Path, reviewer: str) -> list[tuple[Any, ...]]:
     return rows(
         db_path,

@@ -51,6 +51,8 @@ RESULTS_NOTES: Final = (
     "separately and never enter the denominator.",
     "Preferences count each reviewer's judgment of a pair; judgments of one pair by "
     "several reviewers are not independent.",
+    "Unresolved runs (reviewers disagree, not adjudicated yet) are counted apart with their "
+    "items and enter no denominator until adjudicated.",
 )
 
 
@@ -70,6 +72,12 @@ class GroupResult(Model):
     """None for the condition over all tasks."""
     runs: int
     unjudged: int
+    """Runs nobody judged yet (no human verdict, automated outcome or record state)."""
+    unresolved: int
+    """Runs judged by people whose disagreement is not adjudicated yet: counted here alone, out
+    of every denominator below until an adjudication settles them."""
+    unresolved_items: list[str]
+    """Blind codes of the items holding those runs' open disagreements, sorted."""
     states: dict[str, int]
     """All six result states, zeros included."""
     pass_rate: Proportion
@@ -79,7 +87,8 @@ class GroupResult(Model):
     """Dimension -> score -> count, over runs judged by a person."""
     dimension_n: dict[str, int]
     acceptance: Tally
-    """Runs meeting the rubric's acceptance rule, over runs judged by a person."""
+    """Runs meeting the rubric's acceptance rule, over runs judged by a person and not excluded:
+    a fatal hit fails the run whatever its scores."""
 
 
 class Efficiency(Model):
@@ -95,19 +104,33 @@ class Comparison(Model):
     efficiency: list[Efficiency]
 
 
-def _accepts(rubric: Rubric, scores: dict[str, float]) -> bool | None:
-    """Whether component scores meet the acceptance rule (a median between two scores is
-    rounded down: acceptance is not granted on a split)."""
-    if not scores:
+def _accepts(rubric: Rubric, outcome: RunOutcome) -> bool | None:
+    """Whether a judged run meets the acceptance rule: never with a fatal hit (seed 000: a fatal
+    failure fails the response whatever the scores; the business protocol accepts only with no
+    critical failure), else on its component scores (a median between two scores is rounded
+    down: acceptance is not granted on a split). None: nothing to decide on."""
+    if outcome.fatal:
+        return False
+    if not outcome.scores:
         return None
-    whole = {k: math.floor(v) for k, v in scores.items()}
+    whole = {k: math.floor(v) for k, v in outcome.scores.items()}
     return result_state(rubric, ResponseJudgment(scores=whole)) == ResultState.MODEL_PASS
 
 
 def group_result(
-    condition: str, task: str | None, outcomes: Iterable[RunOutcome], rubric: Rubric
+    condition: str,
+    task: str | None,
+    outcomes: Iterable[RunOutcome],
+    rubric: Rubric,
+    open_items: Mapping[str, Sequence[str]] | None = None,
 ) -> GroupResult:
-    rows = list(outcomes)
+    """One group's tallies. Runs whose verdict is ``unresolved`` are counted apart, with the
+    items of their open disagreements (``open_items``: run id -> blind codes), and enter no
+    denominator until adjudicated."""
+    everything = list(outcomes)
+    pending = [o for o in everything if o.source == "unresolved"]
+    rows = [o for o in everything if o.source != "unresolved"]
+    codes = sorted({c for o in pending for c in (open_items or {}).get(o.run_id, ())})
     states = Counter(o.state.value for o in rows if o.state is not None)
     human = [o for o in rows if o.human_state is not None]
     in_denominator = [o for o in human if o.human_state and o.human_state.in_quality_denominator]
@@ -119,12 +142,14 @@ def group_result(
         scored = [o.scores[d.id] for o in human if d.id in o.scores]
         dims[d.id] = {f"{s:g}": c for s, c in sorted(Counter(scored).items())}
         dim_n[d.id] = len(scored)
-    accepted = [a for o in in_denominator if (a := _accepts(rubric, o.scores)) is not None]
+    accepted = [a for o in in_denominator if (a := _accepts(rubric, o)) is not None]
     return GroupResult(
         condition=condition,
         task=task,
-        runs=len(rows),
+        runs=len(everything),
         unjudged=sum(1 for o in rows if o.state is None),
+        unresolved=len(pending),
+        unresolved_items=codes,
         states={s.value: states.get(s.value, 0) for s in ResultState},
         pass_rate=pass_rate(o.state for o in rows if o.state is not None),
         fatal_failures=Tally(x=sum(1 for o in in_denominator if o.fatal), n=len(in_denominator)),
@@ -159,9 +184,10 @@ def preferences(
 
 
 def _paired(rows: Sequence[RunOutcome]) -> dict[tuple[str, int], ResultState | None]:
+    """Each task and trial's state; an unresolved run has none until adjudicated."""
     out: dict[tuple[str, int], ResultState | None] = {}
     for o in sorted(rows, key=lambda o: o.run_id):
-        out.setdefault((o.task_id, o.trial), o.state)
+        out.setdefault((o.task_id, o.trial), None if o.source == "unresolved" else o.state)
     return out
 
 
@@ -209,6 +235,18 @@ def shown_position_bias(latest: Mapping[str, list[JudgmentRevision]]) -> Positio
     return position_bias(left, right)
 
 
+def unresolved_items(decisions: Decisions) -> dict[str, list[str]]:
+    """Run id -> blind codes of the items that leave its verdict unresolved: those where its
+    reviewers disagree and nobody adjudicated (every item it was judged in when the states
+    differ without a disagreement rule saying so)."""
+    open_codes = {d.code for d in decisions.disagreements if not d.adjudicated}
+    return {
+        v.run: [c for c in v.items if c in open_codes] or list(v.items)
+        for v in decisions.verdicts
+        if v.source == "unresolved"
+    }
+
+
 @dataclass(frozen=True)
 class Results:
     conditions: list[GroupResult]
@@ -249,7 +287,7 @@ def results(
     if decisions is None:
         decisions = decide(records)
     if run_outcomes is None:
-        run_outcomes = outcomes(records.runs, decisions.verdicts)
+        run_outcomes = outcomes(records.runs, decisions.verdicts, records.superseded)
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
     by_cell: dict[tuple[str, str], list[RunOutcome]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
@@ -257,11 +295,15 @@ def results(
         by_cell[(o.condition_id, o.task_id)].append(o)
     conditions = sorted(by_condition)
     rubric = records.rubric
+    open_items = unresolved_items(decisions)
     return Results(
         conditions=[
-            group_result(c, None, (o for _r, o in by_condition[c]), rubric) for c in conditions
+            group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items)
+            for c in conditions
         ],
-        by_task=[group_result(c, t, by_cell[(c, t)], rubric) for c, t in sorted(by_cell)],
+        by_task=[
+            group_result(c, t, by_cell[(c, t)], rubric, open_items) for c, t in sorted(by_cell)
+        ],
         comparisons=[
             compare(
                 a,

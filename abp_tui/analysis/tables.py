@@ -397,7 +397,8 @@ def _count(key: str, label: str = "", shown: bool = True) -> Column:
 def group_table(
     groups: Sequence[GroupResult], *, by_task: bool, rubric: Rubric | None = None
 ) -> Table:
-    """Runs, all six result states, pass rate, fatal failures and acceptance per group.
+    """Runs, unjudged and unresolved runs, all six result states, pass rate, fatal failures and
+    acceptance per group; the CSV lists the unresolved items by blind code.
 
     With ``rubric``, the CSV also gets each scored dimension's count per score of its declared
     scale (unobserved scores included) and its n; people read those in :func:`dimensions_table`.
@@ -407,6 +408,7 @@ def group_table(
         *([Column("task", "Task")] if by_task else []),
         _count("runs", "Runs"),
         _count("unjudged", "Unjudged"),
+        _count("unresolved", "Unresolved"),
         *(_count(s.value, label) for s, label in STATE_LABELS.items()),
         Column("pass_rate", "Pass rate x/n [Wilson 95%]", Kind.PROPORTION, csv=_PASS_RATE_CSV),
         Column("fatal", "Fatal", Kind.TALLY, csv=(("fatal_x", "x"), ("fatal_n", "n"))),
@@ -416,6 +418,7 @@ def group_table(
             Kind.TALLY,
             csv=(("acceptance_x", "x"), ("acceptance_n", "n")),
         ),
+        Column("unresolved_items", "Unresolved items"),
     ]
     dims = [d for d in rubric.dimensions if d.scored] if rubric is not None else []
     for d in dims:
@@ -423,12 +426,14 @@ def group_table(
         columns.append(_count(f"{d.id}_n", shown=False))
     rows = []
     for g in groups:
-        row: list[Cell] = [g.condition, *([g.task] if by_task else []), g.runs, g.unjudged]
+        row: list[Cell] = [g.condition, *([g.task] if by_task else [])]
+        row += [g.runs, g.unjudged, g.unresolved]
         row += [g.states.get(s.value, 0) for s in STATE_LABELS]
         row += [
             g.pass_rate,
             Tally(g.fatal_failures.x, g.fatal_failures.n),
             Tally(g.acceptance.x, g.acceptance.n),
+            " ".join(g.unresolved_items),
         ]
         for d in dims:
             counts = g.dimensions.get(d.id, {})
@@ -557,7 +562,7 @@ def left_out_table(comparisons: Sequence[Comparison]) -> Table:
     columns = (
         Column("contrast", "Contrast a vs b", Kind.PAIR),
         Column("excluded", "Excluded a / b", Kind.COUNTS),
-        Column("unjudged", "Unjudged a / b", Kind.COUNTS),
+        Column("unjudged", "Unjudged or unresolved a / b", Kind.COUNTS),
         Column("unpaired", "Unpaired a / b", Kind.COUNTS),
     )
     rows: tuple[tuple[Cell, ...], ...] = tuple(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -21,6 +21,7 @@ from abp_tui.analysis.records import (
     in_plan_order,
     latest_adjudications,
     latest_submitted,
+    preferred,
     preferred_run,
 )
 from abp_tui.analysis.scoring import result_state
@@ -30,6 +31,7 @@ from abp_tui.models import (
     DisagreementRules,
     JudgmentRevision,
     OutcomeSource,
+    PreferenceChoice,
     ResponseJudgment,
     ResultState,
     Rubric,
@@ -95,10 +97,15 @@ def find_disagreements(
                 scores = [r.scores[dim.id] for r in responses if dim.id in r.scores]
                 if len(scores) >= 2 and max(scores) - min(scores) >= rules.dimension_differs_by:
                     reasons.append(f"{dim.name} differs by {max(scores) - min(scores)}")
-    if rules.preference_conflicts:
-        preferred = {r for j in judgments if (r := preferred_run(j)) is not None}
-        if len(preferred) > 1:
-            reasons.append("preferences conflict")
+    decisive = {r for j in judgments if (r := preferred_run(j)) is not None}
+    if rules.preference_conflicts and len(decisive) > 1:
+        reasons.append("preferences conflict")
+    if (
+        rules.tie_conflicts_with_preference
+        and decisive
+        and any(preferred(j) == PreferenceChoice.TIE.value for j in judgments)
+    ):
+        reasons.append("a tie against a preference")
     return list(dict.fromkeys(reasons))
 
 
@@ -247,7 +254,10 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
     )
 
 
-def outcomes(runs: Iterable[RunFacts], verdicts: Iterable[Verdict]) -> list[RunOutcome]:
-    """The outcome of each run, in the runs' order."""
-    by_run = {v.run: v for v in verdicts}
+def outcomes(
+    runs: Iterable[RunFacts], verdicts: Iterable[Verdict], superseded: Collection[str] = ()
+) -> list[RunOutcome]:
+    """The outcome of each run, in the runs' order. A verdict on a run in ``superseded`` was
+    given on an older version of its content and does not count for the current one."""
+    by_run = {v.run: v for v in verdicts if v.run not in superseded}
     return [outcome(r, by_run.get(r.id)) for r in runs]

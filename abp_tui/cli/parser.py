@@ -11,6 +11,12 @@ from abp_tui.cli.commands.importing import cmd_demo, cmd_formats, cmd_import, cm
 from abp_tui.cli.commands.publishing import cmd_export, cmd_verify
 from abp_tui.cli.commands.results import cmd_agreement, cmd_results
 from abp_tui.cli.commands.stations import cmd_merge, cmd_pack_open, cmd_pack_ratings, cmd_pack_study
+from abp_tui.cli.commands.stats import (
+    cmd_stats_binomial,
+    cmd_stats_kappa,
+    cmd_stats_mcnemar,
+    cmd_stats_wilson,
+)
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
 
@@ -189,6 +195,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("bundle", metavar="BUNDLE", help="bundle folder or .zip")
     p.set_defaults(func=cmd_verify)
+
+    stats = sub.add_parser("stats", help="statistics from counts: wilson, mcnemar, binomial, kappa")
+    stats_sub = stats.add_subparsers(dest="stats_command", metavar="STATISTIC", required=True)
+    p = stats_sub.add_parser(
+        "wilson", parents=[common, figures], help="Wilson score interval of X successes in N"
+    )
+    p.add_argument("x", type=int, metavar="X", help="successes")
+    p.add_argument("n", type=int, metavar="N", help="trials")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument(
+        "--continuity", action="store_true", help="continuity-corrected (Newcombe method 4)"
+    )
+    p.set_defaults(func=cmd_stats_wilson)
+    p = stats_sub.add_parser(
+        "mcnemar", parents=[common, figures], help="McNemar's test of discordant pairs B and C"
+    )
+    p.add_argument("b", type=int, metavar="B", help="pairs where A passed and B failed")
+    p.add_argument("c", type=int, metavar="C", help="pairs where B passed and A failed")
+    p.set_defaults(func=cmd_stats_mcnemar)
+    p = stats_sub.add_parser(
+        "binomial", parents=[common, figures], help="exact binomial test of K successes in N"
+    )
+    p.add_argument("k", type=int, metavar="K", help="successes")
+    p.add_argument("n", type=int, metavar="N", help="trials")
+    p.add_argument("--p", type=float, default=0.5, help="probability under the null (0.5)")
+    p.set_defaults(func=cmd_stats_binomial)
+    p = stats_sub.add_parser(
+        "kappa", parents=[common, figures], help="Cohen's kappa from a square confusion matrix"
+    )
+    p.add_argument("table", metavar="TABLE.csv", help="counts, optionally under a header row")
+    p.set_defaults(func=cmd_stats_kappa)
 
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
     p.add_argument("what", choices=["import", "agreement", "export", "ui", "startup"])

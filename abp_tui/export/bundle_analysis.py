@@ -318,7 +318,7 @@ def analyse(inputs: Inputs) -> Analysis:
             for run, response in j.judgment.responses.items():
                 reviews[run].append(_review(rubric, j, run, response))
     human = {v.run: v for v in decisions.verdicts}
-    run_outcomes = outcomes(records.runs, decisions.verdicts)
+    run_outcomes = outcomes(records.runs, decisions.verdicts, records.superseded)
     verdicts = []
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
         verdict = human.get(published.id)

@@ -70,6 +70,7 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
             + g.states["INVALID_TEST"]
             + g.states["GRADER_DISPUTE"],
             "unjudgedTrials": g.unjudged,
+            "unresolvedTrials": g.unresolved,
             "resolveRate": _rate(g.pass_rate),
         }
         measured = [

@@ -18,6 +18,9 @@ class DisagreementRules(Model):
     fatal_flag_differs: bool = True
     preference_conflicts: bool = True
     """One reviewer prefers Response 1 and another Response 2."""
+    tie_conflicts_with_preference: bool = True
+    """One reviewer calls a pair a tie and another prefers one of its runs (False: a tie agrees
+    with any preference)."""
     grader_dispute: bool = True
     """Anyone marked GRADER_DISPUTE."""
 

@@ -229,6 +229,10 @@ class DesignRecords:
     """The runs in the design's scope, in the order results list them."""
     task_criteria: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Task id -> the task's own fatal criteria (the rubric's general ones are added to them)."""
+    superseded: frozenset[str] = frozenset()
+    """Ids of runs whose current version is not the one the design's items hold (a changed
+    record was imported after planning): what was judged is other content, so their verdicts
+    do not count for the current version, which stays unjudged."""
 
     @property
     def rules(self) -> DisagreementRules:

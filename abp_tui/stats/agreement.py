@@ -94,6 +94,7 @@ __all__ = [
     "VariableSpec",
     "compute_all",
     "compute_variable",
+    "pair_from_confusion",
     "weight_matrix",
 ]
 
@@ -1347,3 +1348,55 @@ def compute_all(
         pair_resamples=pair_resamples,
         confidence=confidence,
     )
+
+
+CONFUSION_ROWS: Final = "A (rows)"
+CONFUSION_COLUMNS: Final = "B (columns)"
+_CONFUSION_LIMIT: Final = 10_000_000
+"""Largest total count of a confusion matrix: each count becomes one item below."""
+
+
+def pair_from_confusion(
+    counts: Sequence[Sequence[int]], categories: Sequence[Category]
+) -> PairAgreement:
+    """Percent agreement and Cohen's kappa of two raters from their square confusion matrix.
+
+    ``counts[k][l]`` is the number of items rater A (the rows) put in category k and rater B (the
+    columns) in category l. The matrix is unrolled into the items it counts and computed by the
+    same code as every reviewer pair (:func:`compute_variable`, nominal, no bootstrap), so the
+    figures are those ``abp-tui agreement`` reports for the same judgments. Raises
+    AgreementError for a matrix that is not square, does not match its categories, or holds a
+    negative count.
+    """
+    q = len(categories)
+    if q == 0:
+        raise AgreementError("the confusion matrix is empty")
+    if len(set(categories)) != q:
+        raise AgreementError("the confusion matrix names a category twice")
+    if len(counts) != q or any(len(row) != q for row in counts):
+        shape = f"{len(counts)} rows of {sorted({len(row) for row in counts})} columns"
+        raise AgreementError(f"the confusion matrix must be {q} x {q} (square), got {shape}")
+    total = 0
+    for k, row in enumerate(counts):
+        for col, count in enumerate(row):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise AgreementError(
+                    f"count at row {k + 1}, column {col + 1} must be a non-negative integer, "
+                    f"got {count!r}"
+                )
+            total += count
+    if total == 0:
+        raise AgreementError("the confusion matrix counts no items (every cell is 0)")
+    if total > _CONFUSION_LIMIT:
+        raise AgreementError(f"the counts add up to {total}, above the limit of {_CONFUSION_LIMIT}")
+    records: list[Observation] = []
+    item = 0
+    for k, row in enumerate(counts):
+        for col, count in enumerate(row):
+            for _ in range(count):
+                name = str(item)
+                records.append((name, CONFUSION_ROWS, categories[k]))
+                records.append((name, CONFUSION_COLUMNS, categories[col]))
+                item += 1
+    variable = compute_variable(records, "nominal", list(categories), resamples=0, pair_resamples=0)
+    return variable.pairs[0]

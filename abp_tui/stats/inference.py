@@ -12,9 +12,16 @@ not import the UI: the caller collects the data and passes it in.
 
 Definitions follow Arena, the reference harness behind ABP:
 
-- Wilson score interval with z = 1.96 by default, clamped to [0, 1].
+- Wilson score interval (Wilson 1927; Newcombe 1998 method 3), clamped to [0, 1], with the exact
+  normal quantile z = Phi^-1(1 - (1 - c) / 2) for confidence c (1.959964... at 95%, as SciPy and
+  published tables use; Arena rounds it to 1.96, which moves bounds only past the fourth
+  decimal: pass ``z=ARENA_Z_95`` to reproduce Arena's digits). With ``continuity=True`` the
+  continuity-corrected score interval (Newcombe 1998 method 4).
 - Exact McNemar: p = min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2); undefined when b + c = 0.
-  ``b`` counts pairs where A passed and B failed, ``c`` pairs where B passed and A failed.
+  ``b`` counts pairs where A passed and B failed, ``c`` pairs where B passed and A failed. Also
+  the mid-p version, exact p - P(X = min(b, c)) (Fagerland, Lydersen & Laake 2013), and the
+  asymptotic chi-square (b - c)^2 / (b + c) on 1 degree of freedom, with the continuity
+  correction (|b - c| - 1)^2 / (b + c) (Edwards 1948) or without (McNemar 1947).
 - Relative median difference (median_b - median_a) / median_a, A being the baseline: a negative
   value means B's median is smaller than A's (fewer tokens, less wall clock, smaller diff).
 """
@@ -23,18 +30,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Final, Literal
 
 import numpy as np
 import numpy.typing as npt
 from pydantic import Field, FiniteFloat, NonNegativeInt
-from scipy.stats import binom, binomtest
+from scipy.stats import binom, binomtest, chi2, norm
 
 from abp_tui.models.base import Model
 from abp_tui.models.rubric import ResultState
 
 __all__ = [
+    "ARENA_Z_95",
     "EXCLUDED_STATES",
+    "MCNEMAR_METHODS",
+    "NO_DISCORDANT_PAIRS_NOTE",
+    "Z_95",
     "BinomialTest",
     "McNemar",
     "PairKey",
@@ -44,7 +55,9 @@ __all__ = [
     "Proportion",
     "RelativeMedianDifference",
     "binomial_test",
+    "mcnemar",
     "mcnemar_exact",
+    "normal_quantile",
     "paired_pass_fail",
     "pass_rate",
     "position_bias",
@@ -57,8 +70,21 @@ __all__ = [
 BOOTSTRAP_RESAMPLES: Final = 2000
 """Resamples of the efficiency bootstrap, as Arena's methodology draws."""
 
-Z_95: Final = 1.96
-"""The normal quantile Arena uses for its 95% Wilson interval (not 1.959964...)."""
+ARENA_Z_95: Final = 1.96
+"""The rounded normal quantile Arena uses for its 95% Wilson interval (not 1.959964...)."""
+
+Z_95: Final = float(norm.ppf(0.975))
+"""The exact 97.5% normal quantile, 1.959963984540054: the default of every Wilson interval."""
+
+McNemarMethod = Literal["exact", "mid-p", "asymptotic", "asymptotic-cc"]
+MCNEMAR_METHODS: Final[dict[McNemarMethod, str]] = {
+    "exact": "exact conditional: min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2)",
+    "mid-p": "mid-p: 2 P(X <= min(b, c)) - P(X = min(b, c)), X ~ Bin(b + c, 1/2)",
+    "asymptotic": "asymptotic: (b - c)^2 / (b + c) ~ chi-square(1), no continuity correction",
+    "asymptotic-cc": "asymptotic with continuity correction: (|b - c| - 1)^2 / (b + c) ~ "
+    "chi-square(1)",
+}
+"""Each McNemar method and its convention, in the order the faces list them."""
 
 EXCLUDED_STATES: Final = frozenset(s for s in ResultState if not s.in_quality_denominator)
 """States kept visible but outside the quality denominator (seed 004): not a pass, not a loss."""
@@ -68,6 +94,9 @@ PairKey = tuple[str, int]
 
 NO_OBSERVATIONS: Final = "no observations in the denominator (n = 0)"
 NO_DISCORDANT_PAIRS: Final = "no discordant pairs"
+NO_DISCORDANT_PAIRS_NOTE: Final = (
+    "undefined: no discordant pairs (b + c = 0); some packages report p = 1 by convention"
+)
 NO_DECISIVE_JUDGMENTS: Final = "no decisive judgments (every judgment was a tie or insufficient)"
 
 _BLOCK_ELEMENTS: Final = 4_000_000
@@ -93,12 +122,22 @@ class Proportion(Model):
     """Upper bound of the Wilson interval, clamped to [0, 1]."""
     z: FiniteFloat = Z_95
     """The normal quantile used for the interval."""
+    confidence: FiniteFloat = Field(default=0.95, gt=0, lt=1)
+    """The two-sided confidence level that ``z`` is the quantile of."""
+    continuity: bool = False
+    """Whether the interval is continuity corrected (Newcombe 1998 method 4, else method 3)."""
     undefined_reason: str | None = None
     """Why there is no estimate (None when there is one)."""
 
     @property
     def defined(self) -> bool:
         return self.undefined_reason is None
+
+    @property
+    def convention(self) -> str:
+        """The interval's method and quantile, as a reader of a table needs it named."""
+        method = "continuity-corrected Wilson score" if self.continuity else "Wilson score"
+        return f"{method}, {self.confidence:.4g} confidence, z = {self.z:.6f}"
 
 
 class BinomialTest(Model):
@@ -119,7 +158,7 @@ class BinomialTest(Model):
 
 
 class McNemar(Model):
-    """Exact McNemar test on the discordant pairs of a paired pass/fail comparison."""
+    """A McNemar test (exact by default) on the discordant pairs of a paired comparison."""
 
     b: NonNegativeInt
     """Pairs where A passed and B failed."""
@@ -128,12 +167,20 @@ class McNemar(Model):
     n: NonNegativeInt
     """Discordant pairs, b + c: the test's denominator."""
     p_value: FiniteFloat | None = None
-    """min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2); None when b + c = 0."""
+    """The p-value of ``method`` (exact: min(1, 2 P(X <= min(b, c)))); None when b + c = 0."""
+    method: McNemarMethod = "exact"
+    """exact, mid-p, asymptotic or asymptotic-cc (see MCNEMAR_METHODS)."""
+    statistic: FiniteFloat | None = None
+    """The chi-square statistic of the asymptotic methods (None for exact and mid-p)."""
     undefined_reason: str | None = None
 
     @property
     def defined(self) -> bool:
         return self.undefined_reason is None
+
+    @property
+    def convention(self) -> str:
+        return MCNEMAR_METHODS[self.method]
 
     @property
     def discordant(self) -> tuple[int, int]:
@@ -238,31 +285,64 @@ def _count(value: int, name: str) -> int:
     return int(value)
 
 
+def normal_quantile(confidence: float) -> float:
+    """z = Phi^-1(1 - (1 - confidence) / 2), the two-sided normal quantile (1.959964 at 0.95)."""
+    if not (isinstance(confidence, int | float) and 0 < confidence < 1):
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    return float(norm.ppf(1 - (1 - confidence) / 2))
+
+
 # Hand-written: scipy's binomtest(k, n).proportion_ci(method="wilson") took 513 us a call
-# against 3.4 us here (measured over 2,000 calls) and takes no z (Arena's 1.96).
-def wilson(successes: int, n: int, z: float = Z_95) -> Proportion:
+# against 3.4 us here (measured over 2,000 calls), takes no z (Arena's 1.96) and has no
+# continuity-corrected score interval.
+def wilson(
+    successes: int,
+    n: int,
+    z: float | None = None,
+    *,
+    confidence: float = 0.95,
+    continuity: bool = False,
+) -> Proportion:
     """The proportion successes/n with its Wilson score interval, clamped to [0, 1].
 
-    With z = 1.96, 5/10 gives [0.2366, 0.7634]. n = 0 gives an undefined proportion.
+    ``z`` defaults to the exact quantile of ``confidence``; given, it wins and ``confidence``
+    becomes the level it is the quantile of. ``continuity=True`` gives Newcombe's (1998) method 4,
+    the continuity-corrected score interval. 5/10 gives [0.2366, 0.7634]. n = 0 gives an
+    undefined proportion.
     """
     x = _count(successes, "successes")
     n = _count(n, "n")
     if x > n:
         raise ValueError(f"successes ({x}) cannot exceed n ({n})")
-    if not (math.isfinite(z) and z > 0):
+    if z is None:
+        z = normal_quantile(confidence)
+    elif not (math.isfinite(z) and z > 0):
         raise ValueError(f"z must be a positive finite number, got {z}")
+    else:
+        confidence = float(2 * norm.cdf(z) - 1)
+    kind = {"z": z, "confidence": confidence, "continuity": continuity}
     if n == 0:
-        return Proportion(x=0, n=0, z=z, undefined_reason=NO_OBSERVATIONS)
+        return Proportion(x=0, n=0, undefined_reason=NO_OBSERVATIONS, **kind)
     p = x / n
     z2 = z * z
-    denominator = 1 + z2 / n
-    centre = p + z2 / (2 * n)
-    margin = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    if continuity:
+        # Newcombe (1998) method 4; the bounds at x = 0 and x = n are 0 and 1 by definition.
+        q = 1 - p
+        root_low = z * math.sqrt(max(0.0, z2 - 2 - 1 / n + 4 * p * (n * q + 1)))
+        root_high = z * math.sqrt(max(0.0, z2 + 2 - 1 / n + 4 * p * (n * q - 1)))
+        low_bound = (2 * n * p + z2 - 1 - root_low) / (2 * (n + z2))
+        high_bound = (2 * n * p + z2 + 1 + root_high) / (2 * (n + z2))
+    else:
+        denominator = 1 + z2 / n
+        centre = p + z2 / (2 * n)
+        margin = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        low_bound = (centre - margin) / denominator
+        high_bound = (centre + margin) / denominator
     # At x = 0 and x = n the exact bound is 0 and 1; rounding could otherwise leave it a hair
     # inside, so that the interval would not contain its own point estimate.
-    low = 0.0 if x == 0 else max(0.0, (centre - margin) / denominator)
-    high = 1.0 if x == n else min(1.0, (centre + margin) / denominator)
-    return Proportion(x=x, n=n, point=p, low=low, high=high, z=z)
+    low = 0.0 if x == 0 else max(0.0, min(p, low_bound))
+    high = 1.0 if x == n else min(1.0, max(p, high_bound))
+    return Proportion(x=x, n=n, point=p, low=low, high=high, **kind)
 
 
 def binomial_test(successes: int, n: int, p0: float = 0.5) -> BinomialTest:
@@ -279,19 +359,43 @@ def binomial_test(successes: int, n: int, p0: float = 0.5) -> BinomialTest:
     return BinomialTest(x=x, n=n, p0=p0, p_value=min(1.0, p_value))
 
 
+def mcnemar(b: int, c: int, method: McNemarMethod = "exact") -> McNemar:
+    """McNemar's test of the discordant pairs b and c by ``method`` (see MCNEMAR_METHODS).
+
+    exact: min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2); mid-p: that minus P(X = min(b, c));
+    asymptotic: (b - c)^2 / (b + c) against chi-square(1); asymptotic-cc: (|b - c| - 1)^2 /
+    (b + c), taken as 0 when |b - c| < 1. Undefined ("no discordant pairs") when b + c = 0.
+    """
+    b = _count(b, "b")
+    c = _count(c, "c")
+    if method not in MCNEMAR_METHODS:
+        expected = ", ".join(MCNEMAR_METHODS)
+        raise ValueError(f"unknown McNemar method {method!r}: expected one of {expected}")
+    n = b + c
+    if n == 0:
+        return McNemar(b=0, c=0, n=0, method=method, undefined_reason=NO_DISCORDANT_PAIRS)
+    low = min(b, c)
+    statistic: float | None = None
+    if method == "exact":
+        p_value = 2.0 * float(binom.cdf(low, n, 0.5))
+    elif method == "mid-p":
+        p_value = 2.0 * float(binom.cdf(low, n, 0.5)) - float(binom.pmf(low, n, 0.5))
+    else:
+        gap = abs(b - c) - (1 if method == "asymptotic-cc" else 0)
+        statistic = max(0, gap) ** 2 / n
+        p_value = float(chi2.sf(statistic, 1))
+    return McNemar(
+        b=b, c=c, n=n, method=method, statistic=statistic, p_value=min(1.0, max(0.0, p_value))
+    )
+
+
 def mcnemar_exact(b: int, c: int) -> McNemar:
     """Exact two-sided McNemar test: p = min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2).
 
     ``b`` counts pairs where A passed and B failed, ``c`` pairs where B passed and A failed.
     Undefined ("no discordant pairs") when b + c = 0. b = 8, c = 0 gives 2/256.
     """
-    b = _count(b, "b")
-    c = _count(c, "c")
-    n = b + c
-    if n == 0:
-        return McNemar(b=0, c=0, n=0, undefined_reason=NO_DISCORDANT_PAIRS)
-    tail = float(binom.cdf(min(b, c), n, 0.5))
-    return McNemar(b=b, c=c, n=n, p_value=min(1.0, 2.0 * tail))
+    return mcnemar(b, c, "exact")
 
 
 # ----------------------------------------------------------------------------------------------

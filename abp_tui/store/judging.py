@@ -405,6 +405,18 @@ def design_run_ids(db: sqlite_utils.Database, design_pk: int) -> dict[int, str]:
     }
 
 
+def superseded_runs(db: sqlite_utils.Database, design_pk: int) -> frozenset[str]:
+    """Ids of the runs the design's items hold an older version of than the current one."""
+    rows = db.execute(
+        "SELECT DISTINCT r.id FROM runs r JOIN runs cur ON cur.study_id = r.study_id "
+        "AND cur.id = r.id AND cur.current = 1 AND cur.pk != r.pk "
+        "WHERE r.pk IN (SELECT run_a_pk FROM items WHERE design_pk = ? "
+        "UNION SELECT run_b_pk FROM items WHERE design_pk = ?)",
+        [design_pk, design_pk],
+    ).fetchall()
+    return frozenset(str(r[0]) for r in rows)
+
+
 def latest_judgment(
     db: sqlite_utils.Database, item_pk: int, reviewer: str
 ) -> JudgmentRevision | None:
@@ -729,10 +741,12 @@ def records_of_design(
         ).fetchall()
     }
     runs: tuple[RunFacts, ...] = ()
+    superseded: frozenset[str] = frozenset()
     if with_runs:
         runs = tuple(
             f for f in run_facts(db, row.study_id) if in_scope(study_design, f.task, f.condition)
         )
+        superseded = superseded_runs(db, design_pk)
     return DesignRecords(
         design=study_design,
         rubric=Rubric.model_validate(row.rubric),
@@ -742,4 +756,5 @@ def records_of_design(
         adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
         runs=runs,
         task_criteria=criteria,
+        superseded=superseded,
     )

@@ -174,6 +174,14 @@ class Drafts:
                 problems = list(exc.problems)
             except EXPECTED_ERRORS as exc:
                 problems = [str(exc)]
+            except Exception as exc:
+                # A bug: the decisions go back to being a draft, as for any refusal, so nothing
+                # is stuck "submitting" or lost; the app's one error path then reports it.
+                refusal = [f"internal error: {type(exc).__name__}: {exc}"]
+                self.screen.post_message(
+                    SubmissionRefused(code, refusal, judgment, version, before)
+                )
+                raise
             else:
                 self.screen.post_message(JudgmentSubmitted(code, result, judgment))
                 return

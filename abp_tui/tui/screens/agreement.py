@@ -21,6 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.markup import escape as escape_markup
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
@@ -150,8 +151,9 @@ class AgreementScreen(DesignScreen):
             return
         self.query_one("#detail", Static).update(self.shown.details[index])
         variable = self.shown.report.variables[index]
-        self.query_one("#variable-detail").border_title = (
-            f"Variable {index + 1}: " + safe_line(variable.variable)[:100]
+        # A variable's name can hold a task's fatal criterion: record text, never markup.
+        self.query_one("#variable-detail").border_title = f"Variable {index + 1}: " + escape_markup(
+            safe_line(variable.variable)[:100]
         )
 
     def action_reload(self) -> None:
