@@ -145,3 +145,13 @@ def test_safe_text_never_lets_a_control_character_through(text: str) -> None:
     out = safe_line(text)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in out)
     assert "\u202e" not in out and "\u200b" not in out
+
+
+def test_status_counts_as_excluded_exactly_the_states_outside_the_denominator() -> None:
+    """``abp-tui status`` spells the states out to stay free of the models; they must agree."""
+    from abp_tui.models import ResultState
+    from abp_tui.store.overview import OUTSIDE_DENOMINATOR
+
+    assert set(OUTSIDE_DENOMINATOR) == {
+        s.value for s in ResultState if not s.in_quality_denominator
+    }

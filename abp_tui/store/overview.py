@@ -20,6 +20,9 @@ from pathlib import Path
 from abp_tui.store.schema import MIGRATIONS
 
 BUSY_TIMEOUT_S = 5.0
+OUTSIDE_DENOMINATOR = ("INFRA_ERROR", "PROVIDER_BLOCK", "INVALID_TEST", "GRADER_DISPUTE")
+"""The result states kept visible but outside the quality denominator, spelled out here so that
+status need not import the models (a test checks they are ``ResultState``'s own)."""
 """As long as ``store.connect`` waits for a writer: a status during an import waits, not fails."""
 
 
@@ -134,14 +137,13 @@ def studies(conn: sqlite3.Connection) -> list[StudyCounts]:
           (SELECT COUNT(*) FROM conditions c WHERE c.study_id = s.id AND c.current = 1),
           (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1),
           (SELECT COUNT(*) FROM runs r WHERE r.study_id = s.id AND r.current = 1
-             AND (r.excluded_reason IS NOT NULL OR r.origin_status IN
-                  ('INFRA_ERROR', 'PROVIDER_BLOCK', 'INVALID_TEST', 'GRADER_DISPUTE'))),
+             AND (r.excluded_reason IS NOT NULL OR r.origin_status IN ({outside}))),
           (SELECT COALESCE(SUM(tr.n_events), 0) FROM runs r JOIN traces tr ON tr.pk = r.trace_pk
              WHERE r.study_id = s.id AND r.current = 1),
           (SELECT COUNT(*) FROM preferences p WHERE p.study_id = s.id),
           (SELECT COUNT(*) FROM imports i WHERE i.study_id = s.id)
         FROM studies s ORDER BY s.id
-        """
+        """.format(outside=", ".join(f"'{state}'" for state in OUTSIDE_DENOMINATOR))
     ).fetchall()
     return [
         StudyCounts(
