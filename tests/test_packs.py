@@ -9,12 +9,11 @@ import pytest
 import sqlite_utils
 
 from abp_tui.errors import InputError
-from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
-from abp_tui.services.designing import create_design
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
 from abp_tui.store import connect
-from tests.factories import AFP_DIMS, afp_study
+from tests.factories import AFP_DIMS, two_reviewer_design
 
 IDENTITIES = (
     "Governed Workflow",
@@ -46,18 +45,7 @@ def _judgment(pref: PreferenceChoice) -> Judgment:
 
 
 def _coordinator(tmp_path: Path, db: sqlite_utils.Database) -> int:
-    afp_study(tmp_path, db)
-    return create_design(
-        db,
-        StudyDesign(
-            study="s",
-            name="m",
-            seed=3,
-            contrasts=[("C", "A")],
-            reviewers=["a", "b"],
-            reviewers_per_item=2,
-        ),
-    ).pk
+    return two_reviewer_design(tmp_path, db)[0]
 
 
 def test_pack_holds_no_identity_and_round_trips(tmp_path: Path, db: sqlite_utils.Database) -> None:

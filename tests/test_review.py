@@ -13,7 +13,7 @@ from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultS
 from abp_tui.services.designing import create_design, find_design, load_design_file
 from abp_tui.services.reviewing import NotReady, ReviewSession
 from abp_tui.store.judging import BlindingError
-from tests.factories import AFP_DIMS, afp_study, full_judgment
+from tests.factories import AFP_DIMS, afp_study, full_judgment, two_reviewer_design
 
 
 def test_design_file_create_is_idempotent_and_freezes_on_first_judgment(
@@ -102,19 +102,7 @@ def test_submit_requires_complete_judgment_and_revisions_append(
 def test_placement_is_stored_and_judgment_reads_back_by_position(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    afp_study(tmp_path, db)
-    created = create_design(
-        db,
-        StudyDesign(
-            study="s",
-            name="m",
-            seed=3,
-            contrasts=[("C", "A")],
-            reviewers=["a", "b"],
-            reviewers_per_item=2,
-        ),
-    )
-    a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
+    _pk, a, b, _codes = two_reviewer_design(tmp_path, db)
     code = a.queue()[0].code
     judgment = full_judgment(2, PreferenceChoice.RESPONSE_1)
     a.save(code, judgment, 1.0, submit=True)
@@ -128,19 +116,7 @@ def test_placement_is_stored_and_judgment_reads_back_by_position(
 def test_others_judgments_are_hidden_until_own_submission(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    afp_study(tmp_path, db)
-    created = create_design(
-        db,
-        StudyDesign(
-            study="s",
-            name="m",
-            seed=3,
-            contrasts=[("C", "A")],
-            reviewers=["a", "b"],
-            reviewers_per_item=2,
-        ),
-    )
-    a, b = ReviewSession(db, created.pk, "a"), ReviewSession(db, created.pk, "b")
+    _pk, a, b, _codes = two_reviewer_design(tmp_path, db)
     code = a.queue()[0].code
     judgment = full_judgment(2)
     judgment.responses["1"] = ResponseJudgment(

@@ -483,6 +483,14 @@ def paired_pass_fail(
 # Preferences
 
 
+def _decisive_test(successes: int, decisive: int) -> BinomialTest:
+    """The exact binomial test against 1/2 among decisive judgments, undefined without any."""
+    test = binomial_test(successes, decisive)
+    if not test.defined:
+        test = test.model_copy(update={"undefined_reason": NO_DECISIVE_JUDGMENTS})
+    return test
+
+
 def preference_test(wins_a: int, wins_b: int, ties: int, insufficient: int) -> PreferenceTest:
     """Exact two-sided binomial test (p0 = 0.5) of A's wins among the decisive judgments.
 
@@ -494,9 +502,7 @@ def preference_test(wins_a: int, wins_b: int, ties: int, insufficient: int) -> P
     ties = _count(ties, "ties")
     insufficient = _count(insufficient, "insufficient")
     decisive = wins_a + wins_b
-    test = binomial_test(wins_a, decisive)
-    if not test.defined:
-        test = test.model_copy(update={"undefined_reason": NO_DECISIVE_JUDGMENTS})
+    test = _decisive_test(wins_a, decisive)
     return PreferenceTest(
         wins_a=wins_a,
         wins_b=wins_b,
@@ -517,9 +523,7 @@ def position_bias(left_preferred: int, right_preferred: int) -> PositionBias:
     left = _count(left_preferred, "left_preferred")
     right = _count(right_preferred, "right_preferred")
     decisive = left + right
-    test = binomial_test(left, decisive)
-    if not test.defined:
-        test = test.model_copy(update={"undefined_reason": NO_DECISIVE_JUDGMENTS})
+    test = _decisive_test(left, decisive)
     return PositionBias(
         left_preferred=left,
         right_preferred=right,
