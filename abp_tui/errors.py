@@ -35,12 +35,15 @@ class InputError(AbpError):
 
 
 class ImportFailed(AbpError):
-    """An import was refused; nothing was written. Carries every error found."""
+    """An import was refused; nothing was written. Carries the errors found (the first ones,
+    when there were many: ``omitted`` counts the rest)."""
 
-    def __init__(self, errors: list[InputError]) -> None:
+    def __init__(self, errors: list[InputError], omitted: int = 0) -> None:
         self.errors = errors
+        self.omitted = omitted
+        total = len(errors) + omitted
         first = str(errors[0]) if errors else "import failed"
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        more = f" (and {total - 1} more)" if total > 1 else ""
         super().__init__(first + more)
 
 

@@ -16,6 +16,7 @@ import sqlite_utils
 from abp_tui.formats import abp, arena, detect
 from abp_tui.store.queries import count
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 TASK: dict[str, Any] = {
     "schema": "abp-task/v1",
@@ -285,7 +286,7 @@ def test_wrong_schema_value(tmp_path: Path, cli: Cli) -> None:
     forced = cli("import", src, "--format", "abp-task")
     assert forced.code == 1
     assert 'task.json: $.schema: expected "abp-task/v1" (got "abp-task/v2")' in forced.err
-    assert count(sqlite_utils.Database(cli.db_path), "studies") == 0
+    nothing_stored(cli)
 
 
 def _broken(doc: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
@@ -357,9 +358,7 @@ def test_invalid_document_is_refused_with_its_json_path(
     assert result.code == 1
     assert f"doc.json: {expected}" in result.err.replace("\n", " ")
     assert "Traceback" not in result.err
-    db = sqlite_utils.Database(cli.db_path)
-    assert count(db, "studies") == 0
-    assert count(db, "imports") == 0
+    nothing_stored(cli)
 
 
 def test_bad_engine_is_a_record_error_that_can_be_skipped(tmp_path: Path, cli: Cli) -> None:
@@ -370,7 +369,7 @@ def test_bad_engine_is_a_record_error_that_can_be_skipped(tmp_path: Path, cli: C
     refused = cli("import", src)
     assert refused.code == 1
     assert "run.json: $.engines[2].name: required field is missing" in refused.err
-    assert count(sqlite_utils.Database(cli.db_path), "conditions") == 0
+    nothing_stored(cli)
     skipped = cli("import", src, "--skip-invalid", "--json")
     assert skipped.code == 0, skipped.err
     totals = _totals(skipped.out)
@@ -387,7 +386,7 @@ def test_bad_engine_is_a_record_error_that_can_be_skipped(tmp_path: Path, cli: C
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ('{"schema": "abp-task/v1", "id": ', "t.json:1: malformed JSON at column"),
+        ('{"schema": "abp-task/v1", "id": ', "t.json:1: malformed JSON at line 1, column"),
         ("[1, 2]", "t.json: $: expected a JSON object"),
         ('{"id": "x"}', 't.json: $.schema: expected "abp-task/v1" (it is missing)'),
     ],
@@ -401,7 +400,7 @@ def test_unusable_file_with_forced_format(
     result = cli("import", src, "--format", "abp-task")
     assert result.code == 1
     assert expected in result.err
-    assert count(sqlite_utils.Database(cli.db_path), "studies") == 0
+    nothing_stored(cli)
 
 
 def test_changed_manifest_becomes_a_new_task_version(tmp_path: Path, cli: Cli) -> None:

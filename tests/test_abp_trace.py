@@ -20,6 +20,7 @@ from abp_tui.services.importing import import_paths
 from abp_tui.store import ImportWriter, connect
 from abp_tui.store.queries import count, load_run
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 START: dict[str, Any] = {
     "t": "2026-07-02T14:12:01.402Z",
@@ -112,9 +113,7 @@ def _refused(cli: Cli, path: Path) -> str:
     result = cli("import", path)
     assert result.code == 1, result.out
     assert "Traceback" not in result.err
-    db = sqlite_utils.Database(cli.db_path)
-    assert count(db, "runs") == 0
-    assert count(db, "trace_events") == 0
+    nothing_stored(cli)
     return result.err
 
 
@@ -474,7 +473,7 @@ def test_malformed_line_and_not_an_object(tmp_path: Path, cli: Cli) -> None:
 
 def test_truncated_last_line(tmp_path: Path, cli: Cli) -> None:
     err = _refused(cli, _trace(tmp_path, tail='{"t":"2026-07-02T14:16:00Z","seq":9,"ki'))
-    assert ":9: truncated last line" in err
+    assert ":9: malformed JSON at line 9: truncated last line" in err
 
 
 def test_empty_file(tmp_path: Path, cli: Cli) -> None:

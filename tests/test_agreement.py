@@ -592,17 +592,8 @@ def test_cohen_kappa_matches_reference(table: tuple[np.ndarray, tuple[int, ...],
 
 
 def _multi_figures(result: VariableAgreement) -> dict[str, Any]:
-    return {
-        name: getattr(result, name).model_dump()
-        for name in (
-            "percent_agreement",
-            "fleiss_kappa",
-            "fleiss_kappa_generalized",
-            "krippendorff_alpha",
-            "gwet_ac1",
-            "gwet_ac2",
-        )
-    }
+    """Every declared multi-reviewer figure, by key."""
+    return {c.key: f.model_dump() for c, f in result.figures()}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -668,18 +659,21 @@ def test_values_are_in_range_and_never_nan(
         if figure.name == "percent agreement":
             assert 0 <= figure.value <= 1
         if figure.interval is not None:
-            assert figure.interval.low <= figure.interval.high <= 1 + 1e-12
+            assert figure.interval.low < figure.interval.high <= 1 + 1e-12
+        large = figure.large_sample
+        if large is not None:
+            # Not clipped to [-1, 1] (as SAS), but always around the value.
+            assert large.standard_error >= 0
+            if large.low is not None and large.high is not None:
+                assert large.low < figure.value < large.high
+            else:
+                assert large.standard_error == 0 and large.interval_note
 
 
 def _figure_objects(result: VariableAgreement) -> list[Figure]:
-    out = [getattr(result, name) for name in _multi_figures(result)]
+    out = [f for _c, f in result.figures()]
     for pair in result.pairs:
-        out += [
-            pair.percent_agreement,
-            pair.cohen_kappa,
-            pair.cohen_kappa_linear,
-            pair.cohen_kappa_quadratic,
-        ]
+        out += [f for _c, f in pair.figures()]
     return out
 
 
@@ -700,10 +694,8 @@ def test_perfect_agreement_gives_one(
     records = [(f"i{i}", f"r{r}", scale[t]) for i, t in enumerate(truth) for r in range(reviewers)]
     result = compute_variable(records, level, scale, resamples=0)
     for figure in _figure_objects(result):
-        if figure.weights in ("linear", "quadratic") and level == "nominal":
-            continue
-        if figure.name.startswith("Gwet's AC2") and level == "nominal":
-            continue
+        if level == "nominal" and (figure.undefined_reason or "").startswith("nominal variable"):
+            continue  # a weighted figure: it needs ordered categories
         assert figure.value == pytest.approx(1.0, abs=1e-12), figure.name
 
 
@@ -764,7 +756,14 @@ def test_default_has_no_pair_intervals_and_says_why() -> None:
     assert result.gwet_ac1.interval is not None
     kappa = result.pairs[0].cohen_kappa
     assert kappa.value is not None and kappa.interval is None
-    assert kappa.interval_note == "bootstrap not requested (pair_resamples = 0)"
+    # The variable was resampled, the pairs were not: the note names the pairs' own setting.
+    assert kappa.interval_note == (
+        "no bootstrap of the reviewer pairs: pair_resamples = 0 (--pair-resamples N draws N "
+        "resamples for each pair)"
+    )
+    assert "not requested" not in (result.pairs[0].percent_agreement.interval_note or "")
+    # The kappa still has its large-sample interval.
+    assert kappa.large_sample is not None and kappa.large_sample.low is not None
     none = compute_variable(records_from_columns(KRIPPENDORFF_2011), "ordinal", resamples=0)
     assert none.krippendorff_alpha.interval is None
     assert none.krippendorff_alpha.interval_note == "bootstrap not requested (resamples = 0)"
@@ -782,6 +781,13 @@ def _all_undefined_multi(result: VariableAgreement, reason: str) -> None:
             assert figure.undefined_reason == (
                 "nominal variable: AC2 needs ordered categories; see Gwet's AC1"
             )
+            continue
+        if result.level == "nominal" and name.startswith(("gwet_ac2_", "fleiss_kappa_")) and (
+            name != "fleiss_kappa_generalized"
+        ):
+            assert (figure.undefined_reason or "").startswith(
+                "nominal variable: weights need ordered categories; see "
+            ), name
             continue
         assert reason in (figure.undefined_reason or ""), (name, figure.undefined_reason)
 

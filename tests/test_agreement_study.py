@@ -61,15 +61,20 @@ def test_agreement_table_cli(tmp_path: Path, cli: Cli) -> None:
         "--level",
         "ordinal",
         "--scale",
-        "0,1,2",
+        "0, 1, 2",
         "--json",
         "--resamples",
         "0",
     )
     assert result.code == 0, result.err
-    (variable,) = json.loads(result.out)["variables"]
+    document = json.loads(result.out)
+    (variable,) = document["variables"]
     assert variable["n_items"] == 2 and variable["n_judgments"] == 5
     assert variable["percent_agreement"]["value"] == 0.5
+    assert variable["categories"] == [0, 1, 2]
+    # bob's blank on item 3 is a missing judgment; bob judged other items, so no one is listed
+    # as judging nothing.
+    assert document["reviewers_without_judgments"] == {}
     bad = tmp_path / "bad.csv"
     bad.write_text("item,reviewer,variable,value\n1,ann,score,7\n", "utf-8")
     result = cli("agreement", "--table", bad, "--level", "ordinal", "--scale", "0,1,2")

@@ -18,6 +18,7 @@ from abp_tui.formats import abp, arena, detect
 from abp_tui.models import ResultState
 from abp_tui.store.queries import count, load_run
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 RUN_ID = "run-20260718-a41c"
 MODEL = "anthropic/claude-sonnet-5"
@@ -345,8 +346,7 @@ def test_bad_trial_refuses_the_file_and_names_its_path(
     assert result.code == 1
     assert f"results.json: {expected}" in result.err
     assert "Traceback" not in result.err
-    db = sqlite_utils.Database(cli.db_path)
-    assert (count(db, "studies"), count(db, "runs"), count(db, "imports")) == (0, 0, 0)
+    nothing_stored(cli)
 
 
 def test_skip_invalid_skips_one_bad_trial(tmp_path: Path, cli: Cli) -> None:
@@ -385,7 +385,7 @@ def test_unusable_file_is_refused(tmp_path: Path, cli: Cli, doc: Any, expected: 
     result = cli("import", src, "--format", "arena")
     assert result.code == 1
     assert f"results.json: {expected}" in result.err
-    assert count(sqlite_utils.Database(cli.db_path), "studies") == 0
+    nothing_stored(cli)
 
 
 def test_malformed_json_names_the_line(tmp_path: Path, cli: Cli) -> None:

@@ -134,10 +134,22 @@ def test_builtin_rubrics_follow_the_seeds() -> None:
         ("zero\u200bwidth", "zero⟨U+200B⟩width"),
         ("keep\nlines\tand tabs", "keep\nlines\tand tabs"),
         ("[bold red]x[/]", "[bold red]x[/]"),
+        # Unicode tag characters spell invisible ASCII ("ASCII smuggling"): here "Hi".
+        ("ok\U000e0048\U000e0069!", "ok⟨U+E0048⟩⟨U+E0069⟩!"),
+        ("\U000e0001lang tag\U000e007f", "⟨U+E0001⟩lang tag⟨U+E007F⟩"),
+        ("flag \U0001f3f4\U000e0067\U000e0062\U000e007f", "flag 🏴⟨U+E0067⟩⟨U+E0062⟩⟨U+E007F⟩"),
     ],
 )
 def test_safe_text_makes_controls_visible(raw: str, shown: str) -> None:
     assert safe_text(raw) == shown
+
+
+def test_every_tag_character_is_made_visible_and_nothing_beside_them() -> None:
+    tags = "".join(chr(c) for c in range(0xE0000, 0xE0080))
+    shown = safe_line(tags)
+    assert shown == "".join(f"⟨U+{c:04X}⟩" for c in range(0xE0000, 0xE0080))
+    # The neighbours of the block are ordinary (unassigned or variation selectors): left alone.
+    assert safe_text("\U000dffff\U000e0100") == "\U000dffff\U000e0100"
 
 
 @given(st.text())
@@ -145,6 +157,7 @@ def test_safe_text_never_lets_a_control_character_through(text: str) -> None:
     out = safe_line(text)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in out)
     assert "\u202e" not in out and "\u200b" not in out
+    assert not any(0xE0000 <= ord(c) <= 0xE007F for c in out)
 
 
 def test_status_counts_as_excluded_exactly_the_states_outside_the_denominator() -> None:

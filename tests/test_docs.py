@@ -11,6 +11,8 @@ import pytest
 
 import abp_tui
 from abp_tui.cli import build_parser, main
+from abp_tui.stats.agreement import DEFAULT_RESAMPLES, PAIR_COEFFICIENTS, VARIABLE_COEFFICIENTS
+from abp_tui.stats.inference import BOOTSTRAP_RESAMPLES, Z_95
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -122,3 +124,29 @@ def test_the_layout_names_every_package_and_top_level_module() -> None:
 def test_the_layout_names_nothing_that_is_gone() -> None:
     gone = set(_layout_entries()) - {_shown(name) for name in _packages()}
     assert gone == set(), f"the README's Layout section names what is not there: {gone}"
+
+
+# -- the statistics a methods reviewer checks -----------------------------------------------------
+STATISTICS = _section("Statistics")
+
+
+@pytest.mark.parametrize(
+    "label",
+    sorted({c.label for c in (*VARIABLE_COEFFICIENTS, *PAIR_COEFFICIENTS)}),
+)
+def test_the_statistics_section_lists_every_declared_coefficient(label: str) -> None:
+    # A coefficient declared in the code and published in every bundle is in the README's
+    # table with its formula and source, so a reader can check it without the code.
+    rows = [line for line in STATISTICS.splitlines() if line.startswith("| ")]
+    assert any(label in row.split(" | ")[0] for row in rows), (
+        f"the README's Statistics section has no row naming {label!r}"
+    )
+
+
+def test_the_statistics_section_states_the_codes_settings() -> None:
+    # The numbers a reader needs to redo a figure are the ones the code uses.
+    assert f"{BOOTSTRAP_RESAMPLES} resamples" in STATISTICS
+    assert f"{DEFAULT_RESAMPLES} resamples" in STATISTICS
+    assert f"{Z_95:.6f} at 0.95" in STATISTICS
+    for figure in ("Wilson", "McNemar", "binomial test", "relative median difference"):
+        assert figure in STATISTICS

@@ -562,7 +562,7 @@ def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Datab
     pk = abp_judged(db)
     assert export_verdicts(db, pk, tmp_path / "verdicts.jsonl") == 24
     verdicts = [json.loads(x) for x in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
-    assert {v["source"] for v in verdicts} == {"single review", "automated verification"}
+    assert {v["source"] for v in verdicts} == {"single review", "automated"}
     judged = [v for v in verdicts if v["source"] == "single review"]
     assert all(v["automated_state"] is not None and v["human_state"] for v in judged)
     assert all(v["scores"] for v in judged)
@@ -624,7 +624,9 @@ def test_cli_unblind_results_export_verify(tmp_path: Path, cli: Cli) -> None:
     done = cli("unblind", "--study", "abp-demo", "--yes", "--by", "coordinator", "--json")
     assert done.code == 0 and json.loads(done.out)["unblinded_by"] == "coordinator"
     audit = (
-        sqlite_utils.Database(cli.db_path).execute("SELECT actor, action FROM audit_log").fetchall()
+        sqlite_utils.Database(cli.db_path)
+        .execute("SELECT actor, action FROM audit_log WHERE detail LIKE '%abp-demo%'")
+        .fetchall()
     )
     assert audit == [("coordinator", "unblind")]
 

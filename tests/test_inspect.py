@@ -14,6 +14,7 @@ from abp_tui.formats import detect
 from abp_tui.formats.inspect_log import normalise_usage
 from abp_tui.store.queries import count, load_run
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 POPULARITY_1 = "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
 POPULARITY_2 = "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
@@ -31,9 +32,7 @@ def _rows(cli: Cli, sql: str, params: list[Any] | None = None) -> list[tuple[Any
 
 
 def _nothing_stored(cli: Cli) -> None:
-    db = sqlite_utils.Database(cli.db_path)
-    for table in ("studies", "tasks", "runs", "trace_events"):
-        assert count(db, table) == 0, table
+    nothing_stored(cli)
 
 
 # -- reference logs -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import sqlite_utils
 
 from abp_tui.store.queries import count, load_run
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 
 def _write(path: Path, lines: list[dict[str, object]], tail: str = "") -> Path:
@@ -91,7 +92,7 @@ def test_invalid_record_imports_nothing_and_names_line_and_field(tmp_path: Path,
     assert "bad.jsonl:8: $.id:" in result.err
     assert "valid string" in result.err
     assert "Traceback" not in result.err
-    assert count(sqlite_utils.Database(cli.db_path), "runs") == 0
+    nothing_stored(cli)
 
 
 def test_failed_import_leaves_existing_data_unchanged(tmp_path: Path, cli: Cli) -> None:
@@ -102,7 +103,7 @@ def test_failed_import_leaves_existing_data_unchanged(tmp_path: Path, cli: Cli) 
     changed[-1]["output"] = "new content"
     result = cli("import", _write(tmp_path / "b.jsonl", changed, tail='{"type": "run"'))
     assert result.code == 1
-    assert "b.jsonl:8: truncated last line" in result.err
+    assert "b.jsonl:8: malformed JSON at line 8: truncated last line" in result.err
     assert db.execute("SELECT * FROM runs ORDER BY pk").fetchall() == before
 
 
@@ -111,7 +112,7 @@ def test_skip_invalid_imports_the_rest_and_lists_what_was_skipped(tmp_path: Path
     result = cli("import", _write(tmp_path / "bad.jsonl", bad, tail='{"type"'), "--skip-invalid")
     assert result.code == 0
     assert "bad.jsonl:8" in result.out
-    assert "bad.jsonl:9: truncated last line" in result.out
+    assert "bad.jsonl:9: malformed JSON at line 9: truncated last line" in result.out
     assert count(sqlite_utils.Database(cli.db_path), "runs") == 2
 
 

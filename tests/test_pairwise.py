@@ -13,6 +13,7 @@ from abp_tui.formats import detect
 from abp_tui.formats.pairwise import resolve_cmp_keys
 from abp_tui.store.queries import count, load_run
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 
 def _import(cli: Cli, *args: str | Path) -> dict[str, int]:
@@ -32,9 +33,7 @@ def _choices(cli: Cli, item: str) -> dict[str, str]:
 
 
 def _nothing_stored(cli: Cli) -> None:
-    db = sqlite_utils.Database(cli.db_path)
-    for table in ("studies", "tasks", "runs", "preferences"):
-        assert count(db, table) == 0, table
+    nothing_stored(cli)
 
 
 def _write(path: Path, items: list[Any]) -> Path:
@@ -272,7 +271,7 @@ def test_truncated_jsonl_keeps_earlier_items_under_skip_invalid(tmp_path: Path, 
     src.write_text(src.read_text(encoding="utf-8") + '{"input": "x", "output_1"', encoding="utf-8")
     result = cli("import", src)
     assert result.code == 1
-    assert "cut.jsonl:3: truncated last line" in result.err
+    assert "cut.jsonl:3: malformed JSON at line 3: truncated last line" in result.err
     _nothing_stored(cli)
     totals = _import(cli, src, "--skip-invalid")
     assert totals["runs added"] == 4 and totals["preferences added"] == 2

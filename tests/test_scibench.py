@@ -14,6 +14,7 @@ from abp_tui.formats import detect
 from abp_tui.models import ResultState
 from abp_tui.store.queries import count, load_run, study_conditions, study_runs, study_tasks
 from tests.factories import Cli
+from tests.import_helpers import nothing_stored
 
 STUDY = "ABENCH-PARALLEL-LIMITS-001"
 UNSAFE = "ABENCH-PAR-001-UNSAFE"
@@ -200,7 +201,7 @@ def test_invalid_spec_is_refused_and_names_its_path(
     assert result.code == 1
     assert f"spec.json: {expected}" in result.err
     assert "Traceback" not in result.err
-    assert count(_db(cli), "studies") == 0
+    nothing_stored(cli)
     skipped = cli("import", src, "--format", "sci-spec", "--skip-invalid", "--json")
     assert skipped.code == 0
     db = _db(cli)
@@ -216,8 +217,8 @@ def test_malformed_spec_json(tmp_path: Path, cli: Cli) -> None:
     src.write_text('{"benchmark_id": "X", "cases": [\n  {"case_id": "A"\n]}', encoding="utf-8")
     result = cli("import", src, "--format", "sci-spec")
     assert result.code == 1
-    assert "spec.json:3: malformed JSON at column 1" in result.err
-    assert count(_db(cli), "studies") == 0
+    assert "spec.json:3: malformed JSON at line 3, column 1" in result.err
+    nothing_stored(cli)
 
 
 # -- submissions -----------------------------------------------------------------------------
@@ -283,7 +284,7 @@ def test_submission_case_problems_are_per_case_and_skippable(
     result = cli("import", src, "--format", "sci-submission")
     assert result.code == 1
     assert "sub.json: $.cases[2].case_id: required field is missing" in result.err
-    assert count(_db(cli), "runs") == 0
+    nothing_stored(cli)
     result = cli("import", src, "--format", "sci-submission", "--skip-invalid", "--json")
     assert _totals(result)["runs added"] == 2
     assert _totals(result)["records skipped"] == 1
@@ -322,7 +323,7 @@ def test_invalid_submission_is_refused(
     result = cli("import", _write_json(tmp_path / "sub.json", data), "--format", "sci-submission")
     assert result.code == 1
     assert f"sub.json: {expected}" in result.err
-    assert count(_db(cli), "runs") == 0
+    nothing_stored(cli)
 
 
 # -- pilot run records -----------------------------------------------------------------------
@@ -426,7 +427,7 @@ def test_invalid_pilot_run_is_refused(
     result = cli("import", _write_json(tmp_path / "run.json", data), "--format", "sci-run")
     assert result.code == 1
     assert f"run.json: {expected}" in result.err
-    assert count(_db(cli), "runs") == 0
+    nothing_stored(cli)
 
 
 # -- the whole folder ------------------------------------------------------------------------

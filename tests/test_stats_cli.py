@@ -200,7 +200,8 @@ def test_kappa_from_fleiss_table_with_a_header(
     code, out, _ = run(capsys, "stats", "kappa", str(table))
     assert code == 0
     assert "kappa = 0.676471" in out and "p_o = 0.890000" in out and "p_e = 0.660000" in out
-    assert "note: point value only" in out
+    # The standard error is computed now (tests/test_agreement_se.py checks its values).
+    assert "SE = " in out and "95% interval [" in out and "test of kappa = 0" in out
 
 
 @pytest.mark.parametrize(

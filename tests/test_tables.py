@@ -118,7 +118,7 @@ def test_every_face_lists_every_declared_figure(tmp_path: Path, db: sqlite_utils
     for name in [*names, *pair_labels]:
         assert name in text
     # The workstation: the list's columns, the figures table, the pairs table.
-    assert charts.VARIABLE_COLUMNS[5:] == tuple(c.short for c in VARIABLE_COEFFICIENTS)
+    assert charts.VARIABLE_COLUMNS[5:] == tuple(c.short for c in VARIABLE_COEFFICIENTS if c.compact)
     assert len(charts.variable_row(variable, 34)) == len(charts.VARIABLE_COLUMNS)
     detail = _rendered(charts.variable_detail(variable))
     for shown in [*names, *(c.short for c in PAIR_COEFFICIENTS)]:
@@ -217,6 +217,11 @@ def test_csv_headers_are_the_bundle_files_contract() -> None:
         "pref_a_share_high",
         "pref_p_exact",
         "pref_undefined",
+        # Preferences of unresolved items are counted apart (issue 14), and the level of the
+        # share's Wilson interval is named (the files only gained fields).
+        "pref_unresolved",
+        "pref_unresolved_items",
+        "pref_a_share_confidence",
     ]
     assert csv_rows(efficiency_table([]))[0] == [
         "a",
@@ -243,7 +248,7 @@ def test_position_bias_csv_keeps_its_fields_and_values() -> None:
     data = table_csv(position_table(position_bias(3, 1))).decode().splitlines()
     assert data[0] == (
         "left_preferred,right_preferred,decisive,left_share,wilson95_low,wilson95_high,"
-        "p_exact,undefined"
+        "p_exact,undefined,unresolved,unresolved_items"  # the last two: issue 14
     )
     assert data[1].startswith("3,1,4,0.75,")
     undefined = table_csv(position_table(position_bias(0, 0))).decode().splitlines()[1]

@@ -108,15 +108,20 @@ async def test_adjudicating_by_keys_needs_a_note_and_keeps_the_originals(tmp_pat
         assert screen.final == screen.item.reviewers[0].judgment  # type: ignore[union-attr]
         await press(pilot, "e")
         assert isinstance(app.focused, Input) and app.focused.id == "note"
-        await press(pilot, "enter")
-        assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]
-        assert NOTE_REQUIRED in _screen_text(pilot)
-        # s refuses too, and brings the note field back.
+        # s refuses without a note, and brings the note field back.
         await press(pilot, "escape", "s")
         assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]
+        assert NOTE_REQUIRED in _screen_text(pilot)
         assert isinstance(app.focused, Input) and app.focused.id == "note"
+        # Enter in the note is part of writing it: it records nothing, even with a note.
         await type_text(pilot, "Scores follow the evidence")
         await press(pilot, "enter")
+        assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]
+        assert isinstance(app.screen, AdjudicationScreen)
+        assert isinstance(app.focused, Input) and app.focused.id == "note"
+        assert app.focused.value == "Scores follow the evidence"
+        # Recording has its own key, once Escape has left the field.
+        await press(pilot, "escape", "s")
         found = rows(db_path, "SELECT adjudicator, revision, note, show_names FROM adjudications")
         assert found == [("carol", 1, "Scores follow the evidence", 0)]
         assert rows(db_path, "SELECT COUNT(*) FROM judgments") == [(4,)]
@@ -145,7 +150,7 @@ async def test_the_item_is_blind_swapped_from_the_first_reviewer(tmp_path: Path)
         # screen the same run is Response 2.
         assert screen.item.reviewers[0].judgment.preference == PreferenceChoice.RESPONSE_2
         assert screen.item.reviewers[0].judgment.responses["2"].scores["task_correctness"] == 2
-        await press(pilot, "p", "e", *"Reviewer 1 is right", "enter")
+        await press(pilot, "p", "e", *"Reviewer 1 is right", "escape", "s")
     payload, stored = rows(
         db_path,
         "SELECT a.payload, a.placement FROM adjudications a JOIN items i ON i.pk = a.item_pk "
@@ -173,7 +178,7 @@ async def test_reviewer_names_are_hidden_until_asked_and_the_choice_is_recorded(
         assert ANA in shown and BO in shown
         await press(pilot, "v")
         assert ANA not in _screen_text(pilot)
-        await press(pilot, "p", "e", *"names were looked at", "enter")
+        await press(pilot, "p", "e", *"names were looked at", "escape", "s")
     # Hidden again before recording, but they were seen: the adjudication says so.
     assert rows(db_path, "SELECT show_names FROM adjudications") == [(1,)]
 

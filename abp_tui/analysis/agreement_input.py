@@ -42,8 +42,9 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
     the total (interval, 0 to the rubric's maximum), the result state (nominal, the six states),
     whether any fatal criterion was hit (``fatal_hit``) and each fatal criterion of the judged
     items' tasks and of the rubric (``fatal:<criterion>``), both nominal 0/1, and, when the
-    design has pairs, the preference (nominal). Total and fatal flags are not recorded for a
-    response whose state the reviewer overrode (it was not scored against the rubric). All but
+    design has pairs, the preference (nominal); for a preference-only design, the preference
+    alone. Total and fatal flags are not recorded for a response whose state the reviewer
+    overrode (it was not scored against the rubric). All but
     the preference are judged per run within an item (unit: item code and the run's side in the
     item); the preference per item (unit: item code), recorded as the side preferred in the
     item's own orientation, never as the position shown (each reviewer saw their own placement).
@@ -55,9 +56,10 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
         if dim.scored:
             levels[f"dimension:{dim.id}"] = "ordinal"
             scales[f"dimension:{dim.id}"] = tuple(dim.scale)
-    levels["total"], scales["total"] = "interval", tuple(range(rubric.max_total + 1))
-    levels["result_state"], scales["result_state"] = "nominal", STATE_SCALE
-    levels["fatal_hit"], scales["fatal_hit"] = "nominal", FLAG_SCALE
+    if not rubric.preference_only:  # a preference-only design judges no response on its own
+        levels["total"], scales["total"] = "interval", tuple(range(rubric.max_total + 1))
+        levels["result_state"], scales["result_state"] = "nominal", STATE_SCALE
+        levels["fatal_hit"], scales["fatal_hit"] = "nominal", FLAG_SCALE
     items = {i.code: i for i in records.items}
     # In plan order: the statistics' bootstrap draws units in the order they first appear.
     first = in_plan_order(records.items, first_submitted(records.judgments))
@@ -65,6 +67,8 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
         code: tuple(
             dict.fromkeys(records.task_criteria.get(items[code].task, ()) + rubric.fatal_criteria)
         )
+        if not rubric.preference_only
+        else ()
         for code in first
     }
     for name in dict.fromkeys(c for found in criteria.values() for c in found):
@@ -88,7 +92,7 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
                 state = result_state(rubric, response)
                 if state is not None:
                     out["result_state"].append((unit, j.reviewer, state.value))
-                if response.state_override is not None:
+                if response.state_override is not None or rubric.preference_only:
                     continue
                 summed = total(rubric, response)
                 if summed is not None:

@@ -1,4 +1,4 @@
-"""The study plan: items, blind codes, reviewer assignment, placement, order, identity masking.
+"""The study plan: items, blind codes, reviewer assignment, placement, order.
 
 Everything here is a pure function of the design and the stored runs, so the same seed gives the
 same plan. The algorithm, step by step:
@@ -18,6 +18,9 @@ same plan. The algorithm, step by step:
    orientation flipped when m is odd: across the reviewers of a pair both orders occur equally,
    and for each reviewer each condition is on the left about half the time.
 5. **Order.** Each reviewer's items are shuffled with ``random.Random("{seed}:{reviewer}")``.
+
+Identity masking, which the plan records, is :mod:`abp_tui.analysis.masking`; its names are
+imported here too for the callers that know them from here.
 """
 
 from __future__ import annotations
@@ -25,15 +28,27 @@ from __future__ import annotations
 import base64
 import hashlib
 import random
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from abp_tui.analysis.masking import MASK, Masker, identity_terms
 from abp_tui.models.design import StudyDesign
 
-MASK = "«masked»"
+__all__ = [
+    "MASK",
+    "Assignment",
+    "Masker",
+    "PlanError",
+    "PlanRun",
+    "PlannedItem",
+    "assign",
+    "contrasts_of",
+    "enrol",
+    "identity_terms",
+    "plan_items",
+]
 
 
 @dataclass(frozen=True)
@@ -233,72 +248,3 @@ def _ordered(
         )
         for index, (key, slot) in enumerate(keyed)
     ]
-
-
-# -- identity masking ----------------------------------------------------------------------------
-_SHORT_ID_CONTEXT = r"(?:condition|treatment|arm|group|variant|engine|system|prompt)"
-
-
-@dataclass(frozen=True)
-class Masker:
-    """Masks identity terms (condition, engine, model, provider names) in text shown blind."""
-
-    terms: tuple[str, ...]
-    short_ids: tuple[str, ...] = ()
-    """Condition ids too short to mask alone (``A``): masked after words like "condition"."""
-
-    def _pattern(self) -> re.Pattern[str] | None:
-        parts = [re.escape(t) for t in sorted(set(self.terms), key=lambda t: (-len(t), t))]
-        if self.short_ids:
-            ids = "|".join(re.escape(i) for i in sorted(set(self.short_ids)))
-            parts.insert(0, rf"{_SHORT_ID_CONTEXT}\s+(?:{ids})")
-        if not parts:
-            return None
-        return re.compile(rf"(?<![\w])(?:{'|'.join(parts)})(?![\w])", re.IGNORECASE)
-
-    def mask(self, text: str) -> tuple[str, int]:
-        """The text with each identity term replaced by «masked», and how many were masked."""
-        pattern = _compiled(self)
-        if pattern is None or not text:
-            return text, 0
-        return pattern.subn(MASK, text)
-
-
-_pattern_cache: dict[Masker, re.Pattern[str] | None] = {}
-
-
-def _compiled(masker: Masker) -> re.Pattern[str] | None:
-    if masker not in _pattern_cache:
-        if len(_pattern_cache) > 64:
-            _pattern_cache.clear()
-        _pattern_cache[masker] = masker._pattern()
-    return _pattern_cache[masker]
-
-
-def identity_terms(
-    condition_ids: Iterable[str],
-    condition_labels: Iterable[str],
-    run_identities: Iterable[str | None],
-    extra: Iterable[str] = (),
-) -> Masker:
-    """Build the masker of a study from its conditions, its runs' identities and extra terms.
-
-    ``run_identities`` are providers, models, model versions and engines as recorded; a value like
-    ``anthropic/claude-x`` also masks each of its parts of three or more characters.
-    """
-    terms: set[str] = set()
-    short: set[str] = set()
-    for cid in condition_ids:
-        (terms if len(cid) >= 3 else short).add(cid)
-    for label in condition_labels:
-        if label.strip():
-            terms.add(label.strip())
-    for ident in run_identities:
-        if not ident:
-            continue
-        terms.add(ident)
-        for part in re.split(r"[/:@]", ident):
-            if len(part) >= 3:
-                terms.add(part)
-    terms.update(t.strip() for t in extra if t.strip())
-    return Masker(tuple(sorted(terms)), tuple(sorted(short)))

@@ -5,20 +5,32 @@ MODEL_FAIL) with a Wilson interval; there is no blended score. A comparison of t
 pairs their runs by task and trial (exact McNemar), counts the reviewers' preferences of their
 pairs and compares efficiency figures (relative median difference, seeded bootstrap) over the runs
 that are measurements (not excluded).
+
+Every interval (Wilson and bootstrap) is at one confidence level, chosen once per computation
+(:func:`confidence_level` checks it) and carried by the results, so that each face names it.
+
+What an open disagreement leaves undecided stays out of every figure until it is adjudicated,
+counted apart and listed by item: its runs (out of the pass-rate denominators and the pairing),
+and its reviewers' preferences (out of the preference tally and the position-bias test), since
+a preference reviewers dispute is no more settled than the verdict they dispute.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
 
+from pydantic import Field, NonNegativeInt
+
+from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
 from abp_tui.analysis.records import preferred
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, decide, outcomes
+from abp_tui.errors import AbpError
 from abp_tui.models import (
     DesignRecords,
     Item,
@@ -43,8 +55,46 @@ from abp_tui.stats.inference import (
     preference_test,
     relative_median_difference,
 )
+from abp_tui.text.natural import natural_key
 
 EFFICIENCY_METRICS: Final = ("total_tokens", "wall_clock_ms", "cost_usd", "diff_bytes")
+
+VerdictSource = Literal["design", "automated"]
+"""Where a results report's verdicts come from: ``design``, a study design's final verdicts
+(automated outcomes standing in for the runs nobody judged); ``automated``, no study design:
+every verdict is an automated outcome."""
+
+DEFAULT_CONFIDENCE: Final = 0.95
+"""The level of every results interval unless one is chosen (``--confidence``)."""
+
+
+class ConfidenceError(AbpError):
+    """A confidence level that is not a number strictly between 0 and 1."""
+
+
+def confidence_level(value: str | float, name: str = "confidence level") -> float:
+    """``value`` as a two-sided confidence level, or ConfidenceError naming it (``name``: the
+    option or field it came from) and saying what was expected.
+
+    A percentage such as 95 is refused rather than guessed at: 0.95 is the level.
+    """
+    try:
+        level = float(value)
+    except (TypeError, ValueError):
+        level = math.nan
+    if not (isinstance(value, str | int | float) and 0 < level < 1):
+        hint = f" (for {level:g}% write {level / 100:g})" if 1 < level < 100 else ""
+        raise ConfidenceError(
+            f"{name} {value!r}: expected a number strictly between 0 and 1, e.g. 0.95{hint}"
+        )
+    return level
+
+
+def confidence_label(confidence: float) -> str:
+    """The level as people read it: "95%", "90%", "97.5%" (no rounding of a level to a
+    neighbour: 0.975 is not "98%")."""
+    return f"{confidence * 100:.10g}%"
+
 
 RESULTS_NOTES: Final = (
     "Pass rate is MODEL_PASS / (MODEL_PASS + MODEL_FAIL); other states are reported "
@@ -53,7 +103,22 @@ RESULTS_NOTES: Final = (
     "several reviewers are not independent.",
     "Unresolved runs (reviewers disagree, not adjudicated yet) are counted apart with their "
     "items and enter no denominator until adjudicated.",
+    "Preferences of an item whose reviewers disagree (not adjudicated yet) are counted apart "
+    "with the item and enter neither the preference tally nor the position-bias test until "
+    "adjudicated.",
 )
+
+
+AUTOMATED_NOTE: Final = (
+    "No study design: every verdict is the run's automated verification outcome (source "
+    "automated); nobody judged these runs, so there are no preferences, rubric scores or fatal "
+    "failures. Judged in a study design, a person's verdict supersedes the automated one."
+)
+
+
+def results_notes(verdict_source: VerdictSource) -> list[str]:
+    """The notes of a results report whose verdicts come from ``verdict_source``."""
+    return ([AUTOMATED_NOTE] if verdict_source == "automated" else []) + list(RESULTS_NOTES)
 
 
 def counts_for_efficiency(outcome: RunOutcome) -> bool:
@@ -96,11 +161,29 @@ class Efficiency(Model):
     difference: RelativeMedianDifference
 
 
+class PreferenceResult(PreferenceTest):
+    """A contrast's preference tally and test, and the judgments held back from both."""
+
+    unresolved_judgments: NonNegativeInt = 0
+    """Preference judgments of items with an open disagreement: in no count above."""
+    unresolved_items: list[str] = Field(default_factory=list)
+    """Blind codes of the contrast's judged items with an open disagreement, sorted."""
+
+
+class PositionBiasResult(PositionBias):
+    """Position bias over decisive judgments, and the judgments held back from it."""
+
+    unresolved_judgments: NonNegativeInt = 0
+    """Decisive judgments of items with an open disagreement: not in the test."""
+    unresolved_items: list[str] = Field(default_factory=list)
+    """Blind codes of those items, sorted."""
+
+
 class Comparison(Model):
     a: str
     b: str
     paired: PairedPassFail
-    preferences: PreferenceTest
+    preferences: PreferenceResult
     efficiency: list[Efficiency]
 
 
@@ -123,6 +206,7 @@ def group_result(
     outcomes: Iterable[RunOutcome],
     rubric: Rubric,
     open_items: Mapping[str, Sequence[str]] | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> GroupResult:
     """One group's tallies. Runs whose verdict is ``unresolved`` are counted apart, with the
     items of their open disagreements (``open_items``: run id -> blind codes), and enter no
@@ -151,7 +235,7 @@ def group_result(
         unresolved=len(pending),
         unresolved_items=codes,
         states={s.value: states.get(s.value, 0) for s in ResultState},
-        pass_rate=pass_rate(o.state for o in rows if o.state is not None),
+        pass_rate=pass_rate((o.state for o in rows if o.state is not None), confidence),
         fatal_failures=Tally(x=sum(1 for o in in_denominator if o.fatal), n=len(in_denominator)),
         dimensions=dims,
         dimension_n=dim_n,
@@ -159,20 +243,49 @@ def group_result(
     )
 
 
+@dataclass(frozen=True)
+class Preferences:
+    """A contrast's preference judgments: the counted ones, and those held back."""
+
+    wins_a: int = 0
+    wins_b: int = 0
+    ties: int = 0
+    insufficient: int = 0
+    unresolved_judgments: int = 0
+    """Judgments with a preference on items with an open disagreement (in no count above)."""
+    unresolved_items: tuple[str, ...] = ()
+    """The contrast's judged items with an open disagreement, sorted."""
+
+    @property
+    def counted(self) -> tuple[int, int, int, int]:
+        return self.wins_a, self.wins_b, self.ties, self.insufficient
+
+
 def preferences(
-    items: Iterable[Item], latest: Mapping[str, list[JudgmentRevision]], a: str, b: str
-) -> tuple[int, int, int, int]:
-    """(wins of a, wins of b, ties, insufficient) over the judgments of pairs of a and b."""
-    wins_a = wins_b = ties = insufficient = 0
+    items: Iterable[Item],
+    latest: Mapping[str, list[JudgmentRevision]],
+    a: str,
+    b: str,
+    held_back: Collection[str] = frozenset(),
+) -> Preferences:
+    """Wins of a, wins of b, ties and insufficient over the judgments of pairs of a and b; the
+    judgments of the items in ``held_back`` (open disagreements) are counted apart."""
+    wins_a = wins_b = ties = insufficient = unresolved = 0
+    codes: set[str] = set()
     for item in items:
         if not item.is_pair or set(item.conditions) != {a, b}:
             continue
         condition_of = dict(zip(item.runs, item.conditions, strict=True))
-        for j in latest.get(item.code, ()):
+        judgments = latest.get(item.code, ())
+        if judgments and item.code in held_back:
+            codes.add(item.code)
+        for j in judgments:
             choice = preferred(j)
             if choice is None:
                 continue
-            if choice == PreferenceChoice.TIE.value:
+            if item.code in held_back:
+                unresolved += 1
+            elif choice == PreferenceChoice.TIE.value:
                 ties += 1
             elif choice == PreferenceChoice.INSUFFICIENT.value:
                 insufficient += 1
@@ -180,7 +293,7 @@ def preferences(
                 wins_a += 1
             else:
                 wins_b += 1
-    return wins_a, wins_b, ties, insufficient
+    return Preferences(wins_a, wins_b, ties, insufficient, unresolved, tuple(sorted(codes)))
 
 
 def _paired(rows: Sequence[RunOutcome]) -> dict[tuple[str, int], ResultState | None]:
@@ -195,10 +308,12 @@ def compare(
     a: str,
     b: str,
     rows: Mapping[str, Sequence[tuple[RunFacts, RunOutcome]]],
-    preferred: tuple[int, int, int, int],
+    preferred: Preferences,
     seed: int,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> Comparison:
-    """Conditions a and b: paired pass/fail, preferences and the efficiency differences."""
+    """Conditions a and b: paired pass/fail, preferences and the efficiency differences, every
+    interval at ``confidence``."""
     measured_a = [r for r, o in rows[a] if counts_for_efficiency(o)]
     measured_b = [r for r, o in rows[b] if counts_for_efficiency(o)]
     efficiency = []
@@ -209,7 +324,9 @@ def compare(
             efficiency.append(
                 Efficiency(
                     metric=metric,
-                    difference=relative_median_difference(values_a, values_b, seed=seed),
+                    difference=relative_median_difference(
+                        values_a, values_b, seed=seed, confidence=confidence
+                    ),
                 )
             )
     return Comparison(
@@ -218,28 +335,55 @@ def compare(
         paired=paired_pass_fail(
             _paired([o for _r, o in rows[a]]), _paired([o for _r, o in rows[b]])
         ),
-        preferences=preference_test(*preferred),
+        preferences=PreferenceResult(
+            **preference_test(*preferred.counted, confidence=confidence).model_dump(),
+            unresolved_judgments=preferred.unresolved_judgments,
+            unresolved_items=list(preferred.unresolved_items),
+        ),
         efficiency=efficiency,
     )
 
 
-def shown_position_bias(latest: Mapping[str, list[JudgmentRevision]]) -> PositionBias:
-    """How often the response shown first was preferred, over decisive judgments."""
-    left = right = 0
-    for judgments in latest.values():
+def shown_position_bias(
+    latest: Mapping[str, list[JudgmentRevision]],
+    held_back: Collection[str] = frozenset(),
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> PositionBiasResult:
+    """How often the response shown first was preferred, over decisive judgments; those of the
+    items in ``held_back`` (open disagreements) are counted apart."""
+    left = right = unresolved = 0
+    codes: set[str] = set()
+    for code, judgments in latest.items():
         for j in judgments:
-            if j.judgment.preference == PreferenceChoice.RESPONSE_1:
+            if j.judgment.preference not in (
+                PreferenceChoice.RESPONSE_1,
+                PreferenceChoice.RESPONSE_2,
+            ):
+                continue
+            if code in held_back:
+                unresolved += 1
+                codes.add(code)
+            elif j.judgment.preference == PreferenceChoice.RESPONSE_1:
                 left += 1
-            elif j.judgment.preference == PreferenceChoice.RESPONSE_2:
+            else:
                 right += 1
-    return position_bias(left, right)
+    return PositionBiasResult(
+        **position_bias(left, right, confidence).model_dump(),
+        unresolved_judgments=unresolved,
+        unresolved_items=sorted(codes),
+    )
+
+
+def open_disagreements(decisions: Decisions) -> frozenset[str]:
+    """Blind codes of the items whose reviewers disagree and nobody adjudicated yet."""
+    return frozenset(d.code for d in decisions.disagreements if not d.adjudicated)
 
 
 def unresolved_items(decisions: Decisions) -> dict[str, list[str]]:
     """Run id -> blind codes of the items that leave its verdict unresolved: those where its
     reviewers disagree and nobody adjudicated (every item it was judged in when the states
     differ without a disagreement rule saying so)."""
-    open_codes = {d.code for d in decisions.disagreements if not d.adjudicated}
+    open_codes = open_disagreements(decisions)
     return {
         v.run: [c for c in v.items if c in open_codes] or list(v.items)
         for v in decisions.verdicts
@@ -252,8 +396,19 @@ class Results:
     conditions: list[GroupResult]
     by_task: list[GroupResult]
     comparisons: list[Comparison]
-    position_bias: PositionBias
+    position_bias: PositionBiasResult
     outcomes: list[RunOutcome]
+    confidence: float
+    """The level of every interval above."""
+    verdict_source: VerdictSource = "design"
+    automated_judge: list[JudgeTally] = field(default_factory=list)
+    """The automated judge's pass / fail / unscored per condition and dimension, over the runs
+    it scored (whatever a person decided since: this is the judge's own account)."""
+
+    @property
+    def notes(self) -> list[str]:
+        """What a reader of these results must know (the tables print them)."""
+        return results_notes(self.verdict_source)
 
 
 class ResultsReport(Model):
@@ -266,11 +421,18 @@ class ResultsReport(Model):
     rubric: str
     unblinded_by: str
     unblinded_at: str
+    confidence: float
+    """The level of every Wilson and bootstrap interval of these results."""
+    verdict_source: VerdictSource = "design"
+    """``automated`` when the study has no design and every verdict is an automated outcome
+    (``design`` is then the scope's name, :data:`abp_tui.analysis.automated.AUTOMATED_DESIGN`)."""
     conditions: list[GroupResult]
     by_task: list[GroupResult]
     comparisons: list[Comparison]
-    position_bias: PositionBias
+    position_bias: PositionBiasResult
     outcomes: list[RunOutcome]
+    automated_judge: list[JudgeTally] = Field(default_factory=list)
+    """The automated judge's own pass / fail / unscored per condition and dimension."""
     notes: list[str]
 
 
@@ -278,12 +440,17 @@ def results(
     records: DesignRecords,
     decisions: Decisions | None = None,
     run_outcomes: list[RunOutcome] | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    judge_dimensions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Results:
-    """The results of a design by condition and by task, its comparisons and position bias.
+    """The results of a design by condition and by task, its comparisons and position bias,
+    every interval at ``confidence`` (checked: ConfidenceError for a level out of (0, 1)).
 
     ``decisions`` and ``run_outcomes`` may be passed when the caller already computed them from
-    these same records.
+    these same records. ``judge_dimensions`` (run id -> the automated judge's dimensions) adds
+    the judge's per-dimension tallies.
     """
+    confidence = confidence_level(confidence)
     if decisions is None:
         decisions = decide(records)
     if run_outcomes is None:
@@ -296,25 +463,31 @@ def results(
     conditions = sorted(by_condition)
     rubric = records.rubric
     open_items = unresolved_items(decisions)
+    held_back = open_disagreements(decisions)
     return Results(
         conditions=[
-            group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items)
+            group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
             for c in conditions
         ],
         by_task=[
-            group_result(c, t, by_cell[(c, t)], rubric, open_items) for c, t in sorted(by_cell)
+            group_result(c, t, by_cell[(c, t)], rubric, open_items, confidence)
+            for c, t in sorted(by_cell, key=lambda ct: (ct[0], natural_key(ct[1])))
         ],
         comparisons=[
             compare(
                 a,
                 b,
                 by_condition,
-                preferences(records.items, decisions.latest, a, b),
+                preferences(records.items, decisions.latest, a, b, held_back),
                 records.seed,
+                confidence,
             )
             for a, b in contrasts_of(records.design, conditions)
             if a in by_condition and b in by_condition
         ],
-        position_bias=shown_position_bias(decisions.latest),
+        position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,
+        confidence=confidence,
+        verdict_source="automated" if is_automated(records.design.name, rubric.id) else "design",
+        automated_judge=judge_tallies(run_outcomes, judge_dimensions or {}),
     )

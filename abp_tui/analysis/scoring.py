@@ -2,31 +2,30 @@
 
 A fatal hit is MODEL_FAIL whatever the total; otherwise the rubric's acceptance rule decides
 MODEL_PASS or MODEL_FAIL. A reviewer may instead mark INVALID_TEST or GRADER_DISPUTE, or confirm
-PROVIDER_BLOCK or INFRA_ERROR from the record, each with a reason.
+PROVIDER_BLOCK or INFRA_ERROR from the record, each with a reason. The questions asked before
+scoring are the rubric's validity gate (none when it has none). A preference-only rubric asks
+nothing about a response and gives none a result state: its judgments are a preference and
+its justification.
 """
 
 from __future__ import annotations
 
-from abp_tui.models import (
-    OVERRIDE_STATES,
-    VALIDITY_CHECKS,
-    Judgment,
-    ResponseJudgment,
-    ResultState,
-    Rubric,
-)
+from abp_tui.models import OVERRIDE_STATES, Judgment, ResponseJudgment, ResultState, Rubric
 
 
 def total(rubric: Rubric, response: ResponseJudgment) -> int | None:
-    """Sum over scored dimensions, or None while any is unscored."""
+    """Sum over scored dimensions, or None while any is unscored (or the rubric scores none)."""
     dims = [d for d in rubric.dimensions if d.scored]
-    if any(d.id not in response.scores for d in dims):
+    if not dims or any(d.id not in response.scores for d in dims):
         return None
     return sum(response.scores[d.id] for d in dims)
 
 
 def result_state(rubric: Rubric, response: ResponseJudgment) -> ResultState | None:
-    """The state the response's judgment implies, or None while it is incomplete."""
+    """The state the response's judgment implies, or None while it is incomplete (always None
+    for a preference-only rubric)."""
+    if rubric.preference_only:
+        return None
     if response.state_override is not None:
         return response.state_override
     if response.fatal_hits:
@@ -51,13 +50,21 @@ def result_state(rubric: Rubric, response: ResponseJudgment) -> ResultState | No
 def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool) -> list[str]:
     """What must still be done before the judgment can be submitted (empty: ready)."""
     out: list[str] = []
-    failed_gate = [key for key, ok in judgment.validity.items() if not ok]
-    for key, _text in VALIDITY_CHECKS:
-        if key not in judgment.validity:
-            out.append(f"validity gate: check '{key}' is not answered")
+    asked = {check.id for check in rubric.validity_gate}
+    failed_gate = [key for key, ok in judgment.validity.items() if not ok and key in asked]
+    for check in rubric.validity_gate:
+        if check.id not in judgment.validity:
+            out.append(f"validity gate: check '{check.id}' is not answered")
     for position, run_id in enumerate(run_ids, start=1):
         label = f"Response {position}" if pair else "Response"
         response = judgment.responses.get(run_id, ResponseJudgment())
+        if rubric.preference_only:
+            if response != ResponseJudgment():
+                out.append(
+                    f"{label}: this design records a preference only, not a judgment of "
+                    "each response"
+                )
+            continue
         if response.state_override is not None:
             if response.state_override not in OVERRIDE_STATES:
                 out.append(f"{label}: {response.state_override} cannot be set by hand")

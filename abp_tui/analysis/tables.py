@@ -20,17 +20,27 @@ This module is pure: no I/O, no ``rich``, no ``textual``, no database.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final, Literal, Protocol
 
-from abp_tui.analysis.results import Comparison, GroupResult
+from abp_tui.analysis.automated import JudgeTally
+from abp_tui.analysis.results import (
+    DEFAULT_CONFIDENCE,
+    Comparison,
+    GroupResult,
+    PositionBiasResult,
+    VerdictSource,
+    confidence_label,
+)
 from abp_tui.analysis.verdicts import Disagreement
 from abp_tui.models import ResultState, Rubric
 from abp_tui.stats.agreement import (
     PAIR_COEFFICIENTS,
+    REFUSED,
     VARIABLE_COEFFICIENTS,
     AgreementReport,
+    Coefficient,
     Figure,
     VariableAgreement,
 )
@@ -44,6 +54,7 @@ __all__ = [
     "Counts",
     "Distribution",
     "Estimate",
+    "FigureValue",
     "Kind",
     "Number",
     "PValue",
@@ -63,6 +74,7 @@ __all__ = [
     "efficiency_table",
     "figures_table",
     "group_table",
+    "judge_table",
     "left_out_table",
     "pairs_table",
     "position_table",
@@ -165,6 +177,37 @@ class Distribution:
     n: int
 
 
+@dataclass(frozen=True)
+class FigureValue:
+    """An agreement figure: its value, its large-sample interval (a kappa's) and its bootstrap
+    interval, each present or with the reason it is not.
+
+    Written "0.484 [0.214, 0.755] boot [0.190, 0.760]": the unlabelled brackets are the
+    large-sample interval, "boot" the percentile bootstrap's, with "(n of N usable)" when some
+    resamples were left out. A bootstrap reason is shown only when resamples were drawn.
+    """
+
+    point: float | None
+    reason: str | None = None
+    """Why the figure is undefined."""
+    se: float | None = None
+    se_low: float | None = None
+    se_high: float | None = None
+    se_reason: str | None = None
+    """Why a defined kappa has no large-sample interval."""
+    se_null: float | None = None
+    z: float | None = None
+    p: float | None = None
+    """Two-sided p of the test of kappa = 0."""
+    low: float | None = None
+    high: float | None = None
+    boot_reason: str | None = None
+    """Why there is no bootstrap interval (written only when resamples were drawn)."""
+    resamples: int | None = None
+    resamples_used: int | None = None
+    confidence: float | None = None
+
+
 Cell = (
     str
     | int
@@ -180,6 +223,7 @@ Cell = (
     | Estimate
     | PValue
     | Distribution
+    | FigureValue
 )
 
 Part = str
@@ -307,6 +351,8 @@ def spans(column: Column, value: Cell) -> tuple[Span, ...]:
         return ((f"p = {value.p:.4g}", ""),)
     if isinstance(value, Estimate):
         return _estimate_spans(column, value)
+    if isinstance(value, FigureValue):
+        return _figure_value_spans(value)
     raise TypeError(f"column {column.key} ({kind}): no text for {type(value).__name__}")
 
 
@@ -328,7 +374,7 @@ def _estimate_spans(column: Column, e: Estimate) -> tuple[Span, ...]:
         low, high = (_number(v, digits, column.signed) for v in (e.low, e.high))
         out.append((f" [{low}, {high}]", ""))
         if e.seed is not None:
-            level = f"{e.confidence:.0%} " if e.confidence is not None else ""
+            level = f"{confidence_label(e.confidence)} " if e.confidence is not None else ""
             out.append(
                 (
                     f" ({level}bootstrap, seed {e.seed}, {e.resamples_used}/{e.resamples} "
@@ -380,14 +426,29 @@ STATE_LABELS: Final = {
 }
 """All six result states, always columns, in this order."""
 
-_PASS_RATE_CSV: Final = (
-    ("pass_x", "x"),
-    ("pass_n", "n"),
-    ("pass_rate", "point"),
-    ("wilson95_low", "low"),
-    ("wilson95_high", "high"),
-    ("pass_rate_undefined", "reason"),
-)
+
+def _wilson(confidence: float) -> str:
+    """A Wilson interval's name in a header: "Wilson 95%"."""
+    return f"Wilson {confidence_label(confidence)}"
+
+
+def _wilson_fields(confidence: float) -> tuple[str, str]:
+    """The CSV fields of a Wilson interval's bounds, named by its level: wilson95_low (the
+    files' names at the default level), wilson90_low, wilson97.5_low."""
+    level = confidence_label(confidence).rstrip("%")
+    return f"wilson{level}_low", f"wilson{level}_high"
+
+
+def _pass_rate_csv(confidence: float) -> tuple[tuple[str, Part], ...]:
+    low, high = _wilson_fields(confidence)
+    return (
+        ("pass_x", "x"),
+        ("pass_n", "n"),
+        ("pass_rate", "point"),
+        (low, "low"),
+        (high, "high"),
+        ("pass_rate_undefined", "reason"),
+    )
 
 
 def _count(key: str, label: str = "", shown: bool = True) -> Column:
@@ -395,10 +456,15 @@ def _count(key: str, label: str = "", shown: bool = True) -> Column:
 
 
 def group_table(
-    groups: Sequence[GroupResult], *, by_task: bool, rubric: Rubric | None = None
+    groups: Sequence[GroupResult],
+    *,
+    by_task: bool,
+    rubric: Rubric | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> Table:
-    """Runs, unjudged and unresolved runs, all six result states, pass rate, fatal failures and
-    acceptance per group; the CSV lists the unresolved items by blind code.
+    """Runs, unjudged and unresolved runs, all six result states, pass rate (its Wilson interval
+    at ``confidence``, named in the header and the CSV fields), fatal failures and acceptance
+    per group; the CSV lists the unresolved items by blind code.
 
     With ``rubric``, the CSV also gets each scored dimension's count per score of its declared
     scale (unobserved scores included) and its n; people read those in :func:`dimensions_table`.
@@ -410,7 +476,12 @@ def group_table(
         _count("unjudged", "Unjudged"),
         _count("unresolved", "Unresolved"),
         *(_count(s.value, label) for s, label in STATE_LABELS.items()),
-        Column("pass_rate", "Pass rate x/n [Wilson 95%]", Kind.PROPORTION, csv=_PASS_RATE_CSV),
+        Column(
+            "pass_rate",
+            f"Pass rate x/n [{_wilson(confidence)}]",
+            Kind.PROPORTION,
+            csv=_pass_rate_csv(confidence),
+        ),
         Column("fatal", "Fatal", Kind.TALLY, csv=(("fatal_x", "x"), ("fatal_n", "n"))),
         Column(
             "acceptance",
@@ -477,9 +548,23 @@ def _p_value(test: McNemar | BinomialTest) -> PValue:
     return PValue(test.p_value, test.undefined_reason)
 
 
-def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
-    """Paired pass/fail (exact McNemar beside the discordant counts) and preferences."""
-    columns = (
+_PREFERENCE_COLUMNS: Final = frozenset(
+    {"preferences", "a_share", "binomial", "pref_unresolved", "pref_unresolved_items"}
+)
+"""What people judged of a pair: not shown (the CSV keeps its fields) when nobody judged."""
+
+
+def comparisons_table(
+    comparisons: Sequence[Comparison],
+    confidence: float = DEFAULT_CONFIDENCE,
+    *,
+    judged: bool = True,
+) -> Table:
+    """Paired pass/fail (exact McNemar beside the discordant counts) and preferences, with the
+    preference judgments of items whose reviewers disagree (not adjudicated) counted apart.
+    ``judged`` False (automated outcomes alone, no design): the preference columns are not
+    shown, since no person could prefer anything."""
+    columns: tuple[Column, ...] = (
         Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
         _count("pairs", "Pairs"),
         _count("both_pass", "Both pass"),
@@ -513,7 +598,7 @@ def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
         _count("pref_decisive", shown=False),
         Column(
             "a_share",
-            "a's share of decisive",
+            f"a's share of decisive [{_wilson(confidence)}]",
             Kind.PROPORTION,
             csv=(
                 ("pref_a_share", "point"),
@@ -527,7 +612,15 @@ def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
             Kind.P_VALUE,
             csv=(("pref_p_exact", "p"), ("pref_undefined", "reason")),
         ),
+        # Last, so that the files only gained fields (issue 14).
+        Column("pref_unresolved", "Unresolved prefs", Kind.COUNT, short="Unres."),
+        Column("pref_unresolved_items", "Unresolved items", short="Unres. items"),
+        Column("pref_a_share_confidence", kind=Kind.NUMBER, shown=False),
     )
+    if not judged:
+        columns = tuple(
+            replace(c, shown=False) if c.key in _PREFERENCE_COLUMNS else c for c in columns
+        )
     rows = []
     for c in comparisons:
         p, f = c.paired, c.preferences
@@ -552,6 +645,9 @@ def comparisons_table(comparisons: Sequence[Comparison]) -> Table:
                 f.decisive,
                 f.a_share,
                 _p_value(f.test),
+                f.unresolved_judgments,
+                " ".join(f.unresolved_items),
+                f.a_share.confidence,
             )
         )
     return Table("comparisons", "Paired comparisons (same task and trial)", columns, tuple(rows))
@@ -584,7 +680,9 @@ EFFICIENCY_NOTE: Final = (
 )
 
 
-def efficiency_table(comparisons: Sequence[Comparison]) -> Table:
+def efficiency_table(
+    comparisons: Sequence[Comparison], confidence: float = DEFAULT_CONFIDENCE
+) -> Table:
     """Relative median differences (b vs a) with their seeded bootstrap intervals."""
     columns = (
         Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
@@ -594,7 +692,7 @@ def efficiency_table(comparisons: Sequence[Comparison]) -> Table:
         Column("median_b", "Median b (n, missing)", Kind.NUMBER),
         Column(
             "relative",
-            "Relative difference [95% bootstrap]",
+            f"Relative difference [{confidence_label(confidence)} bootstrap]",
             Kind.INTERVAL,
             csv=(
                 ("relative_median_difference", "point"),
@@ -645,17 +743,19 @@ def efficiency_table(comparisons: Sequence[Comparison]) -> Table:
     )
 
 
-def position_table(bias: PositionBias) -> Table:
-    """How often the response shown first (left) was preferred among decisive judgments."""
+def position_table(bias: PositionBias, confidence: float = DEFAULT_CONFIDENCE) -> Table:
+    """How often the response shown first (left) was preferred among decisive judgments; the
+    decisive judgments of items whose reviewers disagree (not adjudicated) are counted apart."""
+    low, high = _wilson_fields(confidence)
     columns = (
         _count("left_preferred", "Left preferred"),
         _count("right_preferred", "Right preferred"),
         _count("decisive", "Decisive"),
         Column(
             "left_share",
-            "Left share [Wilson 95%]",
+            f"Left share [{_wilson(confidence)}]",
             Kind.PROPORTION,
-            csv=(("left_share", "point"), ("wilson95_low", "low"), ("wilson95_high", "high")),
+            csv=(("left_share", "point"), (low, "low"), (high, "high")),
         ),
         Column(
             "test",
@@ -663,15 +763,47 @@ def position_table(bias: PositionBias) -> Table:
             Kind.P_VALUE,
             csv=(("p_exact", "p"), ("undefined", "reason")),
         ),
+        _count("unresolved", "Unresolved"),
+        Column("unresolved_items", "Unresolved items"),
     )
+    held = bias if isinstance(bias, PositionBiasResult) else None
     row = (
         bias.left_preferred,
         bias.right_preferred,
         bias.decisive,
         bias.left_share,
         _p_value(bias.test),
+        held.unresolved_judgments if held else 0,
+        " ".join(held.unresolved_items) if held else "",
     )
     return Table("position-bias", "Position bias", columns, (row,))
+
+
+def judge_table(tallies: Sequence[JudgeTally]) -> Table:
+    """The automated judge's own account per condition and dimension: how many of the runs it
+    scored passed, failed, or were left unscored (never counted as a fail or a zero)."""
+    columns = (
+        Column("condition", "Condition"),
+        Column("dimension", "Dimension"),
+        _count("pass", "Pass"),
+        _count("fail", "Fail"),
+        _count("unscored", "Unscored"),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (t.condition, t.dimension, t.passed, t.failed, t.unscored) for t in tallies
+    )
+    return Table(
+        "automated-judge",
+        "Automated judge (per dimension, over the runs it scored)",
+        columns,
+        rows,
+        notes=(
+            "The automated judge's own outcomes, beside the outcome that counts (a person's "
+            "verdict supersedes it); an unscored dimension is neither a pass nor a fail.",
+        )
+        if rows
+        else (),
+    )
 
 
 class ResultsSource(Protocol):
@@ -688,6 +820,12 @@ class ResultsSource(Protocol):
     def position_bias(self) -> PositionBias: ...
     @property
     def notes(self) -> Sequence[str]: ...
+    @property
+    def confidence(self) -> float: ...
+    @property
+    def verdict_source(self) -> VerdictSource: ...
+    @property
+    def automated_judge(self) -> Sequence[JudgeTally]: ...
 
 
 @dataclass(frozen=True)
@@ -702,32 +840,48 @@ class ResultsTables:
     position_bias: Table
     tasks: Table
     notes: tuple[str, ...]
+    confidence: float = DEFAULT_CONFIDENCE
+    """The level of every interval in these tables."""
+    judge: Table = field(default_factory=lambda: judge_table(()))
+    """The automated judge's per-dimension outcomes (no rows when it scored nothing)."""
+    automated: bool = False
+    """Every verdict is an automated outcome (no study design): no person scored or preferred."""
 
     @property
     def in_order(self) -> tuple[Table, ...]:
-        """The tables in reading order; comparisons, the runs left out of them, efficiency and
-        the by-task table only when they have rows."""
+        """The tables in reading order; comparisons, the runs left out of them, efficiency,
+        the automated judge and the by-task table only when they have rows; rubric dimensions
+        and position bias only when people judged (a design's results)."""
         optional = (self.comparisons, self.left_out, self.efficiency)
+        human = () if self.automated else (self.dimensions,)
         return (
             self.conditions,
-            self.dimensions,
+            *((self.judge,) if self.judge.rows else ()),
+            *human,
             *(t for t in optional if t.rows),
-            self.position_bias,
+            *(() if self.automated else (self.position_bias,)),
             *((self.tasks,) if self.tasks.rows else ()),
         )
 
 
 def results_tables(results: ResultsSource, rubric: Rubric | None = None) -> ResultsTables:
-    """The results as tables; ``rubric`` adds the per-score columns of the CSV files."""
+    """The results as tables, every interval named by the results' level; ``rubric`` adds the
+    per-score columns of the CSV files."""
+    level = results.confidence
     return ResultsTables(
-        conditions=group_table(results.conditions, by_task=False, rubric=rubric),
+        conditions=group_table(results.conditions, by_task=False, rubric=rubric, confidence=level),
         dimensions=dimensions_table(results.conditions),
-        comparisons=comparisons_table(results.comparisons),
+        comparisons=comparisons_table(
+            results.comparisons, level, judged=results.verdict_source != "automated"
+        ),
         left_out=left_out_table(results.comparisons),
-        efficiency=efficiency_table(results.comparisons),
-        position_bias=position_table(results.position_bias),
-        tasks=group_table(results.by_task, by_task=True, rubric=rubric),
+        efficiency=efficiency_table(results.comparisons, level),
+        position_bias=position_table(results.position_bias, level),
+        tasks=group_table(results.by_task, by_task=True, rubric=rubric, confidence=level),
         notes=tuple(results.notes),
+        confidence=level,
+        judge=judge_table(results.automated_judge),
+        automated=results.verdict_source == "automated",
     )
 
 
@@ -744,8 +898,67 @@ def _estimate(f: Figure) -> Estimate:
     )
 
 
+def _figure_value(f: Figure) -> FigureValue:
+    """A figure as one cell: its value, large-sample interval and bootstrap interval."""
+    i, ls = f.interval, f.large_sample
+    refused = f.interval_note if f.interval_note and f.interval_note.startswith(REFUSED) else None
+    return FigureValue(
+        point=f.value,
+        reason=f.undefined_reason,
+        se=ls.standard_error if ls else None,
+        se_low=ls.low if ls else None,
+        se_high=ls.high if ls else None,
+        se_reason=ls.interval_note if ls else f.large_sample_note,
+        se_null=ls.standard_error_null if ls else None,
+        z=ls.z if ls else None,
+        p=ls.p_value if ls else None,
+        low=i.low if i else None,
+        high=i.high if i else None,
+        boot_reason=refused,
+        resamples=i.resamples if i else None,
+        resamples_used=i.resamples_used if i else None,
+        confidence=i.confidence if i else (ls.confidence if ls else None),
+    )
+
+
+def _unprefixed(reason: str) -> str:
+    return reason.removeprefix(REFUSED)
+
+
+def _figure_value_spans(v: FigureValue) -> tuple[Span, ...]:
+    if v.point is None:
+        return (_undefined(v.reason),)
+    out: list[Span] = [(f"{v.point:.3f}", "figure")]
+    if v.se_low is not None and v.se_high is not None:
+        out.append((f" [{v.se_low:.3f}, {v.se_high:.3f}]", ""))
+    elif v.se == 0:
+        # The reason is long (in the figure's own note); the cell says what it is.
+        out += [(" (", ""), ("no interval: SE 0", "undefined"), (")", "")]
+    elif v.se_reason:
+        out += [(" (interval ", ""), _undefined(_unprefixed(v.se_reason)), (")", "")]
+    if v.low is not None and v.high is not None:
+        out.append((f" boot [{v.low:.3f}, {v.high:.3f}]", ""))
+        if v.resamples and v.resamples_used is not None and v.resamples_used < v.resamples:
+            out.append((f" ({v.resamples_used} of {v.resamples} usable)", ""))
+    elif v.boot_reason:
+        out += [(" (boot ", ""), _undefined(_unprefixed(v.boot_reason)), (")", "")]
+    return tuple(out)
+
+
+PAIRS_NOTE: Final = (
+    "Cohen's kappa: value [large-sample interval, Fleiss, Cohen and Everitt 1969]; "
+    "boot [...]: percentile bootstrap over the items both judged (only with pair resamples)."
+)
+
+
 def agreement_table(report: AgreementReport) -> Table:
-    """Every variable x every declared figure, then each reviewer pair's figures: one row each."""
+    """Every variable x every declared figure, then each reviewer pair's figures: one row each.
+
+    The CSV keeps its first fields (value and bootstrap bounds, denominators, weights, note)
+    and gains the figure's key, its weight basis, the bootstrap's resample counts and each
+    kappa's large-sample standard errors, interval and test of kappa = 0.
+    """
+    level = confidence_label(report.confidence)
     columns = (
         Column("variable", "Variable"),
         Column("level", "Level"),
@@ -753,7 +966,7 @@ def agreement_table(report: AgreementReport) -> Table:
         Column("figure", "Figure"),
         Column(
             "value",
-            "Value [95% interval]",
+            f"Value [{level} large-sample] boot [{level} bootstrap]",
             Kind.INTERVAL,
             csv=(("value", "point"), ("interval_low", "low"), ("interval_high", "high")),
         ),
@@ -762,32 +975,66 @@ def agreement_table(report: AgreementReport) -> Table:
         _count("n_judgments", "Judgments"),
         Column("weights", "Weights"),
         Column("undefined_or_note", "Undefined, or note"),
+        Column("coefficient", shown=False),
+        Column("weight_basis", shown=False),
+        Column(
+            "bootstrap",
+            kind=Kind.INTERVAL,
+            shown=False,
+            csv=(
+                ("resamples", "resamples"),
+                ("resamples_used", "resamples_used"),
+                ("confidence", "confidence"),
+            ),
+        ),
+        Column("standard_error", "SE", Kind.NUMBER, digits=4),
+        Column("p_kappa_0", "p (kappa = 0)", Kind.NUMBER, csv=(("p_value_kappa_0", "value"),)),
+        Column(
+            "large_sample",
+            kind=Kind.INTERVAL,
+            shown=False,
+            csv=(
+                ("large_sample_low", "se_low"),
+                ("large_sample_high", "se_high"),
+                ("standard_error_null", "se_null"),
+                ("z_kappa_0", "z"),
+                ("large_sample_note", "se_reason"),
+            ),
+        ),
     )
 
-    def row(v: VariableAgreement, among: str, f: Figure) -> tuple[Cell, ...]:
+    def row(v: VariableAgreement, among: str, c: Coefficient, f: Figure) -> tuple[Cell, ...]:
+        cell = _figure_value(f)
         return (
             v.variable,
             v.level,
             among,
             f.name,
-            _estimate(f),
+            cell,
             f.n_items,
             f.n_reviewers,
             f.n_judgments,
             f.weights,
             f.undefined_reason or f.interval_note,
+            c.key,
+            f.weight_basis,
+            cell,
+            Number(cell.se),
+            Number(cell.p),
+            cell,
         )
 
     rows = []
     for v in report.variables:
-        rows += [row(v, "all", f) for _c, f in v.figures()]
+        rows += [row(v, "all", c, f) for c, f in v.figures()]
         for p in v.pairs:
-            rows += [row(v, f"{p.reviewer_a} | {p.reviewer_b}", f) for _c, f in p.figures()]
+            rows += [row(v, f"{p.reviewer_a} | {p.reviewer_b}", c, f) for c, f in p.figures()]
     return Table("agreement", "Agreement between reviewers", columns, tuple(rows))
 
 
 def variables_table(variables: Iterable[VariableAgreement]) -> Table:
-    """One row per variable: its denominators and each declared figure's value alone."""
+    """One row per variable: its denominators and each declared figure's value alone; the
+    figures a declaration keeps out of the compact list are in the CSV file only."""
     columns = (
         Column("variable", "Variable"),
         Column("level", "Level"),
@@ -795,7 +1042,7 @@ def variables_table(variables: Iterable[VariableAgreement]) -> Table:
         _count("n_reviewers", "Reviewers"),
         _count("n_judgments", "Judgments"),
         *(
-            Column(c.key, c.label, Kind.NUMBER, short=c.short, digits=3)
+            Column(c.key, c.label, Kind.NUMBER, short=c.short, digits=3, shown=c.compact)
             for c in VARIABLE_COEFFICIENTS
         ),
     )
@@ -814,11 +1061,20 @@ def variables_table(variables: Iterable[VariableAgreement]) -> Table:
 
 
 def _figure_note(f: Figure) -> str:
+    parts = []
     if f.value is not None and f.interval is None and f.interval_note:
-        return f"no interval: {f.interval_note}"
+        note = f.interval_note
+        parts.append(note if note.startswith(REFUSED) else f"no interval: {note}")
     if f.interval is not None:
-        return f"{f.interval.resamples_used}/{f.interval.resamples} resamples"
-    return ""
+        i = f.interval
+        parts.append(
+            f"{i.resamples_used} of {i.resamples} resamples usable"
+            if i.resamples_used < i.resamples
+            else f"{i.resamples} resamples"
+        )
+    if f.value is not None and f.weight_basis == "observed":
+        parts.append("weights on the observed ranks")
+    return "; ".join(parts)
 
 
 def figures_table(variable: VariableAgreement) -> Table:
@@ -841,21 +1097,31 @@ def figures_table(variable: VariableAgreement) -> Table:
 
 
 def pairs_table(variable: VariableAgreement) -> Table:
-    """Each pair of reviewers: the items both judged and every declared pair figure."""
+    """Each pair of reviewers: the items both judged and every declared pair figure, each kappa
+    with its large-sample interval (and bootstrap interval, when the pairs were resampled)."""
     columns = (
         Column("reviewers", "Reviewers", Kind.PAIR),
         _count("n_items", "Items"),
-        *(Column(c.key, c.label, Kind.INTERVAL, short=c.short) for c in PAIR_COEFFICIENTS),
+        *(
+            Column(
+                c.key,
+                c.label,
+                Kind.INTERVAL,
+                short=c.short,
+                csv=((c.key, "point"), (f"{c.key}_se", "se"), (f"{c.key}_reason", "reason")),
+            )
+            for c in PAIR_COEFFICIENTS
+        ),
     )
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             Pair(p.reviewer_a, p.reviewer_b, " × "),
             p.n_items,
-            *(_estimate(f) for _c, f in p.figures()),
+            *(_figure_value(f) for _c, f in p.figures()),
         )
         for p in variable.pairs
     )
-    return Table("pairs", "Reviewer pairs", columns, rows)
+    return Table("pairs", "Reviewer pairs", columns, rows, (PAIRS_NOTE,))
 
 
 # -- disagreements ---------------------------------------------------------------------------------

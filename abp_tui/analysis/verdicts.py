@@ -235,7 +235,7 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
     if verdict is not None:
         state, source = verdict.result_state, verdict.source
     elif automated is not None:
-        state, source = automated, "automated verification"
+        state, source = automated, "automated"
     elif run.origin_status is not None:
         state, source = run.origin_status, "record"
     else:

@@ -3,10 +3,14 @@ same run. They live outside the core: nothing in the core imports this package, 
 benchmark module is imported only when its benchmark runs.
 
 - ``imports``: importing a generated abp-trace/v1 file, beside sqlite-utils and a bare loop;
-- ``agreement``: the agreement report beside the ``krippendorff`` package;
+  ``pairwise_import`` (``--format pairwise``): a generated pairwise file beside a bare loop;
+- ``agreement``: the agreement report beside the ``krippendorff`` package; with ``--table``,
+  ``agreement --table`` on a generated CSV beside the package reading the same file;
 - ``export``: a publication bundle beside a bare copy-and-zip;
 - ``ui``: the next-item key on the compare screen beside a bare Textual floor;
-- ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``.
+- ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``;
+- ``contention``: reviewers' saves beside an import and an export, each a process, beside the
+  same saves alone.
 """
 
 from __future__ import annotations
@@ -16,18 +20,26 @@ from typing import Any
 
 from abp_tui.errors import AbpError
 
-REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15, "startup": 11}
+REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15, "startup": 11, "contention": 1}
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
 
 
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
+    if what == "import" and getattr(args, "format", "abp-trace") == "pairwise":
+        from abp_tui.bench.pairwise_import import bench_import_pairwise
+
+        return bench_import_pairwise(pairs=args.pairs, repeat=repeat)
     if what == "import":
         from abp_tui.bench.imports import bench_import
 
         return bench_import(events=args.events, repeat=repeat)
     if what == "agreement":
+        if getattr(args, "table", False):
+            from abp_tui.bench.agreement_table import bench_agreement_table
+
+            return bench_agreement_table(items=args.items, repeat=repeat)
         from abp_tui.bench.agreement import bench_agreement
 
         return bench_agreement(items=args.items, repeat=repeat)
@@ -43,4 +55,8 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.startup import bench_startup
 
         return bench_startup(repeat=repeat)
+    if what == "contention":
+        from abp_tui.bench.contention import bench_contention
+
+        return bench_contention(events=args.events)
     raise AbpError(f"bench {what}: unknown benchmark; expected: {', '.join(REPEAT)}")

@@ -39,7 +39,7 @@ _BENCH_VARIABLES: Final[tuple[tuple[str, Level, tuple[Category, ...]], ...]] = (
 )
 
 
-def _bench_data(
+def bench_data(
     items: int, reviewers: int, variables: int, seed: int
 ) -> tuple[
     dict[str, list[Observation]],
@@ -106,7 +106,7 @@ def bench_agreement(
     """
     if min(items, reviewers, variables, repeat) < 1:
         raise ValueError("items, reviewers, variables and repeat must be at least 1")
-    records, levels, scales, matrices = _bench_data(items, reviewers, variables, seed)
+    records, levels, scales, matrices = bench_data(items, reviewers, variables, seed)
     ours: list[float] = []
     ours_plain: list[float] = []
     baseline: list[float] = []

@@ -10,6 +10,7 @@ Exit status: 0 success; 1 bad input or a refused operation (the message says wha
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -38,12 +39,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportFailed as exc:
         from abp_tui.text.safe import safe_line
 
+        total = len(exc.errors) + exc.omitted
         sys.stderr.write(
-            f"abp-tui: import refused; nothing was written ({len(exc.errors)} "
-            f"error{'s' if len(exc.errors) != 1 else ''}):\n"
+            f"abp-tui: import refused; nothing was written ({total} "
+            f"error{'s' if total != 1 else ''}):\n"
         )
-        for err in exc.errors[:50]:
+        shown = exc.errors[:50]
+        for err in shown:
             sys.stderr.write(f"  {safe_line(str(err))}\n")
+        if total > len(shown):
+            sys.stderr.write(
+                f"  ... and {total - len(shown)} more (the first {len(shown)} listed)\n"
+            )
         if any(err.line is not None or err.path for err in exc.errors):
             sys.stderr.write("Fix the input, or use --skip-invalid to import the valid records.\n")
         return EXIT_ERROR
@@ -58,8 +65,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("ABP_TUI_DEBUG"):
             raise
+        known = _store_error(exc, args)
+        if known is not None:
+            from abp_tui.text.safe import safe_line
+
+            sys.stderr.write(f"abp-tui: {safe_line(str(known))}\n")
+            return EXIT_ERROR
         sys.stderr.write(
             f"abp-tui: internal error: {type(exc).__name__}: {exc}\n"
             "Set ABP_TUI_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def _store_error(exc: Exception, args: argparse.Namespace) -> Exception | None:
+    """What the disk or another process did to a write outside the store's transactions
+    (read-only, full, busy), as the store's one line; None for a bug."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    from abp_tui.cli.options import db_path
+    from abp_tui.store.db import store_error
+
+    return store_error(exc, db_path(args))

@@ -7,9 +7,18 @@ from __future__ import annotations
 import argparse
 
 from abp_tui import __version__
+from abp_tui.cli.commands.gating import (
+    DEFAULT_BASELINE,
+    cmd_baseline_save,
+    cmd_gate,
+    drop_points,
+    limit_pct,
+)
 from abp_tui.cli.commands.importing import cmd_demo, cmd_formats, cmd_import, cmd_schema
+from abp_tui.cli.commands.judges import cmd_judges
 from abp_tui.cli.commands.publishing import cmd_export, cmd_verify
 from abp_tui.cli.commands.results import cmd_agreement, cmd_results
+from abp_tui.cli.commands.scoring import cmd_score_scibench
 from abp_tui.cli.commands.stations import cmd_merge, cmd_pack_open, cmd_pack_ratings, cmd_pack_study
 from abp_tui.cli.commands.stats import (
     cmd_stats_binomial,
@@ -69,9 +78,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = study_sub.add_parser(
         "create",
         parents=[common, figures],
-        help="create (or version) study designs from TOML or JSON files",
+        help="create (or version) study designs from TOML or JSON files, or from choices",
+        description="Create or version a study design: from design files, or (without a file) "
+        "from the choices below, each with a default.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="*", metavar="FILE", help="TOML or JSON design files")
+    p.add_argument("--study", default=None, help="the study (default: the only one)")
+    p.add_argument("--name", default=None, help="design name (default: a new one)")
+    p.add_argument(
+        "--rubric",
+        default=None,
+        metavar="NAME|none",
+        help="rubric id, or none for preferences only (default: the study's, else none)",
+    )
+    p.add_argument("--conditions", default=None, help="all (default) or ids: A,C")
+    p.add_argument("--pairs", default=None, help="all (default), none, or pairs: C:A,D:B")
+    p.add_argument("--tasks", default=None, help="all (default) or ids: P01,P02")
+    p.add_argument(
+        "--reviewers", default=None, help="names: ann,bo (default: none listed, an open design)"
+    )
+    p.add_argument("--reviewers-per-item", type=int, default=None, metavar="N", help="default 1")
+    p.add_argument("--seed", type=int, default=None, help="default: a fresh seed (printed)")
+    p.add_argument("--single-items", action="store_true", help="also score each run on its own")
     p.set_defaults(func=cmd_study_create)
     p = study_sub.add_parser(
         "list", parents=[common, figures], help="study designs with their progress per reviewer"
@@ -126,16 +154,63 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="with --table, for a single variable",
     )
-    p.add_argument("--scale", default=None, help="with --table: the declared scale, e.g. 0,1,2")
+    p.add_argument(
+        "--scale",
+        default=None,
+        help="with --table and --level: the declared scale, e.g. 0,1,2 or 0,0.5,1 or "
+        "low,mid,high (labels in their order)",
+    )
     p.add_argument(
         "--header",
         default=None,
         metavar="TOML",
         help="with --table: each variable's level and scale",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--resamples", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples of the multi-reviewer figures (1000; 0: no intervals)",
+    )
+    p.add_argument(
+        "--pair-resamples",
+        type=int,
+        default=0,
+        metavar="N",
+        help="bootstrap resamples of each reviewer pair's figures (0: no pair intervals)",
+    )
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.set_defaults(func=cmd_agreement)
+
+    p = sub.add_parser(
+        "judges",
+        parents=[common, figures],
+        help="AI judges measured against people: agreement, kappa, position bias, alt-test",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="with --reference final: the design")
+    p.add_argument(
+        "--reference",
+        choices=["final", "labels"],
+        default=None,
+        help="the human reference: a design's final verdicts, or the labels imported with the "
+        "study (default: final when the study has a design, else labels)",
+    )
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument(
+        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (1000)"
+    )
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.2,
+        help="the alt-test's cost-benefit margin (0.2: expert annotators; 0.15 skilled; 0.1 "
+        "crowd workers)",
+    )
+    p.set_defaults(func=cmd_judges)
 
     p = sub.add_parser(
         "status",
@@ -168,10 +243,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_unblind)
 
     p = sub.add_parser(
-        "results", parents=[common, figures], help="results of a design (after unblinding)"
+        "results",
+        parents=[common, figures],
+        help="results of a design, or of a study's automated outcomes when it has no design "
+        "(after unblinding)",
     )
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument(
+        "--confidence",
+        default="0.95",
+        metavar="LEVEL",
+        help="level of every Wilson and bootstrap interval, strictly between 0 and 1 (0.95)",
+    )
     p.set_defaults(func=cmd_results)
 
     p = sub.add_parser(
@@ -186,6 +270,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", required=True, metavar="PATH", help="file, or folder for a bundle (+ .zip)"
     )
     p.add_argument("--by", default=None, metavar="NAME", help="who exports (default: you)")
+    p.add_argument(
+        "--protocol-only",
+        action="store_true",
+        help="bundle: the protocol alone (study, design and its hash, rubric, seed, tasks, "
+        "conditions), frozen before results; allowed while the study is blind",
+    )
+    p.add_argument(
+        "--confidence",
+        default=None,
+        metavar="LEVEL",
+        help="bundle: level of every Wilson and bootstrap interval of its results (0.95); "
+        "recorded in the manifest, so verify re-derives at the same level",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
@@ -195,6 +292,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("bundle", metavar="BUNDLE", help="bundle folder or .zip")
     p.set_defaults(func=cmd_verify)
+
+    _add_gate(sub, common, figures)
+
+    score = sub.add_parser("score", help="automated judges: score sci-bench submissions")
+    score_sub = score.add_subparsers(dest="score_command", metavar="BENCHMARK", required=True)
+    p = score_sub.add_parser(
+        "sci-bench",
+        parents=[common, figures],
+        help="score sci-bench submissions and run records against the specification's oracles",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="the specification, submissions, run records (files or folders)",
+    )
+    p.add_argument(
+        "--provenance",
+        default=None,
+        metavar="FILE",
+        help="pinned provenance (JSON) that reproducibility is checked against",
+    )
+    p.add_argument("--study", default=None, help="also store the outcomes on this study's runs")
+    p.set_defaults(func=cmd_score_scibench)
 
     stats = sub.add_parser("stats", help="statistics from counts: wilson, mcnemar, binomial, kappa")
     stats_sub = stats.add_subparsers(dest="stats_command", metavar="STATISTIC", required=True)
@@ -225,12 +346,39 @@ def build_parser() -> argparse.ArgumentParser:
         "kappa", parents=[common, figures], help="Cohen's kappa from a square confusion matrix"
     )
     p.add_argument("table", metavar="TABLE.csv", help="counts, optionally under a header row")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level (0.95)")
+    p.add_argument(
+        "--level",
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        default="nominal",
+        help="ordered levels add linear and quadratic weighted kappa (nominal)",
+    )
+    p.add_argument(
+        "--weight-basis",
+        choices=["declared", "observed"],
+        default="declared",
+        help="weights on the table's categories, or on the ranks of those used (declared)",
+    )
     p.set_defaults(func=cmd_stats_kappa)
 
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
-    p.add_argument("what", choices=["import", "agreement", "export", "ui", "startup"])
+    p.add_argument(
+        "what", choices=["import", "agreement", "export", "ui", "startup", "contention"]
+    )
     p.add_argument("--items", type=int, default=10_000, help="items (agreement)")
+    p.add_argument(
+        "--table",
+        action="store_true",
+        help="agreement: time `agreement --table` on a generated CSV (10,000 items: 150,000 rows)",
+    )
     p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
+    p.add_argument(
+        "--format",
+        choices=["abp-trace", "pairwise"],
+        default="abp-trace",
+        help="import: the input generated (abp-trace: --events events; pairwise: --pairs pairs)",
+    )
+    p.add_argument("--pairs", type=int, default=20_000, help="pairs to generate (import pairwise)")
     p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
     p.add_argument(
         "--repeat",
@@ -240,3 +388,69 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_bench)
     return parser
+
+
+def _add_gate(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+    figures: argparse.ArgumentParser,
+) -> None:
+    """``baseline save`` and ``gate``: the CI regression gate (seed 003 section 10)."""
+    results_help = "an Arena results.json (or its run folder), an ABP run folder, or a study id"
+    baseline = sub.add_parser("baseline", help="CI baselines: save a run's headline figures")
+    baseline_sub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
+    p = baseline_sub.add_parser(
+        "save", parents=[common, figures], help="snapshot a run as the committed CI baseline"
+    )
+    p.add_argument("results", metavar="RESULTS", help=results_help)
+    p.add_argument("--out", default=DEFAULT_BASELINE, metavar="FILE")
+    p.add_argument("--engine", default=None, help="only this engine (condition id)")
+    p.set_defaults(func=cmd_baseline_save)
+
+    p = sub.add_parser(
+        "gate",
+        parents=[common, figures],
+        help="exit 1 when a run regressed against the baseline (the CI gate)",
+    )
+    p.add_argument("results", metavar="RESULTS", help=results_help)
+    p.add_argument("--baseline", default=DEFAULT_BASELINE, metavar="FILE")
+    p.add_argument("--config", default=None, metavar="GATE.json", help="thresholds (Arena names)")
+    p.add_argument("--engine", default=None, help="only gate this engine (condition id)")
+    p.add_argument(
+        "--require-significant",
+        action="store_true",
+        help="fail a pass-rate drop only when it is statistically significant",
+    )
+    p.add_argument(
+        "--allow-task-mismatch", action="store_true", help="gate a run over another task set"
+    )
+    suppress = argparse.SUPPRESS
+    p.add_argument(
+        "--accuracy-drop",
+        type=drop_points,
+        default=suppress,
+        metavar="FRACTION",
+        help="largest allowed pass-rate drop, 0-1 (default 0)",
+    )
+    p.add_argument(
+        "--tokens-increase",
+        type=limit_pct,
+        default=suppress,
+        metavar="PCT",
+        help="largest median-token increase in %% (default 10; off: report only)",
+    )
+    p.add_argument(
+        "--cost-increase",
+        type=limit_pct,
+        default=suppress,
+        metavar="PCT",
+        help="largest median-cost increase in %% (default 15)",
+    )
+    p.add_argument(
+        "--wall-clock-increase",
+        type=limit_pct,
+        default=suppress,
+        metavar="PCT",
+        help="largest median wall-clock increase in %% (default: report only)",
+    )
+    p.set_defaults(func=cmd_gate)

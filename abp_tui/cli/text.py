@@ -52,9 +52,14 @@ def section(table: Table) -> list[str]:
 def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> str:
     """The results of a design as text: every results table in reading order, then the notes."""
     tables = tables or results_tables(report)
+    scope = (
+        "from its automated outcomes alone (no study design)"
+        if report.verdict_source == "automated"
+        else f"design {safe_line(report.design)} v{report.design_version} "
+        f"(rubric {safe_line(report.rubric)})"
+    )
     lines = [
-        f"Results of study {safe_line(report.study)}, design {safe_line(report.design)} "
-        f"v{report.design_version} (rubric {safe_line(report.rubric)}); unblinded by "
+        f"Results of study {safe_line(report.study)}, {scope}; unblinded by "
         f"{safe_line(report.unblinded_by)} at {safe_line(report.unblinded_at)}",
     ]
     for table in tables.in_order:

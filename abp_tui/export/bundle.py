@@ -11,7 +11,9 @@ source files from the database, and recording an export, is
 
 ``verify`` reads a bundle (folder or zip, refusing unsafe paths and links), recomputes every hash
 in the manifest and re-derives every derived file from the bundle's own source files with the
-same function the export used; the first difference is raised, naming the file.
+same function the export used, at the confidence level the manifest records; the first
+difference is raised, naming the file. A protocol-only bundle (:mod:`abp_tui.export.protocol`)
+is checked by that module's rules once its hashes are.
 """
 
 from __future__ import annotations
@@ -32,11 +34,19 @@ from pathlib import Path
 from typing import Final
 
 from abp_tui import __version__
+from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
+from abp_tui.export.protocol import (
+    PROTOCOL_SCHEMA,
+    PROTOCOL_SCHEMA_FILE,
+    PROTOCOL_STATUS,
+    check_commitments,
+    check_protocol,
+)
 from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
 from abp_tui.text.canonical import sha256_bytes
@@ -75,7 +85,14 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -> bytes:
+def environment() -> dict[str, str]:
+    """The versions a manifest records (Python and the packages that compute derived files)."""
+    return _environment()
+
+
+def _manifest(
+    files: dict[str, bytes], derived: list[str], analysis: Analysis, confidence: float
+) -> bytes:
     inputs = analysis.inputs
     status = json.loads(files[STATUS])
     return json_bytes(
@@ -92,6 +109,7 @@ def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -
                 "seed": inputs.design.seed,
             },
             "seed": inputs.design.seed,
+            "confidence": confidence,
             "status": status["status"],
             "missing": status["missing"],
             "schemas": {
@@ -115,12 +133,15 @@ def _manifest(files: dict[str, bytes], derived: list[str], analysis: Analysis) -
     )
 
 
-def bundle_files(source: dict[str, bytes], analysis: Analysis) -> dict[str, bytes]:
+def bundle_files(
+    source: dict[str, bytes], analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, bytes]:
     """Every file of a bundle (path -> bytes), the manifest included, from its source files and
-    their analysis (``analyse(parse(source))``)."""
-    derived = derive(source, analysis)
+    their analysis (``analyse(parse(source))``), its results' intervals at ``confidence``."""
+    confidence = confidence_level(confidence)
+    derived = derive(source, analysis, confidence)
     files = {**source, **derived}
-    files[rec.MANIFEST] = _manifest(files, list(derived), analysis)
+    files[rec.MANIFEST] = _manifest(files, list(derived), analysis, confidence)
     return files
 
 
@@ -319,18 +340,27 @@ def verify(bundle_path: Path) -> VerifyReport:
         raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
     try:
         manifest = json.loads(files[rec.MANIFEST].decode("utf-8"))
-        problems = schema_errors(manifest, MANIFEST_SCHEMA_FILE)
+        # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
+        protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
+        schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
+        problems = schema_errors(
+            manifest, PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
+        )
         if problems:
-            raise BundleMismatch(
-                rec.MANIFEST, f"not a valid {rec.BUNDLE_SCHEMA} manifest: {problems[0]}"
-            )
+            raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
         listed = manifest["files"]
-        declared_derived = manifest["derived"]
-        if manifest.get("schema") != rec.BUNDLE_SCHEMA:
+        declared_derived = manifest.get("derived", [])
+        if manifest.get("schema") != schema:
             raise BundleMismatch(
                 rec.MANIFEST, f"schema {manifest.get('schema')!r}, expected {rec.BUNDLE_SCHEMA}"
             )
         entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in listed]
+        # A bundle made before the level was recorded used the default.
+        confidence = confidence_level(
+            manifest.get("confidence", DEFAULT_CONFIDENCE), "manifest.json confidence"
+        )
+    except ConfidenceError as exc:
+        raise BundleMismatch(rec.MANIFEST, str(exc)) from None
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise BundleMismatch(rec.MANIFEST, f"unreadable ({type(exc).__name__}: {exc})") from None
     names = set()
@@ -348,8 +378,12 @@ def verify(bundle_path: Path) -> VerifyReport:
     extra = sorted(set(files) - names - {rec.MANIFEST})
     if extra:
         raise BundleMismatch(extra[0], "not listed in manifest.json")
+    if protocol_only:
+        study, name = check_protocol(files, manifest)
+        return VerifyReport(bundle_path, study, name, PROTOCOL_STATUS, len(entries) + 1, 0)
 
     inputs = parse(files)
+    check_commitments(inputs.audit, inputs.design)
     for run in inputs.runs:
         if run.output is not None:
             data = files.get(run.output.path)
@@ -361,7 +395,7 @@ def verify(bundle_path: Path) -> VerifyReport:
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
     try:
-        derived = derive(files, analyse(inputs))
+        derived = derive(files, analyse(inputs), confidence)
     except (KeyError, ValueError, TypeError, IndexError, ArithmeticError) as exc:
         raise BundleMismatch(
             "records",
@@ -399,6 +433,7 @@ __all__ = [
     "ABP_VERDICT",
     "VerifyReport",
     "bundle_files",
+    "environment",
     "read_bundle",
     "verify",
     "write_bundle",

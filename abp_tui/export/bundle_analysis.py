@@ -26,8 +26,17 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from abp_tui.analysis.agreement_input import agreement_input
+from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.records import design_document
-from abp_tui.analysis.results import RESULTS_NOTES, Comparison, GroupResult, results
+from abp_tui.analysis.results import (
+    DEFAULT_CONFIDENCE,
+    RESULTS_NOTES,
+    Comparison,
+    GroupResult,
+    PositionBiasResult,
+    VerdictSource,
+    results,
+)
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide, outcomes
 from abp_tui.export import records as rec
@@ -50,7 +59,6 @@ from abp_tui.models import (
     Verdict,
 )
 from abp_tui.stats.agreement import AgreementReport, compute_all
-from abp_tui.stats.inference import PositionBias
 
 NOTES: Final = (
     *RESULTS_NOTES,
@@ -119,6 +127,13 @@ class Inputs:
     adjudications: list[AdjudicationRevision]
     findings: list[FindingRevision]
     audit: list[rec.PublishedAuditEntry]
+    judge_scores: list[rec.PublishedJudgeScore]
+    """The automated judge's outcomes of the runs it scored (none in a bundle without it)."""
+
+    @property
+    def judge_dimensions(self) -> dict[str, list[dict[str, Any]]]:
+        """Run id -> the judge's dimensions (the last stored, as the database reads them)."""
+        return {s.run: s.dimensions for s in self.judge_scores}
 
 
 def parse(files: Mapping[str, bytes]) -> Inputs:
@@ -147,13 +162,18 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
         findings=_jsonl(files, rec.FINDINGS, FindingRevision),
         audit=_jsonl(files, rec.AUDIT, rec.PublishedAuditEntry),
+        # Bundles made before the automated judge have no such file: nothing was scored.
+        judge_scores=_jsonl(files, rec.JUDGE_SCORES, rec.PublishedJudgeScore)
+        if rec.JUDGE_SCORES in files
+        else [],
     )
     _check_references(inputs)
     return inputs
 
 
 def _check_references(inputs: Inputs) -> None:
-    """Every judgment names an item of the bundle and only runs of that item."""
+    """Every judgment names an item of the bundle and only runs of that item; every automated
+    judge's outcome a run of the bundle."""
     items = {i.code: set(i.runs) for i in inputs.items}
     rows: list[tuple[str, int, str, set[str]]] = []
     for number, j in enumerate(inputs.judgments, start=1):
@@ -169,6 +189,12 @@ def _check_references(inputs: Inputs) -> None:
                 set(a.placement.values()) | set(a.judgment.responses),
             )
         )
+    published = {r.id for r in inputs.runs}
+    for number, score in enumerate(inputs.judge_scores, start=1):
+        if score.run not in published:
+            raise BundleMismatch(
+                rec.JUDGE_SCORES, f"line {number}: run {score.run!r} is not in {rec.RUNS}"
+            )
     for path, number, item, named in rows:
         runs = items.get(item)
         if runs is None:
@@ -365,27 +391,43 @@ class Summary(Model):
     design_version: int
     design_sha256: str
     rubric: str
+    confidence: float
+    """The level of every Wilson and bootstrap interval (the manifest records it too)."""
+    verdict_source: VerdictSource
+    """``automated``: the study had no design, every verdict is an automated outcome."""
     conditions: list[GroupResult]
     by_task: list[GroupResult]
     comparisons: list[Comparison]
-    position_bias: PositionBias
+    position_bias: PositionBiasResult
+    automated_judge: list[JudgeTally]
+    """The automated judge's own pass / fail / unscored per condition and dimension."""
     notes: list[str]
 
 
-def summarise(analysis: Analysis) -> Summary:
+def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Summary:
+    """The bundle's results with every interval at ``confidence``."""
     inputs = analysis.inputs
-    found = results(analysis.records, analysis.decisions, analysis.outcomes)
+    found = results(
+        analysis.records,
+        analysis.decisions,
+        analysis.outcomes,
+        confidence,
+        judge_dimensions=inputs.judge_dimensions,
+    )
     return Summary(
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,
         design_sha256=inputs.design.sha256,
         rubric=inputs.rubric.id,
+        confidence=found.confidence,
+        verdict_source=found.verdict_source,
         conditions=found.conditions,
         by_task=found.by_task,
         comparisons=found.comparisons,
         position_bias=found.position_bias,
-        notes=list(NOTES),
+        automated_judge=found.automated_judge,
+        notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
     )
 
 

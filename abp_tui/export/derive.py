@@ -1,7 +1,9 @@
-"""Every derived file of a bundle, as a pure function of the bundle's source files.
+"""Every derived file of a bundle, as a pure function of the bundle's source files and the
+confidence level of its results.
 
-The export writes what :func:`derive` returns; ``verify`` calls the same function on the bundle's
-own files and compares bytes. Nothing here reads the database, the clock or the environment.
+The export writes what :func:`derive` returns and records the level in the manifest; ``verify``
+calls the same function on the bundle's own files at the manifest's level and compares bytes.
+Nothing here reads the database, the clock or the environment.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from abp_tui.analysis.results import DEFAULT_CONFIDENCE
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import (
     Analysis,
@@ -24,7 +27,7 @@ from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.report import render
 from abp_tui.export.svg import pass_rate_chart
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
-from abp_tui.export.verdict import abp_verdict, schema_errors
+from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
 
 STATUS = "status.json"
 REPORT = "report.html"
@@ -32,6 +35,7 @@ VERDICTS = "results/verdicts.jsonl"
 JUDGMENTS_CSV = "results/judgments.csv"
 SUMMARY = "results/summary.json"
 ABP_VERDICT = "results/abp-verdict.json"
+JUDGE_CSV = "results/automated_judge.csv"
 PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
 PLOT_TASKS = "plots/pass_rate_by_task.svg"
 
@@ -81,8 +85,14 @@ def judgments_csv(analysis: Analysis) -> bytes:
     return table_csv(judgments_table(analysis))
 
 
-def abp_verdict_document(analysis: Analysis) -> tuple[dict[str, Any], Summary, GateStatus]:
-    summary = summarise(analysis)
+def abp_verdict_document(
+    analysis: Analysis, summary: Summary | None = None
+) -> tuple[dict[str, Any], Summary, GateStatus]:
+    """The abp-verdict/v1 document, its summary and the gate. The format names its intervals
+    95% (``wilson95``, ``bootstrap95``), so a ``summary`` at another level is not used for it:
+    the results are summarised again at 95%."""
+    if summary is None or summary.confidence != VERDICT_CONFIDENCE:
+        summary = summarise(analysis, VERDICT_CONFIDENCE)
     gate = evaluate(analysis)
     document = abp_verdict(analysis, summary, gate)
     errors = schema_errors(document)
@@ -91,14 +101,20 @@ def abp_verdict_document(analysis: Analysis) -> tuple[dict[str, Any], Summary, G
     return document, summary, gate
 
 
-def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict[str, bytes]:
-    """The derived files (path -> bytes) of a bundle whose source files are ``files``.
+def derive(
+    files: Mapping[str, bytes],
+    analysis: Analysis | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, bytes]:
+    """The derived files (path -> bytes) of a bundle whose source files are ``files``, every
+    results interval at ``confidence`` (summary.json records it; abp-verdict/v1 stays at 95%).
 
     ``analysis`` may be passed when the caller already analysed these same files.
     """
     if analysis is None:
         analysis = analyse(parse(files))
-    verdict, summary, gate = abp_verdict_document(analysis)
+    summary = summarise(analysis, confidence)
+    verdict, _verdict_summary, gate = abp_verdict_document(analysis, summary)
     agreed = agreement(analysis)
     tables = bundle_tables(analysis, summary, agreed)
     results = tables.results
@@ -108,11 +124,13 @@ def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict
             "plot-pass-rate-condition",
             "Pass rate by condition",
             [(g.condition, g.pass_rate) for g in summary.conditions],
+            summary.confidence,
         ),
         "task": pass_rate_chart(
             "plot-pass-rate-task",
             "Pass rate by task and condition",
             [(f"{g.task} / {g.condition}", g.pass_rate) for g in summary.by_task],
+            summary.confidence,
         ),
     }
     summary_document = {
@@ -151,6 +169,8 @@ def derive(files: Mapping[str, bytes], analysis: Analysis | None = None) -> dict
         PLOT_CONDITIONS: charts["condition"].encode("utf-8"),
         PLOT_TASKS: charts["task"].encode("utf-8"),
     }
+    if results.judge.rows:  # the automated judge scored some run (sci-bench)
+        out[JUDGE_CSV] = table_csv(results.judge)
     shown = [f"({x['source']}) {x['text']}" for x in stated]
     out[REPORT] = render(analysis, gate, tables, agreed, shown, charts).encode("utf-8")
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Final, Literal
 
+from abp_tui.analysis.automated import is_automated
 from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.models import Model, ResultState
 
@@ -120,18 +121,40 @@ def evaluate(analysis: Analysis) -> GateStatus:
     # 3. Rubric and fatal criteria.
     rubric = inputs.rubric
     scored = [d for d in rubric.dimensions if d.scored]
-    rubric_gaps = [d.id for d in scored if not all(d.anchors.get(s) for s in d.scale)]
-    if not scored:
-        rubric_gaps.append("no scored dimension")
-    if not rubric.fatal_criteria and not any(t.fatal_criteria for t in inputs.tasks):
-        rubric_gaps.append("no fatal criteria (neither the rubric nor any fixture declares any)")
-    check(
-        "rubric and fatal criteria",
-        rubric_gaps,
-        f"rubric {rubric.id} {rubric.version}: {len(scored)} scored dimensions with anchors, "
-        f"{len(rubric.fatal_criteria)} general fatal criteria",
-        "rubric incomplete",
+    # A study with no design: its verdicts are automated outcomes, nothing a person scores.
+    automated = is_automated(inputs.design.name, rubric.id)
+    not_judged = (
+        "not applicable: no study design; every verdict is an automated verification outcome, "
+        "which no person scored"
     )
+    if automated:
+        checks.append(Check(requirement="rubric and fatal criteria", met=True, detail=not_judged))
+    elif rubric.preference_only:
+        # Seed 002's blind A/B comparison alone: reviewers score nothing, so there is no rubric
+        # to publish beyond the preference and its justification.
+        checks.append(
+            Check(
+                requirement="rubric and fatal criteria",
+                met=True,
+                detail=f"not applicable: a preference-only design ({rubric.id}) records which "
+                "response is better, with a justification, and scores nothing",
+            )
+        )
+    else:
+        rubric_gaps = [d.id for d in scored if not all(d.anchors.get(s) for s in d.scale)]
+        if not scored:
+            rubric_gaps.append("no scored dimension")
+        if not rubric.fatal_criteria and not any(t.fatal_criteria for t in inputs.tasks):
+            rubric_gaps.append(
+                "no fatal criteria (neither the rubric nor any fixture declares any)"
+            )
+        check(
+            "rubric and fatal criteria",
+            rubric_gaps,
+            f"rubric {rubric.id} {rubric.version}: {len(scored)} scored dimensions with "
+            f"anchors, {len(rubric.fatal_criteria)} general fatal criteria",
+            "rubric incomplete",
+        )
 
     # 4. Raw outputs.
     no_output = [
@@ -149,7 +172,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
     # 5. Component scores.
     human_sources = {"adjudicated", "unanimous", "single review", "unresolved"}
     no_scores = []
-    for v in analysis.verdicts:
+    for v in [] if automated else analysis.verdicts:
         if v.state is None or not v.state.in_quality_denominator:
             continue
         if v.source not in human_sources:
@@ -159,7 +182,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
     check(
         "component scores",
         no_scores,
-        "every scored run has its component scores from a person",
+        not_judged if automated else "every scored run has its component scores from a person",
         "scored runs without component scores",
     )
 

@@ -36,6 +36,7 @@ CONDITIONS = "protocol/conditions.json"
 RUNS = "runs/runs.jsonl"
 OUTPUTS_DIR = "runs/outputs/"
 TRACES_DIR = "runs/traces/"
+JUDGE_SCORES = "runs/automated_scores.jsonl"
 ITEMS = "judging/items.jsonl"
 JUDGMENTS = "judging/judgments.jsonl"
 ADJUDICATIONS = "judging/adjudications.jsonl"
@@ -48,6 +49,7 @@ SOURCE_FILES: Final = (
     TASKS,
     CONDITIONS,
     RUNS,
+    JUDGE_SCORES,
     ITEMS,
     JUDGMENTS,
     ADJUDICATIONS,
@@ -117,6 +119,25 @@ class PublishedRun(RunFacts):
     """The trace's file, or None when the run has no trace events."""
     record: dict[str, Any]
     """Everything else the run record holds (provider, model, tokens, metadata...)."""
+
+
+class PublishedJudgeScore(Model):
+    """The automated judge's outcome of one run (the sci-bench scorer's), as it was stored."""
+
+    run: str
+    """The run's id."""
+    scorer: str
+    """The scorer and its version."""
+    outcome: str
+    """passed or failed: the run's automated outcome (its facts carry it too)."""
+    dimensions: list[dict[str, Any]]
+    """Each dimension's ``{"dimension", "outcome", "reason"}``: pass, fail or unscored."""
+    spec_sha256: str
+    """SHA-256 of the specification scored against."""
+    submission_sha256: str
+    """SHA-256 of the submission scored."""
+    created_at: str
+    """When it was stored (UTC)."""
 
 
 class PublishedAuditEntry(Model):

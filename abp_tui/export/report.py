@@ -24,6 +24,7 @@ from typing import Any, Final
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis
@@ -235,6 +236,7 @@ def render(
         charts={k: Markup(v) for k, v in charts.items()},
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
+        level=confidence_label(results.confidence),
         agreement=agreement,
         coefficients=(
             ("Over all reviewers", VARIABLE_COEFFICIENTS),

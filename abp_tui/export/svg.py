@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from abp_tui.analysis.results import DEFAULT_CONFIDENCE, confidence_label
 from abp_tui.stats.inference import Proportion
 from abp_tui.text.safe import safe_line
 
@@ -35,8 +36,15 @@ def _text(value: str) -> str:
 
 # Hand-written, not matplotlib: its import alone took 1.27 s and a four-bar chart 31 ms, against
 # 0.07 ms here (measured once each); and `verify` re-derives these bytes, so fewer moving parts.
-def pass_rate_chart(svg_id: str, title: str, rows: Sequence[tuple[str, Proportion]]) -> str:
-    """A horizontal bar per row: the pass rate, its Wilson 95% interval as a whisker, and x/n."""
+def pass_rate_chart(
+    svg_id: str,
+    title: str,
+    rows: Sequence[tuple[str, Proportion]],
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> str:
+    """A horizontal bar per row: the pass rate, its Wilson interval (at ``confidence``, named in
+    the chart) as a whisker, and x/n."""
+    level = confidence_label(confidence)
     height = TOP + ROW * max(1, len(rows)) + BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" id="{_text(svg_id)}" class="chart" '
@@ -57,7 +65,7 @@ def pass_rate_chart(svg_id: str, title: str, rows: Sequence[tuple[str, Proportio
         f'<line class="axis" x1="{LABEL_WIDTH}" y1="{TOP - 6}" x2="{LABEL_WIDTH}" y2="{bottom}"/>'
     )
     parts.append(
-        f'<text x="{LABEL_WIDTH}" y="{TOP - 12}">pass rate (Wilson 95% interval); '
+        f'<text x="{LABEL_WIDTH}" y="{TOP - 12}">pass rate (Wilson {level} interval); '
         "x/n = MODEL_PASS / (MODEL_PASS + MODEL_FAIL)</text>"
     )
     if not rows:
@@ -80,7 +88,7 @@ def pass_rate_chart(svg_id: str, title: str, rows: Sequence[tuple[str, Proportio
             parts.append(
                 f'<rect class="bar" x="{LABEL_WIDTH}" y="{_f(y + 5)}" width="{width}" '
                 f'height="{ROW - 10}"><title>{_text(label)}: {p.x}/{p.n} = {p.point:.3f}, '
-                f"95% [{p.low:.3f}, {p.high:.3f}]</title></rect>"
+                f"{level} [{p.low:.3f}, {p.high:.3f}]</title></rect>"
             )
             lo, hi = _f(_x(p.low)), _f(_x(p.high))
             parts.append(f'<line class="ci" x1="{lo}" y1="{mid}" x2="{hi}" y2="{mid}"/>')

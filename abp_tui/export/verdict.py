@@ -6,6 +6,15 @@ rate is MODEL_PASS over the scored trials with its Wilson 95% interval. Medians 
 in the quality denominator or not yet judged (an excluded run is not an efficiency measurement);
 a metric no run carries is null, never zero. ``diffDelta`` is the relative median difference of
 normalized diff bytes, (median_b - median_a) / median_a, with its seeded bootstrap interval.
+The format names both intervals 95% (``wilson95``, ``bootstrap95``): they are 95% whatever level
+a bundle's own tables use. ``unresolvedItems`` (abp-tui's) lists a pair's items whose reviewers
+disagree and nobody adjudicated: their runs are in no McNemar pair and their preferences in no
+tally until adjudicated.
+
+``verdictSource`` (abp-tui's) says where the verdicts come from: ``automated`` when the study
+has no design (every trial's verdict is its automated verification outcome: the document then
+has no ``design``, since none exists), ``design`` for a design's final verdicts. A median that
+is a whole number is written as one (1650, as the seed writes it, not 1650.0).
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Final
 
+from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.results import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
@@ -21,6 +31,8 @@ from abp_tui.export.validation import schema_errors as _schema_errors
 from abp_tui.stats.inference import Proportion
 
 SCHEMA_NAME: Final = "abp-verdict/v1"
+VERDICT_CONFIDENCE: Final = 0.95
+"""The level of abp-verdict/v1's intervals, which the format names ``wilson95``/``bootstrap95``."""
 RECEIPTS: Final = {
     "trials": "runs/runs.jsonl",
     "transcripts": "runs/outputs/",
@@ -47,6 +59,30 @@ def schema_errors(document: Any) -> list[str]:
     return _schema_errors(document, VERDICT_SCHEMA_FILE)
 
 
+NOTES: Final = (
+    "Each condition is an engine. resolveRate is MODEL_PASS / (MODEL_PASS + MODEL_FAIL), where a "
+    "person's final verdict supersedes automated verification; engine errors (INFRA_ERROR) are "
+    "excluded, not counted as losses. Medians are over runs not excluded; null means no run "
+    "carried the measurement. diffDelta.relMedian is (median_b - median_a) / median_a of "
+    "normalized diff bytes (negative: b's diffs are smaller), with a percentile bootstrap over "
+    "each engine's runs resampled independently. Both intervals are 95%. unresolvedItems lists "
+    "a pair's items whose reviewers disagree and nobody adjudicated yet: their runs are in no "
+    "McNemar pair until adjudicated. Receipts are paths inside the publication bundle."
+)
+AUTOMATED_NOTES: Final = (
+    "verdictSource automated: the study has no design, so every trial's verdict is its "
+    "automated verification outcome (passed, failed, timeout; an engine error is excluded, not "
+    "a loss) and nobody judged the runs. "
+)
+
+
+def _median(values: list[float]) -> float | int | None:
+    if not values:
+        return None
+    found = statistics.median(values)
+    return int(found) if float(found).is_integer() else found
+
+
 def _rate(p: Proportion) -> dict[str, Any]:
     out: dict[str, Any] = {
         "point": p.point,
@@ -58,6 +94,9 @@ def _rate(p: Proportion) -> dict[str, Any]:
 
 
 def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[str, Any]:
+    """The document, from a ``summary`` at :data:`VERDICT_CONFIDENCE` (the format's 95%)."""
+    if summary.confidence != VERDICT_CONFIDENCE:  # a bug: the caller summarises at 95%
+        raise ValueError(f"abp-verdict/v1 intervals are 95%, not {summary.confidence:g}")
     inputs = analysis.inputs
     per_engine = []
     for g in summary.conditions:
@@ -77,8 +116,7 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
             analysis.records.runs[i] for i in indices if counts_for_efficiency(analysis.outcomes[i])
         ]
         for key, metric in _MEDIANS:
-            values = [v for r in measured if (v := r.metric(metric)) is not None]
-            engine[key] = statistics.median(values) if values else None
+            engine[key] = _median([v for r in measured if (v := r.metric(metric)) is not None])
         per_engine.append(engine)
     pairwise = []
     for c in summary.comparisons:
@@ -99,27 +137,28 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
                 }
                 if d.undefined_reason:
                     delta["undefinedReason"] = d.undefined_reason
-        pairwise.append({"a": c.a, "b": c.b, "mcnemar": mcnemar, "diffDelta": delta})
-    return {
+        pair: dict[str, Any] = {"a": c.a, "b": c.b, "mcnemar": mcnemar, "diffDelta": delta}
+        if c.preferences.unresolved_items:
+            pair["unresolvedItems"] = list(c.preferences.unresolved_items)
+        pairwise.append(pair)
+    automated = is_automated(inputs.design.name, inputs.rubric.id)
+    document: dict[str, Any] = {
         "schema": SCHEMA_NAME,
         "run": inputs.study.id,
-        "design": {
-            "name": inputs.design.name,
-            "version": inputs.design.version,
-            "sha256": inputs.design.sha256,
-            "seed": inputs.design.seed,
-        },
+        "verdictSource": "automated" if automated else "design",
         "status": gate.status,
         "missing": gate.missing,
         "synthetic": inputs.study.synthetic,
         "perEngine": per_engine,
         "pairwise": pairwise,
         "receipts": dict(RECEIPTS),
-        "notes": "Each condition is an engine. resolveRate is MODEL_PASS / (MODEL_PASS + "
-        "MODEL_FAIL), where a person's final verdict supersedes automated verification; engine "
-        "errors (INFRA_ERROR) are excluded, not counted as losses. Medians are over runs not "
-        "excluded; null means no run carried the measurement. diffDelta.relMedian is "
-        "(median_b - median_a) / median_a of normalized diff bytes (negative: b's diffs are "
-        "smaller), with a percentile bootstrap over each engine's runs resampled independently. "
-        "Receipts are paths inside the publication bundle.",
+        "notes": (AUTOMATED_NOTES if automated else "") + NOTES,
     }
+    if not automated:
+        document["design"] = {
+            "name": inputs.design.name,
+            "version": inputs.design.version,
+            "sha256": inputs.design.sha256,
+            "seed": inputs.design.seed,
+        }
+    return document

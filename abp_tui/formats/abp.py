@@ -9,7 +9,8 @@ Three single-document JSON formats, told apart by their ``"schema"`` value:
 - ``abp-verdict/v1``: the harness's own statistics -> a :class:`ReferenceVerdict`, kept for
   reference and never used in place of the workstation's own results.
 
-Files of one study usually share a folder, so the default study id is the folder's name.
+Files of one study usually share a folder, so the default study id is the folder's name: the run
+folder's (the folder holding ``run.json``) for the files in its ``tasks/`` and ``traces/``.
 Traces (``abp-trace/v1``) are another module's job. This module parses; it never writes.
 """
 
@@ -238,9 +239,17 @@ def _load(path: Path, ctx: ParseContext, schema: str) -> dict[str, Any]:
     return data
 
 
+RUN_FOLDER_PARTS = ("tasks", "traces")
+"""Subfolders of an ABP run folder (the folder holding ``run.json``)."""
+
+
 def default_study_id(path: Path) -> str:
-    """The folder holding the file: ABP files of one study usually share one."""
-    return path.absolute().parent.name or path.stem
+    """The run folder holding the file: ``run.json``'s folder, which also holds ``tasks/`` and
+    ``traces/``; else the file's own folder (ABP files of one study usually share one)."""
+    folder = path.absolute().parent
+    if folder.name in RUN_FOLDER_PARTS and (folder.parent / "run.json").is_file():
+        folder = folder.parent
+    return folder.name or path.stem
 
 
 def _study(path: Path, ctx: ParseContext, **fields: Any) -> Study:

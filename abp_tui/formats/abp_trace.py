@@ -45,6 +45,7 @@ from pydantic import (
 from typing_extensions import TypedDict
 
 from abp_tui.errors import InputError
+from abp_tui.formats.abp import default_study_id
 from abp_tui.formats.base import (
     Invalid,
     ParseContext,
@@ -240,7 +241,8 @@ def trial_from_name(name: str) -> int | None:
 
 
 def _study_default(path: Path) -> str:
-    return path.resolve().parent.name or "abp"
+    # The run folder's name (the folder above traces/ that holds run.json), as for ABP tasks.
+    return default_study_id(path.resolve()) or "abp"
 
 
 class _Tally:

@@ -28,6 +28,7 @@ from abp_tui.models import (
     TraceEvent,
     TraceEventBatch,
 )
+from abp_tui.models.judges import Judge, JudgeVerdict
 
 Record = (
     Study
@@ -40,6 +41,8 @@ Record = (
     | ReferenceVerdict
     | Reviewer
     | Preference
+    | Judge
+    | JudgeVerdict
 )
 """What a parser yields. A Study comes first; a run's TraceEvents come before the Run itself."""
 
@@ -63,9 +66,17 @@ class ParseContext:
     """Format options from the command line (e.g. Inspect's ``condition=model``)."""
     progress: Callable[[int], None] = lambda _pos: None
     """Called now and then with the number of bytes read so far."""
+    size: int = 0
+    """The file's size in bytes, for :meth:`advance`."""
 
     def study(self, default: str) -> str:
         return self.study_id or default
+
+    def advance(self, done: int, total: int) -> None:
+        """Progress through a document already read whole: ``done`` of its ``total`` records,
+        reported as the same share of the file's bytes."""
+        if total > 0:
+            self.progress(self.size * done // total)
 
 
 class Format(Protocol):
@@ -89,6 +100,10 @@ class Format(Protocol):
         """Yield the file's records in order (Study first)."""
         ...
 
+    def companions(self, path: Path) -> list[Path]:
+        """Other files the parser reads with ``path`` (hashed with it), usually none."""
+        ...
+
 
 def decode_utf8(data: bytes, display: str, line: int | None = None) -> str:
     """Bytes as text, or an InputError naming the offset of the first invalid byte."""
@@ -100,7 +115,14 @@ def decode_utf8(data: bytes, display: str, line: int | None = None) -> str:
 
 
 def read_json(path: Path, display: str) -> Any:
-    """Parse a whole JSON document, with errors that name the line and column."""
+    """Parse a whole JSON document, with errors that name the line and column.
+
+    A document just parsed for format detection is taken from there (once: the parser may keep
+    it), so that detecting and reading a large JSON file parses it only once.
+    """
+    peeked = _take_peeked(path)
+    if peeked is not None:
+        return peeked
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -115,12 +137,9 @@ def loads_json(data: bytes, display: str, line: int | None = None) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        if line is None:
-            raise InputError(
-                display, f"malformed JSON at column {exc.colno}: {exc.msg}", exc.lineno
-            ) from None
+        at = exc.lineno if line is None else line
         raise InputError(
-            display, f"malformed JSON at column {exc.colno}: {exc.msg}", line
+            display, f"malformed JSON at line {at}, column {exc.colno}: {exc.msg}", at
         ) from None
 
 
@@ -151,7 +170,8 @@ def iter_jsonl(path: Path, ctx: ParseContext) -> Iterator[tuple[int, bytes]]:
                 except ValueError:
                     raise InputError(
                         ctx.display,
-                        "truncated last line: the file ends in the middle of a JSON record",
+                        f"malformed JSON at line {lineno}: truncated last line, the file ends "
+                        "in the middle of a JSON record",
                         lineno,
                     ) from None
             yield lineno, line
@@ -248,6 +268,40 @@ def peek_json(path: Path) -> Any:
     return _peek_cache[key]
 
 
+def _take_peeked(path: Path) -> Any:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _peek_cache.pop((str(path), stat.st_mtime_ns, stat.st_size), None)
+
+
+JSON_SUFFIXES = (".json",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def malformed_json(path: Path, display: str, head: bytes) -> InputError | None:
+    """Why a file that looks like JSON or JSONL (by its name or first byte) cannot be read as
+    JSON, or None: the message for a file no format recognised because it is broken."""
+    suffix = path.suffix.lower()
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if suffix in JSONL_SUFFIXES:
+        lines = ParseContext(display=display)
+        try:
+            for lineno, raw in iter_jsonl(path, lines):
+                loads_json(raw, display, lineno)
+                break  # the first record is JSON: not a syntax problem
+        except InputError as exc:
+            return exc
+        return None
+    if suffix in JSON_SUFFIXES or start in (b"{", b"["):
+        try:
+            read_json(path, display)
+        except InputError as exc:
+            return exc
+    return None
+
+
 def first_jsonl_record(head: bytes) -> Any:
     """The first line of a JSONL head as JSON, or None."""
     line = head.split(b"\n", 1)[0].strip()
@@ -267,12 +321,16 @@ class SimpleFormat:
     summary: str
     sniff_fn: Callable[[Path, bytes], bool]
     parse_fn: Callable[[Path, ParseContext], Iterator[Record | Invalid]]
+    companions_fn: Callable[[Path], list[Path]] | None = None
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return self.sniff_fn(path, head)
 
     def parse(self, path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         return self.parse_fn(path, ctx)
+
+    def companions(self, path: Path) -> list[Path]:
+        return self.companions_fn(path) if self.companions_fn is not None else []
 
 
 def validate_each(

@@ -11,11 +11,12 @@ and the column; nothing here computes a statistic.
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 from abp_tui.errors import InputError
 
-__all__ = ["read_confusion_table"]
+__all__ = ["numeric_labels", "read_confusion_table"]
 
 
 def _whole(text: str) -> int | None:
@@ -31,6 +32,21 @@ def _number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def numeric_labels(labels: list[str]) -> list[str | int | float] | None:
+    """The labels as numbers when every one is a finite number ("0", "1.5"), else None: an
+    ordered scale then weighs the categories by their values, not their positions."""
+    out: list[str | int | float] = []
+    for label in labels:
+        try:
+            value = float(label)
+        except ValueError:
+            return None
+        if not math.isfinite(value):
+            return None
+        out.append(int(value) if value.is_integer() and "." not in label else value)
+    return out
 
 
 def read_confusion_table(path: Path) -> tuple[list[str], list[list[int]]]:

@@ -3,7 +3,12 @@
 A log is one task run against one model. Its samples become Runs (one per sample and epoch), its
 sample ids become Tasks, and the model becomes the Condition, unless ``--option condition=...``
 says otherwise: ``model`` (default), ``task``, ``run`` (the log's run) or ``metadata:<key>`` (a
-sample or eval metadata value). A sample's events become the run's trace.
+sample or eval metadata value). A sample's events become the run's trace, each event stored whole
+(its JSON, with Inspect's ``attachment://`` references as written) beside the columns read from it:
+kind, tool (a tool event's ``function``), tokens (a model event's usage, normalised) and duration
+(``working_time``). The run's metadata keeps the whole conversation (``messages``: tool calls with
+their arguments, tool results and errors), the attachments that resolve the references, the
+scores, the model's final output whole and every other sample field.
 
 Run ids are ``<log key>/<sample id>/epoch<n>``. The log key is Inspect's ``task_id``, which is
 unique to one task x model run and kept by ``inspect eval-retry`` (a retried sample supersedes
@@ -35,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from abp_tui.errors import InputError
+from abp_tui.formats import inspect_judges
 from abp_tui.formats.base import (
     Invalid,
     ParseContext,
@@ -56,6 +62,8 @@ SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 CONDITION_CHOICES = "model, task, run or metadata:<key>"
 OUTCOMES = {"C": "passed", "I": "failed"}
 """Inspect's CORRECT / INCORRECT score values as automated outcomes."""
+_SAMPLE_KEPT_ELSEWHERE = frozenset({"uuid", "limit", "choices", "files", "setup", "sandbox"})
+"""Sample fields beyond the model's that have a place of their own (run or task metadata)."""
 
 
 # -- the file format ----------------------------------------------------------------------------
@@ -313,6 +321,7 @@ class _Log:
         self.conditions: set[str] = set()
         self.tasks: set[str] = set()
         self.run_ids: set[str] = set()
+        self.judges: set[str] = set()
 
     def study(self) -> Study:
         spec = self.spec
@@ -389,6 +398,16 @@ class _Log:
         for seq, event in enumerate(sample.events, start=1):
             yield _event(run_id, seq, event)
         yield self._run(sample, run_id, task_id, condition.id)
+        # A model-graded scorer's score is an AI judge's verdict (abp_tui.formats.inspect_judges).
+        yield from inspect_judges.records(
+            {s.name: s.model_dump() for s in self.spec.scorers or []},
+            {name: s.model_dump() for name, s in (sample.scores or {}).items()},
+            self.spec.model,
+            self.spec.packages.get("inspect_ai"),
+            run_id,
+            task_id,
+            self.judges,
+        )
 
     def _task(self, sample: Sample, task_id: str) -> Task:
         target = sample.target
@@ -414,8 +433,12 @@ class _Log:
         usage = sample.model_usage.get(model) or (sample.output.usage if sample.output else None)
         scores = {name: s.model_dump() for name, s in (sample.scores or {}).items()}
         outcome: str | None = None
-        if len(scores) == 1:
-            value = next(iter(scores.values())).get("value")
+        # A grader model's score is an AI judge's verdict, never the run's automated verification.
+        verifying = [
+            s for name, s in scores.items() if not inspect_judges.is_model_graded(name, s)
+        ]
+        if len(verifying) == 1:
+            value = verifying[0].get("value")
             if isinstance(value, str):
                 outcome = OUTCOMES.get(value, value)
             elif isinstance(value, int | float):
@@ -434,6 +457,10 @@ class _Log:
             metadata["sample_uuid"] = extra["uuid"]
         if sample.output is not None and sample.output.usage is not None:
             metadata["output_usage"] = sample.output.usage.model_dump(exclude_none=True)
+        if sample.output is not None:
+            # The model's final output whole (choices, stop reason, tool calls): a transcript
+            # shows it, and the output text above is only its last assistant message.
+            metadata["model_output"] = sample.output.model_dump(exclude_none=True)
         if sample.model_usage:
             metadata["model_usage"] = {
                 k: v.model_dump(exclude_none=True) for k, v in sample.model_usage.items()
@@ -444,6 +471,9 @@ class _Log:
             metadata["error"] = sample.error.model_dump(exclude_none=True)
         if extra.get("limit") is not None:
             metadata["limit"] = extra["limit"]
+        rest = {k: v for k, v in extra.items() if k not in _SAMPLE_KEPT_ELSEWHERE}
+        if rest:
+            metadata["sample_extra"] = rest  # the store, error retries... kept verbatim
         if sample.messages:
             metadata["messages"] = sample.messages
         if sample.attachments:

@@ -1,8 +1,9 @@
 """The native JSONL format: one record per line, each tagged with its ``type``.
 
-Line types: ``study`` (at most one, first), ``condition``, ``task``, ``rubric``, ``run`` and
-``trace_event``. Each line's other fields are those of the model of the same name (see
-``abp-tui schema``). A run's ``trace_event`` lines come before its ``run`` line.
+Line types: ``study`` (at most one, first), ``condition``, ``task``, ``rubric``, ``run``,
+``trace_event``, and an AI judge's ``judge`` and ``judge_verdict`` lines
+(:mod:`abp_tui.formats.judge_lines`). Each line's other fields are those of the model of the
+same name (see ``abp-tui schema``). A run's ``trace_event`` lines come before its ``run`` line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, ValidationError
 
 from abp_tui.errors import InputError
+from abp_tui.formats import judge_lines
 from abp_tui.formats.base import (
     Invalid,
     ParseContext,
@@ -57,11 +59,18 @@ class NativeTraceEvent(TraceEvent):
 
 
 NativeLine = Annotated[
-    NativeStudy | NativeCondition | NativeTask | NativeRubric | NativeRun | NativeTraceEvent,
+    NativeStudy
+    | NativeCondition
+    | NativeTask
+    | NativeRubric
+    | NativeRun
+    | NativeTraceEvent
+    | judge_lines.NativeJudge
+    | judge_lines.NativeJudgeVerdict,
     Field(discriminator="type"),
 ]
 LINE_ADAPTER: TypeAdapter[Any] = TypeAdapter(NativeLine)
-TYPES = ("study", "condition", "task", "rubric", "run", "trace_event")
+TYPES = ("study", "condition", "task", "rubric", "run", "trace_event", *judge_lines.TYPES)
 
 
 def _sniff(path: Path, head: bytes) -> bool:
@@ -79,6 +88,7 @@ def _strip(model: Any, base: type[Any]) -> Any:
 def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     study_seen = False
     closed_runs: set[str] = set()
+    judges: set[str] = set()
     for lineno, raw in iter_jsonl(path, ctx):
         try:
             data = loads_json(raw, ctx.display, lineno)
@@ -139,6 +149,12 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             yield _strip(line, Condition)
         elif isinstance(line, NativeRubric):
             yield _strip(line, Rubric).model_copy(update={"source": "imported"})
+        elif isinstance(line, judge_lines.NativeJudge | judge_lines.NativeJudgeVerdict):
+            # An AI judge and its verdicts: stored apart from people's judgments.
+            try:
+                yield from judge_lines.records(line, judges, ctx.display, lineno)
+            except InputError as exc:
+                yield Invalid(exc)
     if not study_seen:
         yield Study(id=ctx.study(path.stem), protocol="native")
 
@@ -153,7 +169,8 @@ def json_schema() -> dict[str, Any]:
 
 FORMAT = SimpleFormat(
     name="native",
-    summary="abp-tui native JSONL (study, condition, task, rubric, run, trace_event lines)",
+    summary="abp-tui native JSONL (study, condition, task, rubric, run, trace_event lines; "
+    "an AI judge's judge and judge_verdict lines)",
     sniff_fn=_sniff,
     parse_fn=_parse,
 )

@@ -134,7 +134,29 @@ def _is_llmbar(item: Any) -> bool:
 
 
 def _looks_pairwise(item: Any) -> bool:
-    return _is_pandalm(item) or _is_llmbar(item)
+    return (_is_pandalm(item) or _is_llmbar(item)) and not _is_judge_result(item)
+
+
+def _is_judge_result(item: Any) -> bool:
+    """An LLMBar evaluator's ``result.json`` item: the pair with an AI judge's pick in each
+    presentation order (``results[0]["swap = False"].winner``)."""
+    results = item.get("results") if isinstance(item, dict) else None
+    return (
+        isinstance(results, list)
+        and bool(results)
+        and isinstance(results[0], dict)
+        and any(str(k).startswith("swap") for k in results[0])
+    )
+
+
+def ai_judge_note(path: Path, _head: bytes) -> str | None:
+    """Why an LLMBar evaluator result is recognised but not imported, or None."""
+    if path.suffix.lower() != ".json":
+        return None
+    data = peek_json(path)
+    if isinstance(data, list) and data and _is_judge_result(data[0]):
+        return "LLMBar evaluator result: AI judge verdicts, not imported yet"
+    return None
 
 
 def _first_line(path: Path, head: bytes) -> Any:
@@ -188,9 +210,13 @@ def _reader(path: Path, ctx: ParseContext) -> Items:
             path="$",
         )
 
-    def elements(_ctx: ParseContext) -> Iterator[_Raw | InputError]:
+    def elements(run_ctx: ParseContext) -> Iterator[_Raw | InputError]:
+        total = len(document)
         for position, item in enumerate(document):
+            if position % 512 == 0:
+                run_ctx.advance(position, total)
             yield _Raw(position, None, f"$[{position}]", item)
+        run_ctx.advance(total, total)
 
     return elements
 
@@ -451,6 +477,12 @@ def _item_records(
         )
     return task, runs, labels
 
+
+# The LLMBar evaluator reader (abp_tui.formats.llmbar_eval) makes the same records of the same
+# pairs, so that a dataset and its evaluators' results imported into one study add each pair once.
+RawItem = _Raw
+item_records = _item_records
+condition = _condition
 
 FORMAT = SimpleFormat(
     name="pairwise",

@@ -1,7 +1,7 @@
 """The protocol's vocabulary as pydantic models, named after the seed documents' own words."""
 
 from abp_tui.models.base import MISSING, NOT_EXPOSED, Exposable, Model
-from abp_tui.models.design import DisagreementRules, StudyDesign
+from abp_tui.models.design import DisagreementRules, InlineRubric, StudyDesign
 from abp_tui.models.judgments import (
     OVERRIDE_STATES,
     VALIDITY_CHECKS,
@@ -27,11 +27,19 @@ from abp_tui.models.records import (
     Verdict,
     VerdictSource,
 )
-from abp_tui.models.rubric import AcceptanceRule, Dimension, ResultState, Rubric
+from abp_tui.models.rubric import (
+    AFP_VALIDITY_GATE,
+    AcceptanceRule,
+    Dimension,
+    ResultState,
+    Rubric,
+    ValidityCheck,
+)
 from abp_tui.models.runs import ReferenceVerdict, Run, Tokens, TraceEvent, TraceEventBatch
 from abp_tui.models.study import Condition, Study, Task
 
 __all__ = [
+    "AFP_VALIDITY_GATE",
     "MISSING",
     "NOT_EXPOSED",
     "OVERRIDE_STATES",
@@ -47,6 +55,7 @@ __all__ = [
     "Exposable",
     "Finding",
     "FindingRevision",
+    "InlineRubric",
     "Item",
     "Judgment",
     "JudgmentRevision",
@@ -69,6 +78,7 @@ __all__ = [
     "Tokens",
     "TraceEvent",
     "TraceEventBatch",
+    "ValidityCheck",
     "Verdict",
     "VerdictSource",
 ]

@@ -1,11 +1,15 @@
-"""The built-in rubrics: AFP pilot v0.1, the business evaluation protocol and the sci benchmark.
+"""The built-in rubrics: AFP pilot v0.1, the business evaluation protocol, the sci benchmark,
+and ``preference-only`` for designs that record which response is better and nothing else.
 
 Texts are the seed documents' own words, so a reviewer sees the anchors the protocol defines.
+Only AFP v0.1 has a validity gate: seed 000 defines one; seeds 002 and 004 do not.
 """
 
 from __future__ import annotations
 
-from abp_tui.models import AcceptanceRule, Dimension, Rubric
+from typing import Final
+
+from abp_tui.models import AFP_VALIDITY_GATE, AcceptanceRule, Dimension, Rubric
 
 _AFP_ANCHORS = {
     0: "Clear violation or a conclusion-changing error.",
@@ -41,6 +45,7 @@ AFP_V01 = Rubric(
         "no threshold; this one is the workstation's default and is recorded with every study.",
         min_each=1,
     ),
+    validity_gate=AFP_VALIDITY_GATE,
 )
 
 BUSINESS_V1 = Rubric(
@@ -146,3 +151,19 @@ SCI_BENCH_V1 = Rubric(
 )
 
 BUILT_IN: dict[str, Rubric] = {r.id: r for r in (AFP_V01, BUSINESS_V1, SCI_BENCH_V1)}
+"""The built-in scoring rubrics by id."""
+
+NO_RUBRIC: Final = "none"
+"""What a design file or ``--rubric`` says for a preference-only design."""
+
+PREFERENCE_ONLY = Rubric(
+    id="preference-only",
+    name="Preference only",
+    version="1",
+    dimensions=(),
+    acceptance=AcceptanceRule(
+        text="None: reviewers say which response is better (or a tie, or insufficient "
+        "evidence) with a justification; no response is scored, passed or failed."
+    ),
+)
+"""Seed 002's blind A/B comparison on its own: A, B, tie or insufficient evidence, justified."""

@@ -1,4 +1,6 @@
-"""A study design: what to judge, how pairs are formed, who judges, and the seed of the plan."""
+"""A study design: what to judge, how pairs are formed, who judges, the seed of the plan, and
+what the design adds to a study its records left without (description, limitations, condition
+instructions)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,11 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from abp_tui.models.base import Model
+from abp_tui.models.rubric import KEY_PATTERN, ValidityCheck
+from abp_tui.models.study import Condition, Study
+
+SCALE = (0, 1, 2)
+"""The scale of a design file's own rubric dimensions."""
 
 
 class DisagreementRules(Model):
@@ -25,6 +32,56 @@ class DisagreementRules(Model):
     """Anyone marked GRADER_DISPUTE."""
 
 
+class InlineDimension(Model):
+    """A dimension of a design file's own rubric, scored 0, 1 or 2."""
+
+    id: str = Field(pattern=KEY_PATTERN)
+    """Letters, digits, ``_`` and ``-``, starting with a letter or ``_``."""
+    name: str = ""
+    """Label shown to reviewers (default: the id)."""
+    anchors: dict[int, str]
+    """The anchor text of each score 0, 1 and 2."""
+
+    @field_validator("anchors")
+    @classmethod
+    def _every_score_anchored(cls, value: dict[int, str]) -> dict[int, str]:
+        missing = [s for s in SCALE if not value.get(s, "").strip()]
+        extra = sorted(s for s in value if s not in SCALE)
+        if extra:
+            raise ValueError(f"scores are 0, 1 and 2; got an anchor for {extra[0]}")
+        if missing:
+            shown = ", ".join(str(s) for s in missing)
+            raise ValueError(f"expected an anchor text for each score 0, 1 and 2 (missing {shown})")
+        return value
+
+
+class InlineAcceptance(Model):
+    """A design file's acceptance rule (a fatal hit fails a response whatever this says)."""
+
+    min_total: int | None = None
+    """Minimum total over the dimensions."""
+    min_each: int | None = Field(default=None, ge=0, le=2)
+    """Lowest score any dimension may have."""
+    required_twos: tuple[str, ...] = ()
+    """Dimensions that must each score 2."""
+    text: str = ""
+    """The rule in words (default: written from the fields above)."""
+
+
+class InlineRubric(Model):
+    """A rubric defined in the design file itself (``[rubric]`` with ``[[rubric.dimensions]]``)."""
+
+    id: str = ""
+    """Default: the design's name."""
+    name: str = ""
+    version: str = "1"
+    dimensions: tuple[InlineDimension, ...] = Field(min_length=1)
+    fatal_criteria: tuple[str, ...] = ()
+    acceptance: InlineAcceptance
+    validity_gate: tuple[ValidityCheck, ...] = ()
+    """The questions asked before scoring; none when left out."""
+
+
 class StudyDesign(Model):
     """The design file of ``abp-tui study create`` (TOML or JSON)."""
 
@@ -32,8 +89,9 @@ class StudyDesign(Model):
     """The imported study this design judges."""
     name: str = Field(min_length=1)
     """The design's name; a changed design under the same name becomes a new version."""
-    rubric: str | None = None
-    """Rubric id (a built-in one or one imported with the study); default: the study's."""
+    rubric: str | InlineRubric | None = None
+    """A rubric id (built in or imported with the study), ``"none"`` for a preference-only
+    design, or the design's own rubric; default: the study's rubric, else preference-only."""
     seed: int
     """Seeds the blind codes, the reviewer assignment, the placement and every item order."""
     tasks: Literal["all"] | list[str] = "all"
@@ -47,7 +105,28 @@ class StudyDesign(Model):
     reviewers_per_item: int = Field(default=1, ge=1)
     mask_terms: list[str] = Field(default_factory=list)
     """More identity terms to mask in what reviewers see, besides those from the records."""
+    mask_well_known: bool = True
+    """Also mask the well-known model, vendor and agent names (ChatGPT, OpenAI, Claude, Gemini,
+    Llama...: ``abp_tui.analysis.masking.WELL_KNOWN``); ``mask_terms`` extends the list."""
     disagreement: DisagreementRules = Field(default_factory=DisagreementRules)
+    description: str = ""
+    """What the study is, for a study whose records do not say (published after the study's
+    own description)."""
+    limitations: list[str] = Field(default_factory=list)
+    """Limitations to publish besides those the study's records declare."""
+    instructions: dict[str, str] = Field(default_factory=dict)
+    """Condition id -> its instructions, for conditions whose records carry none."""
+    # AI judges (abp_tui.models.judges). Left out of the stored document while at their
+    # defaults, so that a design written before they existed keeps its hash.
+    show_ai_after_submit: bool = Field(default=False, exclude_if=lambda v: v is False)
+    """Show a reviewer the AI judges' verdicts on an item once they have submitted their own
+    judgment of it (never before: it would anchor them)."""
+    calibration_sample: float | None = Field(
+        default=None, gt=0, le=1, exclude_if=lambda v: v is None
+    )
+    """A seeded random share of the items people judge first, blind, so that judge-assisted
+    estimates are unbiased (abp_tui.analysis.judge_queue); the rest of each queue follows,
+    where the AI judges are least trustworthy first."""
 
     @field_validator("contrasts")
     @classmethod
@@ -70,3 +149,35 @@ class StudyDesign(Model):
         if any(not name.strip() for name in value):
             raise ValueError("reviewer names must not be empty")
         return value
+
+    @field_validator("limitations")
+    @classmethod
+    def _limitations_have_text(cls, value: list[str]) -> list[str]:
+        if any(not text.strip() for text in value):
+            raise ValueError("a limitation must not be empty")
+        return value
+
+    @field_validator("instructions")
+    @classmethod
+    def _instructions_have_text(cls, value: dict[str, str]) -> dict[str, str]:
+        for condition, text in value.items():
+            if not text.strip():
+                raise ValueError(f"the instructions of condition {condition} must not be empty")
+        return value
+
+    # -- what the design adds to the study's own records ----------------------------------------
+    def framed_study(self, study: Study) -> Study:
+        """The study as published with this design: its description followed by the design's,
+        its limitations followed by the design's (each once)."""
+        description = "\n\n".join(
+            part for part in (study.description.strip(), self.description.strip()) if part
+        )
+        limitations = tuple(dict.fromkeys((*study.limitations, *self.limitations)))
+        return study.model_copy(update={"description": description, "limitations": limitations})
+
+    def framed_condition(self, condition: Condition) -> Condition:
+        """A condition with the design's instructions when its records carry none."""
+        given = self.instructions.get(condition.id)
+        if given is None or condition.instructions.strip():
+            return condition
+        return condition.model_copy(update={"instructions": given})

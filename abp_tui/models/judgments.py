@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from abp_tui.models.base import Model
-from abp_tui.models.rubric import ResultState
+from abp_tui.models.rubric import AFP_VALIDITY_GATE, ResultState
 
 
 class PreferenceChoice(StrEnum):
@@ -74,24 +74,9 @@ class AuditEvent(Model):
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
-VALIDITY_CHECKS: tuple[tuple[str, str], ...] = (
-    ("consistent", "The fixture, evidence and rubric are internally consistent."),
-    (
-        "visible",
-        "Any fact, date, version or restriction used by the grader was also visible to the "
-        "tested model.",
-    ),
-    ("same_requirement", "All conditions face the same outcome requirement."),
-    (
-        "invariant_assertions",
-        "Deterministic assertions check only genuinely invariant values or fatal prohibitions.",
-    ),
-    (
-        "observable",
-        "Judging scores observable behaviour rather than terminology or exact wording.",
-    ),
-)
-"""Seed 000's validity gate: five checks before quality scoring."""
+VALIDITY_CHECKS: tuple[tuple[str, str], ...] = tuple((c.id, c.text) for c in AFP_VALIDITY_GATE)
+"""Seed 000's validity gate as (id, text) pairs: the AFP rubrics' gate. Which questions an item
+asks is its rubric's ``validity_gate``."""
 
 OVERRIDE_STATES = (
     ResultState.INVALID_TEST,

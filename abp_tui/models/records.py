@@ -30,7 +30,7 @@ OutcomeSource = Literal[
     "unanimous",
     "single review",
     "unresolved",
-    "automated verification",
+    "automated",
     "record",
     "unjudged",
 ]

@@ -1,11 +1,17 @@
-"""Rubrics and the six AFP result states."""
+"""Rubrics, their validity gates and the six AFP result states.
+
+A rubric carries everything a reviewer is asked about one response: its dimensions, fatal
+criteria, acceptance rule and the validity gate answered before scoring. A rubric without
+dimensions (the built-in ``preference-only``) asks nothing about a response: its designs record
+which response is better, with a justification, and nothing else.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Final, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from abp_tui.models.base import Model
 
@@ -57,8 +63,54 @@ class AcceptanceRule(Model):
     """The rule in the protocol's own words."""
 
 
+KEY_PATTERN: Final = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+"""What a key a rubric file defines may look like (it also names a field on screen)."""
+
+
+class ValidityCheck(Model):
+    """One question of a validity gate: answered "holds" or "fails" before scoring."""
+
+    id: str = Field(pattern=KEY_PATTERN)
+    """Stable key (``consistent``), the key of the answer in a judgment: letters, digits, ``_``
+    and ``-``, starting with a letter or ``_``."""
+    text: str = Field(min_length=1)
+    """The question as reviewers read it."""
+
+
+AFP_VALIDITY_GATE: Final[tuple[ValidityCheck, ...]] = tuple(
+    ValidityCheck(id=key, text=text)
+    for key, text in (
+        ("consistent", "The fixture, evidence and rubric are internally consistent."),
+        (
+            "visible",
+            "Any fact, date, version or restriction used by the grader was also visible to the "
+            "tested model.",
+        ),
+        ("same_requirement", "All conditions face the same outcome requirement."),
+        (
+            "invariant_assertions",
+            "Deterministic assertions check only genuinely invariant values or fatal prohibitions.",
+        ),
+        (
+            "observable",
+            "Judging scores observable behaviour rather than terminology or exact wording.",
+        ),
+    )
+)
+"""Seed 000's validity gate: five checks before quality scoring."""
+
+
+def _asks_the_afp_gate(rubric_id: object) -> bool:
+    """AFP rubrics written before rubrics carried their gate (the AFP pilot rubric and the
+    rubrics AFP packs declare): seed 000's gate was asked of them implicitly."""
+    return isinstance(rubric_id, str) and (
+        rubric_id == "afp-v0.1" or rubric_id.startswith("afp-pack-")
+    )
+
+
 class Rubric(Model):
-    """A scoring rubric: dimensions, general fatal criteria and the acceptance rule."""
+    """A scoring rubric: dimensions, general fatal criteria, the acceptance rule and the
+    validity gate."""
 
     id: str = Field(min_length=1)
     name: str
@@ -69,8 +121,36 @@ class Rubric(Model):
     acceptance: AcceptanceRule
     allows_abstention: bool = False
     """Whether abstaining is a scored, legitimate answer (sci-bench)."""
-    source: Literal["built-in", "imported"] = "built-in"
+    validity_gate: tuple[ValidityCheck, ...] = ()
+    """The questions answered before scoring (none: the rubric asks none)."""
+    source: Literal["built-in", "imported", "design"] = "built-in"
+    """Where the rubric comes from: built in, imported with a study, or a design file's own."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_afp_gate(cls, data: Any) -> Any:
+        # Documents stored before rubrics carried their gate (designs, packs, bundles) were
+        # judged with seed 000's gate when they were AFP rubrics: read so, they still are.
+        if (
+            isinstance(data, dict)
+            and "validity_gate" not in data
+            and _asks_the_afp_gate(data.get("id"))
+        ):
+            return {**data, "validity_gate": AFP_VALIDITY_GATE}
+        return data
+
+    @model_validator(mode="after")
+    def _gate_ids_once(self) -> Rubric:
+        ids = [c.id for c in self.validity_gate]
+        if len(set(ids)) != len(ids):
+            raise ValueError("each validity_gate check id must be listed once")
+        return self
 
     @property
     def max_total(self) -> int:
         return sum(max(d.scale) for d in self.dimensions if d.scored)
+
+    @property
+    def preference_only(self) -> bool:
+        """True when no dimension is scored: reviewers only say which response is better."""
+        return not any(d.scored for d in self.dimensions)

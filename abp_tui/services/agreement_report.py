@@ -14,7 +14,8 @@ state and fatal flags are judged per run within an item (unit: item code and the
 the item); the preference per item, recorded as the side preferred in the item's own
 orientation, never as the position shown (each reviewer saw their own placement). Human labels
 imported with a study (PandaLM's three annotators) go through the same statistics as
-preferences of their named external reviewers.
+preferences of their named external reviewers. Judgments made elsewhere, in a CSV table, are
+:mod:`abp_tui.services.table_agreement`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ import sqlite_utils
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
-from abp_tui.stats.agreement import AgreementReport, Category, Observation, compute_all
+from abp_tui.services.table_agreement import check_settings
+from abp_tui.stats.agreement import (
+    CONFIDENCE,
+    DEFAULT_PAIR_RESAMPLES,
+    DEFAULT_RESAMPLES,
+    AgreementReport,
+    Category,
+    Observation,
+    compute_all,
+)
 from abp_tui.store import judging as sql
 from abp_tui.store.queries import imported_preferences
 
@@ -60,12 +70,25 @@ def study_agreement(
     design_pk: int | None,
     *,
     seed: int = 0,
-    resamples: int = 1000,
+    resamples: int = DEFAULT_RESAMPLES,
+    pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
+    confidence: float = CONFIDENCE,
 ) -> AgreementReport:
     """Agreement of a design's judgments, or of a study's imported labels when it has none."""
+    check_settings(
+        seed=seed, resamples=resamples, pair_resamples=pair_resamples, confidence=confidence
+    )
     if design_pk is not None:
         records, levels, scales = design_records(db, design_pk)
-        return compute_all(records, levels, dict(scales), seed, resamples=resamples)
+        return compute_all(
+            records,
+            levels,
+            dict(scales),
+            seed,
+            resamples=resamples,
+            pair_resamples=pair_resamples,
+            confidence=confidence,
+        )
     imported = imported_records(db, study_id)
     if not imported["preference"]:
         raise AbpError(
@@ -78,4 +101,6 @@ def study_agreement(
         {"preference": ("1", "2", "tie", "insufficient_evidence")},
         seed,
         resamples=resamples,
+        pair_resamples=pair_resamples,
+        confidence=confidence,
     )

@@ -26,6 +26,7 @@ from typing import TypeVar
 
 import sqlite_utils
 
+from abp_tui.analysis.automated import AUTOMATED_DESIGN
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
@@ -42,7 +43,13 @@ from abp_tui.services.adjudicating import (
     item_judgments,
 )
 from abp_tui.services.agreement_report import study_agreement
-from abp_tui.services.results_report import ResultsReport, StudyIsBlind, compute_results, unblind
+from abp_tui.services.results_report import (
+    ResultsReport,
+    StudyIsBlind,
+    compute_automated_results,
+    compute_results,
+    unblind,
+)
 from abp_tui.services.reviewing import (
     BlindResponse,
     BlindTask,
@@ -54,7 +61,7 @@ from abp_tui.stats.agreement import AgreementReport
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
-from abp_tui.store.queries import list_studies, study_protocol
+from abp_tui.store.queries import list_studies, studies_with_automated_outcomes, study_protocol
 
 __all__ = [
     "AdjudicationItem",
@@ -67,6 +74,7 @@ __all__ = [
     "disagreement_queue",
     "open_adjudication",
     "read_agreement",
+    "read_choice_results",
     "read_results",
     "record_adjudication",
     "unblind_study",
@@ -78,7 +86,8 @@ PACK_PROTOCOL = "pack"
 
 @dataclass(frozen=True)
 class DesignChoice:
-    """The latest version of a study design (or, with ``pk`` None, a study's imported labels)."""
+    """The latest version of a study design (or, with ``pk`` None, a study's imported labels,
+    or its automated outcomes when ``name`` is the automated scope's)."""
 
     pk: int | None
     study_id: str
@@ -88,9 +97,16 @@ class DesignChoice:
 
     @property
     def label(self) -> str:
+        if self.is_automated:
+            return f"{self.study_id} / automated outcomes (no study design)"
         if self.pk is None:
             return f"{self.study_id} / imported human labels"
         return f"{self.study_id} / {self.name} v{self.version_no}"
+
+    @property
+    def is_automated(self) -> bool:
+        """True for a study's automated outcomes alone (no design: results only)."""
+        return self.pk is None and self.name == AUTOMATED_DESIGN
 
     @property
     def is_station(self) -> bool:
@@ -103,11 +119,14 @@ def _choice(db: sqlite_utils.Database, row: sql.DesignRow) -> DesignChoice:
     return DesignChoice(row.pk, row.study_id, row.name, row.version_no, protocol)
 
 
-def design_choices(db_path: Path, *, imported_labels: bool = False) -> list[DesignChoice]:
+def design_choices(
+    db_path: Path, *, imported_labels: bool = False, automated: bool = False
+) -> list[DesignChoice]:
     """The latest version of every study design, by study and name.
 
     With ``imported_labels``, studies without a design that carry imported human labels (the
-    PandaLM reference set) are listed too, as a choice without a design.
+    PandaLM reference set) are listed too, as a choice without a design; with ``automated``,
+    studies without a design whose runs carry automated outcomes (their results).
     """
     db = connect(db_path)
     try:
@@ -121,6 +140,14 @@ def design_choices(db_path: Path, *, imported_labels: bool = False) -> list[Desi
                 DesignChoice(None, s.id, "", 0, s.protocol)
                 for s in list_studies(db)
                 if s.id not in with_design and s.preferences > 0
+            ]
+        if automated:
+            with_design = {c.study_id for c in found if c.pk is not None}
+            scored = studies_with_automated_outcomes(db)
+            found += [
+                DesignChoice(None, s.id, AUTOMATED_DESIGN, 1, s.protocol)
+                for s in list_studies(db)
+                if s.id not in with_design and s.id in scored and s.protocol != PACK_PROTOCOL
             ]
     finally:
         db.close()
@@ -380,6 +407,22 @@ def read_results(db_path: Path, design_pk: int) -> ResultsView:
             return ResultsView(design, compute_results(db, design_pk))
         except StudyIsBlind as exc:
             return ResultsView(design, None, str(exc))
+    finally:
+        db.close()
+
+
+def read_choice_results(db_path: Path, choice: DesignChoice) -> ResultsView:
+    """The results of a design, or of a study's automated outcomes (a choice without a
+    design), or why there are none yet."""
+    if choice.pk is not None:
+        return read_results(db_path, choice.pk)
+    if not choice.is_automated:
+        raise AbpError(f"{choice.label}: results need a study design or automated outcomes")
+    db = connect(db_path)
+    try:
+        return ResultsView(choice, compute_automated_results(db, choice.study_id))
+    except StudyIsBlind as exc:
+        return ResultsView(choice, None, str(exc))
     finally:
         db.close()
 

@@ -1,27 +1,28 @@
-"""Study designs: read a design file, plan it against the stored runs, store it, freeze it.
+"""Study designs: resolve their rubric, plan them against the stored runs, store and freeze
+them; make one from choices instead of a file; find the study and design a command means.
 
 A design is frozen once its first judgment is saved: its hash (design, rubric and the exact run
 versions of every item) is recorded, and a changed design under the same name becomes a new
-version. Before that, a changed design simply replaces the plan nobody has judged yet.
+version. Before that, a changed design simply replaces the plan nobody has judged yet. Reading
+design files is :mod:`abp_tui.services.design_files`'s.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Masker, PlanError, assign, identity_terms, plan_items
 from abp_tui.errors import AbpError, InputError
-from abp_tui.formats.base import validate
-from abp_tui.models import Rubric, StudyDesign
-from abp_tui.models.builtin_rubrics import BUILT_IN
+from abp_tui.models import InlineRubric, Rubric, StudyDesign
+from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
+from abp_tui.services.design_files import inline_rubric, key_path
+from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.store import judging as sql
-from abp_tui.store.queries import list_studies
+from abp_tui.store.queries import list_studies, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_text
 
@@ -39,57 +40,91 @@ class CreatedDesign:
     pair_items: int
     single_items: int
     assignments: int
+    seed: int = 0
+    rubric: str = ""
+    """The id of the rubric the design is judged on (``preference-only``: preferences only)."""
 
 
-def load_design_file(path: Path) -> StudyDesign:
-    """A design from TOML or JSON, with errors naming the file and field."""
-    display = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(display, f"cannot read file: {exc.strerror}") from None
-    data: Any
-    if path.suffix.lower() == ".toml":
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise InputError(display, "invalid UTF-8: expected UTF-8 text") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(display, f"malformed TOML: {exc}") from None
-    elif path.suffix.lower() == ".json":
-        from abp_tui.formats.base import loads_json
+@dataclass(frozen=True)
+class RubricChoice:
+    """A rubric a new design may name: its id (``none``: preference only) and a label."""
 
-        data = loads_json(raw, display)
-    else:
-        raise InputError(display, "expected a .toml or .json design file")
-    if not isinstance(data, dict):
-        raise InputError(display, "expected a table/object at the top level")
-    return validate(StudyDesign, data, display)
+    id: str
+    label: str
 
 
-def resolve_rubric(db: sqlite_utils.Database, design: StudyDesign) -> Rubric:
-    rubric_id = design.rubric or sql.study_rubric_id(db, design.study)
-    if rubric_id is None:
-        raise AbpError(
-            f"study {design.study!r} names no rubric: set rubric = one of {', '.join(BUILT_IN)}"
-        )
+def resolve_rubric(db: sqlite_utils.Database, design: StudyDesign, source: str = "") -> Rubric:
+    """The rubric a design is judged on: its own (``[rubric]``), the one it names, ``none``
+    (preference only), else the study's, else preference only."""
+    chosen = design.rubric
+    if isinstance(chosen, InlineRubric):
+        taken = {*BUILT_IN, PREFERENCE_ONLY.id, NO_RUBRIC}
+        if sql.rubric_document(db, chosen.id or design.name) is not None:
+            taken.add(chosen.id or design.name)
+        toml = not source.lower().endswith(".json")
+        return inline_rubric(design, chosen, source, toml=toml, taken=taken)
+    rubric_id = chosen or sql.study_rubric_id(db, design.study)
+    if rubric_id is None or rubric_id in (NO_RUBRIC, PREFERENCE_ONLY.id):
+        return PREFERENCE_ONLY
     stored = sql.rubric_document(db, rubric_id)
     if stored is not None:
         return Rubric.model_validate_json(stored)
     if rubric_id in BUILT_IN:
         return BUILT_IN[rubric_id]
-    raise AbpError(f"rubric {rubric_id!r} is neither built in ({', '.join(BUILT_IN)}) nor stored")
+    raise AbpError(
+        f"rubric {rubric_id!r} is neither built in ({', '.join(BUILT_IN)}), {NO_RUBRIC!r} "
+        "(preference only) nor stored"
+    )
+
+
+def rubric_choices(db: sqlite_utils.Database, study: str) -> list[RubricChoice]:
+    """The rubrics a new design of ``study`` may name: preference only, the built-in ones and
+    the study's own; the first is what a design that names none gets."""
+    own = sql.study_rubric_id(db, study)
+    found = [RubricChoice(NO_RUBRIC, f"{PREFERENCE_ONLY.name}: A / B / tie / insufficient")]
+    for rubric_id, rubric in BUILT_IN.items():
+        found.append(RubricChoice(rubric_id, f"{rubric_id}: {rubric.name}"))
+    if own is not None and own not in BUILT_IN and own not in (NO_RUBRIC, PREFERENCE_ONLY.id):
+        stored = sql.rubric_document(db, own)
+        name = Rubric.model_validate_json(stored).name if stored else "imported"
+        found.append(RubricChoice(own, f"{own}: {name}"))
+    if own is not None:
+        found.sort(key=lambda c: c.id != own)
+    return found
 
 
 def study_masker(db: sqlite_utils.Database, design: StudyDesign) -> Masker:
     ids, labels, values = sql.identities(db, design.study)
-    return identity_terms(ids, labels, values, design.mask_terms)
+    return identity_terms(ids, labels, values, design.mask_terms, design.mask_well_known)
 
 
-def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesign:
-    """Plan and store a design; idempotent for an unchanged design."""
+def create_design(
+    db: sqlite_utils.Database, design: StudyDesign, source: str = ""
+) -> CreatedDesign:
+    """Plan and store a design; idempotent for an unchanged design. ``source``: the design
+    file, named by errors about its keys."""
     sql.study_rubric_id(db, design.study)  # the study must exist
-    rubric = resolve_rubric(db, design)
+    if study_protocol(db, design.study) == "pack":
+        raise AbpError(
+            "this is a reviewer station: study designs are made on the coordinator's database"
+        )
+    rubric = resolve_rubric(db, design, source)
+    _check_additions(db, design, source)
+    if rubric.preference_only and design.single_items:
+        raise _refused(
+            design,
+            source,
+            ("single_items",),
+            "a preference-only design judges pairs: set single_items = false, or name a rubric "
+            "to score single runs",
+        )
+    if rubric.preference_only and design.contrasts == "none":
+        raise _refused(
+            design,
+            source,
+            ("contrasts",),
+            'a preference-only design judges pairs: contrasts = "none" leaves nothing to judge',
+        )
     try:
         items = plan_items(design, sql.plan_runs(db, design.study))
         assignments = assign(design, items)
@@ -119,6 +154,8 @@ def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesi
             pairs,
             len(items) - pairs,
             len(assignments),
+            design.seed,
+            rubric.id,
         )
     with db.atomic():
         version_no = 1
@@ -158,7 +195,43 @@ def create_design(db: sqlite_utils.Database, design: StudyDesign) -> CreatedDesi
         pairs,
         len(items) - pairs,
         len(assignments),
+        design.seed,
+        rubric.id,
     )
+
+
+def _refused(design: StudyDesign, source: str, key: tuple[str, ...], message: str) -> AbpError:
+    """An error about one key of the design: in its file (as the file spells the key) or, for
+    a design from no file, naming the design."""
+    if source:
+        return InputError(source, message, path=key_path(key, not source.endswith(".json")))
+    return AbpError(f"design {design.name!r}: {key_path(key, True)}: {message}")
+
+
+def _check_additions(db: sqlite_utils.Database, design: StudyDesign, source: str) -> None:
+    """The design's condition instructions name conditions of the study that have none."""
+    if not design.instructions:
+        return
+    conditions = {c.condition.id: c.condition for c in study_conditions(db, design.study)}
+    for condition_id, text in design.instructions.items():
+        key = ("instructions", condition_id)
+        found = conditions.get(condition_id)
+        if found is None:
+            raise _refused(
+                design,
+                source,
+                key,
+                f"study {design.study!r} has no condition {condition_id!r} "
+                f"(its conditions: {', '.join(conditions) or 'none'})",
+            )
+        if found.instructions.strip() and found.instructions.strip() != text.strip():
+            raise _refused(
+                design,
+                source,
+                key,
+                f"condition {condition_id!r} has its instructions from its records; a design "
+                "gives instructions only to conditions that have none",
+            )
 
 
 def _masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int:
@@ -198,7 +271,8 @@ def find_design_if_any(
     if study is None:
         studies = sorted({d.study_id for d in rows})
         if len(studies) > 1:
-            raise AbpError(f"choose a study with --study (one of: {', '.join(studies)})")
+            every = [s.id for s in list_studies(db) if s.protocol != "pack"]
+            raise AbpError(f"choose a study with --study (one of: {', '.join(every)})")
     if not rows and name is not None:
         _no_design(study, name)
     return rows[-1] if rows else None
@@ -218,4 +292,167 @@ def find_design(
 def _no_design(study: str | None, name: str | None) -> NoReturn:
     what = f"design {name!r}" if name else "study design"
     where = f" for study {study!r}" if study else ""
-    raise AbpError(f"no {what}{where}; create one with: abp-tui study create FILE")
+    raise AbpError(
+        f"no {what}{where}; create one with: abp-tui study create --study STUDY (or FILE)"
+    )
+
+
+# -- a design without a file: the choices of `study create --study S ...` and of the home form --
+ALL = "all"
+"""What ``conditions`` or ``pairs`` say for every condition, or every pair of them."""
+
+
+@dataclass(frozen=True)
+class DesignChoices:
+    """A design chosen field by field instead of written in a file; None: the default.
+
+    The command line (``abp-tui study create --study S --pairs ...``) and the home screen's form
+    fill this in and call :func:`create_from_choices`; a TOML file stays the way to version a
+    design with everything it can say (mask terms, disagreement rules, its own rubric...).
+    """
+
+    study: str | None = None
+    """Default: the only study in the database."""
+    name: str | None = None
+    """Default: a name no design of the study has yet. An existing design's name makes a new
+    version of it (with its seed, unless one is given)."""
+    rubric: str | None = None
+    """A rubric id or ``none`` (preference only); default: the study's rubric, else none."""
+    conditions: str = ALL
+    """``all`` or condition ids separated by commas."""
+    pairs: str = ALL
+    """``all`` (every pair of the conditions), ``none``, or pairs ``C:A, D:B``."""
+    tasks: str = ALL
+    """``all`` or task ids separated by commas."""
+    reviewers: str = ""
+    """Reviewer names separated by commas; empty: an open design."""
+    reviewers_per_item: int = 1
+    seed: int | None = None
+    """Default: a fresh seed (reported with the design)."""
+    single_items: bool = False
+
+
+@dataclass(frozen=True)
+class DesignDefaults:
+    """What a new design of a study starts from in the home screen's form."""
+
+    study: str
+    name: str
+    conditions: list[tuple[str, str]]
+    """Every condition of the study: (id, label)."""
+    rubrics: list[RubricChoice]
+    """The first is the default."""
+    seed: int
+    reviewers: str
+
+
+def fresh_seed() -> int:
+    """A new seed for a plan (shown to the user and recorded with the design)."""
+    import secrets
+
+    return 10_000_000 + secrets.randbelow(90_000_000)
+
+
+def split_names(text: str) -> list[str]:
+    """Names separated by commas (blanks around them ignored), each once, in order."""
+    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+
+
+def parse_pairs(text: str, conditions: list[str]) -> str | list[tuple[str, str]]:
+    """``all``, ``none`` or pairs ``C:A, D:B`` of ``conditions`` (a condition id may hold a
+    colon itself: each pair is split where both sides are conditions)."""
+    value = text.strip()
+    if value.lower() in (ALL, "all-pairs", ""):
+        return "all-pairs"
+    if value.lower() == "none":
+        return "none"
+    pairs: list[tuple[str, str]] = []
+    for part in split_names(value):
+        splits = [
+            (part[:i].strip(), part[i + 1 :].strip())
+            for i, char in enumerate(part)
+            if char == ":"
+            and part[:i].strip() in conditions
+            and part[i + 1 :].strip() in conditions
+        ]
+        if len(splits) != 1:
+            raise AbpError(
+                f"pairs: {part!r} is not two of the conditions joined by a colon, like "
+                f"{':'.join(conditions[:2]) or 'C:A'} (conditions: {', '.join(conditions)})"
+            )
+        pairs.append(splits[0])
+    return pairs
+
+
+def free_name(db: sqlite_utils.Database, study: str, base: str = "pairs") -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever no design of the study has."""
+    taken = {d.name for d in sql.designs(db, study)}
+    if base not in taken:
+        return base
+    return next(f"{base}-{n}" for n in range(2, len(taken) + 3) if f"{base}-{n}" not in taken)
+
+
+def design_defaults(db: sqlite_utils.Database, study: str | None, reviewer: str) -> DesignDefaults:
+    """Every condition, all pairs, ``reviewer`` alone, a fresh seed and the study's rubric (else
+    preference only)."""
+    study_id = find_study(db, study)
+    return DesignDefaults(
+        study=study_id,
+        name=free_name(db, study_id),
+        conditions=[(c.condition.id, c.condition.label) for c in study_conditions(db, study_id)],
+        rubrics=rubric_choices(db, study_id),
+        seed=fresh_seed(),
+        reviewers=reviewer,
+    )
+
+
+def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> StudyDesign:
+    """The StudyDesign the choices describe, each default filled in."""
+    from pydantic import ValidationError
+
+    study = find_study(db, choices.study)
+    known = [c.condition.id for c in study_conditions(db, study)]
+    chosen: str | list[str] = ALL
+    if choices.conditions.strip().lower() not in (ALL, ""):
+        chosen = split_names(choices.conditions)
+        unknown = [c for c in chosen if c not in known]
+        if unknown:
+            raise AbpError(
+                f"conditions: study {study!r} has no condition {unknown[0]!r} "
+                f"(its conditions: {', '.join(known) or 'none'})"
+            )
+    in_scope = known if chosen == ALL else list(chosen)
+    pairs = parse_pairs(choices.pairs, in_scope)
+    name = (choices.name or "").strip() or free_name(db, study)
+    previous = [d for d in sql.designs(db, study) if d.name == name]
+    seed = choices.seed
+    if seed is None:
+        seed = previous[-1].seed if previous else fresh_seed()
+    rubric = (choices.rubric or "").strip() or None
+    tasks: str | list[str] = ALL
+    if choices.tasks.strip().lower() not in (ALL, ""):
+        tasks = split_names(choices.tasks)
+    try:
+        return StudyDesign.model_validate(
+            {
+                "study": study,
+                "name": name,
+                "rubric": rubric,
+                "seed": seed,
+                "tasks": tasks,
+                "conditions": chosen,
+                "contrasts": pairs,
+                "single_items": choices.single_items,
+                "reviewers": split_names(choices.reviewers),
+                "reviewers_per_item": choices.reviewers_per_item,
+            }
+        )
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in err["loc"][:1]) or "design"
+        raise AbpError(f"{field.replace('_', ' ')}: {err['msg']}") from None
+
+
+def create_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> CreatedDesign:
+    """Create (or version) the design the choices describe: what both faces call."""
+    return create_design(db, design_from_choices(db, choices))

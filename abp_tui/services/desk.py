@@ -7,6 +7,11 @@ of an item are staged before a worker runs, only the newest is stored, so the la
 always wins and no older state can overwrite it. Time on an item is measured here (monotonic
 clock) and passed to each save.
 
+The automated judge's outcome of an item (:meth:`Desk.automated`) is shown only once the
+reviewer has submitted their own judgment of it: before, it would anchor them, so the store
+refuses it and the desk answers "nothing yet". It is keyed by the positions the reviewer saw,
+never by run, and its text is masked as the responses are.
+
 This module does not import textual and runs no SQL: it calls ``abp_tui.services.reviewing`` and
 the store's read functions.
 """
@@ -20,8 +25,10 @@ from pathlib import Path
 
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
+from abp_tui.services.scibench_scoring import revealed_scores
 from abp_tui.store import connect
 from abp_tui.store import judging as store
+from abp_tui.store.judging import BlindingError
 from abp_tui.store.judging import QueueRow as QueueRow
 
 
@@ -97,6 +104,26 @@ class StoredDraft:
     version: int
     """The screen's change counter the draft was staged with."""
     result: SaveResult
+
+
+@dataclass(frozen=True)
+class AutomatedDimension:
+    dimension: str
+    outcome: str
+    """pass, fail or unscored (unscored is neither: never shown as a zero)."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class AutomatedOutcome:
+    """The automated judge's outcome of one response, where this reviewer saw it."""
+
+    position: str
+    """"1" (Response 1) or "2" (Response 2); "1" for a single item."""
+    scorer: str
+    outcome: str
+    """passed or failed."""
+    dimensions: tuple[AutomatedDimension, ...]
 
 
 @dataclass(frozen=True)
@@ -193,6 +220,39 @@ class Desk:
             self._store_staged()
             session = self._open_session()
             return QueueView(session.design_row.study_id, session.design.name, session.queue())
+
+    def automated(self, code: str) -> tuple[AutomatedOutcome, ...] | None:
+        """The automated judge's outcomes of the item's responses, by position (empty: it
+        scored none of them); None while this reviewer has not submitted their own judgment.
+
+        Call it for the item shown, never while reading ahead: the answer is for a reviewer
+        who is looking at the item.
+        """
+        with self._lock:
+            session = self._open_session()
+            try:
+                scores = revealed_scores(session.db, self.design_pk, code, self.reviewer)
+            except BlindingError:
+                return None
+            item = store.item_by_code(session.db, self.design_pk, code)
+            latest = store.latest_judgment(session.db, item.pk, self.reviewer)
+            placement = latest.placement if latest is not None else {}
+            masked = session.masker.mask
+            found = []
+            for position, run in sorted(placement.items()):
+                score = scores.get(run)
+                if score is None:
+                    continue
+                dimensions = tuple(
+                    AutomatedDimension(
+                        masked(str(d.get("dimension", "")))[0],
+                        str(d.get("outcome", "")),
+                        masked(str(d.get("reason", "")))[0],
+                    )
+                    for d in score.dimensions
+                )
+                found.append(AutomatedOutcome(position, score.scorer, score.outcome, dimensions))
+            return tuple(found)
 
     def finding_ids(self) -> set[str]:
         """Ids of the study's findings so far (a new finding needs a fresh id)."""

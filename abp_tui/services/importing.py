@@ -1,13 +1,18 @@
 """Import files into the store: detect each file's format, parse it, store it, all or nothing.
 
-The whole command is one transaction: if any file has an invalid record (and ``skip_invalid`` is
-off) nothing is written and every error found is reported. With ``skip_invalid`` the invalid
-records (or unreadable files) are skipped, listed, and the rest is stored.
+The whole command is all or nothing: if any file has an invalid record (and ``skip_invalid`` is
+off) nothing is written and every error found is reported. Trace events are staged in short
+committed batches that nothing can see until the command's one final transaction writes the
+rest (:mod:`abp_tui.store.staging`). With ``skip_invalid`` the invalid records (or unreadable
+files) are skipped, listed, and the rest is stored.
+
+What is read is planned first (:mod:`abp_tui.services.import_plan`): a run folder is one study,
+named as its layout states. Every invalid record of every file is found before the import is
+refused; the first :data:`MAX_ERRORS_LISTED` are listed and the rest counted.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -16,16 +21,24 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.errors import ImportFailed, InputError
-from abp_tui.formats import FORMATS, detect, format_by_name
-from abp_tui.formats.base import Format, Invalid, ParseContext
+from abp_tui.formats import format_by_name
+from abp_tui.formats.base import Invalid, ParseContext
+from abp_tui.services.import_plan import (
+    FolderPlan,
+    ImportProgress,
+    content_sha256,
+    plan_import,
+)
 from abp_tui.store import ImportWriter
 from abp_tui.store.queries import import_seen
+from abp_tui.store.staging import StagedFile
 from abp_tui.store.views import refresh_views
 
-MAX_ERRORS_LISTED = 50
+MAX_ERRORS_LISTED = 20
+"""Problems listed (of a refused import, or skipped per file); the rest are counted."""
 
-Progress = Callable[[str, int, int], None]
-"""Called with (file as displayed, bytes read, file size)."""
+Progress = Callable[[ImportProgress], None]
+"""Called now and then with how far the import got."""
 
 
 @dataclass
@@ -46,6 +59,8 @@ class FileReport:
 @dataclass
 class ImportReport:
     files: list[FileReport] = field(default_factory=list)
+    folders: list[FolderPlan] = field(default_factory=list)
+    """The run folders found, each with its study and how it was named."""
 
     @property
     def totals(self) -> dict[str, int]:
@@ -55,36 +70,15 @@ class ImportReport:
         return dict(sorted(total.items()))
 
 
-def _expand(paths: Iterable[Path], fmt: Format | None) -> list[tuple[Path, Format | None]]:
-    out: list[tuple[Path, Format | None]] = []
-    for path in paths:
-        if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                if any(part.startswith(".") for part in child.relative_to(path).parts):
-                    continue
-                out.append((child, fmt or detect(child)))
-        elif path.is_file():
-            found = fmt or detect(path)
-            if found is None:
-                names = ", ".join(f.name for f in FORMATS)
-                raise ImportFailed(
-                    [
-                        InputError(
-                            str(path),
-                            f"no known format: expected one of {names} (name one with --format)",
-                        )
-                    ]
-                )
-            out.append((path, found))
-        else:
-            raise ImportFailed([InputError(str(path), "no such file or folder")])
-    return out
+def _bind_progress(
+    progress: Progress, display: str, number: int, files: int, before: int, total: int
+) -> Callable[[int], None]:
+    """The parser's callback (bytes read of this file) as progress over the whole import."""
 
-
-def _bind_progress(progress: Progress, display: str, size: int) -> Callable[[int], None]:
     def report(pos: int) -> None:
-        progress(display, pos, size)
+        progress(ImportProgress(display, number, files, min(before + pos, total), total))
 
+    report(0)
     return report
 
 
@@ -94,14 +88,8 @@ def _note_skipped(report: FileReport, error: InputError) -> None:
     report.counts["records skipped"] = report.counts.get("records skipped", 0) + 1
 
 
-def file_sha256(path: Path) -> tuple[str, int]:
-    hasher = hashlib.sha256()
-    size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            hasher.update(chunk)
-            size += len(chunk)
-    return hasher.hexdigest(), size
+def _unchanged(display: str, fmt: str | None, seen: str) -> FileReport:
+    return FileReport(display, fmt, "unchanged", note=f"already imported at {seen}; nothing added")
 
 
 def import_paths(
@@ -120,67 +108,104 @@ def import_paths(
     record and ``skip_invalid`` is off.
     """
     chosen = format_by_name(fmt) if fmt else None
-    files = _expand(paths, chosen)
-    report = ImportReport()
+    plan = plan_import(paths, chosen)
+    report = ImportReport(folders=plan.folders)
     errors: list[InputError] = []
-    with db.atomic():
-        for path, found in files:
+    found_errors = 0
+    total_bytes = plan.total_bytes
+    done_bytes = 0
+    to_read = sum(1 for f in plan.files if f.fmt is not None)
+    number = 0
+    # Each file is parsed and staged first (its trace events committed in short batches, out of
+    # sight); the rest of every file is written at the end in one short transaction, so a long
+    # import never keeps reviewers' saves waiting and still writes nothing when refused.
+    stages: list[StagedFile] = []
+    staged: list[tuple[FileReport, StagedFile, InputError | None, str, str | None]] = []
+    staged_shas: dict[str, str] = {}
+    try:
+        for planned in plan.files:
+            path, found = planned.path, planned.fmt
             display = str(path)
-            if found is None:
-                report.files.append(FileReport(display, None, "skipped", note="no known format"))
+            if planned.error is not None:
+                found_errors += 1
+                if skip_invalid:
+                    report.files.append(
+                        FileReport(
+                            display,
+                            None,
+                            "failed",
+                            skipped=[str(planned.error)],
+                            note="file skipped: nothing from it was stored",
+                        )
+                    )
+                elif len(errors) < MAX_ERRORS_LISTED:
+                    errors.append(planned.error)
                 continue
+            if found is None:
+                report.files.append(FileReport(display, None, "skipped", note=planned.note))
+                continue
+            number += 1
+            file_study = study or planned.study
             try:
-                sha, size = file_sha256(path)
+                sha, size = content_sha256(path, found.companions(path))
             except OSError as exc:
+                found_errors += 1
                 errors.append(InputError(display, f"cannot read file: {exc.strerror}"))
                 continue
-            seen = import_seen(db, sha, study)
+            before, done_bytes = done_bytes, done_bytes + size
+            seen = import_seen(db, sha, file_study)
+            if seen is None and sha in staged_shas:
+                seen = f"the same content as {staged_shas[sha]}, in this import"
             if seen is not None:
-                report.files.append(
-                    FileReport(
-                        display,
-                        found.name,
-                        "unchanged",
-                        note=f"already imported at {seen}; nothing added",
-                    )
-                )
+                report.files.append(_unchanged(display, found.name, seen))
+                if progress is not None:
+                    progress(ImportProgress(display, number, to_read, done_bytes, total_bytes))
                 continue
-            ctx = ParseContext(display=display, study_id=study, options=dict(options or {}))
+            ctx = ParseContext(
+                display=display, study_id=file_study, options=dict(options or {}), size=size
+            )
             if progress is not None:
-                ctx.progress = _bind_progress(progress, display, size)
+                ctx.progress = _bind_progress(
+                    progress, display, number, to_read, before, total_bytes
+                )
+            # Once the import is refused, the files after are read only to list their problems.
+            listing_only = bool(found_errors) and not skip_invalid
             file_report = FileReport(display, found.name, "imported")
             file_errors: list[InputError] = []
+            stage = StagedFile(db, ImportWriter(db, path.name, sha, size, found.name))
+            stages.append(stage)
+            stopped: InputError | None = None
             try:
-                with db.atomic():
-                    writer = ImportWriter(db, path.name, sha, size, found.name)
-                    stopped: InputError | None = None
-                    try:
-                        for record in found.parse(path, ctx):
-                            if isinstance(record, Invalid):
-                                if not skip_invalid:
+                try:
+                    for record in found.parse(path, ctx):
+                        if isinstance(record, Invalid):
+                            if not skip_invalid:
+                                # Keep reading (writing nothing more) to list every problem.
+                                found_errors += 1
+                                if len(errors) + len(file_errors) < MAX_ERRORS_LISTED:
                                     file_errors.append(record.error)
-                                    break
-                                _note_skipped(file_report, record.error)
+                                listing_only = True
                                 continue
-                            writer.write(record)
-                    except InputError as exc:
-                        if not skip_invalid or writer.study_id is None:
-                            raise
-                        # The file stops being readable here (a truncated last line, say):
-                        # keep the records read before it and list the rest as skipped.
-                        stopped = exc
-                        _note_skipped(file_report, exc)
-                    if file_errors:
-                        raise ImportFailed(file_errors)
-                    file_report.counts.update(writer.finish(partial=stopped is not None))
-                    file_report.study = writer.study_id
-                    if stopped is not None:
-                        file_report.note = f"stopped at: {stopped}"
+                            _note_skipped(file_report, record.error)
+                            continue
+                        if not listing_only:
+                            stage.write(record)
+                except InputError as exc:
+                    if not skip_invalid or stage.study_id is None:
+                        raise
+                    # The file stops being readable here (a truncated last line, say):
+                    # keep the records read before it and list the rest as skipped.
+                    stopped = exc
+                    _note_skipped(file_report, exc)
             except InputError as exc:
-                file_errors = [exc]
-            except ImportFailed:
-                pass
-            if file_errors:
+                found_errors += 1
+                if skip_invalid:
+                    file_errors = [exc]
+                elif len(errors) + len(file_errors) < MAX_ERRORS_LISTED:
+                    file_errors.append(exc)
+            ctx.progress(size)  # read to its end (single documents say so only here)
+            if file_errors or listing_only:
+                stage.discard()
                 if skip_invalid:
                     file_report.status = "failed"
                     file_report.counts = {}
@@ -188,8 +213,31 @@ def import_paths(
                     file_report.note = "file skipped: nothing from it was stored"
                 else:
                     errors.extend(file_errors)
+            else:
+                staged.append((file_report, stage, stopped, sha, file_study))
+                staged_shas[sha] = display
             report.files.append(file_report)
-        if errors:
-            raise ImportFailed(errors)
+        if found_errors and not skip_invalid:
+            raise ImportFailed(errors, omitted=found_errors - len(errors))
+        late: list[StagedFile] = []
+        with db.atomic():
+            for file_report, stage, stopped, sha, file_study in staged:
+                # Another process may have imported the same file while this one parsed it.
+                seen = import_seen(db, sha, file_study)
+                if seen is not None:
+                    late.append(stage)
+                    index = report.files.index(file_report)
+                    report.files[index] = _unchanged(file_report.file, file_report.format, seen)
+                    continue
+                file_report.counts.update(stage.commit(partial=stopped is not None))
+                file_report.study = stage.study_id
+                if stopped is not None:
+                    file_report.note = f"stopped at: {stopped}"
+        for stage in late:
+            stage.discard()
+    except BaseException:
+        for stage in stages:
+            stage.discard()
+        raise
     refresh_views(db)  # a newly imported rubric may add score columns to latest_judgments
     return report

@@ -11,18 +11,23 @@ checked against those computed from the records as the store returned them (the 
 both) before anything is written. The
 writers (deterministic bytes, the atomic folder and zip) are :mod:`abp_tui.export.bundle`'s; this
 module is the only part of publishing that reads or writes the database.
+
+A study with automated outcomes and no design publishes its automated scope
+(:func:`abp_tui.services.results_report.automated_scope`): every export takes ``design_pk``
+None and the ``study``; the bundle's design is the scope's, its items and judgments none.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import sqlite_utils
 
@@ -35,22 +40,26 @@ from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import ExportError
+from abp_tui.export.protocol import COMMITTED, protocol_files, seed_commitment
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
-from abp_tui.services.results_report import StudyIsBlind
+from abp_tui.services.results_report import StudyIsBlind, automated_scope
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
-from abp_tui.store.queries import unblinded
+from abp_tui.store.automated import study_scores
+from abp_tui.store.queries import study_protocol, unblinded
 from abp_tui.text.canonical import sha256_bytes
 
 __all__ = [
     "BundleResult",
     "Collected",
     "build_bundle",
+    "build_protocol_bundle",
     "collect",
     "export_abp_verdict",
     "export_bundle",
     "export_judgments",
+    "export_protocol_bundle",
     "export_verdicts",
 ]
 
@@ -61,11 +70,35 @@ _ITEM_FIELDS: Final[set[str]] = set(Item.model_fields)
 """What a bundle publishes of an item: the shared record, without the store's keys."""
 
 
+class Published(Protocol):
+    """What a bundle publishes of its design: a stored design's row, or a study's automated
+    scope (:class:`abp_tui.services.results_report.AutomatedScope`)."""
+
+    @property
+    def study_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def version_no(self) -> int: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def frozen_at(self) -> str | None: ...
+    @property
+    def document(self) -> dict[str, Any]: ...
+    @property
+    def rubric(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Collected:
     files: dict[str, bytes]
     """Path inside the bundle -> bytes, for every source file."""
-    design: sql.DesignRow
+    design: Published
     records: DesignRecords
     """The records the files were written from, as the store returned them."""
 
@@ -82,7 +115,7 @@ class BundleResult:
 
 
 # -- collecting the source files -------------------------------------------------------------------
-def require_unblinded(db: sqlite_utils.Database, design: sql.DesignRow) -> tuple[str, str]:
+def require_unblinded(db: sqlite_utils.Database, design: Published) -> tuple[str, str]:
     who = unblinded(db, design.study_id)
     if who is None:
         raise StudyIsBlind(
@@ -92,19 +125,72 @@ def require_unblinded(db: sqlite_utils.Database, design: sql.DesignRow) -> tuple
     return who
 
 
-def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
-    """The source files of the bundle of a design (raises StudyIsBlind before unblinding).
+def collect(
+    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
+) -> Collected:
+    """The source files of the bundle of a design, or (``design_pk`` None) of the automated
+    scope of ``study`` (raises StudyIsBlind before unblinding).
 
     Every record is one the store returns (runs by id, items by code) dumped as it is.
     """
-    design = sql.design(db, design_pk)
+    design: Published
+    if design_pk is None:
+        if study is None:  # a bug: the caller resolved the scope
+            raise ValueError("collect: a study is needed without a design")
+        design = automated_scope(db, study)
+    else:
+        design = sql.design(db, design_pk)
     require_unblinded(db, design)
+    files, scope, tasks = protocol_sources(db, design)
+    runs = [
+        r
+        for r in bulk.current_runs(db, design.study_id)
+        if in_scope(scope, r.facts.task, r.facts.condition)
+    ]
+    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files)
+    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, {r.facts.id for r in runs})
+
+    items = sql.items(db, design_pk) if design_pk is not None else []
+    files[rec.ITEMS] = jsonl_bytes(
+        i.model_dump(mode="json", include=_ITEM_FIELDS) for i in sorted(items, key=_code)
+    )
+    run_ids = sql.design_run_ids(db, design_pk) if design_pk is not None else {}
+    judgments = bulk.judgment_revisions(db, design_pk, run_ids) if design_pk is not None else []
+    files[rec.JUDGMENTS] = jsonl_bytes(j.model_dump(mode="json") for j in judgments)
+    adjudications = (
+        bulk.adjudication_revisions(db, design_pk, run_ids) if design_pk is not None else []
+    )
+    files[rec.ADJUDICATIONS] = jsonl_bytes(a.model_dump(mode="json") for a in adjudications)
+    files[rec.FINDINGS] = jsonl_bytes(
+        f.model_dump(mode="json") for f in sql.finding_revisions(db, design.study_id)
+    )
+    files[rec.AUDIT] = jsonl_bytes(_audit(db, design.study_id))
+    records = DesignRecords(
+        design=scope,
+        rubric=Rubric.model_validate(design.rubric),
+        seed=design.seed,
+        items=tuple(items),
+        judgments=tuple(j for j in judgments if j.status == "submitted"),
+        adjudications=tuple(adjudications),
+        runs=tuple(r.facts for r in runs),
+        task_criteria={t.id: t.fatal_criteria for t in tasks},
+    )
+    return Collected(files, design, records)
+
+
+def protocol_sources(
+    db: sqlite_utils.Database, design: Published
+) -> tuple[dict[str, bytes], StudyDesign, list[rec.PublishedTask]]:
+    """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
+    its scope and its tasks: one function, so that a protocol-only bundle and the full bundle
+    carry the same bytes."""
     study = bulk.study(db, design.study_id)
     if study is None:
         raise AbpError(f"no study {design.study_id!r} in the database")
     scope = StudyDesign.model_validate(design_document(design.document))
     files: dict[str, bytes] = {
-        rec.STUDY: json_bytes(study.model_dump(mode="json")),
+        # What the design adds (description, limitations) is published as the study's.
+        rec.STUDY: json_bytes(scope.framed_study(study).model_dump(mode="json")),
         rec.DESIGN: json_bytes(
             rec.PublishedDesign(
                 study=design.study_id,
@@ -130,38 +216,10 @@ def collect(db: sqlite_utils.Database, design_pk: int) -> Collected:
         for c in bulk.conditions(db, design.study_id)
         if scope.conditions == "all" or c.id in scope.conditions
     ]
-    files[rec.CONDITIONS] = json_bytes([c.model_dump(mode="json") for c in conditions])
-    runs = [
-        r
-        for r in bulk.current_runs(db, design.study_id)
-        if in_scope(scope, r.facts.task, r.facts.condition)
-    ]
-    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files)
-
-    items = sql.items(db, design_pk)
-    files[rec.ITEMS] = jsonl_bytes(
-        i.model_dump(mode="json", include=_ITEM_FIELDS) for i in sorted(items, key=_code)
+    files[rec.CONDITIONS] = json_bytes(
+        [scope.framed_condition(c).model_dump(mode="json") for c in conditions]
     )
-    run_ids = sql.design_run_ids(db, design_pk)
-    judgments = bulk.judgment_revisions(db, design_pk, run_ids)
-    files[rec.JUDGMENTS] = jsonl_bytes(j.model_dump(mode="json") for j in judgments)
-    adjudications = bulk.adjudication_revisions(db, design_pk, run_ids)
-    files[rec.ADJUDICATIONS] = jsonl_bytes(a.model_dump(mode="json") for a in adjudications)
-    files[rec.FINDINGS] = jsonl_bytes(
-        f.model_dump(mode="json") for f in sql.finding_revisions(db, design.study_id)
-    )
-    files[rec.AUDIT] = jsonl_bytes(_audit(db, design.study_id))
-    records = DesignRecords(
-        design=scope,
-        rubric=Rubric.model_validate(design.rubric),
-        seed=design.seed,
-        items=tuple(items),
-        judgments=tuple(j for j in judgments if j.status == "submitted"),
-        adjudications=tuple(adjudications),
-        runs=tuple(r.facts for r in runs),
-        task_criteria={t.id: t.fatal_criteria for t in tasks},
-    )
-    return Collected(files, design, records)
+    return files, scope, tasks
 
 
 def _code(item: Item) -> str:
@@ -201,6 +259,25 @@ def _runs(
         line["record"] = stored.record
         lines.append(line)
     return jsonl_bytes(lines)
+
+
+def _judge_scores(db: sqlite_utils.Database, study_id: str, runs: set[str]) -> bytes:
+    """``automated_scores.jsonl``: the automated judge's latest outcome of each run in scope,
+    by run id (the file's document, with the submission's path on this machine, stays here)."""
+    scores = study_scores(db, study_id)
+    return jsonl_bytes(
+        rec.PublishedJudgeScore(
+            run=run,
+            scorer=s.scorer,
+            outcome=s.outcome,
+            dimensions=s.dimensions,
+            spec_sha256=s.spec_sha256,
+            submission_sha256=s.submission_sha256,
+            created_at=s.created_at,
+        ).model_dump(mode="json")
+        for run, s in sorted(scores.items())
+        if run in runs
+    )
 
 
 def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
@@ -250,10 +327,10 @@ def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
 
 
 def _collected_and_analysed(
-    db: sqlite_utils.Database, design_pk: int
+    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
 ) -> tuple[Collected, Analysis]:
     """The source files, and the analysis of those files as ``verify`` will read them."""
-    collected = collect(db, design_pk)
+    collected = collect(db, design_pk, study)
     analysis = analyse(parse(collected.files))
     _cross_check(collected, analysis)
     return collected, analysis
@@ -280,14 +357,20 @@ def _collector_paused() -> Iterator[None]:
 
 
 def build_bundle(
-    db: sqlite_utils.Database, design_pk: int, timings: dict[str, float] | None = None
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    timings: dict[str, float] | None = None,
+    confidence: float = 0.95,
+    study: str | None = None,
 ) -> dict[str, bytes]:
-    """Every file of the bundle of a design (path -> bytes), the manifest included."""
+    """Every file of the bundle of a design (or, ``design_pk`` None, of ``study``'s automated
+    outcomes) (path -> bytes), the manifest included, its results' intervals at
+    ``confidence``."""
     with _collector_paused():
         began = time.perf_counter()
-        collected, analysis = _collected_and_analysed(db, design_pk)
+        collected, analysis = _collected_and_analysed(db, design_pk, study)
         collected_at = time.perf_counter()
-        files = writer.bundle_files(collected.files, analysis)
+        files = writer.bundle_files(collected.files, analysis, confidence)
     if timings is not None:
         timings["collect"] = collected_at - began
         timings["derive"] = time.perf_counter() - collected_at
@@ -296,19 +379,23 @@ def build_bundle(
 
 def export_bundle(
     db: sqlite_utils.Database,
-    design_pk: int,
+    design_pk: int | None,
     out_dir: Path,
     *,
     actor: str = "coordinator",
     timings: dict[str, float] | None = None,
+    confidence: float = 0.95,
+    study: str | None = None,
 ) -> BundleResult:
-    """Write the publication bundle of a design to ``out_dir`` and ``out_dir.zip``.
+    """Write the publication bundle of a design (or, ``design_pk`` None, of ``study``'s
+    automated outcomes) to ``out_dir`` and ``out_dir.zip``, its results' intervals at
+    ``confidence`` (recorded in the manifest).
 
     Raises StudyIsBlind before the study is unblinded. The export is recorded in the audit log
     (who, what, the manifest's hash); that entry is never part of a bundle.
     """
     out_dir = Path(out_dir)
-    files = build_bundle(db, design_pk, timings)
+    files = build_bundle(db, design_pk, timings, confidence, study)
     began = time.perf_counter()
     zip_path = writer.write_bundle(out_dir, files)
     if timings is not None:
@@ -334,11 +421,99 @@ def export_bundle(
     )
 
 
+def _seed_salt(db: sqlite_utils.Database, design: sql.DesignRow) -> str | None:
+    """The salt of the design's seed commitment, if a protocol-only bundle published one."""
+    for _at, _actor, action, detail in psql.audit_log(db):
+        if action == COMMITTED and (
+            detail.get("study"),
+            detail.get("design"),
+            detail.get("version"),
+        ) == (design.study_id, design.name, design.version_no):
+            salt = detail.get("seed_salt")
+            if isinstance(salt, str):
+                return salt
+    return None
+
+
+def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int, salt: str) -> dict[str, bytes]:
+    """Every file of the protocol-only bundle of a design (path -> bytes), the manifest
+    included: the ``protocol/`` files of its full bundle, the seed committed to under ``salt``,
+    and nothing measured."""
+    design = sql.design(db, design_pk)
+    if study_protocol(db, design.study_id) == "pack":
+        raise AbpError(
+            "this is a reviewer station: its study is a pack's blind copy, not a protocol to "
+            "publish (export the protocol on the coordinator's database)"
+        )
+    files, _scope, _tasks = protocol_sources(db, design)
+    return protocol_files(files, salt, writer.environment())
+
+
+def export_protocol_bundle(
+    db: sqlite_utils.Database, design_pk: int, out_dir: Path, *, actor: str = "coordinator"
+) -> BundleResult:
+    """Freeze a design and write its protocol-only bundle to ``out_dir`` and ``out_dir.zip``
+    (seed 004: frozen and published before results; allowed while the study is blind).
+
+    Freezing is what makes the published hash binding: a frozen design never changes, a changed
+    design file becomes a new version. The first protocol export of a design version records
+    the commitment to its seed and the salt in the audit log (which the full bundle publishes
+    after unblinding, and ``verify`` checks there); later ones reuse the salt, so the bundle's
+    bytes stay the same. Nothing is frozen or recorded when the bundle cannot be written.
+    """
+    out_dir = Path(out_dir)
+    with db.atomic():
+        design = sql.design(db, design_pk)
+        froze = design.frozen_at is None
+        if froze:
+            psql.freeze_design(db, design_pk)
+        salt = _seed_salt(db, design)
+        if salt is None:
+            salt = secrets.token_hex(16)
+            psql.audit(
+                db,
+                actor,
+                COMMITTED,
+                {
+                    "study": design.study_id,
+                    "design": design.name,
+                    "version": design.version_no,
+                    "sha256": design.sha256,
+                    "seed_sha256": seed_commitment(design.seed, salt),
+                    "seed_salt": salt,
+                    "froze_design": froze,
+                },
+            )
+        files = build_protocol_bundle(db, design_pk, salt)
+        zip_path = writer.write_bundle(out_dir, files)
+        manifest_sha = sha256_bytes(files[rec.MANIFEST])
+        manifest = json.loads(files[rec.MANIFEST])
+        psql.audit(
+            db,
+            actor,
+            f"{EXPORT_ACTION_PREFIX} protocol bundle",
+            {
+                "study": design.study_id,
+                "design": design.name,
+                "version": design.version_no,
+                "bundle": out_dir.name,
+                "manifest_sha256": manifest_sha,
+                "status": manifest["status"],
+            },
+        )
+    return BundleResult(out_dir, zip_path, manifest["status"], [], len(files), manifest_sha)
+
+
 def _export_one(
-    db: sqlite_utils.Database, design_pk: int, out: Path, what: str, actor: str
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    out: Path,
+    what: str,
+    actor: str,
+    study: str | None = None,
 ) -> tuple[bytes, Analysis]:
     with _collector_paused():
-        collected, analysis = _collected_and_analysed(db, design_pk)
+        collected, analysis = _collected_and_analysed(db, design_pk, study)
         if what == "verdicts":
             data = verdict_lines(analysis)
         elif what == "judgments":
@@ -363,10 +538,16 @@ def _export_one(
 
 
 def export_verdicts(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    out: Path,
+    *,
+    actor: str = "coordinator",
+    study: str | None = None,
 ) -> int:
-    """``verdicts.jsonl``: one final verdict per run of the design; returns the line count."""
-    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor)
+    """``verdicts.jsonl``: one final verdict per run of the design (or, ``design_pk`` None, of
+    ``study``'s automated outcomes); returns the line count."""
+    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor, study)
     return len(analysis.verdicts)
 
 
@@ -379,9 +560,15 @@ def export_judgments(
 
 
 def export_abp_verdict(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    out: Path,
+    *,
+    actor: str = "coordinator",
+    study: str | None = None,
 ) -> dict[str, Any]:
-    """The design's ``abp-verdict/v1`` JSON, checked against the schema this project ships."""
-    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor)
+    """The design's (or, ``design_pk`` None, ``study``'s automated outcomes') ``abp-verdict/v1``
+    JSON, checked against the schema this project ships."""
+    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor, study)
     loaded: dict[str, Any] = json.loads(data)
     return loaded

@@ -7,6 +7,12 @@ record carries (PROVIDER_BLOCK, INFRA_ERROR); otherwise it is unjudged. A human 
 an automated one and both are kept. Counts of all six states are always reported; pass rates use
 MODEL_PASS / (MODEL_PASS + MODEL_FAIL) with a Wilson interval; there is no blended score.
 
+A study with automated outcomes and no design (an imported Arena ``results.json`` or ABP run
+folder, a sci-bench study the automated judge scored) has results too: its automated scope
+(:mod:`abp_tui.analysis.automated`: every run, every pair of conditions, every verdict's source
+``automated``). :func:`find_scope` says which a command means: the study's design when it has
+one, else its automated outcomes, else the "create a design" error.
+
 The rules are :mod:`abp_tui.analysis`'s, which a publication bundle's ``verify`` applies to the
 bundle's own records too; this module reads a design's records from the database, refuses a blind
 study and records the unblinding.
@@ -14,41 +20,61 @@ study and records the unblinding.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
 import sqlite_utils
 
+from abp_tui.analysis.automated import (
+    AUTOMATED_DESIGN,
+    automated_records,
+    automated_sha256,
+    has_automated_outcomes,
+    shared_seed,
+)
 from abp_tui.analysis.results import (
+    DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
-    RESULTS_NOTES,
     Comparison,
     Efficiency,
     GroupResult,
     ResultsReport,
     Tally,
+    confidence_level,
     counts_for_efficiency,
     group_result,
     results,
 )
 from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
-from abp_tui.models import OutcomeSource, RunOutcome
+from abp_tui.models import DesignRecords, OutcomeSource, RunOutcome
+from abp_tui.services.designing import find_design_if_any, find_study
+from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
-from abp_tui.store.queries import study_protocol, unblinded
+from abp_tui.store.automated import study_scores
+from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
 
 __all__ = [
     "AUTOMATED_STATES",
     "EFFICIENCY_METRICS",
+    "AutomatedScope",
     "Comparison",
     "Efficiency",
     "GroupResult",
     "OutcomeSource",
     "ResultsReport",
     "RunOutcome",
+    "Scope",
     "StudyIsBlind",
     "Tally",
+    "automated_scope",
+    "compute_automated_results",
     "compute_results",
     "counts_for_efficiency",
+    "find_scope",
     "group_result",
+    "report_results",
     "unblind",
 ]
 
@@ -73,29 +99,184 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     return found
 
 
-def compute_results(db: sqlite_utils.Database, design_pk: int) -> ResultsReport:
-    """The results of a design. Raises StudyIsBlind before the study is unblinded."""
-    row = sql.design(db, design_pk)
-    who = unblinded(db, row.study_id)
+def _unblinded_by(db: sqlite_utils.Database, study_id: str) -> tuple[str, str]:
+    who = unblinded(db, study_id)
     if who is None:
         raise StudyIsBlind(
-            f"study {row.study_id!r} is still blind: results by condition appear only after "
-            f"`abp-tui unblind --study {row.study_id} --yes` (recorded in the audit log)"
+            f"study {study_id!r} is still blind: results by condition appear only after "
+            f"`abp-tui unblind --study {study_id} --yes` (recorded in the audit log)"
         )
-    records = sql.records_of_design(db, design_pk)
-    found = results(records)
+    return who
+
+
+def judge_dimensions(db: sqlite_utils.Database, study_id: str) -> dict[str, list[dict[str, Any]]]:
+    """Run id -> the automated judge's dimensions of its current version (the latest scoring)."""
+    return {run: score.dimensions for run, score in study_scores(db, study_id).items()}
+
+
+def _report(
+    name: str,
+    version: int,
+    sha256: str,
+    records: DesignRecords,
+    who: tuple[str, str],
+    study_id: str,
+    dimensions: dict[str, list[dict[str, Any]]],
+    confidence: float,
+) -> ResultsReport:
+    found = results(records, confidence=confidence, judge_dimensions=dimensions)
     return ResultsReport(
-        study=row.study_id,
-        design=row.name,
-        design_version=row.version_no,
-        design_sha256=row.sha256,
+        study=study_id,
+        design=name,
+        design_version=version,
+        design_sha256=sha256,
         rubric=records.rubric.id,
         unblinded_by=who[0],
         unblinded_at=who[1],
+        confidence=found.confidence,
+        verdict_source=found.verdict_source,
         conditions=found.conditions,
         by_task=found.by_task,
         comparisons=found.comparisons,
         position_bias=found.position_bias,
         outcomes=found.outcomes,
-        notes=list(RESULTS_NOTES),
+        automated_judge=found.automated_judge,
+        notes=found.notes,
     )
+
+
+def compute_results(
+    db: sqlite_utils.Database, design_pk: int, confidence: float = DEFAULT_CONFIDENCE
+) -> ResultsReport:
+    """The results of a design, every interval at ``confidence``. Raises StudyIsBlind before the
+    study is unblinded, and ConfidenceError for a level out of (0, 1) before reading anything."""
+    confidence = confidence_level(confidence)
+    row = sql.design(db, design_pk)
+    who = _unblinded_by(db, row.study_id)
+    records = sql.records_of_design(db, design_pk)
+    dimensions = judge_dimensions(db, row.study_id)
+    return _report(
+        row.name, row.version_no, row.sha256, records, who, row.study_id, dimensions, confidence
+    )
+
+
+# -- a study's automated outcomes, with no design ---------------------------------------------
+class NoDesign(AbpError):
+    """Results or an export were asked of a study with no design and no automated outcomes."""
+
+
+@dataclass(frozen=True)
+class AutomatedScope:
+    """A study's automated outcomes as what results and a bundle are computed over, with the
+    fields a stored design has (:class:`abp_tui.store.judging.DesignRow`'s) for what a bundle
+    publishes of it: never stored, read afresh each time."""
+
+    study_id: str
+    name: str
+    version_no: int
+    sha256: str
+    """Of the scope's design document, its rubric and its runs' facts."""
+    seed: int
+    """The run configuration's seed (Arena's manifest, abp-run/v1), else 0: seeds the bootstrap."""
+    created_at: str
+    """When the study's automated outcomes last changed (an import, a scoring)."""
+    frozen_at: str | None
+    document: dict[str, Any]
+    rubric: dict[str, Any]
+    records: DesignRecords
+
+
+def automated_scope(db: sqlite_utils.Database, study_id: str) -> AutomatedScope:
+    """The automated scope of a study (NoDesign when no run of it carries an automated outcome)."""
+    if study_protocol(db, study_id) is None:
+        raise AbpError(f"no study {study_id!r} in the database")
+    runs = run_facts(db, study_id)
+    if not has_automated_outcomes(runs):
+        _no_design(study_id)
+    seed = shared_seed(c.metadata for c in bulk.conditions(db, study_id))
+    records = automated_records(study_id, seed, runs)
+    return AutomatedScope(
+        study_id=study_id,
+        name=AUTOMATED_DESIGN,
+        version_no=1,
+        sha256=automated_sha256(records),
+        seed=seed,
+        created_at=outcomes_changed_at(db, study_id) or "",
+        frozen_at=None,
+        document=records.design.model_dump(mode="json"),
+        rubric=records.rubric.model_dump(mode="json"),
+        records=records,
+    )
+
+
+def _no_design(study_id: str | None) -> NoReturn:
+    where = f" for study {study_id!r}" if study_id else ""
+    raise NoDesign(
+        f"no study design{where}, and no automated outcomes to report without one; create a "
+        "design with: abp-tui study create --study STUDY (or FILE)"
+    )
+
+
+def compute_automated_results(
+    db: sqlite_utils.Database, study_id: str, confidence: float = DEFAULT_CONFIDENCE
+) -> ResultsReport:
+    """The results of a study's automated outcomes alone (no design), every interval at
+    ``confidence``; StudyIsBlind before the study is unblinded, NoDesign without automated
+    outcomes."""
+    confidence = confidence_level(confidence)
+    if study_protocol(db, study_id) is None:
+        raise AbpError(f"no study {study_id!r} in the database")
+    who = _unblinded_by(db, study_id)
+    scope = automated_scope(db, study_id)
+    return _report(
+        scope.name,
+        scope.version_no,
+        scope.sha256,
+        scope.records,
+        who,
+        study_id,
+        judge_dimensions(db, study_id),
+        confidence,
+    )
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a results command or an export means: a study design, or (``design_pk`` None) a
+    study's automated outcomes alone."""
+
+    study_id: str
+    design_pk: int | None
+    design_name: str
+    version_no: int
+
+
+def find_scope(
+    db: sqlite_utils.Database, study: str | None = None, design: str | None = None
+) -> Scope:
+    """The design a command means (``designing.find_design``'s choice), else the study's
+    automated outcomes when it has no design; NoDesign when it has neither."""
+    row = find_design_if_any(db, study, design)
+    if row is not None:
+        return Scope(row.study_id, row.pk, row.name, row.version_no)
+    study_id = find_study(db, study)
+    if study_protocol(db, study_id) is None:
+        raise AbpError(f"no study {study_id!r} in the database")
+    if not has_automated_outcomes(run_facts(db, study_id)):
+        _no_design(study_id)
+    return Scope(study_id, None, AUTOMATED_DESIGN, 1)
+
+
+def report_results(
+    db: sqlite_utils.Database,
+    study: str | None = None,
+    design: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> ResultsReport:
+    """The results ``abp-tui results`` reports: of the design meant, else of the study's
+    automated outcomes (see :func:`find_scope`)."""
+    confidence = confidence_level(confidence)
+    scope = find_scope(db, study, design)
+    if scope.design_pk is None:
+        return compute_automated_results(db, scope.study_id, confidence)
+    return compute_results(db, scope.design_pk, confidence)

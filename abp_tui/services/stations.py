@@ -4,7 +4,9 @@ A **study pack** holds only what its reviewer may see: the rubric, the blind tas
 assigned item its blind code and masked responses in the placement that reviewer sees. It holds no
 condition labels, instructions, engines, models, providers, run ids or file names, and nothing of
 the design beyond its name, version and hash. ``open_pack`` turns a pack into a station database
-the ordinary workstation opens; ``write_ratings`` writes every judgment made there (every revision,
+the ordinary workstation opens, as the pack's reviewer (:func:`station_reviewer`); a station holds
+that one pack and nothing else, so a pack is refused by a database that holds other studies or
+another pack. ``write_ratings`` writes every judgment made there (every revision,
 keyed by position); ``merge_ratings`` brings ratings back into the coordinator's database:
 idempotent, all or nothing, refusing a pack this database did not issue, a pack made for another
 design version, and a file whose content does not match its hash.
@@ -15,6 +17,7 @@ The hashes detect corruption and naive tampering; they are not signatures.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -132,7 +135,9 @@ def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -
     row = session.design_row
     items = []
     for q in session.queue():
-        blind = session.open(q.code)
+        # Read, not opened: opening would move the reviewer to each item in turn, and they
+        # would find themselves on the last one when they judge on this database.
+        blind = session.read(q.code)
         task: BlindTask = blind.task
         own = len(task.fatal_criteria) - len(session.rubric.fatal_criteria)
         items.append(
@@ -240,8 +245,78 @@ def read_ratings(path: Path) -> RatingsFile:
     return ratings
 
 
+@dataclass(frozen=True)
+class OpenedPack:
+    """What ``pack open`` did: the station's design, for whom, and whether it was open already."""
+
+    design_pk: int
+    reviewer: str
+    design: PackDesign
+    items: int
+    already_open: bool
+
+
+class StationRefused(AbpError):
+    """A pack cannot open into this database (nothing was written)."""
+
+
+def _pack_designs(station: sqlite_utils.Database) -> list[sql.DesignRow]:
+    return [d for d in sql.designs(station) if d.document.get("pack")]
+
+
+def station_reviewer(db: sqlite_utils.Database) -> str | None:
+    """The reviewer a station database judges as (its pack's), or None for any other database.
+
+    This is how a station remembers its reviewer: ``abp-tui --db STATION`` opens as them.
+    """
+    for design in _pack_designs(db):
+        reviewers = design.document.get("reviewers")
+        if isinstance(reviewers, list) and reviewers and isinstance(reviewers[0], str):
+            return reviewers[0]
+    return None
+
+
+def _refusal(station: sqlite_utils.Database, pack: StudyPack, path: Path) -> str | None:
+    """Why ``pack`` may not open into ``station`` (None: it may)."""
+    where = psql.database_file(station) or "this database"
+    held = _pack_designs(station)
+    if held:
+        other = held[0]
+        reviewer = station_reviewer(station)
+        label = f"{other.study_id} / {other.name} v{other.version_no}"
+        if reviewer != pack.reviewer:
+            return (
+                f"{path.name} is {pack.reviewer}'s pack, but {where} is the station of "
+                f"{reviewer} (design {label}); open it in a database of its own: "
+                f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+            )
+        return (
+            f"{where} already holds another pack of {reviewer} (design {label}), and a station "
+            f"holds one pack; open {path.name} in a database of its own: "
+            f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+        )
+    studies = psql.study_ids(station)
+    if studies:
+        shown = ", ".join(studies[:3]) + (
+            f" and {len(studies) - 3} more" if len(studies) > 3 else ""
+        )
+        return (
+            f"{where} holds other studies ({shown}): a pack opens into a reviewer station's own "
+            f"database, never into a coordinator's; use a new file: "
+            f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+        )
+    return None
+
+
 def open_pack(station: sqlite_utils.Database, path: Path) -> int:
     """Load a study pack into a station database; return the station's design pk."""
+    return open_station(station, path).design_pk
+
+
+def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
+    """Load a study pack into a station database (an empty one, or the station of the same
+    pack, where opening it again changes nothing). Raises StationRefused, before anything is
+    written, for a database holding other studies or another pack."""
     pack = read_study_pack(path)
     existing = [
         d
@@ -249,7 +324,10 @@ def open_pack(station: sqlite_utils.Database, path: Path) -> int:
         if d.sha256 == pack.design.sha256 and d.document.get("pack") == pack.sha256
     ]
     if existing:
-        return existing[0].pk
+        return OpenedPack(existing[0].pk, pack.reviewer, pack.design, len(pack.items), True)
+    refused = _refusal(station, pack, path)
+    if refused is not None:
+        raise StationRefused(refused)
     with station.atomic():
         writer = ImportWriter(station, path.name, pack.sha256, 0, "reviewer-pack")
         writer.write(
@@ -331,7 +409,13 @@ def open_pack(station: sqlite_utils.Database, path: Path) -> int:
                 item.order_index,
             )
         _store_traces(station, pack)
-    return design_pk
+        psql.audit(
+            station,
+            pack.reviewer,
+            "pack opened",
+            {"design": pack.design.model_dump(), "pack": pack.sha256, "items": len(pack.items)},
+        )
+    return OpenedPack(design_pk, pack.reviewer, pack.design, len(pack.items), False)
 
 
 def _store_traces(station: sqlite_utils.Database, pack: StudyPack) -> None:

@@ -3,8 +3,9 @@
 Each function opens its own connection (the screens call them from worker threads), reads
 through the store's query functions and returns plain data: every study with its counts; for
 one study, its conditions and tasks with their run and exclusion counts and each design's
-progress per reviewer; and creating (or versioning) a study design from a file, as
-``abp-tui study create FILE`` does. Nothing here imports Textual or runs SQL.
+progress per reviewer; and creating (or versioning) a study design from a file or from the
+new-design form's choices, as ``abp-tui study create`` does. Nothing here imports Textual or
+runs SQL.
 """
 
 from __future__ import annotations
@@ -13,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from abp_tui.models import ResultState
-from abp_tui.services.designing import CreatedDesign, create_design, load_design_file
+from abp_tui.services.designing import (
+    CreatedDesign,
+    DesignChoices,
+    DesignDefaults,
+    create_design,
+    create_from_choices,
+    design_defaults,
+    load_design_file,
+)
 from abp_tui.store import connect, judging
 from abp_tui.store.judging import ReviewerProgress as ReviewerProgress
 from abp_tui.store.overview import StudyCounts as StudyCounts
@@ -108,6 +117,25 @@ def create_design_file(db_path: Path, path: Path) -> CreatedDesign:
     design = load_design_file(path)
     db = connect(db_path)
     try:
-        return create_design(db, design)
+        return create_design(db, design, str(path))
+    finally:
+        db.close()
+
+
+def read_design_defaults(db_path: Path, study_id: str, reviewer: str) -> DesignDefaults:
+    """What the new-design form starts from for a study (blocking)."""
+    db = connect(db_path)
+    try:
+        return design_defaults(db, study_id, reviewer)
+    finally:
+        db.close()
+
+
+def create_design_from_choices(db_path: Path, choices: DesignChoices) -> CreatedDesign:
+    """Create or version the design the form's choices describe, as ``abp-tui study create
+    --study S ...`` does (blocking)."""
+    db = connect(db_path)
+    try:
+        return create_from_choices(db, choices)
     finally:
         db.close()

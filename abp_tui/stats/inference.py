@@ -417,14 +417,14 @@ def state_counts(states: Iterable[ResultState | str]) -> dict[ResultState, int]:
     return counts
 
 
-def pass_rate(states: Iterable[ResultState | str]) -> Proportion:
-    """MODEL_PASS / (MODEL_PASS + MODEL_FAIL) with its Wilson 95% interval.
+def pass_rate(states: Iterable[ResultState | str], confidence: float = 0.95) -> Proportion:
+    """MODEL_PASS / (MODEL_PASS + MODEL_FAIL) with its Wilson interval (95% by default).
 
     The four excluded states stay out of the denominator; count them with ``state_counts``.
     """
     counts = state_counts(states)
     passed = counts[ResultState.MODEL_PASS]
-    return wilson(passed, passed + counts[ResultState.MODEL_FAIL])
+    return wilson(passed, passed + counts[ResultState.MODEL_FAIL], confidence=confidence)
 
 
 def _judged_outcomes(
@@ -491,7 +491,9 @@ def _decisive_test(successes: int, decisive: int) -> BinomialTest:
     return test
 
 
-def preference_test(wins_a: int, wins_b: int, ties: int, insufficient: int) -> PreferenceTest:
+def preference_test(
+    wins_a: int, wins_b: int, ties: int, insufficient: int, confidence: float = 0.95
+) -> PreferenceTest:
     """Exact two-sided binomial test (p0 = 0.5) of A's wins among the decisive judgments.
 
     Ties and insufficient-evidence judgments are counted and reported but are not in the test's
@@ -510,12 +512,14 @@ def preference_test(wins_a: int, wins_b: int, ties: int, insufficient: int) -> P
         insufficient=insufficient,
         total=decisive + ties + insufficient,
         decisive=decisive,
-        a_share=wilson(wins_a, decisive),
+        a_share=wilson(wins_a, decisive, confidence=confidence),
         test=test,
     )
 
 
-def position_bias(left_preferred: int, right_preferred: int) -> PositionBias:
+def position_bias(
+    left_preferred: int, right_preferred: int, confidence: float = 0.95
+) -> PositionBias:
     """Share of decisive judgments that preferred the left placement, tested against 1/2.
 
     Ties and insufficient-evidence judgments say nothing about placement and are not passed in.
@@ -528,7 +532,7 @@ def position_bias(left_preferred: int, right_preferred: int) -> PositionBias:
         left_preferred=left,
         right_preferred=right,
         decisive=decisive,
-        left_share=wilson(left, decisive),
+        left_share=wilson(left, decisive, confidence=confidence),
         test=test,
     )
 

@@ -38,6 +38,7 @@ from abp_tui.store.queries import (
     results_order,
     task_from_row,
 )
+from abp_tui.text.natural import natural_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,13 +73,13 @@ def study(db: sqlite_utils.Database, study_id: str) -> Study | None:
 
 
 def tasks(db: sqlite_utils.Database, study_id: str) -> list[tuple[Task, bool]]:
-    """Every current task of a study by id, and whether it is a placeholder (a task id some run
-    named, with no task record imported)."""
+    """Every current task of a study in natural id order, and whether it is a placeholder (a
+    task id some run named, with no task record imported)."""
     rows = db.execute(
-        f"SELECT {TASK_COLUMNS}, placeholder "
-        "FROM tasks WHERE study_id = ? AND current = 1 ORDER BY id",
+        f"SELECT {TASK_COLUMNS}, placeholder FROM tasks WHERE study_id = ? AND current = 1",
         [study_id],
     ).fetchall()
+    rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10, as every task list
     return [
         (
             task_from_row(r),

@@ -1,8 +1,28 @@
-"""Opening the database: pragmas (WAL, foreign keys, busy timeout) and recorded migrations."""
+"""Opening the database: refusing files that are not ours, pragmas (WAL, foreign keys, busy
+timeout), recorded migrations, and transactions that wait for each other instead of failing.
+
+**Transactions.** Every write transaction (:meth:`Database.atomic`) begins ``IMMEDIATE``: it takes
+the write lock first, waiting up to :data:`BUSY_TIMEOUT_MS` for another process to finish, and
+only then reads. A deferred transaction that read first and wrote second would fail at once with
+"database is locked" whenever another connection had written in between (SQLite cannot wait
+there: its snapshot is already stale), which is how reviewers' saves failed beside an import.
+Long imports commit in short batches (:mod:`abp_tui.store.staging`), so a wait stays short.
+
+**Refusing.** A file that is not SQLite, or a SQLite database holding tables and no abp-tui
+schema record (``_migrations`` with our first migration), is refused before anything is written
+to it; an empty or new file is initialised. A file that cannot be written is opened read-only.
+
+**Errors.** What the disk or another process does to a write (busy past the timeout, read-only,
+full, I/O errors) leaves the transaction rolled back and becomes one :class:`StoreError` line
+(:func:`store_error`); the CLI and the workstation show it as it is.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,32 +33,215 @@ from abp_tui.store.schema import MIGRATIONS
 from abp_tui.store.views import refresh_views
 
 BUSY_TIMEOUT_MS = 5000
+SQLITE_HEADER = b"SQLite format 3\x00"
+FIRST_MIGRATION = MIGRATIONS[0][0]
 
 
 def utc_now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# -- errors ---------------------------------------------------------------------------------------
+_NOTHING_CHANGED = "nothing was changed"
+
+
+def store_error(exc: sqlite3.Error, where: object) -> StoreError | None:
+    """The one line a user reads for what the disk or another process did to an operation on
+    the database ``where``; None for anything else (a bug, to be reported as one)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "database is locked" in text:
+        return StoreError(
+            f"{where}: the database stayed busy for more than {BUSY_TIMEOUT_MS // 1000} s "
+            f"(another abp-tui process is writing to it); {_NOTHING_CHANGED}: try again"
+        )
+    if primary == sqlite3.SQLITE_READONLY or "readonly database" in text:
+        return StoreError(
+            f"{where}: the database is read-only (check the permissions of the file and its "
+            f"folder); {_NOTHING_CHANGED}"
+        )
+    if primary == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return StoreError(f"{where}: the disk is full; {_NOTHING_CHANGED} (free some space)")
+    if primary in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+        return StoreError(
+            f"{where}: cannot read or write the database ({text}); {_NOTHING_CHANGED}"
+        )
+    if primary in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+        return StoreError(f"{where}: not a usable abp-tui database ({text})")
+    return None
+
+
+@contextlib.contextmanager
+def translated(where: object) -> Iterator[None]:
+    """Turn what :func:`store_error` knows into its StoreError; let everything else through."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        known = store_error(exc, where)
+        if known is None:
+            raise
+        raise known from None
+
+
+class Database(sqlite_utils.Database):
+    """sqlite-utils' Database whose transactions begin IMMEDIATE (see the module docstring)."""
+
+    path: str = ":memory:"
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[Database]:
+        """A write transaction (a savepoint inside one already open), rolled back on error."""
+        if self.conn.in_transaction:
+            with translated(self.path), super().atomic():
+                yield self
+            return
+        with translated(self.path):
+            self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            with translated(self.path):
+                yield self
+        except BaseException:
+            # A failed COMMIT or an error that ended the transaction leaves nothing to undo.
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+        try:
+            with translated(self.path):
+                self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
+
+# -- opening --------------------------------------------------------------------------------------
+def _writable(path: Path) -> bool:
+    """Whether the file (or, for a new one, its folder) can be written; WAL needs the folder."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.exists() and not os.access(path, os.W_OK):
+        return False
+    return os.access(folder, os.W_OK)
+
+
+def _refuse_other_files(path: Path) -> None:
+    """Refuse a file that is not SQLite before SQLite opens it (an empty file is fine)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read the database: {exc.strerror}") from None
+    if head and head != SQLITE_HEADER:
+        raise StoreError(
+            f"{path}: not a usable abp-tui database: it is not a SQLite file; "
+            f"{_NOTHING_CHANGED} (name a new file with --db)"
+        )
+
+
+def _refuse_other_schemas(db: sqlite_utils.Database, path: object) -> None:
+    """Refuse a SQLite database that holds tables but no abp-tui schema record."""
+    tables = [
+        str(r[0])
+        for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        ).fetchall()
+    ]
+    others = [t for t in tables if t != "_migrations"]
+    if not others:
+        return
+    ours = False
+    if "_migrations" in tables:
+        with contextlib.suppress(sqlite3.Error):
+            ours = (
+                db.execute("SELECT 1 FROM _migrations WHERE name = ?", [FIRST_MIGRATION]).fetchone()
+                is not None
+            )
+    if not ours:
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        raise StoreError(
+            f"{path}: not a usable abp-tui database: it holds {len(others)} "
+            f"table{'s' if len(others) != 1 else ''} of another program ({shown}) and no "
+            f"abp-tui schema record; {_NOTHING_CHANGED} (name a new file with --db)"
+        )
+
+
 def connect(path: Path) -> sqlite_utils.Database:
-    """Open (creating if needed) the database at ``path`` and bring its schema up to date."""
-    if str(path) != ":memory:":
+    """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+
+    Raises StoreError, having changed nothing, for a file that is not an abp-tui database.
+    """
+    memory = str(path) == ":memory:"
+    read_only = False
+    if not memory:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create its folder: {exc.strerror}") from None
+        _refuse_other_files(path)
+        read_only = path.exists() and not _writable(path)
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        db = sqlite_utils.Database(conn, execute_plugins=False)
+        if read_only:
+            target, uri = f"{path.resolve().as_uri()}?mode=ro", True
+        else:
+            target, uri = str(path), False
+        conn = sqlite3.connect(
+            target, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, uri=uri
+        )
+    except sqlite3.Error as exc:
+        raise store_error(exc, path) or StoreError(f"{path}: cannot open ({exc})") from None
+    try:
+        db = Database(conn, execute_plugins=False)
+        db.path = str(path)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _refuse_other_schemas(db, path)
         db.execute("PRAGMA foreign_keys = ON")
-        if str(path) != ":memory:":
+        if not memory and not read_only:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
-        migrate(db)
-        refresh_views(db)
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path}: not a usable abp-tui database ({exc})") from None
+        if read_only:
+            if pending(db):
+                raise StoreError(
+                    f"{path}: the database is read-only and needs upgrading by this version of "
+                    f"abp-tui; {_NOTHING_CHANGED} (make it writable once)"
+                )
+        else:
+            migrate(db)
+            refresh_views(db)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise store_error(exc, path) or StoreError(
+            f"{path}: not a usable abp-tui database ({exc})"
+        ) from None
+    except BaseException:
+        conn.close()
+        raise
     return db
+
+
+def pending(db: sqlite_utils.Database) -> list[str]:
+    """The migrations not yet recorded (all of them for a new database)."""
+    has_table = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'"
+    ).fetchone()
+    applied = (
+        {row[0] for row in db.execute("SELECT name FROM _migrations").fetchall()}
+        if has_table
+        else set()
+    )
+    _refuse_newer(applied)
+    return [name for name, _ in MIGRATIONS if name not in applied]
+
+
+def _refuse_newer(applied: set[str]) -> None:
+    unknown = applied - {name for name, _ in MIGRATIONS}
+    if unknown:
+        raise StoreError(
+            f"the database was written by a newer abp-tui (migrations {sorted(unknown)}); "
+            "upgrade abp-tui to open it"
+        )
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
@@ -47,17 +250,15 @@ def migrate(db: sqlite_utils.Database) -> list[str]:
         "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
     )
     applied = {row[0] for row in db.execute("SELECT name FROM _migrations").fetchall()}
-    unknown = applied - {name for name, _ in MIGRATIONS}
-    if unknown:
-        raise StoreError(
-            f"the database was written by a newer abp-tui (migrations {sorted(unknown)}); "
-            "upgrade abp-tui to open it"
-        )
+    _refuse_newer(applied)
     done: list[str] = []
     for name, sql in MIGRATIONS:
         if name in applied:
             continue
         with db.atomic():
+            # Another process may have applied it while this one waited for the lock.
+            if db.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchone():
+                continue
             # Statements end with ";" and a newline; a trigger's body stays on its line.
             for statement in sql.split(";\n"):
                 if statement.strip():

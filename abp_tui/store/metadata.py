@@ -339,6 +339,63 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "created_at": _CREATED,
         },
     ),
+    "automated_scores": (
+        "The automated judge's outcome of a run version, dimension by dimension (the sci-bench "
+        "oracle scorer); append-only. Shown to a reviewer only after they submit their own.",
+        {
+            "pk": _KEY,
+            "study_id": _STUDY,
+            "run_pk": "The run version scored (runs.pk).",
+            "scorer": "The scorer and its version (sci-bench-oracle/1).",
+            "spec_sha256": "SHA-256 of the specification file holding the oracles.",
+            "submission_sha256": "SHA-256 of the structured submission file scored.",
+            "outcome": "passed, or failed (a scored dimension failed or the schema is invalid).",
+            "dimensions": "Each dimension's outcome (pass, fail, unscored) with its reason (JSON).",
+            "document": "The case's score, the submission's schema errors and the provenance "
+            "rule (JSON).",
+            "created_at": _CREATED,
+        },
+    ),
+    "judges": (
+        "AI judges (kind ai): a model with its prompt or template and version. Never a "
+        "reviewer: a judge's verdicts are in judge_verdicts, not in judgments or agreement.",
+        {
+            "pk": _KEY,
+            "id": "How the judge's verdicts name it (gpt-4/pair-v2, GPT-4-Vanilla...).",
+            "kind": "ai: the only kind of judge whose verdicts are imported.",
+            "model": "The judging model, as the source names it.",
+            "prompt": "The prompt or template name the judge was run with.",
+            "version": "The judge's version, when its source states one.",
+            "source": "What produced the verdicts (fastchat, llmbar, inspect, native).",
+            "sha256": _SHA,
+            "document": "The judge as imported (JSON).",
+            "created_at": _CREATED,
+        },
+    ),
+    "judge_verdicts": (
+        "Every AI judge verdict: on a pair of runs in one presentation order, or on one run "
+        "(a score, pass or fail); append-only. Never shown to a blind reviewer before they "
+        "submit their own judgment.",
+        {
+            "pk": _KEY,
+            "study_id": _STUDY,
+            "judge_pk": "The judge (judges.pk).",
+            "task_pk": "The task version judged (tasks.pk).",
+            "run_a_pk": "The run judged, or the pair's run a in its own orientation (runs.pk).",
+            "run_b_pk": "The pair's run b (runs.pk); empty for a verdict on one run.",
+            "shown_first_pk": "The run shown to the judge first (runs.pk); empty for one run.",
+            "turn": "The conversation turn judged (MT-Bench), when the verdict is on one turn.",
+            "kind": "preference (a pair), score or pass_fail (one run).",
+            "verdict": "preference: the winning run's id or tie; pass_fail: pass, fail, partial.",
+            "score": "score: the number the judge gave.",
+            "error": "Why the judge gave no verdict, as its source says; empty otherwise.",
+            "explanation_sha256": "The judge's explanation text (blobs.sha256).",
+            "document": "The verdict as imported (JSON).",
+            "sha256": _SHA,
+            "import_pk": "The import that brought the verdict (imports.pk).",
+            "created_at": _CREATED,
+        },
+    ),
     "final_verdicts": (
         "The final verdict of every judged run of every design, with its source (adjudicated, "
         "unanimous, single review, unresolved). A snapshot: abp-tui schema rewrites it; "

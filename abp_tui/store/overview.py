@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from abp_tui.store.schema import MIGRATIONS
+from abp_tui.text.natural import natural_key  # standard library only, as this module
 
 BUSY_TIMEOUT_S = 5.0
 OUTSIDE_DENOMINATOR = ("INFRA_ERROR", "PROVIDER_BLOCK", "INVALID_TEST", "GRADER_DISPUTE")
@@ -93,7 +94,7 @@ def read(path: Path) -> list[StudyOverview]:
             StudyOverview(
                 study,
                 _counted(conn, _CONDITION_RUNS, study.id),
-                _counted(conn, _TASK_RUNS, study.id),
+                sorted(_counted(conn, _TASK_RUNS, study.id), key=lambda t: natural_key(t.id)),
                 [
                     DesignProgress(name, version_no, sha256, frozen_at, progress(conn, pk))
                     for pk, name, version_no, sha256, frozen_at in conn.execute(

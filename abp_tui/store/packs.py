@@ -1,4 +1,5 @@
-"""SQL for reviewer packs issued by a coordinator, merges of their ratings, and the audit log."""
+"""SQL for reviewer packs issued by a coordinator, merges of their ratings, what a reviewer
+station holds, and the audit log."""
 
 from __future__ import annotations
 
@@ -89,6 +90,14 @@ def insert_merged_judgment(
     return revision
 
 
+def freeze_design(db: sqlite_utils.Database, design_pk: int) -> None:
+    """Freeze a design now (as its first judgment would): it never changes after this."""
+    db.execute(
+        "UPDATE designs SET frozen_at = ? WHERE frozen_at IS NULL AND pk = ?",
+        [utc_now(), design_pk],
+    )
+
+
 def audit(db: sqlite_utils.Database, actor: str, action: str, detail: dict[str, Any]) -> None:
     db.execute(
         "INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)",
@@ -113,6 +122,19 @@ def all_judgments(
             [design_pk, reviewer],
         ).fetchall()
     ]
+
+
+def database_file(db: sqlite_utils.Database) -> str:
+    """The file the database lives in ("" for an in-memory one), for messages."""
+    for _seq, name, file in db.execute("PRAGMA database_list").fetchall():
+        if name == "main":
+            return str(file or "")
+    return ""
+
+
+def study_ids(db: sqlite_utils.Database) -> list[str]:
+    """Every study id the database holds, sorted."""
+    return [str(r[0]) for r in db.execute("SELECT id FROM studies ORDER BY id").fetchall()]
 
 
 def station_run_pk(station: sqlite_utils.Database, study: str, run_id: str) -> int:

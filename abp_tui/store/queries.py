@@ -11,6 +11,7 @@ import sqlite_utils
 from abp_tui.models import Condition, Model, Run, RunFacts, Task
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
+from abp_tui.text.natural import natural_key
 
 
 class ConditionSummary(Model):
@@ -96,10 +97,11 @@ def study_tasks(db: sqlite_utils.Database, study_id: str) -> list[TaskSummary]:
         SELECT t.id, t.title, t.prompt, t.base_instruction, t.evidence, t.expected_behaviour,
           t.fatal_criteria, t.risk_type, t.version, t.synthetic, t.metadata, t.placeholder,
           (SELECT COUNT(*) FROM runs r WHERE r.task_pk = t.pk AND r.current = 1)
-        FROM tasks t WHERE t.study_id = ? AND t.current = 1 ORDER BY t.id
+        FROM tasks t WHERE t.study_id = ? AND t.current = 1
         """,
         [study_id],
     ).fetchall()
+    rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10
     return [
         TaskSummary(
             task=task_from_row(r),
@@ -118,10 +120,11 @@ def study_runs(db: sqlite_utils.Database, study_id: str) -> list[RunSummary]:
           r.synthetic
         FROM runs r JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk
         LEFT JOIN blobs b ON b.sha256 = r.output_sha256 LEFT JOIN traces tr ON tr.pk = r.trace_pk
-        WHERE r.study_id = ? AND r.current = 1 ORDER BY t.id, c.id, r.trial, r.id
+        WHERE r.study_id = ? AND r.current = 1
         """,
         [study_id],
     ).fetchall()
+    rows.sort(key=lambda r: (natural_key(r[1]), r[2], r[3], natural_key(r[0])))
     return [
         RunSummary(
             id=r[0],
@@ -206,19 +209,25 @@ def diff_bytes(metadata: dict[str, object]) -> float | None:
 
 
 RUN_FACTS_SELECT: Final = """
-SELECT r.id, t.id, c.id, r.trial, r.origin_status, r.automated_outcome, r.excluded_reason,
+SELECT r.id, t.id, c.id, r.trial, r.origin_status,
+  COALESCE(r.automated_outcome, (SELECT a.outcome FROM automated_scores a
+    WHERE a.run_pk = r.pk ORDER BY a.pk DESC LIMIT 1)), r.excluded_reason,
   COALESCE(r.total_tokens, r.input_tokens + r.output_tokens), r.wall_clock_ms, r.cost_usd{more}
 FROM runs r JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk{join}
 WHERE r.study_id = ? AND r.current = 1
 """
 """The current runs of a study with their facts (the first ten columns); ``more`` and ``join``
-add what a caller needs besides. Results list runs in :func:`results_order`."""
+add what a caller needs besides. Results list runs in :func:`results_order`.
+
+A run's automated outcome is the one its record carries, else the latest the automated judge
+stored for its current version (:mod:`abp_tui.store.automated`: the sci-bench scorer), so every
+reader of the facts (results, exports, the CI gate) counts the judge's outcome the same way."""
 
 
 def results_order(row: Sequence[Any]) -> tuple[Any, ...]:
     """The order results list a study's runs in (condition, task, trial, id), for a row as
-    :data:`RUN_FACTS_SELECT` reads it; the same order as SQLite's on these columns."""
-    return (row[2], row[1], row[3], row[0])
+    :data:`RUN_FACTS_SELECT` reads it; task and run ids in natural order (T2 before T10)."""
+    return (row[2], natural_key(row[1]), row[3], natural_key(row[0]))
 
 
 def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
@@ -241,10 +250,10 @@ def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
 def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
     """The facts of the study's current runs, in :func:`results_order`."""
     rows = db.execute(
-        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join="")
-        + "ORDER BY c.id, t.id, r.trial, r.id",
+        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
         [study_id],
     ).fetchall()
+    rows.sort(key=results_order)
     return [facts_of(r, json.loads(r[10]) if r[10] else {}) for r in rows]
 
 
@@ -271,3 +280,25 @@ def imported_preferences(db: sqlite_utils.Database, study_id: str) -> list[tuple
         [study_id],
     ).fetchall()
     return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def studies_with_automated_outcomes(db: sqlite_utils.Database) -> set[str]:
+    """Ids of the studies some current run of which carries an automated outcome (its own, or
+    one the automated judge stored): those whose results need no study design."""
+    rows = db.execute(
+        "SELECT DISTINCT r.study_id FROM runs r WHERE r.current = 1 AND ("
+        "r.automated_outcome IS NOT NULL OR EXISTS (SELECT 1 FROM automated_scores a "
+        "WHERE a.run_pk = r.pk))"
+    ).fetchall()
+    return {str(r[0]) for r in rows}
+
+
+def outcomes_changed_at(db: sqlite_utils.Database, study_id: str) -> str | None:
+    """When the study's automated outcomes last changed (UTC): its latest import or the latest
+    outcome the automated judge stored; None when neither happened."""
+    row = db.execute(
+        "SELECT MAX(at) FROM (SELECT MAX(imported_at) AS at FROM imports WHERE study_id = ? "
+        "UNION ALL SELECT MAX(created_at) FROM automated_scores WHERE study_id = ?)",
+        [study_id, study_id],
+    ).fetchone()
+    return str(row[0]) if row and row[0] is not None else None

@@ -354,3 +354,98 @@ CREATE TABLE final_verdicts (
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0006_run_lookup",
+        # One run by id (the import's versioning check, load_run, a pack's runs): without this
+        # index SQLite's planner, seeing two equally long indexes, picks runs_current and scans
+        # every current run of the study for each lookup, which made imports quadratic.
+        """
+CREATE INDEX runs_id_current ON runs (study_id, id, current);
+""",
+    )
+)
+
+MIGRATIONS.append(
+    (
+        "0007_automated_scores",
+        # The automated judge's outcome of each run version (abp_tui.store.automated): append-only,
+        # one row per run version, scorer and scored inputs.
+        """
+CREATE TABLE automated_scores (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    run_pk INTEGER NOT NULL REFERENCES runs(pk),
+    scorer TEXT NOT NULL,
+    spec_sha256 TEXT NOT NULL,
+    submission_sha256 TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    dimensions TEXT NOT NULL,
+    document TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (run_pk, scorer, spec_sha256, submission_sha256)
+);
+CREATE TRIGGER automated_scores_no_update BEFORE UPDATE ON automated_scores
+BEGIN SELECT RAISE(ABORT, 'automated scores are append-only: they are never changed'); END;
+CREATE TRIGGER automated_scores_no_delete BEFORE DELETE ON automated_scores
+BEGIN SELECT RAISE(ABORT, 'automated scores are append-only: they are never deleted'); END;
+""",
+    )
+)
+
+MIGRATIONS.append(
+    (
+        "0008_ai_judges",
+        # AI judges and their verdicts (abp_tui.store.judges), apart from people's judgments:
+        # no judge is a reviewer (the triggers keep the two names apart), so a judge can never
+        # be enrolled in a design, hold a judgment or enter reviewer agreement. Append-only, as
+        # judgments are: a changed verdict is a new row, the latest of its slot counts.
+        """
+CREATE TABLE judges (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind = 'ai'),
+    model TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    version TEXT NOT NULL,
+    source TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    document TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (id, sha256)
+);
+CREATE TRIGGER judges_are_not_reviewers BEFORE INSERT ON judges
+WHEN EXISTS (SELECT 1 FROM reviewers WHERE name = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'an AI judge cannot share its name with a reviewer'); END;
+CREATE TRIGGER reviewers_are_not_judges BEFORE INSERT ON reviewers
+WHEN EXISTS (SELECT 1 FROM judges WHERE id = NEW.name)
+BEGIN SELECT RAISE(ABORT, 'an AI judge is never a reviewer'); END;
+CREATE TABLE judge_verdicts (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    judge_pk INTEGER NOT NULL REFERENCES judges(pk),
+    task_pk INTEGER NOT NULL REFERENCES tasks(pk),
+    run_a_pk INTEGER NOT NULL REFERENCES runs(pk),
+    run_b_pk INTEGER REFERENCES runs(pk),
+    shown_first_pk INTEGER REFERENCES runs(pk),
+    turn INTEGER,
+    kind TEXT NOT NULL CHECK (kind IN ('preference', 'score', 'pass_fail')),
+    verdict TEXT,
+    score REAL,
+    error TEXT,
+    explanation_sha256 TEXT REFERENCES blobs(sha256),
+    document TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    import_pk INTEGER REFERENCES imports(pk),
+    created_at TEXT NOT NULL,
+    UNIQUE (judge_pk, sha256)
+);
+CREATE INDEX judge_verdicts_study ON judge_verdicts (study_id, judge_pk);
+CREATE TRIGGER judge_verdicts_no_update BEFORE UPDATE ON judge_verdicts
+BEGIN SELECT RAISE(ABORT, 'judge verdicts are append-only: import a new one instead'); END;
+CREATE TRIGGER judge_verdicts_no_delete BEFORE DELETE ON judge_verdicts
+BEGIN SELECT RAISE(ABORT, 'judge verdicts are append-only: they are never deleted'); END;
+""",
+    )
+)

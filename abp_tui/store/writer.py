@@ -8,10 +8,11 @@ attached to the exact text it was judged on. Trace events are written in batches
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -27,8 +28,12 @@ from abp_tui.models import (
     TraceEvent,
     TraceEventBatch,
 )
+from abp_tui.models.judges import Judge, JudgeVerdict
 from abp_tui.store.db import utc_now
 from abp_tui.text.canonical import canonical_json, sha256_text
+
+if TYPE_CHECKING:
+    from abp_tui.store.judges import JudgeWriter
 
 EVENT_BATCH = 5000
 
@@ -38,6 +43,39 @@ class _OpenTrace:
     pk: int
     hasher: Any
     n_events: int = 0
+
+
+@functools.cache
+def _insert_sql(table: str, names: tuple[str, ...]) -> str:
+    """The INSERT of one versioned row (built once per table and column set)."""
+    all_names = [
+        *names,
+        "study_id",
+        "id",
+        "version_no",
+        "current",
+        "placeholder",
+        "sha256",
+        "created_at",
+    ]
+    marks = ", ".join("?" for _ in all_names)
+    return f"INSERT INTO {table} ({', '.join(all_names)}) VALUES ({marks})"
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_json(names: tuple[str, ...]) -> str:
+    """A tuple of names as canonical JSON (most records of a file share theirs)."""
+    return canonical_json(list(names))
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """The hash of a trace whose events were all written: what a staged import hands back."""
+
+    sha256: str
+
+    def hexdigest(self) -> str:
+        return self.sha256
 
 
 class WriterError(Exception):
@@ -64,6 +102,15 @@ class ImportWriter:
         self._traces: dict[str, _OpenTrace] = {}
         self._events: list[tuple[Any, ...]] = []
         self._now = utc_now()
+        # Lookups answered from memory keep an import linear in its records: the current row of
+        # every (table, id) this writer wrote or read, and, when this file created the study,
+        # the knowledge that no other row of it exists (the store's foreign keys guarantee it).
+        self._fresh_study = False
+        self._known: dict[tuple[str, str], tuple[int, str, int, int]] = {}
+        self._reviewers: set[str] = set()
+        self._preferences: set[tuple[Any, ...]] = set()
+        self._pending_preferences: list[tuple[Any, ...]] = []
+        self._judges: JudgeWriter | None = None
 
     # -- dispatch -------------------------------------------------------------------------------
     def write(self, record: object) -> None:
@@ -87,12 +134,15 @@ class ImportWriter:
             self._preference(record)
         elif isinstance(record, ReferenceVerdict):
             self._reference_verdict(record)
+        elif isinstance(record, Judge | JudgeVerdict):
+            self._judge_records().write(record)
         else:
             raise WriterError(f"cannot store a {type(record).__name__}")
 
     def finish(self, partial: bool = False) -> Counter[str]:
         """Close the import. ``partial``: the file stopped early, so drop traces left open."""
         self._flush_events()
+        self._flush_preferences()
         if self._traces and partial:
             for st in self._traces.values():
                 self.db.execute("DELETE FROM trace_events WHERE trace_pk = ?", [st.pk])
@@ -106,6 +156,27 @@ class ImportWriter:
                 [canonical_json(dict(self.counts)), self.import_pk],
             )
         return self.counts
+
+    # -- AI judges (abp_tui.store.judges: their own tables, never a reviewer's) ----------------
+    def _judge_records(self) -> JudgeWriter:
+        if self._judges is None:
+            from abp_tui.store.judges import JudgeWriter
+
+            self._judges = JudgeWriter(self)
+        return self._judges
+
+    @property
+    def now(self) -> str:
+        """The time every row of this import is written with."""
+        return self._now
+
+    def current_run_pk(self, run_id: str) -> int | None:
+        """The key of the current version of a run of the study, or None."""
+        pk = self._run_pk.get(run_id)
+        if pk is None:
+            ref = self._current_ref("runs", run_id)
+            pk = ref[0] if ref else None
+        return pk
 
     def _require_study(self) -> str:
         if self.study_id is None:
@@ -130,6 +201,7 @@ class ImportWriter:
                 [*values, study.id, self._now],
             )
             self.counts["studies added"] += 1
+            self._fresh_study = True
         else:
             # A later file may say more about the study (a pack after runner rows): fill blanks.
             self.db.execute(
@@ -169,11 +241,7 @@ class ImportWriter:
         The status is 'added', 'new version' or 'unchanged'.
         """
         study_id = self._require_study()
-        cur = self.db.execute(
-            f"SELECT pk, sha256, placeholder, version_no FROM {table} "
-            "WHERE study_id = ? AND id = ? AND current = 1",
-            [study_id, key],
-        ).fetchone()
+        cur = self._current_row(table, key)
         names = list(columns)
         if cur is not None and cur[1] == sha:
             return int(cur[0]), "unchanged"
@@ -183,10 +251,11 @@ class ImportWriter:
         if cur is not None and cur[2]:
             # A placeholder made for a reference is filled in place once the real record arrives.
             sets = ", ".join(f"{n} = ?" for n in names)
-            self.db.execute(
+            self.db.conn.execute(
                 f"UPDATE {table} SET {sets}, sha256 = ?, placeholder = 0 WHERE pk = ?",
                 [*columns.values(), sha, cur[0]],
             )
+            self._known[table, key] = (cur[0], sha, 0, cur[3])
             return int(cur[0]), "added"
         version_no = 1
         status = "added"
@@ -194,23 +263,29 @@ class ImportWriter:
             self.db.execute(f"UPDATE {table} SET current = 0 WHERE pk = ?", [cur[0]])
             version_no = int(cur[3]) + 1
             status = "new version"
-        all_names = [
-            *names,
-            "study_id",
-            "id",
-            "version_no",
-            "current",
-            "placeholder",
-            "sha256",
-            "created_at",
-        ]
-        marks = ", ".join("?" for _ in all_names)
-        row = self.db.execute(
-            f"INSERT INTO {table} ({', '.join(all_names)}) VALUES ({marks})",
+        row = self.db.conn.execute(
+            _insert_sql(table, tuple(names)),
             [*columns.values(), study_id, key, version_no, 1, int(placeholder), sha, self._now],
         )
         assert row.lastrowid is not None
+        self._known[table, key] = (row.lastrowid, sha, int(placeholder), version_no)
         return int(row.lastrowid), status
+
+    def _current_row(self, table: str, key: str) -> tuple[int, str, int, int] | None:
+        """(pk, sha256, placeholder, version_no) of the current row of ``table`` with this id."""
+        known = self._known.get((table, key))
+        if known is not None or self._fresh_study:
+            return known
+        row = self.db.conn.execute(
+            f"SELECT pk, sha256, placeholder, version_no FROM {table} "
+            "WHERE study_id = ? AND id = ? AND current = 1",
+            [self._require_study(), key],
+        ).fetchone()
+        if row is None:
+            return None
+        found = (int(row[0]), str(row[1]), int(row[2]), int(row[3]))
+        self._known[table, key] = found
+        return found
 
     def _task(self, task: Task, placeholder: bool = False) -> tuple[int, str]:
         doc = task.model_dump(mode="json")
@@ -225,7 +300,7 @@ class ImportWriter:
                 "base_instruction": task.base_instruction,
                 "evidence": task.evidence,
                 "expected_behaviour": task.expected_behaviour,
-                "fatal_criteria": canonical_json(list(task.fatal_criteria)),
+                "fatal_criteria": _names_json(task.fatal_criteria),
                 "risk_type": task.risk_type,
                 "version": task.version,
                 "synthetic": int(task.synthetic),
@@ -259,11 +334,8 @@ class ImportWriter:
         return pk, sha
 
     def _current_ref(self, table: str, key: str) -> tuple[int, str] | None:
-        row = self.db.execute(
-            f"SELECT pk, sha256 FROM {table} WHERE study_id = ? AND id = ? AND current = 1",
-            [self._require_study(), key],
-        ).fetchone()
-        return (int(row[0]), str(row[1])) if row else None
+        row = self._current_row(table, key)
+        return (row[0], row[1]) if row else None
 
     def _task_ref(self, task_id: str) -> tuple[int, str]:
         ref = self._task_pk.get(task_id) or self._current_ref("tasks", task_id)
@@ -345,6 +417,24 @@ class ImportWriter:
             )
             self._events.clear()
 
+    # -- staged imports (abp_tui.store.staging) --------------------------------------------------
+    def detach_trace(self, run_id: str) -> tuple[int, str, int] | None:
+        """Finish the trace open for ``run_id`` and hand it over as (key, SHA-256, events): its
+        run is written later, after :meth:`attach_trace`."""
+        st = self._traces.pop(run_id, None)
+        if st is None:
+            return None
+        self._flush_events()
+        return st.pk, st.hasher.hexdigest(), st.n_events
+
+    def attach_trace(self, run_id: str, pk: int, sha256: str, n_events: int) -> None:
+        """Give back a trace :meth:`detach_trace` handed over, for the run written next."""
+        self._traces[run_id] = _OpenTrace(pk, _Finished(sha256), n_events)
+
+    def open_traces(self) -> list[int]:
+        """The keys of the traces with events written and no run yet."""
+        return [st.pk for st in self._traces.values()]
+
     def _close_trace(self, run_id: str) -> tuple[int | None, str | None]:
         st = self._traces.pop(run_id, None)
         if st is None:
@@ -372,7 +462,7 @@ class ImportWriter:
         output_sha = None
         if run.output is not None:
             output_sha = sha256_text(run.output)
-            self.db.execute(
+            self.db.conn.execute(
                 "INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)", [output_sha, run.output]
             )
         body = run.model_dump(mode="json", exclude={"output", "source_file", "source_line"})
@@ -405,7 +495,7 @@ class ImportWriter:
             "source_file": run.source_file or self.file_name,
             "source_line": run.source_line,
             "synthetic": int(run.synthetic),
-            "not_exposed": canonical_json(list(run.not_exposed)),
+            "not_exposed": _names_json(run.not_exposed),
             "document": run.model_dump_json(exclude={"output"}),
             "import_pk": self.import_pk,
         }
@@ -424,10 +514,13 @@ class ImportWriter:
         self.counts["rubrics added" if cur.rowcount else "rubrics unchanged"] += 1
 
     def _reviewer(self, reviewer: Reviewer) -> None:
-        self.db.execute(
+        if reviewer.name in self._reviewers:
+            return
+        self.db.conn.execute(
             "INSERT OR IGNORE INTO reviewers (name, external) VALUES (?, ?)",
             [reviewer.name, int(reviewer.external)],
         )
+        self._reviewers.add(reviewer.name)
 
     def _run_ref(self, run_id: str) -> int:
         pk = self._run_pk.get(run_id)
@@ -440,22 +533,29 @@ class ImportWriter:
 
     def _preference(self, pref: Preference) -> None:
         study_id = self._require_study()
-        self._reviewer(Reviewer(name=pref.reviewer, external=True))
+        if pref.reviewer not in self._reviewers:
+            self._reviewer(Reviewer(name=pref.reviewer, external=True))
         task_pk, _ = self._task_ref(pref.task_id)
         r1, r2 = self._run_ref(pref.run_1), self._run_ref(pref.run_2)
-        same = self.db.execute(
-            "SELECT 1 FROM preferences WHERE study_id = ? AND reviewer = ? AND item_id = ? "
-            "AND run_1_pk = ? AND run_2_pk = ? AND choice = ? AND justification = ?",
-            [study_id, pref.reviewer, pref.item_id, r1, r2, pref.choice.value, pref.justification],
-        ).fetchone()
+        key = (pref.reviewer, pref.item_id, r1, r2, pref.choice.value, pref.justification)
+        same = key in self._preferences
+        if not same and not self._fresh_study:
+            same = (
+                self.db.conn.execute(
+                    "SELECT 1 FROM preferences WHERE study_id = ? AND reviewer = ? "
+                    "AND item_id = ? AND run_1_pk = ? AND run_2_pk = ? AND choice = ? "
+                    "AND justification = ?",
+                    [study_id, *key],
+                ).fetchone()
+                is not None
+            )
         if same:
             self.counts["preferences unchanged"] += 1
             return
-        self.db.execute(
-            "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, run_2_pk, "
-            "choice, justification, source, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'imported', ?)",
-            [
+        self._preferences.add(key)
+        # Nothing refers to a preference's row, so preferences are stored in batches.
+        self._pending_preferences.append(
+            (
                 study_id,
                 pref.reviewer,
                 pref.item_id,
@@ -465,9 +565,21 @@ class ImportWriter:
                 pref.choice.value,
                 pref.justification,
                 self._now,
-            ],
+            )
         )
+        if len(self._pending_preferences) >= EVENT_BATCH:
+            self._flush_preferences()
         self.counts["preferences added"] += 1
+
+    def _flush_preferences(self) -> None:
+        if self._pending_preferences:
+            self.db.conn.executemany(
+                "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, "
+                "run_2_pk, choice, justification, source, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'imported', ?)",
+                self._pending_preferences,
+            )
+            self._pending_preferences.clear()
 
     def _reference_verdict(self, verdict: ReferenceVerdict) -> None:
         study_id = self._require_study()

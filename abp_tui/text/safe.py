@@ -1,7 +1,8 @@
 """Untrusted text (outputs, evidence, traces, file names) made safe to display.
 
 Control characters (C0 except newline and tab, DEL, C1 including CSI and OSC introducers), ESC,
-bidirectional overrides and isolates, and zero-width characters are replaced by visible
+bidirectional overrides and isolates, zero-width characters and Unicode tag characters
+(U+E0000-U+E007F, which can spell invisible ASCII inside visible text) are replaced by visible
 placeholders, so nothing from a run record can reach the terminal as an escape sequence or
 silently reorder or hide text. This module returns plain strings; it never produces markup.
 """
@@ -17,7 +18,8 @@ _INVISIBLE = (
     "\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff\u00ad"
 )
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+_TAGS = "\U000e0000-\U000e007f"
+_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff{_TAGS}]")
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -26,6 +26,7 @@ from rich.style import Style
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.tables import (
     Cell,
     Column,
@@ -337,13 +338,15 @@ def _axis(width: int = BAR_WIDTH) -> Text:
 
 def pass_rate_chart(table: Table) -> RichTable:
     """Pass rate per row of a by-condition or by-task table: a bar to the estimate, the Wilson
-    95% interval as whiskers, and x/n."""
+    interval as whiskers (its level named), and x/n."""
     by_task = any(c.key == "task" for c in table.columns)
     rate = table.index("pass_rate")
+    first = table.rows[0][rate] if table.rows else None
+    level = confidence_label(first.confidence if isinstance(first, Proportion) else 0.95)
     chart = _table(
         "Condition · task" if by_task else "Condition",
-        "Pass rate, 0 to 1 (● estimate, ├─┤ Wilson 95%)",
-        "x/n = rate [95%]",
+        f"Pass rate, 0 to 1 (● estimate, ├─┤ Wilson {level})",
+        f"x/n = rate [{level}]",
     )
     chart.columns[0].no_wrap = True
     chart.columns[1].no_wrap = True
@@ -373,18 +376,34 @@ def position_text(table: Table) -> Text:
         cell(*columns["left_share"]),
         "; exact binomial against 0.5: ",
         cell(*columns["test"]),
+        *(
+            (
+                f"; held back until adjudicated: {columns['unresolved'][1]} decisive judgments "
+                "of unresolved items ",
+                cell(*columns["unresolved_items"]),
+            )
+            if columns["unresolved"][1]
+            else ()
+        ),
     )
 
 
 def results_heading(report: ResultsReport) -> Text:
+    if report.verdict_source == "automated":
+        scope = Text("automated outcomes alone (no study design)", style="bold")
+    else:
+        scope = Text.assemble(
+            plain(report.design, style="bold"),
+            f" v{report.design_version} (rubric ",
+            plain(report.rubric),
+            ")",
+        )
     return Text.assemble(
         ("Results of ", "bold"),
         plain(report.study, style="bold"),
         " / ",
-        plain(report.design, style="bold"),
-        f" v{report.design_version} (rubric ",
-        plain(report.rubric),
-        ")  ·  unblinded by ",
+        scope,
+        "  ·  unblinded by ",
         plain(report.unblinded_by, style="bold"),
         f" at {safe_line(report.unblinded_at)}",
     )

@@ -18,8 +18,8 @@ from textual.message import Message
 
 from abp_tui.models import Judgment
 from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
-from abp_tui.services.designing import CreatedDesign
-from abp_tui.services.desk import QueueView, StoredDraft
+from abp_tui.services.designing import CreatedDesign, DesignDefaults
+from abp_tui.services.desk import AutomatedOutcome, QueueView, StoredDraft
 from abp_tui.services.reviewing import SaveResult
 from abp_tui.services.studies import StudyCounts, StudyDetail
 from abp_tui.tui.navigation import ShownItem
@@ -64,11 +64,19 @@ class StudyDetailLoaded(Message):
 
 
 class DesignCreated(Message):
-    """A study design was created (or versioned) from a file."""
+    """A study design was created (or versioned) from a file or from the new-design form."""
 
     def __init__(self, created: CreatedDesign) -> None:
         super().__init__()
         self.created = created
+
+
+class DesignDefaultsLoaded(Message):
+    """What a new design of a study starts from was read (the new-design form opens on it)."""
+
+    def __init__(self, defaults: DesignDefaults) -> None:
+        super().__init__()
+        self.defaults = defaults
 
 
 # -- judging: the compare and queue screens -------------------------------------------------------
@@ -135,6 +143,20 @@ class JudgmentSubmitted(Message):
         self.code = code
         self.result = result
         self.judgment = judgment
+
+
+class AutomatedOutcomeRead(Message):
+    """The automated judge's outcome of an item the reviewer has submitted (``outcomes`` None:
+    not theirs to see yet; empty: it scored none of the item's responses)."""
+
+    def __init__(
+        self, code: str, outcomes: tuple[AutomatedOutcome, ...] | None, *, submitted_now: bool
+    ) -> None:
+        super().__init__()
+        self.code = code
+        self.outcomes = outcomes
+        self.submitted_now = submitted_now
+        """Read because the reviewer just submitted it (not because the item was opened)."""
 
 
 class SubmissionRefused(Message):
@@ -220,6 +242,14 @@ class AgreementComputed(Message):
     def __init__(self, shown: ShownAgreement) -> None:
         super().__init__()
         self.shown = shown
+
+
+class JudgesComputed(Message):
+    """The judge report of a study, as the lines the Judges screen shows."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
 
 
 class ResultsComputed(Message):

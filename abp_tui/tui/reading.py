@@ -1,5 +1,6 @@
 """Reading items for the compare screen, off the event loop: opening one, reading the next one
-ahead, entering a read-ahead item, and the word diff of a pair.
+ahead, entering a read-ahead item, the word diff of a pair, and the automated judge's outcome of
+an item the reviewer has submitted (never read ahead: it is read for the item shown).
 
 Each method starts a worker that reads through the reviewer's desk (and diffs in the helper
 process, :class:`~abp_tui.tui.responsive.DiffRunner`) and posts what it found to the screen as
@@ -18,6 +19,7 @@ from textual.worker import get_current_worker
 from abp_tui.services.desk import Desk
 from abp_tui.services.reviewing import BlindItem
 from abp_tui.tui.messages import (
+    AutomatedOutcomeRead,
     DiffComputed,
     DraftsStored,
     ItemEntered,
@@ -165,3 +167,17 @@ class ItemReader:
         marks = self.differ.diff(left, right)
         if not get_current_worker().is_cancelled:
             self.screen.post_message(DiffComputed(code, marks))
+
+    def automated(self, code: str, *, submitted_now: bool) -> None:
+        """The automated judge's outcome of ``code``, which the reviewer has submitted (the
+        desk answers None otherwise); posts ``AutomatedOutcomeRead``."""
+        run_in_background(
+            self.screen,
+            partial(self._automated, code, submitted_now),
+            group="compare-automated",
+            description="Reading the automated judge's outcome",
+        )
+
+    def _automated(self, code: str, submitted_now: bool) -> None:
+        found = self.desk.automated(code)
+        self.screen.post_message(AutomatedOutcomeRead(code, found, submitted_now=submitted_now))

@@ -4,20 +4,30 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from abp_tui.cli.options import db_path, open_db
-from abp_tui.cli.output import EXIT_OK, emit, progress_bar
+from abp_tui.cli.output import EXIT_OK, emit
+from abp_tui.cli.progress import import_progress
 from abp_tui.errors import AbpError
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from abp_tui.services.importing import import_paths
     from abp_tui.text.safe import safe_line
 
+    path = db_path(args)
+    created = not path.exists()
+    made_folder = not path.parent.exists()
     db = open_db(args)
     options = dict(opt.split("=", 1) for opt in args.option)
-    progress_cb, finish = progress_bar(args)
+    progress_cb, finish = import_progress(args)
     try:
         report = import_paths(
             db,
@@ -28,10 +38,18 @@ def cmd_import(args: argparse.Namespace) -> int:
             options=options,
             progress=progress_cb,
         )
-    finally:
+    except BaseException:
         finish()
+        if created:
+            _remove_if_empty(db, path, made_folder)
+        raise
+    finish()
     files = [f.__dict__ for f in report.files]
     lines = []
+    for folder in report.folders:
+        study = f"study {safe_line(folder.study)}" if folder.study else "its files' studies"
+        lines.append(f"{safe_line(folder.folder)}: {folder.layout} -> {study} ({folder.naming})")
+        lines.extend(f"    {safe_line(note)}" for note in folder.notes)
     for f in report.files:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(f.counts.items()) if v)
         label = f"{f.status:9} {safe_line(f.file)}"
@@ -42,13 +60,34 @@ def cmd_import(args: argparse.Namespace) -> int:
         detail = counts or f.note or "nothing new"
         if f.note and counts:
             detail += f"; {f.note}"
-        lines.append(f"{label}: {detail}")
+        lines.append(f"{label}: {safe_line(detail)}")
         lines.extend(f"    skipped: {safe_line(s)}" for s in f.skipped)
     totals = report.totals
     if not any(v for k, v in totals.items() if "unchanged" not in k):
         lines.append("Nothing new was added.")
-    emit(args, {"files": files, "totals": totals}, "\n".join(lines))
+    emit(
+        args,
+        {"folders": [asdict(f) for f in report.folders], "files": files, "totals": totals},
+        "\n".join(lines),
+    )
     return EXIT_OK
+
+
+def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
+    """A refused import into a database it created leaves no database behind (nor the folder
+    made for it). Only a file this command created, and only when it holds no import."""
+    try:
+        stored = db.execute("SELECT count(*) FROM imports").fetchone()[0]
+    except Exception:
+        stored = None
+    db.close()
+    if stored != 0:
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    if made_folder:
+        with contextlib.suppress(OSError):  # not empty after all: leave it
+            path.parent.rmdir()
 
 
 def cmd_formats(args: argparse.Namespace) -> int:

@@ -12,38 +12,83 @@ from abp_tui.cli.output import EXIT_ERROR, EXIT_OK, emit
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from abp_tui.analysis.results import (
+        DEFAULT_CONFIDENCE,
+        ConfidenceError,
+        confidence_label,
+        confidence_level,
+    )
+    from abp_tui.errors import AbpError
     from abp_tui.services import publishing as export
     from abp_tui.services.designing import find_design
+    from abp_tui.services.results_report import find_scope
     from abp_tui.text.safe import safe_line
 
+    document: dict[str, Any]
+    confidence = DEFAULT_CONFIDENCE
+    if args.confidence is not None:
+        if args.what != "bundle":
+            raise ConfidenceError(
+                f"export {args.what}: --confidence is for `export bundle` only (abp-verdict/v1 "
+                "names its intervals 95%; verdicts and judgments carry no interval)"
+            )
+        confidence = confidence_level(args.confidence, "--confidence")
+    if args.protocol_only and (args.what != "bundle" or args.confidence is not None):
+        raise AbpError(
+            "--protocol-only is for `export bundle` alone, without --confidence (the protocol "
+            "holds no results)"
+        )
     db = open_db(args)
-    design = find_design(db, args.study, args.design)
     out = Path(args.out)
     by = actor(args)
-    if args.what == "bundle":
-        result = export.export_bundle(db, design.pk, out, actor=by)
+    # Judgments and the protocol need a design; the results of automated outcomes do not.
+    needs_design = args.protocol_only or args.what == "judgments"
+    scope = None if needs_design else find_scope(db, args.study, args.design)
+    pk, study = (scope.design_pk, scope.study_id) if scope is not None else (None, None)
+    if args.protocol_only:
+        design = find_design(db, args.study, args.design)
+        result = export.export_protocol_bundle(db, design.pk, out, actor=by)
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
-            f"sha256 {result.manifest_sha256[:12]}): {result.status}",
+            f"sha256 {result.manifest_sha256[:12]}): {result.status}; design "
+            f"{safe_line(design.name)} v{design.version_no} frozen, sha256 {design.sha256}",
+            f"check it with: abp-tui verify {result.zip_path}",
+        ]
+        document = {
+            "folder": str(result.folder),
+            "zip": str(result.zip_path),
+            "files": result.files,
+            "manifest_sha256": result.manifest_sha256,
+            "status": result.status,
+            "kind": "protocol-only",
+            "design_sha256": design.sha256,
+        }
+    elif args.what == "bundle":
+        result = export.export_bundle(db, pk, out, actor=by, confidence=confidence, study=study)
+        lines = [
+            f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
+            f"sha256 {result.manifest_sha256[:12]}): {result.status}; results at "
+            f"{confidence_label(confidence)} confidence",
             *(f"  missing: {safe_line(m)}" for m in result.missing),
             f"check it with: abp-tui verify {result.zip_path}",
         ]
-        document: dict[str, Any] = {
+        document = {
             "folder": str(result.folder),
             "zip": str(result.zip_path),
             "files": result.files,
             "manifest_sha256": result.manifest_sha256,
             "status": result.status,
             "missing": result.missing,
+            "confidence": confidence,
         }
     elif args.what == "verdicts":
-        n = export.export_verdicts(db, design.pk, out, actor=by)
+        n = export.export_verdicts(db, pk, out, actor=by, study=study)
         lines, document = [f"wrote {out}: {n} run verdicts"], {"file": str(out), "verdicts": n}
     elif args.what == "judgments":
-        n = export.export_judgments(db, design.pk, out, actor=by)
+        n = export.export_judgments(db, find_design(db, args.study, args.design).pk, out, actor=by)
         lines, document = [f"wrote {out}: {n} rows"], {"file": str(out), "rows": n}
     else:
-        verdict = export.export_abp_verdict(db, design.pk, out, actor=by)
+        verdict = export.export_abp_verdict(db, pk, out, actor=by, study=study)
         engines = len(verdict["perEngine"])
         lines = [f"wrote {out}: abp-verdict/v1, {engines} engines ({verdict['status']})"]
         document = {"file": str(out), "status": verdict["status"]}

@@ -4,55 +4,81 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from abp_tui.cli.options import open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
+if TYPE_CHECKING:
+    from abp_tui.formats.agreement_table import TableAgreementReport
+
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from abp_tui.cli.text import agreement_text
-
     if args.table:
-        from abp_tui.formats.agreement_table import agreement_table
+        from abp_tui.services.table_agreement import table_agreement
 
-        scale = None
-        if args.scale:
-            scale = [int(v) if v.lstrip("-").isdigit() else v for v in args.scale.split(",") if v]
-        report = agreement_table(
+        table = table_agreement(
             Path(args.table),
             level=args.level,
-            scale=scale,
+            scale=args.scale,
             header=Path(args.header) if args.header else None,
             seed=args.seed,
             resamples=args.resamples,
+            pair_resamples=args.pair_resamples,
+            confidence=args.confidence,
         )
-        where = args.table
-    else:
-        from abp_tui.services.agreement_report import study_agreement
-        from abp_tui.services.designing import find_design_if_any, find_study
+        emit(args, table.model_dump(mode="json"), "" if args.json else _table_text(table, args))
+        return EXIT_OK
 
-        db = open_db(args)
-        # A study without a design still has agreement when it carries imported judgments.
-        design = find_design_if_any(db, args.study, args.design)
-        study = design.study_id if design is not None else find_study(db, args.study)
-        report = study_agreement(
-            db,
-            study,
-            design.pk if design is not None else None,
-            seed=args.seed,
-            resamples=args.resamples,
-        )
-        where = f"study {study}" + (f", design {design.name}" if design is not None else "")
+    from abp_tui.cli.text import agreement_text
+    from abp_tui.errors import AbpError
+    from abp_tui.services.agreement_report import study_agreement
+    from abp_tui.services.designing import find_design_if_any, find_study
+
+    if args.level or args.scale or args.header:
+        raise AbpError("--level, --scale and --header describe a table: give --table FILE.csv")
+    db = open_db(args)
+    # A study without a design still has agreement when it carries imported judgments.
+    design = find_design_if_any(db, args.study, args.design)
+    study = design.study_id if design is not None else find_study(db, args.study)
+    report = study_agreement(
+        db,
+        study,
+        design.pk if design is not None else None,
+        seed=args.seed,
+        resamples=args.resamples,
+        pair_resamples=args.pair_resamples,
+        confidence=args.confidence,
+    )
+    where = f"study {study}" + (f", design {design.name}" if design is not None else "")
     emit(args, report.model_dump(mode="json"), agreement_text(report, where))
     return EXIT_OK
 
 
-def cmd_results(args: argparse.Namespace) -> int:
-    from abp_tui.cli.text import results_text
-    from abp_tui.services.designing import find_design
-    from abp_tui.services.results_report import compute_results
+def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
+    # Imported only for text: the table writer brings in the results tables and SciPy, a longer
+    # start-up than a --json run needs.
+    from abp_tui.cli.text import GAP, agreement_text
+    from abp_tui.text.safe import safe_line
 
+    text = agreement_text(table, args.table)
+    if table.reviewers_without_judgments:
+        text += "\n\nListed with no judgments (every value blank; in no figure above):"
+        for variable, reviewers in table.reviewers_without_judgments.items():
+            names = ", ".join(safe_line(r) for r in reviewers)
+            text += f"\n{GAP}{safe_line(variable)}: {names}"
+    return text
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    from abp_tui.analysis.results import confidence_level
+    from abp_tui.cli.text import results_text
+    from abp_tui.services.results_report import report_results
+
+    # A bad level is refused before the database is opened.
+    confidence = confidence_level(args.confidence, "--confidence")
     db = open_db(args)
-    report = compute_results(db, find_design(db, args.study, args.design).pk)
+    # A study without a design still has results when its runs carry automated outcomes.
+    report = report_results(db, args.study, args.design, confidence)
     emit(args, report.model_dump(mode="json"), results_text(report))
     return EXIT_OK

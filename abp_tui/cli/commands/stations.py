@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 
 from abp_tui.cli.options import db_path, open_db
@@ -28,13 +29,28 @@ def cmd_pack_study(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_open(args: argparse.Namespace) -> int:
-    from abp_tui.services.stations import open_pack
+    from abp_tui.services.stations import open_station
+    from abp_tui.text.safe import safe_line
 
-    design_pk = open_pack(open_db(args), Path(args.file))
+    opened = open_station(open_db(args), Path(args.file))
+    where = db_path(args)
+    design = f"design {opened.design.name} v{opened.design.version}"
+    done = "was already open" if opened.already_open else "opened"
     emit(
         args,
-        {"database": str(db_path(args)), "design": design_pk},
-        f"opened {args.file} in {db_path(args)}; judge with: abp-tui --db {db_path(args)}",
+        {
+            "database": str(where),
+            "design": opened.design_pk,
+            "reviewer": opened.reviewer,
+            "items": opened.items,
+            "already_open": opened.already_open,
+        },
+        # The reviewer and design names come from the pack file: shown, never interpreted.
+        safe_line(
+            f"{args.file} {done} in {where}: {opened.items} items for {opened.reviewer} "
+            f"({design}); judge with: abp-tui --db {shlex.quote(str(where))} "
+            f"(opens as {opened.reviewer})"
+        ),
     )
     return EXIT_OK
 

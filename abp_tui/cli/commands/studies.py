@@ -73,15 +73,56 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:
-    from abp_tui.services.designing import create_design, load_design_file
+    from abp_tui.services.designing import (
+        DesignChoices,
+        create_design,
+        create_from_choices,
+        load_design_file,
+    )
     from abp_tui.text.safe import safe_line
 
+    chosen = [
+        flag
+        for flag, value in (
+            ("--name", args.name),
+            ("--rubric", args.rubric),
+            ("--conditions", args.conditions),
+            ("--pairs", args.pairs),
+            ("--tasks", args.tasks),
+            ("--reviewers", args.reviewers),
+            ("--reviewers-per-item", args.reviewers_per_item),
+            ("--seed", args.seed),
+            ("--single-items", args.single_items or None),
+        )
+        if value is not None
+    ]
+    if args.files and (chosen or args.study):
+        raise AbpError(
+            f"study create: give design files or choices ({', '.join(chosen or ['--study'])}), "
+            "not both: a file holds its own study, name and seed"
+        )
     db = open_db(args)
-    created = [create_design(db, load_design_file(Path(p))) for p in args.files]
+    if args.files:
+        created = [create_design(db, load_design_file(Path(p)), p) for p in args.files]
+    else:
+        choices = DesignChoices(
+            study=args.study,
+            name=args.name,
+            rubric=args.rubric,
+            conditions=args.conditions or "all",
+            pairs=args.pairs or "all",
+            tasks=args.tasks or "all",
+            reviewers=args.reviewers or "",
+            reviewers_per_item=1 if args.reviewers_per_item is None else args.reviewers_per_item,
+            seed=args.seed,
+            single_items=args.single_items,
+        )
+        created = [create_from_choices(db, choices)]
     lines = [
         f"{c.status:11} design {safe_line(c.name)} v{c.version_no} of study {safe_line(c.study)}: "
         f"{c.items} items ({c.pair_items} pairs, {c.single_items} single), "
-        f"{c.assignments} assignments, sha256 {c.sha256[:12]}"
+        f"{c.assignments} assignments, rubric {safe_line(c.rubric)}, seed {c.seed}, "
+        f"sha256 {c.sha256[:12]}"
         for c in created
     ]
     emit(args, {"designs": [c.__dict__ for c in created]}, "\n".join(lines))
@@ -121,7 +162,9 @@ def cmd_study_list(args: argparse.Namespace) -> int:
             for p in prog
         )
     if not lines:
-        lines.append("No study designs yet. Create one with: abp-tui study create FILE")
+        lines.append(
+            "No study designs yet. Create one with: abp-tui study create --study STUDY (or FILE)"
+        )
     emit(args, {"designs": doc}, "\n".join(lines))
     return EXIT_OK
 

@@ -13,14 +13,17 @@ from abp_tui.cli.output import EXIT_OK
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from abp_tui.services.demo import is_empty, load_demo
+    from abp_tui.services.stations import station_reviewer
 
     db = open_db(args)
     if db_path(args) == DEFAULT_DB and is_empty(db):
         load_demo(db)
+    # A reviewer station opens as its pack's reviewer unless --reviewer says otherwise.
+    reviewer = args.reviewer or station_reviewer(db)
     db.close()
     from abp_tui.tui.app import make_app
 
-    make_app(db_path=db_path(args), reviewer=args.reviewer).run()
+    make_app(db_path=db_path(args), reviewer=reviewer).run()
     return EXIT_OK
 
 

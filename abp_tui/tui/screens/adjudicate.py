@@ -5,8 +5,9 @@ reviewer saw), above each reviewer's judgment side by side in this screen's posi
 rows that differ are marked (:mod:`abp_tui.tui.widgets.judgments_table`). Reviewers are
 "Reviewer 1", "Reviewer 2" in the order they submitted; a key shows their names, and whether
 names were shown is recorded with the adjudication. Right: the final judgment (the judgment
-form the compare screen uses) and a mandatory note. Recording appends an adjudication; the
-reviewers' judgments are never changed.
+form the compare screen uses) and a mandatory note. Recording (``s``, never Enter in the note:
+Enter in a text field is text) appends an adjudication; the reviewers' judgments are never
+changed.
 
 An adjudicator who is a reviewer of the item and has not submitted is refused (the core's
 BlindingError) and sees nothing of the others' judgments. The screen never runs SQL; the
@@ -203,7 +204,11 @@ class AdjudicationScreen(DesignScreen):
                 with VerticalScroll(id="final"):
                     yield JudgmentForm(id="form")
                     yield Static(Text("Note (required)", style="bold"), classes="section-title")
-                    yield Input(placeholder="Why this is the final judgment (required)", id="note")
+                    yield Input(
+                        placeholder="Why this is the final judgment (required; Escape, then s "
+                        "records)",
+                        id="note",
+                    )
                     yield Static("", id="note-error")
                     yield Static("", id="missing")
         yield Footer(compact=True)
@@ -380,7 +385,9 @@ class AdjudicationScreen(DesignScreen):
             text.append("\n".join(f"• {safe_line(p)}" for p in missing))
             box.update(text)
         else:
-            box.update(Text("The final judgment is complete: write the note, then s.", "bold"))
+            box.update(
+                Text("The final judgment is complete: write the note, then Escape and s.", "bold")
+            )
 
     @property
     def dirty(self) -> bool:
@@ -389,8 +396,11 @@ class AdjudicationScreen(DesignScreen):
 
     # -- recording --------------------------------------------------------------------------
     @on(Input.Submitted, "#note")
-    def note_entered(self) -> None:
-        self.action_record()
+    def note_entered(self, event: Input.Submitted) -> None:
+        # Enter in the note is part of writing it, never a decision: a note finished with
+        # Enter (or an Enter meant for a line break) must not record the verdict. Recording
+        # has its own key, s, once Escape has left the field.
+        event.stop()
 
     def action_record(self) -> None:
         item = self.item

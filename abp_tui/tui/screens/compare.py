@@ -11,7 +11,10 @@ still lacks. The screen wires these together; the parts live elsewhere:
   the item bar says about it: :mod:`abp_tui.tui.drafts`;
 - holding back text typed outside a text field: :mod:`abp_tui.tui.typing_guard`;
 - the diff's helper process and the garbage-collector freeze: :mod:`abp_tui.tui.responsive`;
-- what the workers report: :mod:`abp_tui.tui.messages`.
+- what the workers report: :mod:`abp_tui.tui.messages`;
+- the automated judge's outcome, read once the reviewer has submitted the item (on submission
+  and when a submitted item is opened, never while reading ahead):
+  :mod:`abp_tui.tui.widgets.automated_judge`.
 
 The screen never runs SQL and never shows which run, condition, engine, model or provider a
 response comes from: it only has what the review session's blind item carries.
@@ -37,6 +40,7 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui.commands import CompareCommands
 from abp_tui.tui.drafts import SAVE_GROUP, Drafts
 from abp_tui.tui.messages import (
+    AutomatedOutcomeRead,
     DiffComputed,
     DraftsStored,
     ItemEntered,
@@ -55,6 +59,7 @@ from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
 from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
+from abp_tui.tui.widgets.automated_judge import AutomatedJudgePanel, summary
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.item_bar import ItemBar
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
@@ -215,6 +220,7 @@ class CompareScreen(Screen[None]):
         self.task_panel = TaskPanel(collapsed=False)
         self.pair = ResponsePair()
         self.form = JudgmentForm(id="form")
+        self.automated_panel = AutomatedJudgePanel()
         self._keys: frozenset[str] | None = None
         self._missing_shown = ""
 
@@ -229,6 +235,7 @@ class CompareScreen(Screen[None]):
             with VerticalScroll(id="scoring"):
                 yield self.form
                 yield Static("", id="missing")
+                yield self.automated_panel
         # The coordinator's screens stay on their keys and in the palette, not in this bar.
         yield KeyBar(hide=COORDINATOR_KEYS)
 
@@ -327,6 +334,9 @@ class CompareScreen(Screen[None]):
             self.call_after_refresh(self.long_lived.freeze)
         self.item = item
         self.drafts.load(item)
+        self.automated_panel.clear()
+        if item.status == "submitted":
+            self.reader.automated(item.code, submitted_now=False)
         self.set_class(not self.is_pair, "-single")
         self.task_panel.show(item.task)
         pair = self.pair
@@ -461,6 +471,7 @@ class CompareScreen(Screen[None]):
     def judgment_submitted(self, message: JudgmentSubmitted) -> None:
         if not self.drafts.submitted(message):
             return
+        self.reader.automated(message.code, submitted_now=True)
         self._update_bar()
         self._update_missing()
         self.notify(
@@ -473,6 +484,22 @@ class CompareScreen(Screen[None]):
             after()
         else:
             self._go(Move(unfinished=True))
+
+    # -- the automated judge, once submitted (read by abp_tui.tui.reading) -----------------
+    @on(AutomatedOutcomeRead)
+    def automated_read(self, message: AutomatedOutcomeRead) -> None:
+        if not message.outcomes:  # not revealed yet, or nothing was scored
+            return
+        item = self.item
+        if item is not None and item.code == message.code and self.drafts.status == "submitted":
+            self.automated_panel.show(message.code, message.outcomes)
+        if message.submitted_now:
+            self.notify(
+                summary(message.code, message.outcomes),
+                title="Automated judge",
+                markup=False,
+                timeout=10,
+            )
 
     # -- leaving an item (where to: abp_tui.tui.navigation) ---------------------------------
     def leave_then(self, then: Callable[[], None]) -> None:

@@ -161,7 +161,9 @@ def open_for_design(
     study, pk = _hint(app.screen)
 
     def find() -> None:
-        choices = design_choices(db_path, imported_labels=purpose == "agreement")
+        choices = design_choices(
+            db_path, imported_labels=purpose == "agreement", automated=purpose == "results"
+        )
         app.call_from_thread(_choose, app, purpose, choices, study, pk, opener)
 
     run_in_background(
@@ -179,8 +181,9 @@ def _choose(
 ) -> None:
     if not choices:
         app.notify(
-            "No study design yet. Create one with: abp-tui study create DESIGN.toml "
-            "(see the README section on study designs), or load the demo data.",
+            "No study design yet. Create one on the home screen (h, then n), or with: "
+            "abp-tui study create --study STUDY (or a DESIGN.toml file; see the README section "
+            "on study designs).",
             title=PURPOSES.get(purpose, purpose),
             severity="warning",
             markup=False,

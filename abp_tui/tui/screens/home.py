@@ -22,16 +22,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
+from abp_tui.services.designing import DesignChoices
 from abp_tui.services.studies import (
     ReviewerProgress,
     StudyCounts,
     StudyDetail,
     create_design_file,
+    create_design_from_choices,
+    read_design_defaults,
     read_studies,
     read_study_detail,
 )
 from abp_tui.text.safe import safe_line
-from abp_tui.tui.messages import DesignCreated, StudiesLoaded, StudyDetailLoaded, WorkerFailed
+from abp_tui.tui.messages import (
+    DesignCreated,
+    DesignDefaultsLoaded,
+    StudiesLoaded,
+    StudyDetailLoaded,
+    WorkerFailed,
+)
 from abp_tui.tui.workers import background
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -74,7 +83,7 @@ def number(value: int) -> Text:
 def progress_text(progress: list[tuple[str, list[ReviewerProgress]]]) -> Text:
     """One line per study design: each reviewer's submitted/assigned items and drafts."""
     if not progress:
-        return Text("No study design yet: abp-tui study create FILE", style="dim")
+        return Text("No study design yet: press n to create one", style="dim")
     lines = Text()
     for i, (label, reviewers) in enumerate(progress):
         if i:
@@ -110,7 +119,16 @@ class HomeScreen(Screen[None]):
             "new_design",
             "New design",
             id="home.new_design",
-            tooltip="Create or version a study design from a TOML or JSON file.",
+            tooltip="Create a study design for the highlighted study: a form with defaults "
+            "(or a TOML or JSON file), as `abp-tui study create` does.",
+        ),
+        Binding(
+            "g",
+            "judges",
+            "AI judges",
+            id="home.judges",
+            tooltip="How far the highlighted study's AI judges agree with people: agreement, "
+            "kappa, position bias, the alt-test (as `abp-tui judges`).",
         ),
         Binding(
             "i",
@@ -378,17 +396,44 @@ class HomeScreen(Screen[None]):
         self.load_studies()
 
     def action_new_design(self) -> None:
-        from abp_tui.tui.screens.newdesign import NewDesignScreen
+        if self.shown_study is None:
+            self.notify(
+                "There is no study to design yet: import run records first (i shows how).",
+                title="New design",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.load_design_defaults(self.shown_study)
 
-        def created(path: str | None) -> None:
-            if path:
-                self.create_design(path)
+    @background(group="home-design", description="Reading the study for a new design")
+    def load_design_defaults(self, study_id: str) -> None:
+        from abp_tui.tui.app import AbpApp
 
-        self.app.push_screen(NewDesignScreen(), created)
+        reviewer = self.app.reviewer if isinstance(self.app, AbpApp) else ""
+        self.post_message(
+            DesignDefaultsLoaded(read_design_defaults(self.db_path, study_id, reviewer))
+        )
+
+    @on(DesignDefaultsLoaded)
+    def open_design_form(self, message: DesignDefaultsLoaded) -> None:
+        from abp_tui.tui.screens.newdesign import NewDesign, NewDesignScreen
+
+        def chosen(request: NewDesign | None) -> None:
+            if request is not None and request.path:
+                self.create_design(request.path)
+            elif request is not None and request.choices is not None:
+                self.create_chosen_design(request.choices)
+
+        self.app.push_screen(NewDesignScreen(message.defaults), chosen)
 
     @background(group="home-design", description="Creating a study design")
     def create_design(self, path: str) -> None:
         self.post_message(DesignCreated(create_design_file(self.db_path, Path(path))))
+
+    @background(group="home-design", description="Creating a study design")
+    def create_chosen_design(self, choices: DesignChoices) -> None:
+        self.post_message(DesignCreated(create_design_from_choices(self.db_path, choices)))
 
     @on(DesignCreated)
     def design_created(self, message: DesignCreated) -> None:
@@ -396,12 +441,18 @@ class HomeScreen(Screen[None]):
         self.notify(
             safe_line(
                 f"{done.status}: design {done.name} v{done.version_no} of {done.study}, "
-                f"{done.items} items ({done.pair_items} pairs, {done.single_items} single)"
+                f"{done.items} items ({done.pair_items} pairs, {done.single_items} single), "
+                f"rubric {done.rubric}, seed {done.seed}"
             ),
             title="Design",
             markup=False,
         )
         self.action_reload()
+
+    def action_judges(self) -> None:
+        from abp_tui.tui.screens.judges import JudgesScreen
+
+        self.app.push_screen(JudgesScreen(self.db_path, self.shown_study))
 
     def action_import_hint(self) -> None:
         db = shlex.quote(str(self.db_path))

@@ -1,62 +1,166 @@
-"""A small dialog that creates (or versions) a study design from a TOML or JSON file.
+"""The new-design form: a study design chosen field by field, or read from a TOML or JSON file.
 
-The same as ``abp-tui study create FILE``: the dialog collects a path; the home screen calls
-the core in a worker and reports what happened.
+The same as ``abp-tui study create --study S --rubric ... --pairs ...`` (or ``abp-tui study create
+FILE``): the form starts from the study's defaults (every condition, all pairs, the current
+reviewer, a fresh seed, the study's rubric or preference only), collects the choices and
+dismisses with them; the home screen calls the core in a worker and reports what happened. A
+TOML file stays the way to version a design with everything it can say.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static
+
+from abp_tui.services.designing import ALL, DesignChoices, DesignDefaults
+from abp_tui.text.safe import safe_line
 
 
-class NewDesignScreen(ModalScreen[str | None]):
-    """Ask for the path of a design file; dismiss with it (None: cancelled)."""
+@dataclass(frozen=True)
+class NewDesign:
+    """What the form asks for: a design file's path, or the choices of a design."""
 
-    CSS_PATH = "../styles/dialogs.tcss"
-    AUTO_FOCUS = "#design-path"
+    path: str | None = None
+    choices: DesignChoices | None = None
+
+
+class NewDesignScreen(ModalScreen[NewDesign | None]):
+    """Choose a new design's fields (or give a file); dismiss with them (None: cancelled)."""
+
+    CSS_PATH = "../styles/newdesign.tcss"
+    AUTO_FOCUS = "#design-name"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape",
             "cancel",
             "Back",
             id="new-design.cancel",
-            tooltip="Close the dialog without creating anything.",
+            tooltip="Close the form without creating anything.",
+        ),
+        Binding(
+            "ctrl+s",
+            "create",
+            "Create",
+            id="new-design.create",
+            tooltip="Create the design with the choices shown (Enter in a field does too).",
         ),
     ]
 
+    def __init__(self, defaults: DesignDefaults) -> None:
+        super().__init__()
+        self.defaults = defaults
+
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(Text("New study design", style="bold"), classes="dialog-title")
+        d = self.defaults
+        with Vertical(classes="dialog new-design"):
+            yield Static(
+                Text.assemble(("New study design for ", "bold"), (safe_line(d.study), "bold")),
+                classes="dialog-title",
+            )
             yield Static(
                 Text(
-                    "Path of a design file (TOML or JSON; examples in fixtures/designs). The same "
-                    "as `abp-tui study create FILE`: a changed design under an existing name "
-                    "becomes a new version once the old one has been judged."
+                    "The same as `abp-tui study create --study STUDY` with these choices as its "
+                    "options. Pairs join runs of the same task and trial; the seed makes the "
+                    "plan reproducible. Enter or ctrl+s creates; Escape goes back."
                 ),
                 classes="dialog-text",
             )
-            yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
+            with VerticalScroll(classes="design-fields"):
+                with Horizontal(classes="design-row"):
+                    with Vertical():
+                        yield Label("Name (an existing one makes a new version)")
+                        yield Input(d.name, id="design-name")
+                    with Vertical():
+                        yield Label("Seed (fresh; keep it to reproduce the plan)")
+                        yield Input(str(d.seed), type="integer", id="design-seed")
+                yield Label("Rubric")
+                yield Select(
+                    [(Text(safe_line(r.label)), r.id) for r in d.rubrics],
+                    value=d.rubrics[0].id,
+                    allow_blank=False,
+                    id="design-rubric",
+                )
+                yield Label("Conditions (space toggles one)")
+                yield SelectionList[str](
+                    *(
+                        (
+                            Text(safe_line(f"{cid}  {label}" if label not in ("", cid) else cid)),
+                            cid,
+                            True,
+                        )
+                        for cid, label in d.conditions
+                    ),
+                    id="design-conditions",
+                )
+                yield Label("Pairs: all, none, or condition pairs like C:A, D:B")
+                yield Input(ALL, id="design-pairs")
+                with Horizontal(classes="design-row"):
+                    with Vertical():
+                        yield Label("Reviewers, by commas (none: whoever opens it)")
+                        yield Input(d.reviewers, id="design-reviewers")
+                    with Vertical():
+                        yield Label("Reviewers per item")
+                        yield Input("1", type="integer", id="design-per-item")
+                yield Label("Or a design file (TOML or JSON; it holds its own choices)")
+                yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
             yield Static("", id="design-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Back", id="cancel")
 
-    @on(Input.Submitted, "#design-path")
+    def _value(self, field: str) -> str:
+        return self.query_one(f"#design-{field}", Input).value.strip()
+
+    def _refuse(self, message: str) -> None:
+        self.query_one("#design-error", Static).update(Text(message))
+
+    @on(Input.Submitted)
     @on(Button.Pressed, "#create")
-    def create(self) -> None:
-        path = self.query_one("#design-path", Input).value.strip()
-        if not path:
-            self.query_one("#design-error", Static).update(Text("A file path is required."))
+    def action_create(self) -> None:
+        path = self._value("path")
+        if path:
+            self.dismiss(NewDesign(path=path))
             return
-        self.dismiss(path)
+        try:
+            seed = int(self._value("seed"))
+        except ValueError:
+            self._refuse("The seed is a whole number.")
+            return
+        try:
+            per_item = int(self._value("per-item"))
+        except ValueError:
+            per_item = 0
+        if per_item < 1:
+            self._refuse("Reviewers per item is a whole number, at least 1.")
+            return
+        picked = self.query_one(SelectionList).selected
+        if len(picked) < 1:
+            self._refuse("Choose at least one condition.")
+            return
+        everything = len(picked) == len(self.defaults.conditions)
+        rubric = self.query_one(Select).value
+        self.dismiss(
+            NewDesign(
+                choices=DesignChoices(
+                    study=self.defaults.study,
+                    name=self._value("name") or None,
+                    rubric=rubric if isinstance(rubric, str) else None,
+                    conditions=ALL if everything else ",".join(picked),
+                    pairs=self._value("pairs") or ALL,
+                    reviewers=self._value("reviewers"),
+                    reviewers_per_item=per_item,
+                    seed=seed,
+                )
+            )
+        )
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:

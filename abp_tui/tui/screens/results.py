@@ -26,8 +26,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from abp_tui.errors import AbpError
-from abp_tui.services.coordinator import DesignChoice, ResultsView, read_results, unblind_study
+from abp_tui.services.coordinator import (
+    DesignChoice,
+    ResultsView,
+    read_choice_results,
+    unblind_study,
+)
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
 from abp_tui.tui.messages import ResultsComputed, StudyUnblinded, WorkerFailed
@@ -168,10 +172,8 @@ class ResultsScreen(DesignScreen):
     # -- reading (worker) -------------------------------------------------------------------
     @background(group="results", description="Computing the results", exclusive=True)
     def load(self) -> None:
-        pk = self.design.pk
-        if pk is None:
-            raise AbpError("this study has no study design: results need one")
-        shown = build(read_results(self.db_path, pk))
+        # A choice without a design is a study's automated outcomes (the core refuses others).
+        shown = build(read_choice_results(self.db_path, self.design))
         if not get_current_worker().is_cancelled:
             self.post_message(ResultsComputed(shown))
 

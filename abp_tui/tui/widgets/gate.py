@@ -1,7 +1,8 @@
-"""Seed 000's validity gate: five checks, each answered "holds" or "fails", before scoring.
+"""A rubric's validity gate (seed 000's five checks for the AFP rubrics), each check answered
+"holds" or "fails" before scoring. A rubric without a gate has no panel.
 
 The panel posts its whole answer (``GatePanel.Changed``) whenever the reviewer changes it; the
-judgment form takes it from there.
+judgment form takes it from there. Check texts come from rubric files: shown as safe text.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from abp_tui.models import VALIDITY_CHECKS
+from abp_tui.models import ValidityCheck
+from abp_tui.text.safe import safe_line
 from abp_tui.tui.widgets.choices import Choice, ChoiceRow, row_key
 
 
@@ -41,7 +43,7 @@ class CheckRow(ChoiceRow):
             "All pass",
             key_display="shift+y",
             id="gate.all",
-            tooltip="Mark all five validity checks as holding (read them first).",
+            tooltip="Mark every validity check as holding (read them first).",
         ),
         row_key(
             "backspace",
@@ -56,7 +58,7 @@ class CheckRow(ChoiceRow):
     def __init__(self, check_id: str, text: str) -> None:
         self.check_id = check_id
         choices = [Choice("y", "yes", "holds"), Choice("n", "no", "fails")]
-        super().__init__(Text(text), choices, inline=True, id=f"check-{check_id}")
+        super().__init__(Text(safe_line(text)), choices, inline=True, id=f"check-{check_id}")
 
     def action_all_pass(self) -> None:
         gate = next((a for a in self.ancestors if isinstance(a, GatePanel)), None)
@@ -65,17 +67,21 @@ class CheckRow(ChoiceRow):
 
 
 class GatePanel(Vertical):
-    """Seed 000's validity gate: five checks answered before quality scoring."""
+    """A rubric's validity gate: its checks, answered before quality scoring."""
 
     class Changed(Message):
         def __init__(self, validity: dict[str, bool]) -> None:
             super().__init__()
             self.validity = validity
 
+    def __init__(self, checks: tuple[ValidityCheck, ...], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.checks = checks
+
     def compose(self) -> ComposeResult:
         yield Static(Text("Validity gate", style="bold"), classes="section-title")
-        for check_id, text in VALIDITY_CHECKS:
-            row = CheckRow(check_id, text)
+        for check in self.checks:
+            row = CheckRow(check.id, check.text)
             row.after_choice = self._answered
             yield row
 

@@ -6,8 +6,10 @@ The form shows a whole ``Judgment`` (:meth:`JudgmentForm.load`, which posts noth
 the whole current judgment as one message, :class:`JudgmentForm.Changed`, whenever the reviewer
 changes any part of it; the screen decides what a change means (a draft to store, a final
 judgment to record). It knows what is still missing before the judgment is complete and which
-field asks for it. The rubric's sections are built once the rubric is known (the first item).
-The form stores nothing and starts no worker: saving is the screen's business.
+field asks for it. The rubric's sections are built once the rubric is known (the first item):
+its validity gate when it has one, each response's scoring unless it is preference-only, and
+the pair's preference. The form stores nothing and starts no worker: saving is the screen's
+business.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -63,12 +64,13 @@ class JudgmentForm(Vertical):
         self.positions: tuple[str, ...] = ()
         """The responses judged: ("1", "2") for a pair, ("1",) for a single response."""
 
-    def compose(self) -> ComposeResult:
-        yield GatePanel(id="gate")
-
     @property
     def is_pair(self) -> bool:
         return len(self.positions) > 1
+
+    @property
+    def scores_responses(self) -> bool:
+        return self.rubric is not None and not self.rubric.preference_only
 
     async def build(self, rubric: Rubric) -> bool:
         """Mount the rubric's sections (once: every item of a design has the same rubric).
@@ -78,14 +80,16 @@ class JudgmentForm(Vertical):
         if self.rubric is not None:
             return False
         self.rubric = rubric
-        await self.mount_all(
-            [
+        sections: list[Widget] = []
+        if rubric.validity_gate:
+            sections.append(GatePanel(rubric.validity_gate, id="gate"))
+        if not rubric.preference_only:
+            sections += [
                 ResponseScoring("1", rubric, id="score-1"),
                 ResponseScoring("2", rubric, id="score-2"),
-                PreferencePanel(id="preference"),
-            ],
-            after=self.query_one(GatePanel),
-        )
+            ]
+        sections.append(PreferencePanel(id="preference"))
+        await self.mount_all(sections)
         return True
 
     def load(
@@ -98,15 +102,17 @@ class JudgmentForm(Vertical):
         self.judgment = judgment
         self.positions = tuple(str(i + 1) for i in range(len(responses)))
         self.set_class(not self.is_pair, "-single")
-        self.query_one(GatePanel).load(judgment.validity)
-        titles = ["Response 1", "Response 2"] if self.is_pair else ["Response"]
-        for position, title, response in zip(self.positions, titles, responses, strict=False):
-            self.query_one(f"#score-{position}", ResponseScoring).load(
-                judgment.responses.get(position, ResponseJudgment()),
-                fatal_criteria,
-                response.record_state,
-                title,
-            )
+        for gate in self.query(GatePanel):
+            gate.load(judgment.validity)
+        if self.scores_responses:
+            titles = ["Response 1", "Response 2"] if self.is_pair else ["Response"]
+            for position, title, response in zip(self.positions, titles, responses, strict=False):
+                self.query_one(f"#score-{position}", ResponseScoring).load(
+                    judgment.responses.get(position, ResponseJudgment()),
+                    fatal_criteria,
+                    response.record_state,
+                    title,
+                )
         self.query_one(PreferencePanel).load(judgment.preference, judgment.justification)
 
     # -- what is missing ----------------------------------------------------------------------
@@ -117,9 +123,11 @@ class JudgmentForm(Vertical):
         return problems(self.rubric, self.judgment, list(self.positions), self.is_pair)
 
     def sections(self) -> list[Widget]:
-        """The parts of the form in order: gate, each response, preference."""
-        found: list[Widget] = [self.query_one(GatePanel)]
-        found += [self.query_one(f"#score-{p}", ResponseScoring) for p in self.positions]
+        """The parts of the form in order: the gate, each response, the preference (those the
+        rubric and the item have)."""
+        found: list[Widget] = list(self.query(GatePanel))
+        if self.scores_responses:
+            found += [self.query_one(f"#score-{p}", ResponseScoring) for p in self.positions]
         if self.is_pair:
             found.append(self.query_one(PreferencePanel))
         return found
@@ -134,8 +142,8 @@ class JudgmentForm(Vertical):
         return None
 
     def first_row(self) -> ChoiceRow:
-        """The first row of the form (the gate's first check)."""
-        return self.query_one(GatePanel).query(ChoiceRow).first()
+        """The first row of the form (the gate's first check, when the rubric has a gate)."""
+        return self.sections()[0].query(ChoiceRow).first()
 
     def focus_section(self, step: int) -> None:
         """Move the focus to the first row of the next (``step`` 1) or previous section."""

@@ -16,7 +16,6 @@ from rich.text import Text
 
 from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import (
-    VALIDITY_CHECKS,
     Judgment,
     JudgmentRevision,
     PreferenceChoice,
@@ -44,16 +43,18 @@ def reviewer_heading(label: str, reviewer: JudgmentRevision, show_names: bool) -
     return text
 
 
-def _gate(judgment: Judgment) -> Text:
-    if not judgment.validity:
+def _gate(rubric: Rubric, judgment: Judgment) -> Text:
+    asked = [check.id for check in rubric.validity_gate]
+    answers = {k: ok for k, ok in judgment.validity.items() if k in asked}
+    if not answers:
         return Text("not answered", style="dim")
-    failed = [key for key, ok in judgment.validity.items() if not ok]
-    missing = [key for key, _ in VALIDITY_CHECKS if key not in judgment.validity]
+    failed = [key for key, ok in answers.items() if not ok]
+    missing = [key for key in asked if key not in answers]
     if failed:
-        return Text("fails: " + ", ".join(failed), style="bold red")
+        return Text("fails: " + ", ".join(safe_line(k) for k in failed), style="bold red")
     if missing:
         return Text(f"{len(missing)} not answered", style="dim")
-    return Text(f"all {len(VALIDITY_CHECKS)} hold")
+    return Text(f"all {len(asked)} hold")
 
 
 def _score(response: ResponseJudgment, dim_id: str) -> Text:
@@ -103,13 +104,17 @@ def judgments_table(item: AdjudicationItem, show_names: bool) -> Table:
         table.add_row(head, *cells)
 
     judgments = [r.judgment for r in item.reviewers]
-    row(
-        "Validity gate",
-        [_gate(j) for j in judgments],
-        [sorted(j.validity.items()) for j in judgments],
-    )
+    if item.rubric.validity_gate:
+        row(
+            "Validity gate",
+            [_gate(item.rubric, j) for j in judgments],
+            [sorted(j.validity.items()) for j in judgments],
+        )
     dims = [d for d in item.rubric.dimensions if d.scored]
-    positions = [str(i + 1) for i in range(len(item.responses))]
+    # A preference-only design judges no response on its own: the pair's preference is all.
+    positions = (
+        [] if item.rubric.preference_only else [str(i + 1) for i in range(len(item.responses))]
+    )
     for position in positions:
         table.add_row(
             Text(f"Response {position}" if item.is_pair else "Response", style="bold underline")

@@ -67,6 +67,16 @@ class DimensionRow(ChoiceRow):
         return None if self.value is None else int(self.value)
 
 
+class RationaleInput(FieldInput):
+    """A dimension's rationale: a Tab stop only while it is required or written (the response
+    section decides), opened by a click at any time."""
+
+    def on_click(self) -> None:
+        if not self.can_focus:
+            self.can_focus = True
+            self.focus()
+
+
 class OverrideRow(ChoiceRow):
     """Instead of the rubric's result: INVALID_TEST, GRADER_DISPUTE, or confirm the record."""
 
@@ -166,7 +176,7 @@ class ResponseScoring(Vertical):
             row = DimensionRow(dim, id=f"dim-{self.position}-{dim.id}")
             row.after_choice = self._scored
             yield row
-            rationale = FieldInput(
+            rationale = RationaleInput(
                 "Rationale (required below 2)",
                 id=f"rationale-{self.position}-{dim.id}",
                 classes="rationale",
@@ -267,6 +277,9 @@ class ResponseScoring(Vertical):
             rationale = self.query_one(f"#rationale-{self.position}-{dim.id}", Input)
             needed = score is not None and score < max(dim.scale)
             rationale.set_class(needed and not rationale.value.strip(), "-required")
+            # Tab goes from one decision to the next: a rationale is a stop only when asked for
+            # or already written (a click still opens any of them).
+            rationale.can_focus = needed or bool(rationale.value.strip()) or rationale.has_focus
         override = self.query_one(OverrideRow)
         reason = self.query_one(".override-reason", Input)
         reason.display = override.value is not None
@@ -293,7 +306,8 @@ class ResponseScoring(Vertical):
             if state.state_override is not None:
                 text.append("  (override)", "dim")
             elif state.fatal_hits:
-                text.append(f"  ({len(state.fatal_hits)} fatal hit)", "dim")
+                hits = len(state.fatal_hits)
+                text.append(f"  ({hits} fatal hit{'' if hits == 1 else 's'})", "dim")
             if summed is not None:
                 text.append(f"  total {summed}/{self.rubric.max_total}", "dim")
         return text
@@ -308,6 +322,7 @@ class ResponseScoring(Vertical):
         rationale = self.query_one(f"#rationale-{self.position}-{row.dimension.id}", Input)
         below_top = row.score < max(row.dimension.scale)
         if below_top and not rationale.value.strip():
+            rationale.can_focus = True
             self.screen.set_focus(rationale)
         else:
             self._focus_after(row)

@@ -14,6 +14,7 @@ from textual.markup import escape as escape_markup
 from textual.widgets import Collapsible, Static
 
 from abp_tui.services.reviewing import BlindTask
+from abp_tui.text.lines import one_line
 from abp_tui.text.safe import safe_line, safe_text
 
 TITLE_CHARACTERS = 110
@@ -74,7 +75,9 @@ class TaskPanel(Collapsible):
             self._shown = shown
             self.query_one("#task-body", Static).update(body)
         self.query_one("#task-scroll", VerticalScroll).scroll_home(animate=False)
-        title = "Task: " + escape_markup(safe_line(task.title or task.prompt)[:TITLE_CHARACTERS])
+        # One line made from the title or the prompt: their line breaks (real or escaped)
+        # become spaces, never a literal "\n".
+        title = "Task: " + escape_markup(one_line(task.title or task.prompt, TITLE_CHARACTERS))
         if self.title != title:
             self.title = title
 

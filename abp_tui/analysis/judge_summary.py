@@ -1,0 +1,201 @@
+"""The judge report as plain lines of text: what ``abp-tui judges`` prints and the Judges screen
+shows (both faces write these lines, so they cannot drift). Every name that comes from a record
+(judge ids, run ids) is made safe first; nothing here is markup.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from abp_tui.analysis.judge_estimates import JudgeAssisted
+from abp_tui.analysis.judges import (
+    JudgesReport,
+    PassFailJudgeReport,
+    PreferenceJudgeReport,
+    ScoreJudgeReport,
+)
+from abp_tui.stats.agreement import Figure, PairAgreement
+from abp_tui.stats.inference import Proportion
+from abp_tui.text.safe import safe_line
+
+GAP = "  "
+MAX_LISTED = 20
+"""Left-out units listed per judge in text (JSON lists every one)."""
+
+
+def _share(p: Proportion) -> str:
+    if not p.defined or p.point is None or p.low is None or p.high is None:
+        return f"{p.x}/{p.n} (undefined: {p.undefined_reason})"
+    return f"{p.x}/{p.n} = {p.point:.3f} [{p.low:.3f}, {p.high:.3f}]"
+
+
+def _kappa(figure: Figure) -> str:
+    if figure.value is None:
+        return f"undefined: {figure.undefined_reason}"
+    text = f"{figure.value:.4f}"
+    if figure.interval is not None:
+        text += f" [{figure.interval.low:.4f}, {figure.interval.high:.4f}] bootstrap"
+    elif figure.interval_note:
+        text += f" (no interval: {figure.interval_note})"
+    return text
+
+
+def _confusion(pair: PairAgreement) -> str:
+    c = pair.confusion
+    cells = "; ".join(
+        f"{c.rows} {row_cat}: "
+        + ", ".join(f"{col_cat} {n}" for col_cat, n in zip(c.categories, row, strict=True))
+        for row_cat, row in zip(c.categories, c.counts, strict=True)
+    )
+    return f"confusion ({c.rows} down, {c.columns} across): {cells}"
+
+
+def _preference(j: PreferenceJudgeReport) -> list[str]:
+    out = [f"{GAP}{j.verdicts} verdicts on {j.units} pairs; {j.errors} errors, {j.ties} ties"]
+    for o in j.orders:
+        out.append(
+            f"{GAP}{o.order}: n = {o.n}, agreement {_share(o.agreement)}, "
+            f"Cohen's kappa {_kappa(o.kappa.cohen_kappa)}"
+        )
+        out.append(f"{GAP}{GAP}{_confusion(o.kappa)}")
+    p = j.position
+    out.append(f"{GAP}position consistency (same pick in both orders): {_share(p.consistency)}")
+    if p.kappa_between_orders is not None:
+        between = _kappa(p.kappa_between_orders.cohen_kappa)
+        out.append(f"{GAP}Cohen's kappa between orders: {between}")
+    test = p.first_position_test
+    shown = f"p = {test.p_value:.4g}" if test.p_value is not None else test.undefined_reason
+    out.append(
+        f"{GAP}position bias (first-position picks): {_share(p.first_position)}, exact "
+        f"binomial {shown}"
+    )
+    if j.alt_test_note:
+        out.append(f"{GAP}alt-test: {j.alt_test_note}")
+    for entry in j.alt_tests:
+        t = entry.test
+        if t.winning_rate is None:
+            out.append(f"{GAP}alt-test ({entry.order}): undefined: {t.undefined_reason}")
+            continue
+        verdict = "passes" if t.passed else "fails"
+        out.append(
+            f"{GAP}alt-test ({entry.order}, epsilon {t.epsilon:g}): {verdict}, winning rate "
+            f"{t.winning_rate:.3f}, advantage probability {t.advantage_probability:.3f}"
+        )
+        for a in t.annotators:
+            if a.p_value is None:
+                out.append(f"{GAP}{GAP}{safe_line(a.annotator)}: {a.left_out_reason}")
+            else:
+                out.append(
+                    f"{GAP}{GAP}{safe_line(a.annotator)}: {a.items} items, rho "
+                    f"{a.advantage_probability:.3f}, p = {a.p_value:.4g}"
+                    f"{', judge wins' if a.rejected else ''}"
+                )
+    return out
+
+
+def _score(j: ScoreJudgeReport) -> list[str]:
+    out = [f"{GAP}{j.verdicts} scores; {j.n} runs with people's total score"]
+    for c in (j.spearman, j.kendall):
+        if c.statistic is None:
+            out.append(f"{GAP}{c.name}: undefined: {c.undefined_reason}")
+        else:
+            out.append(f"{GAP}{c.name}: {c.statistic:.4f}, p = {c.p_value:.4g} ({c.method})")
+    return out
+
+
+def _pass_fail(j: PassFailJudgeReport) -> list[str]:
+    c = j.confusion
+    return [
+        f"{GAP}{j.verdicts} verdicts; n = {j.n}: judge pass & people pass {c['true_pass']}, "
+        f"judge pass & people fail {c['false_pass']}, judge fail & people pass "
+        f"{c['false_fail']}, judge fail & people fail {c['true_fail']}",
+        f"{GAP}sensitivity {_share(j.sensitivity)}; specificity {_share(j.specificity)}",
+        f"{GAP}agreement {_share(j.agreement)}; Cohen's kappa {_kappa(j.kappa.cohen_kappa)}",
+    ]
+
+
+def _mean(label: str, point: float | None, low: float | None, high: float | None, n: int) -> str:
+    if point is None:
+        return f"{label}: undefined (n = {n})"
+    shown = f"{label}: {point:.3f}"
+    if low is not None and high is not None:
+        shown += f" [{low:.3f}, {high:.3f}]"
+    return f"{shown} (n = {n})"
+
+
+def _estimate(e: JudgeAssisted) -> list[str]:
+    p = e.estimate
+    head = f"{GAP}judge-assisted {safe_line(e.figure)}: "
+    if p.point is None:
+        head += f"undefined: {p.undefined_reason}"
+    else:
+        head += (
+            f"{p.point:.3f} [{p.low:.3f}, {p.high:.3f}] ({p.method}; lam {p.lam:.3f}; "
+            f"{p.n_human} by people, {p.n_judge_only} by the judge alone)"
+        )
+    out = [head]
+    h, j = p.human_only, p.judge_only
+    out.append(
+        f"{GAP}{GAP}{_mean('people alone', h.point, h.low, h.high, h.n)}; "
+        f"{_mean('judge alone (biased, no interval)', j.point, None, None, j.n)}"
+    )
+    if p.effective_human_judgments is not None and p.human_judgments_saved is not None:
+        out.append(
+            f"{GAP}{GAP}worth {p.effective_human_judgments:.1f} human judgments "
+            f"({p.human_judgments_saved:+.1f}); {e.assumption}"
+        )
+    if e.human_without_verdict:
+        out.append(f"{GAP}{GAP}{e.human_without_verdict} judged by people without a verdict")
+    return out
+
+
+def report_lines(report: JudgesReport) -> list[str]:
+    """The whole report, one line per figure."""
+    out = [
+        f"AI judges of study {safe_line(report.study)}, against {safe_line(report.reference)}",
+        f"intervals: Wilson {report.confidence:.4g} for shares; kappa: percentile bootstrap, "
+        f"{report.resamples} resamples, seed {report.seed}",
+        f"ties: {report.ties}",
+    ]
+    for j in report.judges:
+        judge = j.judge
+        named = f"{safe_line(judge.id)} (model {safe_line(judge.model)}"
+        named += f", prompt {safe_line(judge.prompt)}" if judge.prompt else ""
+        named += f", version {safe_line(judge.version)}" if judge.version else ""
+        out.append("")
+        out.append(f"{named}; {j.kind} verdicts)")
+        if isinstance(j, PreferenceJudgeReport):
+            out.extend(_preference(j))
+        elif isinstance(j, ScoreJudgeReport):
+            out.extend(_score(j))
+        else:
+            out.extend(_pass_fail(j))
+        for e in getattr(j, "estimates", ()):
+            out.extend(_estimate(e))
+        if j.left_out:
+            reasons = Counter((entry.figure, entry.reason) for entry in j.left_out)
+            out.append(f"{GAP}left out ({len(j.left_out)}):")
+            for (figure, reason), n in sorted(reasons.items()):
+                out.append(f"{GAP}{GAP}{figure}: {n} x {safe_line(reason)}")
+            for entry in j.left_out[:MAX_LISTED]:
+                out.append(
+                    f"{GAP}{GAP}{GAP}{safe_line(entry.unit)} ({entry.figure}): "
+                    f"{safe_line(entry.reason)}"
+                )
+            if len(j.left_out) > MAX_LISTED:
+                out.append(f"{GAP}{GAP}{GAP}... {len(j.left_out) - MAX_LISTED} more (--json)")
+    for between in report.between:
+        out.append("")
+        out.append(f"between judges ({between.kind}):")
+        for pair in between.pairs:
+            out.append(
+                f"{GAP}{safe_line(pair.reviewer_a)} vs {safe_line(pair.reviewer_b)}: n = "
+                f"{pair.n_items}, Cohen's kappa {_kappa(pair.cohen_kappa)}"
+            )
+        for c in between.correlations:
+            shown = f"{c.statistic:.4f}" if c.statistic is not None else c.undefined_reason
+            out.append(f"{GAP}{safe_line(c.name)}: n = {c.n}, {shown}")
+    return out
+
+
+__all__ = ["report_lines"]

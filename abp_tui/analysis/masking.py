@@ -1,0 +1,306 @@
+"""Identity masking: the names that would tell a blind reader which condition, engine or model
+wrote a text are replaced by «masked».
+
+Which terms (:func:`identity_terms`, recorded in the design when it is created):
+
+- the condition ids (those under three characters only after a word like "condition") and labels;
+- every provider, model, model version and engine value of the study's runs, each segment
+  between ``/``, ``:`` and ``@`` of three or more characters, and each *name part*: a run of
+  three or more letters that is not in :data:`GENERIC_PARTS` (``claude`` and ``sonnet`` from
+  ``claude-3-5-sonnet``, ``gpt`` from ``gpt-4o-mini``, but never ``3``, ``5``, ``code`` or
+  ``mini`` alone: those would mask ordinary words and numbers; they are masked only as part of
+  a whole identity);
+- the design's ``mask_terms``;
+- unless the design sets ``mask_well_known = false``, the well-known model, vendor and agent
+  names of :data:`WELL_KNOWN`.
+
+How a term matches (:class:`Masker`): case-insensitively, as whole words (letters and digits
+around it break the match, an underscore does not), with any of space, ``-``, ``_``, ``.``,
+``/`` or ``+`` (up to three) or nothing between its letter and digit runs: ``gpt-4`` also
+matches ``GPT 4``, ``gpt4``, ``GPT_4`` and ``Gpt.4``. A term ending in letters also takes a
+version written after it (``gpt`` masks all of ``GPT-4o`` and ``gpt4``, ``Qwen`` all of
+``Qwen2.5``). All terms are one compiled regular expression, longest first, so that a whole
+identity is one mask rather than pieces.
+
+What it cannot do: text that names a system in other words ("the assistant from the search
+company"), spells a name with look-alike letters, or interleaves invisible characters (those
+are shown as ``⟨U+...⟩`` by :mod:`abp_tui.text.safe` but still split the word). The bundle's
+limitations say so.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+MASK = "«masked»"
+
+WELL_KNOWN: tuple[str, ...] = (
+    # Vendors and labs.
+    "OpenAI",
+    "Anthropic",
+    "Google",
+    "DeepMind",
+    "Meta",
+    "Mistral",
+    "Alibaba",
+    "DeepSeek",
+    "xAI",
+    "Cohere",
+    "Microsoft",
+    "Moonshot",
+    "Zhipu",
+    # Model families.
+    "ChatGPT",
+    "GPT",
+    "Claude",
+    "Sonnet",
+    "Opus",
+    "Gemini",
+    "Gemma",
+    "Bard",
+    "Llama",
+    "Mixtral",
+    "Codestral",
+    "Qwen",
+    "Grok",
+    "Kimi",
+    "Nemotron",
+    # Coding agents and assistants.
+    "Copilot",
+    "Codex",
+    "Aider",
+    "OpenHands",
+    "Devin",
+)
+"""The maintained list of well-known model, vendor and agent names, masked by default. Names
+that are mostly ordinary words elsewhere (Haiku, Command, Phi, Cursor, Perplexity) are left
+out: a design that needs them adds them to ``mask_terms``. "Meta" and "Google" are kept although
+they also mask ordinary uses ("meta tag"); a design can switch the list off."""
+
+GENERIC_PARTS: frozenset[str] = frozenset(
+    {
+        "agent",
+        "agents",
+        "alpha",
+        "api",
+        "assistant",
+        "audio",
+        "base",
+        "beta",
+        "bot",
+        "chat",
+        "cli",
+        "cloud",
+        "code",
+        "coder",
+        "coding",
+        "command",
+        "default",
+        "demo",
+        "dev",
+        "edge",
+        "engine",
+        "exp",
+        "experimental",
+        "expert",
+        "fast",
+        "flash",
+        "free",
+        "high",
+        "hub",
+        "instruct",
+        "large",
+        "latest",
+        "light",
+        "lite",
+        "local",
+        "low",
+        "max",
+        "medium",
+        "micro",
+        "mini",
+        "model",
+        "models",
+        "multimodal",
+        "nano",
+        "new",
+        "next",
+        "omni",
+        "online",
+        "open",
+        "preview",
+        "pro",
+        "plus",
+        "reasoning",
+        "release",
+        "runner",
+        "sdk",
+        "server",
+        "small",
+        "stable",
+        "synthetic",
+        "test",
+        "text",
+        "thinking",
+        "tool",
+        "tools",
+        "turbo",
+        "ultra",
+        "vision",
+    }
+)
+"""Name parts never masked on their own (lower case): the generic words of model and engine
+ids. Numbers and runs of fewer than three letters are never name parts either."""
+
+_SHORT_ID_CONTEXT = (
+    "condition",
+    "treatment",
+    "arm",
+    "group",
+    "variant",
+    "engine",
+    "system",
+    "prompt",
+)
+"""Words after which a condition id too short to mask alone (``A``) is masked."""
+_TOKENS = re.compile(r"[^\W\d_]+|\d+")
+"""Runs of letters and runs of digits: the pieces a term's variants keep in order."""
+_SEP = r"[ \t._/+\-]{0,3}"
+_VERSION = r"(?:[ \t._\-]?v?\d+(?:[._]\d+)*[^\W\d_]{0,2})?"
+"""A version written after a name: ``-4o``, ``4``, `` 2.5``, ``_3``."""
+_BEFORE = r"(?<![^\W_].)"
+_AFTER = r"(?![^\W_])"
+
+
+def _variants(term: str) -> tuple[str, str]:
+    """The pattern of a (lower-case) term and its punctuation and spacing variants, as its
+    first character and the rest."""
+    tokens = _TOKENS.findall(term)
+    if not tokens:
+        return term[0], re.escape(term[1:])
+    body = _SEP.join(re.escape(t) for t in tokens)
+    if not tokens[-1].isdigit():
+        body += _VERSION
+    first = tokens[0][0]
+    return first, body[len(re.escape(first)) :]
+
+
+@lru_cache(maxsize=64)
+def _compile(terms: tuple[str, ...], short_ids: tuple[str, ...]) -> str | None:
+    """The expression of every term, matched against lower-cased text.
+
+    Speed matters (a 200 KB output is masked while the reviewer reads the previous item): the
+    alternatives are grouped by their first character, and the text is lower-cased instead of
+    matching case-insensitively, so that the regular expression engine can skip to the
+    positions where some term starts and test one group there, not every term. Within a group
+    the longest terms come first: the engine takes the first alternative that matches, so
+    "claude-3-5-sonnet" must be tried before its part "claude".
+    """
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for term in sorted({t.strip().lower() for t in terms if t.strip()}):
+        first, rest = _variants(term)
+        groups.setdefault(first, []).append((len(term), rest))
+    if short_ids:
+        ids = "|".join(re.escape(i.lower()) for i in sorted(set(short_ids)))
+        for word in _SHORT_ID_CONTEXT:
+            groups.setdefault(word[0], []).append(
+                (len(word) + 2, rf"{re.escape(word[1:])}[ \t_\-]+(?:{ids})")
+            )
+    if not groups:
+        return None
+    branches = []
+    for first, alternatives in sorted(groups.items()):
+        ordered = [rest for _, rest in sorted(alternatives, key=lambda a: (-a[0], a[1]))]
+        # The look-behind sits after the first character, where it still sees the one before.
+        branches.append(f"{re.escape(first)}{_BEFORE}(?:{'|'.join(ordered)})")
+    return f"(?:{'|'.join(branches)}){_AFTER}"
+
+
+@lru_cache(maxsize=128)
+def _pattern(source: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(source, re.IGNORECASE if ignore_case else 0)
+
+
+@dataclass(frozen=True)
+class Masker:
+    """Masks identity terms (condition, engine, model, provider names) in text shown blind."""
+
+    terms: tuple[str, ...]
+    short_ids: tuple[str, ...] = ()
+    """Condition ids too short to mask alone (``A``): masked after words like "condition"."""
+
+    @property
+    def pattern(self) -> re.Pattern[str] | None:
+        """The one compiled expression of every term, for lower-cased text (cached: sessions
+        rebuild maskers)."""
+        source = _compile(self.terms, self.short_ids)
+        return None if source is None else _pattern(source, False)
+
+    def mask(self, text: str) -> tuple[str, int]:
+        """The text with each identity term replaced by «masked», and how many were masked."""
+        source = _compile(self.terms, self.short_ids)
+        if source is None or not text:
+            return text, 0
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            # A few characters lower-case to two ("İ"): offsets would shift, so match the
+            # text itself, case-insensitively (slower, and rare).
+            return _pattern(source, True).subn(MASK, text)
+        pieces: list[str] = []
+        last = 0
+        for found in _pattern(source, False).finditer(lowered):
+            pieces.append(text[last : found.start()])
+            pieces.append(MASK)
+            last = found.end()
+        if not pieces:
+            return text, 0
+        pieces.append(text[last:])
+        return "".join(pieces), len(pieces) // 2
+
+
+def name_parts(identity: str) -> set[str]:
+    """The parts of a recorded identity masked on their own (see the module docstring)."""
+    parts = {
+        p
+        for p in re.split(r"[/:@]", identity)
+        if len(p) >= 3 and not p.isdigit() and p.lower() not in GENERIC_PARTS
+    }
+    parts.update(
+        token
+        for token in _TOKENS.findall(identity)
+        if len(token) >= 3 and not token.isdigit() and token.lower() not in GENERIC_PARTS
+    )
+    return parts
+
+
+def identity_terms(
+    condition_ids: Iterable[str],
+    condition_labels: Iterable[str],
+    run_identities: Iterable[str | None],
+    extra: Iterable[str] = (),
+    well_known: bool = True,
+) -> Masker:
+    """Build the masker of a study from its conditions, its runs' identities and extra terms.
+
+    ``run_identities`` are providers, models, model versions and engines as recorded; each also
+    masks its name parts. ``well_known`` adds :data:`WELL_KNOWN`.
+    """
+    terms: set[str] = set()
+    short: set[str] = set()
+    for cid in condition_ids:
+        (terms if len(cid) >= 3 else short).add(cid)
+    for label in condition_labels:
+        if label.strip():
+            terms.add(label.strip())
+    for ident in run_identities:
+        if not ident:
+            continue
+        terms.add(ident)
+        terms.update(name_parts(ident))
+    terms.update(t.strip() for t in extra if t.strip())
+    if well_known:
+        terms.update(WELL_KNOWN)
+    return Masker(tuple(sorted(terms)), tuple(sorted(short)))

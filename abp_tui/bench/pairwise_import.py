@@ -1,0 +1,270 @@
+"""``bench import --format pairwise``: importing a pairwise judgments file beside a bare loader.
+
+A PandaLM-shaped JSON list of ``pairs`` items is generated (deterministic: an instruction, an
+input, two responses of a few hundred characters, a ``cmp_key`` naming two of five models, three
+annotator labels), the shape of the real ``testset-v1.json``. Then, ``repeat`` times and
+interleaved so that drift in the machine's speed touches both alike, each into a fresh database:
+
+1. ours: ``import_paths`` (format detection, file hash, every item validated, tasks, runs and
+   outputs hashed and versioned, one preference per label, the indexes kept up to date);
+2. the bare loop: ``json.load`` of the same file and one ``executemany`` per table inserting the
+   same rows (one per task, run and label, with the same texts) into plain tables without
+   indexes, keys or validation: the floor of any Python importer of this file.
+
+The medians, every sample, the ratio and whether the goal (at most 3 times the bare loop) is met
+are reported. ``stored_rows_floor`` is context for the ratio: the rows our import stored, copied
+from its database by ``executemany`` into an empty database of our schema (no JSON, no Python
+work per row), which is what SQLite alone costs for what we keep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+import pydantic
+
+from abp_tui.errors import AbpError
+from abp_tui.formats.base import _peek_cache
+
+GOAL_RATIO: Final = 3.0
+"""Ours against the bare loop: at most this many times its time."""
+MODELS: Final = ("bloom-7b", "cerebras-gpt-6.7B", "llama-7b", "opt-7b", "pythia-6.9b")
+_TEXT: Final = (
+    "rewrite the sentence so that it is clear and concise keep the meaning of the original and "
+    "break long sentences into shorter ones remove words that add nothing the reader should "
+    "understand the request at once and the tone stays polite and professional throughout"
+)
+_WORDS: Final = tuple(_TEXT.split(" "))
+_STORED_TABLES: Final = (
+    "studies",
+    "imports",
+    "conditions",
+    "reviewers",
+    "tasks",
+    "blobs",
+    "runs",
+    "preferences",
+)
+
+
+def _sentence(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(low, high))).capitalize() + "."
+
+
+def write_pairs(path: Path, pairs: int, seed: int = 20260718) -> int:
+    """Write a deterministic PandaLM-shaped JSON list of ``pairs`` items; return its size."""
+    rng = random.Random(seed)
+    items = []
+    for idx in range(pairs):
+        first, second = rng.sample(MODELS, 2)
+        items.append(
+            {
+                "idx": idx,
+                "motivation_app": rng.choice(("Grammarly", "Notion", "Gmail", "Slack")),
+                "cmp_key": f"{first}_{second}",
+                "instruction": _sentence(rng, 20, 45),
+                "input": _sentence(rng, 0, 25) if rng.random() < 0.6 else "",
+                "response1": _sentence(rng, 15, 90),
+                "response2": _sentence(rng, 15, 90),
+                **{f"annotator{n}": rng.choice((0, 1, 2)) for n in (1, 2, 3)},
+            }
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
+    return path.stat().st_size
+
+
+def _fresh(db_path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db_path) + suffix).unlink(missing_ok=True)
+
+
+def _ours(source: Path, db_path: Path) -> tuple[float, dict[str, int]]:
+    from abp_tui.services.importing import import_paths
+    from abp_tui.store import connect
+
+    db = connect(db_path)
+    # Each sample starts as a fresh process would: nothing learnt about the file while sniffing.
+    _peek_cache.clear()
+    try:
+        began = time.perf_counter()
+        import_paths(db, [source])
+        took = time.perf_counter() - began
+        stored = _counts(db.conn)
+    finally:
+        db.close()
+    return took, stored
+
+
+def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+    return {
+        table: int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+        for table in ("tasks", "runs", "preferences")
+    }
+
+
+_BARE_TABLES: Final = (
+    "CREATE TABLE tasks (id TEXT NOT NULL, prompt TEXT NOT NULL, metadata TEXT NOT NULL)",
+    "CREATE TABLE runs (id TEXT NOT NULL, task_id TEXT NOT NULL, condition_id TEXT NOT NULL, "
+    "output TEXT NOT NULL)",
+    "CREATE TABLE preferences (item_id TEXT NOT NULL, reviewer TEXT NOT NULL, "
+    "run_1 TEXT NOT NULL, run_2 TEXT NOT NULL, choice INTEGER NOT NULL)",
+)
+
+
+def _bare_loop(source: Path, db_path: Path) -> tuple[float, dict[str, int]]:
+    began = time.perf_counter()
+    conn = sqlite3.connect(db_path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    for statement in _BARE_TABLES:
+        conn.execute(statement)
+    with source.open("rb") as handle:
+        items: list[dict[str, Any]] = json.load(handle)
+    with conn:
+        conn.executemany(
+            "INSERT INTO tasks VALUES (?, ?, ?)",
+            (
+                (
+                    str(item["idx"]),
+                    "\n\n".join(p for p in (item["instruction"], item["input"]) if p),
+                    json.dumps({"motivation_app": item["motivation_app"]}),
+                )
+                for item in items
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO runs VALUES (?, ?, ?, ?)",
+            (
+                (f"{item['idx']}/{n}", str(item["idx"]), model, item[f"response{n}"])
+                for item in items
+                for n, model in enumerate(item["cmp_key"].split("_"), start=1)
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO preferences VALUES (?, ?, ?, ?, ?)",
+            (
+                (str(item["idx"]), f"annotator{k}", f"{item['idx']}/1", f"{item['idx']}/2", label)
+                for item in items
+                for k in (1, 2, 3)
+                if (label := item[f"annotator{k}"]) is not None
+            ),
+        )
+    took = time.perf_counter() - began
+    stored = _counts(conn)
+    conn.close()
+    return took, stored
+
+
+def _stored_rows_floor(ours_db: Path, db_path: Path) -> float:
+    """SQLite's time for the rows our import stored, copied into an empty database of our
+    schema by ``executemany`` (the rows are read before the clock starts)."""
+    from abp_tui.store import connect
+
+    with sqlite3.connect(ours_db) as source:
+        rows = {t: source.execute(f"SELECT * FROM {t}").fetchall() for t in _STORED_TABLES}
+    source.close()
+    db = connect(db_path)
+    try:
+        began = time.perf_counter()
+        with db.conn:
+            for table in _STORED_TABLES:
+                if rows[table]:
+                    marks = ", ".join("?" for _ in rows[table][0])
+                    db.conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows[table])
+        return time.perf_counter() - began
+    finally:
+        db.close()
+
+
+def _figures(samples: list[float], pairs: int) -> dict[str, Any]:
+    median = statistics.median(samples)
+    return {
+        "median_seconds": round(median, 4),
+        "samples_seconds": [round(s, 4) for s in samples],
+        "pairs_per_second": round(pairs / median) if median > 0 else None,
+    }
+
+
+def bench_import_pairwise(pairs: int = 20_000, repeat: int = 3) -> dict[str, Any]:
+    """Measure our pairwise import beside the bare loop on one generated file; the JSON."""
+    if pairs < 1:
+        raise AbpError("bench import: --pairs must be at least 1")
+    if repeat < 1:
+        raise AbpError("bench import: --repeat must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="abp-bench-") as tmp:
+        root = Path(tmp)
+        source = root / "pairwise-bench.json"
+        size = write_pairs(source, pairs)
+        samples: dict[str, list[float]] = {"ours": [], "bare_loop": []}
+        stored: dict[str, dict[str, int]] = {}
+        floor: list[float] = []
+        contenders: dict[str, Callable[[Path, Path], tuple[float, dict[str, int]]]] = {
+            "ours": _ours,
+            "bare_loop": _bare_loop,
+        }
+        for i in range(repeat):
+            for name, contender in contenders.items():
+                db_path = root / f"{name}-{i}.db"
+                took, stored[name] = contender(source, db_path)
+                samples[name].append(took)
+                if name == "ours":
+                    floor_db = root / f"floor-{i}.db"
+                    floor.append(_stored_rows_floor(db_path, floor_db))
+                    _fresh(floor_db)
+                _fresh(db_path)
+
+    ours = statistics.median(samples["ours"])
+    bare = statistics.median(samples["bare_loop"])
+    ratio = ours / bare
+    return {
+        "benchmark": "import",
+        "input": {
+            "format": "pairwise (PandaLM-shaped JSON list)",
+            "pairs": pairs,
+            "bytes": size,
+            "repeat": repeat,
+            "note": "generated, deterministic; the same file for both contenders",
+        },
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+            "sqlite": sqlite3.sqlite_version,
+            "pydantic": pydantic.VERSION,
+            "platform": platform.platform(),
+        },
+        "ours": {
+            "what": "abp-tui import_paths into a fresh database: every item validated, records "
+            "hashed and versioned, indexes and foreign keys kept",
+            "stored": stored["ours"],
+            **_figures(samples["ours"], pairs),
+        },
+        "bare_loop": {
+            "what": "json.load + one executemany per table of the same tasks, runs and labels, "
+            "plain tables, no index, no validation",
+            "stored": stored["bare_loop"],
+            **_figures(samples["bare_loop"], pairs),
+        },
+        "stored_rows_floor": {
+            "what": "the rows our import stored, copied by executemany into an empty database "
+            "of our schema: SQLite's own share of our time",
+            "median_seconds": round(statistics.median(floor), 4),
+            "samples_seconds": [round(s, 4) for s in floor],
+        },
+        "ratios": {
+            "ours_time_over_bare_loop": round(ratio, 3),
+            "goal_ratio": GOAL_RATIO,
+            "goal_met": ratio <= GOAL_RATIO,
+            "stored_rows_floor_over_bare_loop": round(statistics.median(floor) / bare, 3),
+        },
+    }

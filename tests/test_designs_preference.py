@@ -1,0 +1,281 @@
+"""Preference-only designs, end to end: created without a rubric, judged (a preference and its
+justification, nothing else), agreement on the preference, adjudication, results, the
+publication bundle and its gate; on a generated study and on PandaLM pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from abp_tui.analysis.scoring import problems, result_state
+from abp_tui.errors import AbpError
+from abp_tui.export import records as published
+from abp_tui.export import verify
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
+from abp_tui.models.builtin_rubrics import PREFERENCE_ONLY
+from abp_tui.services.adjudicating import adjudicate, disagreements
+from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.designing import DesignChoices, create_design, create_from_choices
+from abp_tui.services.importing import import_paths
+from abp_tui.services.publishing import export_bundle
+from abp_tui.services.results_report import compute_results, unblind
+from abp_tui.services.reviewing import NotReady, ReviewSession
+from abp_tui.services.studies import create_design_file
+from abp_tui.store import judging
+from tests.factories import flipped, write_jsonl
+
+TASKS = 50
+
+
+def _study(tmp_path: Path, db: sqlite_utils.Database, tasks: int = TASKS) -> None:
+    """Study ``pref``: no rubric, conditions A and B without instructions, no limitations."""
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "pref", "name": "Two prompts"},
+        {"type": "condition", "id": "A", "label": "Short prompt"},
+        {"type": "condition", "id": "B", "label": "Long prompt"},
+    ]
+    for n in range(tasks):
+        task = f"T{n:02d}"
+        lines.append({"type": "task", "id": task, "prompt": f"Rewrite sentence {n} concisely."})
+        for cond in ("A", "B"):
+            lines.append(
+                {
+                    "type": "run",
+                    "id": f"{task}-{cond}",
+                    "task_id": task,
+                    "condition_id": cond,
+                    "output": f"Sentence {n}, version {cond.lower()}.",
+                }
+            )
+    import_paths(db, [write_jsonl(tmp_path / "pref.jsonl", lines)])
+
+
+def _prefer(session: ReviewSession, code: str, side: str) -> Judgment:
+    """A judgment preferring the item's run ``side`` ("a" or "b"), as this reviewer sees it."""
+    first = "a" if not flipped(session, code) else "b"
+    choice = PreferenceChoice.RESPONSE_1 if side == first else PreferenceChoice.RESPONSE_2
+    return Judgment(preference=choice, justification=f"Side {side} is shorter.")
+
+
+def test_a_design_with_no_rubric_is_preference_only_and_asks_only_the_preference(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db, tasks=2)
+    created = create_from_choices(db, DesignChoices(reviewers="ann"))
+    assert (created.study, created.rubric, created.pair_items) == ("pref", "preference-only", 2)
+    session = ReviewSession(db, created.pk, "ann")
+    code = session.resume_code()
+    assert code is not None
+    item = session.open(code)
+    assert item.rubric.preference_only and not item.rubric.validity_gate
+    with pytest.raises(NotReady) as refused:
+        session.save(code, Judgment(preference=PreferenceChoice.TIE), 2.0, submit=True)
+    # Nothing about the responses, no validity gate: the justification alone is missing.
+    assert refused.value.problems == ["preference: a justification is required"]
+    scored = Judgment(
+        preference=PreferenceChoice.TIE,
+        justification="Equal.",
+        responses={"1": ResponseJudgment(scores={"x": 2})},
+    )
+    with pytest.raises(NotReady, match="records a preference only"):
+        session.save(code, scored, 1.0, submit=True)
+    done = session.save(code, Judgment(preference=PreferenceChoice.TIE, justification="Equal."), 1)
+    assert done.status == "draft"
+    assert session.save(code, session.read(code).judgment, 1.0, submit=True).status == "submitted"
+    # No response has a result state under a preference-only rubric.
+    assert result_state(PREFERENCE_ONLY, ResponseJudgment()) is None
+    assert problems(PREFERENCE_ONLY, Judgment(), ["1", "2"], pair=True)[0].startswith("preference")
+
+
+def test_a_preference_only_design_has_pairs_to_judge(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db, tasks=2)
+    with pytest.raises(AbpError, match=r"single_items: a preference-only design judges pairs"):
+        create_from_choices(db, DesignChoices(single_items=True))
+    with pytest.raises(AbpError, match=r"contrasts: a preference-only design judges pairs"):
+        create_from_choices(db, DesignChoices(pairs="none"))
+    # With a rubric, single runs may be scored on their own.
+    created = create_from_choices(db, DesignChoices(rubric="afp-v0.1", single_items=True))
+    assert (created.pair_items, created.single_items) == (2, 4)
+
+
+def _judge_kappa_table(db: sqlite_utils.Database, pk: int) -> list[str]:
+    """Reviewers a and b judge the 50 pairs as Wikipedia's "Cohen's kappa" example (50 grant
+    proposals read by two readers): both yes 20, a yes / b no 5, a no / b yes 10, both no 15,
+    with "yes" the item's run a preferred and "no" its run b. Returns the codes they conflict
+    on."""
+    a, b = ReviewSession(db, pk, "a"), ReviewSession(db, pk, "b")
+    codes = sorted(r.code for r in a.queue())
+    assert len(codes) == TASKS
+    sides = [("a", "a")] * 20 + [("a", "b")] * 5 + [("b", "a")] * 10 + [("b", "b")] * 15
+    for code, (side_a, side_b) in zip(codes, sides, strict=True):
+        a.save(code, _prefer(a, code, side_a), 5.0, submit=True)
+        b.save(code, _prefer(b, code, side_b), 5.0, submit=True)
+    return [code for code, (x, y) in zip(codes, sides, strict=True) if x != y]
+
+
+def test_preference_only_chain_agreement_adjudication_results_and_bundle(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    created = create_from_choices(
+        db, DesignChoices(name="prefs", reviewers="a,b", reviewers_per_item=2, seed=4)
+    )
+    conflicting = _judge_kappa_table(db, created.pk)
+
+    report = study_agreement(db, "pref", created.pk, resamples=0)
+    # The preference is the only variable: no total, result state or fatal flag is recorded.
+    assert [v.variable for v in report.variables] == ["preference"]
+    (pair,) = report.variables[0].pairs
+    # Wikipedia, "Cohen's kappa", simple example: p_o = 0.7, p_e = 0.5, kappa = 0.4.
+    assert pair.percent_agreement.value == pytest.approx(0.7)
+    assert pair.cohen_kappa.value == pytest.approx(0.4)
+
+    found = disagreements(db, created.pk)
+    assert sorted(d.code for d in found) == sorted(conflicting)
+    assert all(d.reasons == ["preferences conflict"] for d in found)
+    for code in conflicting:
+        item = judging.item_by_code(db, created.pk, code)
+        assert item.run_b_pk is not None
+        final = Judgment(preference=PreferenceChoice.RESPONSE_1, justification="Run a is tighter.")
+        adjudicate(
+            db,
+            created.pk,
+            code,
+            "carol",
+            final,
+            {"1": item.run_a_pk, "2": item.run_b_pk},
+            "Read both again.",
+        )
+    assert all(d.adjudicated for d in disagreements(db, created.pk))
+
+    unblind(db, "pref", "coordinator")
+    results = compute_results(db, created.pk)
+    (comparison,) = results.comparisons
+    # The tally of the reviewers' judgments: a preferred 20+5+10 times by one reviewer or the
+    # other, as the kappa table says (the conditions are the runs' sides: run a is A, B first).
+    prefs = comparison.preferences
+    wins = {comparison.a: prefs.wins_a, comparison.b: prefs.wins_b}
+    by_side = {"A": 20 * 2 + 5 + 10, "B": 15 * 2 + 5 + 10}
+    assert sorted(wins.values()) == sorted(by_side.values())
+    assert (prefs.ties, prefs.insufficient) == (0, 0)
+    assert all(g.pass_rate.n == 0 for g in results.conditions)  # no result state to count
+
+    bundle = export_bundle(db, created.pk, tmp_path / "bundle", actor="coordinator")
+    assert verify(bundle.zip_path).derived > 0
+    rubric_check = "rubric and fatal criteria"
+    assert not any(m.startswith(rubric_check) for m in bundle.missing)
+    # The study's records give no instructions or limitations: the gate says so.
+    assert any(m.startswith("limitations") for m in bundle.missing)
+    assert any(m.startswith("actual condition instructions") for m in bundle.missing)
+
+
+def _item_sides(item: dict[str, object]) -> str:
+    return str(item["cmp_key"])
+
+
+def test_pandalm_pairs_judged_on_a_design_file_pass_the_publication_gate(
+    tmp_path: Path, db: sqlite_utils.Database, reference: Path
+) -> None:
+    source = json.loads((reference / "pandalm" / "testset-v1.json").read_text("utf-8"))
+    # One pair of models, so that every prompt has a run under both conditions of the design.
+    subset = [i for i in source if _item_sides(i) == "bloom-7b_llama-7b"][:8]
+    assert len(subset) == 8
+    path = tmp_path / "pandalm.json"
+    path.write_text(json.dumps(subset), "utf-8")
+    import_paths(db, [path], study="panda")
+    design = tmp_path / "panda.toml"
+    design.write_text(
+        """
+study = "panda"
+name = "blind-again"
+seed = 9
+reviewers = ["ann"]
+description = "PandaLM's test set judged again, blind, by one reviewer."
+limitations = ["Eight prompts of one model pair: a demonstration, not a comparison."]
+
+[instructions]
+"bloom-7b" = "The model's answer to the instruction and input, as PandaLM collected it."
+"llama-7b" = "The model's answer to the instruction and input, as PandaLM collected it."
+""",
+        "utf-8",
+    )
+    db_path = Path(db.conn.execute("PRAGMA database_list").fetchone()[2])
+    created = create_design_file(db_path, design)
+    assert (created.rubric, created.pair_items, created.assignments) == ("preference-only", 8, 8)
+    session = ReviewSession(db, created.pk, "ann")
+    for row in session.queue():
+        session.save(
+            row.code,
+            Judgment(preference=PreferenceChoice.TIE, justification="Both keep the meaning."),
+            3.0,
+            submit=True,
+        )
+    unblind(db, "panda", "coordinator")
+    bundle = export_bundle(db, created.pk, tmp_path / "bundle", actor="coordinator")
+    assert bundle.missing == []
+    assert bundle.status == "results published"
+    study = json.loads((bundle.folder / published.STUDY).read_text("utf-8"))
+    assert study["limitations"] == [
+        "Eight prompts of one model pair: a demonstration, not a comparison."
+    ]
+    assert study["description"].endswith("judged again, blind, by one reviewer.")
+    conditions = json.loads((bundle.folder / published.CONDITIONS).read_text("utf-8"))
+    assert all(c["instructions"].startswith("The model's answer") for c in conditions)
+    assert verify(bundle.zip_path).status == "results published"
+
+
+def test_design_instructions_only_fill_what_the_records_lack(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "s"},
+        {"type": "condition", "id": "A", "instructions": "Answer briefly."},
+        {"type": "condition", "id": "B"},
+        {"type": "run", "id": "r1", "task_id": "T", "condition_id": "A", "output": "x"},
+        {"type": "run", "id": "r2", "task_id": "T", "condition_id": "B", "output": "y"},
+    ]
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", lines)])
+    path = tmp_path / "d.toml"
+    path.write_text('study = "s"\nname = "d"\nseed = 1\n[instructions]\nA = "Other."\n', "utf-8")
+    from abp_tui.services.designing import load_design_file
+
+    with pytest.raises(AbpError, match=r"d\.toml: instructions\.A: condition 'A' has its"):
+        create_design(db, load_design_file(path), str(path))
+    path.write_text('study = "s"\nname = "d"\nseed = 1\n[instructions]\nC = "New."\n', "utf-8")
+    with pytest.raises(AbpError, match=r"instructions\.C: study 's' has no condition 'C'"):
+        create_design(db, load_design_file(path), str(path))
+    path.write_text('study = "s"\nname = "d"\nseed = 1\n[instructions]\nB = "New."\n', "utf-8")
+    assert create_design(db, load_design_file(path), str(path)).status == "created"
+
+
+def test_a_preference_only_pack_is_judged_on_a_station_and_merged(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
+    from abp_tui.store import connect
+
+    _study(tmp_path, db, tasks=3)
+    created = create_from_choices(db, DesignChoices(reviewers="ann"))
+    pack = tmp_path / "ann.pack.json"
+    write_study_pack(db, created.pk, "ann", pack)
+    station = connect(tmp_path / "station.db")
+    station_pk = open_pack(station, pack)
+    session = ReviewSession(station, station_pk, "ann")
+    assert session.rubric.preference_only and not session.rubric.validity_gate
+    with pytest.raises(AbpError, match="this is a reviewer station"):
+        create_from_choices(station, DesignChoices(study=session.design.study))
+    for row in session.queue():
+        judgment = Judgment(preference=PreferenceChoice.INSUFFICIENT, justification="Too short.")
+        session.save(row.code, judgment, 4.0, submit=True)
+    ratings = tmp_path / "ann.ratings.json"
+    write_ratings(station, ratings)
+    station.close()
+    assert merge_ratings(db, [ratings])[0]["added"] == 3
+    unblind(db, "pref", "coordinator")
+    (comparison,) = compute_results(db, created.pk).comparisons
+    assert (comparison.preferences.insufficient, comparison.preferences.decisive) == (3, 0)

@@ -1,0 +1,225 @@
+"""Identity masking under attack: variants of every identity term, name parts, well-known names.
+
+The attack (issue 15): a study of model ``gpt-4``, engine ``claude-code`` and model
+``claude-3-5-sonnet`` still showed "Claude here", "Sonnet" and "gpt4" on the blind screen,
+because only the exact recorded strings were masked.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+from hypothesis import given
+from hypothesis import strategies as st
+
+from abp_tui.analysis.masking import GENERIC_PARTS, MASK, WELL_KNOWN, Masker, identity_terms
+from abp_tui.models import StudyDesign
+from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.store import judging as sql
+from tests.factories import write_jsonl
+
+ISSUE_IDENTITIES = ["gpt-4", "claude-code", "claude-3-5-sonnet"]
+
+
+def _issue_masker(well_known: bool = False) -> Masker:
+    return identity_terms(["A", "B"], ["Baseline", "Treatment"], ISSUE_IDENTITIES, (), well_known)
+
+
+def _left(text: str, *words: str) -> list[str]:
+    """Which of ``words`` are still readable in ``text`` (case-insensitive, anywhere)."""
+    return [w for w in words if w.lower() in text.lower()]
+
+
+def test_the_reported_leaks_are_masked() -> None:
+    text = "Claude here. I am Sonnet, not gpt4; ask GPT 4 or GPT_4 or Gpt-4 instead."
+    masked, n = _issue_masker().mask(text)
+    assert _left(masked, "claude", "sonnet", "gpt") == [], masked
+    assert n == masked.count(MASK) == 6
+    assert masked.startswith(f"{MASK} here. I am {MASK}, not {MASK};")
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "gpt-4",
+        "GPT-4",
+        "GPT 4",
+        "gpt4",
+        "GPT_4",
+        "gpt.4",
+        "Claude Code",
+        "claude_code",
+        "ClaudeCode",
+        "CLAUDE-CODE",
+        "claude 3.5 sonnet",
+        "Claude-3.5-Sonnet",
+        "claude_3_5_sonnet",
+        "claude3.5sonnet",
+        "gpt-4o",
+        "GPT4-turbo",
+    ],
+)
+def test_case_punctuation_and_spacing_variants_are_masked(variant: str) -> None:
+    masked, n = _issue_masker().mask(f"Answer from {variant}: done.")
+    assert n >= 1
+    assert _left(masked, "claude", "sonnet", "gpt") == [], masked
+    assert masked.startswith(f"Answer from {MASK}") and masked.endswith(": done.")
+
+
+def test_a_whole_variant_is_one_mask_not_pieces() -> None:
+    # The longest reading wins: one mask, and no "-3-5-" or "Code" left standing beside it.
+    for variant in ("Claude-3-5-Sonnet", "Claude Code", "GPT_4"):
+        masked, n = _issue_masker().mask(f"by {variant}.")
+        assert (masked, n) == (f"by {MASK}.", 1), variant
+
+
+def test_generic_parts_and_numbers_are_not_masked_alone() -> None:
+    # Decided: the digits of a model id and generic words ("code", "mini", "turbo", "pro",
+    # "model", "engine", "demo") are never masked on their own; they would hide ordinary
+    # words and numbers. They are masked only as part of a whole identity.
+    masker = identity_terms(
+        [], [], ["gpt-4o-mini", "claude-code", "acme/demo-model-2", "demo-engine-pro"], ()
+    )
+    text = "Run the code 3 times on 5 mini batches; the model and engine are turbo pro demos 2."
+    assert masker.mask(text) == (text, 0)
+    for generic in ("code", "mini", "model", "engine", "demo", "pro", "turbo"):
+        assert generic in GENERIC_PARTS
+    assert masker.mask("acme demo model 2 and demo-engine-pro")[1] == 2
+
+
+def test_name_parts_of_model_ids_are_masked() -> None:
+    masker = identity_terms([], [], ["anthropic/claude-3-5-sonnet-20241022", "qwen2.5-coder"], ())
+    masked, n = masker.mask("Sonnet said hi; so did anthropic; qwen agreed, Qwen2.5 too.")
+    assert _left(masked, "sonnet", "anthropic", "qwen") == [], masked
+    assert n == 4
+    assert "20241022" not in masker.mask("claude-3-5-sonnet-20241022")[0]
+
+
+def test_words_that_only_contain_a_term_are_left_alone() -> None:
+    masker = _issue_masker()
+    text = "Claudette wrote a sonnets anthology; gptx is not a model; decode the codec."
+    assert masker.mask(text) == (text, 0)
+
+
+def test_an_underscore_does_not_hide_a_name() -> None:
+    masked, n = _issue_masker().mask("see my_claude_wrapper and claude_helper")
+    assert _left(masked, "claude") == [] and n == 2
+
+
+def test_well_known_names_are_masked_and_can_be_switched_off() -> None:
+    text = (
+        "As ChatGPT by OpenAI, not Claude (Anthropic), Gemini (Google), Llama (Meta), "
+        "Mistral, Qwen or DeepSeek, I answer."
+    )
+    names = ["chatgpt", "openai", "claude", "anthropic", "gemini", "google", "llama", "meta"]
+    names += ["mistral", "qwen", "deepseek"]
+    on = identity_terms([], [], [], (), well_known=True)
+    masked, n = on.mask(text)
+    assert _left(masked, *names) == [], masked
+    assert n == 11
+    off = identity_terms([], [], [], (), well_known=False)
+    assert off.mask(text) == (text, 0)
+    for name in ("ChatGPT", "GPT", "OpenAI", "Claude", "Anthropic", "Gemini", "Google"):
+        assert name in WELL_KNOWN
+    for name in ("Llama", "Meta", "Mistral", "Qwen", "DeepSeek"):
+        assert name in WELL_KNOWN
+
+
+def test_the_list_is_extended_by_the_designs_terms_with_their_variants() -> None:
+    masker = identity_terms([], [], [], ["Nimbus-7"], well_known=False)
+    masked, n = masker.mask("nimbus 7, NIMBUS_7 and Nimbus7 agree.")
+    assert (masked, n) == (f"{MASK}, {MASK} and {MASK} agree.", 3)
+
+
+def test_short_condition_ids_still_need_their_context_word() -> None:
+    masker = _issue_masker()
+    assert masker.mask("Condition A beat condition-b; a B grade.") == (
+        f"{MASK} beat {MASK}; a B grade.",
+        2,
+    )
+
+
+@given(
+    st.lists(st.sampled_from(["", " ", "-", "_", ".", " - "]), min_size=3, max_size=3),
+    st.lists(st.booleans(), min_size=20, max_size=20),
+)
+def test_any_spacing_and_case_of_a_model_id_is_masked(seps: list[str], upper: list[bool]) -> None:
+    plain = f"claude{seps[0]}3{seps[1]}5{seps[2]}sonnet"
+    cased = "".join(c.upper() if u else c for c, u in zip(plain, upper, strict=False))
+    spelled = cased + plain[len(cased) :]
+    masked, n = _issue_masker().mask(f"I am {spelled}.")
+    assert n >= 1 and _left(masked, "claude", "sonnet") == [], masked
+
+
+def test_letters_that_lower_case_to_two_characters_do_not_shift_the_masks() -> None:
+    # "İ".lower() is two characters: the masker must not cut the text at shifted offsets.
+    assert _issue_masker().mask("İzmir: Claude, then İ and gpt4.") == (
+        f"İzmir: {MASK}, then İ and {MASK}.",
+        2,
+    )
+
+
+def test_one_compiled_pattern_per_masker() -> None:
+    masker = _issue_masker(well_known=True)
+    assert masker.pattern is masker.pattern
+    assert isinstance(masker.pattern, re.Pattern)
+
+
+# -- through the study design: recorded terms, stored counts, the blind screen ------------------
+def _issue_study(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    outputs = {
+        "A": "Claude here: the fix is in parse(). Sonnet checked it twice.",
+        "B": "As gpt4 I changed 3 lines of code. ChatGPT would agree.",
+    }
+    lines: list[dict[str, object]] = [{"type": "study", "id": "leaky", "rubric_id": "afp-v0.1"}]
+    for c, model, engine in (("A", "claude-3-5-sonnet", "claude-code"), ("B", "gpt-4", "aider")):
+        lines.append({"type": "condition", "id": c, "label": f"Arm {c}"})
+        lines.append(
+            {
+                "type": "run",
+                "id": f"r-{c}",
+                "task_id": "T1",
+                "condition_id": c,
+                "output": outputs[c],
+                "model": model,
+                "engine": engine,
+            }
+        )
+    import_paths(db, [write_jsonl(tmp_path / "leaky.jsonl", lines)])
+
+
+def test_the_blind_screen_and_the_stored_counts_agree(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _issue_study(tmp_path, db)
+    created = create_design(
+        db, StudyDesign(study="leaky", name="d", seed=3, reviewers=["ana"], contrasts="all-pairs")
+    )
+    row = sql.design(db, created.pk)
+    assert "ChatGPT" in row.document["masked_terms"]
+    assert "sonnet" in row.document["masked_terms"]
+    (item,) = sql.items(db, created.pk)
+    assert item.masking == {"a": 2, "b": 2}
+    session = ReviewSession(db, created.pk, "ana")
+    blind = session.read(item.code)
+    shown = " ".join(r.text for r in blind.responses)
+    assert _left(shown, "claude", "sonnet", "gpt") == [], shown
+    assert "3 lines of code" in shown
+    assert sorted(r.masked for r in blind.responses) == [2, 2]
+
+
+def test_a_design_can_switch_the_well_known_names_off(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _issue_study(tmp_path, db)
+    design = StudyDesign(study="leaky", name="d", seed=3, mask_well_known=False)
+    created = create_design(db, design)
+    terms = sql.design(db, created.pk).document["masked_terms"]
+    assert "ChatGPT" not in terms and "claude" in terms
+    (item,) = sql.items(db, created.pk)
+    assert item.masking == {"a": 2, "b": 1}  # "ChatGPT" is left to read
