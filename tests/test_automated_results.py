@@ -88,12 +88,13 @@ ABP_TUI_FIELDS = {
 def exact_mcnemar(b: int, c: int) -> float:
     """2 P(X <= min(b, c)), X ~ Bin(b + c, 1/2), from the binomial coefficients."""
     n = b + c
-    return min(1.0, 2 * sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n)
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / float(2**n))
 
 
 def wilson(x: int, n: int) -> tuple[float, float]:
     found = binomtest(x, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return found.low, found.high
+    return float(found.low), float(found.high)
 
 
 def arena_study(db: sqlite_utils.Database, name: str, *, unblinded: bool = True) -> str:
@@ -149,6 +150,22 @@ def test_results_of_arena_outcomes_need_no_design(cli: Cli) -> None:
     # Nobody judged: no preference, rubric-dimension or position-bias figures are shown.
     assert "Prefer a / b" not in text and "Position bias" not in text
     assert "Rubric dimensions" not in text
+
+
+def test_results_of_an_abp_run_folder_need_no_design(db: sqlite_utils.Database) -> None:
+    # The demo's run folder alone (its study design is a separate file, not imported here).
+    import_paths(db, [FIXTURES / "demo" / "abp-demo"])
+    unblind(db, "abp-demo", "coordinator")
+    report = report_results(db, "abp-demo")
+    assert report.verdict_source == "automated"
+    rates = {g.condition: (g.pass_rate.x, g.pass_rate.n) for g in report.conditions}
+    # The demo traces' run.end outcomes: alpha resolves 11 of 12 trials, beta 8 of 12.
+    assert rates == {"demo-engine-alpha": (11, 12), "demo-engine-beta": (8, 12)}
+    (pair,) = report.comparisons
+    assert (pair.paired.a_pass_b_fail, pair.paired.a_fail_b_pass) == (4, 1)
+    assert pair.paired.mcnemar.p_value == pytest.approx(exact_mcnemar(4, 1))  # 2 * 6/32
+    # Seeded by the run configuration's seed (run.json), there being no design's.
+    assert {e.difference.seed for e in pair.efficiency} == {20260118}
 
 
 def test_a_study_with_neither_a_design_nor_automated_outcomes_is_refused(
@@ -346,7 +363,9 @@ def test_people_judging_later_supersede_the_automated_verdicts(db: sqlite_utils.
     item = session.read(code)
     assert len(item.responses) == 2
     # Both responses scored 0: MODEL_FAIL for both, whatever their automated outcomes.
-    session.save(code, business_judgment(0, 0, PreferenceChoice.TIE), 5, submit=True)
+    judgment = business_judgment(0, 0, PreferenceChoice.TIE)
+    # The business rubric asks no validity gate.
+    session.save(code, judgment.model_copy(update={"validity": {}}), 5, submit=True)
     report = report_results(db, study)
     assert report.verdict_source == "design" and report.design == "review"
     judged = [o for o in report.outcomes if o.source == "single review"]

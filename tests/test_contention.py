@@ -11,6 +11,7 @@ overlapping). How long saves wait is reported by ``abp-tui bench contention``, n
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from abp_tui.bench.contention import (
     run_phase,
 )
 from abp_tui.bench.imports import write_trace
+from tests.factories import Cli
 
 EVENTS = 60_000
 
@@ -81,3 +83,22 @@ def test_saves_wait_for_an_import_and_an_export_instead_of_failing(tmp_path: Pat
         _cli(setup.db_path, "verify", str(bundle)), capture_output=True, text=True, check=False
     )
     assert verified.returncode == 0, verified.stderr
+
+
+def test_the_benchmark_reports_saves_beside_the_import_and_alone(cli: Cli) -> None:
+    result = cli("bench", "contention", "--events", "2000")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    assert doc["benchmark"] == "contention"
+    assert doc["input"]["import_events"] == 2000 and doc["input"]["reviewers"] == 2
+    for phase in ("beside_import_and_export", "baseline_alone"):
+        figures = doc[phase]
+        assert figures["saves"] > 0 and figures["failed_saves"] == 0, phase
+        assert figures["lost_saves"] == 0, phase
+        assert 0 < figures["latency_median_seconds"] <= figures["latency_worst_seconds"], phase
+        assert figures["saves_per_second"] > 0, phase
+    jobs = doc["beside_import_and_export"]["jobs"]
+    assert {name: job["exit_status"] for name, job in jobs.items()} == {"import": 0, "export": 0}
+    assert doc["integrity_check"] == "ok"
+    assert doc["goals"]["worst_latency_seconds"] == 1.0
+    assert isinstance(doc["goals"]["met"], bool)

@@ -26,6 +26,16 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _content(path: Path) -> str:
+    """A digest of every row and schema statement (the file's bytes change when a reader's
+    connection folds the write-ahead log back in, its content does not)."""
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return hashlib.sha256("\n".join(conn.iterdump()).encode()).hexdigest()
+    finally:
+        conn.close()
+
+
 def _siblings(path: Path) -> set[str]:
     return {p.name for p in path.parent.iterdir()}
 
@@ -161,7 +171,7 @@ def test_a_read_only_database_is_read_and_refuses_writes_in_one_line(
     # The tests may run as a user whom permissions do not stop, so the file's being read-only is
     # what connect() is told; SQLite itself then opens it read-only and refuses every write.
     assert cli("import", _study_file(tmp_path, "kept", 2)).code == 0
-    before = _digest(cli.db_path)
+    before = _content(cli.db_path)
     monkeypatch.setattr(store_db, "_writable", lambda path: False)
     status = cli("status", "--json")
     assert status.code == 0, status.err
@@ -177,7 +187,7 @@ def test_a_read_only_database_is_read_and_refuses_writes_in_one_line(
     unblinded = cli("unblind", "--study", "kept", "--yes")
     assert unblinded.code == 1
     assert unblinded.err.count("\n") == 1 and "the database is read-only" in unblinded.err
-    assert _digest(cli.db_path) == before
+    assert _content(cli.db_path) == before
 
 
 def _full_disk(monkeypatch: pytest.MonkeyPatch, spare_pages: int) -> None:
@@ -230,3 +240,25 @@ def test_a_full_disk_during_a_long_trace_leaves_nothing_behind(
     assert "the disk is full" in result.err and len(result.err.strip().splitlines()) == 1
     monkeypatch.undo()
     assert _counts(cli.db_path) == before
+
+
+def test_a_database_kept_busy_past_the_timeout_is_one_line_and_writes_nothing(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cli("import", _study_file(tmp_path, "kept", 1)).code == 0
+    before = _counts(cli.db_path)
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 200)
+    holder = sqlite3.connect(cli.db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process writing, and not letting go
+    try:
+        result = cli("import", _study_file(tmp_path, "more", 2))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.code == 1
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    assert "the database stayed busy for more than 0.2 s" in lines[0]
+    assert "nothing was changed" in lines[0]
+    assert _counts(cli.db_path) == before
+

@@ -3,15 +3,21 @@ own judgment of the item, and afterwards only when the design shows AI verdicts.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import sqlite_utils
 
+from abp_tui.analysis.judges import PreferenceJudgeReport
+from abp_tui.export.bundle import verify
+from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
-from abp_tui.services.judges import verdicts_for_code
+from abp_tui.services.judges import judge_report, verdicts_for_code
+from abp_tui.services.publishing import export_bundle
+from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import build_study_pack
 from abp_tui.store.judging import BlindingError
@@ -111,3 +117,37 @@ def test_the_default_design_hides_ai_verdicts_and_keeps_its_hash(
     assert design.model_copy(update={"show_ai_after_submit": True}).model_dump(mode="json")[
         "show_ai_after_submit"
     ]
+
+
+def test_final_reference_and_the_bundle_rederive_the_judge_report(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    pk = _design(db, "shown", show=True)
+    session = ReviewSession(db, pk, "alice")
+    for row in session.queue():
+        # alice prefers condition A's run on both pairs, as the judge does.
+        item = session.read(row.code)
+        first_is_a = item.responses[0].text == "A"
+        choice = PreferenceChoice.RESPONSE_1 if first_is_a else PreferenceChoice.RESPONSE_2
+        session.save(row.code, Judgment(preference=choice, justification="A."), 3, submit=True)
+    report = judge_report(db, "b", reference="final")
+    assert report.reference == "final human verdicts of design shown v1"
+    judge = report.judges[0]
+    assert isinstance(judge, PreferenceJudgeReport)
+    original = next(o for o in judge.orders if o.order == "original")
+    assert (original.n, original.agreement.x) == (2, 2)
+
+    unblind(db, "b", "coordinator")
+    out = export_bundle(db, pk, tmp_path / "bundle").folder
+    published = json.loads((out / "results" / "ai_judges.json").read_text())
+    assert published["schema"] == "abp-tui-ai-judges/v1"
+    assert published["report"]["reference"] == report.reference
+    assert published["report"]["judges"][0]["orders"][0]["agreement"]["x"] == 2
+    verdicts = (out / "judging" / "ai_judge_verdicts.jsonl").read_text()
+    assert SECRET in verdicts  # the published verdicts keep the judge's explanation
+    assert verify(out).status
+    # A changed verdict no longer verifies.
+    (out / "judging" / "ai_judge_verdicts.jsonl").write_text(verdicts.replace('t1-A"', 't1-B"', 1))
+    with pytest.raises(BundleMismatch, match="ai_judge_verdicts"):
+        verify(out)

@@ -145,7 +145,12 @@ def test_native_judge_lines(tmp_path: Path, db: sqlite_utils.Database) -> None:
 def test_bad_native_judge_lines_are_refused_with_the_line(
     tmp_path: Path, db: sqlite_utils.Database, verdict: dict[str, object], expected: str
 ) -> None:
-    line = {"type": "judge_verdict", "judge": "acme-judge/v1", "task_id": "t1", "run": "r1"}
+    line: dict[str, object] = {
+        "type": "judge_verdict",
+        "judge": "acme-judge/v1",
+        "task_id": "t1",
+        "run": "r1",
+    }
     line.update({"verdict": "r1" if "runs" in verdict else "pass"})
     line.update(verdict)
     if "runs" in verdict and "run" not in verdict:
@@ -164,7 +169,7 @@ def test_a_judge_and_a_reviewer_never_share_a_name(
     with pytest.raises(sqlite3.IntegrityError, match="never a reviewer"):
         db.execute("INSERT INTO reviewers (name, external) VALUES ('acme-judge/v1', 0)")
     db.execute("INSERT INTO reviewers (name, external) VALUES ('alice', 0)")
-    lines = [
+    lines: list[dict[str, object]] = [
         {"type": "study", "id": "n2"},
         {"type": "judge", "id": "alice", "model": "m"},
     ]
@@ -173,7 +178,7 @@ def test_a_judge_and_a_reviewer_never_share_a_name(
 
 
 def test_judge_verdicts_are_append_only(tmp_path: Path, db: sqlite_utils.Database) -> None:
-    verdict = {
+    verdict: dict[str, object] = {
         "type": "judge_verdict",
         "judge": "acme-judge/v1",
         "task_id": "t1",
@@ -207,7 +212,11 @@ def test_inspect_model_graded_scores_are_judge_verdicts(
     assert rows and {r.judge for r in rows} == {"model_graded_qa/openai/gpt-4o"}
     assert {(r.kind, r.verdict) for r in rows} == {("pass_fail", "pass")}
     judge = sql.study_judges(db, "graded")[0]
-    assert (judge.model, judge.prompt, judge.source) == ("openai/gpt-4o", "model_graded_qa", "inspect")
+    assert (judge.model, judge.prompt, judge.source) == (
+        "openai/gpt-4o",
+        "model_graded_qa",
+        "inspect",
+    )
     # The grader's verdict is not the run's automated verification.
     outcomes = {r[0] for r in db.execute("SELECT automated_outcome FROM runs").fetchall()}
     assert outcomes == {None}

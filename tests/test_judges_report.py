@@ -85,7 +85,7 @@ def test_llmbar_statistics_are_reproduced_from_the_imported_data(
         assert ours == pytest.approx(cohen_kappa_score(picks, truth), abs=1e-12)
 
 
-def _pandalm_judge(path: Path, out: Path, flip_share: float, seed: int) -> dict[str, object]:
+def _pandalm_judge(path: Path, out: Path, flip_share: float, seed: int) -> dict[str, int]:
     """Native judge lines for PandaLM: the annotators' majority in the original order, flipped
     on a seeded random share of the decisive items; in the swapped order always the output
     shown first. Returns what the report must find."""
@@ -157,7 +157,10 @@ def test_pandalm_synthetic_judge_with_known_errors(
     assert tests["original"].epsilon == 0.2 and tests["original"].tested == 3
     # A judge that only picks the first output does worse against people than one that
     # follows their majority 80% of the time.
-    assert tests["swapped"].advantage_probability < tests["original"].advantage_probability
+    swapped_rho = tests["swapped"].advantage_probability
+    original_rho = tests["original"].advantage_probability
+    assert swapped_rho is not None and original_rho is not None
+    assert swapped_rho < original_rho
 
 
 def test_benjamini_yekutieli_matches_statsmodels() -> None:

@@ -92,6 +92,17 @@ def test_generic_parts_and_numbers_are_not_masked_alone() -> None:
     assert masker.mask("acme demo model 2 and demo-engine-pro")[1] == 2
 
 
+def test_version_numbers_alone_never_mask_ordinary_numbers() -> None:
+    # An engine version is an identity only beside its engine: "1.0" and "2.1.0" alone would
+    # hide every such number in code and prose, and "1.0" must never match "10".
+    masker = identity_terms([], [], ["1.0", "oxagen/2.1.0", "2.1.0", "gpt-4-0613"], ())
+    text = "Set retries to 10, version 1.0 then 2.1.0; 4 0613 is a number."
+    assert masker.mask(text) == (text, 0)
+    assert masker.mask("ran oxagen 2.1.0 and GPT-4-0613") == (f"ran {MASK} and {MASK}", 2)
+    named = identity_terms([], [], [], ["1.0"], well_known=False)  # a design may still ask
+    assert named.mask("10 or 1.0 or 1_0") == (f"10 or {MASK} or {MASK}", 2)
+
+
 def test_name_parts_of_model_ids_are_masked() -> None:
     masker = identity_terms([], [], ["anthropic/claude-3-5-sonnet-20241022", "qwen2.5-coder"], ())
     masked, n = masker.mask("Sonnet said hi; so did anthropic; qwen agreed, Qwen2.5 too.")

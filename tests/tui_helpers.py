@@ -20,7 +20,8 @@ scrolled out of view counts), ``plain``, ``rendered``, ``svg_text``; the databas
 Snapshots: ``steady`` stops the text cursors blinking so every snapshot is the same.
 
 Studies the TUI tests share (so a snapshot shows the same data its behaviour test checks):
-``pair_study`` / ``pair_design`` (two tasks judged in pairs by ana), ``home_study`` /
+``pair_study`` / ``pair_design`` (two tasks judged in pairs by ana; ``scored_pair_database``
+with the automated judge's outcome of every run), ``home_study`` /
 ``studies_database`` (the home screen's counts), ``admin_database`` (a design two reviewers
 judged, disagreeing on one item). This module holds no tests; the generic factories are in
 ``tests/factories.py``.
@@ -52,6 +53,7 @@ from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
+from abp_tui.store.automated import ScoreRow, current_run_pks, store_scores
 from abp_tui.tui.app import AbpApp
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.textpane import TextPane
@@ -137,6 +139,41 @@ def pair_design(reviewers: list[str] | None = None) -> StudyDesign:
         contrasts=[("C", "A")],
         reviewers=["ana"] if reviewers is None else reviewers,
     )
+
+
+def scored_pair_database(tmp_path: Path) -> tuple[Path, int]:
+    """The TUI's pair study (conditions A "Model only" and C "Workflow") with an automated
+    outcome stored for every run: A's runs fail, C's pass, and each reason names its
+    condition's label and carries a terminal escape, as untrusted text may."""
+    db_path = tmp_path / "judge.db"
+    db = connect(db_path)
+    try:
+        import_paths(db, [write_jsonl(tmp_path / "study.jsonl", pair_study())])
+        pk = create_design(db, pair_design()).pk
+        runs = current_run_pks(db, "pilot")
+        rows = []
+        for run_id, (run_pk, _metadata) in sorted(runs.items()):
+            passed = run_id.endswith("-C")
+            label = "Workflow" if passed else "Model only"
+            dimensions = [
+                {
+                    "dimension": "oracle",
+                    "outcome": "pass" if passed else "fail",
+                    "reason": f"the {label} answer \x1b[31mdiffers",
+                },
+                {"dimension": "code_correctness", "outcome": "unscored", "reason": "unscored"},
+            ]
+            row = ScoreRow(
+                run_id=run_id,
+                outcome="passed" if passed else "failed",
+                dimensions=dimensions,
+                document={},
+            )
+            rows.append((run_pk, row))
+        store_scores(db, "pilot", "test-judge/1", "0" * 64, "1" * 64, rows)
+    finally:
+        db.close()
+    return db_path, pk
 
 
 def home_study(study_id: str = "pilot", name: str = "Pilot study") -> list[dict[str, Any]]:

@@ -1,23 +1,41 @@
 """The study plan: items, blind codes, reviewer assignment, placement, order.
 
-Everything here is a pure function of the design and the stored runs, so the same seed gives the
-same plan. The algorithm, step by step:
+Everything here is a pure function of the design, the stored runs and the design's **plan
+secret**, so the same secret and seed give the same plan. The secret (:func:`new_plan_secret`,
+256 random bits) stays in the coordinator's database: a pack or a station database never holds
+it, so nothing a reviewer has is derived from a value they could guess. The design records its
+commitment (:func:`plan_commitment`, the SHA-256 of the secret) when it is stored, so the design
+hash binds it; the publication bundle reveals the secret after unblinding and ``verify``
+re-derives the codes and placement from it. The algorithm, step by step:
 
 1. **Items.** For each contrast (a, b) in the design's order, each selected task (sorted by id) and
    each trial present under both conditions, one pair item joins the k-th run of a with the k-th
    run of b (runs of one task, condition and trial sorted by id). With ``single_items`` every
    selected run is also an item of its own. An item's key names what it compares.
 2. **Blind codes.** ``P-`` (pair) or ``S-`` (single) and the first six base-32 characters of
-   SHA-256(``"{seed}:{key}"``), lengthened on a collision. Codes never contain run ids.
-3. **Assignment.** Items are shuffled with ``random.Random(seed)``; with listed reviewers R and k
-   reviewers per item, the item at shuffled position i goes to R[(i*k + m) mod |R|] for m < k, in
-   slot m, which balances workload. With no listed reviewers every reviewer judges every item, in
-   the slot of their enrolment order.
-4. **Placement.** Within each contrast, the pair items in shuffled order alternate a base
-   orientation (even positions: condition a is Response 1). A reviewer in slot m sees the base
-   orientation flipped when m is odd: across the reviewers of a pair both orders occur equally,
-   and for each reviewer each condition is on the left about half the time.
-5. **Order.** Each reviewer's items are shuffled with ``random.Random("{seed}:{reviewer}")``.
+   HMAC-SHA256(secret, ``["code", seed, kind, run ids...]``), lengthened on a collision (in plan
+   order).
+3. **Assignment.** Items are shuffled with a generator seeded by HMAC(secret, ``["plan",
+   seed]``); with listed reviewers R and k reviewers per item, the item at shuffled position i
+   goes to R[(i*k + m) mod |R|] for m < k, in slot m, which balances workload. With no listed
+   reviewers every reviewer judges every item, in the slot of their enrolment order.
+4. **Placement.** Items judged by the same reviewers (the same i*k mod |R|) within one contrast,
+   taken in the order of a second shuffle (HMAC(secret, ``["orientation", seed]``)), alternate a
+   base orientation (even positions: condition a is Response 1). A reviewer in slot m sees the
+   base orientation flipped when m is odd: across the reviewers of a pair both orders occur
+   equally, and each reviewer sees each condition as Response 1 on half of their items of a
+   contrast (one more on an odd count).
+5. **Order.** Each reviewer's items are shuffled with a generator seeded by HMAC(secret,
+   ``["order", seed, reviewer]``).
+
+A design stored before plan secrets has none (``secret=None``): its plan followed from the seed
+alone (codes from SHA-256 of ``"{seed}:{key}"``, ``random.Random(seed)`` for steps 3 and 4 with
+one shuffle, ``random.Random("{seed}:{reviewer}")`` for step 5). That derivation is kept only so
+such a design still enrols reviewers as it did; nothing new is planned with it, and a pack of
+such a design is refused (:mod:`abp_tui.services.stations`).
+
+The bundled demo studies use :data:`DEMO_PLAN_SECRET`, a published secret, so that the synthetic
+demo gets the same codes everywhere; a demo pack is therefore not blind.
 
 Identity masking, which the plan records, is :mod:`abp_tui.analysis.masking`; its names are
 imported here too for the callers that know them from here.
@@ -27,26 +45,35 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
+import json
 import random
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Final
 
 from abp_tui.analysis.masking import MASK, Masker, identity_terms
 from abp_tui.models.design import StudyDesign
 
 __all__ = [
+    "DEMO_PLAN_SECRET",
     "MASK",
     "Assignment",
     "Masker",
+    "PlanEntry",
     "PlanError",
     "PlanRun",
     "PlannedItem",
     "assign",
+    "blind",
     "contrasts_of",
     "enrol",
     "identity_terms",
+    "new_plan_secret",
+    "plan_commitment",
     "plan_items",
 ]
 
@@ -104,17 +131,127 @@ def contrasts_of(design: StudyDesign, conditions: Sequence[str]) -> list[tuple[s
     return [(a, b) for a, b in design.contrasts]
 
 
-def _code(seed: int, key: str, prefix: str, taken: set[str]) -> str:
-    digest = base64.b32encode(hashlib.sha256(f"{seed}:{key}".encode()).digest()).decode()
-    length = 6
-    while (code := f"{prefix}-{digest[:length]}") in taken:
-        length += 1
-    taken.add(code)
-    return code
+DEMO_PLAN_SECRET: Final = (
+    "abp-tui DEMO plan secret, published on purpose: the bundled synthetic demo plans the same "
+    "codes everywhere, so its packs are not blind. A real design gets a secret of its own."
+)
+"""The plan secret of the bundled demo designs (public, so their codes and snapshots are
+stable); never used for anything else."""
 
 
-def plan_items(design: StudyDesign, runs: Iterable[PlanRun]) -> list[PlannedItem]:
-    """Steps 1 and 2, plus the base orientation of step 4. Raises PlanError on a misfit."""
+def new_plan_secret() -> str:
+    """A fresh plan secret: 256 random bits from :mod:`secrets`, as 64 hex digits."""
+    return secrets.token_hex(32)
+
+
+def plan_commitment(secret: str) -> str:
+    """The commitment a design records and publishes before the secret: SHA-256 (hex) of the
+    secret's UTF-8 text, so anyone can check a revealed secret with ``sha256sum``."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _message(*parts: object) -> bytes:
+    """The HMAC input: a JSON list, so that no two different inputs share their bytes."""
+    return json.dumps(parts, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class _Derivation:
+    """Where each random choice of the plan comes from: the secret (and the seed), or for a
+    design stored before plan secrets, the seed alone."""
+
+    seed: int
+    secret: str | None
+
+    def _mac(self, *parts: object) -> bytes:
+        assert self.secret is not None
+        return hmac.new(self.secret.encode("utf-8"), _message(*parts), hashlib.sha256).digest()
+
+    def code(self, key: str, kind: str, run_ids: Sequence[str]) -> str:
+        raw = (
+            hashlib.sha256(f"{self.seed}:{key}".encode()).digest()
+            if self.secret is None
+            else self._mac("code", self.seed, kind, *run_ids)
+        )
+        return base64.b32encode(raw).decode()
+
+    def plan_rng(self) -> random.Random:
+        if self.secret is None:
+            return random.Random(self.seed)
+        return random.Random(self._mac("plan", self.seed).hex())
+
+    def orientation_rng(self) -> random.Random:
+        if self.secret is None:
+            return random.Random(self.seed)  # the plan's own shuffle, as it was
+        return random.Random(self._mac("orientation", self.seed).hex())
+
+    def order_rng(self, reviewer: str) -> random.Random:
+        if self.secret is None:
+            return random.Random(f"{self.seed}:{reviewer}")
+        return random.Random(self._mac("order", self.seed, reviewer).hex())
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """What steps 2 and 4 need of an item, in plan order: enough to re-derive its code and base
+    orientation from a publication bundle's items."""
+
+    key: str
+    """The item key (what a design stored before plan secrets derived its code from)."""
+    kind: str
+    run_ids: tuple[str, ...]
+    contrast: tuple[str, str] | None
+
+
+def blind(
+    design: StudyDesign, entries: Sequence[PlanEntry], secret: str | None
+) -> list[tuple[str, bool]]:
+    """Steps 2 and 4: each entry's blind code and base orientation, in the entries' order."""
+    plan = _Derivation(design.seed, secret)
+    taken: set[str] = set()
+    codes = []
+    for entry in entries:
+        digest = plan.code(entry.key, entry.kind, entry.run_ids)
+        prefix = "P" if entry.kind == "pair" else "S"
+        length = 6
+        while (code := f"{prefix}-{digest[:length]}") in taken:
+            length += 1
+        taken.add(code)
+        codes.append(code)
+    positions = list(range(len(entries)))
+    plan.plan_rng().shuffle(positions)
+    judged_by = _reviewer_groups(design, positions, secret)
+    shuffled = list(range(len(entries)))
+    plan.orientation_rng().shuffle(shuffled)
+    counter: dict[tuple[tuple[str, str] | None, int], int] = defaultdict(int)
+    base = [False] * len(entries)
+    for index in shuffled:
+        entry = entries[index]
+        if entry.kind == "pair":
+            group = (entry.contrast, judged_by[index])
+            base[index] = counter[group] % 2 == 1
+            counter[group] += 1
+    return list(zip(codes, base, strict=True))
+
+
+def _reviewer_groups(
+    design: StudyDesign, positions: Sequence[int], secret: str | None
+) -> dict[int, int]:
+    """Entry index -> which reviewers judge it (i*k mod |R| of its shuffled position i; one
+    group with no listed reviewers, or for a design stored before plan secrets)."""
+    if secret is None or not design.reviewers:
+        return dict.fromkeys(positions, 0)
+    k, n = design.reviewers_per_item, len(design.reviewers)
+    return {index: (i * k) % n for i, index in enumerate(positions)}
+
+
+def plan_items(
+    design: StudyDesign, runs: Iterable[PlanRun], secret: str | None = None
+) -> list[PlannedItem]:
+    """Steps 1 and 2, plus the base orientation of step 4. Raises PlanError on a misfit.
+
+    ``secret`` is the design's plan secret; None only re-derives the plan of a design stored
+    before plan secrets (from its seed alone)."""
     all_runs = list(runs)
     known_tasks = sorted({r.task_id for r in all_runs})
     known_conditions = sorted({r.condition_id for r in all_runs})
@@ -136,8 +273,7 @@ def plan_items(design: StudyDesign, runs: Iterable[PlanRun]) -> list[PlannedItem
         cell[(r.task_id, r.condition_id, r.trial)].append(r)
     for runs_in_cell in cell.values():
         runs_in_cell.sort(key=lambda r: r.id)
-    taken: set[str] = set()
-    items: list[PlannedItem] = []
+    found: list[tuple[str, str, str, int, PlanRun, PlanRun | None]] = []
     for a, b in contrasts:
         for task in sorted(tasks):
             trials = sorted(
@@ -148,63 +284,35 @@ def plan_items(design: StudyDesign, runs: Iterable[PlanRun]) -> list[PlannedItem
                 for k, (ra, rb) in enumerate(
                     zip(cell[(task, a, trial)], cell[(task, b, trial)], strict=False)
                 ):
-                    key = f"pair|{a}|{b}|{task}|{trial}|{k}"
-                    items.append(
-                        PlannedItem(
-                            key,
-                            _code(design.seed, key, "P", taken),
-                            "pair",
-                            task,
-                            trial,
-                            ra,
-                            rb,
-                            False,
-                        )
-                    )
+                    found.append((f"pair|{a}|{b}|{task}|{trial}|{k}", "pair", task, trial, ra, rb))
     if design.single_items:
         for r in sorted(all_runs, key=lambda r: (r.task_id, r.condition_id, r.trial, r.id)):
             if r.task_id in tasks and r.condition_id in conditions:
-                key = f"single|{r.id}"
-                items.append(
-                    PlannedItem(
-                        key,
-                        _code(design.seed, key, "S", taken),
-                        "single",
-                        r.task_id,
-                        r.trial,
-                        r,
-                        None,
-                        False,
-                    )
-                )
-    if not items:
+                found.append((f"single|{r.id}", "single", r.task_id, r.trial, r, None))
+    if not found:
         raise PlanError(f"the design selects nothing to judge in study {design.study!r}")
-    # Step 4's base orientation: alternate within each contrast, in seeded order.
-    rng = random.Random(design.seed)
-    shuffled = list(items)
-    rng.shuffle(shuffled)
-    position: dict[tuple[str, str] | None, int] = defaultdict(int)
-    base: dict[str, bool] = {}
-    for item in shuffled:
-        if item.kind == "pair":
-            base[item.key] = position[item.contrast] % 2 == 1
-            position[item.contrast] += 1
-    return [
-        PlannedItem(
-            i.key, i.code, i.kind, i.task_id, i.trial, i.run_a, i.run_b, base.get(i.key, False)
+    entries = [
+        PlanEntry(
+            key,
+            kind,
+            (ra.id,) if rb is None else (ra.id, rb.id),
+            None if rb is None else (ra.condition_id, rb.condition_id),
         )
-        for i in items
+        for key, kind, _task, _trial, ra, rb in found
+    ]
+    return [
+        PlannedItem(key, code, kind, task, trial, ra, rb, base_flip)
+        for (key, kind, task, trial, ra, rb), (code, base_flip) in zip(
+            found, blind(design, entries, secret), strict=True
+        )
     ]
 
 
-def _shuffled_keys(design: StudyDesign, items: Sequence[PlannedItem]) -> list[str]:
-    keys = [i.key for i in items]
-    random.Random(design.seed).shuffle(keys)
-    return keys
-
-
-def assign(design: StudyDesign, items: Sequence[PlannedItem]) -> list[Assignment]:
-    """Step 3 (listed reviewers), 4 and 5: every assignment of the study."""
+def assign(
+    design: StudyDesign, items: Sequence[PlannedItem], secret: str | None = None
+) -> list[Assignment]:
+    """Step 3 (listed reviewers), 4 and 5: every assignment of the study (``items`` in plan
+    order; ``secret`` as for :func:`plan_items`)."""
     if not design.reviewers:
         return []
     reviewers = design.reviewers
@@ -213,31 +321,42 @@ def assign(design: StudyDesign, items: Sequence[PlannedItem]) -> list[Assignment
             f"reviewers_per_item is {design.reviewers_per_item} but only {len(reviewers)} "
             "reviewers are listed"
         )
+    plan = _Derivation(design.seed, secret)
     by_key = {i.key: i for i in items}
+    keys = [i.key for i in items]
+    plan.plan_rng().shuffle(keys)
     per_reviewer: dict[str, list[tuple[str, int]]] = defaultdict(list)
     k = design.reviewers_per_item
-    for i, key in enumerate(_shuffled_keys(design, items)):
+    for i, key in enumerate(keys):
         for m in range(k):
             per_reviewer[reviewers[(i * k + m) % len(reviewers)]].append((key, m))
     out: list[Assignment] = []
     for reviewer in reviewers:
-        out.extend(_ordered(design, reviewer, per_reviewer[reviewer], by_key))
+        out.extend(_ordered(plan, reviewer, per_reviewer[reviewer], by_key))
     return out
 
 
 def enrol(
-    design: StudyDesign, items: Sequence[PlannedItem], reviewer: str, slot: int
+    design: StudyDesign,
+    items: Sequence[PlannedItem],
+    reviewer: str,
+    slot: int,
+    secret: str | None = None,
 ) -> list[Assignment]:
     """Step 3 for an open design: the reviewer enrolled in ``slot`` judges every item."""
     by_key = {i.key: i for i in items}
-    return _ordered(design, reviewer, [(i.key, slot) for i in items], by_key)
+    plan = _Derivation(design.seed, secret)
+    return _ordered(plan, reviewer, [(i.key, slot) for i in items], by_key)
 
 
 def _ordered(
-    design: StudyDesign, reviewer: str, keyed: list[tuple[str, int]], by_key: dict[str, PlannedItem]
+    plan: _Derivation,
+    reviewer: str,
+    keyed: list[tuple[str, int]],
+    by_key: dict[str, PlannedItem],
 ) -> list[Assignment]:
     keyed = sorted(keyed)
-    random.Random(f"{design.seed}:{reviewer}").shuffle(keyed)
+    plan.order_rng(reviewer).shuffle(keyed)
     return [
         Assignment(
             key,

@@ -11,14 +11,16 @@ neither sample and are counted apart. A win rate counts a tie as half a win, on 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.judge_units import (
     ORDERS,
+    PairUnit,
     Reference,
+    Unit,
     VerdictRow,
     human_side,
     pair_units,
@@ -47,13 +49,17 @@ class JudgeAssisted(Model):
 
 
 def win_rates(
-    rows: Iterable[VerdictRow], reference: Reference, confidence: float
+    rows: Iterable[VerdictRow],
+    reference: Reference,
+    confidence: float,
+    units: Mapping[Unit, PairUnit] | None = None,
 ) -> tuple[JudgeAssisted, ...]:
-    """Each contrast's win rate (the first condition in sorted order against the other)."""
+    """Each contrast's win rate (the first condition in sorted order against the other);
+    ``units``: the rows already gathered by :func:`pair_units`."""
     groups: dict[tuple[str, str], tuple[list[float], list[float], list[float], list[int]]] = (
         defaultdict(lambda: ([], [], [], [0]))
     )
-    for unit in pair_units(rows).values():
+    for unit in (units if units is not None else pair_units(rows)).values():
         if unit.stale:
             continue
         picks = [_VALUE[unit.picks[o]] for o in ORDERS if o in unit.picks]

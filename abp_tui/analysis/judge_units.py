@@ -88,7 +88,7 @@ def majority(picks: list[str]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class PairUnit:
     """One unit of a preference judge: its pick ("a", "b", "tie") in each order shown."""
 
@@ -158,6 +158,7 @@ __all__ = [
     "PairUnit",
     "Reference",
     "ReferenceKind",
+    "Unit",
     "VerdictRow",
     "human_side",
     "majority",

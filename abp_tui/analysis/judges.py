@@ -321,7 +321,7 @@ def preference_report(
         position=position,
         alt_tests=tests,
         alt_test_note=note,
-        estimates=win_rates(rows, reference, confidence),
+        estimates=win_rates(rows, reference, confidence, units),
         left_out=tuple(left),
     )
 

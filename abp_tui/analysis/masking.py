@@ -4,9 +4,10 @@ wrote a text are replaced by «masked».
 Which terms (:func:`identity_terms`, recorded in the design when it is created):
 
 - the condition ids (those under three characters only after a word like "condition") and labels;
-- every provider, model, model version and engine value of the study's runs, each segment
-  between ``/``, ``:`` and ``@`` of three or more characters, and each *name part*: a run of
-  three or more letters that is not in :data:`GENERIC_PARTS` (``claude`` and ``sonnet`` from
+- every provider, model, model version and engine value of the study's runs that has a letter,
+  each segment between ``/``, ``:`` and ``@`` of three or more characters with a letter, and
+  each *name part*: a run of three or more letters that is not in :data:`GENERIC_PARTS`
+  (``claude`` and ``sonnet`` from
   ``claude-3-5-sonnet``, ``gpt`` from ``gpt-4o-mini``, but never ``3``, ``5``, ``code`` or
   ``mini`` alone: those would mask ordinary words and numbers; they are masked only as part of
   a whole identity);
@@ -19,8 +20,11 @@ around it break the match, an underscore does not), with any of space, ``-``, ``
 ``/`` or ``+`` (up to three) or nothing between its letter and digit runs: ``gpt-4`` also
 matches ``GPT 4``, ``gpt4``, ``GPT_4`` and ``Gpt.4``. A term ending in letters also takes a
 version written after it (``gpt`` masks all of ``GPT-4o`` and ``gpt4``, ``Qwen`` all of
-``Qwen2.5``). All terms are one compiled regular expression, longest first, so that a whole
-identity is one mask rather than pieces.
+``Qwen2.5``). A term of numbers only keeps a separator between them (``1.0`` never matches
+``10``), and an identity with no letters at all (an engine version ``1.0``) is not masked on
+its own, only with its engine (``oxagen/1.0``). All terms are one compiled regular expression
+in which, for each first letter, the longest terms come first, so that a whole identity is one
+mask, not pieces.
 
 What it cannot do: text that names a system in other words ("the assistant from the search
 company"), spells a name with look-alike letters, or interleaves invisible characters (those
@@ -166,9 +170,11 @@ _SHORT_ID_CONTEXT = (
     "prompt",
 )
 """Words after which a condition id too short to mask alone (``A``) is masked."""
+_LETTER = re.compile(r"[^\W\d_]")
 _TOKENS = re.compile(r"[^\W\d_]+|\d+")
 """Runs of letters and runs of digits: the pieces a term's variants keep in order."""
 _SEP = r"[ \t._/+\-]{0,3}"
+_NUMBER_SEP = r"[ \t._/+\-]{1,3}"
 _VERSION = r"(?:[ \t._\-]?v?\d+(?:[._]\d+)*[^\W\d_]{0,2})?"
 """A version written after a name: ``-4o``, ``4``, `` 2.5``, ``_3``."""
 _BEFORE = r"(?<![^\W_].)"
@@ -181,7 +187,12 @@ def _variants(term: str) -> tuple[str, str]:
     tokens = _TOKENS.findall(term)
     if not tokens:
         return term[0], re.escape(term[1:])
-    body = _SEP.join(re.escape(t) for t in tokens)
+    body = re.escape(tokens[0])
+    numbers_only = all(t.isdigit() for t in tokens)
+    for token in tokens[1:]:
+        # A number alone keeps its separators: "1.0" must not match "10" (inside a name,
+        # "claude35sonnet" is still "claude-3-5-sonnet").
+        body += (_NUMBER_SEP if numbers_only else _SEP) + re.escape(token)
     if not tokens[-1].isdigit():
         body += _VERSION
     first = tokens[0][0]
@@ -266,7 +277,7 @@ def name_parts(identity: str) -> set[str]:
     parts = {
         p
         for p in re.split(r"[/:@]", identity)
-        if len(p) >= 3 and not p.isdigit() and p.lower() not in GENERIC_PARTS
+        if len(p) >= 3 and _LETTER.search(p) and p.lower() not in GENERIC_PARTS
     }
     parts.update(
         token
@@ -296,8 +307,8 @@ def identity_terms(
         if label.strip():
             terms.add(label.strip())
     for ident in run_identities:
-        if not ident:
-            continue
+        if not ident or not _LETTER.search(ident):
+            continue  # a bare version ("1.0") would mask ordinary numbers; "engine/1.0" is kept
         terms.add(ident)
         terms.update(name_parts(ident))
     terms.update(t.strip() for t in extra if t.strip())

@@ -20,8 +20,9 @@ from abp_tui.models import (
     StudyDesign,
 )
 
-PLAN_KEYS: Final = ("masked_terms", "masked_short_ids", "pack")
-"""Keys the store adds to a design document that are not part of the design file."""
+PLAN_KEYS: Final = ("masked_terms", "masked_short_ids", "pack", "plan_secret_sha256")
+"""Keys the store adds to a design document that are not part of the design file (the last is
+the commitment to the design's plan secret, :func:`abp_tui.analysis.blinding.plan_commitment`)."""
 _NOT_A_RUN: Final = frozenset({PreferenceChoice.TIE.value, PreferenceChoice.INSUFFICIENT.value})
 
 

@@ -10,7 +10,8 @@ benchmark module is imported only when its benchmark runs.
 - ``ui``: the next-item key on the compare screen beside a bare Textual floor;
 - ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``;
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
-  same saves alone.
+  same saves alone;
+- ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from typing import Any
 
 from abp_tui.errors import AbpError
 
-REPEAT = {"import": 3, "agreement": 3, "export": 3, "ui": 15, "startup": 11, "contention": 1}
+REPEAT = {
+    "import": 3,
+    "agreement": 3,
+    "export": 3,
+    "ui": 15,
+    "startup": 11,
+    "contention": 1,
+    "judges": 3,
+}
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
 
@@ -43,6 +52,10 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.agreement import bench_agreement
 
         return bench_agreement(items=args.items, repeat=repeat)
+    if what == "judges":
+        from abp_tui.bench.judges import bench_judges
+
+        return bench_judges(items=args.items, repeat=repeat)
     if what == "export":
         from abp_tui.bench.export import bench_export
 

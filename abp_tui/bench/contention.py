@@ -178,32 +178,34 @@ def run_phase(
     try:
         _wait_for([o.with_suffix(".ready") for o in outs.values()], procs, 60)
         began = time.time()
-        started: dict[str, tuple[subprocess.Popen[str], float]] = {
-            name: (
-                subprocess.Popen(
-                    argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-                ),
-                time.time(),
-            )
-            for name, argv in jobs.items()
-        }
+        logs = {name: root / f"{tag}-{name}.stderr" for name in jobs}
+        started: dict[str, tuple[subprocess.Popen[bytes], float]] = {}
+        for name, argv in jobs.items():
+            with logs[name].open("wb") as log:
+                started[name] = (
+                    subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log),
+                    time.time(),
+                )
         done: dict[str, dict[str, Any]] = {}
-        for name, (proc, at) in started.items():
-            _, err = proc.communicate()
-            done[name] = {
-                "exit_status": proc.returncode,
-                "began": at,
-                "ended": time.time(),
-                "stderr": err.strip().splitlines()[-1] if err.strip() else "",
-            }
+        while len(done) < len(started):
+            for name, (proc, at) in started.items():
+                if name not in done and proc.poll() is not None:
+                    err = logs[name].read_text(encoding="utf-8", errors="replace").strip()
+                    done[name] = {
+                        "exit_status": proc.returncode,
+                        "began": at,
+                        "ended": time.time(),
+                        "stderr": err.splitlines()[-1] if err else "",
+                    }
+            time.sleep(0.01)
         if seconds is not None:
             time.sleep(max(0.0, began + seconds - time.time()))
         time.sleep(TAIL_SECONDS)
         ended = time.time()
     finally:
         stop.write_text("", encoding="utf-8")
-        for proc in procs:
-            proc.wait(timeout=60)
+        for reviewer_proc in procs:
+            reviewer_proc.wait(timeout=60)
     results = {}
     for name, out in outs.items():
         if not out.exists():

@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["final", "labels"],
         default=None,
         help="the human reference: a design's final verdicts, or the labels imported with the "
-        "study (default: final when the study has a design, else labels)",
+        "study (default: final once people judged some of the design, else labels)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
@@ -363,9 +363,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
     p.add_argument(
-        "what", choices=["import", "agreement", "export", "ui", "startup", "contention"]
+        "what",
+        choices=["import", "agreement", "export", "ui", "startup", "contention", "judges"],
     )
-    p.add_argument("--items", type=int, default=10_000, help="items (agreement)")
+    p.add_argument("--items", type=int, default=10_000, help="items (agreement, judges)")
     p.add_argument(
         "--table",
         action="store_true",

@@ -29,6 +29,7 @@ from abp_tui.models import (
     TraceEventBatch,
 )
 from abp_tui.models.judges import Judge, JudgeVerdict
+from abp_tui.text import json_input
 
 Record = (
     Study
@@ -131,15 +132,20 @@ def read_json(path: Path, display: str) -> Any:
 
 
 def loads_json(data: bytes, display: str, line: int | None = None) -> Any:
+    """Parse JSON, refusing what no record can hold (NaN, an integer beyond 64 bits, a lone
+    surrogate, nesting past 200 levels: :mod:`abp_tui.text.json_input`) as an InputError."""
     text = decode_utf8(data, display, line)
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        at = exc.lineno if line is None else line
+        return json_input.loads(text)
+    except json_input.JsonRefused as exc:
+        at = exc.line if line is None else line
+        if exc.path is not None:
+            raise InputError(display, exc.reason, at, exc.path) from None
+        problem = "malformed JSON" if exc.malformed else "JSON refused"
         raise InputError(
-            display, f"malformed JSON at line {at}, column {exc.colno}: {exc.msg}", at
+            display, f"{problem} at line {at}, column {exc.column}: {exc.reason}", at
         ) from None
 
 
@@ -167,7 +173,7 @@ def iter_jsonl(path: Path, ctx: ParseContext) -> Iterator[tuple[int, bytes]]:
             if not complete:
                 try:
                     json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise InputError(
                         ctx.display,
                         f"malformed JSON at line {lineno}: truncated last line, the file ends "
@@ -262,7 +268,8 @@ def peek_json(path: Path) -> Any:
     if key not in _peek_cache:
         try:
             _peek_cache.clear()
-            _peek_cache[key] = json.loads(path.read_bytes())
+            data = path.read_bytes()
+            _peek_cache[key] = json_input.loads(data.decode(json.detect_encoding(data)))
         except (OSError, ValueError):
             _peek_cache[key] = None
     return _peek_cache[key]
@@ -309,7 +316,7 @@ def first_jsonl_record(head: bytes) -> Any:
         return None
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

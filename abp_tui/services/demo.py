@@ -55,11 +55,13 @@ def load_demo(db: sqlite_utils.Database, folder: Path | None = None) -> list[Imp
     ]
     designs = root.parent / "designs"
     if designs.is_dir():
+        from abp_tui.analysis.blinding import DEMO_PLAN_SECRET
         from abp_tui.services.designing import create_design, load_design_file
 
         for path in sorted(designs.iterdir()):
             if path.suffix in (".toml", ".json") and (root / path.stem).is_dir():
-                create_design(db, load_design_file(path))
+                # The demo's plan secret is published: the same codes on every machine.
+                create_design(db, load_design_file(path), plan_secret=DEMO_PLAN_SECRET)
     judgments = root.parent / "judgments"
     if judgments.is_dir():
         for path in sorted(judgments.glob("*.json")):

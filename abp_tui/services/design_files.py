@@ -18,6 +18,8 @@ from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import AcceptanceRule, Dimension, InlineRubric, Rubric, StudyDesign
 from abp_tui.models.design import SCALE
+from abp_tui.text import json_input
+from abp_tui.text.json_input import MAX_DEPTH
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -54,10 +56,20 @@ def load_design_file(path: Path) -> StudyDesign:
     if toml:
         try:
             data = tomllib.loads(raw.decode("utf-8"))
+            # The rules JSON input is held to (no integer beyond 64 bits, no nesting past
+            # 200 levels), so a TOML design cannot carry what a JSON one may not.
+            json_input.check(data)
         except UnicodeDecodeError:
             raise InputError(display, "invalid UTF-8: expected UTF-8 text") from None
         except tomllib.TOMLDecodeError as exc:
             raise InputError(display, f"malformed TOML: {exc}") from None
+        except RecursionError:
+            raise InputError(
+                display, f"arrays or tables nested too deeply: expected at most {MAX_DEPTH}"
+            ) from None
+        except json_input.JsonRefused as exc:
+            key = (exc.path or "").removeprefix("$").lstrip(".") or None
+            raise InputError(display, exc.reason, path=key) from None
     elif path.suffix.lower() == ".json":
         data = loads_json(raw, display)
     else:

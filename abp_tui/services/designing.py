@@ -1,27 +1,43 @@
 """Study designs: resolve their rubric, plan them against the stored runs, store and freeze
 them; make one from choices instead of a file; find the study and design a command means.
 
-A design is frozen once its first judgment is saved: its hash (design, rubric and the exact run
+A design is frozen once its first judgment is saved, its first pack is issued or its protocol
+is published: its hash (design with the commitment to its plan secret, rubric and the exact run
 versions of every item) is recorded, and a changed design under the same name becomes a new
-version. Before that, a changed design simply replaces the plan nobody has judged yet. Reading
-design files is :mod:`abp_tui.services.design_files`'s.
+version. Before that, a changed design simply replaces the plan nobody has judged yet. The plan
+secret stays in the coordinator's database (:mod:`abp_tui.store.secrets`). Reading design files
+is :mod:`abp_tui.services.design_files`'s.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import sqlite_utils
 
-from abp_tui.analysis.blinding import Masker, PlanError, assign, identity_terms, plan_items
+from abp_tui.analysis.blinding import (
+    Assignment,
+    Masker,
+    PlanError,
+    PlannedItem,
+    PlanRun,
+    assign,
+    identity_terms,
+    new_plan_secret,
+    plan_commitment,
+    plan_items,
+)
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import InlineRubric, Rubric, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.store import judging as sql
+from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import list_studies, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_text
@@ -99,10 +115,21 @@ def study_masker(db: sqlite_utils.Database, design: StudyDesign) -> Masker:
 
 
 def create_design(
-    db: sqlite_utils.Database, design: StudyDesign, source: str = ""
+    db: sqlite_utils.Database,
+    design: StudyDesign,
+    source: str = "",
+    *,
+    plan_secret: str | None = None,
 ) -> CreatedDesign:
     """Plan and store a design; idempotent for an unchanged design. ``source``: the design
-    file, named by errors about its keys."""
+    file, named by errors about its keys.
+
+    The plan is derived from the design's plan secret (:mod:`abp_tui.analysis.blinding`): the
+    latest version's when it has one, else a fresh one; a new version of a frozen design gets a
+    fresh one. ``plan_secret`` imposes one (the bundled demo's published secret). A design
+    stored before plan secrets is planned again with one: replaced while nobody judged it, else
+    a new version. The secret stays in this database; the design records its commitment.
+    """
     sql.study_rubric_id(db, design.study)  # the study must exist
     if study_protocol(db, design.study) == "pack":
         raise AbpError(
@@ -125,22 +152,18 @@ def create_design(
             ("contrasts",),
             'a preference-only design judges pairs: contrasts = "none" leaves nothing to judge',
         )
-    try:
-        items = plan_items(design, sql.plan_runs(db, design.study))
-        assignments = assign(design, items)
-    except PlanError as exc:
-        raise AbpError(f"design {design.name!r}: {exc}") from None
     masker = study_masker(db, design)
-    document = design.model_dump(mode="json")
-    document["masked_terms"] = list(masker.terms)
-    document["masked_short_ids"] = list(masker.short_ids)
     rubric_doc = rubric.model_dump_json()
-    plan_doc = [
-        [i.key, i.code, i.run_a.pk, i.run_b.pk if i.run_b else None, i.base_flip] for i in items
-    ]
-    sha = sha256_text(canonical_json([document, json.loads(rubric_doc), plan_doc]))
+    runs = sql.plan_runs(db, design.study)
     versions = [d for d in sql.designs(db, design.study) if d.name == design.name]
     latest = versions[-1] if versions else None
+    stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
+    secret = plan_secret or stored or new_plan_secret()
+    items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret)
+    changed_frozen = latest is not None and latest.sha256 != sha and latest.frozen_at is not None
+    if changed_frozen and plan_secret is None:  # a new version: a plan of its own
+        secret = new_plan_secret()
+        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret)
     pairs = sum(1 for i in items if i.kind == "pair")
     if latest is not None and latest.sha256 == sha:
         return CreatedDesign(
@@ -161,6 +184,7 @@ def create_design(
         version_no = 1
         status = "created"
         if latest is not None and latest.frozen_at is None:
+            secret_sql.drop_plan_secret(db, latest.pk)
             sql.delete_unfrozen_plan(db, latest.pk)
             version_no, status = latest.version_no, "replaced"
         elif latest is not None:
@@ -175,6 +199,7 @@ def create_design(
             rubric_doc,
             design.seed,
         )
+        secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
         masking: dict[str, dict[str, int]] = {}
         for item in items:
             counts = {"a": _masked_count(db, masker, item.run_a.pk)}
@@ -198,6 +223,34 @@ def create_design(
         design.seed,
         rubric.id,
     )
+
+
+def _plan(
+    design: StudyDesign, runs: list[PlanRun], masker: Masker, rubric_doc: str, secret: str
+) -> tuple[list[PlannedItem], list[Assignment], dict[str, Any], str]:
+    """The plan of a design under ``secret``, its stored document and its hash.
+
+    The hash covers the document (with the secret's commitment), the rubric and the plan; the
+    plan enters it as an HMAC keyed by the secret, so a hash a pack carries reveals nothing of
+    the plan to anyone who could otherwise try the few plans a small design allows.
+    """
+    try:
+        items = plan_items(design, runs, secret)
+        assignments = assign(design, items, secret)
+    except PlanError as exc:
+        raise AbpError(f"design {design.name!r}: {exc}") from None
+    document = design.model_dump(mode="json")
+    document["masked_terms"] = list(masker.terms)
+    document["masked_short_ids"] = list(masker.short_ids)
+    document["plan_secret_sha256"] = plan_commitment(secret)
+    plan_doc = [
+        [i.key, i.code, i.run_a.pk, i.run_b.pk if i.run_b else None, i.base_flip] for i in items
+    ]
+    plan_mac = hmac.new(
+        secret.encode("utf-8"), canonical_json(plan_doc).encode("utf-8"), hashlib.sha256
+    ).hexdigest()
+    sha = sha256_text(canonical_json([document, json.loads(rubric_doc), plan_mac]))
+    return items, assignments, document, sha
 
 
 def _refused(design: StudyDesign, source: str, key: tuple[str, ...], message: str) -> AbpError:

@@ -19,12 +19,13 @@ from typing import Literal
 
 import sqlite_utils
 
+from abp_tui.analysis.judge_queue import QueuedItem, review_order
+from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
 from abp_tui.analysis.judges import RESAMPLES, JudgesReport, judges_report
-from abp_tui.analysis.records import first_submitted, preferred
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
-from abp_tui.models import PreferenceChoice, ResultState
+from abp_tui.models import PreferenceChoice
 from abp_tui.models.judges import TIE, JudgeVerdict
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
@@ -86,71 +87,7 @@ def final_reference(db: sqlite_utils.Database, design_pk: int) -> Reference:
     """The final human verdicts of a design, as the reference."""
     row = judging.design(db, design_pk)
     records = judging.records_of_design(db, design_pk)
-    decisions = decide(records)
-    open_items = {d.code for d in decisions.disagreements if not d.adjudicated}
-    pairs: dict[tuple[str, str], str] = {}
-    reasons: dict[tuple[str, str], str] = {}
-    raters: dict[str, dict[tuple[str, str], str]] = defaultdict(dict)
-    first = first_submitted(records.judgments)
-    for item in records.items:
-        if not item.is_pair:
-            continue
-        key = pair_key(item.runs)
-        for j in first.get(item.code, ()):
-            choice = preferred(j)
-            if choice is not None and choice != PreferenceChoice.INSUFFICIENT.value:
-                raters[j.reviewer][key] = choice
-        adjudication = decisions.adjudications.get(item.code)
-        if adjudication is not None:
-            choice = adjudication.judgment.preference
-            if choice in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-                pairs[key] = adjudication.placement[
-                    "1" if choice == PreferenceChoice.RESPONSE_1 else "2"
-                ]
-            elif choice == PreferenceChoice.TIE:
-                pairs[key] = TIE
-            else:
-                reasons[key] = "adjudicated without a preference"
-            continue
-        latest = decisions.latest.get(item.code, [])
-        if not latest:
-            continue
-        if item.code in open_items:
-            reasons[key] = "the reviewers disagree and nobody adjudicated (unresolved)"
-            continue
-        found = {preferred(j) for j in latest}
-        found.discard(None)
-        found.discard(PreferenceChoice.INSUFFICIENT.value)
-        if len(found) == 1:
-            pairs[key] = str(found.pop())
-        else:
-            reasons[key] = "the reviewers gave no single preference"
-    runs: dict[str, bool] = {}
-    run_reasons: dict[str, str] = {}
-    scores: dict[str, float] = {}
-    for verdict in decisions.verdicts:
-        if verdict.run in records.superseded:
-            continue
-        if verdict.scores:
-            scores[verdict.run] = sum(verdict.scores.values())
-        if verdict.result_state in (ResultState.MODEL_PASS, ResultState.MODEL_FAIL):
-            runs[verdict.run] = verdict.result_state == ResultState.MODEL_PASS
-        elif verdict.source == "unresolved":
-            run_reasons[verdict.run] = "the reviewers disagree and nobody adjudicated (unresolved)"
-        else:
-            state = verdict.result_state.value if verdict.result_state else "none"
-            run_reasons[verdict.run] = f"people's state is {state}, neither pass nor fail"
-    return Reference(
-        name=f"final human verdicts of design {row.name} v{row.version_no}",
-        kind="final",
-        pairs=pairs,
-        pair_reasons=reasons,
-        raters={k: dict(v) for k, v in raters.items()},
-        runs=runs,
-        run_reasons=run_reasons,
-        scores=scores,
-        conditions={f.id: f.condition for f in records.runs},
-    )
+    return design_reference(records, decide(records), f"{row.name} v{row.version_no}")
 
 
 def reference_for(
@@ -159,19 +96,26 @@ def reference_for(
     reference: ReferenceChoice | None,
     design: str | None = None,
 ) -> Reference:
-    """The reference named (default: a design's final verdicts when the study has a design,
-    else its imported labels)."""
+    """The reference named. The default: a design's final verdicts once people have judged
+    some of it, else the labels imported with the study when it has some, else the design's."""
     if reference is not None and reference not in REFERENCES:
         raise AbpError(f"--reference {reference}: expected one of {', '.join(REFERENCES)}")
     found = find_design_if_any(db, study, design)
-    if reference == "final" or (reference is None and found is not None):
-        if found is None:
+    if reference == "labels":
+        return labels_reference(db, study)
+    if found is None:
+        if reference == "final":
             raise AbpError(
                 f"study {study!r} has no study design, so no final human verdicts: "
                 "use --reference labels, or create a design and judge it"
             )
-        return final_reference(db, found.pk)
-    return labels_reference(db, study)
+        return labels_reference(db, study)
+    final = final_reference(db, found.pk)
+    if reference is None and not (final.pairs or final.runs or final.scores):
+        labels = labels_reference(db, study)
+        if labels.pairs:
+            return labels
+    return final
 
 
 def judge_report(
@@ -212,6 +156,27 @@ def judge_report(
     )
 
 
+def review_queue(db: sqlite_utils.Database, design_pk: int) -> list[QueuedItem]:
+    """The order people should judge a design's items in: its calibration sample first (when
+    the design asks for one), then where the AI judges are least trustworthy."""
+    records = judging.records_of_design(db, design_pk, with_runs=False)
+    row = judging.design(db, design_pk)
+    rows = sql.verdict_rows(db, row.study_id, explanations=True)
+    general = tuple(records.rubric.fatal_criteria)
+    criteria = {
+        pair_key(item.runs): (*records.task_criteria.get(item.task, ()), *general)
+        for item in records.items
+        if item.is_pair
+    }
+    return review_order(
+        [(item.code, item.runs) for item in records.items],
+        rows,
+        criteria,
+        records.design.calibration_sample,
+        records.seed,
+    )
+
+
 def read_judge_report(db_path: Path, study: str | None) -> JudgesReport:
     """The judge report of a study for the workstation (its own connection: a worker's)."""
     db = connect(db_path)
@@ -245,6 +210,7 @@ __all__ = [
     "labels_reference",
     "read_judge_report",
     "reference_for",
+    "review_queue",
     "verdicts_for_code",
     "verdicts_for_reviewer",
 ]

@@ -40,6 +40,7 @@ from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import ExportError
+from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import COMMITTED, protocol_files, seed_commitment
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
@@ -47,6 +48,7 @@ from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store.automated import study_scores
+from abp_tui.store.judges import study_judges, study_verdicts
 from abp_tui.store.queries import study_protocol, unblinded
 from abp_tui.text.canonical import sha256_bytes
 
@@ -165,6 +167,15 @@ def collect(
         f.model_dump(mode="json") for f in sql.finding_revisions(db, design.study_id)
     )
     files[rec.AUDIT] = jsonl_bytes(_audit(db, design.study_id))
+    if design_pk is not None:
+        # The AI judges' verdicts on these runs (abp_tui.export.judges): none, no files.
+        files.update(
+            judge_sources(
+                study_judges(db, design.study_id),
+                [v for v, current in study_verdicts(db, design.study_id) if current],
+                {r.facts.id for r in runs},
+            )
+        )
     records = DesignRecords(
         design=scope,
         rubric=Rubric.model_validate(design.rubric),

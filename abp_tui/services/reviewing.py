@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
+from abp_tui.analysis.judgment_checks import malformed
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
@@ -26,6 +27,7 @@ from abp_tui.models import (
     StudyDesign,
 )
 from abp_tui.store import judging as sql
+from abp_tui.store.secrets import plan_secret
 
 RECORD_STATES = (ResultState.PROVIDER_BLOCK.value, ResultState.INFRA_ERROR.value)
 
@@ -194,7 +196,8 @@ class ReviewSession:
         with self.db.atomic():
             slot = sql.add_enrolment(self.db, self.design_pk, self.reviewer)
             try:
-                assignments = enrol(self.design, planned, self.reviewer, slot)
+                secret = plan_secret(self.db, self.design_pk)
+                assignments = enrol(self.design, planned, self.reviewer, slot, secret)
             except PlanError as exc:
                 raise AbpError(str(exc)) from None
             sql.insert_assignments(self.db, {r.key: r.pk for r in rows}, assignments)
@@ -299,6 +302,9 @@ class ReviewSession:
         missing = problems(self.rubric, by_run, [str(pk) for pk in order], item.kind == "pair")
         if submit and missing:
             raise NotReady(missing)
+        refused = malformed(self.rubric, judgment, [str(i) for i in range(1, len(order) + 1)])
+        if refused:  # what no revision may hold; a merge refuses the same (judgment_checks)
+            raise AbpError(f"{code}: {refused[0]}")
         already_submitted = latest is not None and latest.status == "submitted"
         if already_submitted and not reason.strip():
             raise AbpError(f"{code} was already submitted: changing it needs a reason")

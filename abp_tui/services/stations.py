@@ -1,136 +1,118 @@
-"""Offline reviewer stations: study packs out, ratings back, merged into the coordinator's store.
+"""Offline reviewer stations: study packs out, ratings back (merged by :mod:`merging`).
 
 A **study pack** holds only what its reviewer may see: the rubric, the blind tasks, and for each
-assigned item its blind code and masked responses in the placement that reviewer sees. It holds no
-condition labels, instructions, engines, models, providers, run ids or file names, and nothing of
-the design beyond its name, version and hash. ``open_pack`` turns a pack into a station database
-the ordinary workstation opens, as the pack's reviewer (:func:`station_reviewer`); a station holds
-that one pack and nothing else, so a pack is refused by a database that holds other studies or
-another pack. ``write_ratings`` writes every judgment made there (every revision,
-keyed by position); ``merge_ratings`` brings ratings back into the coordinator's database:
-idempotent, all or nothing, refusing a pack this database did not issue, a pack made for another
-design version, and a file whose content does not match its hash.
+assigned item its blind code and masked responses in the placement that reviewer sees; and the
+key the station signs its ratings with. It holds no condition labels, instructions, engines,
+models, providers, run ids or file names, nothing of the design beyond its name, version and
+hash, and nothing derived from a value anyone could guess: codes, placement, order and the
+design hash all come from the design's plan secret, which never leaves the coordinator
+(:mod:`abp_tui.analysis.blinding`). A design stored before plan secrets has none, and its packs
+are refused until it is planned again. Issuing a pack freezes the design: the ratings that come
+back refer to its plan.
 
-The hashes detect corruption and naive tampering; they are not signatures.
+``open_station`` turns a pack into a station database the ordinary workstation opens, as the
+pack's reviewer (:func:`station_reviewer`); a station holds that one pack and nothing else, so a
+pack opens only into an empty database (or the station of the same pack, where it changes
+nothing), and an inconsistent pack is refused before anything is written
+(:mod:`abp_tui.services.station_files`). ``write_ratings`` writes every judgment made there
+(every revision, keyed by position), signed with the pack's key; ``merge_ratings`` brings them
+back into the coordinator's database (:mod:`abp_tui.services.merging`).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
 import sqlite_utils
-from pydantic import Field
 
-from abp_tui.errors import AbpError, InputError
-from abp_tui.formats.base import loads_json, validate
-from abp_tui.models import Condition, Judgment, Model, Rubric, Run, Study, Task
+from abp_tui.errors import AbpError
+from abp_tui.models import Condition, Run, Study, Task
+from abp_tui.models.builtin_rubrics import PREFERENCE_ONLY
+from abp_tui.services.merging import merge_ratings
 from abp_tui.services.reviewing import BlindResponse, BlindTask, ReviewSession
+from abp_tui.services.station_files import (
+    PACK_FORMAT,
+    RATINGS_FORMAT,
+    PackDesign,
+    PackItem,
+    PackResponse,
+    PackTask,
+    PackTraceEvent,
+    RatedJudgment,
+    RatingsFile,
+    StudyPack,
+    body_hash,
+    document_of,
+    dumps,
+    read_ratings,
+    read_study_pack,
+    signature,
+    write_atomic,
+)
 from abp_tui.store import ImportWriter
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
-from abp_tui.text.canonical import canonical_json, sha256_text
+from abp_tui.store import secrets as secret_sql
+from abp_tui.store.queries import study_protocol
+from abp_tui.text.canonical import canonical_json
+from abp_tui.text.safe import safe_line
 
-PACK_FORMAT = "abp-tui-reviewer-pack/v1"
-RATINGS_FORMAT = "abp-tui-ratings/v1"
-
-
-class PackDesign(Model):
-    study: str
-    name: str
-    version: int
-    sha256: str
-
-
-class PackTraceEvent(Model):
-    seq: int
-    kind: str
-    tool: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    duration_ms: float | None = None
-
-
-class PackResponse(Model):
-    key: str
-    text: str
-    masked: int
-    record_state: str | None = None
-    trace: list[PackTraceEvent] = Field(default_factory=list)
-
-
-class PackTask(Model):
-    id: str
-    title: str = ""
-    prompt: str = ""
-    base_instruction: str = ""
-    evidence: str = ""
-    expected_behaviour: str = ""
-    fatal_criteria: list[str] = Field(default_factory=list)
-    risk_type: str = ""
-
-
-class PackItem(Model):
-    code: str
-    kind: Literal["pair", "single"]
-    order_index: int
-    task: PackTask
-    responses: list[PackResponse]
-
-
-class StudyPack(Model):
-    """The file a reviewer takes to an offline station."""
-
-    format: Literal["abp-tui-reviewer-pack/v1"]
-    design: PackDesign
-    reviewer: str
-    rubric: Rubric
-    items: list[PackItem]
-    sha256: str = ""
-    """SHA-256 of the canonical JSON of everything else in the file."""
-
-
-class RatedJudgment(Model):
-    code: str
-    revision: int
-    status: Literal["draft", "submitted"]
-    judgment: Judgment
-    """Keyed by position, as the reviewer saw it."""
-    reason: str = ""
-    seconds_spent: float = 0.0
-    created_at: str
-
-
-class RatingsFile(Model):
-    """What a reviewer station sends back."""
-
-    format: Literal["abp-tui-ratings/v1"]
-    pack_sha256: str
-    design: PackDesign
-    reviewer: str
-    judgments: list[RatedJudgment]
-    sha256: str = ""
-
-
-def _body_hash(document: dict[str, Any]) -> str:
-    return sha256_text(canonical_json({k: v for k, v in document.items() if k != "sha256"}))
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+__all__ = [
+    "PACK_FORMAT",
+    "RATINGS_FORMAT",
+    "OpenedPack",
+    "PackDesign",
+    "RatedJudgment",
+    "RatingsFile",
+    "StationRefused",
+    "StudyPack",
+    "build_study_pack",
+    "merge_ratings",
+    "open_pack",
+    "open_station",
+    "read_ratings",
+    "read_study_pack",
+    "station_reviewer",
+    "write_ratings",
+    "write_study_pack",
+]
 
 
 def _task_of(db: sqlite_utils.Database, item: sql.StoredItem) -> str:
     return str(sql.task_row(db, item.task_pk)["id"])
 
 
+def _signing_key(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> str:
+    """The reviewer's key for this design, issued (256 random bits) with their first pack."""
+    key = secret_sql.reviewer_key(db, design_pk, reviewer)
+    if key is None:
+        key = secrets.token_hex(32)
+        secret_sql.store_reviewer_key(db, design_pk, reviewer, key)
+    return key
+
+
+def _refuse_unblindable(db: sqlite_utils.Database, design: sql.DesignRow) -> None:
+    if study_protocol(db, design.study_id) == "pack":
+        raise AbpError(
+            "this is a reviewer station: packs are issued on the coordinator's database"
+        )
+    if secret_sql.plan_secret(db, design.pk) is None:
+        raise AbpError(
+            f"design {design.name} v{design.version_no} was planned before plan secrets: its "
+            "blind codes and placement follow from its seed, which a reviewer could recover "
+            "from a pack by guessing; plan it again with `abp-tui study create` and its file "
+            "(a new version when it was judged) and issue packs of that (refused)"
+        )
+
+
 def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> StudyPack:
-    """The pack of one reviewer (enrolling them first in an open design)."""
+    """The pack of one reviewer (enrolling them first in an open design, and issuing their key
+    when they have none)."""
+    design = sql.design(db, design_pk)
+    _refuse_unblindable(db, design)
     session = ReviewSession(db, design_pk, reviewer)
     row = session.design_row
     items = []
@@ -164,11 +146,11 @@ def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -
             study=row.study_id, name=row.name, version=row.version_no, sha256=row.sha256
         ),
         reviewer=reviewer,
-        rubric=session.rubric,
+        rubric=None if not session.rubric.dimensions else session.rubric,
         items=items,
+        signing_key=_signing_key(db, design_pk, reviewer),
     )
-    document = pack.model_dump(mode="json")
-    return pack.model_copy(update={"sha256": _body_hash(document)})
+    return pack.model_copy(update={"sha256": body_hash(document_of(pack))})
 
 
 def _pack_response(r: BlindResponse) -> PackResponse:
@@ -194,55 +176,20 @@ def _pack_response(r: BlindResponse) -> PackResponse:
 def write_study_pack(
     db: sqlite_utils.Database, design_pk: int, reviewer: str, out: Path
 ) -> StudyPack:
-    pack = build_study_pack(db, design_pk, reviewer)
+    """Issue a reviewer's pack (recorded, with their key) and write it to ``out``; the design is
+    frozen from then on."""
     with db.atomic():
+        pack = build_study_pack(db, design_pk, reviewer)
         psql.record_pack(db, pack.sha256, design_pk, reviewer, len(pack.items))
+        psql.freeze_design(db, design_pk)
         psql.audit(
             db,
             reviewer,
             "pack issued",
             {"design": pack.design.model_dump(), "pack": pack.sha256, "items": len(pack.items)},
         )
-    _write_atomic(out, json.dumps(pack.model_dump(mode="json"), ensure_ascii=False, indent=1))
+    write_atomic(out, dumps(pack))
     return pack
-
-
-def _read_verified(
-    path: Path, model: type[StudyPack] | type[RatingsFile]
-) -> StudyPack | RatingsFile:
-    display = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(display, f"cannot read file: {exc.strerror}") from None
-    data = loads_json(raw, display)
-    if not isinstance(data, dict):
-        raise InputError(display, "expected a JSON object")
-    expected = "abp-tui-reviewer-pack/v1" if model is StudyPack else "abp-tui-ratings/v1"
-    if data.get("format") != expected:
-        raise InputError(display, f"expected format {expected!r}", None, "$.format")
-    parsed = validate(model, data, display)
-    if _body_hash(data) != parsed.sha256:
-        raise InputError(
-            display,
-            "the content does not match its sha256: the file was changed "
-            "after it was written (refused)",
-            None,
-            "$.sha256",
-        )
-    return parsed
-
-
-def read_study_pack(path: Path) -> StudyPack:
-    pack = _read_verified(path, StudyPack)
-    assert isinstance(pack, StudyPack)
-    return pack
-
-
-def read_ratings(path: Path) -> RatingsFile:
-    ratings = _read_verified(path, RatingsFile)
-    assert isinstance(ratings, RatingsFile)
-    return ratings
 
 
 @dataclass(frozen=True)
@@ -278,7 +225,9 @@ def station_reviewer(db: sqlite_utils.Database) -> str | None:
 
 def _refusal(station: sqlite_utils.Database, pack: StudyPack, path: Path) -> str | None:
     """Why ``pack`` may not open into ``station`` (None: it may)."""
-    where = psql.database_file(station) or "this database"
+    where = safe_line(psql.database_file(station) or "this database")
+    name = safe_line(path.name)
+    use_new = f"abp-tui --db NEW.db pack open {name} (refused; nothing was changed)"
     held = _pack_designs(station)
     if held:
         other = held[0]
@@ -286,14 +235,12 @@ def _refusal(station: sqlite_utils.Database, pack: StudyPack, path: Path) -> str
         label = f"{other.study_id} / {other.name} v{other.version_no}"
         if reviewer != pack.reviewer:
             return (
-                f"{path.name} is {pack.reviewer}'s pack, but {where} is the station of "
-                f"{reviewer} (design {label}); open it in a database of its own: "
-                f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+                f"{name} is {pack.reviewer}'s pack, but {where} is the station of "
+                f"{reviewer} (design {label}); open it in a database of its own: {use_new}"
             )
         return (
             f"{where} already holds another pack of {reviewer} (design {label}), and a station "
-            f"holds one pack; open {path.name} in a database of its own: "
-            f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+            f"holds one pack; open {name} in a database of its own: {use_new}"
         )
     studies = psql.study_ids(station)
     if studies:
@@ -302,8 +249,14 @@ def _refusal(station: sqlite_utils.Database, pack: StudyPack, path: Path) -> str
         )
         return (
             f"{where} holds other studies ({shown}): a pack opens into a reviewer station's own "
-            f"database, never into a coordinator's; use a new file: "
-            f"abp-tui --db NEW.db pack open {path.name} (refused; nothing was changed)"
+            f"database, never into a coordinator's; use a new file: {use_new}"
+        )
+    filled = psql.tables_with_rows(station)
+    if filled:
+        return (
+            f"{where} is not an empty database (it has rows in {', '.join(filled[:3])}"
+            f"{' and more' if len(filled) > 3 else ''}): a pack opens into a new, empty "
+            f"database of its own: {use_new}"
         )
     return None
 
@@ -315,8 +268,9 @@ def open_pack(station: sqlite_utils.Database, path: Path) -> int:
 
 def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
     """Load a study pack into a station database (an empty one, or the station of the same
-    pack, where opening it again changes nothing). Raises StationRefused, before anything is
-    written, for a database holding other studies or another pack."""
+    pack, where opening it again changes nothing). Raises InputError for an inconsistent pack
+    and StationRefused for a database that is not an empty station, before anything is
+    written."""
     pack = read_study_pack(path)
     existing = [
         d
@@ -328,6 +282,7 @@ def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
     refused = _refusal(station, pack, path)
     if refused is not None:
         raise StationRefused(refused)
+    rubric = pack.rubric or PREFERENCE_ONLY
     with station.atomic():
         writer = ImportWriter(station, path.name, pack.sha256, 0, "reviewer-pack")
         writer.write(
@@ -337,10 +292,10 @@ def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
                 protocol="pack",
                 description=f"Reviewer pack of design {pack.design.name} "
                 f"v{pack.design.version} for {pack.reviewer}",
-                rubric_id=pack.rubric.id,
+                rubric_id=rubric.id,
             )
         )
-        writer.write(pack.rubric.model_copy(update={"source": "imported"}))
+        writer.write(rubric.model_copy(update={"source": "imported"}))
         for label in ("1", "2"):
             writer.write(Condition(id=f"response-{label}"))
         seen_tasks: set[str] = set()
@@ -374,7 +329,7 @@ def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
             "study": pack.design.study,
             "name": pack.design.name,
             "seed": 0,
-            "rubric": pack.rubric.id,
+            "rubric": rubric.id,
             "contrasts": "none",
             "reviewers": [pack.reviewer],
             "pack": pack.sha256,
@@ -386,10 +341,11 @@ def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
             pack.design.version,
             pack.design.sha256,
             canonical_json(document),
-            pack.rubric.model_dump_json(),
+            rubric.model_dump_json(),
             0,
         )
         sql.ensure_reviewer(station, pack.reviewer)
+        secret_sql.store_reviewer_key(station, design_pk, pack.reviewer, pack.signing_key)
         for item in pack.items:
             runs = {
                 r.key: psql.station_run_pk(station, pack.design.study, f"{item.code}/{r.key}")
@@ -436,7 +392,8 @@ def _store_traces(station: sqlite_utils.Database, pack: StudyPack) -> None:
 def write_ratings(
     station: sqlite_utils.Database, out: Path, design_pk: int | None = None
 ) -> RatingsFile:
-    """Every judgment made on this station, keyed by position, with the pack's hash."""
+    """Every judgment made on this station, keyed by position, with the pack's hash, signed
+    with the pack's key."""
     candidates = [d for d in sql.designs(station) if d.document.get("pack")]
     if design_pk is not None:
         candidates = [d for d in candidates if d.pk == design_pk]
@@ -447,6 +404,12 @@ def write_ratings(
         )
     design = candidates[0]
     reviewer = design.document["reviewers"][0]
+    key = secret_sql.reviewer_key(station, design.pk, reviewer)
+    if key is None:
+        raise AbpError(
+            "this station's pack carries no signing key (an older pack): ask the coordinator "
+            "for a new pack"
+        )
     judgments = []
     for j in psql.all_judgments(station, design.pk, reviewer):
         by_run = {run: pos for pos, run in j.placement.items()}
@@ -457,7 +420,7 @@ def write_ratings(
             RatedJudgment(
                 code=j.item,
                 revision=j.revision,
-                status=j.status,
+                status="submitted" if j.status == "submitted" else "draft",
                 judgment=positional,
                 reason=j.reason,
                 seconds_spent=j.seconds_spent,
@@ -473,126 +436,9 @@ def write_ratings(
         reviewer=reviewer,
         judgments=judgments,
     )
-    ratings = ratings.model_copy(update={"sha256": _body_hash(ratings.model_dump(mode="json"))})
-    _write_atomic(out, json.dumps(ratings.model_dump(mode="json"), ensure_ascii=False, indent=1))
+    document = document_of(ratings)
+    ratings = ratings.model_copy(
+        update={"sha256": body_hash(document), "signature": signature(document, key)}
+    )
+    write_atomic(out, dumps(ratings))
     return ratings
-
-
-def merge_ratings(
-    db: sqlite_utils.Database, paths: list[Path], actor: str = "coordinator"
-) -> list[dict[str, Any]]:
-    """Merge ratings files into the coordinator's database, all or nothing."""
-    files = [(p, read_ratings(p)) for p in paths]
-    out: list[dict[str, Any]] = []
-    with db.atomic():
-        for path, ratings in files:
-            issued = psql.pack(db, ratings.pack_sha256)
-            if issued is None:
-                raise InputError(
-                    str(path),
-                    "this database did not issue the pack these ratings come from (refused)",
-                    None,
-                    "$.pack_sha256",
-                )
-            design_pk, reviewer = issued
-            design = sql.design(db, design_pk)
-            if (
-                design.sha256 != ratings.design.sha256
-                or design.version_no != ratings.design.version
-                or design.name != ratings.design.name
-            ):
-                raise InputError(
-                    str(path),
-                    f"made for design {ratings.design.name} "
-                    f"v{ratings.design.version} ({ratings.design.sha256[:12]}), "
-                    f"but the pack was issued for {design.name} v{design.version_no} "
-                    f"({design.sha256[:12]}) (refused)",
-                    None,
-                    "$.design",
-                )
-            if reviewer != ratings.reviewer:
-                raise InputError(
-                    str(path),
-                    f"the pack was issued to {reviewer!r}, not {ratings.reviewer!r} (refused)",
-                    None,
-                    "$.reviewer",
-                )
-            if psql.merged(db, ratings.sha256):
-                out.append(
-                    {
-                        "file": str(path),
-                        "reviewer": reviewer,
-                        "added": 0,
-                        "note": "already merged; nothing added",
-                    }
-                )
-                continue
-            added = 0
-            for j in ratings.judgments:
-                try:
-                    item = sql.item_by_code(db, design_pk, j.code)
-                except AbpError:
-                    raise InputError(
-                        str(path),
-                        f"item {j.code} is not in the design (refused)",
-                        None,
-                        "$.judgments",
-                    ) from None
-                found = sql.assignment(db, item.pk, reviewer)
-                if found is None:
-                    raise InputError(
-                        str(path),
-                        f"item {j.code} is not assigned to {reviewer}",
-                        None,
-                        "$.judgments",
-                    )
-                order = (
-                    [item.run_a_pk]
-                    if item.run_b_pk is None
-                    else [item.run_b_pk, item.run_a_pk]
-                    if found[1]
-                    else [item.run_a_pk, item.run_b_pk]
-                )
-                responses = {}
-                for key, response in j.judgment.responses.items():
-                    if not key.isdigit() or not 1 <= int(key) <= len(order):
-                        raise InputError(
-                            str(path),
-                            f"item {j.code}: unknown response {key!r}",
-                            None,
-                            "$.judgments",
-                        )
-                    responses[str(order[int(key) - 1])] = response
-                payload = j.judgment.model_copy(update={"responses": responses})
-                payload_json = payload.model_dump_json()
-                if psql.judgment_exists(
-                    db, item.pk, reviewer, j.created_at, j.status, payload_json
-                ):
-                    continue
-                placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})
-                psql.insert_merged_judgment(
-                    db,
-                    item.pk,
-                    reviewer,
-                    j.status,
-                    payload_json,
-                    placement,
-                    j.reason,
-                    j.seconds_spent,
-                    j.created_at,
-                )
-                added += 1
-            psql.record_merge(db, ratings.sha256, ratings.pack_sha256, reviewer, added)
-            psql.audit(
-                db,
-                actor,
-                "ratings merged",
-                {
-                    "reviewer": reviewer,
-                    "file": path.name,
-                    "ratings": ratings.sha256,
-                    "added": added,
-                },
-            )
-            out.append({"file": str(path), "reviewer": reviewer, "added": added, "note": ""})
-    return out

@@ -28,10 +28,13 @@ from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import FiniteFloat, NonNegativeInt
 
 from abp_tui.models.base import Model
 from abp_tui.stats.inference import normal_quantile
+
+Values = Sequence[float] | npt.NDArray[np.float64]
 
 SOURCE: Final = (
     "Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), Prediction-powered inference, "
@@ -78,7 +81,7 @@ class PredictionPowered(Model):
     source: str = SOURCE
 
 
-def _classical(values: np.ndarray, z: float) -> MeanEstimate:
+def _classical(values: npt.NDArray[np.float64], z: float) -> MeanEstimate:
     n = len(values)
     if n == 0:
         return MeanEstimate(n=0, undefined_reason="no observations (n = 0)")
@@ -87,7 +90,11 @@ def _classical(values: np.ndarray, z: float) -> MeanEstimate:
     return MeanEstimate(n=n, point=mean, low=mean - half, high=mean + half)
 
 
-def tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray) -> float:
+def tuned_lambda(
+    y: npt.NDArray[np.float64],
+    yhat: npt.NDArray[np.float64],
+    yhat_unlabeled: npt.NDArray[np.float64],
+) -> float:
     """PPI++'s lam for a mean, clipped to [0, 1] (as ppi-python's ``_calc_lam_glm``)."""
     n, big_n = len(y), len(yhat_unlabeled)
     cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
@@ -98,9 +105,9 @@ def tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabeled: np.ndarray) ->
 
 
 def ppi_mean(
-    human: Sequence[float],
-    judge_on_human: Sequence[float],
-    judge_only: Sequence[float],
+    human: Values,
+    judge_on_human: Values,
+    judge_only: Values,
     *,
     confidence: float = 0.95,
     tuned: bool = False,

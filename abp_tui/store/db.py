@@ -53,7 +53,7 @@ def store_error(exc: sqlite3.Error, where: object) -> StoreError | None:
     text = str(exc)
     if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "database is locked" in text:
         return StoreError(
-            f"{where}: the database stayed busy for more than {BUSY_TIMEOUT_MS // 1000} s "
+            f"{where}: the database stayed busy for more than {BUSY_TIMEOUT_MS / 1000:g} s "
             f"(another abp-tui process is writing to it); {_NOTHING_CHANGED}: try again"
         )
     if primary == sqlite3.SQLITE_READONLY or "readonly database" in text:

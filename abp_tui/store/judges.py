@@ -281,23 +281,31 @@ def imported_labels(
 
 _ROWS = """
 SELECT j.id, ra.id, rb.id, rs.id, v.turn, v.kind, v.verdict, v.score, v.error,
-       ra.current AND COALESCE(rb.current, 1)
+       ra.current AND COALESCE(rb.current, 1), {explanation}
 FROM judge_verdicts v
 JOIN judges j ON j.pk = v.judge_pk
 JOIN runs ra ON ra.pk = v.run_a_pk
 LEFT JOIN runs rb ON rb.pk = v.run_b_pk
 LEFT JOIN runs rs ON rs.pk = v.shown_first_pk
+{join}
 WHERE v.study_id = ?
 ORDER BY v.pk
 """
 
 
-def verdict_rows(db: sqlite_utils.Database, study_id: str) -> list[VerdictRow]:
+def verdict_rows(
+    db: sqlite_utils.Database, study_id: str, *, explanations: bool = False
+) -> list[VerdictRow]:
     """Every AI judge verdict of a study as the report reads it: the latest of each slot (a
     judge, its runs, the order shown, the turn, the kind), in import order. For the
-    coordinator's report and a bundle, never for a reviewer."""
+    coordinator's report and a bundle, never for a reviewer; ``explanations`` reads the judges'
+    texts too (the review order looks for fatal criteria in them)."""
     latest: dict[tuple[Any, ...], VerdictRow] = {}
-    for r in db.execute(_ROWS, [study_id]).fetchall():
+    sql = _ROWS.format(
+        explanation="b.text" if explanations else "NULL",
+        join="LEFT JOIN blobs b ON b.sha256 = v.explanation_sha256" if explanations else "",
+    )
+    for r in db.execute(sql, [study_id]).fetchall():
         runs = (str(r[1]),) if r[2] is None else (str(r[1]), str(r[2]))
         row = VerdictRow(
             judge=str(r[0]),
@@ -309,6 +317,7 @@ def verdict_rows(db: sqlite_utils.Database, study_id: str) -> list[VerdictRow]:
             score=r[7],
             error=r[8],
             current=bool(r[9]),
+            explanation=r[10] or "",
         )
         latest[(row.judge, row.runs, row.shown_first, row.turn, row.kind)] = row
     return list(latest.values())

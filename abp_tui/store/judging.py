@@ -72,7 +72,8 @@ class StoredItem(Item):
     run_pks: tuple[int, ...]
     """The keys of the exact run versions judged, in the order of ``runs``."""
     masking: dict[str, int]
-    """Identity term -> how many times it was masked in the item's outputs."""
+    """How many identity terms were masked in each run's output, by side ("a", "b"), counted
+    when the design was created: the coordinator's view (the blind screen shows only a count)."""
 
     @property
     def run_a_pk(self) -> int:

@@ -449,3 +449,37 @@ BEGIN SELECT RAISE(ABORT, 'judge verdicts are append-only: they are never delete
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0009_plan_secrets",
+        # The coordinator's secrets (abp_tui.store.secrets): each design's plan secret, from
+        # which its blind codes, placement and order are derived (abp_tui.analysis.blinding),
+        # and the key each reviewer's pack signs its ratings with. Designs stored before this
+        # migration have no plan secret: their stored plans (derived from the seed) stay as
+        # they were, and a pack of one is refused until the design is planned again. Neither
+        # table is ever filled on a reviewer station but by the key of its own pack.
+        """
+CREATE TABLE plan_secrets (
+    design_pk INTEGER PRIMARY KEY REFERENCES designs(pk),
+    secret TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TRIGGER plan_secrets_no_update BEFORE UPDATE ON plan_secrets
+BEGIN SELECT RAISE(ABORT, 'a plan secret never changes: a new plan is a new design version'); END;
+CREATE TRIGGER plan_secrets_frozen BEFORE DELETE ON plan_secrets
+WHEN (SELECT frozen_at FROM designs WHERE pk = OLD.design_pk) IS NOT NULL
+BEGIN SELECT RAISE(ABORT, 'the plan secret of a frozen design is kept'); END;
+CREATE TABLE reviewer_keys (
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    reviewer TEXT NOT NULL,
+    key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (design_pk, reviewer)
+);
+CREATE TRIGGER reviewer_keys_no_update BEFORE UPDATE ON reviewer_keys
+BEGIN SELECT RAISE(ABORT, 'a reviewer key never changes once issued'); END;
+""",
+    )
+)

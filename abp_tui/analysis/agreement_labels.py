@@ -1,0 +1,229 @@
+"""Imported labels as a reference for a design's reviewers, and what a viewer may be shown.
+
+A study imported with human labels (PandaLM's three annotators, LLMBar's gold ``label``) holds
+them as preferences of external reviewers named ``<study>:<field>``. Each label set is a
+reference: every design reviewer's preference is measured against it (percent agreement and
+Cohen's kappa, with its bootstrap and large-sample intervals), beside the reviewers' agreement
+with each other; the label sets' agreement among themselves is the source's own, published data.
+
+A label names response 1 or 2 of the source; a design's item holds the same two runs in its own
+orientation (a, b), and each reviewer saw them in a placement of their own. So a label is mapped
+through the exact run versions it names, never through a position: "response 1 better" becomes
+the side of the item that run 1 stands on.
+
+What a viewer may see is the store's rule for another reviewer's judgment of an item
+(:func:`abp_tui.store.judging.others_judgments`), applied to every figure: nothing derived from
+an item's judgments, people's or imported labels, reaches a reviewer who has not submitted their
+own judgment of it. An item that shares a run with one they still have to judge (in any design of
+the study) is held back too: its judgments score the same response. Held back means left out of
+every figure, and counted, so the view says how many.
+
+Pure: the caller reads the labels, the items' runs and the viewer's pending runs from the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from pydantic import NonNegativeInt
+
+from abp_tui.analysis.agreement_input import PREFERENCE_SCALE
+from abp_tui.models import DesignRecords, PreferenceChoice
+from abp_tui.models.base import Model
+from abp_tui.stats.agreement import (
+    AgreementReport,
+    Observation,
+    PairAgreement,
+    VariableAgreement,
+    WeightBasis,
+    compute_variable,
+)
+
+SOURCE_SCALE: Final = ("1", "2", "tie", "insufficient_evidence")
+"""The labels among themselves, in the source's own orientation (response 1, response 2)."""
+_SOURCE_VALUE: Final = {
+    PreferenceChoice.RESPONSE_1.value: "1",
+    PreferenceChoice.RESPONSE_2.value: "2",
+    PreferenceChoice.TIE.value: "tie",
+    PreferenceChoice.INSUFFICIENT.value: "insufficient_evidence",
+}
+AMONG_LABELS: Final = "preference among imported labels"
+"""The variable name of the label sets' agreement among themselves, beside a design's own."""
+
+
+@dataclass(frozen=True)
+class ImportedLabel:
+    """One imported preference label, with the exact run versions it compares."""
+
+    reviewer: str
+    """The label set: ``<study>:<field>`` (``annotator1``, ``label``)."""
+    item_id: str
+    """The source's item id (PandaLM's ``idx``)."""
+    run_1_pk: int
+    """The stored run version the source calls response 1."""
+    run_2_pk: int
+    choice: str
+    """A :class:`abp_tui.models.PreferenceChoice` value."""
+
+
+@dataclass(frozen=True)
+class ItemRuns:
+    """A design item's blind code and its run versions in the item's own orientation (a, b)."""
+
+    code: str
+    run_pks: tuple[int, ...]
+
+
+class LabelSet(Model):
+    """One imported label set and how much of it the figures use."""
+
+    name: str
+    """The external reviewer: ``<study>:<field>``."""
+    field: str
+    """The source's field (``annotator1``, ``label``)."""
+    n_labels: NonNegativeInt
+    """Items of the source it labels."""
+    n_in_design: NonNegativeInt
+    """Of those, items whose two runs are a pair item of the design."""
+    n_held_back: NonNegativeInt
+    """Of those in the design, items held back from the viewer (left out of every figure)."""
+
+
+class ReferenceAgreement(Model):
+    """A design reviewer's preference measured against one imported label set."""
+
+    reviewer: str
+    reference: str
+    """The label set (``<study>:<field>``)."""
+    pair: PairAgreement
+    """Percent agreement and Cohen's kappa on the pair items both judged; its bootstrap draws
+    the report's ``resamples`` (a reference comparison is a figure people read on its own)."""
+
+
+class StudyAgreementReport(AgreementReport):
+    """A study's agreement as one viewer may see it: the design's reviewers among themselves
+    (``variables``), each against every imported label set, and the label sets among
+    themselves. Without a design, ``variables`` are the label sets' agreement."""
+
+    study: str
+    design: str | None = None
+    design_version: int | None = None
+    viewer: str | None = None
+    """Whose view: None is the coordinator's (every item counts); a name holds back the items
+    that reviewer has not submitted a judgment of."""
+    items_held_back: NonNegativeInt = 0
+    """Design items left out of every figure for the viewer."""
+    labels_held_back: NonNegativeInt = 0
+    """Source items whose imported labels are left out for the viewer."""
+    label_sets: tuple[LabelSet, ...] = ()
+    references: tuple[ReferenceAgreement, ...] = ()
+    """Each design reviewer against each label set, label sets in name order."""
+    label_agreement: VariableAgreement | None = None
+    """With a design and two or more label sets: the label sets' agreement among themselves."""
+    notes: tuple[str, ...] = ()
+
+
+def field_of(label_set: str, study: str) -> str:
+    """``annotator1`` of ``<study>:annotator1``."""
+    return label_set.removeprefix(f"{study}:")
+
+
+def held_back(items: Iterable[ItemRuns], pending: frozenset[int]) -> frozenset[str]:
+    """Codes of the items that share a run with one the viewer has not submitted."""
+    return frozenset(i.code for i in items if pending.intersection(i.run_pks))
+
+
+def visible(records: DesignRecords, hidden: frozenset[str]) -> DesignRecords:
+    """The design's records without any judgment of a held-back item."""
+    if not hidden:
+        return records
+    return replace(records, judgments=tuple(j for j in records.judgments if j.item not in hidden))
+
+
+def _latest(labels: Iterable[ImportedLabel]) -> dict[tuple[str, str], ImportedLabel]:
+    """Each label set's latest label of each source item (stored order)."""
+    latest: dict[tuple[str, str], ImportedLabel] = {}
+    for label in labels:
+        latest[(label.item_id, label.reviewer)] = label
+    return latest
+
+
+def source_records(
+    labels: Iterable[ImportedLabel], pending: frozenset[int] = frozenset()
+) -> list[Observation]:
+    """The labels among themselves, as (source item, label set, value) in the source's own
+    orientation; labels of a pair with a run the viewer still has to judge are left out."""
+    return [
+        (item, reviewer, _SOURCE_VALUE[label.choice])
+        for (item, reviewer), label in _latest(labels).items()
+        if not pending.intersection((label.run_1_pk, label.run_2_pk))
+    ]
+
+
+def side_records(
+    labels: Iterable[ImportedLabel], items: Sequence[ItemRuns], hidden: frozenset[str]
+) -> tuple[dict[str, list[Observation]], dict[str, tuple[int, int]]]:
+    """Per label set, its labels of the design's pair items as the side of the item preferred
+    (unit: the item's code, plan order), held-back items left out; and per label set, (labels
+    on the design's items, of which held back)."""
+    by_runs = {frozenset(i.run_pks): i for i in items if len(i.run_pks) == 2}
+    order = {i.code: n for n, i in enumerate(items)}
+    found: dict[str, list[tuple[int, Observation]]] = {}
+    counts: dict[str, list[int]] = {}
+    latest: dict[tuple[str, frozenset[int]], ImportedLabel] = {}
+    for label in labels:  # by the runs: a label of a run's other version is another label
+        latest[(label.reviewer, frozenset((label.run_1_pk, label.run_2_pk)))] = label
+    for (reviewer, runs), label in latest.items():
+        found.setdefault(reviewer, [])
+        tally = counts.setdefault(reviewer, [0, 0])
+        item = by_runs.get(runs)
+        if item is None or len(runs) != 2:
+            continue
+        tally[0] += 1
+        if item.code in hidden:
+            tally[1] += 1
+            continue
+        if label.choice == PreferenceChoice.RESPONSE_1.value:
+            value = "a" if item.run_pks[0] == label.run_1_pk else "b"
+        elif label.choice == PreferenceChoice.RESPONSE_2.value:
+            value = "a" if item.run_pks[0] == label.run_2_pk else "b"
+        else:
+            value = label.choice  # tie or insufficient_evidence: the same whichever side
+        found[reviewer].append((order[item.code], (item.code, reviewer, value)))
+    records = {name: [obs for _n, obs in sorted(rows)] for name, rows in found.items()}
+    return records, {name: (t[0], t[1]) for name, t in counts.items()}
+
+
+def reference_agreements(
+    preferences: Sequence[Observation],
+    references: Mapping[str, Sequence[Observation]],
+    *,
+    seed: int,
+    resamples: int,
+    confidence: float,
+    weight_basis: WeightBasis,
+) -> tuple[ReferenceAgreement, ...]:
+    """Each reviewer of ``preferences`` against each label set that labels an item they judged
+    (the same statistics as a pair of reviewers, the pair bootstrapped ``resamples`` times)."""
+    reviewers = sorted({r for _u, r, _v in preferences} - set(references))
+    out = []
+    for reference in sorted(references):
+        labels = list(references[reference])
+        for reviewer in reviewers:
+            own = [o for o in preferences if o[1] == reviewer]
+            variable = compute_variable(
+                own + labels,
+                "nominal",
+                PREFERENCE_SCALE,
+                variable="preference",
+                seed=seed,
+                resamples=0,
+                pair_resamples=resamples,
+                confidence=confidence,
+                weight_basis=weight_basis,
+            )
+            if variable.pairs:
+                out.append(ReferenceAgreement(reviewer=reviewer, reference=reference, pair=variable.pairs[0]))
+    return tuple(out)

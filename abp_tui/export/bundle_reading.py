@@ -1,0 +1,232 @@
+"""Reading a bundle someone else made (a folder or a zip) without trusting it.
+
+A bundle is input: its zip may be a bomb (a few megabytes that inflate to gigabytes), its
+folder may hold a named pipe (reading it waits forever), a device, a symbolic link or a sparse
+file of terabytes, and its manifest may say anything. So nothing is read before it is known to be
+safe and expected: :func:`open_bundle` lists the members and refuses unsafe names, links,
+anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDLE_BYTES`, all from
+the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
+stated limit; :meth:`Bundle.digest` hashes one member in chunks of :data:`CHUNK` bytes, so a
+member of any size costs a chunk of memory, and stops the moment it yields more bytes than
+expected. Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``,
+so a pipe or a link swapped in after the listing is still refused, never waited on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Final
+
+from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
+from abp_tui.text.safe import safe_line
+
+MAX_BUNDLE_BYTES: Final = 16 << 30
+"""A bundle whose members claim more than this in total is refused before anything is read."""
+MAX_MEMBERS: Final = 1_000_000
+"""A bundle of more members than this is refused before any is read."""
+CHUNK: Final = 1 << 20
+"""Bytes hashed at a time: the memory a member of any size costs."""
+
+
+def _unsafe_name(name: str) -> str | None:
+    """Why a member name is unsafe, or None."""
+    if not name or "\x00" in name:
+        return "an empty name or a NUL character"
+    if "\\" in name:
+        return "a backslash in its path"
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return "an absolute path"
+    parts = name.rstrip("/").split("/")
+    if any(p in ("..", ".", "") for p in parts):
+        return "a '..', '.' or empty path component"
+    return None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+@dataclass
+class Bundle:
+    """A bundle's members (path -> size in bytes, as the zip's directory or the file system
+    gives it) and a way to read them; made by :func:`open_bundle`."""
+
+    path: Path
+    members: dict[str, int]
+    _zip: zipfile.ZipFile | None = None
+
+    @contextmanager
+    def _stream(self, name: str) -> Iterator[BinaryIO]:
+        if self._zip is not None:
+            try:
+                with self._zip.open(name) as handle:
+                    yield handle
+            except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
+                raise BundleMismatch(name, f"cannot be read from the zip ({exc})") from None
+            return
+        full = self.path / name
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            raise UnsafeBundle(
+                f"{self.path}: {safe_line(name)} cannot be opened as a regular file "
+                f"({exc.strerror})"
+            ) from None
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise UnsafeBundle(f"{self.path}: {safe_line(name)} is {_kind(mode)}")
+            handle = os.fdopen(fd, "rb")
+        except BaseException:
+            os.close(fd)
+            raise
+        with handle:
+            yield handle
+
+    def _chunks(self, name: str, limit: int) -> Iterator[bytes]:
+        """The member's bytes, chunk by chunk; more than ``limit`` of them is a mismatch."""
+        read = 0
+        with self._stream(name) as handle:
+            while chunk := handle.read(min(CHUNK, limit - read + 1)):
+                read += len(chunk)
+                if read > limit:
+                    raise BundleMismatch(
+                        name, f"holds more than the {limit} bytes it was expected to (refused)"
+                    )
+                yield chunk
+
+    def read(self, name: str, limit: int) -> bytes:
+        """A member's bytes, refused when it holds more than ``limit``."""
+        return b"".join(self._chunks(name, limit))
+
+    def digest(self, name: str, size: int, keep: bool = False) -> tuple[str, int, bytes | None]:
+        """SHA-256 (hex) and byte count of a member expected to hold ``size`` bytes, streaming;
+        with ``keep`` its bytes too (for a file that is parsed afterwards)."""
+        sha = hashlib.sha256()
+        kept: list[bytes] = []
+        count = 0
+        for chunk in self._chunks(name, size):
+            sha.update(chunk)
+            count += len(chunk)
+            if keep:
+                kept.append(chunk)
+        return sha.hexdigest(), count, b"".join(kept) if keep else None
+
+    def close(self) -> None:
+        if self._zip is not None:
+            self._zip.close()
+
+
+def _zip_members(path: Path, zf: zipfile.ZipFile) -> dict[str, int]:
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise UnsafeBundle(f"{path}: {len(infos)} members, more than a bundle holds")
+    seen: dict[str, str] = {}
+    members: dict[str, int] = {}
+    total = 0
+    for info in infos:
+        name = info.filename
+        why = _unsafe_name(name)
+        if why:
+            raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is refused: {why}")
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is a symbolic link")
+        if info.is_dir():
+            continue
+        if info.create_system == 3 and mode and not stat.S_ISREG(mode):
+            raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is {_kind(mode)}")
+        folded = name.casefold()
+        if folded in seen:
+            raise UnsafeBundle(
+                f"{path}: member {safe_line(name)!r} appears more than once"
+                + ("" if seen[folded] == name else f" (as {safe_line(seen[folded])!r})")
+            )
+        seen[folded] = name
+        members[name] = info.file_size
+        total += info.file_size
+    if total > MAX_BUNDLE_BYTES:
+        raise UnsafeBundle(f"{path}: members claim {total} bytes, more than a bundle holds")
+    return members
+
+
+def _folder_members(path: Path) -> dict[str, int]:
+    members: dict[str, int] = {}
+    total = 0
+    for root, dirs, names in os.walk(path, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + names):
+            full = Path(root) / name
+            rel = full.relative_to(path).as_posix()
+            try:
+                info = os.lstat(full)
+            except OSError as exc:
+                raise UnsafeBundle(f"{path}: {safe_line(rel)} cannot be read ({exc.strerror})")
+            if stat.S_ISLNK(info.st_mode):
+                raise UnsafeBundle(f"{path}: {safe_line(rel)} is a symbolic link")
+            if stat.S_ISDIR(info.st_mode):
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                raise UnsafeBundle(f"{path}: {safe_line(rel)} is {_kind(info.st_mode)}")
+            members[rel] = info.st_size
+            total += info.st_size
+            if len(members) > MAX_MEMBERS:
+                raise UnsafeBundle(f"{path}: more than {MAX_MEMBERS} files, more than a bundle holds")
+            if total > MAX_BUNDLE_BYTES:
+                raise UnsafeBundle(
+                    f"{path}: its files hold more than {MAX_BUNDLE_BYTES} bytes, more than a "
+                    "bundle holds"
+                )
+    return members
+
+
+@contextmanager
+def open_bundle(path: Path) -> Iterator[Bundle]:
+    """A bundle folder or zip, its members listed and checked (nothing read yet)."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        raise ExportError(
+            f"{path}: no such bundle (expected a bundle folder or its .zip)"
+        ) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeBundle(f"{path} is a symbolic link")
+    if stat.S_ISDIR(info.st_mode):
+        yield Bundle(path, _folder_members(path))
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeBundle(f"{path} is {_kind(info.st_mode)}, not a bundle folder or zip")
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise UnsafeBundle(f"{path}: not a readable zip archive ({exc})") from None
+    bundle = Bundle(path, {}, zf)
+    try:
+        bundle.members = _zip_members(path, zf)
+        yield bundle
+    finally:
+        bundle.close()
+
+
+def read_bundle(path: Path) -> dict[str, bytes]:
+    """Every file of a bundle (path -> bytes), for a bundle this program just wrote; unsafe
+    bundles are refused as by :func:`open_bundle`. ``verify`` reads members one at a time."""
+    with open_bundle(path) as bundle:
+        return {name: bundle.read(name, size) for name, size in bundle.members.items()}
+
+
+__all__ = ["CHUNK", "MAX_BUNDLE_BYTES", "MAX_MEMBERS", "Bundle", "open_bundle", "read_bundle"]

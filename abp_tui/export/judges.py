@@ -1,0 +1,106 @@
+"""The AI judges in a publication bundle: their verdicts as source files and the judge report as
+a derived file that ``verify`` re-derives from them.
+
+Source: ``judging/ai_judges.jsonl`` (each judge) and ``judging/ai_judge_verdicts.jsonl`` (each
+verdict on a run in the bundle, runs by id, explanations included). Derived:
+``results/ai_judges.json``, the judge report against the design's final human verdicts
+(:func:`abp_tui.analysis.judge_reference.design_reference` on the bundle's own records),
+seeded by the design's seed, which names the judge-assisted figures: none of the bundle's other
+results uses a judge verdict. A bundle of a study without AI judges has none of these files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+from abp_tui.analysis.judge_reference import design_reference
+from abp_tui.analysis.judge_units import VerdictRow
+from abp_tui.analysis.judges import judges_report
+from abp_tui.export.bundle_analysis import Analysis
+from abp_tui.export.canonical import json_bytes, jsonl_bytes
+from abp_tui.models.judges import Judge, JudgeVerdict
+
+JUDGES: Final = "judging/ai_judges.jsonl"
+VERDICTS: Final = "judging/ai_judge_verdicts.jsonl"
+REPORT: Final = "results/ai_judges.json"
+SCHEMA: Final = "abp-tui-ai-judges/v1"
+
+
+def judge_sources(
+    judges: Iterable[Judge], verdicts: Iterable[JudgeVerdict], runs: set[str]
+) -> dict[str, bytes]:
+    """The source files of the judges' verdicts on the bundle's runs (none: no files)."""
+    kept = sorted(
+        (v for v in verdicts if all(r in runs for r in v.runs)),
+        key=lambda v: (v.judge, v.runs, v.shown_first or "", v.turn or 0, v.kind),
+    )
+    if not kept:
+        return {}
+    used = {v.judge for v in kept}
+    return {
+        JUDGES: jsonl_bytes(
+            j.model_dump(mode="json") for j in sorted(judges, key=lambda j: j.id) if j.id in used
+        ),
+        VERDICTS: jsonl_bytes(v.model_dump(mode="json") for v in kept),
+    }
+
+
+def _rows(data: bytes) -> list[VerdictRow]:
+    rows = []
+    for line in data.decode("utf-8").splitlines():
+        v = JudgeVerdict.model_validate(json.loads(line))
+        rows.append(
+            VerdictRow(
+                v.judge,
+                v.runs,
+                v.shown_first,
+                v.turn,
+                v.kind,
+                v.verdict,
+                v.score,
+                v.error,
+                True,
+                v.explanation,
+            )
+        )
+    return rows
+
+
+def judge_results(files: Mapping[str, bytes], analysis: Analysis) -> dict[str, bytes]:
+    """``results/ai_judges.json`` of a bundle with AI judge verdicts (else nothing)."""
+    if VERDICTS not in files:
+        return {}
+    judges = [
+        Judge.model_validate(json.loads(line))
+        for line in files.get(JUDGES, b"").decode("utf-8").splitlines()
+    ]
+    design = analysis.inputs.design
+    reference = design_reference(
+        analysis.records, analysis.decisions, f"{design.name} v{design.version}"
+    )
+    report = judges_report(
+        analysis.inputs.study.id,
+        judges,
+        _rows(files[VERDICTS]),
+        reference,
+        seed=analysis.records.seed,
+    )
+    assisted = [
+        f"{j.judge.id}: {e.figure}"
+        for j in report.judges
+        for e in getattr(j, "estimates", ())
+        if e.estimate.point is not None
+    ]
+    document = {
+        "schema": SCHEMA,
+        "judge_assisted": assisted,
+        "note": "AI judges' figures; the bundle's other results come from people's verdicts "
+        "and automated verification alone",
+        "report": report.model_dump(mode="json"),
+    }
+    return {REPORT: json_bytes(document, derived=True)}
+
+
+__all__ = ["JUDGES", "REPORT", "VERDICTS", "judge_results", "judge_sources"]
