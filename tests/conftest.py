@@ -9,6 +9,7 @@ each test copies), so tests run in any order and on any number of xdist workers.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -38,6 +39,18 @@ def reference() -> Path:
             f"reference data folder {path} is absent (set ABP_TUI_REFERENCE to point at it)"
         )
     return path
+
+
+@pytest.fixture(autouse=True)
+def _fixed_plan_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Designs made by a test get their plan secrets from a counter instead of :mod:`secrets`:
+    each design still has its own, and a test's plans (codes, placement, order) are the same on
+    every run, as snapshots and fixed expectations need. Tests of the secrets themselves call
+    :func:`abp_tui.analysis.blinding.new_plan_secret` directly."""
+    counter = itertools.count(1)
+    monkeypatch.setattr(
+        "abp_tui.services.designing.new_plan_secret", lambda: f"test plan secret {next(counter)}"
+    )
 
 
 @pytest.fixture(scope="session")

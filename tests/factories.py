@@ -41,6 +41,7 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
+from abp_tui.store.judging import item_by_code
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -333,7 +334,10 @@ def _build_abp_judged(db: sqlite_utils.Database) -> int:
         responses={"1": ResponseJudgment(scores={d: 2 for d in BUSINESS_DIMS})},
         validity=GATE,
     )
-    session.save(singles[0], single, 12, submit=True)
+    # A single item of a run neither pair shows: its verdict is a single review, not a conflict.
+    shown = {pk for code in pairs[:2] for pk in item_by_code(db, design.pk, code).run_pks}
+    alone = next(c for c in singles if not shown & set(item_by_code(db, design.pk, c).run_pks))
+    session.save(alone, single, 12, submit=True)
     return design.pk
 
 

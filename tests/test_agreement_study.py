@@ -6,13 +6,15 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 
-from abp_tui.models import PreferenceChoice, ResponseJudgment, ResultState
+from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState
+from abp_tui.models.builtin_rubrics import AFP_V01
 from abp_tui.services.adjudicating import disagreements, final_verdicts
 from abp_tui.services.agreement_report import design_records, study_agreement
 from abp_tui.services.importing import import_paths
-from tests.factories import Cli, afp_judgment, flipped, two_reviewer_design
+from tests.factories import AFP_DIMS, Cli, afp_judgment, flipped, two_reviewer_design
 
 
 def test_same_run_preferred_from_opposite_placements_is_agreement(
@@ -129,3 +131,88 @@ def test_fatal_flags_count_only_responses_scored_against_the_rubric(
     assert len(records["fatal_hit"]) == len(records["total"]) == 3
     assert len(records["result_state"]) == 4
     assert Counter(v for _, _, v in records["fatal_hit"]) == {1: 2, 0: 1}
+
+
+def _all_but_one(judgment: Judgment) -> Judgment:
+    """Both responses scored 2 on every dimension but the first, scored 1: a total of max - 1."""
+    first = AFP_DIMS[0]
+    responses = {
+        position: response.model_copy(
+            update={"scores": {**response.scores, first: 1}, "rationales": {first: "gap"}}
+        )
+        for position, response in judgment.responses.items()
+    }
+    return judgment.model_copy(update={"responses": responses})
+
+
+def test_weight_basis_reaches_every_weighted_kappa_of_a_study(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
+    top = AFP_V01.max_total
+    # Totals per run: the first item a top, b top - 1; the second both 0. Three values used,
+    # unevenly spaced on the declared scale 0..top, evenly by rank (1, 2, 3).
+    a.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 1, submit=True)
+    b.save(codes[0], _all_but_one(afp_judgment(2, 2, PreferenceChoice.TIE)), 1, submit=True)
+    for session in (a, b):
+        session.save(codes[1], afp_judgment(0, 0, PreferenceChoice.TIE), 1, submit=True)
+    # Cohen (1968), linear weights 1 - |x_k - x_l| / (x_max - x_min), by hand: p_e = 1/2 on
+    # either basis; p_o = 1 - 1/(2 top) on the declared scale (kappa 1 - 1/top), 3/4 on the
+    # ranks (kappa 1/2). Unweighted: p_o = 1/2, p_e = 1/4, kappa 1/3.
+    expected = {"declared": 1 - 1 / top, "observed": 0.5}
+    target = tmp_path / "test.db"
+    for basis, linear in expected.items():
+        found = cli("agreement", "--db", target, "--json", "--weight-basis", basis)
+        assert found.code == 0, found.err
+        document = json.loads(found.out)
+        assert document["weight_basis"] == basis
+        (variable,) = [v for v in document["variables"] if v["variable"] == "total"]
+        (pair,) = variable["pairs"]
+        assert pair["cohen_kappa"]["value"] == pytest.approx(1 / 3, abs=1e-12)
+        assert pair["cohen_kappa_linear"]["value"] == pytest.approx(linear, abs=1e-12)
+        assert pair["cohen_kappa_linear"]["weight_basis"] == basis
+    text = cli("agreement", "--db", target, "--weight-basis", "observed", "--resamples", "0")
+    assert "weights on the ranks of the values observed" in text.out.splitlines()[0]
+    assert pk
+
+
+def test_weight_basis_of_a_table_gives_r_irr_kappa2(tmp_path: Path, cli: Cli) -> None:
+    # R irr's anxiety data, raters 2 and 3 (20 subjects, ratings 1-6; 5 never used):
+    # kappa2(anxiety[, 2:3], "equal") 0.1459075 and "squared" 0.2520325, as reproduced in
+    # statsmodels' tests. irr weighs the levels used by rank: the observed basis.
+    rater2 = [3, 6, 4, 6, 2, 4, 2, 4, 3, 3, 2, 3, 3, 3, 2, 2, 1, 3, 3, 4]
+    rater3 = [2, 1, 4, 4, 3, 2, 1, 6, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 2, 2]
+    table = tmp_path / "anxiety.csv"
+    rows = [
+        f"{i},r2,anxiety,{x}\n{i},r3,anxiety,{y}"
+        for i, (x, y) in enumerate(zip(rater2, rater3, strict=True))
+    ]
+    table.write_text("item,reviewer,variable,value\n" + "\n".join(rows) + "\n", "utf-8")
+    found = {}
+    for basis in ("declared", "observed"):
+        result = cli(
+            "agreement",
+            "--table",
+            table,
+            "--level",
+            "interval",
+            "--scale",
+            "1,2,3,4,5,6",
+            "--weight-basis",
+            basis,
+            "--resamples",
+            "0",
+            "--json",
+        )
+        assert result.code == 0, result.err
+        document = json.loads(result.out)
+        assert document["weight_basis"] == basis
+        ((pair,),) = [v["pairs"] for v in document["variables"]]
+        found[basis] = pair
+    observed = found["observed"]
+    assert observed["cohen_kappa_linear"]["value"] == pytest.approx(0.1459075, abs=1e-7)
+    assert observed["cohen_kappa_quadratic"]["value"] == pytest.approx(0.2520325, abs=1e-7)
+    # On the declared 1-6 scale the unused 5 widens the scale: other weights, other figures.
+    assert found["declared"]["cohen_kappa_linear"]["value"] != pytest.approx(0.1459075, abs=1e-4)
+    refused = cli("agreement", "--table", table, "--level", "interval", "--reviewer", "ann")
+    assert refused.code == 1 and "not with --table" in refused.err

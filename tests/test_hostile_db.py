@@ -261,4 +261,3 @@ def test_a_database_kept_busy_past_the_timeout_is_one_line_and_writes_nothing(
     assert "the database stayed busy for more than 0.2 s" in lines[0]
     assert "nothing was changed" in lines[0]
     assert _counts(cli.db_path) == before
-

@@ -11,6 +11,7 @@ import sqlite_utils
 from abp_tui.errors import InputError
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
 from abp_tui.services.reviewing import ReviewSession
+from abp_tui.services.station_files import body_hash, signature
 from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
 from abp_tui.store import connect
 from tests.factories import AFP_DIMS, two_reviewer_design
@@ -104,11 +105,12 @@ def test_tampered_foreign_and_other_version_ratings_are_refused(
 
     # A new design version after the pack was issued: the old pack still merges into its own
     # version; a pack claiming another version of the design is refused.
+    # (Signed with the pack's own key, as the station could: only the version is wrong.)
     forged = json.loads(ratings_path.read_text("utf-8"))
     forged["design"]["version"] = 2
-    from abp_tui.services.stations import _body_hash
-
-    forged["sha256"] = _body_hash(forged)
+    key = json.loads(pack_path.read_text("utf-8"))["signing_key"]
+    forged["sha256"] = body_hash(forged)
+    forged["signature"] = signature(forged, key)
     forged_path = tmp_path / "forged.json"
     forged_path.write_text(json.dumps(forged), "utf-8")
     with pytest.raises(InputError, match="made for design m v2"):

@@ -1,6 +1,6 @@
 """Protocol-only bundles: a design frozen and published before results, with nothing that
 identifies an output or a reviewer's plan, checked by ``verify``; the full bundle later carries
-the same protocol and the salt that opens the seed's commitment."""
+the same protocol and the plan secret that opens the design's commitment."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ from abp_tui.services.results_report import unblind
 from abp_tui.services.stations import open_pack, write_study_pack
 from abp_tui.store import connect
 from abp_tui.store.packs import audit_log
+from abp_tui.store.secrets import plan_secret
 from tests.factories import DEMO, Cli, afp_study
 
 SEED = 3
-"""The seed of the design below: with it anyone could recompute the blind plan."""
+"""The seed of the design below: shown, since the plan follows from the plan secret."""
 
 
 def _design(tmp_path: Path, db: sqlite_utils.Database) -> int:
@@ -62,8 +63,13 @@ def test_a_blind_design_publishes_its_protocol_and_nothing_measured(
     for identity in ("P01-A", "P01-C", "Answer for P01", '"P-', '"S-'):
         assert identity not in everything
     design = json.loads(files[rec.DESIGN])
-    assert "seed" not in design and "seed" not in design["document"]
-    assert "seed" not in manifest and "seed" not in manifest["design"]
+    # The plan secret is committed to, never shown; the seed alone unlocks nothing.
+    secret = plan_secret(db, pk)
+    assert secret is not None and secret not in everything and "plan_secret" not in design
+    commitment = hashlib.sha256(secret.encode("utf-8")).hexdigest()
+    assert design["document"]["plan_secret_sha256"] == commitment
+    assert manifest["design"]["plan_secret_sha256"] == commitment
+    assert (design["seed"], manifest["design"]["seed"]) == (SEED, SEED)
     # The protocol itself is there: tasks with their text, conditions with their labels.
     assert [t["id"] for t in json.loads(files[rec.TASKS])] == ["P01", "P02"]
     assert {c["label"] for c in json.loads(files[rec.CONDITIONS])} == {
@@ -87,8 +93,11 @@ def test_the_protocol_freezes_the_design_and_reexports_the_same_bytes(
     # Frozen: a changed design file is a new version, the published one stays as it was.
     changed = StudyDesign(study="s", name="m", seed=SEED + 1, contrasts=[("C", "A")])
     assert create_design(db, changed).status == "new version"
-    commitments = [d for _at, _who, action, d in audit_log(db) if action == "protocol committed"]
-    assert len(commitments) == 1 and commitments[0]["froze_design"] is True
+    # The new version has a plan of its own: another secret, another commitment.
+    versions = [json.loads(d[0]) for d in db.execute("SELECT document FROM designs").fetchall()]
+    assert len({v["plan_secret_sha256"] for v in versions}) == 2
+    exports = [a for _at, _who, a, _d in audit_log(db) if a == "export protocol bundle"]
+    assert len(exports) == 2
 
 
 def test_the_full_bundle_carries_the_same_protocol_and_opens_the_commitment(
@@ -102,26 +111,19 @@ def test_the_full_bundle_carries_the_same_protocol_and_opens_the_commitment(
         assert protocol[path] == full[path], path
     published, announced = json.loads(full[rec.DESIGN]), json.loads(protocol[rec.DESIGN])
     assert published["seed"] == SEED
-    (entry,) = [
-        json.loads(line)
-        for line in full[rec.AUDIT].decode("utf-8").splitlines()
-        if json.loads(line)["action"] == "protocol committed"
-    ]
-    salt = entry["detail"]["seed_salt"]
-    expected = hashlib.sha256(f"{salt}:{SEED}".encode()).hexdigest()
-    assert announced["seed_sha256"] == expected
-    for key in ("study", "name", "version", "sha256", "created_at", "frozen_at"):
-        assert announced[key] == published[key], key
-    assert announced["document"] == {k: v for k, v in published["document"].items() if k != "seed"}
+    # The results bundle reveals the secret whose SHA-256 the protocol announced.
+    secret = published["plan_secret"]
+    assert secret == plan_secret(db, pk)
+    expected = hashlib.sha256(secret.encode("utf-8")).hexdigest()
+    assert announced["document"]["plan_secret_sha256"] == expected
+    assert announced == {k: v for k, v in published.items() if k != "plan_secret"}
     verify(tmp_path / "full.zip")
 
-    # A full bundle whose audit log opens the commitment to another seed does not verify.
-    forged_line = json.dumps({**entry, "detail": {**entry["detail"], "seed_salt": "0" * 32}})
-    lines = full[rec.AUDIT].decode("utf-8").splitlines()
-    lines = [forged_line if '"protocol committed"' in line else line for line in lines]
-    forged = _rehash({**full, rec.AUDIT: ("\n".join(lines) + "\n").encode("utf-8")})
+    # A full bundle revealing another secret than the one committed to does not verify.
+    forged_design = json.dumps({**published, "plan_secret": "0" * 64}).encode("utf-8")
+    forged = _rehash({**full, rec.DESIGN: forged_design})
     write_bundle(tmp_path / "forged", forged)
-    with pytest.raises(BundleMismatch, match=r"audit/audit_log\.jsonl: line \d+: the seed"):
+    with pytest.raises(BundleMismatch, match=r"design\.json: plan_secret: its SHA-256"):
         verify(tmp_path / "forged")
 
 
@@ -137,10 +139,10 @@ def test_verify_refuses_a_protocol_bundle_that_holds_more_or_disagrees(
         verify(tmp_path / "smuggled")
 
     design = json.loads(files[rec.DESIGN])
-    design["document"]["seed"] = SEED
+    design["plan_secret"] = plan_secret(db, pk)
     shown = _rehash({**files, rec.DESIGN: json.dumps(design).encode("utf-8")})
     write_bundle(tmp_path / "shown", shown)
-    with pytest.raises(BundleMismatch, match=r"design\.json: document\.seed: the seed is shown"):
+    with pytest.raises(BundleMismatch, match=r"design\.json: plan_secret: revealed before"):
         verify(tmp_path / "shown")
 
     manifest = json.loads(files[rec.MANIFEST])

@@ -125,6 +125,27 @@ class StudyAgreementReport(AgreementReport):
     notes: tuple[str, ...] = ()
 
 
+def view_summary(report: StudyAgreementReport) -> str:
+    """Whose view the figures are, and what is held back from it: one line every face shows."""
+    if report.viewer is None:
+        return "Seen as the coordinator: every item counts."
+    who = report.viewer
+    held = [
+        f"{n} {noun}{'s' if n != 1 else ''} {where}"
+        for n, noun, where in (
+            (report.items_held_back, "item", "of this design"),
+            (report.labels_held_back, "labelled source item", "of the imported labels"),
+        )
+        if n
+    ]
+    if not held:
+        return f"Seen by {who}: every item counts ({who} has no item here left to judge)."
+    return (
+        f"Seen by {who}: {' and '.join(held)} held back from every figure, until {who} "
+        "submits their own judgment of them."
+    )
+
+
 def field_of(label_set: str, study: str) -> str:
     """``annotator1`` of ``<study>:annotator1``."""
     return label_set.removeprefix(f"{study}:")
@@ -225,5 +246,9 @@ def reference_agreements(
                 weight_basis=weight_basis,
             )
             if variable.pairs:
-                out.append(ReferenceAgreement(reviewer=reviewer, reference=reference, pair=variable.pairs[0]))
+                out.append(
+                    ReferenceAgreement(
+                        reviewer=reviewer, reference=reference, pair=variable.pairs[0]
+                    )
+                )
     return tuple(out)

@@ -10,30 +10,21 @@ neither sample and are counted apart. A win rate counts a tie as half a win, on 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Sequence
 from typing import Final
 
+import numpy as np
 from pydantic import NonNegativeInt
 
-from abp_tui.analysis.judge_units import (
-    ORDERS,
-    PairUnit,
-    Reference,
-    Unit,
-    VerdictRow,
-    human_side,
-    pair_units,
-)
+from abp_tui.analysis.judge_arrays import F64, I64, Bools
+from abp_tui.analysis.judge_pairs import PICK_VALUE, JudgePicks, PairUnits, judged_value
 from abp_tui.models.base import Model
-from abp_tui.models.judges import TIE
 from abp_tui.stats.ppi import PredictionPowered, ppi_mean
 
 ASSUMPTION: Final = (
     "valid when the runs people judged are a random sample of those the judge judged (a "
     "calibration sample); otherwise the correction may be biased"
 )
-_VALUE = {"a": 1.0, "b": 0.0, TIE: 0.5}
 
 
 class JudgeAssisted(Model):
@@ -48,80 +39,70 @@ class JudgeAssisted(Model):
     assumption: str = ASSUMPTION
 
 
-def win_rates(
-    rows: Iterable[VerdictRow],
-    reference: Reference,
+def assisted(
+    figures: Sequence[tuple[str, object]],
+    group: I64,
+    judged: F64,
+    human: F64,
+    status: I64,
     confidence: float,
-    units: Mapping[Unit, PairUnit] | None = None,
 ) -> tuple[JudgeAssisted, ...]:
-    """Each contrast's win rate (the first condition in sorted order against the other);
-    ``units``: the rows already gathered by :func:`pair_units`."""
-    groups: dict[tuple[str, str], tuple[list[float], list[float], list[float], list[int]]] = (
-        defaultdict(lambda: ([], [], [], [0]))
-    )
-    for unit in (units if units is not None else pair_units(rows)).values():
-        if unit.stale:
-            continue
-        picks = [_VALUE[unit.picks[o]] for o in ORDERS if o in unit.picks]
-        a, b = unit.runs
-        ca, cb = reference.conditions.get(a), reference.conditions.get(b)
-        if not picks or ca is None or cb is None or ca == cb:
-            continue
-        judged = sum(picks) / len(picks)
-        human, why = human_side(reference, unit.runs)
-        flip = ca > cb
-        key = (cb, ca) if flip else (ca, cb)
-        y, yhat, unlabeled, without = groups[key]
-        if flip:
-            judged = 1 - judged
-        if human is not None:
-            y.append(1 - _VALUE[human] if flip else _VALUE[human])
-            yhat.append(judged)
-        elif why == "no human verdict":
-            unlabeled.append(judged)
-        else:
-            without[0] += 1
-    return tuple(
-        JudgeAssisted(
-            figure=f"win rate of {first} against {second}",
-            estimate=ppi_mean(y, yhat, unlabeled, confidence=confidence, tuned=True),
-            human_without_verdict=without[0],
+    """One estimate per group that holds a unit: ``figures[g]`` is group g's (name, sort key);
+    per unit, its ``group`` (-1: none), the judge's value, people's value and its ``status``:
+    1 judged by people, 0 by the judge alone, -1 judged by people without a usable verdict."""
+    out = []
+    for g in sorted(np.unique(group[group >= 0]).tolist(), key=lambda g: figures[g][1]):
+        here = group == g
+        labeled = here & (status == 1)
+        out.append(
+            JudgeAssisted(
+                figure=figures[g][0],
+                estimate=ppi_mean(
+                    human[labeled],
+                    judged[labeled],
+                    judged[here & (status == 0)],
+                    confidence=confidence,
+                    tuned=True,
+                ),
+                human_without_verdict=int(np.count_nonzero(here & (status == -1))),
+            )
         )
-        for (first, second), (y, yhat, unlabeled, without) in sorted(groups.items())
-    )
+    return tuple(out)
+
+
+def win_rates(units: PairUnits, picks: JudgePicks, confidence: float) -> tuple[JudgeAssisted, ...]:
+    """Each contrast's win rate (the first condition in sorted order against the other), from
+    a preference judge's picks: a unit judged in both orders counts the mean of its two."""
+    value, decided = judged_value(picks)
+    live = picks.judged & ~picks.stale & decided & (units.contrast >= 0)
+    judged = np.where(units.flip, 1 - value, value)
+    people = PICK_VALUE[np.clip(units.human, 0, 2)]
+    people = np.where(units.flip, 1 - people, people)
+    status = np.where(units.human >= 0, 1, np.where(units.human_reason == 0, 0, -1))
+    names = [(f"win rate of {a} against {b}", (a, b)) for a, b in units.contrasts]
+    return assisted(names, np.where(live, units.contrast, -1), judged, people, status, confidence)
 
 
 def pass_rates(
-    rows: Iterable[VerdictRow], reference: Reference, confidence: float
+    conditions: Sequence[str],
+    condition: I64,
+    judged_pass: Bools,
+    people: I64,
+    status: I64,
+    confidence: float,
 ) -> tuple[JudgeAssisted, ...]:
-    """Each condition's pass rate, from a pass/fail judge."""
-    groups: dict[str, tuple[list[float], list[float], list[float], list[int]]] = defaultdict(
-        lambda: ([], [], [], [0])
-    )
-    for row in rows:
-        if not row.current or row.error is not None or row.verdict not in ("pass", "fail"):
-            continue
-        run = row.runs[0]
-        condition = reference.conditions.get(run)
-        if condition is None:
-            continue
-        y, yhat, unlabeled, without = groups[condition]
-        judged = 1.0 if row.verdict == "pass" else 0.0
-        if run in reference.runs:
-            y.append(1.0 if reference.runs[run] else 0.0)
-            yhat.append(judged)
-        elif run in reference.run_reasons:
-            without[0] += 1
-        else:
-            unlabeled.append(judged)
-    return tuple(
-        JudgeAssisted(
-            figure=f"pass rate of {condition}",
-            estimate=ppi_mean(y, yhat, unlabeled, confidence=confidence, tuned=True),
-            human_without_verdict=without[0],
-        )
-        for condition, (y, yhat, unlabeled, without) in sorted(groups.items())
+    """Each condition's pass rate, from a pass/fail judge: per verdict its ``condition`` (-1:
+    left out), whether the judge passed it, people's pass (1) or fail (0), and its status as
+    for :func:`assisted`."""
+    names = [(f"pass rate of {c}", c) for c in conditions]
+    return assisted(
+        names,
+        condition,
+        judged_pass.astype(np.float64),
+        people.astype(np.float64),
+        status,
+        confidence,
     )
 
 
-__all__ = ["ASSUMPTION", "JudgeAssisted", "pass_rates", "win_rates"]
+__all__ = ["ASSUMPTION", "JudgeAssisted", "assisted", "pass_rates", "win_rates"]

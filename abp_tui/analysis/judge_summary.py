@@ -5,9 +5,8 @@ shows (both faces write these lines, so they cannot drift). Every name that come
 
 from __future__ import annotations
 
-from collections import Counter
-
 from abp_tui.analysis.judge_estimates import JudgeAssisted
+from abp_tui.analysis.judge_pairs import left_out_count
 from abp_tui.analysis.judges import (
     JudgesReport,
     PassFailJudgeReport,
@@ -173,17 +172,18 @@ def report_lines(report: JudgesReport) -> list[str]:
         for e in getattr(j, "estimates", ()):
             out.extend(_estimate(e))
         if j.left_out:
-            reasons = Counter((entry.figure, entry.reason) for entry in j.left_out)
-            out.append(f"{GAP}left out ({len(j.left_out)}):")
-            for (figure, reason), n in sorted(reasons.items()):
-                out.append(f"{GAP}{GAP}{figure}: {n} x {safe_line(reason)}")
-            for entry in j.left_out[:MAX_LISTED]:
+            out.append(f"{GAP}left out ({left_out_count(j.left_out)}):")
+            for entry in j.left_out:
+                shown = f"{len(entry.units)} x {safe_line(entry.reason)}"
+                out.append(f"{GAP}{GAP}{entry.figure}: {shown}")
+            listed = [(e, unit) for e in j.left_out for unit in e.units[:MAX_LISTED]][:MAX_LISTED]
+            for entry, unit in listed:
                 out.append(
-                    f"{GAP}{GAP}{GAP}{safe_line(entry.unit)} ({entry.figure}): "
-                    f"{safe_line(entry.reason)}"
+                    f"{GAP}{GAP}{GAP}{safe_line(unit)} ({entry.figure}): {safe_line(entry.reason)}"
                 )
-            if len(j.left_out) > MAX_LISTED:
-                out.append(f"{GAP}{GAP}{GAP}... {len(j.left_out) - MAX_LISTED} more (--json)")
+            more = left_out_count(j.left_out) - len(listed)
+            if more > 0:
+                out.append(f"{GAP}{GAP}{GAP}... {more} more (--json)")
     for between in report.between:
         out.append("")
         out.append(f"between judges ({between.kind}):")

@@ -3,8 +3,9 @@ reviewer station and merged.
 
 :func:`abp_tui.analysis.scoring.problems` says what a submission still lacks; this module says
 what no revision, draft or submitted, may hold: a response the item does not show, a dimension
-the rubric does not have, a score off a dimension's scale, a validity check the rubric does not
-ask; and what a revision's time must look like. A review session checks a save with it, and a
+the rubric does not have (a score or a rationale of it), a score off a dimension's scale; and
+what a revision's time must look like. (Answers to validity checks a rubric does not ask are
+ignored, as :func:`~abp_tui.analysis.scoring.problems` ignores them.) A review session checks a save with it, and a
 merge checks every revision of a ratings file with the same functions, so a station can never
 store through a merge what it could not store itself. Pure: no database, no I/O.
 """
@@ -40,10 +41,6 @@ def malformed(rubric: Rubric, judgment: Judgment, positions: Sequence[str]) -> l
         for dim_id in response.rationales:
             if dim_id not in dimensions:
                 out.append(f"{label}: a rationale for {dim_id!r}, not a dimension of {rubric.id}")
-    asked = {check.id for check in rubric.validity_gate}
-    for check_id in judgment.validity:
-        if check_id not in asked:
-            out.append(f"validity gate: rubric {rubric.id} asks no check {check_id!r}")
     return out
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final, Literal, Protocol
 
+from abp_tui.analysis.agreement_labels import ReferenceAgreement
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
@@ -78,6 +79,7 @@ __all__ = [
     "left_out_table",
     "pairs_table",
     "position_table",
+    "references_table",
     "results_tables",
     "spans",
     "variables_table",
@@ -1122,6 +1124,61 @@ def pairs_table(variable: VariableAgreement) -> Table:
         for p in variable.pairs
     )
     return Table("pairs", "Reviewer pairs", columns, rows, (PAIRS_NOTE,))
+
+
+REFERENCES_NOTE: Final = (
+    "Each reviewer's first submitted preference against an imported label set, on the pair items "
+    "of the design whose two responses the label names (mapped through the runs, whatever order "
+    "the reviewer saw them in). Cohen's kappa: value [large-sample interval] boot [percentile "
+    "bootstrap over the items both judged]."
+)
+
+
+def references_table(references: Sequence[ReferenceAgreement], confidence: float) -> Table:
+    """Each design reviewer against each imported label set: the items both judged, percent
+    agreement and Cohen's kappa with its large-sample and bootstrap intervals."""
+    level = confidence_label(confidence)
+    columns = (
+        Column("reviewer", "Reviewer"),
+        Column("reference", "Against imported labels"),
+        _count("n_items", "Items"),
+        Column(
+            "percent_agreement",
+            f"Percent agreement boot [{level}]",
+            Kind.INTERVAL,
+            csv=(
+                ("percent_agreement", "point"),
+                ("percent_agreement_low", "low"),
+                ("percent_agreement_high", "high"),
+            ),
+        ),
+        Column(
+            "cohen_kappa",
+            f"Cohen's kappa [{level} large-sample] boot [{level} bootstrap]",
+            Kind.INTERVAL,
+            short="Cohen κ",
+            csv=(
+                ("cohen_kappa", "point"),
+                ("cohen_kappa_se", "se"),
+                ("cohen_kappa_large_sample_low", "se_low"),
+                ("cohen_kappa_large_sample_high", "se_high"),
+                ("cohen_kappa_boot_low", "low"),
+                ("cohen_kappa_boot_high", "high"),
+                ("cohen_kappa_reason", "reason"),
+            ),
+        ),
+    )
+    rows: tuple[tuple[Cell, ...], ...] = tuple(
+        (
+            r.reviewer,
+            r.reference,
+            r.pair.n_items,
+            _figure_value(r.pair.percent_agreement),
+            _figure_value(r.pair.cohen_kappa),
+        )
+        for r in references
+    )
+    return Table("references", "Against imported labels", columns, rows, (REFERENCES_NOTE,))
 
 
 # -- disagreements ---------------------------------------------------------------------------------

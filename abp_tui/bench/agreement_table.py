@@ -51,6 +51,7 @@ from abp_tui.stats.agreement import (
     Level,
     Observation,
 )
+from abp_tui.text.csvsafe import Cell, write_csv
 
 
 def _write_table(
@@ -61,19 +62,24 @@ def _write_table(
 ) -> tuple[Path, Path, int]:
     """The CSV file (item by item, each reviewer's variables together) and its TOML header."""
     table, header = folder / "judgments.csv", folder / "variables.toml"
-    by_key: dict[tuple[str, str], list[tuple[str, str]]] = {
+    by_key: dict[tuple[str, str], list[tuple[str, Cell]]] = {
         (item, reviewer): [] for item, reviewer, _ in next(iter(records.values()))
     }
     for name, rows in records.items():
         for item, reviewer, value in rows:
-            by_key[(item, reviewer)].append((name, "" if value is None else str(value)))
-    count = 0
+            by_key[(item, reviewer)].append((name, value))
+    count = sum(len(cells) for cells in by_key.values())
     with table.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(("item", "reviewer", "variable", "value"))
-        for (item, reviewer), cells in by_key.items():
-            writer.writerows((item, reviewer, name, value) for name, value in cells)
-            count += len(cells)
+        # The one CSV writer (text cells neutralised for spreadsheets, numbers as they are).
+        write_csv(
+            handle,
+            ("item", "reviewer", "variable", "value"),
+            (
+                (item, reviewer, name, value)
+                for (item, reviewer), cells in by_key.items()
+                for name, value in cells
+            ),
+        )
     lines = []
     for name, level in levels.items():
         scale = ", ".join(json.dumps(c) for c in scales[name])

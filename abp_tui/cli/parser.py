@@ -182,6 +182,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="bootstrap resamples of each reviewer pair's figures (0: no pair intervals)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
+    p.add_argument(
+        "--weight-basis",
+        choices=["declared", "observed"],
+        default="declared",
+        help="weights on the declared scale, or on the ranks of the values used (declared)",
+    )
+    p.add_argument(
+        "--reviewer",
+        default=None,
+        metavar="NAME",
+        help="who is looking: items NAME has not submitted are held back from every figure "
+        "(default: the user logged in; a name reviewing none of them sees every item)",
+    )
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(

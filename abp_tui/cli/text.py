@@ -13,19 +13,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from abp_tui.analysis.agreement_labels import view_summary
 from abp_tui.analysis.tables import (
     ResultsTables,
     Table,
     cell_text,
     figures_table,
     pairs_table,
+    references_table,
     results_tables,
 )
 from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
+    from abp_tui.analysis.agreement_labels import StudyAgreementReport
     from abp_tui.services.results_report import ResultsReport
-    from abp_tui.stats.agreement import AgreementReport
+    from abp_tui.stats.agreement import AgreementReport, VariableAgreement
 
 GAP = "  "
 """Between two columns."""
@@ -69,24 +72,61 @@ def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> 
     return "\n".join(lines)
 
 
+WEIGHTS_ON = {"declared": "the declared scale", "observed": "the ranks of the values observed"}
+"""How the header names the weight basis of every weighted figure."""
+
+
 def agreement_text(report: AgreementReport, where: str) -> str:
     """Agreement of every variable: its denominators, each declared figure with its own, and
     each pair of reviewers' figures."""
-    lines = [
-        f"Agreement: {safe_line(where)} (seed {report.seed}, "
-        f"{report.resamples} bootstrap resamples, {report.confidence:.0%} percentile intervals)"
-    ]
+    lines = [_agreement_header(report, where)]
     for v in report.variables:
-        lines += [
-            "",
-            f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "
-            f"judgments, {v.n_reviewers} reviewers, {v.n_judgments} judgments",
-            *table_lines(figures_table(v), GAP),
-        ]
-        if v.pairs:
-            lines += ["", f"{GAP}Reviewer pairs:", *table_lines(pairs_table(v), GAP)]
-    lines += [
+        lines += _variable_lines(v)
+    lines += ["", PERCENT_NOTE]
+    return "\n".join(lines)
+
+
+PERCENT_NOTE = "Percent agreement: mean pairwise agreement over items with at least two judgments."
+
+
+def _agreement_header(report: AgreementReport, where: str) -> str:
+    return (
+        f"Agreement: {safe_line(where)} (seed {report.seed}, "
+        f"{report.resamples} bootstrap resamples, {report.confidence:.0%} percentile intervals, "
+        f"weights on {WEIGHTS_ON.get(report.weight_basis, report.weight_basis)})"
+    )
+
+
+def _variable_lines(v: VariableAgreement) -> list[str]:
+    lines = [
         "",
-        "Percent agreement: mean pairwise agreement over items with at least two judgments.",
+        f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "
+        f"judgments, {v.n_reviewers} reviewers, {v.n_judgments} judgments",
+        *table_lines(figures_table(v), GAP),
     ]
+    if v.pairs:
+        lines += ["", f"{GAP}Reviewer pairs:", *table_lines(pairs_table(v), GAP)]
+    return lines
+
+
+def study_agreement_text(report: StudyAgreementReport, where: str) -> str:
+    """A study's agreement: whose view it is, the reviewers among themselves, each reviewer
+    against each imported label set, and the label sets among themselves."""
+    lines = [_agreement_header(report, where), safe_line(view_summary(report))]
+    for v in report.variables:
+        lines += _variable_lines(v)
+    if report.design is not None and report.label_sets:
+        names = ", ".join(safe_line(s.name) for s in report.label_sets)
+        lines += ["", f"Against imported labels ({names}):"]
+        for s in report.label_sets:
+            lines.append(
+                f"{GAP}{safe_line(s.name)}: {s.n_labels} labels, {s.n_in_design} on this "
+                f"design's pair items" + (f", {s.n_held_back} held back" if s.n_held_back else "")
+            )
+        if report.references:
+            lines += table_lines(references_table(report.references, report.confidence), GAP)
+    if report.label_agreement is not None:
+        lines += _variable_lines(report.label_agreement)
+    lines += ["", PERCENT_NOTE]
+    lines += [f"Note: {safe_line(n)}" for n in report.notes]
     return "\n".join(lines)

@@ -23,7 +23,6 @@ import os
 import platform
 import secrets
 import shutil
-import stat
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,24 +30,26 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
+from abp_tui.export.bundle_reading import MAX_BUNDLE_BYTES, Bundle, open_bundle, read_bundle
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
-from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
+from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.protocol import (
     PROTOCOL_SCHEMA,
     PROTOCOL_SCHEMA_FILE,
     PROTOCOL_STATUS,
-    check_commitments,
+    check_plan,
     check_protocol,
 )
 from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
+from abp_tui.text import json_input
 from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
@@ -56,8 +57,6 @@ ZIP_DATE: Final = (1980, 1, 1, 0, 0, 0)
 """Every zip member's timestamp: the earliest a zip can hold, so no clock enters the archive."""
 ZIP_MODE: Final = 0o100644
 ZIP_LEVEL: Final = 6
-MAX_BUNDLE_BYTES: Final = 16 << 30
-"""A zip whose members claim more than this in total is refused before anything is read."""
 REPRODUCE: Final = "abp-tui verify ."
 ENVIRONMENT_PACKAGES: Final = ("numpy", "scipy", "pydantic", "krippendorff")
 
@@ -231,87 +230,16 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 # -- reading and verifying -------------------------------------------------------------------------
-def _unsafe_name(name: str) -> str | None:
-    """Why a member name is unsafe, or None."""
-    if not name or "\x00" in name:
-        return "an empty name or a NUL character"
-    if "\\" in name:
-        return "a backslash in its path"
-    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        return "an absolute path"
-    parts = name.rstrip("/").split("/")
-    if any(p in ("..", ".", "") for p in parts):
-        return "a '..', '.' or empty path component"
-    return None
+MAX_MANIFEST_BYTES: Final = 64 << 20
+"""A manifest larger than this is refused unread (one lists a file in about 150 bytes)."""
+MAX_RECORDS_BYTES: Final = 4 << 30
+"""The records ``verify`` parses (everything but raw outputs and traces, which it only hashes)
+may hold this much in total; a manifest listing more is refused before anything is hashed."""
 
 
-def _read_zip(path: Path) -> dict[str, bytes]:
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise UnsafeBundle(f"{path}: not a readable zip archive ({exc})") from None
-    with zf:
-        infos = zf.infolist()
-        seen: dict[str, str] = {}
-        total = 0
-        for info in infos:
-            name = info.filename
-            why = _unsafe_name(name)
-            if why:
-                raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is refused: {why}")
-            mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode):
-                raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is a symbolic link")
-            if info.is_dir():
-                continue
-            folded = name.casefold()
-            if folded in seen:
-                raise UnsafeBundle(
-                    f"{path}: member {safe_line(name)!r} appears more than once"
-                    + ("" if seen[folded] == name else f" (as {safe_line(seen[folded])!r})")
-                )
-            seen[folded] = name
-            total += info.file_size
-        if total > MAX_BUNDLE_BYTES:
-            raise UnsafeBundle(f"{path}: members claim {total} bytes, more than a bundle holds")
-        out = {}
-        for info in infos:
-            if info.is_dir():
-                continue
-            try:
-                out[info.filename] = zf.read(info)
-            except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
-                raise BundleMismatch(
-                    info.filename, f"cannot be read from the zip ({exc})"
-                ) from None
-        return out
-
-
-def _read_folder(path: Path) -> dict[str, bytes]:
-    out = {}
-    for root, dirs, names in os.walk(path, followlinks=False):
-        for name in sorted(dirs + names):
-            full = Path(root) / name
-            rel = full.relative_to(path).as_posix()
-            if full.is_symlink():
-                raise UnsafeBundle(f"{path}: {safe_line(rel)} is a symbolic link")
-        for name in names:
-            full = Path(root) / name
-            rel = full.relative_to(path).as_posix()
-            out[rel] = full.read_bytes()
-    return out
-
-
-def read_bundle(path: Path) -> dict[str, bytes]:
-    """Every file of a bundle folder or zip (path -> bytes); unsafe archives are refused."""
-    path = Path(path)
-    if path.is_symlink():
-        raise UnsafeBundle(f"{path} is a symbolic link")
-    if path.is_dir():
-        return _read_folder(path)
-    if path.is_file():
-        return _read_zip(path)
-    raise ExportError(f"{path}: no such bundle (expected a bundle folder or its .zip)")
+def _streamed(path: str) -> bool:
+    """Whether ``verify`` only hashes this file (a raw output or a trace), never parses it."""
+    return path.startswith((rec.OUTPUTS_DIR, rec.TRACES_DIR))
 
 
 def _first_difference(expected: bytes, found: bytes) -> str:
@@ -333,63 +261,121 @@ def _first_difference(expected: bytes, found: bytes) -> str:
 
 
 def verify(bundle_path: Path) -> VerifyReport:
-    """Check a bundle; raises BundleMismatch naming the first file that does not verify."""
+    """Check a bundle; raises BundleMismatch naming the first file that does not verify.
+
+    Nothing is read before it is expected: the members are listed and checked first
+    (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
+    compared with the member's before any is hashed; members are hashed streaming, and only the
+    records that are re-derived from are held in memory.
+    """
     bundle_path = Path(bundle_path)
-    files = read_bundle(bundle_path)
-    if rec.MANIFEST not in files:
-        raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
+    with open_bundle(bundle_path) as bundle:
+        return _verify(bundle)
+
+
+def _read_manifest(
+    data: bytes,
+) -> tuple[dict[str, Any], list[tuple[str, str, int]], bool, float]:
+    """The manifest, its file entries, whether it is a protocol-only bundle's, and the results'
+    confidence level; a malformed one is refused in one line naming the field."""
     try:
-        manifest = json.loads(files[rec.MANIFEST].decode("utf-8"))
-        # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
-        protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
-        schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
-        problems = schema_errors(
-            manifest, PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
-        )
-        if problems:
-            raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
-        listed = manifest["files"]
-        declared_derived = manifest.get("derived", [])
-        if manifest.get("schema") != schema:
-            raise BundleMismatch(
-                rec.MANIFEST, f"schema {manifest.get('schema')!r}, expected {rec.BUNDLE_SCHEMA}"
-            )
-        entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in listed]
+        manifest = json_input.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BundleMismatch(rec.MANIFEST, f"invalid UTF-8 at byte {exc.start}") from None
+    except json_input.JsonRefused as exc:
+        raise BundleMismatch(rec.MANIFEST, f"not a readable JSON document: {exc}") from None
+    # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
+    protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
+    schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
+    problems = schema_errors(
+        manifest, PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
+    )
+    if problems:
+        raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
+    assert isinstance(manifest, dict)  # the schema requires an object
+    entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in manifest["files"]]
+    try:
         # A bundle made before the level was recorded used the default.
         confidence = confidence_level(
             manifest.get("confidence", DEFAULT_CONFIDENCE), "manifest.json confidence"
         )
     except ConfidenceError as exc:
         raise BundleMismatch(rec.MANIFEST, str(exc)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise BundleMismatch(rec.MANIFEST, f"unreadable ({type(exc).__name__}: {exc})") from None
-    names = set()
+    return manifest, entries, protocol_only, confidence
+
+
+def _check_listing(
+    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool
+) -> dict[str, tuple[str, int]]:
+    """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
+    manifest gives, and no other file there: all known before a byte is hashed."""
+    listed: dict[str, tuple[str, int]] = {}
     for path, sha, size in entries:
-        names.add(path)
-        if path not in files:
+        if path in listed or path == rec.MANIFEST:
+            raise BundleMismatch(path, "listed more than once in manifest.json")
+        listed[path] = (sha, size)
+    for path, (sha, size) in listed.items():
+        if path not in bundle.members:
             raise BundleMismatch(path, "listed in manifest.json but missing from the bundle")
-        actual = sha256_bytes(files[path])
+        found = bundle.members[path]
+        if found != size:
+            raise BundleMismatch(
+                path,
+                f"SHA-256 not computed: the file has {found} bytes, manifest.json lists {size} "
+                "(the file changed)",
+            )
+    extra = sorted(set(bundle.members) - set(listed) - {rec.MANIFEST})
+    if extra:
+        raise BundleMismatch(extra[0], "not listed in manifest.json")
+    parsed = sum(size for path, (_sha, size) in listed.items() if not _streamed(path))
+    if not protocol_only and parsed > MAX_RECORDS_BYTES:
+        raise BundleMismatch(
+            rec.MANIFEST,
+            f"lists {parsed} bytes of records to re-derive from, more than verify reads "
+            f"({MAX_RECORDS_BYTES})",
+        )
+    return listed
+
+
+def _verify(bundle: Bundle) -> VerifyReport:
+    bundle_path = bundle.path
+    size = bundle.members.get(rec.MANIFEST)
+    if size is None:
+        raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
+    if size > MAX_MANIFEST_BYTES:
+        raise BundleMismatch(
+            rec.MANIFEST, f"{size} bytes, more than a manifest holds ({MAX_MANIFEST_BYTES})"
+        )
+    manifest, entries, protocol_only, confidence = _read_manifest(bundle.read(rec.MANIFEST, size))
+    declared_derived = manifest.get("derived", [])
+    listed = _check_listing(bundle, entries, protocol_only)
+    # The records parsed are held in memory; raw outputs and traces are only hashed.
+    files: dict[str, bytes] = {}
+    digests: dict[str, str] = {}
+    for path, (sha, size) in listed.items():
+        keep = protocol_only or not _streamed(path)
+        actual, count, data = bundle.digest(path, size, keep=keep)
+        if count != size:
+            raise BundleMismatch(path, f"{count} bytes, manifest.json says {size}")
         if actual != sha:
             raise BundleMismatch(
                 path, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
             )
-        if len(files[path]) != size:
-            raise BundleMismatch(path, f"{len(files[path])} bytes, manifest.json says {size}")
-    extra = sorted(set(files) - names - {rec.MANIFEST})
-    if extra:
-        raise BundleMismatch(extra[0], "not listed in manifest.json")
+        digests[path] = actual
+        if data is not None:
+            files[path] = data
     if protocol_only:
         study, name = check_protocol(files, manifest)
         return VerifyReport(bundle_path, study, name, PROTOCOL_STATUS, len(entries) + 1, 0)
 
     inputs = parse(files)
-    check_commitments(inputs.audit, inputs.design)
+    check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
     for run in inputs.runs:
         if run.output is not None:
-            data = files.get(run.output.path)
-            if data is None:
+            digest = digests.get(run.output.path)
+            if digest is None:
                 raise BundleMismatch(run.output.path, f"raw output of run {run.id!r} is missing")
-            if sha256_bytes(data) != run.output.sha256:
+            if digest != run.output.sha256:
                 raise BundleMismatch(
                     run.output.path,
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
@@ -424,13 +410,40 @@ def verify(bundle_path: Path) -> VerifyReport:
     design = inputs.design
     if manifest.get("design", {}).get("sha256") != design.sha256:
         raise BundleMismatch(rec.MANIFEST, f"design hash differs from {rec.DESIGN}'s")
+    _check_manifest_names(manifest, inputs.study.id, inputs.study.synthetic, design)
     return VerifyReport(
         bundle_path, inputs.study.id, design.name, status, len(entries) + 1, len(derived)
     )
 
 
+def _check_manifest_names(
+    manifest: dict[str, Any], study: str, synthetic: bool, design: rec.PublishedDesign
+) -> None:
+    """The manifest names the study and design its records are (a manifest is read by people
+    and tools before anything else: it must not describe another study)."""
+    expected: dict[str, object] = {
+        "study": study,
+        "synthetic": synthetic,
+        "seed": design.seed,
+        "design.name": design.name,
+        "design.version": design.version,
+        "design.seed": design.seed,
+    }
+    for key, value in expected.items():
+        found: Any = manifest
+        for part in key.split("."):
+            found = found.get(part) if isinstance(found, dict) else None
+        if found != value or type(found) is not type(value):
+            shown = safe_line(json.dumps(found, ensure_ascii=False))[:80]
+            raise BundleMismatch(
+                rec.MANIFEST,
+                f"{key} is {shown}, the records give {safe_line(json.dumps(value))[:80]}",
+            )
+
+
 __all__ = [
     "ABP_VERDICT",
+    "MAX_BUNDLE_BYTES",
     "VerifyReport",
     "bundle_files",
     "environment",

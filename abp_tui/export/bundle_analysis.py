@@ -17,7 +17,6 @@ cross-checks the verdicts computed here against the database's before it writes 
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,6 +58,7 @@ from abp_tui.models import (
     Verdict,
 )
 from abp_tui.stats.agreement import AgreementReport, compute_all
+from abp_tui.text import json_input
 
 NOTES: Final = (
     *RESULTS_NOTES,
@@ -74,8 +74,8 @@ def _json(files: Mapping[str, bytes], path: str) -> Any:
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
     try:
-        return json.loads(files[path].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return json_input.loads(files[path].decode("utf-8"))
+    except (UnicodeDecodeError, json_input.JsonRefused) as exc:
         raise BundleMismatch(path, f"not a readable JSON document ({exc})") from None
 
 
@@ -103,8 +103,8 @@ def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
+            data = json_input.loads(line)
+        except json_input.JsonRefused as exc:
             raise BundleMismatch(path, f"line {number}: not JSON ({exc})") from None
         out.append(_model(model, data, path, f"line {number}: "))
     return out

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import IO, Final
 
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
 from abp_tui.text.safe import safe_line
@@ -69,7 +69,7 @@ class Bundle:
     _zip: zipfile.ZipFile | None = None
 
     @contextmanager
-    def _stream(self, name: str) -> Iterator[BinaryIO]:
+    def _stream(self, name: str) -> Iterator[IO[bytes]]:
         if self._zip is not None:
             try:
                 with self._zip.open(name) as handle:
@@ -147,7 +147,7 @@ def _zip_members(path: Path, zf: zipfile.ZipFile) -> dict[str, int]:
             raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is a symbolic link")
         if info.is_dir():
             continue
-        if info.create_system == 3 and mode and not stat.S_ISREG(mode):
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: a zip that records no type
             raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is {_kind(mode)}")
         folded = name.casefold()
         if folded in seen:
@@ -174,7 +174,9 @@ def _folder_members(path: Path) -> dict[str, int]:
             try:
                 info = os.lstat(full)
             except OSError as exc:
-                raise UnsafeBundle(f"{path}: {safe_line(rel)} cannot be read ({exc.strerror})")
+                raise UnsafeBundle(
+                    f"{path}: {safe_line(rel)} cannot be read ({exc.strerror})"
+                ) from None
             if stat.S_ISLNK(info.st_mode):
                 raise UnsafeBundle(f"{path}: {safe_line(rel)} is a symbolic link")
             if stat.S_ISDIR(info.st_mode):
@@ -184,7 +186,9 @@ def _folder_members(path: Path) -> dict[str, int]:
             members[rel] = info.st_size
             total += info.st_size
             if len(members) > MAX_MEMBERS:
-                raise UnsafeBundle(f"{path}: more than {MAX_MEMBERS} files, more than a bundle holds")
+                raise UnsafeBundle(
+                    f"{path}: more than {MAX_MEMBERS} files, more than a bundle holds"
+                )
             if total > MAX_BUNDLE_BYTES:
                 raise UnsafeBundle(
                     f"{path}: its files hold more than {MAX_BUNDLE_BYTES} bytes, more than a "

@@ -9,7 +9,6 @@ and it keeps the last bits of floating-point arithmetic out of the comparison). 
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -19,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from abp_tui.text.canonical import canonical_json
+from abp_tui.text.csvsafe import Figure, csv_text
 
 SIGNIFICANT = 6
 """Significant digits of the derived figures."""
@@ -54,27 +54,27 @@ def jsonl_bytes(rows: Iterable[Any], *, derived: bool = False) -> bytes:
 
 
 def cell(value: Any) -> str:
-    """A CSV cell: empty for missing, figures with six significant digits."""
+    """A CSV cell: empty for missing, figures with six significant digits (a number comes back
+    as a :class:`~abp_tui.text.csvsafe.Figure`, which the CSV writer leaves as it is)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         r = rounded(value)
-        return "" if r is None else f"{r:g}" if abs(r) < 1e16 else repr(r)
+        return "" if r is None else Figure(f"{r:g}" if abs(r) < 1e16 else repr(r))
+    if isinstance(value, int):
+        return Figure(value)
     if isinstance(value, list | tuple):
         return "; ".join(cell(v) for v in value)
     return str(value)
 
 
 def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
-    """A CSV table with a header row, ``\\n`` line ends and minimal quoting."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
-        writer.writerow([cell(v) for v in row])
-    return out.getvalue().encode("utf-8")
+    """A CSV table with a header row, ``\\n`` line ends and minimal quoting; a text cell that a
+    spreadsheet would run as a formula is neutralised (:mod:`abp_tui.text.csvsafe`), numbers are
+    written as numbers."""
+    return csv_text(header, ([cell(v) for v in row] for row in rows)).encode("utf-8")
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

@@ -1,4 +1,5 @@
-"""Protocol-only bundles: a design frozen and published before any result exists.
+"""Protocol-only bundles: a design frozen and published before any result exists; and the
+check, in the full bundle, of the plan secret that design committed to.
 
 Seed 004 asks for a design to be frozen and pre-registered before results: tasks, conditions,
 scoring and hashes, and nothing measured. A protocol-only bundle is that: the study, the design
@@ -6,12 +7,18 @@ scoring and hashes, and nothing measured. A protocol-only bundle is that: the st
 ``protocol/`` files of the design's full bundle but for one thing. It holds no runs, outputs,
 traces, items, judgments, audit log or results: nothing that ties an output to its condition.
 
-The one thing: the seed is committed to, not shown. The seed and the item keys give every blind
-code, the assignment and the placement (README, "The plan"), so a reviewer who read the seed
-before judging could tell which response is which condition. The design file shows
-``seed_sha256``, the SHA-256 of ``"{salt}:{seed}"``; the salt (random, one per design version)
-is in the coordinator's audit log, which the full bundle publishes after unblinding, where
-:func:`check_commitments` (run by ``verify``) checks it against the seed.
+The one thing is the **plan secret**, and there is one commitment scheme for it. Every blind
+code, the assignment, the placement and every reviewer's order are derived from the design's
+plan secret (256 random bits kept in the coordinator's database; README, "The plan"), so the
+seed alone unlocks nothing and is shown. When the design is stored, its document records
+``plan_secret_sha256``, the SHA-256 of the secret's UTF-8 text
+(:func:`abp_tui.analysis.blinding.plan_commitment`); the document, and so the design hash,
+commits to the secret before anyone judges. The protocol-only bundle publishes that commitment;
+the full bundle, written only after unblinding, reveals the secret itself (``plan_secret`` in
+``protocol/design.json``), and :func:`check_plan` (run by ``verify``) checks that it opens the
+commitment and re-derives every item's code and base orientation, and every placement a judgment
+records, from it. A design stored before plan secrets has neither: its plan followed from its
+seed, it has no protocol-only bundle, and its full bundle has no plan to check.
 
 Its ``manifest.json`` follows ``abp-tui-protocol/v1`` (``"kind": "protocol-only"``);
 :func:`check_protocol` is what ``verify`` does with such a bundle once every hash is checked. As
@@ -21,17 +28,25 @@ in :mod:`abp_tui.export.bundle`, nothing here reads or writes the database.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from abp_tui import __version__
+from abp_tui.analysis.blinding import (
+    PlanEntry,
+    PlannedItem,
+    PlanRun,
+    assign,
+    blind,
+    plan_commitment,
+)
 from abp_tui.analysis.records import design_document
 from abp_tui.export import records as rec
-from abp_tui.export.bundle_analysis import _json, _model
+from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.errors import BundleMismatch
-from abp_tui.models import Condition, Model, Rubric, Study, StudyDesign
-from abp_tui.text.canonical import sha256_bytes, sha256_text
+from abp_tui.models import Condition, Item, Rubric, Study, StudyDesign
+from abp_tui.text.canonical import sha256_bytes
 
 PROTOCOL_SCHEMA: Final = "abp-tui-protocol/v1"
 PROTOCOL_SCHEMA_FILE: Final = "abp-tui-protocol-v1.schema.json"
@@ -40,56 +55,13 @@ PROTOCOL_ONLY: Final = "protocol-only"
 PROTOCOL_STATUS: Final = "protocol only: frozen before results (no runs, judgments or results)"
 PROTOCOL_FILES: Final = (rec.STUDY, rec.DESIGN, rec.RUBRIC, rec.TASKS, rec.CONDITIONS)
 """Every file a protocol-only bundle has besides its manifest, and nothing else."""
-COMMITTED: Final = "protocol committed"
-"""The audit action that records a design's seed commitment (and its salt)."""
 
 
-class ProtocolDesign(Model):
-    """The design a protocol-only bundle announces: a published design with its seed withheld."""
-
-    study: str
-    """The study's id."""
-    name: str
-    """The design's name."""
-    version: int
-    """The design's version under its name."""
-    sha256: str
-    """The design hash recorded when it was stored (design, rubric and the planned items)."""
-    seed_sha256: str
-    """SHA-256 of ``"{salt}:{seed}"``: the seed, committed to."""
-    created_at: str
-    """When the design was stored (UTC)."""
-    frozen_at: str | None
-    """When it was frozen (by this bundle, or by its first judgment before)."""
-    document: dict[str, Any]
-    """The design as stored, without its seed."""
-
-
-def seed_commitment(seed: int, salt: str) -> str:
-    """The published commitment to a design's seed."""
-    return sha256_text(f"{salt}:{seed}")
-
-
-def protocol_files(
-    source: Mapping[str, bytes], salt: str, environment: dict[str, str]
-) -> dict[str, bytes]:
+def protocol_files(source: Mapping[str, bytes], environment: dict[str, str]) -> dict[str, bytes]:
     """Every file of a protocol-only bundle, the manifest included, from the ``protocol/``
-    files of the design's full bundle (``source``): the design's seed is replaced by its
-    commitment under ``salt``."""
-    published = _model(rec.PublishedDesign, _json(source, rec.DESIGN), rec.DESIGN)
-    document = {k: v for k, v in published.document.items() if k != "seed"}
-    design = ProtocolDesign(
-        study=published.study,
-        name=published.name,
-        version=published.version,
-        sha256=published.sha256,
-        seed_sha256=seed_commitment(published.seed, salt),
-        created_at=published.created_at,
-        frozen_at=published.frozen_at,
-        document=document,
-    )
-    files = {path: source[path] for path in PROTOCOL_FILES if path != rec.DESIGN}
-    files[rec.DESIGN] = json_bytes(design.model_dump(mode="json"))
+    files of the design's full bundle as they are before unblinding (``source``: the design
+    commits to its plan secret and does not reveal it)."""
+    files = {path: source[path] for path in PROTOCOL_FILES}
     study, checked = check_protocol_files(files)
     files[rec.MANIFEST] = json_bytes(
         {
@@ -106,7 +78,7 @@ def protocol_files(
             "reproduce_note": "Run in the bundle's folder, or name the .zip instead of '.': "
             "every hash is recomputed and the protocol records are checked against each other. "
             "The design's full bundle, published with its results, carries the same protocol "
-            "files, the seed, and in its audit log the salt of seed_sha256.",
+            "files and reveals the plan secret whose SHA-256 is plan_secret_sha256.",
             "files": [
                 {"path": p, "sha256": sha256_bytes(files[p]), "bytes": len(files[p])}
                 for p in sorted(files)
@@ -116,16 +88,22 @@ def protocol_files(
     return files
 
 
-def _manifest_design(design: ProtocolDesign) -> dict[str, Any]:
+def _commitment(design: rec.PublishedDesign) -> str | None:
+    found = design.document.get("plan_secret_sha256")
+    return found if isinstance(found, str) else None
+
+
+def _manifest_design(design: rec.PublishedDesign) -> dict[str, Any]:
     return {
         "name": design.name,
         "version": design.version,
         "sha256": design.sha256,
-        "seed_sha256": design.seed_sha256,
+        "seed": design.seed,
+        "plan_secret_sha256": _commitment(design),
     }
 
 
-def check_protocol_files(files: Mapping[str, bytes]) -> tuple[Study, ProtocolDesign]:
+def check_protocol_files(files: Mapping[str, bytes]) -> tuple[Study, rec.PublishedDesign]:
     """The study and design of a protocol-only bundle's files (the manifest aside).
 
     Raises BundleMismatch naming the first file that is missing, is not a protocol file (a run,
@@ -144,13 +122,20 @@ def check_protocol_files(files: Mapping[str, bytes]) -> tuple[Study, ProtocolDes
             "results): this file does not belong in it",
         )
     study = _model(Study, _json(files, rec.STUDY), rec.STUDY)
-    design = _model(ProtocolDesign, _json(files, rec.DESIGN), rec.DESIGN)
-    if "seed" in design.document:
-        raise BundleMismatch(rec.DESIGN, "document.seed: the seed is shown, not committed to")
-    # The document without its seed is a design file's; the seed's value is not checked here.
-    scope = _model(
-        StudyDesign, {**design_document(design.document), "seed": 0}, rec.DESIGN, "document."
-    )
+    design = _model(rec.PublishedDesign, _json(files, rec.DESIGN), rec.DESIGN)
+    if design.plan_secret is not None:
+        raise BundleMismatch(
+            rec.DESIGN,
+            "plan_secret: revealed before results; a protocol-only bundle publishes only its "
+            "commitment (the full bundle reveals it after unblinding)",
+        )
+    if _commitment(design) is None:
+        raise BundleMismatch(
+            rec.DESIGN,
+            "document.plan_secret_sha256: missing: a protocol-only bundle publishes the "
+            "commitment to its design's plan secret",
+        )
+    scope = _model(StudyDesign, design_document(design.document), rec.DESIGN, "document.")
     rubric = _model(Rubric, _json(files, rec.RUBRIC), rec.RUBRIC)
     tasks = _records(files, rec.TASKS, rec.PublishedTask)
     conditions = _records(files, rec.CONDITIONS, Condition)
@@ -200,23 +185,88 @@ def check_protocol(files: Mapping[str, bytes], manifest: Mapping[str, Any]) -> t
     return study.id, design.name
 
 
-def check_commitments(
-    audit: Iterable[rec.PublishedAuditEntry], design: rec.PublishedDesign
-) -> None:
-    """A full bundle's check of the seed commitments its design's protocol bundles published:
-    each must be the commitment to the seed this bundle shows."""
-    for number, entry in enumerate(audit, start=1):
-        detail = entry.detail
-        if entry.action != COMMITTED or (
-            detail.get("study"),
-            detail.get("design"),
-            detail.get("version"),
-        ) != (design.study, design.name, design.version):
-            continue
-        salt, committed = detail.get("seed_salt"), detail.get("seed_sha256")
-        if not isinstance(salt, str) or seed_commitment(design.seed, salt) != committed:
+def check_plan(inputs: Inputs) -> None:
+    """A full bundle's check of its plan: the plan secret it reveals opens the commitment its
+    design recorded, and re-derives every item's code and base orientation and every placement
+    a judgment records (raises BundleMismatch naming the first that differs)."""
+    design = inputs.design
+    committed, secret = _commitment(design), design.plan_secret
+    if committed is None and secret is None:
+        return  # stored before plan secrets: its plan followed from the seed alone
+    if secret is None:
+        raise BundleMismatch(
+            rec.DESIGN,
+            "plan_secret: missing: a results bundle reveals the plan secret its design "
+            "committed to (document.plan_secret_sha256)",
+        )
+    if committed != plan_commitment(secret):
+        raise BundleMismatch(
+            rec.DESIGN,
+            f"plan_secret: its SHA-256 is {plan_commitment(secret)}, not the commitment the "
+            f"design recorded ({committed})",
+        )
+    items = sorted(inputs.items, key=lambda i: i.index)
+    entries = [
+        PlanEntry(
+            "", i.kind, tuple(i.runs), (i.conditions[0], i.conditions[1]) if i.is_pair else None
+        )
+        for i in items
+    ]
+    for item, (code, base) in zip(items, blind(inputs.study_design, entries, secret), strict=True):
+        if item.code != code:
             raise BundleMismatch(
-                rec.AUDIT,
-                f"line {number}: the seed commitment a protocol-only bundle published "
-                f"({committed}) is not that of this design's seed {design.seed} and its salt",
+                rec.ITEMS, f"item {item.code}: the plan secret gives it the code {code}"
+            )
+        if item.base_flip != base:
+            raise BundleMismatch(
+                rec.ITEMS,
+                f"item {item.code}: base_flip is {item.base_flip}, the plan secret gives {base}",
+            )
+    _check_placements(inputs, items, secret)
+
+
+def _check_placements(inputs: Inputs, items: list[Item], secret: str) -> None:
+    """Each judgment of a pair shows its runs where the plan put them for its reviewer: by the
+    assignment, for listed reviewers; for an open design, in one slot parity per reviewer (the
+    enrolment order that chose the slot is not published)."""
+    design = inputs.study_design
+    by_code = {i.code: i for i in items}
+    planned = [
+        PlannedItem(
+            i.code,
+            i.code,
+            i.kind,
+            i.task,
+            i.trial,
+            PlanRun(0, i.runs[0], i.task, i.conditions[0], i.trial),
+            PlanRun(0, i.runs[1], i.task, i.conditions[1], i.trial) if i.is_pair else None,
+            i.base_flip,
+        )
+        for i in items
+    ]
+    flips = {(a.item_key, a.reviewer): a.flipped for a in assign(design, planned, secret)}
+    parity: dict[str, bool] = {}
+    for number, j in enumerate(inputs.judgments, start=1):
+        item = by_code.get(j.item)
+        if item is None or not item.is_pair:
+            continue
+        flipped = j.placement.get("1") == item.runs[1]
+        where = f"line {number}: {j.reviewer}'s judgment of {j.item}"
+        if design.reviewers:
+            expected = flips.get((j.item, j.reviewer))
+            if expected is None:
+                raise BundleMismatch(
+                    rec.JUDGMENTS, f"{where}: the plan does not assign the item to them"
+                )
+            if expected != flipped:
+                raise BundleMismatch(
+                    rec.JUDGMENTS,
+                    f"{where} shows the runs in the order the plan secret does not give them",
+                )
+        elif parity.setdefault(j.reviewer, flipped != item.base_flip) != (
+            flipped != item.base_flip
+        ):
+            raise BundleMismatch(
+                rec.JUDGMENTS,
+                f"{where} shows the runs in an order no single slot of the plan gives them",
             )

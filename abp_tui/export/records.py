@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from pydantic import Field
+
 from abp_tui.models import Model, RunFacts, Task
 
 BUNDLE_SCHEMA: Final = "abp-tui-bundle/v1"
@@ -79,7 +81,12 @@ class PublishedDesign(Model):
     frozen_at: str | None
     """When its first judgment froze it (None while nobody judged)."""
     document: dict[str, Any]
-    """The design as stored, with the identity terms that were masked for reviewers."""
+    """The design as stored, with the identity terms that were masked for reviewers and
+    ``plan_secret_sha256``, the commitment to its plan secret."""
+    plan_secret: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The plan secret its codes, placement and order were derived from: revealed by a results
+    bundle (after unblinding), never by a protocol-only one; None for a design stored before
+    plan secrets (its plan followed from its seed)."""
 
 
 class PublishedTask(Task):

@@ -38,6 +38,7 @@ from abp_tui.stats.agreement import (
     CONFIDENCE,
     DEFAULT_PAIR_RESAMPLES,
     DEFAULT_RESAMPLES,
+    DEFAULT_WEIGHT_BASIS,
     LEVELS,
     AgreementError,
     AgreementReport,
@@ -45,6 +46,7 @@ from abp_tui.stats.agreement import (
     Level,
     Observation,
     VariableSpec,
+    WeightBasis,
     compute_all,
 )
 
@@ -460,6 +462,7 @@ def agreement_table(
     resamples: int = DEFAULT_RESAMPLES,
     pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
     confidence: float = CONFIDENCE,
+    weight_basis: WeightBasis = DEFAULT_WEIGHT_BASIS,
 ) -> TableAgreementReport:
     """Agreement figures for the judgments of a CSV table (see :func:`read_table`)."""
     judgments = read_table(path, level=level, scale=scale, header=header)
@@ -472,6 +475,7 @@ def agreement_table(
             resamples=resamples,
             pair_resamples=pair_resamples,
             confidence=confidence,
+            weight_basis=weight_basis,
         )
     except AgreementError as exc:
         raise InputError(str(path), str(exc)) from None

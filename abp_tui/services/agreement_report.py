@@ -12,10 +12,19 @@ rubric's maximum), the result state (nominal, the six states), whether any fatal
 and each fatal criterion as a flag (nominal 0/1) and the preference (nominal). Dimension, total,
 state and fatal flags are judged per run within an item (unit: item code and the run's side in
 the item); the preference per item, recorded as the side preferred in the item's own
-orientation, never as the position shown (each reviewer saw their own placement). Human labels
-imported with a study (PandaLM's three annotators) go through the same statistics as
-preferences of their named external reviewers. Judgments made elsewhere, in a CSV table, are
-:mod:`abp_tui.services.table_agreement`'s.
+orientation, never as the position shown (each reviewer saw their own placement).
+
+Human labels imported with a study (PandaLM's three annotators, LLMBar's gold label) are a
+reference: each design reviewer's preference is measured against each label set, and the label
+sets' agreement among themselves is reported beside (:mod:`abp_tui.analysis.agreement_labels`).
+A study without a design reports the label sets' agreement alone.
+
+Who looks matters (``viewer``): a reviewer never sees anything derived from other judgments of
+an item they have not submitted their own judgment of (the store's rule for ``others()``), so
+those items are held back from every figure, and counted. The coordinator, who reviews none of
+the items, sees every figure (``viewer`` None, or any name that holds no pending item). AI judges'
+verdicts are never in these figures: they are not stored as judgments or preferences. Judgments
+made elsewhere, in a CSV table, are :mod:`abp_tui.services.table_agreement`'s.
 """
 
 from __future__ import annotations
@@ -23,6 +32,19 @@ from __future__ import annotations
 import sqlite_utils
 
 from abp_tui.analysis.agreement_input import agreement_input
+from abp_tui.analysis.agreement_labels import (
+    AMONG_LABELS,
+    SOURCE_SCALE,
+    ItemRuns,
+    LabelSet,
+    StudyAgreementReport,
+    field_of,
+    held_back,
+    reference_agreements,
+    side_records,
+    source_records,
+    visible,
+)
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.services.table_agreement import check_settings
@@ -30,12 +52,15 @@ from abp_tui.stats.agreement import (
     CONFIDENCE,
     DEFAULT_PAIR_RESAMPLES,
     DEFAULT_RESAMPLES,
-    AgreementReport,
+    DEFAULT_WEIGHT_BASIS,
     Category,
     Observation,
+    WeightBasis,
     compute_all,
+    compute_variable,
 )
 from abp_tui.store import judging as sql
+from abp_tui.store.agreement_scope import imported_labels, pending_run_pks
 from abp_tui.store.queries import imported_preferences
 
 Records = dict[str, list[Observation]]
@@ -73,34 +98,128 @@ def study_agreement(
     resamples: int = DEFAULT_RESAMPLES,
     pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
     confidence: float = CONFIDENCE,
-) -> AgreementReport:
-    """Agreement of a design's judgments, or of a study's imported labels when it has none."""
+    weight_basis: WeightBasis = DEFAULT_WEIGHT_BASIS,
+    viewer: str | None = None,
+) -> StudyAgreementReport:
+    """Agreement of a design's judgments, each reviewer against the study's imported labels and
+    the labels among themselves; or of the imported labels alone when there is no design.
+
+    ``viewer`` names who looks: the items they have not submitted are held back (module notes).
+    Each reviewer-against-labels pair is bootstrapped ``resamples`` times; reviewer pairs
+    ``pair_resamples`` times.
+    """
     check_settings(
-        seed=seed, resamples=resamples, pair_resamples=pair_resamples, confidence=confidence
+        seed=seed,
+        resamples=resamples,
+        pair_resamples=pair_resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
     )
-    if design_pk is not None:
-        records, levels, scales = design_records(db, design_pk)
-        return compute_all(
-            records,
-            levels,
-            dict(scales),
+    if viewer is not None and not viewer.strip():
+        raise AbpError("reviewer: expected a name (who is looking), got an empty one")
+    pending = pending_run_pks(db, study_id, viewer) if viewer is not None else frozenset()
+    labels = imported_labels(db, study_id)
+    names = sorted({label.reviewer for label in labels})
+    among = source_records(labels, pending)
+    labels_back = len({label.item_id for label in labels}) - len({i for i, _r, _v in among})
+
+    if design_pk is None:
+        if not labels:
+            raise AbpError(
+                f"study {study_id!r} has no study design and no imported judgments: "
+                "nothing to measure agreement on"
+            )
+        report = compute_all(
+            {"preference": among},
+            {"preference": "nominal"},
+            {"preference": SOURCE_SCALE},
             seed,
             resamples=resamples,
             pair_resamples=pair_resamples,
             confidence=confidence,
+            weight_basis=weight_basis,
         )
-    imported = imported_records(db, study_id)
-    if not imported["preference"]:
-        raise AbpError(
-            f"study {study_id!r} has no study design and no imported judgments: "
-            "nothing to measure agreement on"
+        sets = tuple(
+            LabelSet(
+                name=name,
+                field=field_of(name, study_id),
+                n_labels=sum(1 for label in labels if label.reviewer == name),
+                n_in_design=0,
+                n_held_back=0,
+            )
+            for name in names
         )
-    return compute_all(
-        imported,
-        {"preference": "nominal"},
-        {"preference": ("1", "2", "tie", "insufficient_evidence")},
+        return StudyAgreementReport(
+            **dict(report),
+            study=study_id,
+            viewer=viewer,
+            labels_held_back=labels_back,
+            label_sets=sets,
+        )
+
+    row = sql.design(db, design_pk)
+    items = [ItemRuns(i.code, i.run_pks) for i in sql.items(db, design_pk)]
+    hidden = held_back(items, pending)
+    found = agreement_input(visible(sql.records_of_design(db, design_pk, with_runs=False), hidden))
+    report = compute_all(
+        found.records,
+        found.levels,
+        dict(found.scales),
         seed,
         resamples=resamples,
         pair_resamples=pair_resamples,
         confidence=confidence,
+        weight_basis=weight_basis,
+    )
+    by_set, counts = side_records(labels, items, hidden)
+    references = reference_agreements(
+        found.records.get("preference", []),
+        by_set,
+        seed=seed,
+        resamples=resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
+    )
+    label_agreement = None
+    if len(names) > 1:
+        label_agreement = compute_variable(
+            among,
+            "nominal",
+            SOURCE_SCALE,
+            variable=AMONG_LABELS,
+            seed=seed,
+            resamples=resamples,
+            pair_resamples=pair_resamples,
+            confidence=confidence,
+            weight_basis=weight_basis,
+        )
+    sets = tuple(
+        LabelSet(
+            name=name,
+            field=field_of(name, study_id),
+            n_labels=sum(1 for label in labels if label.reviewer == name),
+            n_in_design=counts.get(name, (0, 0))[0],
+            n_held_back=counts.get(name, (0, 0))[1],
+        )
+        for name in names
+    )
+    notes = []
+    if labels and "preference" not in found.levels:
+        notes.append(
+            "The design judges no pairs of responses: nothing to compare with the imported labels."
+        )
+    elif labels and not any(s.n_in_design for s in sets):
+        notes.append("No imported label names the two responses of any item of this design.")
+    return StudyAgreementReport(
+        **dict(report),
+        study=study_id,
+        design=row.name,
+        design_version=row.version_no,
+        viewer=viewer,
+        items_held_back=len(hidden),
+        labels_held_back=labels_back,
+        label_sets=sets,
+        references=references,
+        label_agreement=label_agreement,
+        notes=tuple(notes),
     )

@@ -13,8 +13,8 @@ Blinding rules kept here, so no screen can forget them:
   "Reviewer 2"... in the order they submitted; names travel with the data but the screens show
   them only when asked;
 - a reviewer of an item who has not submitted their own judgment never receives the others'
-  judgments of it (:class:`BlindingError`, the core's refusal), and the disagreement queue does
-  not tell them why the item is disputed.
+  judgments of it (:class:`BlindingError`, the core's refusal), the disagreement queue does
+  not tell them why the item is disputed, and the agreement figures leave the item out.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import TypeVar
 
 import sqlite_utils
 
+from abp_tui.analysis.agreement_labels import StudyAgreementReport
 from abp_tui.analysis.automated import AUTOMATED_DESIGN
 from abp_tui.errors import AbpError
 from abp_tui.models import (
@@ -57,7 +58,6 @@ from abp_tui.services.reviewing import (
     blind_task,
     design_masker,
 )
-from abp_tui.stats.agreement import AgreementReport
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
@@ -367,12 +367,15 @@ def record_adjudication(
 
 # -- agreement -------------------------------------------------------------------------------------
 def read_agreement(
-    db_path: Path, choice: DesignChoice, *, seed: int = 0, resamples: int = 1000
-) -> AgreementReport:
-    """The agreement figures of a design (or of a study's imported labels)."""
+    db_path: Path, choice: DesignChoice, viewer: str, *, seed: int = 0, resamples: int = 1000
+) -> StudyAgreementReport:
+    """The agreement figures of a design (or of a study's imported labels) as ``viewer`` may
+    see them: the items they have not submitted are held back from every figure."""
     db = connect(db_path)
     try:
-        return study_agreement(db, choice.study_id, choice.pk, seed=seed, resamples=resamples)
+        return study_agreement(
+            db, choice.study_id, choice.pk, seed=seed, resamples=resamples, viewer=viewer
+        )
     finally:
         db.close()
 

@@ -23,9 +23,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from abp_tui.analysis.transcript import Transcript
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
 from abp_tui.services.scibench_scoring import revealed_scores
+from abp_tui.services.transcripts import task_texts, transcript_of, transcript_records
 from abp_tui.store import connect
 from abp_tui.store import judging as store
 from abp_tui.store.judging import BlindingError
@@ -221,6 +223,19 @@ class Desk:
             session = self._open_session()
             return QueueView(session.design_row.study_id, session.design.name, session.queue())
 
+    def transcripts(self, code: str) -> tuple[Transcript, ...]:
+        """The item's responses as transcripts, masked, by position (built after the session
+        is free again: a long one takes a while)."""
+        with self._lock:
+            session = self._open_session()
+            records = transcript_records(session, code)
+        return tuple(transcript_of(r, session.masker.mask) for r in records)
+
+    def task_texts(self) -> dict[str, str]:
+        """Each item's task text by blind code (the queue filters by it)."""
+        with self._lock:
+            return task_texts(self._open_session())
+
     def automated(self, code: str) -> tuple[AutomatedOutcome, ...] | None:
         """The automated judge's outcomes of the item's responses, by position (empty: it
         scored none of them); None while this reviewer has not submitted their own judgment.
@@ -271,6 +286,13 @@ class Desk:
     def has_staged(self, code: str) -> bool:
         with self._staged_lock:
             return code in self._staged
+
+    def discard_staged(self) -> list[str]:
+        """Forget every staged draft (the reviewer chose to leave them unsaved); their codes."""
+        with self._staged_lock:
+            codes = list(self._staged)
+            self._staged.clear()
+            return codes
 
     def store_staged(self) -> list[StoredDraft]:
         """Write every staged draft (the newest of each item) as a new revision."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gc
 import json
-import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,12 +40,13 @@ from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import ExportError
 from abp_tui.export.judges import judge_sources
-from abp_tui.export.protocol import COMMITTED, protocol_files, seed_commitment
+from abp_tui.export.protocol import protocol_files
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
+from abp_tui.store import secrets as secret_sql
 from abp_tui.store.automated import study_scores
 from abp_tui.store.judges import study_judges, study_verdicts
 from abp_tui.store.queries import study_protocol, unblinded
@@ -143,7 +143,9 @@ def collect(
     else:
         design = sql.design(db, design_pk)
     require_unblinded(db, design)
-    files, scope, tasks = protocol_sources(db, design)
+    # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
+    secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
+    files, scope, tasks = protocol_sources(db, design, plan_secret=secret)
     runs = [
         r
         for r in bulk.current_runs(db, design.study_id)
@@ -190,11 +192,12 @@ def collect(
 
 
 def protocol_sources(
-    db: sqlite_utils.Database, design: Published
+    db: sqlite_utils.Database, design: Published, *, plan_secret: str | None = None
 ) -> tuple[dict[str, bytes], StudyDesign, list[rec.PublishedTask]]:
     """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
     its scope and its tasks: one function, so that a protocol-only bundle and the full bundle
-    carry the same bytes."""
+    carry the same bytes, but for the plan secret only the full bundle reveals
+    (``plan_secret``)."""
     study = bulk.study(db, design.study_id)
     if study is None:
         raise AbpError(f"no study {design.study_id!r} in the database")
@@ -212,6 +215,7 @@ def protocol_sources(
                 created_at=design.created_at,
                 frozen_at=design.frozen_at,
                 document=design.document,
+                plan_secret=plan_secret,
             ).model_dump(mode="json")
         ),
         rec.RUBRIC: json_bytes(design.rubric),
@@ -432,32 +436,24 @@ def export_bundle(
     )
 
 
-def _seed_salt(db: sqlite_utils.Database, design: sql.DesignRow) -> str | None:
-    """The salt of the design's seed commitment, if a protocol-only bundle published one."""
-    for _at, _actor, action, detail in psql.audit_log(db):
-        if action == COMMITTED and (
-            detail.get("study"),
-            detail.get("design"),
-            detail.get("version"),
-        ) == (design.study_id, design.name, design.version_no):
-            salt = detail.get("seed_salt")
-            if isinstance(salt, str):
-                return salt
-    return None
-
-
-def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int, salt: str) -> dict[str, bytes]:
+def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str, bytes]:
     """Every file of the protocol-only bundle of a design (path -> bytes), the manifest
-    included: the ``protocol/`` files of its full bundle, the seed committed to under ``salt``,
-    and nothing measured."""
+    included: the ``protocol/`` files of its full bundle, committing to the plan secret without
+    revealing it, and nothing measured."""
     design = sql.design(db, design_pk)
     if study_protocol(db, design.study_id) == "pack":
         raise AbpError(
             "this is a reviewer station: its study is a pack's blind copy, not a protocol to "
             "publish (export the protocol on the coordinator's database)"
         )
+    if secret_sql.plan_secret(db, design_pk) is None:
+        raise AbpError(
+            f"design {design.name} v{design.version_no} was planned before plan secrets: its "
+            "plan follows from its seed, so its protocol cannot be published blind; plan it "
+            "again with `abp-tui study create` and its file (a new version when it was judged)"
+        )
     files, _scope, _tasks = protocol_sources(db, design)
-    return protocol_files(files, salt, writer.environment())
+    return protocol_files(files, writer.environment())
 
 
 def export_protocol_bundle(
@@ -467,35 +463,16 @@ def export_protocol_bundle(
     (seed 004: frozen and published before results; allowed while the study is blind).
 
     Freezing is what makes the published hash binding: a frozen design never changes, a changed
-    design file becomes a new version. The first protocol export of a design version records
-    the commitment to its seed and the salt in the audit log (which the full bundle publishes
-    after unblinding, and ``verify`` checks there); later ones reuse the salt, so the bundle's
-    bytes stay the same. Nothing is frozen or recorded when the bundle cannot be written.
+    design file becomes a new version. The bundle publishes the commitment to the plan secret
+    that the design recorded when it was stored (:mod:`abp_tui.export.protocol`); exporting it
+    again gives the same bytes. Nothing is frozen or recorded when the bundle cannot be written.
     """
     out_dir = Path(out_dir)
     with db.atomic():
         design = sql.design(db, design_pk)
-        froze = design.frozen_at is None
-        if froze:
+        if design.frozen_at is None:
             psql.freeze_design(db, design_pk)
-        salt = _seed_salt(db, design)
-        if salt is None:
-            salt = secrets.token_hex(16)
-            psql.audit(
-                db,
-                actor,
-                COMMITTED,
-                {
-                    "study": design.study_id,
-                    "design": design.name,
-                    "version": design.version_no,
-                    "sha256": design.sha256,
-                    "seed_sha256": seed_commitment(design.seed, salt),
-                    "seed_salt": salt,
-                    "froze_design": froze,
-                },
-            )
-        files = build_protocol_bundle(db, design_pk, salt)
+        files = build_protocol_bundle(db, design_pk)
         zip_path = writer.write_bundle(out_dir, files)
         manifest_sha = sha256_bytes(files[rec.MANIFEST])
         manifest = json.loads(files[rec.MANIFEST])

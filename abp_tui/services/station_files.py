@@ -1,7 +1,7 @@
 """The files between a coordinator and a reviewer station: the study pack and the ratings file.
 
 Their shapes, how they are hashed and signed, and how a file is read back: every field
-validated, nothing that is not a finite number where a number is, and a pack refused unless it
+validated, no NaN or Infinity anywhere, and a pack refused unless it
 is one a station can open as it is (each item code once, each response key once, a pair with two
 responses and a single item with one, a reviewer, a rubric with dimensions or none at all).
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import math
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -134,7 +133,9 @@ def body_hash(document: dict[str, Any]) -> str:
 
 def signature(document: dict[str, Any], key: str) -> str:
     """The ``signature`` a ratings document should carry under ``key``."""
-    return hmac.new(key.encode("utf-8"), _body(document).encode("utf-8"), hashlib.sha256).hexdigest()
+    return hmac.new(
+        key.encode("utf-8"), _body(document).encode("utf-8"), hashlib.sha256
+    ).hexdigest()
 
 
 def signed_by(document: dict[str, Any], key: str) -> bool:
@@ -154,24 +155,10 @@ def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
-def _not_finite(data: Any) -> str | None:
-    """The JSON path of the first NaN or infinity in ``data`` (None: there is none). Iterative,
-    so a deep document cannot exhaust the stack here."""
-    stack: list[tuple[str, Any]] = [("$", data)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            return path
-        if isinstance(value, dict):
-            stack.extend((f"{path}.{k}", v) for k, v in reversed(list(value.items())))
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
-    return None
-
-
 def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
     """The JSON object of a pack or ratings file of format ``expected``, checked against its
-    own ``sha256``, and the name errors give it."""
+    own ``sha256``, and the name errors give it. The reader refuses NaN, Infinity and whatever
+    else no record can hold (:func:`abp_tui.formats.base.loads_json`)."""
     display = str(path)
     try:
         raw = path.read_bytes()
@@ -185,11 +172,6 @@ def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
         raise InputError(display, f"{found}: {_OLD_FORMATS[found]} (refused)", None, "$.format")
     if found != expected:
         raise InputError(display, f"expected format {expected!r}", None, "$.format")
-    where = _not_finite(data)
-    if where is not None:
-        raise InputError(
-            display, "NaN or Infinity is not a number a pack or ratings file may hold", None, where
-        )
     if body_hash(data) != data.get("sha256"):
         raise InputError(
             display,
@@ -212,8 +194,14 @@ def read_study_pack(path: Path) -> StudyPack:
 def read_ratings(path: Path) -> RatingsFile:
     """A ratings file whose content matches its hash (its signature is the merge's to check:
     only the coordinator holds the key)."""
+    return read_signed_ratings(path)[0]
+
+
+def read_signed_ratings(path: Path) -> tuple[RatingsFile, dict[str, Any]]:
+    """A ratings file as :func:`read_ratings` reads it, and the JSON document its signature
+    covers (checked as read, not as re-encoded)."""
     data, display = read_document(path, RATINGS_FORMAT)
-    return validate(RatingsFile, data, display)
+    return validate(RatingsFile, data, display), data
 
 
 def _check_pack(pack: StudyPack, display: str) -> None:

@@ -96,9 +96,7 @@ def _signing_key(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> st
 
 def _refuse_unblindable(db: sqlite_utils.Database, design: sql.DesignRow) -> None:
     if study_protocol(db, design.study_id) == "pack":
-        raise AbpError(
-            "this is a reviewer station: packs are issued on the coordinator's database"
-        )
+        raise AbpError("this is a reviewer station: packs are issued on the coordinator's database")
     if secret_sql.plan_secret(db, design.pk) is None:
         raise AbpError(
             f"design {design.name} v{design.version_no} was planned before plan secrets: its "

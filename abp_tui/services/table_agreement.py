@@ -14,11 +14,23 @@ from pathlib import Path
 
 from abp_tui.errors import AbpError
 from abp_tui.formats.agreement_table import TableAgreementReport, agreement_table
-from abp_tui.stats.agreement import CONFIDENCE, DEFAULT_PAIR_RESAMPLES, DEFAULT_RESAMPLES
+from abp_tui.stats.agreement import (
+    CONFIDENCE,
+    DEFAULT_PAIR_RESAMPLES,
+    DEFAULT_RESAMPLES,
+    DEFAULT_WEIGHT_BASIS,
+    WEIGHT_BASES,
+    WeightBasis,
+)
 
 
 def check_settings(
-    *, seed: int = 0, resamples: int, pair_resamples: int, confidence: float
+    *,
+    seed: int = 0,
+    resamples: int,
+    pair_resamples: int,
+    confidence: float,
+    weight_basis: str = DEFAULT_WEIGHT_BASIS,
 ) -> None:
     """Refuse bootstrap settings that mean nothing, as a message rather than a traceback."""
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -29,6 +41,10 @@ def check_settings(
     if not isinstance(confidence, int | float) or not 0 < confidence < 1:
         raise AbpError(
             f"confidence: expected a level strictly between 0 and 1 (e.g. 0.95), got {confidence!r}"
+        )
+    if weight_basis not in WEIGHT_BASES:
+        raise AbpError(
+            f"weight basis: expected one of {', '.join(WEIGHT_BASES)}, got {weight_basis!r}"
         )
 
 
@@ -42,6 +58,7 @@ def table_agreement(
     resamples: int = DEFAULT_RESAMPLES,
     pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
     confidence: float = CONFIDENCE,
+    weight_basis: WeightBasis = DEFAULT_WEIGHT_BASIS,
 ) -> TableAgreementReport:
     """Agreement of judgments made elsewhere: a CSV table (item, reviewer, variable, value).
 
@@ -50,7 +67,11 @@ def table_agreement(
     table lists with no judgment, who are in no figure's denominators.
     """
     check_settings(
-        seed=seed, resamples=resamples, pair_resamples=pair_resamples, confidence=confidence
+        seed=seed,
+        resamples=resamples,
+        pair_resamples=pair_resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
     )
     return agreement_table(
         path,
@@ -61,4 +82,5 @@ def table_agreement(
         resamples=resamples,
         pair_resamples=pair_resamples,
         confidence=confidence,
+        weight_basis=weight_basis,
     )

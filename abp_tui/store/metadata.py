@@ -325,6 +325,26 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "merged_at": "When (UTC).",
         },
     ),
+    "plan_secrets": (
+        "Each design's plan secret (coordinator only): its blind codes, placement and order are "
+        "derived from it; revealed by the results bundle after unblinding.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "secret": "The secret (64 hex digits; the demo designs' is published).",
+            "sha256": "Its commitment: SHA-256 of the secret, recorded in the design document.",
+            "created_at": _CREATED,
+        },
+    ),
+    "reviewer_keys": (
+        "The key each reviewer's pack signs its ratings with (HMAC-SHA256); a station holds its "
+        "own pack's.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "reviewer": "The pack's reviewer.",
+            "key": "The key (64 hex digits).",
+            "created_at": _CREATED,
+        },
+    ),
     "adjudications": (
         "Final judgments of disputed items, every revision; append-only, with a note.",
         {

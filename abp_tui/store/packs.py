@@ -1,14 +1,15 @@
-"""SQL for reviewer packs issued by a coordinator, merges of their ratings, what a reviewer
-station holds, and the audit log."""
+"""SQL for reviewer packs issued by a coordinator, merges of their ratings (revisions compared
+and appended with their own numbers), what a reviewer station holds, and the audit log."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
 
-from abp_tui.models import JudgmentRevision
+from abp_tui.models import Judgment, JudgmentRevision
 from abp_tui.store.db import utc_now
 from abp_tui.store.judging import JUDGMENT_SELECT, design_run_ids, judgment_revision
 
@@ -44,50 +45,81 @@ def record_merge(
     )
 
 
-def judgment_exists(
-    db: sqlite_utils.Database,
-    item_pk: int,
-    reviewer: str,
-    created_at: str,
-    status: str,
-    payload: str,
-) -> bool:
-    row = db.execute(
-        "SELECT 1 FROM judgments WHERE item_pk = ? AND reviewer = ? AND created_at = ? AND "
-        "status = ? AND payload = ?",
-        [item_pk, reviewer, created_at, status, payload],
-    ).fetchone()
-    return row is not None
+@dataclass(frozen=True)
+class StoredRevision:
+    """One stored revision of a reviewer's judgment of an item, as a merge compares it."""
+
+    revision: int
+    status: str
+    judgment: Judgment
+    """Responses keyed by run key, as stored."""
+    placement: str
+    """Position -> run key, as JSON."""
+    reason: str
+    seconds_spent: float
+    created_at: str
+
+    def same_as(self, other: StoredRevision) -> bool:
+        """Identical in everything stored (the placement compared as data, not as text)."""
+        return (
+            self.revision,
+            self.status,
+            self.judgment,
+            json.loads(self.placement),
+            self.reason,
+            self.seconds_spent,
+            self.created_at,
+        ) == (
+            other.revision,
+            other.status,
+            other.judgment,
+            json.loads(other.placement),
+            other.reason,
+            other.seconds_spent,
+            other.created_at,
+        )
+
+
+def revisions(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> dict[int, StoredRevision]:
+    """Every stored revision of a reviewer's judgment of an item, by revision number."""
+    rows = db.execute(
+        "SELECT revision, status, payload, placement, reason, seconds_spent, created_at "
+        "FROM judgments WHERE item_pk = ? AND reviewer = ? ORDER BY revision",
+        [item_pk, reviewer],
+    ).fetchall()
+    return {
+        int(r[0]): StoredRevision(
+            int(r[0]), r[1], Judgment.model_validate_json(r[2]), r[3], r[4], float(r[5]), r[6]
+        )
+        for r in rows
+    }
 
 
 def insert_merged_judgment(
-    db: sqlite_utils.Database,
-    item_pk: int,
-    reviewer: str,
-    status: str,
-    payload: str,
-    placement: str,
-    reason: str,
-    seconds: float,
-    created_at: str,
-) -> int:
-    """Append a judgment made on a reviewer station, keeping the time it was made."""
-    row = db.execute(
-        "SELECT COALESCE(MAX(revision), 0) FROM judgments WHERE item_pk = ? AND reviewer = ?",
-        [item_pk, reviewer],
-    ).fetchone()
-    revision = int(row[0]) + 1
+    db: sqlite_utils.Database, item_pk: int, reviewer: str, revision: StoredRevision
+) -> None:
+    """Append a revision made on a reviewer station, keeping its number and the time it was
+    made (the caller checked that it follows the last one stored)."""
     db.execute(
         "INSERT INTO judgments (item_pk, reviewer, revision, status, payload, placement, reason, "
         "seconds_spent, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [item_pk, reviewer, revision, status, payload, placement, reason, seconds, created_at],
+        [
+            item_pk,
+            reviewer,
+            revision.revision,
+            revision.status,
+            revision.judgment.model_dump_json(),
+            revision.placement,
+            revision.reason,
+            revision.seconds_spent,
+            revision.created_at,
+        ],
     )
     db.execute(
         "UPDATE designs SET frozen_at = ? WHERE frozen_at IS NULL AND pk = "
         "(SELECT design_pk FROM items WHERE pk = ?)",
-        [created_at, item_pk],
+        [revision.created_at, item_pk],
     )
-    return revision
 
 
 def freeze_design(db: sqlite_utils.Database, design_pk: int) -> None:
@@ -130,6 +162,19 @@ def database_file(db: sqlite_utils.Database) -> str:
         if name == "main":
             return str(file or "")
     return ""
+
+
+def tables_with_rows(db: sqlite_utils.Database) -> list[str]:
+    """The tables holding any row, but the schema's own record of migrations: what makes a
+    database more than a new, empty one."""
+    names = [
+        str(r[0])
+        for r in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name != '_migrations' ORDER BY name"
+        ).fetchall()
+    ]
+    return [n for n in names if db.execute(f'SELECT 1 FROM "{n}" LIMIT 1').fetchone()]
 
 
 def study_ids(db: sqlite_utils.Database) -> list[str]:

@@ -60,7 +60,7 @@ class JsonRefused(ValueError):
 
     @property
     def where(self) -> str:
-        """"line 3, column 7", "$.a.b" or "" (the callers that number lines use ``column``)."""
+        """ "line 3, column 7", "$.a.b" or "" (the callers that number lines use ``column``)."""
         if self.path:
             return self.path
         if self.line is not None:
@@ -116,7 +116,7 @@ def loads(text: str) -> Any:
     can hold: see the module's docstring."""
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
-    except _Constant as exc:
+    except _Constant:
         name, line, column = _constant_at(text)
         raise JsonRefused(
             f"{name} is not a JSON number: expected a finite number (or null)", line, column

@@ -8,6 +8,7 @@ shows it the same way everywhere and keeps the app running.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -22,6 +23,7 @@ from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.unsaved import GuardsLeaving
 
 DEFAULT_REVIEWER = "demo"
 
@@ -43,7 +45,7 @@ class AbpApp(App[None]):
             "quit",
             "Quit",
             id="app.quit",
-            tooltip="Leave abp-tui. Everything is read from and saved to the database file.",
+            tooltip="Leave abp-tui (work is saved as you go; asks first if a save failed).",
         ),
         Binding(
             "question_mark",
@@ -93,6 +95,8 @@ class AbpApp(App[None]):
         self.reviewer = reviewer
         self.failures: list[WorkerFailed] = []
         """Every worker failure shown since the app started (the tests read it too)."""
+        self.lost_work: list[str] = []
+        """Work a closing screen could not store (the CLI prints it and exits with status 1)."""
 
     @on(WorkerFailed)
     def show_failure(self, message: WorkerFailed) -> None:
@@ -130,13 +134,24 @@ class AbpApp(App[None]):
             return
         await super().on_event(event)
 
+    def leave_guarded(self, then: Callable[[], None], *, whole_stack: bool = True) -> None:
+        """Run ``then`` once every screen that may hold unsaved work (a draft the database
+        refused, an unrecorded adjudication, changes to a submitted judgment) has asked its
+        question: the top one first (``whole_stack`` False: the current screen only)."""
+        stack = reversed(self.screen_stack) if whole_stack else [self.screen]
+        guards = [screen for screen in stack if isinstance(screen, GuardsLeaving)]
+
+        def step(index: int) -> None:
+            if index == len(guards):
+                then()
+            else:
+                guards[index].leave_then(lambda: step(index + 1))
+
+        step(0)
+
     async def action_quit(self) -> None:
-        screen = self.screen
-        if isinstance(screen, CompareScreen):
-            # Unsubmitted changes to a submitted judgment: resubmit or discard them first.
-            screen.leave_then(self.exit)
-            return
-        await super().action_quit()
+        # Every screen beneath the current one closes too: each is asked, never lost silently.
+        self.leave_guarded(self.exit)
 
     def on_mount(self) -> None:
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
@@ -147,16 +162,26 @@ class AbpApp(App[None]):
         self, design_pk: int | None, *, include_open: bool = False, study: str | None = None
     ) -> None:
         """Open the compare screen on a design (None: the reviewer's next one, if any)."""
-        open_judging(
-            self, self.db_path, self.reviewer, design_pk, include_open=include_open, study=study
-        )
+
+        def go() -> None:
+            open_judging(
+                self, self.db_path, self.reviewer, design_pk, include_open=include_open, study=study
+            )
+
+        if design_pk is None:
+            go()  # never replaces the screen shown: it opens over it, or not at all
+        else:
+            self.leave_guarded(go, whole_stack=False)  # replaces a compare screen shown
 
     def action_judge(self) -> None:
         self.open_judging(None, include_open=True)
 
     def action_review(self, purpose: str) -> None:
         """Open the disagreements, agreement or results screen on the current study design."""
-        open_review_screen(self, self.db_path, self.reviewer, purpose)
+        self.leave_guarded(
+            lambda: open_review_screen(self, self.db_path, self.reviewer, purpose),
+            whole_stack=False,
+        )
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -178,7 +203,7 @@ class AbpApp(App[None]):
             KeyHelp(keys=tuple(shown), description=group[1], tooltip=tooltips[group])
             for group, shown in grouped.items()
         ]
-        self.push_screen(HelpScreen(keys))
+        self.push_screen(HelpScreen(keys, getattr(self.screen, "HELP_HINTS", ())))
 
 
 def make_app(db_path: Path, reviewer: str | None = None) -> AbpApp:

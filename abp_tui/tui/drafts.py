@@ -17,6 +17,13 @@ the latest decision always wins. The worker reports
 :class:`~abp_tui.tui.messages.DraftsStored` (what reached the database) or a
 :class:`~abp_tui.tui.messages.WorkerFailed`; the item bar says "saved" only after the first.
 
+A save the database refused (busy with another process, read-only, full) stays staged and is
+tried again after a growing delay (:mod:`abp_tui.tui.retrying`): the item bar says "NOT SAVED",
+then "retrying…", then "saved". While it is not stored, :attr:`Drafts.unsaved` is true and the
+screen asks before anything takes the reviewer away (:mod:`abp_tui.tui.screens.unsaved`):
+:meth:`Drafts.save_then` stores first and leaves only once it is stored,
+:meth:`Drafts.discard_unsaved` drops it.
+
 :meth:`Drafts.submit` submits from a worker too. A submitted judgment is never overwritten by a
 draft: changing it is a revised submission with a reason. A refused submission keeps the
 decisions as a draft, also when the reviewer has moved on to another item meanwhile.
@@ -36,6 +43,8 @@ from abp_tui.services.desk import Desk, StoredDraft
 from abp_tui.services.reviewing import BlindItem, NotReady
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import DraftsStored, JudgmentSubmitted, SubmissionRefused
+from abp_tui.tui.retrying import Retry
+from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
 DEBOUNCE_SECONDS = 0.8
@@ -62,11 +71,14 @@ class Drafts:
         """Counts the changes made on this item (each staged draft carries its count)."""
         self.stored_version = 0
         self.save_error: str | None = None
+        """Why the last save failed, until one succeeds (staged drafts are then unsaved)."""
+        self.retry = Retry(screen, self.store)
         self.submitting = False
         self.refused = False
         """A submission of this item was refused (the screen then lists what is missing)."""
         self._before_submit = "todo"
         self._after_submit: Callable[[], None] | None = None
+        self._after_save: Callable[[], None] | None = None
         self._debounce: Timer | None = None
 
     def load(self, item: BlindItem) -> None:
@@ -76,7 +88,9 @@ class Drafts:
         self.status = item.status
         self.revision = item.revision
         self.version = self.stored_version = 0
-        self.save_error = None
+        # A draft of another item the database refused is still staged (and retried): the
+        # failure is kept, so leaving this item asks too.
+        self.save_error = self.retry.reason
         self.submitting = False
         self.refused = False
 
@@ -131,17 +145,68 @@ class Drafts:
     def store(self) -> None:
         """Store every staged draft now, in a worker."""
         self.stop_waiting()
+        self.retry.started()
         run_in_background(
             self.screen, self._store, group=SAVE_GROUP, description="Storing the draft"
         )
 
     def _store(self) -> None:
         stored = self.desk.store_staged()
-        if stored:
+        # After a failure, even "nothing left to store" is news: what failed is stored now.
+        if stored or self.save_error is not None:
             self.screen.post_message(DraftsStored(stored))
 
-    def stored_now(self, drafts: list[StoredDraft]) -> None:
-        """Drafts reached the database (those of other items are of no concern here)."""
+    @property
+    def unsaved(self) -> bool:
+        """A save failed and nothing has been stored since: leaving would lose the draft."""
+        return self.save_error is not None
+
+    def save_then(self, after: Callable[[], None]) -> None:
+        """Store now and run ``after`` once everything staged is stored (not if it fails)."""
+        self._after_save = after
+        self.store()
+
+    def ask_before_leaving(self, then: Callable[[], None]) -> bool:
+        """False when nothing unsaved is at stake. Otherwise ask the reviewer (True): ``then``
+        runs once the drafts are stored or discarded, and not at all if they keep editing."""
+        if not self.unsaved:
+            return False
+
+        def chosen(choice: Leaving | None) -> None:
+            if choice is Leaving.SAVE:
+                self.save_then(then)
+            elif choice is Leaving.DISCARD:
+                self.discard_unsaved()
+                then()
+
+        self.screen.app.push_screen(
+            UnsavedScreen(
+                "Your draft is not saved",
+                "The database refused the last save, so leaving now would lose what you decided "
+                "since. It is being tried again; you can try at once and leave when it is stored, "
+                "keep editing, or leave and discard it.",
+                self.save_error,
+            ),
+            chosen,
+        )
+        return True
+
+    def discard_unsaved(self) -> None:
+        """Drop the drafts the database has not taken (the reviewer chose to leave them)."""
+        self.stop_waiting()
+        self.desk.discard_staged()
+        self.retry.stop()
+        self.save_error = None
+        self.stored_version = self.version
+        self._after_save = None
+
+    def stored_now(self, drafts: list[StoredDraft]) -> Callable[[], None] | None:
+        """Drafts reached the database (those of other items are of no concern here); returns
+        what was waiting for the save (:meth:`save_then`), to run now."""
+        # A store that succeeded stored everything staged: nothing is waiting to be retried.
+        self.retry.succeeded()
+        self.save_error = None
+        after, self._after_save = self._after_save, None
         for draft in drafts:
             if draft.code != self.code:
                 continue
@@ -149,10 +214,17 @@ class Drafts:
             self.revision = max(self.revision, draft.result.revision)
             if self.status == "todo":
                 self.status = "draft"
-            self.save_error = None
+        return after
 
-    def failed(self, reason: str) -> None:
+    def failed(self, reason: str, *, retryable: bool) -> bool:
+        """A save failed (the drafts stay staged). True when the reviewer should be told: the
+        first failure of a run, or one a leave was waiting for (then the leave is off)."""
         self.save_error = reason
+        waiting, self._after_save = self._after_save is not None, None
+        if retryable:
+            return self.retry.failed(reason) or waiting
+        self.retry.stop()  # the store refused the draft itself: trying again cannot help
+        return True
 
     # -- submitting -------------------------------------------------------------------------------
     def submit(self, reason: str = "", after: Callable[[], None] | None = None) -> None:
@@ -235,7 +307,13 @@ class Drafts:
         if self.status == "submitting":
             return Text("submitting…", style="bold")
         if self.save_error is not None:
-            return Text("NOT SAVED: " + safe_line(self.save_error)[:80], style="bold red")
+            status = Text("NOT SAVED: " + safe_line(self.save_error)[:80], style="bold red")
+            retry = self.retry
+            status.append(
+                " · " + (retry.status() if retry.pending else "ctrl+s tries again"),
+                style="bold yellow",
+            )
+            return status
         if self.version > self.stored_version:
             return Text("● saving draft…", style="yellow")
         if self.status == "draft":

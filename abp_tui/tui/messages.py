@@ -24,6 +24,7 @@ from abp_tui.services.reviewing import SaveResult
 from abp_tui.services.studies import StudyCounts, StudyDetail
 from abp_tui.tui.navigation import ShownItem
 from abp_tui.tui.widgets.textlayout import DiffMarks
+from abp_tui.tui.widgets.transcriptlayout import ShownTranscript
 
 if TYPE_CHECKING:
     # What the coordinator's screens prepare off the event loop (defined beside their screens).
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
 class WorkerFailed(Message):
     """A worker could not do its work (the database could not be read or written, or a bug)."""
 
-    def __init__(self, group: str, description: str, reason: str, *, internal: bool) -> None:
+    def __init__(
+        self, group: str, description: str, reason: str, *, internal: bool, retryable: bool = False
+    ) -> None:
         super().__init__()
         self.group = group
         """The worker's group: which kind of work failed (screens react to their own)."""
@@ -44,6 +47,8 @@ class WorkerFailed(Message):
         self.reason = reason
         self.internal = internal
         """True for an unexpected exception (a bug), False for a refused read or write."""
+        self.retryable = retryable
+        """The database or the disk said no (busy, read-only, full): trying again may work."""
 
 
 # -- the home screen ------------------------------------------------------------------------------
@@ -129,6 +134,15 @@ class DiffComputed(Message):
         self.marks = marks
 
 
+class TranscriptsRead(Message):
+    """The transcripts of item ``code``'s responses, laid out, in the order they are shown."""
+
+    def __init__(self, code: str, shown: tuple[ShownTranscript, ...]) -> None:
+        super().__init__()
+        self.code = code
+        self.shown = shown
+
+
 class DraftsStored(Message):
     """Staged drafts reached the database (each with the change counter it was staged with)."""
 
@@ -192,11 +206,13 @@ class FindingRecorded(Message):
 
 
 class QueueLoaded(Message):
-    """The reviewer's queue, with each item's status."""
+    """The reviewer's queue, with each item's status and task text (what ``/`` filters by)."""
 
-    def __init__(self, view: QueueView) -> None:
+    def __init__(self, view: QueueView, tasks: dict[str, str] | None = None) -> None:
         super().__init__()
         self.view = view
+        self.tasks = tasks or {}
+        """Each item's task text (title, then prompt) by blind code."""
 
 
 # -- the coordinator's screens --------------------------------------------------------------------

@@ -5,9 +5,10 @@ Screens decorate their blocking methods with :func:`background` (or call
 If it raises instead, nothing is lost and nothing crashes: the exception becomes a
 :class:`~abp_tui.tui.messages.WorkerFailed` posted to the screen that started the work (which
 bubbles on to the app, whose handler shows it). An expected failure (the store refused a read
-or a write, a file could not be read) is reported as such; anything else is a bug, reported as
-an internal error with its traceback in the log, and re-raised when ``ABP_TUI_DEBUG=1`` so a
-developer sees it crash. A cancelled worker (a newer request replaced it) reports nothing.
+or a write, a file could not be read) is reported as such, saying whether trying again may
+help; anything else is a bug, reported as an internal error with its traceback in the log, and
+re-raised when ``ABP_TUI_DEBUG=1`` so a developer sees it crash. A cancelled worker (a newer
+request replaced it) reports nothing.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ from typing import Concatenate, ParamSpec, TypeVar
 from textual.dom import DOMNode
 from textual.worker import Worker, get_current_worker
 
-from abp_tui.errors import AbpError
+from abp_tui.errors import AbpError, StoreError
 from abp_tui.tui.messages import WorkerFailed
 
 EXPECTED_ERRORS: tuple[type[Exception], ...] = (AbpError, sqlite3.Error, OSError)
 """Failures that are not bugs: the store or the file system said no."""
+RETRYABLE_ERRORS: tuple[type[Exception], ...] = (StoreError, sqlite3.Error, OSError)
+"""Of those, the ones a moment may cure: the database busy, read-only or full, a disk error (a
+refusal of the work itself, say an incomplete judgment, is not tried again)."""
 
 P = ParamSpec("P")
 NodeT = TypeVar("NodeT", bound=DOMNode)
@@ -60,7 +64,10 @@ def run_in_background(
             internal = not isinstance(exc, EXPECTED_ERRORS)
             reason = f"{type(exc).__name__}: {exc}" if internal else str(exc)
             target = node if node.is_attached else app
-            target.post_message(WorkerFailed(group, description, reason, internal=internal))
+            retryable = isinstance(exc, RETRYABLE_ERRORS)
+            target.post_message(
+                WorkerFailed(group, description, reason, internal=internal, retryable=retryable)
+            )
             if internal:
                 app.log.error(traceback.format_exc())
                 if _debugging():

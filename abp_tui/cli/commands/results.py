@@ -15,8 +15,12 @@ if TYPE_CHECKING:
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     if args.table:
+        from abp_tui.errors import AbpError
         from abp_tui.services.table_agreement import table_agreement
 
+        if args.reviewer is not None:
+            # A table's judgments were made elsewhere: nobody here is still judging them.
+            raise AbpError("--reviewer names who looks at a study's judgments: not with --table")
         table = table_agreement(
             Path(args.table),
             level=args.level,
@@ -26,11 +30,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             resamples=args.resamples,
             pair_resamples=args.pair_resamples,
             confidence=args.confidence,
+            weight_basis=args.weight_basis,
         )
         emit(args, table.model_dump(mode="json"), "" if args.json else _table_text(table, args))
         return EXIT_OK
 
-    from abp_tui.cli.text import agreement_text
+    from abp_tui.cli.options import actor
+    from abp_tui.cli.text import study_agreement_text
     from abp_tui.errors import AbpError
     from abp_tui.services.agreement_report import study_agreement
     from abp_tui.services.designing import find_design_if_any, find_study
@@ -49,9 +55,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         pair_resamples=args.pair_resamples,
         confidence=args.confidence,
+        weight_basis=args.weight_basis,
+        # Whoever runs the command looks: a reviewer still judging sees no figure of those
+        # items, whether they name themselves or are the user logged in.
+        viewer=args.reviewer if args.reviewer is not None else actor(args),
     )
     where = f"study {study}" + (f", design {design.name}" if design is not None else "")
-    emit(args, report.model_dump(mode="json"), agreement_text(report, where))
+    emit(args, report.model_dump(mode="json"), study_agreement_text(report, where))
     return EXIT_OK
 
 

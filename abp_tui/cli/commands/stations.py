@@ -1,5 +1,10 @@
 """Commands of offline reviewer stations: ``pack study``, ``pack open``, ``pack ratings``,
-``merge``."""
+``merge``.
+
+File names and names read from packs and ratings files are shown, never interpreted: every line
+goes through :func:`abp_tui.text.safe.safe_line`, so an escape sequence in a file name reaches
+the terminal as visible text.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from abp_tui.cli.output import EXIT_OK, emit
 def cmd_pack_study(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import find_design
     from abp_tui.services.stations import write_study_pack
+    from abp_tui.text.safe import safe_line
 
     db = open_db(args)
     design = find_design(db, args.study, args.design)
@@ -22,8 +28,10 @@ def cmd_pack_study(args: argparse.Namespace) -> int:
     emit(
         args,
         {"pack": str(out), "sha256": pack.sha256, "items": len(pack.items)},
-        f"wrote {out}: {len(pack.items)} items for {args.reviewer} "
-        f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}",
+        safe_line(
+            f"wrote {out}: {len(pack.items)} items for {args.reviewer} "
+            f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}"
+        ),
     )
     return EXIT_OK
 
@@ -57,6 +65,7 @@ def cmd_pack_open(args: argparse.Namespace) -> int:
 
 def cmd_pack_ratings(args: argparse.Namespace) -> int:
     from abp_tui.services.stations import write_ratings
+    from abp_tui.text.safe import safe_line
 
     out = Path(args.out)
     ratings = write_ratings(open_db(args), out)
@@ -64,22 +73,27 @@ def cmd_pack_ratings(args: argparse.Namespace) -> int:
     emit(
         args,
         {"ratings": str(out), "sha256": ratings.sha256, "judgments": len(ratings.judgments)},
-        f"wrote {out}: {len(ratings.judgments)} judgment revisions ({submitted} submitted) "
-        f"by {ratings.reviewer}",
+        safe_line(
+            f"wrote {out}: {len(ratings.judgments)} judgment revisions ({submitted} submitted) "
+            f"by {ratings.reviewer}"
+        ),
     )
     return EXIT_OK
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from abp_tui.services.stations import merge_ratings
+    from abp_tui.text.safe import safe_line
 
     results = merge_ratings(open_db(args), [Path(p) for p in args.files])
     emit(
         args,
         {"merged": results},
         "\n".join(
-            f"{r['file']}: {r['added']} judgments added from {r['reviewer']}"
-            + (f" ({r['note']})" if r["note"] else "")
+            safe_line(
+                f"{r['file']}: {r['added']} judgments added from {r['reviewer']}"
+                + (f" ({r['note']})" if r["note"] else "")
+            )
             for r in results
         ),
     )

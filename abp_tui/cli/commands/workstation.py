@@ -9,6 +9,7 @@ import sys
 
 from abp_tui.cli.options import DEFAULT_DB, db_path, open_db
 from abp_tui.cli.output import EXIT_OK
+from abp_tui.errors import AbpError
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -23,7 +24,11 @@ def cmd_tui(args: argparse.Namespace) -> int:
     db.close()
     from abp_tui.tui.app import make_app
 
-    make_app(db_path=db_path(args), reviewer=reviewer).run()
+    app = make_app(db_path=db_path(args), reviewer=reviewer)
+    app.run()
+    if app.lost_work:
+        # A draft the database refused as the workstation closed: said, never lost silently.
+        raise AbpError("NOT SAVED: " + "; ".join(app.lost_work))
     return EXIT_OK
 
 

@@ -12,10 +12,16 @@ changed.
 An adjudicator who is a reviewer of the item and has not submitted is refused (the core's
 BlindingError) and sees nothing of the others' judgments. The screen never runs SQL; the
 coordinator functions it calls run in worker threads.
+
+The final judgment and the note exist only on this screen until they are recorded. A recording
+the database refused (busy, read-only, full) is tried again after a growing delay
+(:mod:`abp_tui.tui.retrying`), with what the form holds then; leaving with anything unrecorded
+(another item, the list, quitting) asks first (:mod:`abp_tui.tui.screens.unsaved`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -45,16 +51,19 @@ from abp_tui.tui.messages import (
     WorkerFailed,
 )
 from abp_tui.tui.navigation import CodeList
+from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import judgments_table, past_text
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from abp_tui.tui.widgets.textlayout import display_text
-from abp_tui.tui.workers import EXPECTED_ERRORS, background
+from abp_tui.tui.workers import EXPECTED_ERRORS, RETRYABLE_ERRORS, background
 
 NOTE_REQUIRED = "A note is required: say why this is the final judgment."
 OPEN_GROUP = "adjudicate-open"
+RECORD_GROUP = "adjudicate-record"
 
 
 def _binding(
@@ -127,7 +136,7 @@ class AdjudicationScreen(DesignScreen):
             "l",
             "back",
             "List",
-            "Back to the disagreement list (asks again if the form has unrecorded changes).",
+            "Back to the disagreement list (asks first if the form has unrecorded changes).",
         ),
         _binding(
             "tab",
@@ -178,7 +187,9 @@ class AdjudicationScreen(DesignScreen):
         self.recorded: dict[str, int] = {}
         self.prefill_next = 0
         self.refused_reason: str | None = None
-        self._leave_armed = False
+        self.retry = Retry(self, self._record_again)
+        """A recording the database refused, tried again until it is stored."""
+        self._after_record: Callable[[], None] | None = None
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -282,6 +293,13 @@ class AdjudicationScreen(DesignScreen):
             self.query_one("#item-bar", Static).update(
                 Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
             )
+        elif message.group == RECORD_GROUP:
+            self.recording = False
+            waiting, self._after_record = self._after_record is not None, None
+            first = message.retryable and self.retry.failed(message.reason)
+            if message.retryable and not first and not waiting:
+                message.stop()  # a retry failed again: the item bar says so
+            self._update_bar()
 
     @on(DisagreementOpened)
     async def opened(self, message: DisagreementOpened) -> None:
@@ -294,7 +312,6 @@ class AdjudicationScreen(DesignScreen):
         self.show_names = False
         self.names_seen = False
         self.prefill_next = 0
-        self._leave_armed = False
         self.set_class(not item.is_pair, "-single")
         self.refresh_bindings()
         self.query_one(TaskPanel).show(item.task)
@@ -347,13 +364,11 @@ class AdjudicationScreen(DesignScreen):
     # -- the form ---------------------------------------------------------------------------
     @on(JudgmentForm.Changed)
     def judgment_changed(self) -> None:
-        self._leave_armed = False
         self._update_missing()
         self._update_bar()
 
     @on(Input.Changed, "#note")
     def note_typed(self) -> None:
-        self._leave_armed = False
         if self.query_one("#note", Input).value.strip():
             self.query_one("#note-error", Static).update("")
         self._update_bar()
@@ -403,9 +418,13 @@ class AdjudicationScreen(DesignScreen):
         event.stop()
 
     def action_record(self) -> None:
+        self._record_now()
+
+    def _record_now(self) -> bool:
+        """Record what the form holds, in a worker; False when it cannot be recorded yet."""
         item = self.item
         if item is None or self.recording:
-            return
+            return False
         note_box = self.query_one("#note", Input)
         note = note_box.value.strip()
         missing = self.form.missing()
@@ -417,20 +436,28 @@ class AdjudicationScreen(DesignScreen):
                 severity="error",
                 markup=False,
             )
-            return
+            return False
         if not note:
             self.query_one("#note-error", Static).update(Text(NOTE_REQUIRED))
             self.set_focus(note_box)
             note_box.scroll_visible(animate=False)
             self.notify(NOTE_REQUIRED, title="Not recorded", severity="error", markup=False)
-            return
+            return False
         self.recording = True
+        self.retry.started()
         self._update_bar()
         self.record(
             item.code, self.final, dict(item.placement), note, self.names_seen or self.show_names
         )
+        return True
 
-    @background(group="adjudicate-record", description="Recording the adjudication")
+    def _record_again(self) -> None:
+        if not self._record_now() and not self.recording:
+            self.retry.stop()  # the form cannot be recorded as it is now: the reviewer decides
+            self._after_record = None
+            self._update_bar()
+
+    @background(group=RECORD_GROUP, description="Recording the adjudication")
     def record(
         self, code: str, final: Judgment, placement: dict[str, int], note: str, names: bool
     ) -> None:
@@ -441,6 +468,8 @@ class AdjudicationScreen(DesignScreen):
             revision = record_adjudication(
                 self.db_path, pk, code, self.adjudicator, final, placement, note, names
             )
+        except RETRYABLE_ERRORS:
+            raise  # the database said no for now: WorkerFailed, and the screen tries again
         except EXPECTED_ERRORS as exc:
             self.post_message(AdjudicationRefused(code, [str(exc)]))
             return
@@ -449,6 +478,8 @@ class AdjudicationScreen(DesignScreen):
     @on(AdjudicationRefused)
     def adjudication_refused(self, message: AdjudicationRefused) -> None:
         self.recording = False
+        self.retry.stop()
+        self._after_record = None
         self._update_bar()
         self.notify(
             "\n".join(safe_line(p) for p in message.problems),
@@ -461,12 +492,17 @@ class AdjudicationScreen(DesignScreen):
     @on(ItemAdjudicated)
     def item_adjudicated(self, message: ItemAdjudicated) -> None:
         self.recording = False
+        self.retry.succeeded()
         self.recorded[message.code] = message.revision
         self.notify(
             f"{safe_line(message.code)}: adjudication recorded (revision {message.revision}).",
             title="Adjudicated",
             markup=False,
         )
+        after, self._after_record = self._after_record, None
+        if after is not None:
+            after()  # a leave that waited for the recording
+            return
         if message.code != self.code:
             return
         following = self.codes.step(1, skip=self.recorded)
@@ -476,18 +512,43 @@ class AdjudicationScreen(DesignScreen):
             self.open_item(following)
 
     # -- moving (through abp_tui.tui.navigation.CodeList) -----------------------------------
-    def _leave(self, then_what: str) -> bool:
-        """True when leaving may go ahead; a first attempt with unrecorded changes warns."""
-        if self.dirty and not self._leave_armed and self.code not in self.recorded:
-            self._leave_armed = True
-            self.notify(
-                f"The final judgment is not recorded. Press {then_what} again to leave it "
-                "unrecorded, or s to record it.",
-                severity="warning",
-                markup=False,
-            )
-            return False
-        return True
+    @property
+    def unsaved(self) -> bool:
+        """The form holds a final judgment or a note that is not recorded."""
+        return self.retry.pending or (self.dirty and self.code not in self.recorded)
+
+    def leave_then(self, then: Callable[[], None]) -> None:
+        """Run ``then`` unless something is unrecorded; then ask first."""
+        if not self.unsaved:
+            then()
+            return
+        retry = self.retry
+        ready = not self.form.missing() and bool(self.query_one("#note", Input).value.strip())
+        label = "Retry now" if retry.pending else "Record now" if ready else None
+
+        def chosen(choice: Leaving | None) -> None:
+            if choice is Leaving.SAVE:
+                self._after_record = then
+                if not self._record_now() and not self.recording:
+                    self._after_record = None
+            elif choice is Leaving.DISCARD:
+                retry.stop()
+                self._after_record = None
+                self.loaded = self.final  # nothing left to ask about: the reviewer let it go
+                self.query_one("#note", Input).value = ""
+                then()
+
+        self.app.push_screen(
+            UnsavedScreen(
+                "The final judgment is not recorded",
+                "The final judgment and its note are kept only here until they are recorded "
+                "(s). Record them now and leave once they are stored, keep editing, or leave "
+                "and discard them.",
+                retry.reason,
+                label,
+            ),
+            chosen,
+        )
 
     def action_step(self, step: int) -> None:
         code = self.codes.step(step)
@@ -499,13 +560,18 @@ class AdjudicationScreen(DesignScreen):
                 markup=False,
             )
             return
-        if self._leave("]" if step > 0 else "["):
+
+        def go() -> None:
             self.query_one("#item-bar", Static).update(Text("Opening…", style="dim"))
             self.open_item(code)
 
+        self.leave_then(go)
+
     def action_back(self) -> None:
-        if self._leave("l"):
+        def back() -> None:
             self.dismiss(None)
+
+        self.leave_then(back)
 
     def action_leave_field(self) -> None:
         if isinstance(self.focused, Input):
@@ -531,7 +597,15 @@ class AdjudicationScreen(DesignScreen):
             parts.append(Text("refused", style="bold red"))
         elif item is not None:
             parts.append(Text(f"{len(item.reviewers)} reviewers"))
-            if self.recording:
+            if self.retry.pending:
+                parts.append(
+                    Text(
+                        f"NOT RECORDED: {safe_line(self.retry.reason or '')[:80]} · "
+                        + self.retry.status(),
+                        style="bold red",
+                    )
+                )
+            elif self.recording:
                 parts.append(Text("recording…", style="bold"))
             elif self.code in self.recorded:
                 parts.append(

@@ -1,12 +1,19 @@
 """The agreement screen: how far a design's reviewers agree, variable by variable.
 
 Top: every variable (rubric dimensions, total, result state, fatal flags, preference) with its
-denominators and each figure's value, or "undefined". Below: the highlighted variable's figures
+denominators and each figure's value, or "undefined"; with imported labels of two or more sets,
+their agreement among themselves as one more row. Below: the highlighted variable's figures
 with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
-Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map. The statistics and
+Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map; under the preference,
+each reviewer against each imported label set. The statistics and
 every heat map are computed in a worker thread
 (:func:`abp_tui.services.agreement_report.study_agreement`, the
 same function as ``abp-tui agreement``); the screen only shows them.
+
+The figures are the workstation reviewer's view: the items they have not submitted a judgment of
+are held back from every figure (the summary says how many), so opening this screen mid-study
+shows nobody's judgment of an item still to judge. A reviewer of none of the items (the
+coordinator) sees every item.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -25,10 +32,12 @@ from textual.markup import escape as escape_markup
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
+from abp_tui.analysis.agreement_labels import StudyAgreementReport, view_summary
+from abp_tui.analysis.tables import references_table
 from abp_tui.services.coordinator import DesignChoice, read_agreement
-from abp_tui.stats.agreement import AgreementReport, VariableAgreement
+from abp_tui.stats.agreement import VariableAgreement
 from abp_tui.text.safe import safe_line
-from abp_tui.tui.charts import VARIABLE_COLUMNS, variable_detail, variable_row
+from abp_tui.tui.charts import VARIABLE_COLUMNS, rich_table, variable_detail, variable_row
 from abp_tui.tui.messages import AgreementComputed, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.workers import background
@@ -44,14 +53,35 @@ DEFINITION = (
 
 @dataclass(frozen=True)
 class ShownAgreement:
-    """The report and, per variable, its detail (figures, pairs, heat maps), built off-thread."""
+    """The report, the variables listed (the design's, then the imported labels among
+    themselves) and each one's detail (figures, pairs, heat maps), built off-thread."""
 
-    report: AgreementReport
+    report: StudyAgreementReport
+    variables: tuple[VariableAgreement, ...]
     details: tuple[RenderableType, ...]
 
 
-def build(report: AgreementReport) -> ShownAgreement:
-    return ShownAgreement(report, tuple(variable_detail(v) for v in report.variables))
+def _references(report: StudyAgreementReport) -> RenderableType:
+    names = ", ".join(s.name for s in report.label_sets)
+    head = Text.assemble(
+        ("Against imported labels", "bold"), " (", Text(safe_line(names)[:200]), ")"
+    )
+    if not report.references:
+        return Group(Text(""), head, Text("No reviewer's preference falls on a labelled item."))
+    return Group(Text(""), head, rich_table(references_table(report.references, report.confidence)))
+
+
+def build(report: StudyAgreementReport) -> ShownAgreement:
+    variables = report.variables
+    if report.label_agreement is not None:
+        variables += (report.label_agreement,)
+    details: list[RenderableType] = []
+    for v in variables:
+        detail = variable_detail(v)
+        if v.variable == "preference" and report.design is not None and report.label_sets:
+            detail = Group(detail, _references(report))
+        details.append(detail)
+    return ShownAgreement(report, variables, tuple(details))
 
 
 def _row(v: VariableAgreement) -> list[Text]:
@@ -84,8 +114,10 @@ class AgreementScreen(DesignScreen):
         ),
     ]
 
-    def __init__(self, db_path: Path, design: DesignChoice) -> None:
+    def __init__(self, db_path: Path, design: DesignChoice, reviewer: str | None = None) -> None:
         super().__init__(db_path, design)
+        self.reviewer = reviewer
+        """Who looks; None: the workstation's reviewer, read when the screen is mounted."""
         self.shown: ShownAgreement | None = None
 
     def compose(self) -> ComposeResult:
@@ -98,11 +130,21 @@ class AgreementScreen(DesignScreen):
 
     def on_mount(self) -> None:
         self.query_one("#variable-detail").border_title = "Highlighted variable"
+        if self.reviewer is None:
+            # Fails closed: a workstation always judges as someone, and without a name no item
+            # could be held back.
+            reviewer = getattr(self.app, "reviewer", None)
+            if not isinstance(reviewer, str) or not reviewer.strip():
+                raise RuntimeError("the agreement screen needs the workstation's reviewer")
+            self.reviewer = reviewer
         self.compute()
 
     @background(group="agreement", description="Computing agreement", exclusive=True)
     def compute(self) -> None:
-        report = read_agreement(self.db_path, self.design, seed=SEED, resamples=RESAMPLES)
+        assert self.reviewer is not None
+        report = read_agreement(
+            self.db_path, self.design, self.reviewer, seed=SEED, resamples=RESAMPLES
+        )
         shown = build(report)
         if not get_current_worker().is_cancelled:
             self.post_message(AgreementComputed(shown))
@@ -119,16 +161,18 @@ class AgreementScreen(DesignScreen):
         report = message.shown.report
         summary = Text.assemble(
             (safe_line(self.design.label), "bold"),
-            f"  ·  {len(report.variables)} variables  ·  seed {report.seed}, "
+            f"  ·  {len(message.shown.variables)} variables  ·  seed {report.seed}, "
             f"{report.resamples} bootstrap resamples ({report.pair_resamples} per pair), "
             f"{report.confidence:.0%} percentile intervals\n",
+            (safe_line(view_summary(report)), "bold" if report.items_held_back else ""),
+            "\n",
             (DEFINITION, "dim"),
         )
         self.query_one("#agreement-summary", Static).update(summary)
         table: DataTable[Text] = self.query_one(DataTable)
         previous = table.cursor_row if table.row_count else 0
         table.clear(columns=True)
-        rows = [_row(v) for v in report.variables]
+        rows = [_row(v) for v in message.shown.variables]
         for index, label in enumerate(COLUMNS):
             width = max([len(label), *(r[index].cell_len for r in rows)])
             table.add_column(Text(label), key=label, width=width)
@@ -150,7 +194,7 @@ class AgreementScreen(DesignScreen):
         if self.shown is None or not 0 <= index < len(self.shown.details):
             return
         self.query_one("#detail", Static).update(self.shown.details[index])
-        variable = self.shown.report.variables[index]
+        variable = self.shown.variables[index]
         # A variable's name can hold a task's fatal criterion: record text, never markup.
         self.query_one("#variable-detail").border_title = f"Variable {index + 1}: " + escape_markup(
             safe_line(variable.variable)[:100]

@@ -8,13 +8,16 @@ still lacks. The screen wires these together; the parts live elsewhere:
 - moving between items and reading the next one ahead: :mod:`abp_tui.tui.navigation`;
 - the workers that open, read ahead and diff items: :mod:`abp_tui.tui.reading`;
 - where a draft is saved, and a submission (staged on the desk, stored by a worker), with what
-  the item bar says about it: :mod:`abp_tui.tui.drafts`;
+  the item bar says about it, a refused save retried, and the question before leaving one:
+  :mod:`abp_tui.tui.drafts`;
 - holding back text typed outside a text field: :mod:`abp_tui.tui.typing_guard`;
 - the diff's helper process and the garbage-collector freeze: :mod:`abp_tui.tui.responsive`;
 - what the workers report: :mod:`abp_tui.tui.messages`;
 - the automated judge's outcome, read once the reviewer has submitted the item (on submission
   and when a submitted item is opened, never while reading ahead):
-  :mod:`abp_tui.tui.widgets.automated_judge`.
+  :mod:`abp_tui.tui.widgets.automated_judge`;
+- the responses' transcripts (read when a Trace tab is shown), searching the outputs or the
+  transcripts shown, and folding a transcript's long blocks: :mod:`abp_tui.tui.reading_aids`.
 
 The screen never runs SQL and never shows which run, condition, engine, model or provider a
 response comes from: it only has what the review session's blind item carries.
@@ -22,7 +25,6 @@ response comes from: it only has what the review session's blind item carries.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -50,14 +52,17 @@ from abp_tui.tui.messages import (
     QueueEndReached,
     QueueFoundEmpty,
     SubmissionRefused,
+    TranscriptsRead,
     WorkerFailed,
 )
 from abp_tui.tui.navigation import Move, Navigator
 from abp_tui.tui.reading import ENTER_GROUP, OPEN_GROUP, ItemReader
+from abp_tui.tui.reading_aids import HELP_HINTS, READING_BINDINGS, ReadingAids
 from abp_tui.tui.responsive import LongLived
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
+from abp_tui.tui.screens.unsaved import report_lost
 from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
 from abp_tui.tui.widgets.automated_judge import AutomatedJudgePanel, summary
 from abp_tui.tui.widgets.choices import ChoiceRow
@@ -65,6 +70,7 @@ from abp_tui.tui.widgets.item_bar import ItemBar
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.widgets.response_pair import ResponsePair
+from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from abp_tui.tui.workers import EXPECTED_ERRORS
 
@@ -146,6 +152,7 @@ class CompareScreen(Screen[None]):
             "Scroll both responses to the next difference.",
         ),
         _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
+        *READING_BINDINGS,
         _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
         _binding("f", "finding", "Finding", "Record a finding about this item (seed 002 §6)."),
         _binding(
@@ -182,7 +189,7 @@ class CompareScreen(Screen[None]):
             show=False,
             name="scroll_up",
         ),
-        _binding("h", "home", "Home", "Back to the list of studies (your work is saved)."),
+        _binding("h", "home", "Home", "Back to the list of studies (asks first if a save failed)."),
         Binding(
             "shift+tab",
             "app.focus_previous",
@@ -201,6 +208,9 @@ class CompareScreen(Screen[None]):
         ),
     ]
 
+    HELP_HINTS: ClassVar[tuple[str, ...]] = HELP_HINTS
+    """Lines the help screen shows below the keys."""
+
     READ_AHEAD: ClassVar[bool] = True
     """Read the next item while the reviewer is on this one, so the next-item key shows it at
     once (``abp-tui bench ui`` also measures without it)."""
@@ -218,7 +228,9 @@ class CompareScreen(Screen[None]):
         # The parts the screen talks to, made here so that it never has to look them up.
         self.bar = ItemBar()
         self.task_panel = TaskPanel(collapsed=False)
-        self.pair = ResponsePair()
+        self.pair = ResponsePair(full_transcripts=True)
+        self.search_bar = SearchBar("search the responses shown", id="search-bar")
+        self.aids = ReadingAids(self, desk, self.pair, self.search_bar)
         self.form = JudgmentForm(id="form")
         self.automated_panel = AutomatedJudgePanel()
         self._keys: frozenset[str] | None = None
@@ -232,6 +244,7 @@ class CompareScreen(Screen[None]):
             with Vertical(id="reading"):
                 yield self.task_panel
                 yield self.pair
+                yield self.search_bar
             with VerticalScroll(id="scoring"):
                 yield self.form
                 yield Static("", id="missing")
@@ -248,8 +261,11 @@ class CompareScreen(Screen[None]):
         self.long_lived.thaw()
         self.reader.close()
         # Typing staged while waiting for its pause is stored now, before the connection closes.
-        with contextlib.suppress(*EXPECTED_ERRORS):
+        try:
             self.desk.close()
+        except EXPECTED_ERRORS as exc:
+            # Leaving asked first; the app closed another way, or the store refused once more.
+            report_lost(self.app, f"a draft was not saved: {exc}")
 
     @property
     def is_pair(self) -> bool:
@@ -342,6 +358,7 @@ class CompareScreen(Screen[None]):
         pair = self.pair
         shown = message.shown
         pair.show(item.responses, shown.texts, shown.wrapped, shown.marks)
+        self.aids.item_shown(item.code)
         form.load(item.judgment, item.responses, item.task.fatal_criteria)
         first = form.first_row()
         target = form.first_missing() or first
@@ -379,7 +396,8 @@ class CompareScreen(Screen[None]):
                 Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
             )
         elif message.group == SAVE_GROUP:
-            self.drafts.failed(message.reason)
+            if not self.drafts.failed(message.reason, retryable=message.retryable):
+                message.stop()  # a retry failed again: the item bar says so, not another notice
             self._update_bar()
 
     # -- the word diff (computed by abp_tui.tui.reading) ------------------------------------
@@ -409,8 +427,10 @@ class CompareScreen(Screen[None]):
 
     @on(DraftsStored)
     def drafts_stored(self, message: DraftsStored) -> None:
-        self.drafts.stored_now(message.stored)
+        after = self.drafts.stored_now(message.stored)
         self._update_bar()
+        if after is not None:
+            after()  # a leave that waited for the save
 
     def action_save(self) -> None:
         if self.item is not None and not self.drafts.save_now():
@@ -503,7 +523,10 @@ class CompareScreen(Screen[None]):
 
     # -- leaving an item (where to: abp_tui.tui.navigation) ---------------------------------
     def leave_then(self, then: Callable[[], None]) -> None:
-        """Run ``then`` unless a submitted judgment has changes; then ask what to do first."""
+        """Run ``then`` unless a draft is not saved or a submitted judgment has changes; then
+        ask what to do first."""
+        if self.drafts.ask_before_leaving(lambda: self.leave_then(then)):
+            return
         if self.item is None or not self.drafts.unsubmitted_changes:
             then()
             return
@@ -589,6 +612,41 @@ class CompareScreen(Screen[None]):
 
     def action_toggle_task(self) -> None:
         self.task_panel.toggle()
+
+    # -- transcripts, search and folds (abp_tui.tui.reading_aids) ---------------------------
+    @on(ResponsePair.TranscriptsWanted)
+    def transcripts_wanted(self) -> None:
+        if self.item is not None:
+            self.aids.read(self.item.code)
+
+    @on(TranscriptsRead)
+    def transcripts_read(self, message: TranscriptsRead) -> None:
+        if self.item is not None and message.code == self.item.code:
+            self.pair.show_transcripts(message.shown)
+
+    @on(SearchBar.Submitted)
+    def search_submitted(self, message: SearchBar.Submitted) -> None:
+        self.aids.search(message.query)
+
+    @on(SearchBar.Closed)
+    def search_closed(self) -> None:
+        self.aids.search("")
+
+    @on(ResponsePair.SearchChanged)
+    def search_changed(self) -> None:
+        self.aids.show_status()
+
+    def action_search(self) -> None:
+        self.aids.open_search()
+
+    def action_next_hit(self, step: int) -> None:
+        self.aids.next_hit(step)
+
+    def action_fold(self) -> None:
+        self.aids.fold(every=False)
+
+    def action_fold_all(self) -> None:
+        self.aids.fold(every=True)
 
     def action_scroll_responses(self, direction: int) -> None:
         self.pair.scroll_page(direction)

@@ -1,7 +1,8 @@
 """The help screen: the keys active on the screen it was opened from, and what each one does.
 
 The list is built by the app from the live bindings (so keys a user remapped show as remapped);
-this screen only displays it.
+this screen only displays it, with the lines the screen it was opened from adds about its keys
+(``HELP_HINTS``: how search works, why a key is not the one other programs use).
 """
 
 from __future__ import annotations
@@ -60,15 +61,19 @@ class HelpScreen(ModalScreen[None]):
         ),
     ]
 
-    def __init__(self, keys: list[KeyHelp]) -> None:
+    def __init__(self, keys: list[KeyHelp], hints: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.keys = keys
+        self.hints = hints
+        """What the screen it was opened from says about its keys beyond the list."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
             yield Static(Text("Keys", style="bold"), id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(keys_table(self.keys), id="help-keys")
+                for hint in self.hints:
+                    yield Static(Text(hint), classes="help-screen-hint")
             yield Static(Text(TABLE_HINT), id="help-hint")
             yield Static(Text("Press Escape, q or ? to close."), id="help-close-hint")
 

@@ -1,7 +1,9 @@
-"""The queue screen: the reviewer's items in their order, with status, a filter and a jump.
+"""The queue screen: the reviewer's items in their order, with status, filters and a jump.
 
-Rows carry blind codes only. The queue is read by a worker through the desk; Enter returns the
-chosen code to the compare screen, which opens it.
+Rows carry blind codes and the task (as the compare screen shows it), never a run or a
+condition. The queue is read by a worker through the desk; Enter returns the chosen code to the
+compare screen, which opens it. ``f`` cycles the status filter; ``/`` filters by text: every
+word typed must appear in the item's blind code, kind, status or task text.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.services.desk import Desk, QueueRow, QueueView
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import QueueLoaded, WorkerFailed
+from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.workers import background
 
 FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
+TASK_WIDTH = 60
 
 
 def shown(rows: list[QueueRow], status_filter: str) -> list[QueueRow]:
@@ -33,11 +37,36 @@ def shown(rows: list[QueueRow], status_filter: str) -> list[QueueRow]:
     return [r for r in rows if r.status == status_filter]
 
 
+def matching(rows: list[QueueRow], text: str, tasks: dict[str, str]) -> list[QueueRow]:
+    """The rows in which every word of ``text`` appears (ignoring case) in the blind code,
+    the kind, the status or the task text."""
+    words = text.lower().split()
+    if not words:
+        return rows
+    found = []
+    for row in rows:
+        haystack = " ".join((row.code, row.kind, row.status, tasks.get(row.code, ""))).lower()
+        if all(word in haystack for word in words):
+            found.append(row)
+    return found
+
+
+def task_line(text: str) -> str:
+    """The task's first line, cut to the column's width."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first if len(first) <= TASK_WIDTH else first[: TASK_WIDTH - 1] + "…"
+
+
 class QueueScreen(Screen[str | None]):
-    """My items; Enter opens the highlighted one, f changes the filter, Escape goes back."""
+    """My items; Enter opens the highlighted one, f and / filter, Escape goes back."""
 
     CSS_PATH = "../styles/queue.tcss"
     AUTO_FOCUS = "#queue"
+    HELP_HINTS = (
+        "Find (/): type words; only items whose blind code, kind, status or task text has "
+        "every one of them stay listed, as you type. Enter goes to the list, Esc in the field "
+        "clears it. f still narrows by status.",
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "enter",
@@ -52,6 +81,14 @@ class QueueScreen(Screen[str | None]):
             "Filter",
             id="queue.filter",
             tooltip="Show all items, unfinished ones, or only to do / drafts / submitted.",
+        ),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            key_display="/",
+            id="queue.find",
+            tooltip="Show only items whose blind code, status or task text has every word typed.",
         ),
         Binding(
             "escape,l",
@@ -69,10 +106,13 @@ class QueueScreen(Screen[str | None]):
         self.current = current
         self.status_filter = status_filter
         self.view: QueueView | None = None
+        self.tasks: dict[str, str] = {}
+        self.text_filter = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("Reading your queue…"), id="queue-summary")
+        yield SearchBar("blind code, status or task words", id="queue-find")
         yield DataTable[Text](id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-empty")
         yield Footer()
@@ -83,12 +123,14 @@ class QueueScreen(Screen[str | None]):
     @background(group="queue-load", description="Reading the queue", exclusive=True)
     def load(self) -> None:
         view = self.desk.queue()
+        tasks = self.desk.task_texts()
         if not get_current_worker().is_cancelled:
-            self.post_message(QueueLoaded(view))
+            self.post_message(QueueLoaded(view, tasks))
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:
         self.view = message.view
+        self.tasks = message.tasks
         self.fill()
 
     @on(WorkerFailed)
@@ -109,12 +151,17 @@ class QueueScreen(Screen[str | None]):
             (self.status_filter, "bold"),
             " (f changes)",
         )
+        if self.text_filter:
+            summary.append("  ·  matching: ")
+            summary.append(safe_line(self.text_filter), "bold")
+            summary.append(" (/ changes)")
         self.query_one("#queue-summary", Static).update(summary)
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
-        for label, width in (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6)):
+        columns = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
+        for label, width in (*columns, ("Task", TASK_WIDTH)):
             table.add_column(Text(label), key=label, width=width)
-        visible = shown(rows, self.status_filter)
+        visible = matching(shown(rows, self.status_filter), self.text_filter, self.tasks)
         for row in visible:
             table.add_row(
                 Text(str(row.order_index + 1), justify="right"),
@@ -122,6 +169,7 @@ class QueueScreen(Screen[str | None]):
                 Text(row.kind),
                 Text(row.status, style=STATUS_STYLE.get(row.status, "")),
                 Text(str(row.revisions), justify="right"),
+                Text(safe_line(task_line(self.tasks.get(row.code, "")))),
                 key=row.code,
             )
         codes = [r.code for r in visible]
@@ -129,11 +177,43 @@ class QueueScreen(Screen[str | None]):
             table.move_cursor(row=codes.index(self.current))
         empty = self.query_one("#queue-empty", Static)
         empty.display = not visible
-        empty.update(Text(f"No items are {self.status_filter}. Press f to change the filter."))
+        if self.text_filter:
+            empty.update(
+                Text.assemble(
+                    "No ",
+                    "" if self.status_filter == "all" else f"{self.status_filter} ",
+                    "item matches ",
+                    (safe_line(self.text_filter), "bold"),
+                    ". Press / and Esc to clear it, or f to change the status filter.",
+                )
+            )
+        else:
+            empty.update(Text(f"No items are {self.status_filter}. Press f to change the filter."))
+        bar = self.query_one(SearchBar)
+        if bar.is_open:
+            bar.set_status(Text(f"{len(visible)} of {len(rows)} items", style="dim"))
 
     def action_filter(self) -> None:
         self.status_filter = FILTERS[(FILTERS.index(self.status_filter) + 1) % len(FILTERS)]
         self.fill()
+
+    def action_find(self) -> None:
+        self.query_one(SearchBar).open()
+
+    @on(Input.Changed, "#queue-find Input")
+    def find_typed(self, event: Input.Changed) -> None:
+        self.text_filter = event.value
+        self.fill()
+
+    @on(SearchBar.Submitted)
+    def find_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    @on(SearchBar.Closed)
+    def find_closed(self) -> None:
+        self.text_filter = ""
+        self.fill()
+        self.query_one(DataTable).focus()
 
     def action_open(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)

@@ -7,7 +7,9 @@ and the core refuses it anyway. Once unblinded: a bar chart of pass rates with t
 intervals, all six result states, fatal failures, acceptance, rubric dimensions, paired
 comparisons, efficiency and position bias, every proportion as x/n. The figures come from
 :func:`abp_tui.services.results_report.compute_results` (as ``abp-tui results``) and are drawn in a
-worker.
+worker. A study with automated outcomes and no design is offered too (a choice without a design):
+its results are those of its automated outcomes alone, with the automated judge's table when it
+scored the runs.
 """
 
 from __future__ import annotations

@@ -1,38 +1,68 @@
-"""One blind response: its output (a TextPane) and its trace (a table), in two tabs.
+"""One blind response: its output and its transcript (each a TextPane), in two tabs.
 
 Nothing here knows which run or condition the response is: it shows a ``BlindResponse`` (masked
-output and trace, already stripped of identity by the review session) under "Response N".
+output and trace, already stripped of identity by the review session) under "Response N", and a
+transcript the core masked the same way. The transcript is not read with the item: the first
+time the Trace tab is shown the view asks for it (:class:`ResponseView.TranscriptWanted`), and
+until it arrives the tab says so. Folding and unfolding a block lays the transcript out again in
+a worker (a long transcript is never laid out on the event loop), keeping the reader's place.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.message import Message
+from textual.widgets import Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from abp_tui.services.reviewing import BlindResponse
-from abp_tui.text.safe import safe_line
 from abp_tui.tui.widgets.textlayout import Range
 from abp_tui.tui.widgets.textpane import TextPane
+from abp_tui.tui.widgets.transcriptlayout import Fold, FoldKey, ShownTranscript, prepare_transcript
+from abp_tui.tui.workers import background
 
 EMPTY_OUTPUT = "(empty output)"
-TRACE_COLUMNS = ("#", "Kind", "Tool", "Tokens in", "Tokens out", "Duration")
-
-
-def _number(value: float | None, unit: str = "") -> Text:
-    if value is None:
-        return Text("—", style="dim", justify="right")
-    return Text(f"{value:,.0f}{unit}", justify="right")
+READING = "Reading the transcript…"
+NO_STEPS = "(no steps)"
 
 
 class ResponseView(Vertical):
     """A response pane: a note line, then the Output and Trace tabs."""
 
+    class TranscriptWanted(Message):
+        """The Trace tab is shown and the view has no transcript yet."""
+
+        def __init__(self, view: ResponseView) -> None:
+            super().__init__()
+            self.view = view
+
+    class TranscriptShown(Message):
+        """A transcript (or a new layout of it) is in the pane: its hits may have changed."""
+
+        def __init__(self, view: ResponseView) -> None:
+            super().__init__()
+            self.view = view
+
+    class LaidOut(Message):
+        """A worker laid the transcript out again (folds changed, or a new search)."""
+
+        def __init__(self, generation: int, shown: ShownTranscript, anchor: FoldKey | None):
+            super().__init__()
+            self.generation = generation
+            self.shown = shown
+            self.anchor = anchor
+
     def __init__(self, position: str, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="response-view")
         self.position = position
         self.border_title = f"Response {position}"
+        self.response: BlindResponse | None = None
+        self.shown: ShownTranscript | None = None
+        """The transcript in the Trace tab (None: not read yet)."""
+        self._generation = 0
         self._note: tuple[str | None, int] | None = None
         self._trace_label = ""
 
@@ -42,17 +72,24 @@ class ResponseView(Vertical):
             with TabPane("Output", id=f"output-{self.position}"):
                 yield TextPane(id=f"text-{self.position}")
             with TabPane("Trace", id=f"trace-{self.position}"):
-                yield Static(
-                    Text("The record has no trace events.", style="dim italic"),
-                    classes="trace-empty",
-                )
-                yield DataTable[Text](
-                    id=f"trace-table-{self.position}", cursor_type="row", zebra_stripes=True
-                )
+                yield TextPane(id=f"transcript-{self.position}", classes="transcript")
 
     @property
     def pane(self) -> TextPane:
-        return self.query_one(TextPane)
+        """The output's pane."""
+        return self.query_one(f"#text-{self.position}", TextPane)
+
+    @property
+    def transcript_pane(self) -> TextPane:
+        return self.query_one(f"#transcript-{self.position}", TextPane)
+
+    def visible_pane(self) -> TextPane:
+        """The pane of the tab shown: the output or the transcript."""
+        return self.transcript_pane if self.showing_trace else self.pane
+
+    def wrap_width(self) -> int:
+        """The width the panes wrap to (whichever tab has been laid out)."""
+        return max(self.pane.wrap_width(), self.transcript_pane.wrap_width())
 
     def show(
         self,
@@ -62,9 +99,10 @@ class ResponseView(Vertical):
         wrapped: tuple[int, list[Range]] | None = None,
     ) -> None:
         """Show a response: ``display`` is its output in display form (``wrapped``: see
-        ``TextPane.show``)."""
+        ``TextPane.show``). Its transcript is read again when the Trace tab asks for it."""
         if self.border_title != title:
             self.border_title = title
+        self.response = response
         # Widgets whose content is unchanged are left alone: an update would measure the
         # whole screen again for nothing.
         note_key = (response.record_state, response.masked)
@@ -72,7 +110,15 @@ class ResponseView(Vertical):
             self._note = note_key
             self._show_note(response)
         self.pane.show(display, EMPTY_OUTPUT, wrapped)
-        self._show_trace(response)
+        self._generation += 1
+        self.shown = None
+        if self.showing_trace:
+            self.transcript_pane.show("", READING)
+        label = f"Trace ({len(response.trace)})"
+        if label != self._trace_label:
+            self._trace_label = label
+            tabs = self.query_one(TabbedContent)
+            tabs.get_tab(f"trace-{self.position}").label = Text(label)
 
     def _show_note(self, response: BlindResponse) -> None:
         notes: list[Text] = []
@@ -92,29 +138,7 @@ class ResponseView(Vertical):
         note.display = bool(notes)
         note.set_class(response.record_state is not None, "-record-state")
 
-    def _show_trace(self, response: BlindResponse) -> None:
-        table: DataTable[Text] = self.query_one(DataTable)
-        table.clear(columns=True)
-        for label in TRACE_COLUMNS:
-            table.add_column(Text(label), key=label)
-        for event in response.trace:
-            tokens_in = event.input_tokens
-            table.add_row(
-                Text(str(event.seq), justify="right"),
-                Text(safe_line(event.kind)),
-                Text(safe_line(event.tool or "")),
-                _number(tokens_in),
-                _number(event.output_tokens),
-                _number(event.duration_ms, " ms"),
-            )
-        self.query_one(".trace-empty", Static).display = not response.trace
-        table.display = bool(response.trace)
-        label = f"Trace ({len(response.trace)})"
-        if label != self._trace_label:
-            self._trace_label = label
-            tabs = self.query_one(TabbedContent)
-            tabs.get_tab(f"trace-{self.position}").label = Text(label)
-
+    # -- the tabs ---------------------------------------------------------------------------
     @property
     def showing_trace(self) -> bool:
         return self.query_one(TabbedContent).active == f"trace-{self.position}"
@@ -122,3 +146,116 @@ class ResponseView(Vertical):
     def show_trace(self, show: bool) -> None:
         tabs = self.query_one(TabbedContent)
         tabs.active = f"{'trace' if show else 'output'}-{self.position}"
+
+    @on(TabbedContent.TabActivated)
+    def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        event.stop()
+        if self.showing_trace and self.shown is None and self.response is not None:
+            self.transcript_pane.show("", READING)
+            self.post_message(self.TranscriptWanted(self))
+
+    # -- the transcript ---------------------------------------------------------------------
+    def show_transcript(self, shown: ShownTranscript, *, top: int = 0) -> None:
+        """Put a prepared transcript in the Trace tab, from offset ``top``."""
+        self.shown = shown
+        layout = shown.layout
+        self.transcript_pane.show(layout.text, NO_STEPS, shown.wrapped, layout.styles, top=top)
+        self.transcript_pane.set_hits(shown.hits)
+        self.post_message(self.TranscriptShown(self))
+
+    def relayout(
+        self,
+        *,
+        expanded: frozenset[FoldKey] | None = None,
+        collapsed: frozenset[FoldKey] | None = None,
+        query: str | None = None,
+        anchor: FoldKey | None = None,
+    ) -> bool:
+        """Lay the transcript out again (in a worker) with other folds or another search;
+        ``anchor``: the fold whose place in view is kept. False when there is no transcript."""
+        shown = self.shown
+        if shown is None:
+            return False
+        self._generation += 1
+        self._lay_out(
+            self._generation,
+            shown,
+            shown.expanded if expanded is None else expanded,
+            shown.collapsed if collapsed is None else collapsed,
+            shown.query if query is None else query,
+            anchor,
+            self.wrap_width(),
+        )
+        return True
+
+    @background(group="transcript-layout", description="Laying out a transcript")
+    def _lay_out(
+        self,
+        generation: int,
+        shown: ShownTranscript,
+        expanded: frozenset[FoldKey],
+        collapsed: frozenset[FoldKey],
+        query: str,
+        anchor: FoldKey | None,
+        width: int,
+    ) -> None:
+        again = prepare_transcript(
+            shown.transcript, width, expanded=expanded, collapsed=collapsed, query=query
+        )
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.LaidOut(generation, again, anchor))
+
+    @on(LaidOut)
+    def laid_out(self, message: LaidOut) -> None:
+        message.stop()
+        if message.generation != self._generation or self.shown is None:
+            return
+        pane = self.transcript_pane
+        top = pane.top_offset()
+        old = self.shown.layout.fold_of(message.anchor) if message.anchor else None
+        new = message.shown.layout.fold_of(message.anchor) if message.anchor else None
+        if old is not None and new is not None and top > new.start:
+            # The reader was inside the block that changed: go to its start. Above it, nothing
+            # moved, so the same offset is the same place.
+            top = new.start
+        self.show_transcript(message.shown, top=top)
+
+    def fold_in_view(self) -> Fold | None:
+        """The first long block whose marker is in view."""
+        if self.shown is None or not self.showing_trace:
+            return None
+        start, end = self.transcript_pane.visible_range()
+        return next((f for f in self.shown.layout.folds if start <= f.marker[0] <= end), None)
+
+    def toggle_fold(self, fold: Fold) -> None:
+        shown = self.shown
+        if shown is None:
+            return
+        expanded, collapsed = set(shown.expanded), set(shown.collapsed)
+        if fold.folded:
+            expanded.add(fold.key)
+            collapsed.discard(fold.key)
+        else:
+            expanded.discard(fold.key)
+            collapsed.add(fold.key)
+        self.relayout(expanded=frozenset(expanded), collapsed=frozenset(collapsed), anchor=fold.key)
+
+    def toggle_all(self, unfold: bool) -> None:
+        """Unfold every long block, or fold them all."""
+        shown = self.shown
+        if shown is None:
+            return
+        keys = frozenset(f.key for f in shown.layout.folds)
+        if unfold:
+            self.relayout(expanded=keys | shown.expanded, collapsed=frozenset())
+        else:
+            self.relayout(expanded=frozenset(), collapsed=keys | shown.collapsed)
+
+    @on(TextPane.Clicked)
+    def pane_clicked(self, event: TextPane.Clicked) -> None:
+        if event.pane is not self.transcript_pane or self.shown is None:
+            return
+        event.stop()
+        fold = self.shown.layout.fold_at(event.offset)
+        if fold is not None:
+            self.toggle_fold(fold)

@@ -3,19 +3,22 @@
 Only the visible lines are ever turned into segments, so a 1 MB output scrolls as freely as a
 short one. The text is wrapped to the pane's width once (in a worker thread when it is long) into
 (start, end) offsets; each visible line is sliced from the text and styled where a word diff
-marks it changed, or where an identity term was masked. Text is never parsed as markup: it is
-the display form from ``textlayout.display_text`` (control and invisible characters already
-made visible).
+marks it changed, where an identity term was masked, where a search found a hit, or where the
+text's own styles say (a transcript's headings, tool names and errors: spans of offsets, see
+:mod:`abp_tui.tui.widgets.transcriptlayout`). Text is never parsed as markup: it is the display
+form from ``textlayout.display_text`` (control and invisible characters already made visible).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -46,15 +49,31 @@ class TextPane(ScrollView, can_focus=True):
         & > .text-pane--current { background: $warning 70%; color: $background; }
         & > .text-pane--masked { color: $text-accent; text-style: italic; }
         & > .text-pane--placeholder { color: $text-muted; text-style: italic; }
+        & > .text-pane--heading { color: $text-primary; text-style: bold; }
+        & > .text-pane--label { color: $text-secondary; }
+        & > .text-pane--tool { color: $text-accent; text-style: bold; }
+        & > .text-pane--error { color: $text-error; }
+        & > .text-pane--fold { color: $text-warning; text-style: italic; }
+        & > .text-pane--muted { color: $text-muted; }
+        & > .text-pane--note { color: $text-muted; text-style: italic; }
+        & > .text-pane--hit { background: $secondary 45%; }
+        & > .text-pane--hit-current { background: $success 80%; color: $background; }
         &:focus { background-tint: $foreground 4%; }
     }
     """
 
+    TEXT_STYLES: ClassVar[frozenset[str]] = frozenset(
+        {"heading", "label", "tool", "error", "fold", "muted", "note"}
+    )
+    """The names a text's own styles may use (``text-pane--<name>``)."""
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "text-pane--changed",
         "text-pane--current",
         "text-pane--masked",
         "text-pane--placeholder",
+        "text-pane--hit",
+        "text-pane--hit-current",
+        *(f"text-pane--{name}" for name in TEXT_STYLES),
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -81,6 +100,14 @@ class TextPane(ScrollView, can_focus=True):
             self.pane = pane
             self.offset = offset
 
+    class Clicked(Message):
+        """The reader clicked the text at ``offset`` (a transcript unfolds a block there)."""
+
+        def __init__(self, pane: TextPane, offset: int) -> None:
+            super().__init__()
+            self.pane = pane
+            self.offset = offset
+
     class Wrapped(Message):
         """A long text finished wrapping in its worker."""
 
@@ -96,6 +123,11 @@ class TextPane(ScrollView, can_focus=True):
         self.placeholder = ""
         self.changed: list[Range] = []
         self.current: Range | None = None
+        self.hits: list[Range] = []
+        """Search hits (sorted, disjoint); ``current_hit`` is the one jumped to."""
+        self.current_hit: Range | None = None
+        self._style_ranges: list[Range] = []
+        self._style_names: list[str] = []
         self._lines: list[Range] = []
         self._starts: list[int] = []
         self._wrapped_width = 0
@@ -107,22 +139,33 @@ class TextPane(ScrollView, can_focus=True):
 
     # -- content ----------------------------------------------------------------------------
     def show(
-        self, text: str, placeholder: str = "", wrapped: tuple[int, list[Range]] | None = None
+        self,
+        text: str,
+        placeholder: str = "",
+        wrapped: tuple[int, list[Range]] | None = None,
+        styles: Sequence[tuple[int, int, str]] = (),
+        *,
+        top: int = 0,
     ) -> None:
-        """Show a (display-form) text from the top; ``placeholder`` when it is empty.
+        """Show a (display-form) text from offset ``top``; ``placeholder`` when it is empty.
 
         ``wrapped`` is the text already wrapped (``wrap_offsets``) to a width, e.g. in the
-        worker that read it: used as it is when the pane still has that width.
+        worker that read it: used as it is when the pane still has that width. ``styles`` are
+        the text's own (start, end, name) spans, sorted and disjoint (names: ``TEXT_STYLES``).
         """
         self.text = text
         self.placeholder = placeholder
         self.changed = []
         self.current = None
+        self.hits = []
+        self.current_hit = None
+        self._style_ranges = [(a, b) for a, b, _ in styles]
+        self._style_names = [f"text-pane--{name}" for _, _, name in styles]
         self._generation += 1
         self._wrapped_width = 0
         self._lines = []
         self._starts = []
-        self._pending_top = 0
+        self._pending_top = top
         self._cache.clear()
         if wrapped is not None and wrapped[0] > 0 and wrapped[0] == self.wrap_width():
             self._apply_wrap(*wrapped)
@@ -132,6 +175,13 @@ class TextPane(ScrollView, can_focus=True):
     def set_changed(self, changed: list[Range], current: Range | None = None) -> None:
         self.changed = changed
         self.current = current
+        self._cache.clear()
+        self.refresh()
+
+    def set_hits(self, hits: list[Range], current: Range | None = None) -> None:
+        """Highlight search hits, ``current`` (the one jumped to) most of all."""
+        self.hits = hits
+        self.current_hit = current
         self._cache.clear()
         self.refresh()
 
@@ -218,6 +268,26 @@ class TextPane(ScrollView, can_focus=True):
         finally:
             self._quiet = False
 
+    def offset_at_row(self, row: int) -> int | None:
+        """The text offset at the start of the visual line ``row`` rows below the top."""
+        index = round(self.scroll_y) + row
+        if not self._lines or not 0 <= index < len(self._lines):
+            return None
+        return self._lines[index][0]
+
+    def visible_range(self) -> Range:
+        """The offsets of the text in view (from the first line's start to the last's end)."""
+        if not self._lines:
+            return (0, 0)
+        top = min(len(self._lines) - 1, round(self.scroll_y))
+        bottom = min(len(self._lines) - 1, top + max(1, self.size.height) - 1)
+        return (self._lines[top][0], self._lines[bottom][1])
+
+    def on_click(self, event: events.Click) -> None:
+        offset = self.offset_at_row(event.y)
+        if offset is not None:
+            self.post_message(self.Clicked(self, offset))
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if not self._quiet and round(old_value) != round(new_value):
@@ -269,10 +339,20 @@ class TextPane(ScrollView, can_focus=True):
         if self.current is not None and self.current[0] < end and self.current[1] > start:
             a, b = max(self.current[0], start), min(self.current[1], end)
             styled.append(((a - start, b - start), "text-pane--current"))
+        if self._style_ranges:
+            names = self._style_names
+            for (a, b), i in _overlapping_indexed(self._style_ranges, start, end):
+                styled.append(((a - start, b - start), names[i]))
         found = text.find(MASK)
         while found != -1:
             styled.append(((found, found + len(MASK)), "text-pane--masked"))
             found = text.find(MASK, found + len(MASK))
+        for a, b in _overlapping(self.hits, start, end):
+            styled.append(((a - start, b - start), "text-pane--hit"))
+        hit = self.current_hit
+        if hit is not None and hit[0] < end and hit[1] > start:
+            a, b = max(hit[0], start), min(hit[1], end)
+            styled.append(((a - start, b - start), "text-pane--hit-current"))
         for (a, b), _name in styled:
             cuts.update((a, b))
         points = sorted(cuts)
@@ -289,6 +369,11 @@ class TextPane(ScrollView, can_focus=True):
 
 def _overlapping(ranges: list[Range], start: int, end: int) -> list[Range]:
     """The parts of sorted, disjoint ``ranges`` that fall within [start, end)."""
+    return [r for r, _ in _overlapping_indexed(ranges, start, end)]
+
+
+def _overlapping_indexed(ranges: list[Range], start: int, end: int) -> list[tuple[Range, int]]:
+    """As :func:`_overlapping`, with each part's index in ``ranges``."""
     if not ranges:
         return []
     i = max(0, bisect_left(ranges, (start, start)) - 1)
@@ -296,6 +381,6 @@ def _overlapping(ranges: list[Range], start: int, end: int) -> list[Range]:
     while i < len(ranges) and ranges[i][0] < end:
         a, b = ranges[i]
         if b > start:
-            out.append((max(a, start), min(b, end)))
+            out.append(((max(a, start), min(b, end)), i))
         i += 1
     return out

@@ -1,0 +1,145 @@
+"""The compare screen's reading aids beside the word diff: transcripts, search and folds.
+
+- Transcripts: the Trace tabs show each response's transcript, read (masked by the core, laid
+  out and wrapped in a worker: :mod:`abp_tui.tui.transcripts`) the first time a Trace tab is
+  shown for an item, and again for each item while the tabs stay shown.
+- Search: ``/`` opens a field under the responses; Enter searches the panes shown (the outputs,
+  or the transcripts), every hit highlighted, and gives the focus back where it was so that
+  single keys act again; ``>`` and ``<`` jump between hits, Escape in the field clears them.
+  ``n`` / ``N`` are not used: ``n`` answers a validity check on this screen, and a reviewer
+  meaning to jump must never fail a check instead.
+- Folds: a transcript's long blocks (a tool's result, its arguments, a step's fields) are
+  folded; ``e`` unfolds or folds back the first one in view, ``E`` all of them.
+
+The keys are declared here once (:data:`READING_BINDINGS`) and listed with the screen's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widget import Widget
+
+from abp_tui.services.desk import Desk
+from abp_tui.tui.transcripts import TranscriptReader
+from abp_tui.tui.widgets.response_pair import ResponsePair
+from abp_tui.tui.widgets.search_bar import SearchBar
+
+
+def _key(key: str, action: str, description: str, tooltip: str, name: str, display: str) -> Binding:
+    return Binding(
+        key,
+        action,
+        description,
+        show=False,
+        key_display=display,
+        id=f"compare.{name}",
+        tooltip=tooltip,
+    )
+
+
+READING_BINDINGS: list[BindingType] = [
+    _key(
+        "slash",
+        "search",
+        "Search",
+        "Search the outputs, or the transcripts when the Trace tabs are shown.",
+        "search",
+        "/",
+    ),
+    _key(
+        "greater_than_sign",
+        "next_hit(1)",
+        "Next hit",
+        "Jump to the next hit of the search (n is the validity gate's key, so not this).",
+        "next_hit",
+        ">",
+    ),
+    _key(
+        "less_than_sign",
+        "next_hit(-1)",
+        "Previous hit",
+        "Jump to the previous hit of the search.",
+        "previous_hit",
+        "<",
+    ),
+    _key(
+        "e",
+        "fold",
+        "Unfold",
+        "Unfold (or fold back) the first long block in view of each transcript shown.",
+        "fold",
+        "e",
+    ),
+    _key(
+        "E",
+        "fold_all",
+        "Unfold all",
+        "Unfold every long block of the transcripts shown, or fold them all back.",
+        "fold_all",
+        "shift+e",
+    ),
+]
+HELP_HINTS = (
+    "Search: / opens the search field (Enter searches the outputs, or the transcripts when the "
+    "Trace tabs are shown; Esc clears it); > and < jump between the hits. n and N do not: n "
+    "answers a validity check here.",
+    "Transcripts (r): long blocks are folded; e unfolds the first one in view, E all of them; "
+    "a click on a fold's marker unfolds it too. A block holding a search hit is unfolded.",
+)
+
+
+class ReadingAids:
+    """Transcripts, search and folds of one compare screen's response pair."""
+
+    def __init__(self, screen: Screen[Any], desk: Desk, pair: ResponsePair, bar: SearchBar):
+        self.screen = screen
+        self.pair = pair
+        self.bar = bar
+        self.reader = TranscriptReader(screen, desk)
+        self._return: Widget | None = None
+
+    def item_shown(self, code: str) -> None:
+        """A new item is in the pair: its search is gone, its transcripts are read if shown."""
+        if self.bar.is_open:
+            self.bar.close(announce=False)  # a search is of the item it was typed on
+        if self.pair.showing_trace and self.pair.ask_transcripts():
+            self.read(code)
+
+    def read(self, code: str) -> None:
+        pair = self.pair
+        self.reader.read(code, pair.wrap_widths(), pair.query_text)
+
+    # -- search -----------------------------------------------------------------------------
+    def open_search(self) -> None:
+        focused = self.screen.focused
+        if focused is not self.bar.input:
+            self._return = focused
+        self.bar.open()
+
+    def search(self, query: str) -> None:
+        """Search for ``query`` ("" clears), then give the focus back where it was."""
+        self.pair.search(query)
+        target, self._return = self._return, None
+        if target is not None and target.is_attached and target.focusable:
+            target.focus(scroll_visible=False)
+        else:
+            self.screen.set_focus(None)
+
+    def show_status(self) -> None:
+        if self.bar.is_open:
+            self.bar.set_status(self.pair.search_status())
+
+    def next_hit(self, step: int) -> None:
+        self._say(self.pair.next_hit(step))
+
+    # -- folds ------------------------------------------------------------------------------
+    def fold(self, *, every: bool) -> None:
+        pair = self.pair
+        self._say(pair.toggle_all_folds() if every else pair.toggle_fold_in_view())
+
+    def _say(self, notice: str | None) -> None:
+        if notice is not None:
+            self.screen.notify(notice, markup=False)
