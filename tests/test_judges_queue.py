@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci
 
-from abp_tui.analysis.judge_estimates import win_rates
+from abp_tui.analysis.judge_arrays import VerdictTable
 from abp_tui.analysis.judge_queue import (
     FATAL_NAMED,
     JUDGES_DISAGREE,
@@ -17,6 +17,7 @@ from abp_tui.analysis.judge_queue import (
     review_order,
 )
 from abp_tui.analysis.judge_units import Reference, VerdictRow
+from abp_tui.analysis.judges import PreferenceJudgeReport, judges_report
 
 
 def _pref(judge: str, a: str, b: str, first: str, winner: str, text: str = "") -> VerdictRow:
@@ -50,14 +51,15 @@ def test_the_queue_puts_distrusted_items_first_after_the_calibration_sample() ->
         _pref("j1", "x4", "y4", "x4", "x4", "Response A USES 30 DAYS, which is wrong."),
     ]
     criteria = {("x4", "y4"): ("Uses 30 days",)}
-    order = review_order(items, rows, criteria, share=None, seed=1)
+    table = VerdictTable.from_rows(rows)
+    order = review_order(items, table, criteria, share=None, seed=1)
     assert [q.code for q in order] == ["P4", "P2", "P3", "P1", "P5"]
     reasons = {q.code: q.reasons for q in order}
     assert reasons["P4"] == (FATAL_NAMED,)
     assert reasons["P2"] == (ORDERS_DISAGREE,)
     assert reasons["P3"] == (JUDGES_DISAGREE,)
     assert reasons["P1"] == reasons["P5"] == ()
-    sampled = review_order(items, rows, criteria, share=0.4, seed=5)
+    sampled = review_order(items, table, criteria, share=0.4, seed=5)
     calibration = [q.code for q in sampled if q.calibration]
     assert len(calibration) == 2
     assert [q.code for q in sampled[:2]] == sorted(calibration, key=lambda c: int(c[1:]))
@@ -87,7 +89,9 @@ def test_judge_assisted_win_rate_matches_ppi_python() -> None:
         else:
             unlabeled.append(judged)
     reference = Reference(name="t", kind="final", pairs=pairs, conditions=conditions)
-    (found,) = win_rates(rows, reference, confidence=0.95)
+    (judge,) = judges_report("s", [], rows, reference, resamples=0).judges
+    assert isinstance(judge, PreferenceJudgeReport)
+    (found,) = judge.estimates
     assert found.figure == "win rate of A against B"
     estimate = found.estimate
     low, high = ppi_mean_ci(np.array(y), np.array(yhat), np.array(unlabeled), alpha=0.05)

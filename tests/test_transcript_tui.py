@@ -162,7 +162,9 @@ async def test_r_shows_both_transcripts_side_by_side(tmp_path: Path) -> None:
             assert "▌2 model.call" in text and "in 1,200" in text and "out 300" in text
             assert "I am «masked»: I will read the pager first." in text
             assert "→ read_file" in text and '"path": "src/pager.py"' in text
-            assert "→ run_tests" in text and "2.1 s" in text and "PASSED tests/test_case_000" in text
+            assert (
+                "→ run_tests" in text and "2.1 s" in text and "PASSED tests/test_case_000" in text
+            )
         # Response N's transcript is the run shown as Response N (only nebula's tests failed)
         assert screen.item is not None
         shown_runs = runs_shown(app.db_path, screen.item.code)
@@ -250,9 +252,11 @@ async def test_the_next_item_reads_its_transcripts_while_the_trace_tabs_stay(
         await press(pilot, "right_square_bracket")
         await until(
             pilot,
-            lambda: screen.item is not None
-            and screen.item.code != first
-            and all(v.shown is not None for v in views),
+            lambda: (
+                screen.item is not None
+                and screen.item.code != first
+                and all(v.shown is not None for v in views)
+            ),
             "the next item's transcripts",
         )
         after = [v.transcript_pane.text for v in views]

@@ -671,8 +671,9 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
         assert screen.item is not None and "T1" in screen.item.task.prompt
         title = screen.query_one("#task", Collapsible).query_one("CollapsibleTitle", Static)
         assert plain(title.visual).strip() == "▼ Task: [/] Summarise [bold red]T1[/] ␛[2J"
-        hostile = next(p for p in screen.query(TextPane) if p.text.startswith("[/]"))
-        huge = next(p for p in screen.query(TextPane) if p is not hostile)
+        outputs = [view.pane for view in screen.query(ResponseView)]
+        hostile = next(p for p in outputs if p.text.startswith("[/]"))
+        huge = next(p for p in outputs if p is not hostile)
         assert hostile.text.startswith("[/] [bold red]x[/] [link=http://x]y[/link]")
         assert "␛[31mred␛[0m" in hostile.text and "␛]8;;http://evil␇click" in hostile.text
         assert "⟨U+009B⟩2J" in hostile.text
@@ -696,19 +697,16 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
         # Scrolling to the end draws the frames on the way (more when the machine is slow):
         # the cache stays a small fraction of the lines, never the whole megabyte.
         assert len(huge._cache) < huge.line_count // 10
-        # the trace tab shows hostile trace text literally
+        # the trace tab (the transcript) shows hostile trace text literally
         await press(pilot, "r")
-        cells = [
-            plain(c)
-            for table in screen.query(DataTable)
-            for i in range(table.row_count)
-            for c in table.get_row_at(i)
-        ]
-        assert "[bold]call␛[2J" in cells and "[/]" in cells
+        views = list(screen.query(ResponseView))
+        await until(pilot, lambda: all(v.shown is not None for v in views), "the transcripts")
+        traced = "\n".join(v.transcript_pane.text for v in views)
+        assert "[bold]call␛[2J" in traced and "→ [/]" in traced
         await press(pilot, "r")
         assert screen.item is not None
         await press(pilot, "left_square_bracket" if screen.item.index else "right_square_bracket")
-        texts = [p.visible_text() for p in screen.query(TextPane)]
+        texts = [view.pane.visible_text() for view in screen.query(ResponseView)]
         assert "(empty output)" in texts and "[b]" in texts
 
 

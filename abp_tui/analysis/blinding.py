@@ -257,29 +257,31 @@ def plan_items(
     known_conditions = sorted({r.condition_id for r in all_runs})
     tasks = known_tasks if design.tasks == "all" else list(design.tasks)
     conditions = known_conditions if design.conditions == "all" else list(design.conditions)
+    task_set, condition_set = set(known_tasks), set(known_conditions)  # lookups, not scans
     for t in tasks:
-        if t not in known_tasks:
+        if t not in task_set:
             raise PlanError(f"tasks: {t!r} has no runs in study {design.study!r}")
     contrasts = contrasts_of(design, conditions)
     for a, b in contrasts:
         for c in (a, b):
-            if c not in known_conditions:
+            if c not in condition_set:
                 raise PlanError(f"contrasts: condition {c!r} has no runs in study {design.study!r}")
     for c in conditions:
-        if c not in known_conditions:
+        if c not in condition_set:
             raise PlanError(f"conditions: {c!r} has no runs in study {design.study!r}")
+    task_set, condition_set = set(tasks), set(conditions)
     cell: dict[tuple[str, str, int], list[PlanRun]] = defaultdict(list)
+    trials_of: dict[tuple[str, str], set[int]] = defaultdict(set)
     for r in all_runs:
         cell[(r.task_id, r.condition_id, r.trial)].append(r)
+        trials_of[(r.task_id, r.condition_id)].add(r.trial)
     for runs_in_cell in cell.values():
         runs_in_cell.sort(key=lambda r: r.id)
     found: list[tuple[str, str, str, int, PlanRun, PlanRun | None]] = []
     for a, b in contrasts:
         for task in sorted(tasks):
-            trials = sorted(
-                {t for (tk, c, t) in cell if tk == task and c == a}
-                & {t for (tk, c, t) in cell if tk == task and c == b}
-            )
+            # Looked up per (task, condition): scanning every cell per task was quadratic.
+            trials = sorted(trials_of.get((task, a), set()) & trials_of.get((task, b), set()))
             for trial in trials:
                 for k, (ra, rb) in enumerate(
                     zip(cell[(task, a, trial)], cell[(task, b, trial)], strict=False)
@@ -287,7 +289,7 @@ def plan_items(
                     found.append((f"pair|{a}|{b}|{task}|{trial}|{k}", "pair", task, trial, ra, rb))
     if design.single_items:
         for r in sorted(all_runs, key=lambda r: (r.task_id, r.condition_id, r.trial, r.id)):
-            if r.task_id in tasks and r.condition_id in conditions:
+            if r.task_id in task_set and r.condition_id in condition_set:
                 found.append((f"single|{r.id}", "single", r.task_id, r.trial, r, None))
     if not found:
         raise PlanError(f"the design selects nothing to judge in study {design.study!r}")

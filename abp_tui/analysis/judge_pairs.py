@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Final
 
 import numpy as np
@@ -29,7 +30,7 @@ from abp_tui.analysis.judge_arrays import (
     VerdictTable,
     groups,
 )
-from abp_tui.analysis.judge_units import Reference, pair_key, unit_name
+from abp_tui.analysis.judge_units import Reference
 from abp_tui.models.base import Model
 from abp_tui.models.judges import TIE
 
@@ -72,28 +73,26 @@ class PairUnits:
     flip: Bools
     """Per unit: a's condition is the contrast's second (a win of a is a loss of the first)."""
     contrasts: tuple[tuple[str, str], ...]
-    names: list[str | None] = field(default_factory=list)
-    """Unit names, made when first asked for (:meth:`named`)."""
+    keys: list[tuple[str, str]]
+    """Per unit: its pair as the reference names it (run ids sorted)."""
+    _names: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> int:
         return int(self.a.size)
 
     def named(self, units: I64) -> tuple[str, ...]:
-        runs = self.table.runs
-        names = self.names
-        out = []
-        for u in units.tolist():
-            name = names[u]
-            if name is None:
-                turn = int(self.turn[u])
-                pair = (runs[int(self.a[u])], runs[int(self.b[u])])
-                name = names[u] = unit_name(pair, None if turn == NO_TURN else turn)
-            out.append(name)
-        return tuple(out)
-
-    def key(self, u: int) -> tuple[str, str]:
-        return pair_key((self.table.runs[int(self.a[u])], self.table.runs[int(self.b[u])]))
+        """The units' names (``a vs b``, with the turn): made for every unit the first time,
+        since a report usually leaves out some of most."""
+        names = self._names
+        if not names and self.count:
+            runs = self.table.runs
+            for ia, ib, turn in zip(
+                self.a.tolist(), self.b.tolist(), self.turn.tolist(), strict=True
+            ):
+                shown = f"{runs[ia]} vs {runs[ib]}"
+                names.append(shown if turn == NO_TURN else f"{shown} (turn {turn})")
+        return tuple(names[u] for u in units.tolist())
 
 
 def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
@@ -103,26 +102,35 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
     unit, first = groups((ra, rb, turn)) if rows.size else (rows, rows)
     a, b, t = ra[first], rb[first], turn[first]
     runs = table.runs
-    human = np.full(a.size, NO_VERDICT, dtype=np.int64)
+    names_a = [runs[i] for i in a.tolist()]
+    names_b = [runs[i] for i in b.tolist()]
+    keys = [(x, y) if x < y else (y, x) for x, y in zip(names_a, names_b, strict=True)]
+    # Compared as object arrays (C loops), "\x00" standing for no human verdict: no run id.
+    chosen = np.array(list(map(reference.pairs.get, keys, repeat("\x00"))), dtype=object)
+    human = np.where(chosen == TIE, TIE_PICK, np.where(chosen == np.array(names_a), A, B))
+    human = np.where(chosen == "\x00", NO_VERDICT, human).astype(np.int64)
     why = np.zeros(a.size, dtype=np.int64)
     reasons = {NO_HUMAN: 0}
+    for u in np.flatnonzero(human == NO_VERDICT).tolist():
+        found = reference.pair_reasons.get(keys[u])
+        if found is not None:
+            why[u] = reasons.setdefault(found, len(reasons))
+    # Conditions ranked by name: a contrast is its two conditions in sorted order.
+    of_run = list(map(reference.conditions.get, runs))
+    named = sorted({c for c in of_run if c is not None})
+    rank = {c: i for i, c in enumerate(named)}
+    condition = np.array([-1 if c is None else rank[c] for c in of_run], dtype=np.int64)
+    ca, cb = condition[a], condition[b]
+    known = (ca >= 0) & (cb >= 0) & (ca != cb)
+    low, high = np.minimum(ca, cb), np.maximum(ca, cb)
+    found_pairs, contrast_of = np.unique(
+        (low * max(len(named), 1) + high)[known], return_inverse=True
+    )
     contrast = np.full(a.size, -1, dtype=np.int64)
-    flip = np.zeros(a.size, dtype=bool)
-    contrasts: dict[tuple[str, str], int] = {}
-    pairs, pair_reasons, conditions = reference.pairs, reference.pair_reasons, reference.conditions
-    for u, (ia, ib) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        run_a, run_b = runs[ia], runs[ib]
-        key = (run_a, run_b) if run_a < run_b else (run_b, run_a)
-        chosen = pairs.get(key)
-        if chosen is None:
-            why[u] = reasons.setdefault(pair_reasons.get(key, NO_HUMAN), len(reasons))
-        else:
-            human[u] = TIE_PICK if chosen == TIE else A if chosen == run_a else B
-        ca, cb = conditions.get(run_a), conditions.get(run_b)
-        if ca is not None and cb is not None and ca != cb:
-            flip[u] = ca > cb
-            named = (cb, ca) if ca > cb else (ca, cb)
-            contrast[u] = contrasts.setdefault(named, len(contrasts))
+    contrast[known] = contrast_of.reshape(-1)
+    contrasts = tuple(
+        (named[int(c) // len(named)], named[int(c) % len(named)]) for c in found_pairs.tolist()
+    )
     return PairUnits(
         table=table,
         rows=rows,
@@ -134,9 +142,9 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
         human_reason=why,
         reasons=tuple(reasons),
         contrast=contrast,
-        flip=flip,
-        contrasts=tuple(contrasts),
-        names=[None] * int(a.size),
+        flip=known & (ca > cb),
+        contrasts=contrasts,
+        keys=keys,
     )
 
 

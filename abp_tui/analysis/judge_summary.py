@@ -174,8 +174,8 @@ def report_lines(report: JudgesReport) -> list[str]:
         if j.left_out:
             out.append(f"{GAP}left out ({left_out_count(j.left_out)}):")
             for entry in j.left_out:
-                shown = f"{len(entry.units)} x {safe_line(entry.reason)}"
-                out.append(f"{GAP}{GAP}{entry.figure}: {shown}")
+                tally = f"{len(entry.units)} x {safe_line(entry.reason)}"
+                out.append(f"{GAP}{GAP}{entry.figure}: {tally}")
             listed = [(e, unit) for e in j.left_out for unit in e.units[:MAX_LISTED]][:MAX_LISTED]
             for entry, unit in listed:
                 out.append(

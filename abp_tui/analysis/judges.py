@@ -219,7 +219,7 @@ def _alt_tests(
         for u in np.flatnonzero(p.judged & ~p.stale & (pick >= 0)).tolist():
             code = int(pick[u])
             chosen = TIE if code == TIE_PICK else runs[int((units.a, units.b)[code][u])]
-            judge[units.key(u)] = chosen
+            judge[units.keys[u]] = chosen
         if judge:
             out.append(OrderAltTest(order=order, test=alt_test(humans, judge, epsilon=epsilon)))
     return tuple(out), None

@@ -5,9 +5,9 @@ reviewer station and merged.
 what no revision, draft or submitted, may hold: a response the item does not show, a dimension
 the rubric does not have (a score or a rationale of it), a score off a dimension's scale; and
 what a revision's time must look like. (Answers to validity checks a rubric does not ask are
-ignored, as :func:`~abp_tui.analysis.scoring.problems` ignores them.) A review session checks a save with it, and a
-merge checks every revision of a ratings file with the same functions, so a station can never
-store through a merge what it could not store itself. Pure: no database, no I/O.
+ignored, as ``problems`` ignores them.) A review session checks a save with it, and a merge
+checks every revision of a ratings file with the same functions, so a station can never store
+through a merge what it could not store itself. Pure: no database, no I/O.
 """
 
 from __future__ import annotations

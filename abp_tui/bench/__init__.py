@@ -28,7 +28,7 @@ REPEAT = {
     "ui": 15,
     "startup": 11,
     "contention": 1,
-    "judges": 3,
+    "judges": 7,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""

@@ -2,12 +2,20 @@
 
 Generated data (deterministic): 10,000 pairs judged by people, and 5 AI judges each judging every
 pair in both presentation orders (100,000 verdicts). Each judge follows the human pick with its
-own accuracy and prefers the first position a little; ties and errors appear. Ours: the judge
-report (:func:`abp_tui.analysis.judges.judges_report`: every figure of every judge, bootstrap
-intervals, alt-test, judge-assisted estimates, agreement between judges) from the verdict rows
-as the store hands them over. Baseline: Cohen's kappa alone, written in NumPy (no scikit-learn),
-for the same judge x order pairs and between each judge's two orders, on integer arrays built
-beforehand (not timed). Runs are interleaved; medians are compared.
+own accuracy and prefers the first position a little; ties and errors appear.
+
+- Ours: the judge report (:func:`abp_tui.analysis.judges.judges_report`: every figure of every
+  judge, bootstrap intervals, alt-test note, judge-assisted estimates, every left-out pair with
+  its reason, agreement between judges) from the verdicts as the store hands them over, a
+  :class:`~abp_tui.analysis.judge_arrays.VerdictTable` (built beforehand, not timed).
+- Baseline: Cohen's kappa alone, written in NumPy (no scikit-learn), for the same judge x order
+  pairs and between each judge's two orders, on integer arrays built beforehand (not timed).
+- Also: the store reading the same verdicts from SQLite into that table
+  (:func:`abp_tui.store.judges.verdict_table`), beside a bare ``SELECT ... fetchall()`` of
+  their stored columns (:mod:`abp_tui.bench.judges_store`), so the part before the report is
+  measured too.
+
+Runs are interleaved; medians are compared.
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.analysis.judge_units import Reference, VerdictRow
+from abp_tui.analysis.judge_arrays import NO_VERDICT, PREFERENCE, VerdictTable
+from abp_tui.analysis.judge_pairs import left_out_count
+from abp_tui.analysis.judge_units import Reference
 from abp_tui.analysis.judges import RESAMPLES, judges_report
 from abp_tui.models.judges import TIE, Judge
 
@@ -30,43 +40,50 @@ JUDGES: Final = 5
 I64 = npt.NDArray[np.int64]
 
 
-def bench_data(items: int, seed: int) -> tuple[list[VerdictRow], Reference, dict[str, I64]]:
-    """(verdict rows, the human reference, integer arrays for the baseline: people's picks and
-    each judge x order's, 0 = a, 1 = b, 2 = tie)."""
+def bench_data(items: int, seed: int) -> tuple[VerdictTable, Reference, dict[str, I64]]:
+    """(the verdict table, the human reference, integer arrays for the baseline: people's picks
+    and each judge x order's, 0 = a, 1 = b, 2 = tie). Pair i is runs ``a{i}`` and ``b{i}``."""
     rng = np.random.default_rng(seed)
     human = rng.choice(3, size=items, p=[0.45, 0.45, 0.10])
     arrays: dict[str, I64] = {"people": human.astype(np.int64)}
-    rows: list[VerdictRow] = []
-    runs = [(f"a{i:06d}", f"b{i:06d}") for i in range(items)]
-    pairs = {r: (r[0], r[1], TIE)[h] for r, h in zip(runs, human.tolist(), strict=True)}
+    picks, errors, swapped, judge = [], [], [], []
     for j in range(JUDGES):
-        name = f"judge-{j}"
         accuracy = 0.6 + 0.07 * j
-        for order, first in ((0, 0), (1, 1)):
+        for first in (0, 1):
             follow = rng.random(items) < accuracy
             noise = rng.choice(3, size=items, p=[0.45, 0.45, 0.10])
             # A little position bias: some wrong picks go to the output shown first.
             biased = rng.random(items) < 0.1
-            picks = np.where(follow, human, np.where(biased, first, noise))
-            error = rng.random(items) < 0.005
-            arrays[f"{name}:{order}"] = picks.astype(np.int64)
-            for i, (pick, failed) in enumerate(zip(picks.tolist(), error.tolist(), strict=True)):
-                pair = runs[i]
-                rows.append(
-                    VerdictRow(
-                        judge=name,
-                        runs=pair,
-                        shown_first=pair[first],
-                        turn=None,
-                        kind="preference",
-                        verdict=None if failed else (pair[0], pair[1], TIE)[pick],
-                        score=None,
-                        error="no verdict" if failed else None,
-                    )
-                )
-    conditions = {r: "A" if r.startswith("a") else "B" for pair in runs for r in pair}
+            pick = np.where(follow, human, np.where(biased, first, noise)).astype(np.int64)
+            arrays[f"judge-{j}:{first}"] = pick
+            picks.append(pick)
+            errors.append(rng.random(items) < 0.005)
+            swapped.append(np.full(items, bool(first)))
+            judge.append(np.full(items, j, dtype=np.int64))
+    failed = np.concatenate(errors)
+    pair = np.tile(np.arange(items, dtype=np.int64), 2 * JUDGES)
+    n = pair.size
+    table = VerdictTable(
+        judges=tuple(f"judge-{j}" for j in range(JUDGES)),
+        runs=tuple(f"{side}{i:06d}" for i in range(items) for side in "ab"),
+        judge=np.concatenate(judge),
+        run_a=2 * pair,
+        run_b=2 * pair + 1,
+        swapped=np.concatenate(swapped),
+        turn=np.full(n, -1, dtype=np.int64),
+        kind=np.full(n, PREFERENCE, dtype=np.int64),
+        verdict=np.where(failed, NO_VERDICT, np.concatenate(picks)),
+        score=np.full(n, np.nan),
+        current=np.ones(n, dtype=bool),
+        errors=dict.fromkeys(np.flatnonzero(failed).tolist(), "no verdict"),
+    )
+    pairs = {
+        (f"a{i:06d}", f"b{i:06d}"): (f"a{i:06d}", f"b{i:06d}", TIE)[h]
+        for i, h in enumerate(human.tolist())
+    }
+    conditions = {run: "A" if run.startswith("a") else "B" for run in table.runs}
     reference = Reference(name="generated", kind="final", pairs=pairs, conditions=conditions)
-    return rows, reference, arrays
+    return table, reference, arrays
 
 
 def numpy_kappa(x: I64, y: I64, q: int = 3) -> float:
@@ -89,12 +106,16 @@ def _baseline(arrays: dict[str, I64]) -> list[float]:
 
 
 def bench_judges(
-    items: int = 10_000, seed: int = 0, repeat: int = 3, resamples: int = RESAMPLES
+    items: int = 10_000,
+    seed: int = 0,
+    repeat: int = 3,
+    resamples: int = RESAMPLES,
+    store: bool = True,
 ) -> dict[str, Any]:
     if min(items, repeat) < 1:
         raise ValueError("items and repeat must be at least 1")
-    rows, reference, arrays = bench_data(items, seed)
-    judges = [Judge(id=f"judge-{j}", model="generated") for j in range(JUDGES)]
+    table, reference, arrays = bench_data(items, seed)
+    judges = [Judge(id=name, model="generated") for name in table.judges]
     ours: list[float] = []
     baseline: list[float] = []
     for _ in range(repeat):
@@ -102,23 +123,24 @@ def bench_judges(
         kappas = _baseline(arrays)
         baseline.append(time.perf_counter() - start)
         start = time.perf_counter()
-        report = judges_report("bench", judges, rows, reference, resamples=resamples, seed=seed)
+        report = judges_report("bench", judges, table, reference, resamples=resamples, seed=seed)
         ours.append(time.perf_counter() - start)
     ours_median, base_median = statistics.median(ours), statistics.median(baseline)
     ratio = ours_median / base_median if base_median > 0 else math.inf
-    return {
+    found: dict[str, Any] = {
         "benchmark": "judges",
         "items": items,
         "judges": JUDGES,
-        "verdicts": len(rows),
+        "verdicts": len(table),
         "resamples": resamples,
         "repeat": repeat,
         "seed": seed,
-        "ours": "judges_report from the verdict rows: per judge and order (and both orders) "
-        "agreement with Wilson intervals and Cohen's kappa with a bootstrap interval "
-        f"({resamples} resamples) and confusion matrix, position consistency, kappa between "
-        "orders, position bias with an exact binomial test, judge-assisted win rates, every "
-        "left-out pair with its reason, agreement between judges",
+        "ours": "judges_report from the verdict table as the store hands it over: per judge and "
+        "order (and both orders) agreement with Wilson intervals and Cohen's kappa with a "
+        f"bootstrap interval ({resamples} resamples) and confusion matrix, position "
+        "consistency, kappa between orders, position bias with an exact binomial test, "
+        "judge-assisted win rates, every left-out pair with its reason, agreement between "
+        "judges",
         "ours_seconds": ours_median,
         "ours_samples": ours,
         "baseline": f"Cohen's kappa alone in NumPy on integer arrays: {len(kappas)} kappas (each "
@@ -128,7 +150,12 @@ def bench_judges(
         "ratio": ratio,
         "goal_ratio": GOAL_RATIO,
         "goal_met": bool(ratio <= GOAL_RATIO),
-        "left_out": sum(len(j.left_out) for j in report.judges),
+        "left_out": sum(left_out_count(j.left_out) for j in report.judges),
         "python": platform.python_version(),
         "numpy": np.__version__,
     }
+    if store:
+        from abp_tui.bench.judges_store import bench_store_read
+
+        found["store_read"] = bench_store_read(table, repeat)
+    return found

@@ -23,8 +23,11 @@ across files because that would depend on import order; to compare two such logs
 other, import them with ``condition=run``, which pairs their runs by task and epoch.
 
 ``.eval`` logs are read one member at a time from the zip and never extracted; a member path
-that is absolute or climbs out with ``..`` makes the whole file refused. This module parses; it
-never touches the database.
+that is absolute or climbs out with ``..`` makes the whole file refused. A member larger than
+:data:`MAX_MEMBER_BYTES` (256 MiB uncompressed) is refused, naming the file and the member: by
+the size the zip declares, before anything is read, and again while reading, in chunks that stop
+at the cap whatever the header says (a sample padded to a gigabyte once took more than 2 GiB of
+memory to import). This module parses; it never touches the database.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,8 +59,12 @@ from abp_tui.models import Condition, ResultState, Run, Study, Task, Tokens, Tra
 ATTACHMENT = "attachment://"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 """A zip's first bytes: a local file header, or the end record of an empty archive."""
-MAX_MEMBER_BYTES = 1 << 30
-"""Refuse a zip member that claims more than this uncompressed (a zip bomb, not a log)."""
+MAX_MEMBER_BYTES = 256 << 20
+"""The largest zip member read, uncompressed. Inspect writes a few megabytes per sample even
+with long transcripts; parsing holds several times a member's size in memory, so anything past
+this is a padded or hostile file, not a log."""
+READ_CHUNK = 1 << 20
+"""Bytes asked of a zip member at a time (its reading stops as soon as the cap is passed)."""
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 CONDITION_CHOICES = "model, task, run or metadata:<key>"
 OUTCOMES = {"C": "passed", "I": "failed"}
@@ -554,19 +561,46 @@ def _member_json(
 ) -> tuple[Any, str]:
     """One member parsed as JSON; its display name for messages. Raises InputError."""
     where = f"{ctx.display} ({info.filename})"
-    if info.file_size > MAX_MEMBER_BYTES:
+    cap = MAX_MEMBER_BYTES
+    if info.file_size > cap:
         raise InputError(
-            where, f"member is {info.file_size} bytes uncompressed: expected at most 1 GiB"
+            where,
+            f"member is {_size(info.file_size)} uncompressed: expected at most {_size(cap)}",
         )
     try:
         with archive.open(info) as handle:
-            data = handle.read(MAX_MEMBER_BYTES + 1)
+            data = _read_at_most(handle, cap)
+        if data is None:
+            raise InputError(
+                where,
+                f"member holds more than {_size(cap)} uncompressed although the zip declares "
+                f"{_size(info.file_size)}: expected at most {_size(cap)}",
+            )
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
         raise InputError(where, f"cannot read zip member: {exc}") from None
     except (NotImplementedError, RuntimeError) as exc:
         # Unsupported compression or an encrypted member.
         raise InputError(where, f"cannot read zip member: {exc}") from None
     return loads_json(data, where), where
+
+
+def _read_at_most(handle: IO[bytes], limit: int) -> bytes | None:
+    """The member's bytes, or None as soon as it yields more than ``limit`` (never reading more
+    than a chunk past it, whatever sizes the zip declares)."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = handle.read(min(READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+
+
+def _size(count: int) -> str:
+    return f"{count / (1 << 20):g} MiB" if count >= 1 << 20 else f"{count} bytes"
 
 
 def _parse_eval(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:

@@ -93,8 +93,9 @@ class StudyDesign(Model):
     """A rubric id (built in or imported with the study), ``"none"`` for a preference-only
     design, or the design's own rubric; default: the study's rubric, else preference-only."""
     seed: int = Field(ge=-(2**63), le=2**63 - 1)
-    """Seeds the blind codes, the reviewer assignment, the placement and every item order (a
-    64-bit integer: the database stores it)."""
+    """With the design's plan secret, seeds the blind codes, the reviewer assignment, the
+    placement and every item order (a 64-bit integer: the database stores it); on its own it
+    unlocks nothing, so it may be shown."""
     tasks: Literal["all"] | list[str] = "all"
     conditions: Literal["all"] | list[str] = "all"
     contrasts: Literal["all-pairs", "none"] | list[tuple[str, str]] = "all-pairs"

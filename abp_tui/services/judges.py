@@ -19,7 +19,6 @@ from typing import Literal
 
 import sqlite_utils
 
-from abp_tui.analysis.judge_queue import QueuedItem, review_order
 from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
 from abp_tui.analysis.judges import RESAMPLES, JudgesReport, judges_report
@@ -28,6 +27,7 @@ from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.models.judges import TIE, JudgeVerdict
 from abp_tui.services.designing import find_design_if_any, find_study
+from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
@@ -137,8 +137,8 @@ def judge_report(
     if resamples < 0:
         raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
     study_id = judged_study(db, study)
-    rows = sql.verdict_rows(db, study_id)
-    if not rows:
+    table = sql.verdict_table(db, study_id)
+    if not len(table):
         raise AbpError(
             f"study {study_id!r} has no AI judge verdicts: import a judge's verdicts (FastChat "
             "model_judgment, LLMBar evaluators, Inspect model-graded scores, native judge_verdict "
@@ -147,33 +147,12 @@ def judge_report(
     return judges_report(
         study_id,
         sql.study_judges(db, study_id),
-        rows,
+        table,
         reference_for(db, study_id, reference, design),
         confidence=confidence,
         seed=seed,
         resamples=resamples,
         epsilon=epsilon,
-    )
-
-
-def review_queue(db: sqlite_utils.Database, design_pk: int) -> list[QueuedItem]:
-    """The order people should judge a design's items in: its calibration sample first (when
-    the design asks for one), then where the AI judges are least trustworthy."""
-    records = judging.records_of_design(db, design_pk, with_runs=False)
-    row = judging.design(db, design_pk)
-    rows = sql.verdict_rows(db, row.study_id, explanations=True)
-    general = tuple(records.rubric.fatal_criteria)
-    criteria = {
-        pair_key(item.runs): (*records.task_criteria.get(item.task, ()), *general)
-        for item in records.items
-        if item.is_pair
-    }
-    return review_order(
-        [(item.code, item.runs) for item in records.items],
-        rows,
-        criteria,
-        records.design.calibration_sample,
-        records.seed,
     )
 
 

@@ -169,10 +169,11 @@ def _merge_item(
     )
     placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})
     stored = psql.revisions(db, item.pk, reviewer)
-    previous: psql.StoredRevision | None = None
     added = 0
     for number, j in sorted(revisions, key=lambda r: r[1].revision):
         where = f"$.judgments[{number}]"
+        # What the revision follows: the one before it, stored already or added just now.
+        previous = stored.get(j.revision - 1)
         payload = _by_run(j.judgment, order)
         _check_revision(file, rubric, item, j, payload, order, previous, where)
         candidate = psql.StoredRevision(
@@ -203,7 +204,6 @@ def _merge_item(
             psql.insert_merged_judgment(db, item.pk, reviewer, candidate)
             stored[j.revision] = candidate
             added += 1
-        previous = candidate
     return added
 
 

@@ -26,6 +26,7 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
+from abp_tui.services.judge_order import order_queues
 from abp_tui.store import judging as sql
 from abp_tui.store.secrets import plan_secret
 
@@ -201,6 +202,7 @@ class ReviewSession:
             except PlanError as exc:
                 raise AbpError(str(exc)) from None
             sql.insert_assignments(self.db, {r.key: r.pk for r in rows}, assignments)
+            order_queues(self.db, self.design_pk, self.reviewer)
 
     # -- the queue ------------------------------------------------------------------------------
     def queue(self) -> list[sql.QueueRow]:

@@ -16,8 +16,11 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import numpy.typing as npt
 import sqlite_utils
 
+from abp_tui.analysis.judge_arrays import NO_RUN, VerdictTable, latest_of_slots
 from abp_tui.analysis.judge_units import VerdictRow
 from abp_tui.errors import ImportFailed, InputError
 from abp_tui.models.judges import Judge, JudgeVerdict
@@ -279,48 +282,146 @@ def imported_labels(
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows]
 
 
-_ROWS = """
-SELECT j.id, ra.id, rb.id, rs.id, v.turn, v.kind, v.verdict, v.score, v.error,
-       ra.current AND COALESCE(rb.current, 1), {explanation}
+_TABLE = """
+SELECT v.pk, v.judge_pk, v.run_a_pk, COALESCE(v.run_b_pk, -1),
+       COALESCE(v.shown_first_pk = v.run_b_pk, 0), COALESCE(v.turn, -1),
+       CASE v.kind WHEN 'preference' THEN 0 WHEN 'score' THEN 1 ELSE 2 END,
+       CASE WHEN v.error IS NOT NULL OR v.verdict IS NULL THEN -1
+            WHEN v.kind = 'preference' THEN
+                CASE WHEN v.verdict = 'tie' THEN 2 WHEN v.verdict = ra.id THEN 0
+                     WHEN v.verdict = rb.id THEN 1 ELSE -1 END
+            WHEN v.verdict = 'pass' THEN 3 WHEN v.verdict = 'fail' THEN 4
+            WHEN v.verdict = 'partial' THEN 5 ELSE -1 END,
+       v.score IS NOT NULL, COALESCE(v.score, 0), ra.current AND COALESCE(rb.current, 1)
 FROM judge_verdicts v
-JOIN judges j ON j.pk = v.judge_pk
 JOIN runs ra ON ra.pk = v.run_a_pk
 LEFT JOIN runs rb ON rb.pk = v.run_b_pk
-LEFT JOIN runs rs ON rs.pk = v.shown_first_pk
-{join}
 WHERE v.study_id = ?
 ORDER BY v.pk
 """
+"""Every verdict of a study as numbers: codes as :mod:`abp_tui.analysis.judge_arrays` reads
+them (kind, verdict), the rest as stored keys that NumPy maps to names."""
+
+
+def _names(db: sqlite_utils.Database, sql: str, study_id: str, pks: Any) -> tuple[Any, list[str]]:
+    """(each pk's code, the names coded): pks sharing a name (a run's versions, a judge's
+    definitions) share its code."""
+    unique, inverse = np.unique(pks, return_inverse=True)
+    named = dict(db.execute(sql, [study_id]).fetchall())
+    codes: dict[str, int] = {}
+    of_unique = np.fromiter(
+        (codes.setdefault(str(named[int(pk)]), len(codes)) for pk in unique.tolist()),
+        dtype=np.int64,
+        count=unique.size,
+    )
+    return of_unique[inverse.reshape(-1)], list(codes)
+
+
+def _texts(
+    db: sqlite_utils.Database, sql: str, study_id: str, pks: npt.NDArray[np.int64]
+) -> dict[int, str]:
+    """Row -> text, for the rows (by verdict pk, sorted) that have one."""
+    found = db.execute(sql, [study_id]).fetchall()
+    if not found:
+        return {}
+    where = np.searchsorted(pks, np.fromiter((r[0] for r in found), np.int64, len(found)))
+    return {
+        int(i): str(r[1])
+        for i, r in zip(where.tolist(), found, strict=True)
+        if i < pks.size and pks[i] == r[0]  # a verdict stored since the first read: not ours
+    }
+
+
+def verdict_table(
+    db: sqlite_utils.Database, study_id: str, *, explanations: bool = False
+) -> VerdictTable:
+    """Every AI judge verdict of a study as the report reads it: columns of codes (one query
+    for the verdicts, NumPy mapping run and judge keys to ids), the latest of each slot (a
+    judge, its runs, the order shown, the turn, the kind), in import order. For the
+    coordinator's report and a bundle, never for a reviewer; ``explanations`` reads the judges'
+    texts too (the review order looks for fatal criteria in them)."""
+    rows = db.execute(_TABLE, [study_id]).fetchall()
+    data = np.array(rows, dtype=np.float64).reshape(len(rows), 11)
+    ints = data[:, :9].astype(np.int64)
+    pks = ints[:, 0]
+    judge, judges = _names(
+        db,
+        "SELECT pk, id FROM judges WHERE pk IN (SELECT judge_pk FROM judge_verdicts WHERE "
+        "study_id = ?)",
+        study_id,
+        ints[:, 1],
+    )
+    run_pks = ints[:, 2:4]
+    single = run_pks[:, 1] < 0
+    run_codes, runs = _names(
+        db,
+        "SELECT pk, id FROM runs WHERE study_id = ?",
+        study_id,
+        np.where(single[:, None], run_pks[:, :1], run_pks).reshape(-1),
+    )
+    run_codes = run_codes.reshape(-1, 2)
+    table = VerdictTable(
+        judges=tuple(judges),
+        runs=tuple(runs),
+        judge=judge,
+        run_a=run_codes[:, 0].copy(),
+        run_b=np.where(single, NO_RUN, run_codes[:, 1]),
+        swapped=ints[:, 4].astype(bool),
+        turn=ints[:, 5].copy(),
+        kind=ints[:, 6].copy(),
+        verdict=ints[:, 7].copy(),
+        score=np.where(ints[:, 8].astype(bool), data[:, 9], np.nan),
+        current=data[:, 10].astype(bool),
+        errors=_texts(
+            db,
+            "SELECT pk, error FROM judge_verdicts WHERE study_id = ? AND error IS NOT NULL "
+            "ORDER BY pk",
+            study_id,
+            pks,
+        ),
+        explanations=_texts(
+            db,
+            "SELECT v.pk, b.text FROM judge_verdicts v JOIN blobs b ON b.sha256 = "
+            "v.explanation_sha256 WHERE v.study_id = ? AND b.text != '' ORDER BY v.pk",
+            study_id,
+            pks,
+        )
+        if explanations
+        else {},
+    )
+    return latest_of_slots(table)
 
 
 def verdict_rows(
     db: sqlite_utils.Database, study_id: str, *, explanations: bool = False
 ) -> list[VerdictRow]:
-    """Every AI judge verdict of a study as the report reads it: the latest of each slot (a
-    judge, its runs, the order shown, the turn, the kind), in import order. For the
-    coordinator's report and a bundle, never for a reviewer; ``explanations`` reads the judges'
-    texts too (the review order looks for fatal criteria in them)."""
-    latest: dict[tuple[Any, ...], VerdictRow] = {}
-    sql = _ROWS.format(
-        explanation="b.text" if explanations else "NULL",
-        join="LEFT JOIN blobs b ON b.sha256 = v.explanation_sha256" if explanations else "",
+    """:func:`verdict_table` as rows (a bundle's verdict files, a few hundred verdicts)."""
+    return verdict_table(db, study_id, explanations=explanations).rows()
+
+
+def queue_orders(db: sqlite_utils.Database, design_pk: int) -> dict[str, list[str]]:
+    """Each reviewer's item codes of a design in their stored queue order."""
+    out: dict[str, list[str]] = {}
+    for reviewer, code in db.execute(
+        "SELECT a.reviewer, i.code FROM assignments a JOIN items i ON i.pk = a.item_pk "
+        "WHERE i.design_pk = ? ORDER BY a.reviewer, a.order_index",
+        [design_pk],
+    ).fetchall():
+        out.setdefault(str(reviewer), []).append(str(code))
+    return out
+
+
+def set_queue_order(
+    db: sqlite_utils.Database, design_pk: int, reviewer: str, codes: Sequence[str]
+) -> None:
+    """Store a reviewer's queue order (``codes``: every item of theirs, first to last): the
+    judge-informed order of :mod:`abp_tui.services.judge_order`. Only ``order_index`` changes:
+    the placement of the responses (``flipped``) stays the plan's."""
+    pks = dict(db.execute("SELECT code, pk FROM items WHERE design_pk = ?", [design_pk]).fetchall())
+    db.conn.executemany(
+        "UPDATE assignments SET order_index = ? WHERE item_pk = ? AND reviewer = ?",
+        [(index, pks[code], reviewer) for index, code in enumerate(codes)],
     )
-    for r in db.execute(sql, [study_id]).fetchall():
-        runs = (str(r[1]),) if r[2] is None else (str(r[1]), str(r[2]))
-        row = VerdictRow(
-            judge=str(r[0]),
-            runs=runs,
-            shown_first=r[3],
-            turn=r[4],
-            kind=str(r[5]),
-            verdict=r[6],
-            score=r[7],
-            error=r[8],
-            current=bool(r[9]),
-            explanation=r[10] or "",
-        )
-        latest[(row.judge, row.runs, row.shown_first, row.turn, row.kind)] = row
-    return list(latest.values())
 
 
 __all__ = [
@@ -328,7 +429,10 @@ __all__ = [
     "imported_labels",
     "item_verdicts",
     "judged_studies",
+    "queue_orders",
+    "set_queue_order",
     "study_judges",
     "study_verdicts",
     "verdict_rows",
+    "verdict_table",
 ]

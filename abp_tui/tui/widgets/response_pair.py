@@ -404,7 +404,10 @@ class ResponsePair(Horizontal):
             pane = view.visible_pane()
             pane.set_hits(pane.hits, (start, end) if i == target else None)
         pane = views[target].visible_pane()
+        # Again once laid out: a text shown in this same turn (a search that unfolded a
+        # block) has its new height only after the next refresh.
         pane.scroll_to_offset(start)
+        pane.call_after_refresh(pane.scroll_to_offset, start)
         if self.follow and self.is_pair and not self.showing_trace:
             other = views[1 - target].pane
             other.scroll_to_offset(self._alignment().map(start, target == 0))

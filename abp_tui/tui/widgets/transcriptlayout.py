@@ -148,7 +148,7 @@ class _Layout:
                 out.line(indent, line, style)
             hidden = len(lines) - len(preview)
             what = f"{hidden:,} more line{'s' if hidden != 1 else ''}" if hidden else "the rest"
-            marker = f"▸ {what} folded ({len(text):,} characters): e unfolds"
+            marker = f"▸ {what} folded ({len(text):,} chars) · e unfolds"
         else:
             for line in lines:
                 out.line(indent, line, style)

@@ -1,0 +1,69 @@
+"""The judge-informed review order: where a design with a calibration sample puts each item in
+each reviewer's queue.
+
+A design that sets ``calibration_sample`` gets, in every reviewer's queue, the seeded random
+calibration items first (judged blind, so the judge-assisted estimates are unbiased), then the
+rest with the items the AI judges are least trustworthy on first
+(:mod:`abp_tui.analysis.judge_queue`). The order is written once, when the queue is planned
+(:func:`order_queues`: called where a design's assignments are stored, and where a reviewer
+enrols in an open design), so it stays put while people work; verdicts imported later do not
+move items already queued. A design without ``calibration_sample`` keeps the plan's shuffled
+order. Only the order changes: what a reviewer sees of an item, and where each response is
+placed, are the plan's, and the reasons an item moved stay with the coordinator.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from abp_tui.analysis.judge_queue import QueuedItem, review_order, reviewer_order
+from abp_tui.analysis.judge_units import pair_key
+from abp_tui.analysis.records import design_document
+from abp_tui.models import DesignRecords, StudyDesign
+from abp_tui.store import judges as sql
+from abp_tui.store import judging
+
+
+def review_queue(db: sqlite_utils.Database, design_pk: int) -> list[QueuedItem]:
+    """The order people should judge a design's items in: its calibration sample first (when
+    the design asks for one), then where the AI judges are least trustworthy."""
+    return _queue(db, design_pk, judging.records_of_design(db, design_pk, with_runs=False))
+
+
+def _queue(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) -> list[QueuedItem]:
+    table = sql.verdict_table(db, judging.design(db, design_pk).study_id, explanations=True)
+    general = tuple(records.rubric.fatal_criteria)
+    criteria = {
+        pair_key(item.runs): (*records.task_criteria.get(item.task, ()), *general)
+        for item in records.items
+        if item.is_pair
+    }
+    return review_order(
+        [(item.code, item.runs) for item in records.items],
+        table,
+        criteria,
+        records.design.calibration_sample,
+        records.seed,
+    )
+
+
+def order_queues(db: sqlite_utils.Database, design_pk: int, reviewer: str | None = None) -> int:
+    """Give a design's queues (``reviewer``'s alone, or every reviewer's) the judge-informed
+    order when the design asks for a calibration sample; the number of queues reordered. Call
+    it inside the transaction that stored the assignments."""
+    row = judging.design(db, design_pk)
+    if StudyDesign.model_validate(design_document(row.document)).calibration_sample is None:
+        return 0  # the plan's order stands: nothing to read
+    queued = _queue(db, design_pk, judging.records_of_design(db, design_pk, with_runs=False))
+    done = 0
+    for name, shuffled in sql.queue_orders(db, design_pk).items():
+        if reviewer is not None and name != reviewer:
+            continue
+        ordered = reviewer_order(queued, shuffled)
+        if ordered != shuffled:
+            sql.set_queue_order(db, design_pk, name, ordered)
+            done += 1
+    return done
+
+
+__all__ = ["order_queues", "review_queue"]
