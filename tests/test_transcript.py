@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +159,7 @@ def test_a_trace_longer_than_the_limit_says_how_much_it_shows(
 
 
 def test_hostile_event_text_is_masked_and_made_visible() -> None:
-    raw = {
+    raw: dict[str, Any] = {
         "t": "2026-01-18T09:00:00Z",
         "seq": 1,
         "kind": "tool.call",
@@ -484,7 +485,7 @@ def test_long_blocks_fold_and_a_hit_inside_unfolds_them(
     # styles are sorted, disjoint and inside the text
     spans = layout.styles
     assert spans == sorted(spans)
-    assert all(a < b <= c for (a, b, _), (c, _d, _e) in zip(spans, spans[1:], strict=False))
+    assert all(a < b <= c for (a, b, _), (c, _d, _e) in pairwise(spans))
     assert all(0 <= a < b <= len(layout.text) for a, b, _ in spans)
 
 
@@ -515,7 +516,7 @@ def test_a_native_trace_event_shows_what_its_raw_json_kept(
         "output": "3 matches",
         "exit": 0,
     }
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"type": "study", "id": "s"},
         {
             "type": "trace_event",

@@ -671,9 +671,9 @@ async def test_hostile_outputs_show_literally_and_a_megabyte_stays_responsive(
         assert screen.item is not None and "T1" in screen.item.task.prompt
         title = screen.query_one("#task", Collapsible).query_one("CollapsibleTitle", Static)
         assert plain(title.visual).strip() == "▼ Task: [/] Summarise [bold red]T1[/] ␛[2J"
-        outputs = [view.pane for view in screen.query(ResponseView)]
-        hostile = next(p for p in outputs if p.text.startswith("[/]"))
-        huge = next(p for p in outputs if p is not hostile)
+        output_panes = [view.pane for view in screen.query(ResponseView)]
+        hostile = next(p for p in output_panes if p.text.startswith("[/]"))
+        huge = next(p for p in output_panes if p is not hostile)
         assert hostile.text.startswith("[/] [bold red]x[/] [link=http://x]y[/link]")
         assert "␛[31mred␛[0m" in hostile.text and "␛]8;;http://evil␇click" in hostile.text
         assert "⟨U+009B⟩2J" in hostile.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
@@ -16,7 +17,7 @@ from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.widgets.gate import CheckRow
 from abp_tui.tui.widgets.response import ResponseView
 from abp_tui.tui.widgets.search_bar import SearchBar
-from tests.test_transcript_tui import agent_database, transcripts_shown
+from tests.transcript_helpers import agent_database, transcripts_shown
 from tests.tui_helpers import (
     compare_screen,
     drive,
@@ -217,7 +218,7 @@ async def test_slash_filters_the_queue_by_task_text_code_and_status(tmp_path: Pa
 
         def listed() -> list[str]:
             return [
-                str(table.coordinate_to_cell_key((i, 0)).row_key.value)
+                str(table.coordinate_to_cell_key(Coordinate(i, 0)).row_key.value)
                 for i in range(table.row_count)
             ]
 

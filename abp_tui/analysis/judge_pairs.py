@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Final
 
 import numpy as np
@@ -105,16 +104,20 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
     names_a = [runs[i] for i in a.tolist()]
     names_b = [runs[i] for i in b.tolist()]
     keys = [(x, y) if x < y else (y, x) for x, y in zip(names_a, names_b, strict=True)]
-    # Compared as object arrays (C loops), "\x00" standing for no human verdict: no run id.
-    chosen = np.array(list(map(reference.pairs.get, keys, repeat("\x00"))), dtype=object)
-    human = np.where(chosen == TIE, TIE_PICK, np.where(chosen == np.array(names_a), A, B))
-    human = np.where(chosen == "\x00", NO_VERDICT, human).astype(np.int64)
+    # Compared as object arrays (C loops over the ids as Python strings, never NumPy's
+    # fixed-width ones, which drop trailing NULs).
+    picked = list(map(reference.pairs.get, keys))
+    chosen = np.array(picked, dtype=object)
+    shown_a = np.array(names_a, dtype=object)
+    human = np.where(chosen == TIE, TIE_PICK, np.where(chosen == shown_a, A, B))
+    missing = np.array([c is None for c in picked], dtype=bool)
+    human = np.where(missing, NO_VERDICT, human).astype(np.int64)
     why = np.zeros(a.size, dtype=np.int64)
     reasons = {NO_HUMAN: 0}
     for u in np.flatnonzero(human == NO_VERDICT).tolist():
-        found = reference.pair_reasons.get(keys[u])
-        if found is not None:
-            why[u] = reasons.setdefault(found, len(reasons))
+        given = reference.pair_reasons.get(keys[u])
+        if given is not None:
+            why[u] = reasons.setdefault(given, len(reasons))
     # Conditions ranked by name: a contrast is its two conditions in sorted order.
     of_run = list(map(reference.conditions.get, runs))
     named = sorted({c for c in of_run if c is not None})

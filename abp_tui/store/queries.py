@@ -74,11 +74,11 @@ def list_studies(db: sqlite_utils.Database) -> list[StudyCounts]:
 def study_conditions(db: sqlite_utils.Database, study_id: str) -> list[ConditionSummary]:
     rows = db.execute(
         """
-        SELECT c.id, c.label, c.instructions, c.version, c.metadata,
-          (SELECT COUNT(*) FROM runs r WHERE r.condition_pk = c.pk AND r.current = 1)
-        FROM conditions c WHERE c.study_id = ? AND c.current = 1 ORDER BY c.id
-        """,
-        [study_id],
+        SELECT c.id, c.label, c.instructions, c.version, c.metadata, COALESCE(n.n, 0)
+        FROM conditions c LEFT JOIN {runs} n ON n.pk = c.pk
+        WHERE c.study_id = :study AND c.current = 1 ORDER BY c.id
+        """.format(runs=overview.current_runs_by("condition_pk")),
+        {"study": study_id},
     ).fetchall()
     return [
         ConditionSummary(
@@ -96,10 +96,11 @@ def study_tasks(db: sqlite_utils.Database, study_id: str) -> list[TaskSummary]:
         """
         SELECT t.id, t.title, t.prompt, t.base_instruction, t.evidence, t.expected_behaviour,
           t.fatal_criteria, t.risk_type, t.version, t.synthetic, t.metadata, t.placeholder,
-          (SELECT COUNT(*) FROM runs r WHERE r.task_pk = t.pk AND r.current = 1)
-        FROM tasks t WHERE t.study_id = ? AND t.current = 1
-        """,
-        [study_id],
+          COALESCE(n.n, 0)
+        FROM tasks t LEFT JOIN {runs} n ON n.pk = t.pk
+        WHERE t.study_id = :study AND t.current = 1
+        """.format(runs=overview.current_runs_by("task_pk")),
+        {"study": study_id},
     ).fetchall()
     rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10
     return [
