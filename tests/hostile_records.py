@@ -32,10 +32,17 @@ ESCAPE = "\x1b]52;c;ZXZpbA==\x07\x1b[2J"
 """An OSC 52 clipboard write and a clear-screen: must never reach the terminal as they are."""
 
 
+LIVE: frozenset[str] = frozenset(
+    {"T2", "title-T2", "prompt-T2", "out-T2-2", "rev2", "labelC", "second", "why-r2"}
+    | {"justify-r2", "findingtitle", "rubricfatal", "anchor1"}
+)
+"""Tags whose text is valid markup: parsed, it would not crash but draw a live action."""
+
+
 def hostile(tag: str) -> str:
-    """Text that crashes a markup parser (``[/]`` closes nothing), holds a live action and a
-    link, and escape sequences; ``tag`` names the field it is put in."""
-    return f"{tag}[/]{ACTION}"
+    """Text for the field ``tag`` names: markup that crashes a parser (``[/]`` closes nothing)
+    before a live action, or, for the tags in :data:`LIVE`, the live action alone."""
+    return f"{tag}{ACTION}" if tag in LIVE else f"{tag}[/]{ACTION}"
 
 
 def hostile_identity(tag: str) -> str:

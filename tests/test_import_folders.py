@@ -1,5 +1,6 @@
 """A run folder is one study: ABP, AFP, sci-bench and MT-Bench folders as their harness leaves
-them, each imported whole under the study its layout names; AI judge verdicts are not imported."""
+them, each imported whole under the study its layout names; an MT-Bench folder's AI judge
+verdicts (model_judgment/) come in with it, as AI judge verdicts, never as people's."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
 from abp_tui.analysis.judge_units import Reference, VerdictRow
-from abp_tui.analysis.judges import PreferenceJudgeReport, ScoreJudgeReport, score_report
+from abp_tui.analysis.judges import PreferenceJudgeReport, ScoreJudgeReport, judges_report
 from abp_tui.models.judges import Judge
 from abp_tui.services.importing import import_paths
 from abp_tui.services.judges import judge_report
@@ -141,7 +141,7 @@ def test_pandalm_synthetic_judge_with_known_errors(
     original = next(o for o in judge.orders if o.order == "original")
     assert original.n == known["decisive"]
     assert original.agreement.x == known["decisive"] - known["flipped"]
-    reasons = [e.reason for e in judge.left_out if e.figure == "original"]
+    reasons = [e.reason for e in judge.left_out if e.figure == "original" for _unit in e.units]
     assert reasons.count("a tie on the people's side") == known["ties"]
     assert reasons.count("the 3 annotators split: no majority") == known["split"]
     assert len(reasons) == known["ties"] + known["split"]
@@ -200,7 +200,10 @@ def test_score_judge_correlations_match_scipys_documented_examples() -> None:
             for i, s in enumerate(judge_scores)
         ]
         scores = {f"r{i}": float(v) for i, v in enumerate(people)}
-        return score_report(judge, rows, Reference(name="test", kind="final", scores=scores))
+        reference = Reference(name="test", kind="final", scores=scores)
+        (found,) = judges_report("s", [judge], rows, reference).judges
+        assert isinstance(found, ScoreJudgeReport)
+        return found
 
     found = report([1, 2, 3, 4, 5], [5, 6, 7, 8, 7])
     assert found.n == 5

@@ -1,5 +1,5 @@
-"""Search on the compare screen (outputs and transcripts, ``/`` then ``>`` / ``<``) and the
-queue screen's text filter (``/``), driven with the keyboard on a real database."""
+"""Search on the compare screen (outputs and transcripts: ``/``, then ``n`` / ``N`` or ``>`` /
+``<``) and the queue screen's text filter (``/``), driven with the keyboard on a real database."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ async def test_the_search_follows_the_trace_tabs_and_unfolds_a_hit(tmp_path: Pat
             assert "test_case_059" in pane.text  # the block holding it unfolded
             ((a, b),) = pane.hits
             assert pane.text[a:b] == "test_case_059"
-        assert "in the transcripts" in _bar(screen)
+        assert "·  transcripts" in _bar(screen)
         # the hit jumped to is in view
         target, (start, _end) = pair.hits[pair.hit_index or 0]
         pane = views[target].transcript_pane
@@ -155,7 +155,8 @@ async def test_the_search_follows_the_trace_tabs_and_unfolds_a_hit(tmp_path: Pat
 
 
 async def test_hits_keys_never_answer_a_validity_check(tmp_path: Path) -> None:
-    """n answers a check of the validity gate on this screen: > jumps, and only jumps."""
+    """While a search is on, n / N and > / < jump, and only jump, even on a validity-gate row;
+    with no search on, n answers the check again."""
     lines = pair_study(_outputs())
     lines[0]["rubric_id"] = "afp-v0.1"
     db_path = study_database(tmp_path, lines, pair_design())
@@ -171,11 +172,26 @@ async def test_hits_keys_never_answer_a_validity_check(tmp_path: Path) -> None:
         await press(pilot, "greater_than_sign", "greater_than_sign")
         assert screen.pair.hit_index == 2
         assert screen.drafts.judgment.validity == {}
-        # and the help screen says which keys jump, and why not n
+        # n / N jump too while the search is on, even on the gate row: no check is failed
+        await press(pilot, "n")
+        assert screen.pair.hit_index == 3
+        await press(pilot, "N", "N")
+        assert screen.pair.hit_index == 1
+        assert screen.drafts.judgment.validity == {}
+        # the help screen says which keys jump, and what n does on a check
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = screen_text(pilot)
-        assert "Next hit" in text and ">" in text and "n answers a validity check" in text
+        assert "Next hit" in text and ">" in text and "n jumps even on a validity check" in text
+        await press(pilot, "escape")
+        await until(pilot, lambda: app.screen is screen, "back on the compare screen")
+        # with the search cleared, n is the gate's "fails" again
+        await press(pilot, "slash", "escape")
+        assert not screen.pair.hits
+        gate.focus()
+        await settle(pilot)
+        await press(pilot, "n")
+        assert screen.drafts.judgment.validity == {gate.check_id: False}
 
 
 async def test_the_search_is_of_the_item_it_was_typed_on(tmp_path: Path) -> None:

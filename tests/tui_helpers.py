@@ -373,7 +373,14 @@ async def _handled(pilot: Pilot[Any]) -> None:
             done = asyncio.Event()
             if node.call_later(done.set):
                 handled.append(done.wait())
-        await asyncio.gather(*handled)
+        # A node whose app crashed (a bug, or markup it could not parse) handles nothing more:
+        # stop waiting then, and let the test see that the app is no longer running.
+        waiting = asyncio.ensure_future(asyncio.gather(*handled))
+        while not waiting.done():
+            if not app.is_running:
+                waiting.cancel()
+                return
+            await asyncio.wait([waiting], timeout=0.05)
 
 
 async def press(pilot: Pilot[Any], *keys: str, settled: bool = True) -> None:

@@ -13,7 +13,7 @@ from abp_tui.analysis.judges import (
     PreferenceJudgeReport,
     ScoreJudgeReport,
 )
-from abp_tui.stats.agreement import Figure, PairAgreement
+from abp_tui.stats.agreement import REFUSED, Figure, PairAgreement
 from abp_tui.stats.inference import Proportion
 from abp_tui.text.safe import safe_line
 
@@ -35,7 +35,7 @@ def _kappa(figure: Figure) -> str:
     if figure.interval is not None:
         text += f" [{figure.interval.low:.4f}, {figure.interval.high:.4f}] bootstrap"
     elif figure.interval_note:
-        text += f" (no interval: {figure.interval_note})"
+        text += f" (no interval: {figure.interval_note.removeprefix(REFUSED)})"
     return text
 
 

@@ -24,7 +24,7 @@ from abp_tui.export.bundle_analysis import (
 )
 from abp_tui.export.canonical import json_bytes, jsonl_bytes
 from abp_tui.export.gate import GateStatus, evaluate
-from abp_tui.export.judges import judge_results
+from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.report import render
 from abp_tui.export.svg import pass_rate_chart
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
@@ -172,7 +172,8 @@ def derive(
     }
     if results.judge.rows:  # the automated judge scored some run (sci-bench)
         out[JUDGE_CSV] = table_csv(results.judge)
-    out.update(judge_results(files, analysis))  # AI judges' verdicts, when the bundle has some
+    judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
+    out.update(judge_results(judged))
     shown = [f"({x['source']}) {x['text']}" for x in stated]
-    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts).encode("utf-8")
+    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts, judged).encode("utf-8")
     return out

@@ -17,7 +17,7 @@ from typing import Final
 
 from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import VerdictRow
-from abp_tui.analysis.judges import judges_report
+from abp_tui.analysis.judges import JudgesReport, judges_report
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import json_bytes, jsonl_bytes
 from abp_tui.models.judges import Judge, JudgeVerdict
@@ -68,10 +68,11 @@ def _rows(data: bytes) -> list[VerdictRow]:
     return rows
 
 
-def judge_results(files: Mapping[str, bytes], analysis: Analysis) -> dict[str, bytes]:
-    """``results/ai_judges.json`` of a bundle with AI judge verdicts (else nothing)."""
+def bundle_judge_report(files: Mapping[str, bytes], analysis: Analysis) -> JudgesReport | None:
+    """The judge report of a bundle with AI judge verdicts (else None), against the design's
+    final human verdicts on the bundle's own records."""
     if VERDICTS not in files:
-        return {}
+        return None
     judges = [
         Judge.model_validate(json.loads(line))
         for line in files.get(JUDGES, b"").decode("utf-8").splitlines()
@@ -80,22 +81,22 @@ def judge_results(files: Mapping[str, bytes], analysis: Analysis) -> dict[str, b
     reference = design_reference(
         analysis.records, analysis.decisions, f"{design.name} v{design.version}"
     )
-    report = judges_report(
+    return judges_report(
         analysis.inputs.study.id,
         judges,
         _rows(files[VERDICTS]),
         reference,
         seed=analysis.records.seed,
     )
-    assisted = [
-        f"{j.judge.id}: {e.figure}"
-        for j in report.judges
-        for e in getattr(j, "estimates", ())
-        if e.estimate.point is not None
-    ]
+
+
+def judge_results(report: JudgesReport | None) -> dict[str, bytes]:
+    """``results/ai_judges.json`` of a bundle with AI judge verdicts (else nothing)."""
+    if report is None:
+        return {}
     document = {
         "schema": SCHEMA,
-        "judge_assisted": assisted,
+        "judge_assisted": assisted(report),
         "note": "AI judges' figures; the bundle's other results come from people's verdicts "
         "and automated verification alone",
         "report": report.model_dump(mode="json"),
@@ -103,4 +104,22 @@ def judge_results(files: Mapping[str, bytes], analysis: Analysis) -> dict[str, b
     return {REPORT: json_bytes(document, derived=True)}
 
 
-__all__ = ["JUDGES", "REPORT", "VERDICTS", "judge_results", "judge_sources"]
+def assisted(report: JudgesReport) -> list[str]:
+    """The judge-assisted figures the report holds, named ``judge: figure``."""
+    return [
+        f"{j.judge.id}: {e.figure}"
+        for j in report.judges
+        for e in getattr(j, "estimates", ())
+        if e.estimate.point is not None
+    ]
+
+
+__all__ = [
+    "JUDGES",
+    "REPORT",
+    "VERDICTS",
+    "assisted",
+    "bundle_judge_report",
+    "judge_results",
+    "judge_sources",
+]

@@ -24,12 +24,16 @@ from typing import Any, Final
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from abp_tui.analysis.judge_models import JudgesReport
 from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import cell
 from abp_tui.export.gate import PENDING, GateStatus
+from abp_tui.export.judge_tables import judge_tables
+from abp_tui.export.judges import REPORT as JUDGE_REPORT
+from abp_tui.export.judges import assisted
 from abp_tui.export.tables import BundleTables
 from abp_tui.stats.agreement import PAIR_COEFFICIENTS, VARIABLE_COEFFICIENTS, AgreementReport
 from abp_tui.text.safe import safe_text
@@ -134,8 +138,10 @@ def render(
     agreement: AgreementReport,
     limitations: Sequence[str],
     charts: Mapping[str, str],
+    judges: JudgesReport | None = None,
 ) -> str:
-    """The page, from the bundle's analysis, its gate, its tables and its two charts (SVG)."""
+    """The page, from the bundle's analysis, its gate, its tables and its two charts (SVG);
+    with ``judges`` (the bundle's ``results/ai_judges.json``), a section on its AI judges."""
     inputs = analysis.inputs
     rubric = inputs.rubric
     results = tables.results
@@ -222,6 +228,18 @@ def render(
             "audit-log",
         ),
     }
+    judge_page = None
+    nav: tuple[tuple[str, str], ...] = NAV
+    if judges is not None:
+        judge_page = {
+            "report": judges,
+            "tables": {k: _html(t, t.id) for k, t in judge_tables(judges).items()},
+            "assisted": assisted(judges),
+            "file": JUDGE_REPORT,
+            "level": confidence_label(judges.confidence),
+        }
+        at = [anchor for anchor, _label in NAV].index("agreement") + 1
+        nav = (*NAV[:at], ("judges", "AI judges"), *NAV[at:])
     template = _environment().get_template("report.html.j2")
     return template.render(
         study=inputs.study,
@@ -229,7 +247,8 @@ def render(
         rubric=rubric,
         gate=gate,
         pending=gate.status == PENDING,
-        nav=NAV,
+        nav=nav,
+        judges=judge_page,
         tables=page_tables,
         # The one place markup enters the page unescaped: the SVG charts are written by
         # abp_tui.export.svg, which escapes every label it takes from a record.

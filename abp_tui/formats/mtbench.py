@@ -13,8 +13,10 @@ A run folder holds ``question.jsonl``, ``model_answer/<model>.jsonl``, optionall
   id ``<model>/<question_id>`` (``/choice<n>`` after the first choice). The output is the
   conversation's assistant side, each turn under its ``Turn N:`` heading; the turns are also kept
   as a list in the run's metadata.
-- ``model_judgment/`` holds an AI judge's verdicts (GPT-4 pairwise and single scores). They are not
-  human judgments and are not imported: :func:`ai_judge_note` names them so the import can say so.
+- ``model_judgment/`` holds an AI judge's verdicts (GPT-4 pairwise and single scores): read by
+  :mod:`abp_tui.formats.fastchat_judgment` as AI judge verdicts, never as human judgments, in the
+  same import as the runs they judge. :func:`ai_judge_note` names a judgment file whose lines
+  that format does not read, so the import can say why it is skipped.
 
 The study is named after the folder holding ``question.jsonl`` (for answers, the folder holding
 ``model_answer/``) unless ``--study`` names one. This module parses; it never writes.
@@ -46,7 +48,10 @@ QUESTIONS_FILE = "question.jsonl"
 ANSWERS_DIR = "model_answer"
 REFERENCES_DIR = "reference_answer"
 JUDGMENTS_DIR = "model_judgment"
-AI_JUDGE_NOTE = "AI judge verdicts, not imported yet"
+AI_JUDGE_NOTE = (
+    "AI judge verdicts in a shape the fastchat-judgment format does not read (expected "
+    "g1_winner, g2_winner, model_1 and model_2, or model and score, on each line)"
+)
 
 ANSWER_NOT_EXPOSED = (
     "provider",
@@ -125,7 +130,8 @@ def _sniff_answers(path: Path, head: bytes) -> bool:
 
 
 def ai_judge_note(path: Path, head: bytes) -> str | None:
-    """Why an MT-Bench file is recognised but not imported, or None."""
+    """Why an MT-Bench file is recognised but not imported (reference answers, read with the
+    questions; judgments no judge format reads), or None."""
     if path.suffix.lower() != ".jsonl":
         return None
     record = _first(path, head)
@@ -206,7 +212,8 @@ def _parse_questions(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid
         name="MT-Bench",
         protocol=PROTOCOL,
         description="MT-Bench: two-turn questions; each model's answers to both turns are one "
-        "run of that model's condition. The AI judge's verdicts are not imported.",
+        "run of that model's condition. The AI judge's verdicts (model_judgment/) are AI judge "
+        "verdicts, kept apart from people's judgments.",
     )
     seen: dict[str, int] = {}
     for item in _lines(path, ctx, "one question"):

@@ -150,12 +150,16 @@ def _is_judge_result(item: Any) -> bool:
 
 
 def ai_judge_note(path: Path, _head: bytes) -> str | None:
-    """Why an LLMBar evaluator result is recognised but not imported, or None."""
+    """Why an LLMBar evaluator result is recognised but not imported (the llmbar-eval format
+    reads the evaluator results it knows; this one has another shape), or None."""
     if path.suffix.lower() != ".json":
         return None
     data = peek_json(path)
     if isinstance(data, list) and data and _is_judge_result(data[0]):
-        return "LLMBar evaluator result: AI judge verdicts, not imported yet"
+        return (
+            "LLMBar evaluator result in a shape the llmbar-eval format does not read (expected "
+            "each item's results with the winner for swap = False and swap = True)"
+        )
     return None
 
 

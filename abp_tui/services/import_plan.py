@@ -48,7 +48,7 @@ class FolderPlan:
     naming: str
     notes: list[str] = field(default_factory=list)
     """One line per subfolder not imported as files of its own, with why:
-    ``model_judgment/: AI judge verdicts, not imported yet``."""
+    ``reference_answer/: read with question.jsonl``."""
 
 
 @dataclass

@@ -31,7 +31,7 @@ from abp_tui.services.import_plan import (
 )
 from abp_tui.store import ImportWriter
 from abp_tui.store.queries import import_seen
-from abp_tui.store.staging import StagedFile
+from abp_tui.store.staging import SpoolBudget, StagedFile
 from abp_tui.store.views import refresh_views
 
 MAX_ERRORS_LISTED = 20
@@ -120,6 +120,7 @@ def import_paths(
     # sight); the rest of every file is written at the end in one short transaction, so a long
     # import never keeps reviewers' saves waiting and still writes nothing when refused.
     stages: list[StagedFile] = []
+    budget = SpoolBudget()  # the memory every file's staged records share
     staged: list[tuple[FileReport, StagedFile, InputError | None, str, str | None]] = []
     staged_shas: dict[str, str] = {}
     try:
@@ -172,7 +173,7 @@ def import_paths(
             listing_only = bool(found_errors) and not skip_invalid
             file_report = FileReport(display, found.name, "imported")
             file_errors: list[InputError] = []
-            stage = StagedFile(db, ImportWriter(db, path.name, sha, size, found.name))
+            stage = StagedFile(db, ImportWriter(db, path.name, sha, size, found.name), budget)
             stages.append(stage)
             stopped: InputError | None = None
             try:

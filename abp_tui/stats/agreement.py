@@ -1355,7 +1355,7 @@ def pair_from_counts(
     categories: Sequence[Category],
     reviewers: tuple[str, str] = (CONFUSION_ROWS, CONFUSION_COLUMNS),
     *,
-    level: Level = "nominal",
+    level: str = "nominal",
     variable: str = "value",
     seed: int = 0,
     resamples: int = 0,

@@ -8,9 +8,12 @@ held the lock for seconds, and reviewers' saves beside it waited past the busy t
   milliseconds at a time and is free while the next batch is parsed. They go into traces that
   no run points at yet, and nothing reads a trace except through its run: until the file is
   committed they are invisible;
-- **every other record** (study, tasks, conditions, runs, ...) is spooled to a temporary file,
-  and :meth:`StagedFile.commit` writes them, each run with its trace attached, inside the
-  caller's one transaction: that is short, and the import stays all or nothing.
+- **every other record** (study, tasks, conditions, runs, ...) is prepared as it is read (hashed,
+  its JSON and columns made: :mod:`abp_tui.store.prepared`) and held as plain tuples, in memory
+  up to a budget shared by the import's files and in a temporary file past it, and
+  :meth:`StagedFile.commit` writes them, each run with its trace attached, inside the caller's
+  one transaction: that is short, and the import stays all or nothing. (Spooled as pickled
+  pydantic models, reading them back had cost a quarter of a pairwise import.)
 
 A file refused, an error or an interrupt :meth:`StagedFile.discard`\\ s its staged traces, in
 short batches too. A process killed mid-import leaves its staged traces behind, unreachable
@@ -22,31 +25,56 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from typing import IO, Any
 
 import sqlite_utils
 
 from abp_tui.models import Run, Study, TraceEvent, TraceEventBatch
 from abp_tui.store.db import translated
+from abp_tui.store.prepared import held_size
 from abp_tui.store.writer import ImportWriter
 
 DELETE_BATCH = 20_000
 """Trace events deleted per transaction when a staged trace is discarded."""
+CHUNK_RECORDS = 1024
+"""Prepared records per chunk: what is held, or pickled to the spool file, at a time."""
+MEMORY_BUDGET = 64 << 20
+"""Roughly the bytes of prepared records an import holds in memory before spooling to disk."""
+
+
+class SpoolBudget:
+    """The memory the staged files of one import may hold between them (see MEMORY_BUDGET)."""
+
+    def __init__(self, limit: int = MEMORY_BUDGET) -> None:
+        self.limit = limit
+        self.held = 0
 
 
 class StagedFile:
     """The records of one file on their way into the store (see the module docstring)."""
 
-    def __init__(self, db: sqlite_utils.Database, writer: ImportWriter) -> None:
+    def __init__(
+        self,
+        db: sqlite_utils.Database,
+        writer: ImportWriter,
+        budget: SpoolBudget | None = None,
+    ) -> None:
         self.db = db
         self.writer = writer
         self._batches = not db.conn.in_transaction
         """Inside a caller's transaction nothing may be committed: everything waits for it."""
         self._where = getattr(db, "path", "the database")
-        # Closed by commit() or discard(), whichever ends the file's import.
-        self._spool: IO[bytes] = tempfile.TemporaryFile(prefix="abp-import-")  # noqa: SIM115
+        self._budget = budget if budget is not None else SpoolBudget()
+        self._spool: IO[bytes] | None = None
+        """Made when the budget is spent; closed by commit() or discard()."""
+        self._held: list[list[object]] = []
+        """Chunks held in memory, after those in the spool file."""
+        self._chunk: list[object] = []
+        self._weight = 0
+        """What this file holds in memory, as counted against the budget."""
         self._staged: list[int] = []
-        """Keys of the traces handed over by the writer (their runs are in the spool)."""
+        """Keys of the traces handed over by the writer (their runs are staged here)."""
         self._done = False
 
     @property
@@ -69,7 +97,49 @@ class StagedFile:
         elif isinstance(record, Study) and self.writer.study_id is None:
             # Traces need to know their study is named; the Study itself is written at commit.
             self.writer.study_id = record.id
-        pickle.dump((record, trace), self._spool, protocol=pickle.HIGHEST_PROTOCOL)
+        prepared = self.writer.prepare(record, trace)
+        self._chunk.append(prepared)
+        weight = held_size(prepared)
+        self._weight += weight
+        self._budget.held += weight
+        if len(self._chunk) >= CHUNK_RECORDS:
+            self._held.append(self._chunk)
+            self._chunk = []
+            if self._budget.held > self._budget.limit:
+                self._spill()
+
+    def _spill(self) -> None:
+        """Move the chunks held in memory to the spool file."""
+        if self._spool is None:
+            self._spool = tempfile.TemporaryFile(prefix="abp-import-")  # noqa: SIM115
+        for chunk in self._held:
+            pickle.dump(chunk, self._spool, protocol=pickle.HIGHEST_PROTOCOL)
+        self._held = []
+        self._release()
+
+    def _release(self) -> None:
+        self._budget.held -= self._weight
+        self._weight = 0
+
+    def _chunks(self) -> Iterator[list[object]]:
+        """Every chunk staged, in the order the records were read."""
+        if self._spool is not None:
+            self._spool.seek(0)
+            while True:
+                try:
+                    yield pickle.load(self._spool)
+                except EOFError:
+                    break
+        yield from self._held
+        yield self._chunk
+
+    def _close(self) -> None:
+        self._done = True
+        if self._spool is not None:
+            self._spool.close()
+        self._held = []
+        self._chunk = []
+        self._release()
 
     def _commit_batch(self) -> None:
         # The writer's executemany opened a transaction of its own: end it now, so the lock is
@@ -84,26 +154,19 @@ class StagedFile:
         """
         if not self.db.conn.in_transaction:
             raise RuntimeError("StagedFile.commit runs inside the import's transaction")
-        self._spool.seek(0)
-        while True:
-            try:
-                record, trace = pickle.load(self._spool)
-            except EOFError:
-                break
-            if trace is not None:
-                self.writer.attach_trace(record.id, *trace)
-            self.writer.write(record)
+        apply = self.writer.apply
+        for chunk in self._chunks():
+            for prepared in chunk:
+                apply(prepared)
         counts = self.writer.finish(partial=partial)
-        self._done = True
-        self._spool.close()
+        self._close()
         return counts
 
     def discard(self) -> None:
         """Delete what was staged (nothing once committed); each batch its own transaction."""
         if self._done:
             return
-        self._done = True
-        self._spool.close()
+        self._close()
         keys = [*self._staged, *self.writer.open_traces()]
         if self._batches and self.db.conn.in_transaction:
             self.db.conn.rollback()  # a batch that failed half-way

@@ -3,12 +3,17 @@
 Content is hashed and versioned: a record whose id exists with the same content adds nothing; with
 different content it becomes a new version and the old one stays, so anything judged remains
 attached to the exact text it was judged on. Trace events are written in batches through
-``executemany`` because they are the bulk of most imports.
+``executemany`` because they are the bulk of most imports; the other rows are held and written
+in batches too (:mod:`abp_tui.store.rows`).
+
+A record is stored in two steps: :meth:`ImportWriter.prepare` does the work that needs only the
+record (its hashes, its JSON, its columns) and :meth:`ImportWriter.apply` the work that needs
+the store (versions, keys, rows). A staged import (:mod:`abp_tui.store.staging`) prepares each
+record as the file is read and applies them all in its one short final transaction.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
@@ -18,9 +23,7 @@ import sqlite_utils
 
 from abp_tui.models import (
     Condition,
-    Preference,
     ReferenceVerdict,
-    Reviewer,
     Rubric,
     Run,
     Study,
@@ -30,6 +33,19 @@ from abp_tui.models import (
 )
 from abp_tui.models.judges import Judge, JudgeVerdict
 from abp_tui.store.db import utc_now
+from abp_tui.store.prepared import (
+    BLOB_SQL,
+    CONDITION_COLUMNS,
+    PREFERENCE_SQL,
+    RUN_COLUMNS,
+    TASK_COLUMNS,
+    insert_sql,
+    json_hex,
+    prepare,
+    prepare_condition,
+    prepare_task,
+)
+from abp_tui.store.rows import PendingRows
 from abp_tui.text.canonical import canonical_json, sha256_text
 
 if TYPE_CHECKING:
@@ -43,29 +59,6 @@ class _OpenTrace:
     pk: int
     hasher: Any
     n_events: int = 0
-
-
-@functools.cache
-def _insert_sql(table: str, names: tuple[str, ...]) -> str:
-    """The INSERT of one versioned row (built once per table and column set)."""
-    all_names = [
-        *names,
-        "study_id",
-        "id",
-        "version_no",
-        "current",
-        "placeholder",
-        "sha256",
-        "created_at",
-    ]
-    marks = ", ".join("?" for _ in all_names)
-    return f"INSERT INTO {table} ({', '.join(all_names)}) VALUES ({marks})"
-
-
-@functools.lru_cache(maxsize=1024)
-def _names_json(names: tuple[str, ...]) -> str:
-    """A tuple of names as canonical JSON (most records of a file share theirs)."""
-    return canonical_json(list(names))
 
 
 @dataclass(frozen=True)
@@ -108,8 +101,10 @@ class ImportWriter:
         self._fresh_study = False
         self._known: dict[tuple[str, str], tuple[int, str, int, int]] = {}
         self._reviewers: set[str] = set()
-        self._preferences: set[tuple[Any, ...]] = set()
-        self._pending_preferences: list[tuple[Any, ...]] = []
+        self._preferences: set[tuple[Any, ...]] | None = None
+        """The study's preferences (read once, when the study existed before this file)."""
+        self._blobs: set[str] = set()
+        self._rows = PendingRows(db.conn)
         self._judges: JudgeWriter | None = None
 
     # -- dispatch -------------------------------------------------------------------------------
@@ -118,31 +113,47 @@ class ImportWriter:
             self._trace_batch(record)
         elif isinstance(record, TraceEvent):
             self._trace_event(record)
-        elif isinstance(record, Run):
-            self._run(record)
-        elif isinstance(record, Study):
-            self._study(record)
-        elif isinstance(record, Task):
-            self._task(record)
-        elif isinstance(record, Condition):
-            self._condition(record)
-        elif isinstance(record, Rubric):
-            self._rubric(record)
-        elif isinstance(record, Reviewer):
-            self._reviewer(record)
-        elif isinstance(record, Preference):
-            self._preference(record)
-        elif isinstance(record, ReferenceVerdict):
-            self._reference_verdict(record)
-        elif isinstance(record, Judge | JudgeVerdict):
-            self._judge_records().write(record)
         else:
+            trace = self.detach_trace(record.id) if isinstance(record, Run) else None
+            self.apply(self.prepare(record, trace))
+
+    def prepare(self, record: object, trace: tuple[int, str, int] | None = None) -> object:
+        """What :meth:`apply` needs of a record (:func:`abp_tui.store.prepared.prepare`)."""
+        prepared = prepare(record, trace, self.file_name)
+        if prepared is None:
             raise WriterError(f"cannot store a {type(record).__name__}")
+        return prepared
+
+    def apply(self, prepared: object) -> None:
+        """Store one record as :meth:`prepare` made it."""
+        if isinstance(prepared, tuple):
+            kind = prepared[0]
+            if kind == "run":
+                self._run(*prepared[1:])
+            elif kind == "preference":
+                self._preference(*prepared[1:])
+            elif kind == "task":
+                self._task(*prepared[1:])
+            elif kind == "condition":
+                self._condition(*prepared[1:])
+            else:
+                self._reviewer(prepared[1], prepared[2])
+        elif isinstance(prepared, Study):
+            self._study(prepared)
+        elif isinstance(prepared, Rubric):
+            self._rubric(prepared)
+        elif isinstance(prepared, ReferenceVerdict):
+            self._reference_verdict(prepared)
+        elif isinstance(prepared, Judge | JudgeVerdict):
+            self._rows.flush()  # a judge's verdicts read the runs they are on
+            self._judge_records().write(prepared)
+        else:
+            raise WriterError(f"cannot store a {type(prepared).__name__}")
 
     def finish(self, partial: bool = False) -> Counter[str]:
         """Close the import. ``partial``: the file stopped early, so drop traces left open."""
         self._flush_events()
-        self._flush_preferences()
+        self._rows.flush()
         if self._traces and partial:
             for st in self._traces.values():
                 self.db.execute("DELETE FROM trace_events WHERE trace_pk = ?", [st.pk])
@@ -234,15 +245,18 @@ class ImportWriter:
             self.import_pk = cur.lastrowid
 
     def _versioned(
-        self, table: str, key: str, sha: str, columns: dict[str, Any], placeholder: bool = False
+        self,
+        table: str,
+        key: str,
+        sha: str,
+        names: tuple[str, ...],
+        values: tuple[Any, ...],
+        placeholder: bool = False,
     ) -> tuple[int, str]:
-        """Insert or version one row of ``table``; return (pk, status).
-
-        The status is 'added', 'new version' or 'unchanged'.
-        """
+        """Insert or version one row of ``table`` (its ``names`` columns hold ``values``);
+        return (pk, status). The status is 'added', 'new version' or 'unchanged'."""
         study_id = self._require_study()
         cur = self._current_row(table, key)
-        names = list(columns)
         if cur is not None and cur[1] == sha:
             return int(cur[0]), "unchanged"
         if cur is not None and placeholder:
@@ -250,26 +264,29 @@ class ImportWriter:
             return int(cur[0]), "unchanged"
         if cur is not None and cur[2]:
             # A placeholder made for a reference is filled in place once the real record arrives.
+            if self._rows.pending(table, cur[0]):
+                self._rows.flush()
             sets = ", ".join(f"{n} = ?" for n in names)
             self.db.conn.execute(
                 f"UPDATE {table} SET {sets}, sha256 = ?, placeholder = 0 WHERE pk = ?",
-                [*columns.values(), sha, cur[0]],
+                [*values, sha, cur[0]],
             )
             self._known[table, key] = (cur[0], sha, 0, cur[3])
             return int(cur[0]), "added"
         version_no = 1
         status = "added"
         if cur is not None:
-            self.db.execute(f"UPDATE {table} SET current = 0 WHERE pk = ?", [cur[0]])
+            self._rows.retire(table, cur[0])
             version_no = int(cur[3]) + 1
             status = "new version"
-        row = self.db.conn.execute(
-            _insert_sql(table, tuple(names)),
-            [*columns.values(), study_id, key, version_no, 1, int(placeholder), sha, self._now],
+        pk = self._rows.key(table)
+        self._rows.insert(
+            table,
+            insert_sql(table, names),
+            (pk, *values, study_id, key, version_no, 1, int(placeholder), sha, self._now),
         )
-        assert row.lastrowid is not None
-        self._known[table, key] = (row.lastrowid, sha, int(placeholder), version_no)
-        return int(row.lastrowid), status
+        self._known[table, key] = (pk, sha, int(placeholder), version_no)
+        return pk, status
 
     def _current_row(self, table: str, key: str) -> tuple[int, str, int, int] | None:
         """(pk, sha256, placeholder, version_no) of the current row of ``table`` with this id."""
@@ -287,50 +304,24 @@ class ImportWriter:
         self._known[table, key] = found
         return found
 
-    def _task(self, task: Task, placeholder: bool = False) -> tuple[int, str]:
-        doc = task.model_dump(mode="json")
-        sha = sha256_text(canonical_json(doc))
-        pk, status = self._versioned(
-            "tasks",
-            task.id,
-            sha,
-            {
-                "title": task.title,
-                "prompt": task.prompt,
-                "base_instruction": task.base_instruction,
-                "evidence": task.evidence,
-                "expected_behaviour": task.expected_behaviour,
-                "fatal_criteria": _names_json(task.fatal_criteria),
-                "risk_type": task.risk_type,
-                "version": task.version,
-                "synthetic": int(task.synthetic),
-                "metadata": canonical_json(task.metadata),
-            },
-            placeholder,
-        )
+    def _task(
+        self, task_id: str, sha: str, values: tuple[Any, ...], placeholder: bool = False
+    ) -> tuple[int, str]:
+        pk, status = self._versioned("tasks", task_id, sha, TASK_COLUMNS, values, placeholder)
         if not placeholder:
             self.counts[f"tasks {status}"] += 1
-        self._task_pk[task.id] = (pk, sha)
+        self._task_pk[task_id] = (pk, sha)
         return pk, sha
 
-    def _condition(self, cond: Condition, placeholder: bool = False) -> tuple[int, str]:
-        doc = cond.model_dump(mode="json")
-        sha = sha256_text(canonical_json(doc))
+    def _condition(
+        self, cond_id: str, sha: str, values: tuple[Any, ...], placeholder: bool = False
+    ) -> tuple[int, str]:
         pk, status = self._versioned(
-            "conditions",
-            cond.id,
-            sha,
-            {
-                "label": cond.label,
-                "instructions": cond.instructions,
-                "version": cond.version,
-                "metadata": canonical_json(cond.metadata),
-            },
-            placeholder,
+            "conditions", cond_id, sha, CONDITION_COLUMNS, values, placeholder
         )
         if not placeholder:
             self.counts[f"conditions {status}"] += 1
-        self._condition_pk[cond.id] = (pk, sha)
+        self._condition_pk[cond_id] = (pk, sha)
         return pk, sha
 
     def _current_ref(self, table: str, key: str) -> tuple[int, str] | None:
@@ -340,14 +331,14 @@ class ImportWriter:
     def _task_ref(self, task_id: str) -> tuple[int, str]:
         ref = self._task_pk.get(task_id) or self._current_ref("tasks", task_id)
         if ref is None:
-            ref = self._task(Task(id=task_id), placeholder=True)
+            ref = self._task(*prepare_task(Task(id=task_id)), placeholder=True)
         self._task_pk[task_id] = ref
         return ref
 
     def _condition_ref(self, cond_id: str) -> tuple[int, str]:
         ref = self._condition_pk.get(cond_id) or self._current_ref("conditions", cond_id)
         if ref is None:
-            ref = self._condition(Condition(id=cond_id), placeholder=True)
+            ref = self._condition(*prepare_condition(Condition(id=cond_id)), placeholder=True)
         self._condition_pk[cond_id] = ref
         return ref
 
@@ -454,54 +445,41 @@ class ImportWriter:
         self.counts["trace events added"] += st.n_events
         return st.pk, sha
 
-    def _run(self, run: Run) -> None:
+    def _run(
+        self,
+        run_id: str,
+        task_id: str,
+        condition_id: str,
+        output_sha: str | None,
+        output: str | None,
+        body_json: str,
+        trace: tuple[int, str, int] | None,
+        values: tuple[Any, ...],
+    ) -> None:
         self._require_study()
-        trace_pk, trace_sha = self._close_trace(run.id)
-        task_pk, task_sha = self._task_ref(run.task_id)
-        cond_pk, cond_sha = self._condition_ref(run.condition_id)
-        output_sha = None
-        if run.output is not None:
-            output_sha = sha256_text(run.output)
-            self.db.conn.execute(
-                "INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)", [output_sha, run.output]
-            )
-        body = run.model_dump(mode="json", exclude={"output", "source_file", "source_line"})
-        sha = sha256_text(canonical_json([body, output_sha, trace_sha, task_sha, cond_sha]))
-        tokens = run.tokens
-        columns: dict[str, Any] = {
-            "task_pk": task_pk,
-            "condition_pk": cond_pk,
-            "trial": run.trial,
-            "output_sha256": output_sha,
-            "trace_pk": trace_pk,
-            "provider": run.provider,
-            "model": run.model,
-            "model_version": run.model_version,
-            "engine": run.engine,
-            "engine_version": run.engine_version,
-            "reasoning": run.reasoning,
-            "input_tokens": tokens.input if tokens else None,
-            "output_tokens": tokens.output if tokens else None,
-            "cache_read_tokens": tokens.cache_read if tokens else None,
-            "cache_write_tokens": tokens.cache_write if tokens else None,
-            "total_tokens": tokens.total if tokens else None,
-            "tool_calls": run.tool_calls,
-            "wall_clock_ms": run.wall_clock_ms,
-            "cost_usd": run.cost_usd,
-            "started_at": run.started_at,
-            "origin_status": run.origin_status.value if run.origin_status else None,
-            "automated_outcome": run.automated_outcome,
-            "excluded_reason": run.excluded_reason,
-            "source_file": run.source_file or self.file_name,
-            "source_line": run.source_line,
-            "synthetic": int(run.synthetic),
-            "not_exposed": _names_json(run.not_exposed),
-            "document": run.model_dump_json(exclude={"output"}),
-            "import_pk": self.import_pk,
-        }
-        pk, status = self._versioned("runs", run.id, sha, columns)
+        if trace is not None:
+            self.attach_trace(run_id, *trace)
+        trace_pk, trace_sha = self._close_trace(run_id)
+        task_pk, task_sha = self._task_ref(task_id)
+        cond_pk, cond_sha = self._condition_ref(condition_id)
+        if output_sha is not None and output_sha not in self._blobs:
+            self._blobs.add(output_sha)
+            self._rows.insert("blobs", BLOB_SQL, (output_sha, output))
+        # canonical_json([body, output_sha, trace_sha, task_sha, cond_sha]), the body's JSON
+        # made once: the text of a list is its items' texts joined by commas.
+        sha = sha256_text(
+            f"[{body_json},{json_hex(output_sha)},{json_hex(trace_sha)},"
+            f"{json_hex(task_sha)},{json_hex(cond_sha)}]"
+        )
+        pk, status = self._versioned(
+            "runs",
+            run_id,
+            sha,
+            RUN_COLUMNS,
+            (task_pk, cond_pk, output_sha, trace_pk, self.import_pk, *values),
+        )
         self.counts[f"runs {status}"] += 1
-        self._run_pk[run.id] = pk
+        self._run_pk[run_id] = pk
 
     def _rubric(self, rubric: Rubric) -> None:
         doc = rubric.model_dump_json()
@@ -513,14 +491,14 @@ class ImportWriter:
         )
         self.counts["rubrics added" if cur.rowcount else "rubrics unchanged"] += 1
 
-    def _reviewer(self, reviewer: Reviewer) -> None:
-        if reviewer.name in self._reviewers:
+    def _reviewer(self, name: str, external: bool) -> None:
+        if name in self._reviewers:
             return
+        # Written at once (preferences, held back, are written after it).
         self.db.conn.execute(
-            "INSERT OR IGNORE INTO reviewers (name, external) VALUES (?, ?)",
-            [reviewer.name, int(reviewer.external)],
+            "INSERT OR IGNORE INTO reviewers (name, external) VALUES (?, ?)", [name, int(external)]
         )
-        self._reviewers.add(reviewer.name)
+        self._reviewers.add(name)
 
     def _run_ref(self, run_id: str) -> int:
         pk = self._run_pk.get(run_id)
@@ -531,55 +509,52 @@ class ImportWriter:
             pk = ref[0]
         return pk
 
-    def _preference(self, pref: Preference) -> None:
+    def _preference(
+        self,
+        reviewer: str,
+        item_id: str,
+        task_id: str,
+        run_1: str,
+        run_2: str,
+        choice: str,
+        justification: str,
+    ) -> None:
         study_id = self._require_study()
-        if pref.reviewer not in self._reviewers:
-            self._reviewer(Reviewer(name=pref.reviewer, external=True))
-        task_pk, _ = self._task_ref(pref.task_id)
-        r1, r2 = self._run_ref(pref.run_1), self._run_ref(pref.run_2)
-        key = (pref.reviewer, pref.item_id, r1, r2, pref.choice.value, pref.justification)
-        same = key in self._preferences
-        if not same and not self._fresh_study:
-            same = (
-                self.db.conn.execute(
-                    "SELECT 1 FROM preferences WHERE study_id = ? AND reviewer = ? "
-                    "AND item_id = ? AND run_1_pk = ? AND run_2_pk = ? AND choice = ? "
-                    "AND justification = ?",
-                    [study_id, *key],
-                ).fetchone()
-                is not None
-            )
-        if same:
+        if reviewer not in self._reviewers:
+            self._reviewer(reviewer, True)
+        task_pk, _ = self._task_ref(task_id)
+        r1, r2 = self._run_ref(run_1), self._run_ref(run_2)
+        key = (reviewer, item_id, r1, r2, choice, justification)
+        stored = self._stored_preferences(study_id)
+        if key in stored:
             self.counts["preferences unchanged"] += 1
             return
-        self._preferences.add(key)
+        stored.add(key)
         # Nothing refers to a preference's row, so preferences are stored in batches.
-        self._pending_preferences.append(
-            (
-                study_id,
-                pref.reviewer,
-                pref.item_id,
-                task_pk,
-                r1,
-                r2,
-                pref.choice.value,
-                pref.justification,
-                self._now,
-            )
+        self._rows.insert(
+            "preferences",
+            PREFERENCE_SQL,
+            (study_id, reviewer, item_id, task_pk, r1, r2, choice, justification, self._now),
         )
-        if len(self._pending_preferences) >= EVENT_BATCH:
-            self._flush_preferences()
         self.counts["preferences added"] += 1
 
-    def _flush_preferences(self) -> None:
-        if self._pending_preferences:
-            self.db.conn.executemany(
-                "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, "
-                "run_2_pk, choice, justification, source, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'imported', ?)",
-                self._pending_preferences,
+    def _stored_preferences(self, study_id: str) -> set[tuple[Any, ...]]:
+        """The preferences of the study, and those this file added: read in one query the first
+        time, not one query per preference."""
+        if self._preferences is None:
+            self._preferences = (
+                set()
+                if self._fresh_study
+                else {
+                    tuple(row)
+                    for row in self.db.conn.execute(
+                        "SELECT reviewer, item_id, run_1_pk, run_2_pk, choice, justification "
+                        "FROM preferences WHERE study_id = ?",
+                        [study_id],
+                    )
+                }
             )
-            self._pending_preferences.clear()
+        return self._preferences
 
     def _reference_verdict(self, verdict: ReferenceVerdict) -> None:
         study_id = self._require_study()

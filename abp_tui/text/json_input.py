@@ -111,11 +111,47 @@ def _too_deep(text: str) -> JsonRefused:
     )
 
 
+_LONG_TEXT: Final = 1 << 20
+"""Past this many characters the numbers are checked as they are parsed, not by a regex over
+the text: on a 9 MB document the regex took seven times as long as the parse."""
+
+
+class _Numbers:
+    """``parse_int``/``parse_float`` noting a number no record can hold (the same conversions as
+    the parser's own), so that only then is the document walked for its path."""
+
+    __slots__ = ("suspect",)
+
+    def __init__(self) -> None:
+        self.suspect = False
+
+    def integer(self, text: str) -> int:
+        value = int(text)
+        if not INT_MIN <= value <= INT_MAX:
+            self.suspect = True
+        return value
+
+    def real(self, text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            self.suspect = True
+        return value
+
+
 def loads(text: str) -> Any:
     """Parse JSON text, refusing (as :class:`JsonRefused`) what is not JSON or what no record
     can hold: see the module's docstring."""
+    noted = _Numbers() if len(text) > _LONG_TEXT else None
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        if noted is None:
+            data = json.loads(text, parse_constant=_refuse_constant)
+        else:
+            data = json.loads(
+                text,
+                parse_constant=_refuse_constant,
+                parse_int=noted.integer,
+                parse_float=noted.real,
+            )
     except _Constant:
         name, line, column = _constant_at(text)
         raise JsonRefused(
@@ -135,11 +171,11 @@ def loads(text: str) -> Any:
             column,
         ) from None
     deep = text.count("[") + text.count("{") > MAX_DEPTH
-    numbers = _MAYBE_BIG_NUMBER.search(text) is not None
+    numbers = _MAYBE_BIG_NUMBER.search(text) is not None if noted is None else noted.suspect
     strings = _SURROGATE_ESCAPE.search(text) is not None
-    if deep or numbers or strings:
-        if deep and _deeper_than(data, MAX_DEPTH):
-            raise _too_deep(text)
+    if deep and _deeper_than(data, MAX_DEPTH):
+        raise _too_deep(text)
+    if numbers or strings:  # (a deep document with neither has nothing more to find)
         problem = _first_problem(data, numbers=numbers, strings=strings)
         if problem is not None:
             raise problem

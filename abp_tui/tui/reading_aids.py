@@ -5,9 +5,10 @@
   shown for an item, and again for each item while the tabs stay shown.
 - Search: ``/`` opens a field under the responses; Enter searches the panes shown (the outputs,
   or the transcripts), every hit highlighted, and gives the focus back where it was so that
-  single keys act again; ``>`` and ``<`` jump between hits, Escape in the field clears them.
-  ``n`` / ``N`` are not used: ``n`` answers a validity check on this screen, and a reviewer
-  meaning to jump must never fail a check instead.
+  single keys act again; ``n`` / ``N`` (or ``>`` / ``<``) jump between hits, Escape in the field
+  clears them. While a search is on, ``n`` jumps even on a validity-gate row (where it would
+  otherwise answer "fails"): a reviewer meaning to jump must never fail a check instead. With
+  no search on, ``n`` is the gate's key again.
 - Folds: a transcript's long blocks (a tool's result, its arguments, a step's fields) are
   folded; ``e`` unfolds or folds back the first one in view, ``E`` all of them.
 
@@ -50,10 +51,26 @@ READING_BINDINGS: list[BindingType] = [
         "/",
     ),
     _key(
+        "n",
+        "jump_hit(1)",
+        "Next hit",
+        "Jump to the next hit of the search (while a search is on).",
+        "search_next",
+        "n",
+    ),
+    _key(
+        "N",
+        "jump_hit(-1)",
+        "Previous hit",
+        "Jump to the previous hit of the search (while a search is on).",
+        "search_previous",
+        "shift+n",
+    ),
+    _key(
         "greater_than_sign",
         "next_hit(1)",
         "Next hit",
-        "Jump to the next hit of the search (n is the validity gate's key, so not this).",
+        "Jump to the next hit of the search.",
         "next_hit",
         ">",
     ),
@@ -84,8 +101,8 @@ READING_BINDINGS: list[BindingType] = [
 ]
 HELP_HINTS = (
     "Search: / opens the search field (Enter searches the outputs, or the transcripts when the "
-    "Trace tabs are shown; Esc clears it); > and < jump between the hits. n and N do not: n "
-    "answers a validity check here.",
+    "Trace tabs are shown; Esc clears it); n and N (or > and <) jump between the hits. While a "
+    "search is on, n jumps even on a validity check; clear the search to answer a check with n.",
     "Transcripts (r): long blocks are folded; e unfolds the first one in view, E all of them; "
     "a click on a fold's marker unfolds it too. A block holding a search hit is unfolded.",
 )
@@ -131,6 +148,11 @@ class ReadingAids:
     def show_status(self) -> None:
         if self.bar.is_open:
             self.bar.set_status(self.pair.search_status())
+
+    @property
+    def searching(self) -> bool:
+        """Whether a search is on (``n`` / ``N`` then jump between its hits)."""
+        return bool(self.pair.query_text)
 
     def next_hit(self, step: int) -> None:
         self._say(self.pair.next_hit(step))

@@ -642,6 +642,20 @@ class CompareScreen(Screen[None]):
     def action_next_hit(self, step: int) -> None:
         self.aids.next_hit(step)
 
+    def action_jump_hit(self, step: int) -> None:
+        self.aids.next_hit(step)
+
+    @property
+    def searching(self) -> bool:
+        """Whether a search is on: ``n`` / ``N`` then jump between its hits (even on a gate row)."""
+        return self.aids.searching
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # n / N belong to the search only while one is on; otherwise n is the gate's key.
+        if action == "jump_hit":
+            return self.searching
+        return True
+
     def action_fold(self) -> None:
         self.aids.fold(every=False)
 

@@ -60,6 +60,14 @@ class CheckRow(ChoiceRow):
         choices = [Choice("y", "yes", "holds"), Choice("n", "no", "fails")]
         super().__init__(Text(safe_line(text)), choices, inline=True, id=f"check-{check_id}")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While a search is on, n jumps to the next hit (the screen's binding) instead of
+        # failing this check: a reviewer meaning to jump must never fail a check by accident.
+        searching = bool(getattr(self.screen, "searching", False))
+        if action == "choose" and parameters == ("no",) and searching:
+            return False
+        return super().check_action(action, parameters)
+
     def action_all_pass(self) -> None:
         gate = next((a for a in self.ancestors if isinstance(a, GatePanel)), None)
         if gate is not None:

@@ -159,7 +159,8 @@ class ResponseView(Vertical):
         """Put a prepared transcript in the Trace tab, from offset ``top``."""
         self.shown = shown
         layout = shown.layout
-        self.transcript_pane.show(layout.text, NO_STEPS, shown.wrapped, layout.styles, top=top)
+        spans = (layout.ranges, layout.names)
+        self.transcript_pane.show(layout.text, NO_STEPS, shown.wrapped, spans, top=top)
         self.transcript_pane.set_hits(shown.hits)
         self.post_message(self.TranscriptShown(self))
 

@@ -428,7 +428,7 @@ class ResponsePair(Horizontal):
         if self.is_pair:
             counts = [sum(1 for i, _ in self.hits if i == n) for n in range(2)]
             status.append(f"  ·  Response 1: {counts[0]:,}  ·  Response 2: {counts[1]:,}")
-        status.append(f"  ·  in the {where}  ·  > next  < previous", style="dim")
+        status.append(f"  ·  {where}  ·  > <", style="dim")
         return status
 
     def scroll_page(self, direction: int) -> None:

@@ -12,7 +12,6 @@ form from ``textlayout.display_text`` (control and invisible characters already 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
 from itertools import pairwise
 from typing import ClassVar
 
@@ -143,7 +142,7 @@ class TextPane(ScrollView, can_focus=True):
         text: str,
         placeholder: str = "",
         wrapped: tuple[int, list[Range]] | None = None,
-        styles: Sequence[tuple[int, int, str]] = (),
+        styles: tuple[list[Range], list[str]] | None = None,
         *,
         top: int = 0,
     ) -> None:
@@ -151,7 +150,8 @@ class TextPane(ScrollView, can_focus=True):
 
         ``wrapped`` is the text already wrapped (``wrap_offsets``) to a width, e.g. in the
         worker that read it: used as it is when the pane still has that width. ``styles`` are
-        the text's own (start, end, name) spans, sorted and disjoint (names: ``TEXT_STYLES``).
+        the text's own spans: their (start, end) ranges, sorted and disjoint, and each one's name
+        (``TEXT_STYLES``), kept as they are (a long transcript's are made in a worker).
         """
         self.text = text
         self.placeholder = placeholder
@@ -159,8 +159,7 @@ class TextPane(ScrollView, can_focus=True):
         self.current = None
         self.hits = []
         self.current_hit = None
-        self._style_ranges = [(a, b) for a, b, _ in styles]
-        self._style_names = [f"text-pane--{name}" for _, _, name in styles]
+        self._style_ranges, self._style_names = styles if styles is not None else ([], [])
         self._generation += 1
         self._wrapped_width = 0
         self._lines = []
@@ -342,7 +341,7 @@ class TextPane(ScrollView, can_focus=True):
         if self._style_ranges:
             names = self._style_names
             for (a, b), i in _overlapping_indexed(self._style_ranges, start, end):
-                styled.append(((a - start, b - start), names[i]))
+                styled.append(((a - start, b - start), f"text-pane--{names[i]}"))
         found = text.find(MASK)
         while found != -1:
             styled.append(((found, found + len(MASK)), "text-pane--masked"))

@@ -13,6 +13,7 @@ laid out, wrapped and searched there, never on the event loop) and are tested wi
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -49,9 +50,15 @@ class Fold:
 @dataclass(frozen=True)
 class TranscriptLayout:
     text: str
-    styles: list[Style]
-    """Sorted, disjoint."""
+    ranges: list[Range]
+    """Where the text's own styles apply: sorted, disjoint."""
+    names: list[str]
+    """The style of each range (a TextPane style name: ``heading``, ``tool``, ``error``...)."""
     folds: tuple[Fold, ...] = ()
+
+    @property
+    def styles(self) -> list[Style]:
+        return [(a, b, name) for (a, b), name in zip(self.ranges, self.names, strict=True)]
 
     def fold_at(self, offset: int) -> Fold | None:
         """The fold whose marker line holds ``offset``."""
@@ -64,7 +71,8 @@ class TranscriptLayout:
 class _Writer:
     def __init__(self) -> None:
         self.parts: list[str] = []
-        self.styles: list[Style] = []
+        self.ranges: list[Range] = []
+        self.names: list[str] = []
         self.folds: list[Fold] = []
         self.at = 0
 
@@ -72,7 +80,8 @@ class _Writer:
         if not text:
             return
         if style is not None:
-            self.styles.append((self.at, self.at + len(text), style))
+            self.ranges.append((self.at, self.at + len(text)))
+            self.names.append(style)
         self.parts.append(text)
         self.at += len(text)
 
@@ -235,7 +244,8 @@ def layout_transcript(
         layout.step(index, step)
     out = layout.out
     text = "".join(out.parts).rstrip("\n")
-    return TranscriptLayout(text, [s for s in out.styles if s[0] < len(text)], tuple(out.folds))
+    kept = bisect_left(out.ranges, (len(text), len(text)))  # none in the trailing newlines
+    return TranscriptLayout(text, out.ranges[:kept], out.names[:kept], tuple(out.folds))
 
 
 @dataclass(frozen=True)

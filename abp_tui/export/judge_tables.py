@@ -1,0 +1,226 @@
+"""The judge report (``results/ai_judges.json``) as the tables ``report.html`` shows: each AI
+judge against people, its position consistency and bias, the alt-test, and the judge-assisted
+estimates, marked as such. Built on the one table model (:mod:`abp_tui.analysis.tables`), so
+the page writes and escapes them like every other table; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+from abp_tui.analysis.judge_models import (
+    JudgesReport,
+    PassFailJudgeReport,
+    PreferenceJudgeReport,
+    ScoreJudgeReport,
+)
+from abp_tui.analysis.judge_pairs import left_out_count
+from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, PValue, Table
+from abp_tui.models.judges import Judge
+from abp_tui.stats.agreement import REFUSED, Figure
+
+NONE = "no pair judged in both orders"
+
+
+def _named(judge: Judge) -> str:
+    parts = [judge.id, f"model {judge.model}"]
+    if judge.prompt:
+        parts.append(f"prompt {judge.prompt}")
+    if judge.version:
+        parts.append(f"version {judge.version}")
+    return "; ".join(parts)
+
+
+def _kappa(figure: Figure) -> Estimate:
+    interval = figure.interval
+    if figure.value is None:
+        return Estimate(point=None, reason=figure.undefined_reason)
+    if interval is None:
+        note = figure.interval_note or ""
+        return Estimate(point=figure.value, reason=note.removeprefix(REFUSED) or None)
+    return Estimate(
+        point=figure.value,
+        low=interval.low,
+        high=interval.high,
+        confidence=interval.confidence,
+        seed=interval.seed,
+        resamples=interval.resamples,
+        resamples_used=interval.resamples_used,
+    )
+
+
+def _columns(*spec: tuple[str, Kind]) -> tuple[Column, ...]:
+    return tuple(Column(label, kind=kind) for label, kind in spec)
+
+
+def judge_tables(report: JudgesReport) -> dict[str, Table]:
+    """The page's judge tables by name: against people (every judge, order by order), position
+    (preference judges), alt-test, estimates (judge-assisted), and judges' agreement."""
+    against: list[tuple[Cell, ...]] = []
+    position: list[tuple[Cell, ...]] = []
+    alt: list[tuple[Cell, ...]] = []
+    estimates: list[tuple[Cell, ...]] = []
+    for j in report.judges:
+        name = _named(j.judge)
+        left = left_out_count(j.left_out)
+        if isinstance(j, PreferenceJudgeReport):
+            for o in j.orders:
+                against.append(
+                    (name, o.order, o.n, o.agreement, _kappa(o.kappa.cohen_kappa), "", left)
+                )
+            p = j.position
+            test = p.first_position_test
+            orders_kappa = p.kappa_between_orders
+            position.append(
+                (
+                    name,
+                    p.consistency,
+                    _kappa(orders_kappa.cohen_kappa)
+                    if orders_kappa
+                    else Estimate(None, reason="no unit"),
+                    p.first_position,
+                    PValue(test.p_value, test.undefined_reason),
+                )
+            )
+            for entry in j.alt_tests:
+                t = entry.test
+                verdict = "undefined" if t.passed is None else "passes" if t.passed else "fails"
+                if t.undefined_reason is not None:
+                    verdict = f"{verdict}: {t.undefined_reason}"
+                alt.append(
+                    (
+                        name,
+                        entry.order,
+                        Number(t.epsilon),
+                        verdict
+                        if t.undefined_reason is None
+                        else f"{verdict}: {t.undefined_reason}",
+                        Number(t.winning_rate, reason=t.undefined_reason),
+                        Number(t.advantage_probability, reason=t.undefined_reason),
+                        t.tested,
+                    )
+                )
+            if j.alt_test_note:
+                alt.append((name, "", None, j.alt_test_note, Number(None), Number(None), 0))
+        elif isinstance(j, PassFailJudgeReport):
+            c = j.confusion
+            detail = (
+                f"sensitivity {j.sensitivity.x}/{j.sensitivity.n}, specificity "
+                f"{j.specificity.x}/{j.specificity.n}; judge pass and people fail "
+                f"{c['false_pass']}, judge fail and people pass {c['false_fail']}"
+            )
+            against.append(
+                (name, "pass/fail", j.n, j.agreement, _kappa(j.kappa.cohen_kappa), detail, left)
+            )
+        elif isinstance(j, ScoreJudgeReport):
+            shown = []
+            for corr in (j.spearman, j.kendall):
+                value = f"{corr.statistic:.4f}" if corr.statistic is not None else "undefined"
+                shown.append(f"{corr.name} {value} ({corr.undefined_reason or corr.method})")
+            against.append(
+                (name, "score", j.n, None, Estimate(None, reason="scores"), "; ".join(shown), left)
+            )
+        for e in getattr(j, "estimates", ()):
+            est = e.estimate
+            h, alone = est.human_only, est.judge_only
+            estimates.append(
+                (
+                    name,
+                    f"{e.figure} (judge-assisted)",
+                    Estimate(est.point, est.low, est.high, est.undefined_reason, est.confidence),
+                    Estimate(h.point, h.low, h.high, h.undefined_reason, est.confidence),
+                    Number(alone.point, reason=alone.undefined_reason),
+                    est.n_human,
+                    est.n_judge_only,
+                    Number(est.effective_human_judgments, reason=est.undefined_reason),
+                )
+            )
+    between: list[tuple[Cell, ...]] = []
+    for b in report.between:
+        for pair in b.pairs:
+            between.append(
+                (
+                    b.kind,
+                    f"{pair.reviewer_a} vs {pair.reviewer_b}",
+                    pair.n_items,
+                    _kappa(pair.cohen_kappa),
+                )
+            )
+        for corr in b.correlations:
+            between.append(
+                (b.kind, corr.name, corr.n, Estimate(corr.statistic, reason=corr.undefined_reason))
+            )
+    assumption = next(
+        (e.assumption for j in report.judges for e in getattr(j, "estimates", ())), ""
+    )
+    return {
+        "against": Table(
+            "judges-against-people",
+            "Each AI judge against people",
+            _columns(
+                ("judge", Kind.TEXT),
+                ("order shown", Kind.TEXT),
+                ("n", Kind.COUNT),
+                ("agreement with people", Kind.PROPORTION),
+                ("Cohen's kappa", Kind.INTERVAL),
+                ("detail", Kind.TEXT),
+                ("left out", Kind.COUNT),
+            ),
+            tuple(against),
+            (f"Ties: {report.ties}.",),
+        ),
+        "position": Table(
+            "judges-position",
+            "Position consistency and bias",
+            _columns(
+                ("judge", Kind.TEXT),
+                ("same pick in both orders", Kind.PROPORTION),
+                ("Cohen's kappa between orders", Kind.INTERVAL),
+                ("first-position picks", Kind.PROPORTION),
+                ("exact binomial p (vs 0.5)", Kind.P_VALUE),
+            ),
+            tuple(position),
+        ),
+        "alt": Table(
+            "judges-alt-test",
+            "Alternative Annotator Test",
+            _columns(
+                ("judge", Kind.TEXT),
+                ("order shown", Kind.TEXT),
+                ("epsilon", Kind.NUMBER),
+                ("result", Kind.TEXT),
+                ("winning rate", Kind.NUMBER),
+                ("advantage probability", Kind.NUMBER),
+                ("annotators tested", Kind.COUNT),
+            ),
+            tuple(alt),
+        ),
+        "estimates": Table(
+            "judges-assisted",
+            "Judge-assisted estimates",
+            _columns(
+                ("judge", Kind.TEXT),
+                ("figure", Kind.TEXT),
+                ("judge-assisted (PPI++)", Kind.INTERVAL),
+                ("people alone", Kind.INTERVAL),
+                ("judge alone (biased)", Kind.NUMBER),
+                ("judged by people", Kind.COUNT),
+                ("by the judge alone", Kind.COUNT),
+                ("worth human judgments", Kind.NUMBER),
+            ),
+            tuple(estimates),
+            (f"Judge-assisted figures are {assumption}.",) if assumption else (),
+        ),
+        "between": Table(
+            "judges-between",
+            "Agreement between judges",
+            _columns(
+                ("verdicts", Kind.TEXT),
+                ("judges", Kind.TEXT),
+                ("n", Kind.COUNT),
+                ("Cohen's kappa or Spearman's rho", Kind.INTERVAL),
+            ),
+            tuple(between),
+        ),
+    }
+
+
+__all__ = ["judge_tables"]
