@@ -30,6 +30,7 @@ from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store import db as store_db
 from tests.factories import (
+    FIXTURES,
     Cli,
     abp_judged,
     afp_judgment,
@@ -214,6 +215,21 @@ def _on_coordinator(*argv: str) -> Callable[[Path, Station, Path], tuple[Path, l
     return build
 
 
+def _files(
+    argv: list[str], **files: str
+) -> Callable[[Path, Station, Path], tuple[Path, list[str]]]:
+    """A command on files written into tmp_path (``{name}`` in ``argv`` is the file's path)."""
+
+    def build(tmp: Path, _s: Station, _b: Path) -> tuple[Path, list[str]]:
+        paths = {}
+        for name, text in files.items():
+            paths[name] = tmp / name.replace("_", ".")
+            paths[name].write_text(text, "utf-8")
+        return tmp / "other.db", [a.format(**{k: str(v) for k, v in paths.items()}) for a in argv]
+
+    return build
+
+
 TOML = 'study = "s"\nname = "second"\nseed = {seed}\ncontrasts = [["C", "A"]]\nreviewers = ["a"]\n'
 NESTED = "nested more than 200 levels deep"
 CASES = [
@@ -229,6 +245,16 @@ CASES = [
             _run_line(lambda r: r.__setitem__("metadata", {"x": "D"})).replace('"D"', DEEP),
         ),
         ("s.jsonl:5", NESTED),
+    ),
+    Case(
+        "import: the first line nested (format detection)",
+        _import("first.jsonl", DEEP + "\n"),
+        ("first.jsonl:1", NESTED),
+    ),
+    Case(
+        "import: a trace's first line nested",
+        _import("t.abp-trace.jsonl", DEEP + "\n"),
+        ("t.abp-trace.jsonl:1", NESTED),
     ),
     Case(
         "import: a JSON document nested",
@@ -327,6 +353,22 @@ CASES = [
         "study create --seed too large",
         _on_coordinator("study", "create", "--study", "s", "--seed", str(2**63)),
         ("seed", "9223372036854775807"),
+    ),
+    Case(
+        "gate: a nested baseline",
+        _files(
+            ["gate", str(FIXTURES / "demo" / "abp-demo"), "--baseline", "{b_json}"], b_json=DEEP
+        ),
+        ("b.json:1", NESTED),
+    ),
+    Case(
+        "agreement --table: a nested header",
+        _files(
+            ["agreement", "--table", "{t_csv}", "--header", "{h_toml}"],
+            t_csv="item,reviewer,variable,value\ni1,a,v,1\ni1,b,v,1\n",
+            h_toml="x = " + "[" * 5000 + "]" * 5000 + "\n",
+        ),
+        ("h.toml", "nested too deeply"),
     ),
     Case(
         "agreement --resamples -5",

@@ -1,5 +1,6 @@
-"""What the judge report compares: the human reference, the judges' verdicts as rows, and each
-compared unit's picks, with why a unit is left out of a figure.
+"""What the judge report compares: the human reference and the judges' verdicts as rows (a bundle's
+lines, a test's; the report itself computes on them as columns, :mod:`abp_tui.analysis.judge_arrays`
+and :mod:`abp_tui.analysis.judge_pairs`).
 
 A **unit** is what a judge and people both judged: a pair of runs (and the turn, when the judge
 judged one turn) for a preference, one run (and turn) for a score or a pass/fail verdict. The
@@ -14,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
-
-from abp_tui.models.judges import TIE
 
 ReferenceKind = Literal["labels", "final"]
 Pair = tuple[str, str]
@@ -88,64 +87,6 @@ def majority(picks: list[str]) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class PairUnit:
-    """One unit of a preference judge: its pick ("a", "b", "tie") in each order shown."""
-
-    runs: tuple[str, str]
-    turn: int | None
-    picks: dict[str, str] = field(default_factory=dict)
-    """order -> a, b or tie."""
-    errors: dict[str, str] = field(default_factory=dict)
-    """order -> the judge's error."""
-    stale: bool = False
-
-
-def pick_of(row: VerdictRow) -> str | None:
-    """a, b or tie in the pair's own orientation; None for an error."""
-    if row.error is not None or row.verdict is None:
-        return None
-    if row.verdict == TIE:
-        return TIE
-    return A if row.verdict == row.runs[0] else B
-
-
-def order_of(row: VerdictRow) -> str:
-    return ORDERS[1] if row.shown_first == row.runs[1] else ORDERS[0]
-
-
-def pair_units(rows: Iterable[VerdictRow]) -> dict[Unit, PairUnit]:
-    """A preference judge's verdicts gathered per unit (the latest per order wins)."""
-    units: dict[Unit, PairUnit] = {}
-    for row in rows:
-        runs = (row.runs[0], row.runs[1])
-        unit = units.get((runs, row.turn))
-        if unit is None:
-            unit = units[(runs, row.turn)] = PairUnit(runs, row.turn)
-        order = order_of(row)
-        pick = pick_of(row)
-        if not row.current:
-            unit.stale = True
-        if pick is None:
-            unit.errors[order] = row.error or "no verdict"
-            unit.picks.pop(order, None)
-        else:
-            unit.picks[order] = pick
-            unit.errors.pop(order, None)
-    return units
-
-
-def human_side(reference: Reference, runs: tuple[str, str]) -> tuple[str | None, str | None]:
-    """(people's pick as a, b or tie; or None with why) for a pair in its orientation."""
-    key = pair_key(runs)
-    chosen = reference.pairs.get(key)
-    if chosen is None:
-        return None, reference.pair_reasons.get(key, "no human verdict")
-    if chosen == TIE:
-        return TIE, None
-    return (A if chosen == runs[0] else B), None
-
-
 def unit_name(runs: tuple[str, ...], turn: int | None) -> str:
     shown = " vs ".join(runs)
     return f"{shown} (turn {turn})" if turn is not None else shown
@@ -155,16 +96,11 @@ __all__ = [
     "INCONSISTENT",
     "ORDERS",
     "TIES_RULE",
-    "PairUnit",
     "Reference",
     "ReferenceKind",
     "Unit",
     "VerdictRow",
-    "human_side",
     "majority",
-    "order_of",
     "pair_key",
-    "pair_units",
-    "pick_of",
     "unit_name",
 ]

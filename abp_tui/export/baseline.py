@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from abp_tui.analysis.regression_gate import Baseline
 from abp_tui.errors import InputError
 from abp_tui.export.validation import schema_errors
+from abp_tui.text import json_input
 
 BASELINE_SCHEMA_FILE: Final = "abp-baseline-v1.schema.json"
 
@@ -91,12 +92,15 @@ def read_baseline(path: Path, display: str | None = None) -> Baseline:
     except OSError as exc:
         raise InputError(shown, f"cannot read file: {exc.strerror}") from None
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        document = json_input.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise InputError(shown, "expected UTF-8 JSON text") from None
-    except json.JSONDecodeError as exc:
+    except json_input.JsonRefused as exc:
+        if exc.path is not None:
+            raise InputError(shown, exc.reason, path=exc.path) from None
+        problem = "malformed JSON" if exc.malformed else "JSON refused"
         raise InputError(
-            shown, f"malformed JSON at column {exc.colno}: {exc.msg}", exc.lineno
+            shown, f"{problem} at column {exc.column}: {exc.reason}", exc.line
         ) from None
     if not isinstance(document, dict) or document.get("schema") != "abp-baseline/v1":
         raise InputError(shown, 'expected an abp-baseline/v1 document ("schema")', path="$")

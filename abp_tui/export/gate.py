@@ -2,10 +2,11 @@
 
 A bundle publishes results only when everything the gate lists is there: full fixture texts,
 the actual condition instructions, the rubric and fatal criteria, raw outputs, component scores,
-the excluded runs, summary tables and limitations; when the rerun rules are met (at least one
-usable run per fixture and condition, three for the high-risk fixtures); and when every item is
-judged and every disagreement adjudicated. Otherwise the bundle says "protocol published /
-results pending" and lists what is missing. The check is pure: ``verify`` repeats it.
+the excluded runs, summary tables and limitations; when the rerun rules are met (for an AFP
+study or rubric: at least one usable run per fixture and condition, three for the high-risk
+fixtures; otherwise one usable run of each task under each condition it ran under); and when
+every item is judged and every disagreement adjudicated. Otherwise the bundle says "protocol
+published / results pending" and lists what is missing. The check is pure: ``verify`` repeats it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Final, Literal
 from abp_tui.analysis.automated import is_automated
 from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.models import Model, ResultState
+from abp_tui.models.builtin_rubrics import AFP_V01
 
 RESULTS: Final = "results published"
 PENDING: Final = "protocol published / results pending"
@@ -57,6 +59,13 @@ def is_high_risk(task_id: str, risk_type: str, protocol: str) -> bool:
     if risk_type.strip().lower() in HIGH_RISK_TYPES:
         return True
     return protocol == "afp" and task_id in AFP_HIGH_RISK_IDS
+
+
+def follows_afp(protocol: str, rubric_id: str) -> bool:
+    """Seed 000's rerun rules (every fixture under every condition, three repeats of the
+    high-risk ones) are AFP's: they bind an AFP study or a design judged on the AFP rubric, not
+    a pairwise set whose tasks each ran under two of its models."""
+    return protocol == "afp" or rubric_id == AFP_V01.id or rubric_id.startswith("afp-pack-")
 
 
 def _model_only(label: str, condition_id: str) -> bool:
@@ -115,7 +124,8 @@ def evaluate(analysis: Analysis) -> GateStatus:
             no_instructions,
             f"{len(inputs.conditions)} conditions with their instructions (a model-only "
             "condition has none by definition)",
-            "conditions without their instructions",
+            "conditions without their instructions (a design file's [instructions] table "
+            "gives them)",
         )
 
     # 3. Rubric and fatal criteria.
@@ -200,7 +210,9 @@ def evaluate(analysis: Analysis) -> GateStatus:
     checks.append(Check(requirement="summary tables", met=True, detail="summary tables included"))
     check(
         "limitations",
-        [] if inputs.study.limitations else ["the study declares no limitations"],
+        []
+        if inputs.study.limitations
+        else ["the study declares no limitations (a design file's limitations = [...] does)"],
         f"{len(inputs.study.limitations)} limitations declared by the study",
         "limitations missing",
     )
@@ -213,20 +225,27 @@ def evaluate(analysis: Analysis) -> GateStatus:
             dropped[(v.task, v.condition)] += 1
         else:
             usable[(v.task, v.condition)] += 1
+    afp = follows_afp(protocol, rubric.id)
     short: list[str] = []
     for t in inputs.tasks:
-        need = HIGH_RISK_REPEATS if is_high_risk(t.id, t.risk_type, protocol) else 1
+        need = HIGH_RISK_REPEATS if afp and is_high_risk(t.id, t.risk_type, protocol) else 1
         for c in inputs.conditions:
-            got = usable[(t.id, c.id)]
+            cell = (t.id, c.id)
+            if not afp and not usable[cell] and not dropped[cell]:
+                continue
+            got = usable[cell]
             if got < need:
-                rerun = dropped[(t.id, c.id)]
+                rerun = dropped[cell]
                 note = f" ({rerun} INFRA_ERROR/PROVIDER_BLOCK to rerun)" if rerun else ""
                 short.append(f"{t.id} under {c.id}: {got} of {need} usable runs{note}")
     check(
         "rerun rules",
         short,
         f"every fixture has a usable run under every condition, high-risk fixtures "
-        f"{HIGH_RISK_REPEATS}",
+        f"{HIGH_RISK_REPEATS}"
+        if afp
+        else "every task has a usable run under each condition it was run under (the AFP "
+        "repeat rules apply to AFP studies)",
         "too few repeats",
     )
 

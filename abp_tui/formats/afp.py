@@ -357,7 +357,7 @@ def _first_record(path: Path, head: bytes) -> Any:
             while line := handle.readline(_FIRST_LINE_LIMIT):
                 if line.strip():
                     return json.loads(line)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # not this format: the parser says why
         return None
     return None
 

@@ -110,6 +110,8 @@ def read_header(path: Path | str) -> dict[str, VariableSpec]:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(display, f"malformed TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(display, "arrays or tables nested too deeply to read") from None
     header = validate(_TableHeader, data, display)
     specs: dict[str, VariableSpec] = {}
     for name, spec in header.variables.items():
