@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,8 @@ from abp_tui.bench.agreement import bench_agreement
 from abp_tui.errors import InputError
 from abp_tui.formats.agreement_table import agreement_table
 from abp_tui.stats.agreement import (
-    LEVELS,
     AgreementError,
     AgreementReport,
-    Category,
     Figure,
     Level,
     Observation,
@@ -36,46 +33,21 @@ from abp_tui.stats.agreement import (
     compute_variable,
     weight_matrix,
 )
-
-NA = None
-
-
-def records_from_columns(columns: Mapping[str, Sequence[Category | None]]) -> list[Observation]:
-    """(item, reviewer, value) records from one column of values per reviewer (None = missing)."""
-    return [
-        (f"unit{i + 1:02d}", reviewer, value)
-        for reviewer, values in columns.items()
-        for i, value in enumerate(values)
-    ]
-
-
-def records_from_distribution(
-    rows: Sequence[Sequence[int]], labels: Sequence[Category]
-) -> list[Observation]:
-    """Records from a subjects x categories table of rater counts (reviewer names arbitrary)."""
-    out: list[Observation] = []
-    for i, row in enumerate(rows):
-        slot = 0
-        for label, count in zip(labels, row, strict=True):
-            for _ in range(count):
-                out.append((f"s{i + 1:02d}", f"rater{slot + 1}", label))
-                slot += 1
-    return out
-
-
-def records_from_table(
-    table: Sequence[Sequence[int]], labels: Sequence[Category]
-) -> list[Observation]:
-    """Two reviewers' records from a contingency table (rows: reviewer A, columns: reviewer B)."""
-    out: list[Observation] = []
-    item = 0
-    for a, row in zip(labels, table, strict=True):
-        for b, count in zip(labels, row, strict=True):
-            for _ in range(count):
-                item += 1
-                out += [(f"i{item:03d}", "A", a), (f"i{item:03d}", "B", b)]
-    return out
-
+from tests.agreement_data import (
+    ABSTRACTORS,
+    ANXIETY,
+    DIAGNOSES,
+    DISTRIB_6RATERS,
+    NA,
+    PROPERTY_SETTINGS,
+    RAW_4RATERS,
+    _counts,
+    rating_tables,
+    records_from_columns,
+    records_from_distribution,
+    records_from_table,
+    to_records,
+)
 
 # --------------------------------------------------------------------------------------------
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: four observers,
@@ -136,13 +108,6 @@ def test_krippendorff_2011_nominal_labels_need_no_order() -> None:
 # and the irrCAC Python port's tests (3 decimals): AC2 with ordinal weights 0.899 (pa 0.968,
 # pe 0.685).
 
-RAW_4RATERS = {
-    "Rater1": [1, 2, 3, 3, 2, 1, 4, 1, 2, NA, NA, NA],
-    "Rater2": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NA, NA],
-    "Rater3": [NA, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-    "Rater4": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NA],
-}
-
 
 def test_irrcac_raw4raters_unweighted() -> None:
     result = compute_variable(records_from_columns(RAW_4RATERS), "nominal")
@@ -187,25 +152,6 @@ def test_irrcac_raw4raters_weighted() -> None:
 #   gwet.ac1.dist 0.4448007 (pa 0.5511111, pe 0.1914815); fleiss.kappa.dist 0.4139265
 #   (pe 0.2340741); krippen.alpha.dist 0.4204384; and, in the weighting vignette, with
 #   quadratic.weights(1:5): gwet.ac1.dist 0.4837438 (pa 0.8544444, pe 0.7180556).
-
-DISTRIB_6RATERS = [
-    [0, 0, 0, 6, 0],
-    [0, 3, 0, 0, 3],
-    [0, 1, 4, 0, 1],
-    [0, 0, 0, 0, 6],
-    [0, 3, 0, 3, 0],
-    [2, 0, 4, 0, 0],
-    [0, 0, 4, 0, 2],
-    [2, 0, 3, 1, 0],
-    [2, 0, 0, 4, 0],
-    [0, 0, 0, 0, 6],
-    [1, 0, 0, 5, 0],
-    [1, 1, 0, 4, 0],
-    [0, 3, 3, 0, 0],
-    [1, 0, 0, 5, 0],
-    [0, 2, 0, 3, 1],
-]
-DIAGNOSES = ("Depression", "Personality Disorder", "Schizophrenia", "Neurosis", "Other")
 
 
 def test_irrcac_distrib_6raters() -> None:
@@ -328,9 +274,6 @@ def test_wikipedia_cohen_example() -> None:
     assert "nominal" in (pair.cohen_kappa_linear.undefined_reason or "")
 
 
-ABSTRACTORS = [[13, 0, 0], [0, 20, 7], [0, 4, 56]]
-
-
 def test_irrcac_cont3x3abstractors() -> None:
     # irrCAC README / weighting vignette, 100 pregnancies classified by 2 abstractors:
     # kappa2.table 0.7964094 (quadratic.weights(1:3): 0.8921569); scott2.table 0.7962397;
@@ -361,13 +304,6 @@ def test_sas_weighted_kappa_example() -> None:
     assert pair.cohen_kappa_linear.value == pytest.approx(0.4701, abs=5e-5)
 
 
-ANXIETY = np.array(
-    [
-        [3, 3, 3, 4, 5, 5, 2, 3, 5, 2, 2, 6, 1, 5, 2, 2, 1, 2, 4, 3],
-        [3, 6, 4, 6, 2, 4, 2, 4, 3, 3, 2, 3, 3, 3, 2, 2, 1, 3, 3, 4],
-        [2, 1, 4, 4, 3, 2, 1, 6, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 2, 2],
-    ]
-).T
 """R irr's "anxiety" dataset: 20 subjects x 3 raters (one row per rater above)."""
 
 
@@ -454,11 +390,6 @@ def test_cohen_kappa_agrees_with_scikit_learn() -> None:
 # to cross-check the vectorised code on random data.
 
 
-def _counts(matrix: np.ndarray, q: int) -> np.ndarray:
-    """items x categories counts from an items x reviewers matrix of codes (-1 = missing)."""
-    return np.array([[int(np.sum(row == k)) for k in range(q)] for row in matrix])
-
-
 def reference_multi(matrix: np.ndarray, q: int) -> dict[str, float]:
     counts = _counts(matrix, q)
     counts = counts[counts.sum(axis=1) >= 1]
@@ -491,38 +422,6 @@ def reference_cohen(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
     po = float((w * p).sum())
     pe = float((w * np.outer(p.sum(axis=1), p.sum(axis=0))).sum())
     return (po - pe) / (1 - pe)
-
-
-@st.composite
-def rating_tables(draw: st.DrawFn) -> tuple[np.ndarray, tuple[int, ...], Level]:
-    """A random items x reviewers matrix of category codes (-1 = missing), a scale and a level."""
-    n_items = draw(st.integers(2, 25))
-    n_reviewers = draw(st.integers(2, 5))
-    q = draw(st.integers(2, 5))
-    level = draw(st.sampled_from(LEVELS))
-    start = draw(st.integers(0, 3))
-    step = draw(st.integers(1, 3))
-    scale = tuple(start + step * k for k in range(q))
-    cells = draw(
-        st.lists(
-            st.integers(-1, q - 1), min_size=n_items * n_reviewers, max_size=n_items * n_reviewers
-        )
-    )
-    return np.array(cells).reshape(n_items, n_reviewers), scale, level
-
-
-def to_records(matrix: np.ndarray, scale: Sequence[Category]) -> list[Observation]:
-    return [
-        (f"item{i}", f"rev{j}", scale[int(code)])
-        for i, row in enumerate(matrix)
-        for j, code in enumerate(row)
-        if code >= 0
-    ]
-
-
-PROPERTY_SETTINGS = settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
 
 
 @PROPERTY_SETTINGS
@@ -782,8 +681,10 @@ def _all_undefined_multi(result: VariableAgreement, reason: str) -> None:
                 "nominal variable: AC2 needs ordered categories; see Gwet's AC1"
             )
             continue
-        if result.level == "nominal" and name.startswith(("gwet_ac2_", "fleiss_kappa_")) and (
-            name != "fleiss_kappa_generalized"
+        if (
+            result.level == "nominal"
+            and name.startswith(("gwet_ac2_", "fleiss_kappa_"))
+            and (name != "fleiss_kappa_generalized")
         ):
             assert (figure.undefined_reason or "").startswith(
                 "nominal variable: weights need ordered categories; see "

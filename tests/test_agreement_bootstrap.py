@@ -13,7 +13,7 @@ import numpy as np
 
 from abp_tui.analysis.tables import cell_text, figures_table, pairs_table
 from abp_tui.stats.agreement import MIN_USABLE_SHARE, _interval, compute_variable
-from tests.test_agreement import records_from_columns, records_from_table
+from tests.agreement_data import records_from_columns, records_from_table
 
 
 def test_the_threshold_is_95_percent_usable() -> None:

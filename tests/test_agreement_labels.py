@@ -279,11 +279,11 @@ async def test_the_k_screen_shows_the_reviewers_against_the_labels(tmp_path: Pat
         detail = rendered(screen.shown.details[0], width=200)
         assert "Against imported labels (panda:annotator1, panda:annotator2)" in detail
         # ann prefers run a, the source's response 2, as annotator1 does on every item.
-        (row,) = [
+        (ann_line,) = [
             line
             for line in detail.splitlines()
             if "panda:annotator1" in line and line.startswith("ann ")
         ]
-        assert " 4 " in row and "1.000" in row
+        assert " 4 " in ann_line and "1.000" in ann_line
         among = rendered(screen.shown.details[1], width=200)
         assert "panda:annotator1 × panda:annotator2" in among

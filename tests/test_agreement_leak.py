@@ -103,7 +103,7 @@ def test_the_store_rule_and_the_agreement_view_agree(
     # c's 0 on the pending item is in the coordinator's a x c matrix, in no figure b sees.
     def zeros(report: Any) -> int:
         counts = _pair(report, "dimension:task_correctness", "a", "c").confusion.counts
-        return sum(counts[0]) + sum(row[0] for row in counts)
+        return int(sum(counts[0]) + sum(row[0] for row in counts))
 
     assert zeros(coordinator) == 1 and zeros(seen_by_b) == 0
     # Once b submits, the item counts for b too.

@@ -43,7 +43,7 @@ from abp_tui.stats.agreement import (
     pair_from_confusion,
     weight_matrix,
 )
-from tests.test_agreement import ABSTRACTORS, ANXIETY, records_from_columns, records_from_table
+from tests.agreement_data import ABSTRACTORS, ANXIETY, records_from_columns, records_from_table
 
 SAS_TABLE = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
 

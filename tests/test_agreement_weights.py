@@ -33,7 +33,7 @@ from abp_tui.stats.agreement import (
     compute_variable,
     weight_matrix,
 )
-from tests.test_agreement import (
+from tests.agreement_data import (
     DISTRIB_6RATERS,
     PROPERTY_SETTINGS,
     RAW_4RATERS,

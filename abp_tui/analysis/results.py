@@ -96,13 +96,21 @@ def confidence_label(confidence: float) -> str:
     return f"{confidence * 100:.10g}%"
 
 
-RESULTS_NOTES: Final = (
+PASS_RATE_NOTE: Final = (
     "Pass rate is MODEL_PASS / (MODEL_PASS + MODEL_FAIL); other states are reported "
-    "separately and never enter the denominator.",
+    "separately and never enter the denominator."
+)
+UNRESOLVED_RUNS_NOTE: Final = (
+    "Unresolved runs (reviewers disagree, not adjudicated yet) are counted apart with their "
+    "items and enter no denominator until adjudicated."
+)
+RUN_NOTES: Final = frozenset({PASS_RATE_NOTE, UNRESOLVED_RUNS_NOTE})
+"""Notes on the runs' verdicts: not printed beside a preference tally alone."""
+RESULTS_NOTES: Final = (
+    PASS_RATE_NOTE,
     "Preferences count each reviewer's judgment of a pair; judgments of one pair by "
     "several reviewers are not independent.",
-    "Unresolved runs (reviewers disagree, not adjudicated yet) are counted apart with their "
-    "items and enter no denominator until adjudicated.",
+    UNRESOLVED_RUNS_NOTE,
     "Preferences of an item whose reviewers disagree (not adjudicated yet) are counted apart "
     "with the item and enter neither the preference tally nor the position-bias test until "
     "adjudicated.",
@@ -434,6 +442,8 @@ class ResultsReport(Model):
     automated_judge: list[JudgeTally] = Field(default_factory=list)
     """The automated judge's own pass / fail / unscored per condition and dimension."""
     notes: list[str]
+    preference_only: bool = False
+    """The design's rubric scores nothing: its reviewers only preferred one response of a pair."""
 
 
 def results(

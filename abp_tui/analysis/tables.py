@@ -28,6 +28,7 @@ from abp_tui.analysis.agreement_labels import ReferenceAgreement
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
+    RUN_NOTES,
     Comparison,
     GroupResult,
     PositionBiasResult,
@@ -556,16 +557,25 @@ _PREFERENCE_COLUMNS: Final = frozenset(
 """What people judged of a pair: not shown (the CSV keeps its fields) when nobody judged."""
 
 
+_PASS_FAIL_COLUMNS: Final = frozenset(
+    {"pairs", "both_pass", "a_pass_b_fail", "a_fail_b_pass", "both_fail", "mcnemar"}
+)
+"""Paired pass/fail: not shown (the CSV keeps its fields) when no run has a verdict."""
+
+
 def comparisons_table(
     comparisons: Sequence[Comparison],
     confidence: float = DEFAULT_CONFIDENCE,
     *,
     judged: bool = True,
+    paired: bool = True,
 ) -> Table:
     """Paired pass/fail (exact McNemar beside the discordant counts) and preferences, with the
     preference judgments of items whose reviewers disagree (not adjudicated) counted apart.
     ``judged`` False (automated outcomes alone, no design): the preference columns are not
-    shown, since no person could prefer anything."""
+    shown, since no person could prefer anything. ``paired`` False (a preference-only design
+    whose runs have no verdict): the pass/fail columns are not shown, since they cannot have
+    data, and the table is the preference tally."""
     columns: tuple[Column, ...] = (
         Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
         _count("pairs", "Pairs"),
@@ -619,10 +629,9 @@ def comparisons_table(
         Column("pref_unresolved_items", "Unresolved items", short="Unres. items"),
         Column("pref_a_share_confidence", kind=Kind.NUMBER, shown=False),
     )
-    if not judged:
-        columns = tuple(
-            replace(c, shown=False) if c.key in _PREFERENCE_COLUMNS else c for c in columns
-        )
+    hidden = (set() if judged else _PREFERENCE_COLUMNS) | (set() if paired else _PASS_FAIL_COLUMNS)
+    if hidden:
+        columns = tuple(replace(c, shown=False) if c.key in hidden else c for c in columns)
     rows = []
     for c in comparisons:
         p, f = c.paired, c.preferences
@@ -652,7 +661,12 @@ def comparisons_table(
                 f.a_share.confidence,
             )
         )
-    return Table("comparisons", "Paired comparisons (same task and trial)", columns, tuple(rows))
+    title = (
+        "Paired comparisons (same task and trial)"
+        if paired
+        else "Preferences by pair of conditions (same task and trial)"
+    )
+    return Table("comparisons", title, columns, tuple(rows))
 
 
 def left_out_table(comparisons: Sequence[Comparison]) -> Table:
@@ -848,12 +862,30 @@ class ResultsTables:
     """The automated judge's per-dimension outcomes (no rows when it scored nothing)."""
     automated: bool = False
     """Every verdict is an automated outcome (no study design): no person scored or preferred."""
+    preference_only: bool = False
+    """A preference-only design: people preferred one response of a pair and scored nothing."""
+    verdicts: bool = True
+    """Some run has a verdict (a person's, an automated outcome or its record's state)."""
 
     @property
     def in_order(self) -> tuple[Table, ...]:
         """The tables in reading order; comparisons, the runs left out of them, efficiency,
         the automated judge and the by-task table only when they have rows; rubric dimensions
-        and position bias only when people judged (a design's results)."""
+        and position bias only when people judged (a design's results).
+
+        A preference-only design leads with its preference tally (the comparisons) and position
+        bias, and shows no rubric dimensions; its pass-rate and result-state tables only when
+        some run has a verdict to count there (an automated outcome), since otherwise every
+        cell of them would be 0/0."""
+        if self.preference_only:
+            runs = (self.conditions, self.left_out) if self.verdicts else ()
+            return (
+                *((self.comparisons,) if self.comparisons.rows else ()),
+                self.position_bias,
+                *(t for t in (*runs, self.efficiency) if t.rows),
+                *((self.judge,) if self.judge.rows else ()),
+                *((self.tasks,) if self.verdicts and self.tasks.rows else ()),
+            )
         optional = (self.comparisons, self.left_out, self.efficiency)
         human = () if self.automated else (self.dimensions,)
         return (
@@ -866,24 +898,39 @@ class ResultsTables:
         )
 
 
-def results_tables(results: ResultsSource, rubric: Rubric | None = None) -> ResultsTables:
+def results_tables(
+    results: ResultsSource, rubric: Rubric | None = None, *, preference_only: bool | None = None
+) -> ResultsTables:
     """The results as tables, every interval named by the results' level; ``rubric`` adds the
-    per-score columns of the CSV files."""
+    per-score columns of the CSV files. ``preference_only`` (default: what ``rubric`` says, else
+    False) puts the preference tally first and leaves out the tables that cannot have data."""
     level = results.confidence
+    automated = results.verdict_source == "automated"
+    if preference_only is None:
+        preference_only = rubric is not None and rubric.preference_only
+    preference_only = preference_only and not automated
+    verdicts = any(g.runs > g.unjudged for g in results.conditions)
     return ResultsTables(
         conditions=group_table(results.conditions, by_task=False, rubric=rubric, confidence=level),
         dimensions=dimensions_table(results.conditions),
         comparisons=comparisons_table(
-            results.comparisons, level, judged=results.verdict_source != "automated"
+            results.comparisons,
+            level,
+            judged=not automated,
+            paired=verdicts or not preference_only,
         ),
         left_out=left_out_table(results.comparisons),
         efficiency=efficiency_table(results.comparisons, level),
         position_bias=position_table(results.position_bias, level),
         tasks=group_table(results.by_task, by_task=True, rubric=rubric, confidence=level),
-        notes=tuple(results.notes),
+        notes=tuple(
+            n for n in results.notes if verdicts or not preference_only or n not in RUN_NOTES
+        ),
         confidence=level,
         judge=judge_table(results.automated_judge),
-        automated=results.verdict_source == "automated",
+        automated=automated,
+        preference_only=preference_only,
+        verdicts=verdicts,
     )
 
 

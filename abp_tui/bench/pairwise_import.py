@@ -248,7 +248,7 @@ def bench_import_pairwise(pairs: int = 20_000, repeat: int = 3) -> dict[str, Any
             "pairs": pairs,
             "bytes": size,
             "repeat": repeat,
-            "note": "generated, deterministic; the same file for both contenders",
+            "note": "generated, deterministic; the same file for every contender",
         },
         "machine": {
             "cpu_count": os.cpu_count(),

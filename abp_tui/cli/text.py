@@ -54,7 +54,7 @@ def section(table: Table) -> list[str]:
 
 def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> str:
     """The results of a design as text: every results table in reading order, then the notes."""
-    tables = tables or results_tables(report)
+    tables = tables or results_tables(report, preference_only=report.preference_only)
     scope = (
         "from its automated outcomes alone (no study design)"
         if report.verdict_source == "automated"

@@ -314,7 +314,7 @@ def _check_listing(
         if path in listed or path == rec.MANIFEST:
             raise BundleMismatch(path, "listed more than once in manifest.json")
         listed[path] = (sha, size)
-    for path, (sha, size) in listed.items():
+    for path, (_sha, size) in listed.items():
         if path not in bundle.members:
             raise BundleMismatch(path, "listed in manifest.json but missing from the bundle")
         found = bundle.members[path]

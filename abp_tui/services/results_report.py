@@ -142,6 +142,7 @@ def _report(
         outcomes=found.outcomes,
         automated_judge=found.automated_judge,
         notes=found.notes,
+        preference_only=records.rubric.preference_only and found.verdict_source != "automated",
     )
 
 

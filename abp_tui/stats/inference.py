@@ -98,7 +98,7 @@ NO_DISCORDANT_PAIRS: Final = "no discordant pairs"
 NO_DISCORDANT_PAIRS_NOTE: Final = (
     "undefined: no discordant pairs (b + c = 0); some packages report p = 1 by convention"
 )
-NO_DECISIVE_JUDGMENTS: Final = "no decisive judgments (every judgment was a tie or insufficient)"
+NO_DECISIVE_JUDGMENTS: Final = "no decisive judgments (neither response preferred)"
 
 _BLOCK_ELEMENTS: Final = 4_000_000
 """Bootstrap draws processed per block, bounding memory; the result does not depend on it."""

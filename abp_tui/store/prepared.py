@@ -77,6 +77,8 @@ RUN_COLUMNS: Final = (
     "not_exposed",
     "document",
 )
+_NOT_HASHED: Final[set[str]] = {"output", "source_file", "source_line"}
+"""A run's fields left out of its content hash (the output is hashed on its own)."""
 BLOB_SQL: Final = "INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)"
 PREFERENCE_SQL: Final = (
     "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, run_2_pk, choice, "
@@ -145,7 +147,7 @@ def prepare_run(run: Run, trace: TraceRef | None, file_name: str) -> tuple[Any, 
     """The run's output and its hash, its body's canonical JSON (hashed when its task and
     condition are known), its trace and the values of its columns from ``trial`` on."""
     output_sha = sha256_text(run.output) if run.output is not None else None
-    body = run.model_dump(mode="json", exclude={"output", "source_file", "source_line"})
+    body = run.model_dump(mode="json", exclude=_NOT_HASHED)
     tokens = run.tokens
     return (
         "run",
@@ -218,6 +220,7 @@ def held_size(prepared: object) -> int:
     if isinstance(prepared, tuple):
         if prepared[0] == "run":  # its output, and its JSON document
             return RECORD_SIZE + len(prepared[5] or "") + len(prepared[8][-1])
-        if prepared[0] == "task":
-            return RECORD_SIZE + sum(len(v) for v in prepared[3] if isinstance(v, str))
+        if prepared[0] == "task":  # its prompt, evidence and metadata
+            values = prepared[3]
+            return RECORD_SIZE + len(values[1]) + len(values[3]) + len(values[9])
     return RECORD_SIZE

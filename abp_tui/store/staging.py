@@ -89,11 +89,12 @@ class StagedFile:
             return
         trace: tuple[int, str, int] | None = None
         if isinstance(record, Run):
-            with translated(self._where):
-                trace = self.writer.detach_trace(record.id)
-                self._commit_batch()
-            if trace is not None:
-                self._staged.append(trace[0])
+            if self.writer.has_open_trace(record.id):
+                with translated(self._where):
+                    trace = self.writer.detach_trace(record.id)
+                    self._commit_batch()
+                if trace is not None:
+                    self._staged.append(trace[0])
         elif isinstance(record, Study) and self.writer.study_id is None:
             # Traces need to know their study is named; the Study itself is written at commit.
             self.writer.study_id = record.id

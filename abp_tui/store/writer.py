@@ -418,6 +418,10 @@ class ImportWriter:
         self._flush_events()
         return st.pk, st.hasher.hexdigest(), st.n_events
 
+    def has_open_trace(self, run_id: str) -> bool:
+        """True when trace events of ``run_id`` were written and its run not yet."""
+        return run_id in self._traces
+
     def attach_trace(self, run_id: str, pk: int, sha256: str, n_events: int) -> None:
         """Give back a trace :meth:`detach_trace` handed over, for the run written next."""
         self._traces[run_id] = _OpenTrace(pk, _Finished(sha256), n_events)

@@ -421,7 +421,11 @@ def _section(table: Table) -> list[RenderableType]:
 def results_body(results: ResultsSource | ResultsTables) -> RenderableType:
     """The whole results page, in reading order: every results table, the pass-rate charts
     before the tables they draw, position bias as a sentence."""
-    tables = results if isinstance(results, ResultsTables) else results_tables(results)
+    if isinstance(results, ResultsTables):
+        tables = results
+    else:
+        pref = isinstance(results, ResultsReport) and results.preference_only
+        tables = results_tables(results, preference_only=pref)
     parts: list[RenderableType] = []
     for table in tables.in_order:
         if table is tables.conditions:
