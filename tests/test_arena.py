@@ -184,6 +184,8 @@ def test_results_import_as_study_conditions_tasks_and_runs(tmp_path: Path, cli: 
     assert run.shown("provider") == "not exposed"
     assert run.metadata["transcriptPath"] == f"transcripts/{PASSED_ID}.jsonl"
     assert run.metadata["diffPath"] == f"diffs/{PASSED_ID}.diff"
+    # No diff file is beside results.json: recorded as missing, not an error (test_arena_diffs).
+    assert run.metadata["diffFile"] == {"missing": True} and run.diff is None
     assert run.metadata["verify"] == {"passed": True, "output": "3 passed"}
     assert run.metadata["activity"]["diffBytes"] == 410
     assert run.source_file == "results.json"

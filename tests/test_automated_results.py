@@ -240,8 +240,20 @@ def _compare(seed: Any, ours: Any, where: str, differences: list[str]) -> None:
         assert _kind(ours) == _kind(seed), (where, ours)
 
 
+def _with_diff_files(tmp_path: Path, name: str) -> Path:
+    """A copy of a generated results file with a diff file at every trial's ``diffPath``."""
+    folder = tmp_path / "arena"
+    doc = json.loads((GATE / name).read_text("utf-8"))
+    for trial in doc["results"]:
+        diff = folder / trial["diffPath"]
+        diff.parent.mkdir(parents=True, exist_ok=True)
+        diff.write_text(f"--- a/{trial['taskId']}\n+++ b/{trial['taskId']}\n", "utf-8")
+    (folder / name).write_bytes((GATE / name).read_bytes())
+    return folder / name
+
+
 def test_abp_verdict_of_automated_outcomes_is_seed_003_section_8(tmp_path: Path, cli: Cli) -> None:
-    assert cli("import", GATE / "regression.results.json").code == 0
+    assert cli("import", _with_diff_files(tmp_path, "regression.results.json")).code == 0
     assert cli("unblind", "--study", REGRESSION, "--yes").code == 0
     out = tmp_path / "verdict.json"
     made = cli("export", "abp-verdict", "--out", out)
@@ -251,9 +263,10 @@ def test_abp_verdict_of_automated_outcomes_is_seed_003_section_8(tmp_path: Path,
     AbpVerdict.model_validate(document)  # our own reader of the seed's format takes it
     differences: list[str] = []
     _compare(SEED_VERDICT, document, "", differences)
-    # The one field of the seed that is not there: the bundle has no diff files (the records
-    # carry diff sizes; Arena's diffPath names a file outside results.json).
-    assert differences == [".receipts.diffs"]
+    # Every field of the seed is there, the diffs receipt too: each trial's diffPath names a file
+    # beside results.json, which the bundle publishes under runs/diffs/.
+    assert differences == []
+    assert document["receipts"]["diffs"] == "runs/diffs/"
     assert document["verdictSource"] == "automated"
     assert "design" not in document  # there is none
     assert document["run"] == REGRESSION
@@ -296,6 +309,9 @@ def test_bundle_of_automated_outcomes_verifies(tmp_path: Path, cli: Cli) -> None
     assert checked.code == 0, checked.err
     assert "design automated" in checked.out
     folder = tmp_path / "bundle"
+    # No diff file is beside these results.json files: the bundle names no diffs receipt.
+    verdict = json.loads((folder / "results" / "abp-verdict.json").read_text("utf-8"))
+    assert "diffs" not in verdict["receipts"] and not (folder / "runs" / "diffs").exists()
     summary = json.loads((folder / "results" / "summary.json").read_text("utf-8"))
     assert summary["verdict_source"] == "automated"
     assert {g["condition"]: g["pass_rate"]["x"] for g in summary["conditions"]} == {

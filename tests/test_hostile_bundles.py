@@ -59,31 +59,43 @@ def _write_manifest(folder: Path, manifest: dict[str, object]) -> None:
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1), "utf-8")
 
 
-def _zeros_digest(size: int) -> str:
+def _digest(size: int, chunk: bytes) -> str:
     import hashlib
 
     sha = hashlib.sha256()
-    for _ in range(size // MIB):
-        sha.update(bytes(MIB))
+    for _ in range(size // len(chunk)):
+        sha.update(chunk)
     return sha.hexdigest()
 
 
-def _bomb(folder: Path, target: Path, size: int, *, listed: bool) -> Path:
-    """The bundle as a zip with one more member: ``size`` zero bytes that deflate to about a
-    thousandth of that; with ``listed`` the manifest lists it with its true hash and size."""
+def _bomb(
+    folder: Path,
+    target: Path,
+    size: int,
+    *,
+    listed: bool,
+    member: str = PADDING,
+    chunk: bytes = bytes(MIB),
+) -> Path:
+    """The bundle as a zip with ``member`` (a new one, or one replaced) holding ``size`` bytes
+    of ``chunk`` repeated, which deflate to about a thousandth of that; with ``listed`` the
+    manifest lists it with its true hash and size."""
+    size -= size % len(chunk)
     manifest = _manifest(folder)
     files = manifest["files"]
     assert isinstance(files, list)
+    files[:] = [e for e in files if e["path"] != member]
     if listed:
-        files.append({"path": PADDING, "sha256": _zeros_digest(size), "bytes": size})
+        files.append({"path": member, "sha256": _digest(size, chunk), "bytes": size})
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
         zf.writestr("manifest.json", json.dumps(manifest))
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.name != "manifest.json":
-                zf.write(path, path.relative_to(folder).as_posix())
-        with zf.open(PADDING, "w", force_zip64=True) as out:
-            for _ in range(size // MIB):
-                out.write(bytes(MIB))
+            name = path.relative_to(folder).as_posix()
+            if path.is_file() and name not in ("manifest.json", member):
+                zf.write(path, name)
+        with zf.open(member, "w", force_zip64=True) as out:
+            for _ in range(size // len(chunk)):
+                out.write(chunk)
     return target
 
 
@@ -128,6 +140,19 @@ def test_a_zip_bomb_the_manifest_does_not_list_is_refused_unread(
     peak = _peak_mib(lambda: outcome.append(_verify_quietly(bomb)()))
     assert isinstance(outcome[0], BundleMismatch)
     assert outcome[0].path == PADDING and "not listed in manifest.json" in outcome[0].detail
+    assert peak < 32
+
+
+def test_a_zip_bomb_in_place_of_a_record_is_refused_unread(bundle: Path, tmp_path: Path) -> None:
+    # Records are parsed, so held in memory: a bomb there is refused from the zip's directory.
+    member = "judging/judgments.jsonl"
+    bomb = _bomb(
+        bundle, tmp_path / "bomb.zip", 128 * MIB, listed=True, member=member, chunk=b"{}\n" * 4096
+    )
+    outcome: list[object] = []
+    peak = _peak_mib(lambda: outcome.append(_verify_quietly(bomb)()))
+    assert isinstance(outcome[0], BundleMismatch), outcome
+    assert outcome[0].path == member and "a zip bomb, not records" in outcome[0].detail
     assert peak < 32
 
 

@@ -92,4 +92,3 @@ def test_preference_only_results_keep_the_state_tables_when_runs_have_verdicts(
     text = results_text(report)
     assert text.index("Paired comparisons") < text.index("By condition: all six result states")
     assert "6/6" not in text and "3/3 = 1.000" in text
-

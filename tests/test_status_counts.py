@@ -42,7 +42,7 @@ def test_status_counts_current_runs_of_each_task_and_condition(tmp_path: Path, c
         assert cli("import", path).code == 0
     result = cli("status", "--json")
     assert result.code == 0, result.err
-    (study,) = json.loads(result.out)
+    (study,) = json.loads(result.out)["studies"]
     assert study["runs"] == 3
     assert study["condition_runs"] == {"A": 2, "B": 1, "idle": 0}
     assert study["task_runs"] == {"T1": 2, "T2": 1, "T3": 0}

@@ -232,14 +232,15 @@ def write_file(path: Path, data: bytes) -> None:
 # -- reading and verifying -------------------------------------------------------------------------
 MAX_MANIFEST_BYTES: Final = 64 << 20
 """A manifest larger than this is refused unread (one lists a file in about 150 bytes)."""
-MAX_RECORDS_BYTES: Final = 4 << 30
+MAX_RECORDS_BYTES: Final = 1 << 30
 """The records ``verify`` parses (everything but raw outputs and traces, which it only hashes)
 may hold this much in total; a manifest listing more is refused before anything is hashed."""
 
 
 def _streamed(path: str) -> bool:
-    """Whether ``verify`` only hashes this file (a raw output or a trace), never parses it."""
-    return path.startswith((rec.OUTPUTS_DIR, rec.TRACES_DIR))
+    """Whether ``verify`` only hashes this file (a raw output, a trace or a diff), never parses
+    it."""
+    return path.startswith((rec.OUTPUTS_DIR, rec.TRACES_DIR, rec.DIFFS_DIR))
 
 
 def _first_difference(expected: bytes, found: bytes) -> str:
@@ -327,6 +328,10 @@ def _check_listing(
     extra = sorted(set(bundle.members) - set(listed) - {rec.MANIFEST})
     if extra:
         raise BundleMismatch(extra[0], "not listed in manifest.json")
+    for path in listed:
+        bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
+        if bomb is not None:  # it would be held in memory to be parsed
+            raise BundleMismatch(path, bomb)
     parsed = sum(size for path, (_sha, size) in listed.items() if not _streamed(path))
     if not protocol_only and parsed > MAX_RECORDS_BYTES:
         raise BundleMismatch(
@@ -379,6 +384,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
                 raise BundleMismatch(
                     run.output.path,
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
+                )
+        if run.diff is not None:
+            digest = digests.get(run.diff.path)
+            if digest is None:
+                raise BundleMismatch(run.diff.path, f"diff of run {run.id!r} is missing")
+            if digest != run.diff.sha256:
+                raise BundleMismatch(
+                    run.diff.path,
+                    f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
     try:
         derived = derive(files, analyse(inputs), confidence)

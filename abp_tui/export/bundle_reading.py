@@ -33,6 +33,11 @@ MAX_MEMBERS: Final = 1_000_000
 """A bundle of more members than this is refused before any is read."""
 CHUNK: Final = 1 << 20
 """Bytes hashed at a time: the memory a member of any size costs."""
+MAX_INFLATION: Final = 200
+"""A zip member to be read into memory may inflate at most this many times (JSON records
+deflate 3 to 30 times; a bomb, a run of one byte or of ``{}``, about 1000 times) ..."""
+INFLATION_FLOOR: Final = 64 << 20
+"""... once it is larger than this (a small file may be as repetitive as it likes)."""
 
 
 def _unsafe_name(name: str) -> str | None:
@@ -67,6 +72,24 @@ class Bundle:
     path: Path
     members: dict[str, int]
     _zip: zipfile.ZipFile | None = None
+    _packed: dict[str, int] | None = None
+    """A zip member's compressed size (a folder has none)."""
+
+    def inflation(self, name: str) -> float:
+        """How many times a member grows when read (1 in a folder)."""
+        if self._packed is None:
+            return 1.0
+        return self.members[name] / max(self._packed[name], 1)
+
+    def bomb(self, name: str) -> str | None:
+        """Why a member must not be read into memory (a zip bomb), or None."""
+        ratio = self.inflation(name)
+        if self.members[name] > INFLATION_FLOOR and ratio > MAX_INFLATION:
+            return (
+                f"inflates {ratio:.0f} times to {self.members[name]} bytes: a zip bomb, not "
+                "records (refused unread)"
+            )
+        return None
 
     @contextmanager
     def _stream(self, name: str) -> Iterator[IO[bytes]]:
@@ -130,12 +153,13 @@ class Bundle:
             self._zip.close()
 
 
-def _zip_members(path: Path, zf: zipfile.ZipFile) -> dict[str, int]:
+def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[str, int]]:
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise UnsafeBundle(f"{path}: {len(infos)} members, more than a bundle holds")
     seen: dict[str, str] = {}
     members: dict[str, int] = {}
+    packed: dict[str, int] = {}
     total = 0
     for info in infos:
         name = info.filename
@@ -157,10 +181,11 @@ def _zip_members(path: Path, zf: zipfile.ZipFile) -> dict[str, int]:
             )
         seen[folded] = name
         members[name] = info.file_size
+        packed[name] = info.compress_size
         total += info.file_size
     if total > MAX_BUNDLE_BYTES:
         raise UnsafeBundle(f"{path}: members claim {total} bytes, more than a bundle holds")
-    return members
+    return members, packed
 
 
 def _folder_members(path: Path) -> dict[str, int]:
@@ -220,7 +245,7 @@ def open_bundle(path: Path) -> Iterator[Bundle]:
         raise UnsafeBundle(f"{path}: not a readable zip archive ({exc})") from None
     bundle = Bundle(path, {}, zf)
     try:
-        bundle.members = _zip_members(path, zf)
+        bundle.members, bundle._packed = _zip_members(path, zf)
         yield bundle
     finally:
         bundle.close()
@@ -233,4 +258,13 @@ def read_bundle(path: Path) -> dict[str, bytes]:
         return {name: bundle.read(name, size) for name, size in bundle.members.items()}
 
 
-__all__ = ["CHUNK", "MAX_BUNDLE_BYTES", "MAX_MEMBERS", "Bundle", "open_bundle", "read_bundle"]
+__all__ = [
+    "CHUNK",
+    "INFLATION_FLOOR",
+    "MAX_BUNDLE_BYTES",
+    "MAX_INFLATION",
+    "MAX_MEMBERS",
+    "Bundle",
+    "open_bundle",
+    "read_bundle",
+]

@@ -38,6 +38,8 @@ CONDITIONS = "protocol/conditions.json"
 RUNS = "runs/runs.jsonl"
 OUTPUTS_DIR = "runs/outputs/"
 TRACES_DIR = "runs/traces/"
+DIFFS_DIR = "runs/diffs/"
+"""Each run's diff file, as its source wrote it (a receipt: only hashed by ``verify``)."""
 JUDGE_SCORES = "runs/automated_scores.jsonl"
 ITEMS = "judging/items.jsonl"
 JUDGMENTS = "judging/judgments.jsonl"
@@ -116,14 +118,27 @@ class TraceRef(Model):
     """How many events the trace has."""
 
 
+class DiffRef(Model):
+    """Where a bundle keeps a run's diff (the file its source named, byte for byte)."""
+
+    path: str
+    """Path inside the bundle."""
+    sha256: str
+    """SHA-256 of the file's bytes."""
+    bytes: int
+    """The file's size."""
+
+
 class PublishedRun(RunFacts):
-    """A run's facts with where the bundle keeps its output and trace, and the rest of its
+    """A run's facts with where the bundle keeps its output, trace and diff, and the rest of its
     record."""
 
     output: OutputRef | None
     """The raw output's file, or None when the record carried no output."""
     trace: TraceRef | None
     """The trace's file, or None when the run has no trace events."""
+    diff: DiffRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The diff's file; absent when the run has no stored diff (its line then has no key)."""
     record: dict[str, Any]
     """Everything else the run record holds (provider, model, tokens, metadata...)."""
 

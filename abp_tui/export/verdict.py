@@ -15,6 +15,10 @@ tally until adjudicated.
 has no design (every trial's verdict is its automated verification outcome: the document then
 has no ``design``, since none exists), ``design`` for a design's final verdicts. A median that
 is a whole number is written as one (1650, as the seed writes it, not 1650.0).
+
+``receipts.diffs`` (the seed's) is ``runs/diffs/`` when the bundle holds at least one run's diff
+file; when no run has one the key is absent (the schema allows exactly that folder or nothing),
+so a reader never follows a receipt to an empty folder.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ RECEIPTS: Final = {
     "verdicts": "results/verdicts.jsonl",
 }
 """Where a publication bundle keeps the receipts (paths inside the bundle)."""
+DIFFS_RECEIPT: Final = ("diffs", "runs/diffs/")
+"""The seed's ``diffs`` receipt: present only when the bundle holds a diff file (a run whose
+source named one that was there); absent, not an empty folder, when no run has one."""
 _MEDIANS: Final = (
     ("medianDiffBytesNormalized", "diff_bytes"),
     ("medianTokensTotal", "total_tokens"),
@@ -91,6 +98,14 @@ def _rate(p: Proportion) -> dict[str, Any]:
     if p.undefined_reason:
         out["undefinedReason"] = p.undefined_reason
     return out
+
+
+def _receipts(analysis: Analysis) -> dict[str, str]:
+    receipts = dict(RECEIPTS)
+    if any(run.diff is not None for run in analysis.inputs.runs):
+        key, folder = DIFFS_RECEIPT
+        receipts[key] = folder
+    return receipts
 
 
 def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[str, Any]:
@@ -151,7 +166,7 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
         "synthetic": inputs.study.synthetic,
         "perEngine": per_engine,
         "pairwise": pairwise,
-        "receipts": dict(RECEIPTS),
+        "receipts": _receipts(analysis),
         "notes": (AUTOMATED_NOTES if automated else "") + NOTES,
     }
     if not automated:

@@ -8,6 +8,12 @@ task manifest imported into the same study fills in, and which never replaces on
 An ``agent-error`` trial is an engine error: it stays visible as INFRA_ERROR with its exclusion
 reason and is never counted as a loss.
 
+A trial's ``diffPath`` (kept as given) is read relative to the results file's folder: the diff is
+a receipt a bundle publishes (seed 003 principle 5), stored as the run's ``diff`` with
+``metadata["diffFile"]`` = ``{"sha256", "bytes"}``, or ``{"missing": true}`` when no file is
+there. A path that leaves the folder (absolute, ``..``, a link out) refuses the whole file: the
+file is untrusted and is never allowed to read elsewhere.
+
 A bad TrialResult is yielded as Invalid (``--skip-invalid`` may skip it); a file whose manifest
 or overall shape is unusable is refused. This module parses; it never writes.
 """
@@ -15,8 +21,10 @@ or overall shape is unusable is refused. This module parses; it never writes.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -34,6 +42,8 @@ from abp_tui.formats.base import (
     validate_each,
 )
 from abp_tui.models import Condition, ResultState, Run, Study, Tokens
+from abp_tui.text.canonical import sha256_bytes
+from abp_tui.text.safe import safe_line
 
 NonNegInt = Annotated[StrictInt, Field(ge=0)]
 NonNegNumber = Annotated[StrictFloat, Field(ge=0)]
@@ -44,6 +54,10 @@ NOT_EXPOSED = ("output", "provider")
 """Arena records neither the agent's output text (only transcript and diff paths) nor a provider."""
 MAX_REASON_CHARS = 300
 MAX_LISTED = 10
+DIFF_FILE = "diffFile"
+"""The metadata key naming a run's stored diff (its hash and size) or saying it was missing."""
+MAX_DIFF_BYTES = 256 << 20
+"""A diff file larger than this is refused unread (it is held in memory until stored)."""
 _MAPPED = {"id", "taskId", "trial", "outcome", "tokens"}
 """TrialResult fields carried entirely by Run fields; everything else stays in Run.metadata."""
 
@@ -263,13 +277,97 @@ def _tokens(tokens: ArenaTokens | None) -> Tokens | None:
     )
 
 
-def _run(trial: TrialResult, raw: dict[str, Any], condition_id: str, source: str) -> Run:
+# -- diff files ------------------------------------------------------------------------------
+
+
+def _diff_file(folder: Path, trial: TrialResult, where: str, display: str) -> Path | None:
+    """The file a trial's ``diffPath`` names inside ``folder`` (None when it names none);
+    refused when the path leads out of the folder, lexically or through a link."""
+    given = trial.diffPath
+    if not given:
+        return None
+
+    def refuse(why: str) -> InputError:
+        return InputError(
+            display,
+            f"trial {safe_line(trial.id)[:80]!r}: diffPath {safe_line(given)[:120]!r} {why}; "
+            "expected a relative path inside the results file's folder",
+            path=f"{where}.diffPath",
+        )
+
+    posix = PurePosixPath(given.replace("\\", "/"))
+    if "\0" in given:
+        raise refuse("holds a NUL character")
+    if posix.is_absolute() or PureWindowsPath(given).drive:
+        raise refuse("is absolute")
+    if ".." in posix.parts:
+        raise refuse("leaves the folder ('..')")
+    candidate = folder.joinpath(*posix.parts)
+    try:
+        inside = candidate.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        raise refuse("cannot be resolved (a link loop?)") from None
+    if not inside:
+        raise refuse("leads out of the folder through a link")
+    return candidate
+
+
+def _read_diff(file: Path, trial: TrialResult, where: str, display: str) -> bytes | None:
+    """The diff's bytes, or None when there is no file (a receipt missing, not an error)."""
+    shown = (
+        f"trial {safe_line(trial.id)[:80]!r}: diffPath {safe_line(trial.diffPath or '')[:120]!r}"
+    )
+    try:
+        # O_NONBLOCK: a FIFO planted at the path must not hang the import before it is refused.
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise InputError(
+            display, f"{shown} cannot be read ({exc.strerror})", path=f"{where}.diffPath"
+        ) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(display, f"{shown} is not a regular file", path=f"{where}.diffPath")
+        if info.st_size > MAX_DIFF_BYTES:
+            raise InputError(
+                display,
+                f"{shown} has {info.st_size} bytes, more than a diff may ({MAX_DIFF_BYTES})",
+                path=f"{where}.diffPath",
+            )
+        return handle.read()
+
+
+def _diff_metadata(diff: bytes | None) -> dict[str, Any]:
+    if diff is None:
+        return {"missing": True}
+    return {"sha256": sha256_bytes(diff), "bytes": len(diff)}
+
+
+# -- runs ------------------------------------------------------------------------------------
+
+
+def _run(
+    trial: TrialResult,
+    raw: dict[str, Any],
+    condition_id: str,
+    source: str,
+    diff_file: Path | None = None,
+    where: str = "",
+    display: str = "",
+) -> Run:
     excluded = origin = None
     if trial.outcome == "agent-error":
         origin = ResultState.INFRA_ERROR
         detail = _error_text(trial.error)
         excluded = f"agent-error: {detail}" if detail else "agent-error"
     seconds = trial.timing.wallClockSeconds if trial.timing else None
+    metadata = {k: v for k, v in raw.items() if k not in _MAPPED}
+    diff = None
+    if diff_file is not None:
+        diff = _read_diff(diff_file, trial, where, display)
+        metadata[DIFF_FILE] = _diff_metadata(diff)
     return Run(
         id=trial.id,
         task_id=trial.taskId,
@@ -289,7 +387,8 @@ def _run(trial: TrialResult, raw: dict[str, Any], condition_id: str, source: str
         excluded_reason=excluded,
         source_file=source,
         not_exposed=NOT_EXPOSED,
-        metadata={k: v for k, v in raw.items() if k not in _MAPPED},
+        metadata=metadata,
+        diff=diff,
     )
 
 
@@ -308,16 +407,19 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         raise InputError(ctx.display, what, path="$.results")
 
     conditions = _Conditions(manifest.agents)
-    trials: list[tuple[TrialResult, dict[str, Any]] | Invalid] = []
+    trials: list[tuple[TrialResult, dict[str, Any], str, Path | None] | Invalid] = []
     tried: set[str] = set()
+    folder = path.parent
     for found in validate_each(results, TrialResult, ctx, "$.results", "id", "trial id", "id"):
         if isinstance(found, Invalid):
             trials.append(found)
             continue
-        _i, raw, trial = found
+        i, raw, trial = found
         tried.add(trial.taskId)
         conditions.note_trial(trial.agent)
-        trials.append((trial, raw))
+        where = f"$.results[{i}]"
+        # Every path is checked before anything is yielded: a refused file stores nothing.
+        trials.append((trial, raw, where, _diff_file(folder, trial, where, ctx.display)))
 
     yield Study(
         id=ctx.study(manifest.runId),
@@ -353,9 +455,9 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         if isinstance(item, Invalid):
             yield item
             continue
-        trial, raw = item
+        trial, raw, where, diff_file = item
         cid = conditions.condition_id(conditions.key(trial.agent))
-        yield _run(trial, raw, cid, path.name)
+        yield _run(trial, raw, cid, path.name, diff_file, where, ctx.display)
 
 
 FORMAT = SimpleFormat("arena", "Arena results.json (manifest + trial results)", _sniff, _parse)

@@ -57,6 +57,9 @@ class Run(Exposable):
     synthetic: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Everything else the source carried for the run, kept verbatim."""
+    diff: bytes | None = Field(default=None, exclude=True, repr=False)
+    """The diff file the source names for the run, its bytes intact (Arena's ``diffPath``):
+    stored as a blob that ``metadata["diffFile"]`` names by hash, never in the run's JSON."""
 
 
 class TraceEvent(Model):

@@ -12,6 +12,9 @@ both) before anything is written. The
 writers (deterministic bytes, the atomic folder and zip) are :mod:`abp_tui.export.bundle`'s; this
 module is the only part of publishing that reads or writes the database.
 
+Everything a bundle holds is read in one read transaction (:func:`collect`), so a save or a merge
+another process commits meanwhile is in every table of the bundle or in none.
+
 A study with automated outcomes and no design publishes its automated scope
 (:func:`abp_tui.services.results_report.automated_scope`): every export takes ``design_pk``
 None and the ``study``; the bundle's design is the scope's, its items and judgments none.
@@ -48,6 +51,8 @@ from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.automated import study_scores
+from abp_tui.store.db import read_snapshot
+from abp_tui.store.diffs import diff_bytes, diff_sha256
 from abp_tui.store.judges import study_judges, study_verdicts
 from abp_tui.store.queries import study_protocol, unblinded
 from abp_tui.text.canonical import sha256_bytes
@@ -133,8 +138,15 @@ def collect(
     """The source files of the bundle of a design, or (``design_pk`` None) of the automated
     scope of ``study`` (raises StudyIsBlind before unblinding).
 
-    Every record is one the store returns (runs by id, items by code) dumped as it is.
+    Every record is one the store returns (runs by id, items by code) dumped as it is, all of
+    them read from one snapshot of the database: a reviewer's save committed between reading
+    the judgments and the audit log would otherwise make tables that disagree.
     """
+    with read_snapshot(db):
+        return _collect(db, design_pk, study)
+
+
+def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None) -> Collected:
     design: Published
     if design_pk is None:
         if study is None:  # a bug: the caller resolved the scope
@@ -151,7 +163,8 @@ def collect(
         for r in bulk.current_runs(db, design.study_id)
         if in_scope(scope, r.facts.task, r.facts.condition)
     ]
-    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files)
+    diffs = diff_bytes(db, filter(None, (diff_sha256(r.record) for r in runs)))
+    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files, diffs)
     files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, {r.facts.id for r in runs})
 
     items = sql.items(db, design_pk) if design_pk is not None else []
@@ -242,10 +255,15 @@ def _code(item: Item) -> str:
 
 
 def _runs(
-    runs: list[bulk.StoredRun], traces: dict[int, list[str]], files: dict[str, bytes]
+    runs: list[bulk.StoredRun],
+    traces: dict[int, list[str]],
+    files: dict[str, bytes],
+    diffs: dict[str, bytes],
 ) -> bytes:
     """``runs.jsonl``: each run's facts with the bundle's own fields (a line is a
-    :class:`abp_tui.export.records.PublishedRun`); outputs and traces go into ``files``.
+    :class:`abp_tui.export.records.PublishedRun`); outputs, traces and diffs (``diffs``: by
+    SHA-256) go into ``files``. A run without a stored diff has no ``diff`` key, so a bundle
+    without diffs has the bytes it had before diffs were published.
 
     A line is the facts' dump plus three fields rather than a PublishedRun's dump: building one
     would copy every run's record twice more (a quarter of a second on 10,000 runs), and the
@@ -271,6 +289,13 @@ def _runs(
             trace = rec.TraceRef(path=f"{rec.TRACES_DIR}{stem}.jsonl", events=len(events))
             files[trace.path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
             line["trace"] = trace.model_dump(mode="json")
+        diff = diffs.get(diff_sha256(stored.record) or "")
+        if diff is not None:
+            ref = rec.DiffRef(
+                path=f"{rec.DIFFS_DIR}{stem}.diff", sha256=sha256_bytes(diff), bytes=len(diff)
+            )
+            files[ref.path] = diff
+            line["diff"] = ref.model_dump(mode="json")
         line["record"] = stored.record
         lines.append(line)
     return jsonl_bytes(lines)

@@ -115,6 +115,26 @@ class Database(sqlite_utils.Database):
             raise
 
 
+@contextlib.contextmanager
+def read_snapshot(db: sqlite_utils.Database) -> Iterator[None]:
+    """Read inside one transaction: every read sees the database as it was at the first one,
+    whatever other connections commit meanwhile (on a WAL database this never blocks them).
+    Inside a transaction already open, its own view is kept."""
+    conn = db.conn
+    if conn.in_transaction:
+        yield
+        return
+    with translated(getattr(db, "path", "the database")):
+        conn.execute("BEGIN")
+        # A deferred transaction takes its snapshot at its first read, not at BEGIN.
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")  # nothing was written: there is nothing to keep
+
+
 # -- opening --------------------------------------------------------------------------------------
 def _writable(path: Path) -> bool:
     """Whether the file (or, for a new one, its folder) can be written; WAL needs the folder."""

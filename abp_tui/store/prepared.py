@@ -23,7 +23,7 @@ from abp_tui.models import (
     Task,
 )
 from abp_tui.models.judges import Judge, JudgeVerdict
-from abp_tui.text.canonical import canonical_json, sha256_text
+from abp_tui.text.canonical import canonical_json, sha256_bytes, sha256_text
 
 TraceRef = tuple[int, str, int]
 """A run's finished trace: (key, SHA-256, events)."""
@@ -184,7 +184,19 @@ def prepare_run(run: Run, trace: TraceRef | None, file_name: str) -> tuple[Any, 
             names_json(run.not_exposed),
             run.model_dump_json(exclude={"output"}),
         ),
+        diff_blob(run.diff),
     )
+
+
+def diff_blob(diff: bytes | None) -> tuple[str, str | bytes] | None:
+    """A run's diff as its blob row: (SHA-256 of its bytes, its text), the bytes themselves when
+    they are not UTF-8 (a receipt is kept byte for byte)."""
+    if diff is None:
+        return None
+    try:
+        return sha256_bytes(diff), diff.decode("utf-8")
+    except UnicodeDecodeError:
+        return sha256_bytes(diff), diff
 
 
 def prepare_task(task: Task) -> tuple[str, str, tuple[Any, ...]]:
@@ -218,8 +230,9 @@ def prepare_condition(cond: Condition) -> tuple[str, str, tuple[Any, ...]]:
 def held_size(prepared: object) -> int:
     """Roughly the memory a prepared record holds: its long texts, and a little more."""
     if isinstance(prepared, tuple):
-        if prepared[0] == "run":  # its output, and its JSON document
-            return RECORD_SIZE + len(prepared[5] or "") + len(prepared[8][-1])
+        if prepared[0] == "run":  # its output, its JSON document and its diff
+            diff = prepared[9][1] if prepared[9] else ""
+            return RECORD_SIZE + len(prepared[5] or "") + len(prepared[8][-1]) + len(diff)
         if prepared[0] == "task":  # its prompt, evidence and metadata
             values = prepared[3]
             return RECORD_SIZE + len(values[1]) + len(values[3]) + len(values[9])

@@ -459,6 +459,7 @@ class ImportWriter:
         body_json: str,
         trace: tuple[int, str, int] | None,
         values: tuple[Any, ...],
+        diff: tuple[str, str | bytes] | None = None,
     ) -> None:
         self._require_study()
         if trace is not None:
@@ -469,6 +470,9 @@ class ImportWriter:
         if output_sha is not None and output_sha not in self._blobs:
             self._blobs.add(output_sha)
             self._rows.insert("blobs", BLOB_SQL, (output_sha, output))
+        if diff is not None and diff[0] not in self._blobs:  # named by the run's metadata
+            self._blobs.add(diff[0])
+            self._rows.insert("blobs", BLOB_SQL, diff)
         # canonical_json([body, output_sha, trace_sha, task_sha, cond_sha]), the body's JSON
         # made once: the text of a list is its items' texts joined by commas.
         sha = sha256_text(

@@ -162,8 +162,13 @@ class AgreementScreen(DesignScreen):
         summary = Text.assemble(
             (safe_line(self.design.label), "bold"),
             f"  ·  {len(message.shown.variables)} variables  ·  seed {report.seed}, "
-            f"{report.resamples} bootstrap resamples ({report.pair_resamples} per pair), "
-            f"{report.confidence:.0%} percentile intervals\n",
+            f"{report.resamples} bootstrap resamples, {report.confidence:.0%} percentile "
+            "intervals; reviewer pairs: "
+            + (
+                f"{report.pair_resamples} bootstrap resamples each and large-sample intervals\n"
+                if report.pair_resamples
+                else "large-sample intervals (no pair bootstrap)\n"
+            ),
             (safe_line(view_summary(report)), "bold" if report.items_held_back else ""),
             "\n",
             (DEFINITION, "dim"),
