@@ -12,7 +12,7 @@ import json
 import struct
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -78,7 +78,9 @@ def low_cap(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     opened: list[str] = []
     real_open = zipfile.ZipFile.open
 
-    def open_member(self: zipfile.ZipFile, name: Any, mode: str = "r", **kwargs: Any) -> Any:
+    def open_member(
+        self: zipfile.ZipFile, name: Any, mode: Literal["r", "w"] = "r", **kwargs: Any
+    ) -> Any:
         if mode == "r":
             opened.append(name.filename if isinstance(name, zipfile.ZipInfo) else name)
         return real_open(self, name, mode, **kwargs)

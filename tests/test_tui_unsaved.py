@@ -39,6 +39,7 @@ from tests.tui_helpers import (
     press,
     rows,
     settle,
+    showing,
     static_text,
     study_database,
     type_text,
@@ -113,6 +114,10 @@ async def test_quitting_after_a_refused_save_asks_and_retry_saves(
         # Before: the app exited with status 0 and nothing stored. Now it asks first.
         dialog = _unsaved_dialog(pilot)
         assert app.is_running and _drafts(db_path) == []
+        # Asking again while the question is shown (ctrl+q reaches the app) adds nothing.
+        depth = len(app.screen_stack)
+        await press(pilot, "ctrl+q", settled=False)
+        assert app.is_running and app.screen is dialog and len(app.screen_stack) == depth
         # The default is the choice that loses nothing, and the dialog says why it asks.
         assert app.focused is dialog.query_one("#keep", Button)
         assert "stayed busy" in static_text(pilot, "#unsaved-reason")
@@ -148,8 +153,8 @@ async def test_a_refused_save_is_retried_with_backoff_until_it_is_stored(
 
 @pytest.mark.parametrize(
     "key",
-    ["q", "h", "right_square_bracket", "left_square_bracket", "u", "k"],
-    ids=["quit", "home", "next", "previous", "unfinished", "another-screen"],
+    ["q", "ctrl+q", "h", "right_square_bracket", "left_square_bracket", "u", "k"],
+    ids=["quit", "ctrl-q", "home", "next", "previous", "unfinished", "another-screen"],
 )
 async def test_every_way_out_asks_and_keep_editing_stays(
     tmp_path: Path, locks: list[WriteLock], key: str
@@ -164,12 +169,12 @@ async def test_every_way_out_asks_and_keep_editing_stays(
         await press(pilot, key, settled=False)
         _unsaved_dialog(pilot)
         await press(pilot, "enter", settled=False)  # the focused default: keep editing
-        assert app.is_running and app.screen is screen
+        assert app.is_running and showing(pilot, screen)
         assert screen.item is not None and screen.item.code == code
         await press(pilot, key, settled=False)
         _unsaved_dialog(pilot)
         await press(pilot, "escape", settled=False)
-        assert app.screen is screen and screen.drafts.unsaved
+        assert showing(pilot, screen) and screen.drafts.unsaved
         # The decision is still there and is stored once the lock goes.
         locks.pop().release()
         await until(pilot, lambda: not screen.drafts.unsaved, "the retry to store the draft")
@@ -205,7 +210,7 @@ async def test_retry_now_that_fails_again_stays_and_says_so(
         _unsaved_dialog(pilot)
         await press(pilot, "r", settled=False)  # the lock is still held
         await until(pilot, lambda: len(app.failures) > shown, "the retry to fail")
-        assert app.is_running and app.screen is screen and screen.drafts.unsaved
+        assert app.is_running and showing(pilot, screen) and screen.drafts.unsaved
         assert "NOT SAVED" in _bar(pilot)
 
 
@@ -225,7 +230,7 @@ def test_a_draft_refused_as_the_app_closes_is_printed_and_exits_1(
         run: Callable[[], Any] = partial(
             App.run, app, headless=True, size=SIZE, auto_pilot=close_without_asking
         )
-        app.run = run  # type: ignore[method-assign]
+        monkeypatch.setattr(app, "run", run)
         return app
 
     monkeypatch.setattr(app_module, "make_app", headless)

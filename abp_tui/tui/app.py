@@ -23,7 +23,7 @@ from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
-from abp_tui.tui.screens.unsaved import GuardsLeaving
+from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
 
 DEFAULT_REVIEWER = "demo"
 
@@ -138,6 +138,8 @@ class AbpApp(App[None]):
         """Run ``then`` once every screen that may hold unsaved work (a draft the database
         refused, an unrecorded adjudication, changes to a submitted judgment) has asked its
         question: the top one first (``whole_stack`` False: the current screen only)."""
+        if isinstance(self.screen, UnsavedScreen):
+            return  # the question is on the screen already (ctrl+q reaches the app from it)
         stack = reversed(self.screen_stack) if whole_stack else [self.screen]
         guards = [screen for screen in stack if isinstance(screen, GuardsLeaving)]
 

@@ -1,0 +1,71 @@
+"""The command line keeps pandas out of sqlite_utils' import (it tries ``import pandas`` at import
+time, for DataFrames abp-tui never inserts: most of a second of every start once pandas is
+installed), and out of nothing else: pandas stays importable afterwards.
+
+Each check runs in a fresh interpreter, since the test process has imported both long ago.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+_AFTER_A_COMMAND = """
+import importlib.util, json, sys
+{before}
+from abp_tui.cli import main
+code = main(["--db", sys.argv[1], "study", "list"])
+import sqlite_utils.db
+state = {{
+    "code": code,
+    "store_imported": "sqlite_utils.db" in sys.modules,
+    "pandas_loaded": "pandas" in sys.modules,
+    "sqlite_utils_pandas": sqlite_utils.db.pd is not None,
+    "finders": [type(f).__name__ for f in sys.meta_path],
+    "pandas_installed": importlib.util.find_spec("pandas") is not None,
+}}
+if state["pandas_installed"]:
+    import pandas
+    state["pandas_works"] = pandas.DataFrame({{"a": [1, 2]}})["a"].sum() == 3
+print(json.dumps(state, default=bool))
+"""
+
+
+def _run(tmp_path: Path, before: str = "") -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_A_COMMAND.format(before=before), str(tmp_path / "s.db")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    state: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert state["code"] == 0
+    assert state["store_imported"], "the command did not import the store: nothing was checked"
+    return state
+
+
+def test_a_command_imports_sqlite_utils_without_pandas_and_pandas_still_imports(
+    tmp_path: Path,
+) -> None:
+    state = _run(tmp_path)
+    assert not state["pandas_loaded"]
+    assert not state["sqlite_utils_pandas"]
+    assert "_SqliteUtilsFinder" not in state["finders"], "the import hook stayed behind"
+    if state["pandas_installed"]:
+        assert state["pandas_works"]
+
+
+def test_pandas_imported_before_the_command_is_left_alone(tmp_path: Path) -> None:
+    state = _run(
+        tmp_path,
+        before="import importlib; importlib.util.find_spec('pandas') and __import__('pandas')",
+    )
+    if state["pandas_installed"]:
+        assert state["pandas_loaded"]
+        assert state["sqlite_utils_pandas"]  # nothing hidden from a process that chose pandas
+        assert state["pandas_works"]
