@@ -132,9 +132,8 @@ def test_a_plain_abp_tui_on_a_station_opens_as_its_reviewer(
     opened: list[tuple[Path, str | None]] = []
 
     class Fake:
-        lost_work: list[str] = []  # what the real app reports unsaved when it exits
-
         def __init__(self, db_path: Path, reviewer: str | None) -> None:
+            self.lost_work: list[str] = []  # what the real app reports unsaved when it exits
             opened.append((db_path, reviewer))
 
         def run(self) -> None:

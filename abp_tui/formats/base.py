@@ -236,11 +236,15 @@ def head_bytes(path: Path, size: int = 4096, line_limit: int = 64 << 20) -> byte
     """The first ``size`` bytes, extended to the end of the first line (up to ``line_limit``).
 
     A JSONL file whose first record is a 20 MB output is still recognised from its first line.
+    A JSON list is not extended: no JSONL record is a list, and a list written on one line
+    would be read whole (twice, by detection) for nothing.
     """
     try:
         with path.open("rb") as handle:
             head = handle.read(size)
             if b"\n" in head or len(head) < size:
+                return head
+            if head.lstrip(b"\xef\xbb\xbf \t\r").startswith(b"["):
                 return head
             rest = handle.readline(line_limit)
             return head + rest

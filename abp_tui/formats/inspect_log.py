@@ -441,9 +441,7 @@ class _Log:
         scores = {name: s.model_dump() for name, s in (sample.scores or {}).items()}
         outcome: str | None = None
         # A grader model's score is an AI judge's verdict, never the run's automated verification.
-        verifying = [
-            s for name, s in scores.items() if not inspect_judges.is_model_graded(name, s)
-        ]
+        verifying = [s for name, s in scores.items() if not inspect_judges.is_model_graded(name, s)]
         if len(verifying) == 1:
             value = verifying[0].get("value")
             if isinstance(value, str):

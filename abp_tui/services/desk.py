@@ -147,6 +147,9 @@ class Desk:
         self._lock = threading.RLock()
         self._staged_lock = threading.Lock()
         self._staged: dict[str, tuple[int, Judgment]] = {}
+        self._discards = 0
+        """How many times the staged drafts were discarded: a save that fails after a discard
+        must not stage again what the reviewer chose to leave."""
         self._clock: dict[str, float] = {}
         self._session: ReviewSession | None = None
 
@@ -292,6 +295,7 @@ class Desk:
         with self._staged_lock:
             codes = list(self._staged)
             self._staged.clear()
+            self._discards += 1
             return codes
 
     def store_staged(self) -> list[StoredDraft]:
@@ -307,10 +311,14 @@ class Desk:
                     return stored
                 code = next(iter(self._staged))
                 version, judgment = self._staged.pop(code)
+                discards = self._discards
             try:
                 result = self._open_session().save(code, judgment, self._elapsed(code))
             except BaseException:
-                self.stage(code, version, judgment)
+                with self._staged_lock:
+                    discarded = self._discards != discards
+                if not discarded:  # left unsaved on purpose while this save was waiting
+                    self.stage(code, version, judgment)
                 raise
             stored.append(StoredDraft(code, version, result))
 
