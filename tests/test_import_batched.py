@@ -244,3 +244,20 @@ def test_native_runs_import_in_batches(tmp_path: Path, db: sqlite_utils.Database
     assert db.execute("SELECT count(*), count(DISTINCT task_pk) FROM runs").fetchone() == (n, 7)
     assert db.execute("SELECT count(*) FROM tasks WHERE placeholder = 0").fetchone() == (7,)
     assert db.execute("SELECT count(*) FROM blobs").fetchone() == (1,)
+
+
+def test_staged_records_past_the_budget_go_to_disk_at_once(db: sqlite_utils.Database) -> None:
+    """Long outputs: what a file holds in memory stays within the budget and one record, not
+    a whole chunk of them."""
+    budget = SpoolBudget(limit=200_000)
+    stage = StagedFile(db, ImportWriter(db, "big.jsonl", "0" * 64, 1, "test"), budget)
+    stage.write(Study(id="s"))
+    most = 0
+    for i in range(40):
+        stage.write(Run(id=f"r{i}", task_id="T", condition_id="C", output=f"{i} " + "x" * 50_000))
+        most = max(most, budget.held)
+    assert most <= 200_000 + 60_000
+    with db.atomic():
+        counts = stage.commit()
+    assert counts["runs added"] == 40
+    assert db.execute("SELECT count(*), min(length(text)) FROM blobs").fetchone() == (40, 50_002)

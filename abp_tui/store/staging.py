@@ -103,10 +103,11 @@ class StagedFile:
         weight = held_size(prepared)
         self._weight += weight
         self._budget.held += weight
-        if len(self._chunk) >= CHUNK_RECORDS:
+        over = self._budget.held > self._budget.limit
+        if over or len(self._chunk) >= CHUNK_RECORDS:
             self._held.append(self._chunk)
             self._chunk = []
-            if self._budget.held > self._budget.limit:
+            if over:
                 self._spill()
 
     def _spill(self) -> None:
