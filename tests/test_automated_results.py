@@ -78,7 +78,7 @@ SEED_VERDICT: dict[str, Any] = {
     },
 }
 ABP_TUI_FIELDS = {
-    "": {"status", "missing", "synthetic", "notes", "verdictSource"},
+    "": {"status", "missing", "synthetic", "notes", "verdictSource", "matchedModels", "warning"},
     "perEngine": {"excludedOther", "unjudgedTrials", "unresolvedTrials"},
     "receipts": {"judgments", "verdicts"},
 }

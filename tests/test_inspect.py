@@ -47,6 +47,7 @@ def test_json_log_with_one_sample(reference: Path, cli: Cli) -> None:
         "tasks added": 1,
         "runs added": 1,
         "trace events added": 17,
+        "reference verdicts added": 1,  # the log's own plan, results, stats
     }
     db = sqlite_utils.Database(cli.db_path)
     run = load_run(db, "popularity", "mAenKNP6uMKq3aaTLhR3qp/1/epoch1")
@@ -91,6 +92,7 @@ def test_json_log_without_events_or_assistant_message(reference: Path, cli: Cli)
         "conditions added": 1,
         "tasks added": 1,
         "runs added": 1,
+        "reference verdicts added": 1,  # the log's own plan, results, stats
     }
     run = load_run(sqlite_utils.Database(cli.db_path), "...", ".../1/epoch4")
     assert run is not None

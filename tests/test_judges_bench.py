@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from abp_tui.bench.judges import bench_judges, numpy_kappa
+from abp_tui.analysis.judges import judges_report
+from abp_tui.bench.judges import (
+    bench_data,
+    bench_judges,
+    bootstrapped_kappas,
+    draw_floor,
+    numpy_kappa,
+)
+from abp_tui.models.judges import Judge
+from abp_tui.stats.agreement import pair_from_counts
 
 
 def test_numpy_kappa_is_cohens_kappa() -> None:
@@ -25,3 +34,30 @@ def test_bench_judges_reports_both_timings_and_the_goal() -> None:
     assert found["goal_ratio"] == 3.0
     assert found["goal_met"] == (found["ratio"] <= 3.0)
     assert found["left_out"] > 0  # ties and errors are generated, and listed
+    # The floor draws every kappa's resamples: each judge's three orders and its two orders
+    # against each other, and each pair of the five judges.
+    assert "30 tables x 20 resamples" in found["floor"]
+    assert found["floor_seconds"] > 0
+    assert found["floor_ratio"] == pytest.approx(found["floor_seconds"] / found["baseline_seconds"])
+    assert found["ours_over_floor"] == pytest.approx(found["ours_seconds"] / found["floor_seconds"])
+
+
+def test_the_floor_draws_what_the_report_draws() -> None:
+    # Every kappa the report bootstraps is in the floor, with the stream the report drew it
+    # from: the same counts and stream give the very same interval.
+    table, reference, _arrays = bench_data(300, 4)
+    judges = [Judge(id=name, model="generated") for name in table.judges]
+    report = judges_report("bench", judges, table, reference, resamples=50, seed=4)
+    found = bootstrapped_kappas(report)
+    assert len(found) == 5 * 4 + 10  # each judge: three orders, between orders; judge pairs
+    for (variable, rater_a, rater_b), pair in found:
+        again = pair_from_counts(
+            pair.confusion.counts,
+            pair.confusion.categories,
+            (rater_a, rater_b),
+            variable=variable,
+            seed=4,
+            resamples=50,
+        )
+        assert again == pair and pair.cohen_kappa.interval is not None
+    assert draw_floor(report, 4, 50) == len(found)

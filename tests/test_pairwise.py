@@ -305,3 +305,46 @@ def test_malformed_json(tmp_path: Path, cli: Cli) -> None:
     assert result.code == 1
     assert "broken.json:1: malformed JSON" in result.err
     _nothing_stored(cli)
+
+
+def test_an_empty_idx_is_invalid_and_every_problem_is_listed(tmp_path: Path, cli: Cli) -> None:
+    items = [_panda(0), {**_panda(1), "idx": ""}, _panda(2, annotator1=7)]
+    result = cli("import", _write(tmp_path / "blank.json", items))
+    assert result.code == 1
+    assert "blank.json: $[1].idx: expected a non-empty idx" in result.err
+    assert "blank.json: $[2].annotator1: expected 0 (tie)" in result.err
+    assert "Traceback" not in result.err and "internal error" not in result.err
+    _nothing_stored(cli)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_runs_are_what_the_run_model_validates_from_their_values(
+    tmp_path: Path, suffix: str
+) -> None:
+    """The runs are copies of a validated run (validating each again cost more than the rest of
+    its item): each must be exactly the Run validated from its own values."""
+    from abp_tui.formats.base import ParseContext
+    from abp_tui.formats.pairwise import FORMAT
+    from abp_tui.models import Run
+
+    panda = [
+        _panda(0),
+        _panda(1, cmp_key="same_same"),  # one model on both sides: the second is trial 2
+        _panda(2, cmp_key="a_b_c"),  # ambiguous: the fallback conditions
+        {**_panda(3), "response1": True, "response2": 2.5},  # bare JSON scalars, as PandaLM's
+        {k: v for k, v in _panda(4).items() if k not in ("idx", "cmp_key")},
+    ]
+    for name, items in (("panda", panda), ("llmbar", LLMBAR)):
+        src = _write(tmp_path / f"{name}{suffix}", items)
+        runs = [r for r in FORMAT.parse(src, ParseContext(display=src.name)) if isinstance(r, Run)]
+        assert len(runs) == 2 * len(items)
+        for run in runs:
+            again = Run.model_validate(run.model_dump())
+            assert again == run
+            assert again.model_dump_json() == run.model_dump_json()
+        if name == "panda":
+            assert [r.trial for r in runs[2:4]] == [1, 2]
+            assert runs[4].condition_id == "response1" and runs[5].condition_id == "response2"
+            assert runs[6].output == "true" and runs[6].metadata["output_json_type"] == "boolean"
+            assert runs[8].task_id == "4"  # no idx: its position
+            assert runs[0].source_line == (1 if suffix == ".jsonl" else None)

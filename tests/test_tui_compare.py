@@ -230,7 +230,9 @@ async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
 async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: Path) -> None:
     lines = pair_study()
     lines[-1]["origin_status"] = "INFRA_ERROR"
-    db_path = study_database(tmp_path, lines, pair_design())
+    # A design shows such runs only when it asks to (seed 000: they are rerun, not judged).
+    shows = pair_design().model_copy(update={"show_record_failures": True})
+    db_path = study_database(tmp_path, lines, shows)
     app = make_app(db_path, reviewer="ana")
     async with drive(app, SIZE) as pilot:
         screen = await compare_screen(pilot)
@@ -248,15 +250,21 @@ async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: 
         result = section.query_one(".result", Static)
         section.query_one(DimensionRow).focus()
         await press(pilot, "2", "2", "2", "2")
-        assert "MODEL_PASS" in plain(result.content)
+        # Scores alone never change the record's state (seed 000's rerun rules).
+        assert plain(result.content).startswith("Result: INFRA_ERROR  (the record's")
         fatal = app.focused
         assert fatal is not None and fatal.id == f"fatal-{position}"
         await press(pilot, "enter")  # Enter on the fatal criteria moves on, ticking nothing
-        assert "MODEL_PASS" in plain(result.content) and app.focused is not fatal
+        assert app.focused is not fatal
         fatal.focus()
-        await press(pilot, "space")  # a fatal hit fails it whatever the total
-        assert "MODEL_FAIL" in plain(result.content)
-        await press(pilot, "tab", "c")  # confirm the record's state
+        await press(pilot, "space")
+        await press(pilot, "tab", "x")  # reclassify: the scores decide, with a reason
+        assert "MODEL_FAIL" in plain(result.content)  # a fatal hit fails it whatever the total
+        assert "reclassified from INFRA_ERROR" in plain(result.content)
+        assert any("a reason is required to reclassify" in p for p in screen.form.missing())
+        override = screen.query_one(f"#override-{position}")
+        override.focus()
+        await press(pilot, "c")  # confirm the record's state instead
         assert "INFRA_ERROR" in plain(result.content)
         assert f"Response {position}: a reason is required for INFRA_ERROR" in screen.form.missing()
         assert isinstance(app.focused, Input)
@@ -926,6 +934,7 @@ async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
             contrasts="all-pairs",
             single_items=True,
             reviewers=["ana"],
+            show_record_failures=True,  # the INFRA_ERROR run's note is a screen to check too
         ),
     )
     db.close()

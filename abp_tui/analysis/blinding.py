@@ -269,6 +269,17 @@ def plan_items(
     for c in conditions:
         if c not in condition_set:
             raise PlanError(f"conditions: {c!r} has no runs in study {design.study!r}")
+    # Seed 002's task split and workflows name the study's own tasks and conditions.
+    for key, named in (
+        ("development_tasks", design.development_tasks),
+        ("holdout_tasks", design.holdout_tasks),
+    ):
+        for t in named:
+            if t not in task_set:
+                raise PlanError(f"{key}: {t!r} has no runs in study {design.study!r}")
+    for c in design.workflows:
+        if c not in condition_set:
+            raise PlanError(f"workflows: condition {c!r} has no runs in study {design.study!r}")
     task_set, condition_set = set(tasks), set(conditions)
     cell: dict[tuple[str, str, int], list[PlanRun]] = defaultdict(list)
     trials_of: dict[tuple[str, str], set[int]] = defaultdict(set)

@@ -227,6 +227,15 @@ def groups(columns: Sequence[I64]) -> tuple[I64, I64]:
     return out, first[by_first]
 
 
+def first_rows(key: I64, span: int) -> I64:
+    """The first row of each value of ``key`` (in 0..span-1) that occurs, ascending: a small
+    range needs no sort (one pass keeps each value's lowest row)."""
+    n = int(key.size)
+    first = np.full(span, n, dtype=np.int64)
+    np.minimum.at(first, key, np.arange(n, dtype=np.int64))
+    return np.sort(first[first < n])
+
+
 def latest_of_slots(table: VerdictTable) -> VerdictTable:
     """The last row of each slot (a judge, its runs, the order shown, the turn, the kind), in
     the order the rows come: a verdict imported again replaces the earlier one."""
@@ -263,6 +272,7 @@ __all__ = [
     "VERDICTS",
     "VerdictTable",
     "combined_key",
+    "first_rows",
     "from_columns",
     "groups",
     "latest_of_slots",

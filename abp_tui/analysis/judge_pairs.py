@@ -36,6 +36,9 @@ from abp_tui.models.judges import TIE
 MISSING: Final = -2
 """No verdict of the judge in this order (NO_VERDICT: a verdict with an error)."""
 NO_HUMAN: Final = "no human verdict"
+TIE_PICK_CODE: Final = -1
+OTHER_RUN: Final = -2
+"""People's pick as read from the reference: a run's code, a tie, or a run not in the table."""
 PICK_VALUE: Final = np.array([1.0, 0.0, 0.5])
 """a, b, tie as a win of a (a tie is half a win)."""
 
@@ -72,13 +75,17 @@ class PairUnits:
     flip: Bools
     """Per unit: a's condition is the contrast's second (a win of a is a loss of the first)."""
     contrasts: tuple[tuple[str, str], ...]
-    keys: list[tuple[str, str]]
-    """Per unit: its pair as the reference names it (run ids sorted)."""
     _names: list[str] = field(default_factory=list)
 
     @property
     def count(self) -> int:
         return int(self.a.size)
+
+    def key(self, unit: int) -> tuple[str, str]:
+        """The unit's pair as the reference names it (run ids sorted)."""
+        runs = self.table.runs
+        x, y = runs[int(self.a[unit])], runs[int(self.b[unit])]
+        return (x, y) if x < y else (y, x)
 
     def named(self, units: I64) -> tuple[str, ...]:
         """The units' names (``a vs b``, with the turn): made for every unit the first time,
@@ -86,12 +93,54 @@ class PairUnits:
         names = self._names
         if not names and self.count:
             runs = self.table.runs
-            for ia, ib, turn in zip(
-                self.a.tolist(), self.b.tolist(), self.turn.tolist(), strict=True
-            ):
-                shown = f"{runs[ia]} vs {runs[ib]}"
-                names.append(shown if turn == NO_TURN else f"{shown} (turn {turn})")
-        return tuple(names[u] for u in units.tolist())
+            with_turn = self.turn != NO_TURN
+            shown = [
+                f"{runs[ia]} vs {runs[ib]}"
+                for ia, ib in zip(self.a.tolist(), self.b.tolist(), strict=True)
+            ]
+            if with_turn.any():
+                for u, turn in zip(
+                    np.flatnonzero(with_turn).tolist(), self.turn[with_turn].tolist(), strict=True
+                ):
+                    shown[u] = f"{shown[u]} (turn {turn})"
+            names.extend(shown)
+        return tuple(map(names.__getitem__, units.tolist()))
+
+
+def _people(table: VerdictTable, reference: Reference, a: I64, b: I64) -> I64:
+    """Per unit (runs a, b): people's pick in the unit's orientation, or NO_VERDICT.
+
+    The reference's pairs are read once, as run codes, and matched to the units with a sorted
+    search: no name or tuple is made per unit (a report's ten thousand pairs would otherwise
+    cost as many objects, and the collections they set off)."""
+    runs = table.runs
+    count = len(runs)
+    human = np.full(a.size, NO_VERDICT, dtype=np.int64)
+    pairs = reference.pairs
+    if not pairs or a.size == 0:
+        return human
+    get = dict(zip(runs, range(count), strict=True)).get
+    found: list[int] = []
+    chosen: list[int] = []
+    for (x, y), pick in pairs.items():
+        cx, cy = get(x), get(y)
+        if cx is None or cy is None:
+            continue
+        found.append(cx * count + cy if cx < cy else cy * count + cx)
+        chosen.append(TIE_PICK_CODE if pick == TIE else get(pick, OTHER_RUN))
+    if not found:
+        return human
+    ref_key = np.asarray(found, dtype=np.int64)
+    ref_pick = np.asarray(chosen, dtype=np.int64)
+    order = np.argsort(ref_key, kind="stable")
+    ref_key, ref_pick = ref_key[order], ref_pick[order]
+    unit_key = np.minimum(a, b) * count + np.maximum(a, b)
+    at = np.minimum(np.searchsorted(ref_key, unit_key), ref_key.size - 1)
+    hit = ref_key[at] == unit_key
+    picked = ref_pick[at]
+    decided = np.where(picked == TIE_PICK_CODE, TIE_PICK, np.where(picked == a, A, B))
+    human[hit] = decided[hit]
+    return human
 
 
 def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
@@ -101,28 +150,21 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
     unit, first = groups((ra, rb, turn)) if rows.size else (rows, rows)
     a, b, t = ra[first], rb[first], turn[first]
     runs = table.runs
-    names_a = [runs[i] for i in a.tolist()]
-    names_b = [runs[i] for i in b.tolist()]
-    keys = [(x, y) if x < y else (y, x) for x, y in zip(names_a, names_b, strict=True)]
-    # Compared as object arrays (C loops over the ids as Python strings, never NumPy's
-    # fixed-width ones, which drop trailing NULs).
-    picked = list(map(reference.pairs.get, keys))
-    chosen = np.array(picked, dtype=object)
-    shown_a = np.array(names_a, dtype=object)
-    human = np.where(chosen == TIE, TIE_PICK, np.where(chosen == shown_a, A, B))
-    missing = np.array([c is None for c in picked], dtype=bool)
-    human = np.where(missing, NO_VERDICT, human).astype(np.int64)
+    human = _people(table, reference, a, b)
     why = np.zeros(a.size, dtype=np.int64)
     reasons = {NO_HUMAN: 0}
-    for u in np.flatnonzero(human == NO_VERDICT).tolist():
-        given = reference.pair_reasons.get(keys[u])
-        if given is not None:
-            why[u] = reasons.setdefault(given, len(reasons))
+    if reference.pair_reasons:
+        for u in np.flatnonzero(human == NO_VERDICT).tolist():
+            x, y = runs[int(a[u])], runs[int(b[u])]
+            given = reference.pair_reasons.get((x, y) if x < y else (y, x))
+            if given is not None:
+                why[u] = reasons.setdefault(given, len(reasons))
     # Conditions ranked by name: a contrast is its two conditions in sorted order.
     of_run = list(map(reference.conditions.get, runs))
     named = sorted({c for c in of_run if c is not None})
-    rank = {c: i for i, c in enumerate(named)}
-    condition = np.array([-1 if c is None else rank[c] for c in of_run], dtype=np.int64)
+    rank: dict[str | None, int] = {c: i for i, c in enumerate(named)}
+    rank[None] = -1
+    condition = np.fromiter(map(rank.__getitem__, of_run), dtype=np.int64, count=len(of_run))
     ca, cb = condition[a], condition[b]
     known = (ca >= 0) & (cb >= 0) & (ca != cb)
     low, high = np.minimum(ca, cb), np.maximum(ca, cb)
@@ -147,7 +189,6 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
         contrast=contrast,
         flip=known & (ca > cb),
         contrasts=contrasts,
-        keys=keys,
     )
 
 
@@ -231,10 +272,14 @@ class LeftOuts:
             )
 
     def models(self) -> tuple[LeftOut, ...]:
+        """Built without validation: every field is a string made here (a reason may quote a
+        judge's error text), and a report's thousands of unit names need no second check."""
         out = []
         for (figure, reason), parts in self._found.items():
             found = np.sort(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-            out.append(LeftOut(figure=figure, reason=reason, units=self.named(found)))
+            out.append(
+                LeftOut.model_construct(figure=figure, reason=reason, units=self.named(found))
+            )
         return tuple(out)
 
 

@@ -22,7 +22,7 @@ its own files).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import combinations
 from typing import Final
 
@@ -40,8 +40,10 @@ from abp_tui.analysis.judge_arrays import (
     TIE_PICK,
     Bools,
     VerdictTable,
+    first_rows,
     groups,
 )
+from abp_tui.analysis.judge_batch import FigureBatch, Settings
 from abp_tui.analysis.judge_estimates import JudgeAssisted, win_rates
 from abp_tui.analysis.judge_models import (
     BetweenJudges,
@@ -77,9 +79,9 @@ from abp_tui.analysis.judge_runs import (
 )
 from abp_tui.analysis.judge_units import INCONSISTENT, ORDERS, TIES_RULE, Reference, VerdictRow
 from abp_tui.models.judges import TIE, Judge
-from abp_tui.stats.agreement import PairAgreement, pair_from_counts
+from abp_tui.stats.agreement import PairAgreement
 from abp_tui.stats.alt_test import DEFAULT_EPSILON, MIN_ANNOTATORS, alt_test
-from abp_tui.stats.inference import binomial_test, wilson
+from abp_tui.stats.inference import wilson
 
 RESAMPLES: Final = 1000
 """Bootstrap resamples of each kappa (items resampled with replacement)."""
@@ -90,37 +92,25 @@ ORDER_SCALE: Final = ("a", "b", TIE)
 CHANGED: Final = "a run changed since"
 ONE_ORDER: Final = "judged in one order only, or with an error"
 
-Settings = tuple[int, int, float]
-"""(seed, resamples, confidence)."""
-
-
-def _kappa(
-    cells: I64, scale: tuple[str, ...], raters: tuple[str, str], variable: str, settings: Settings
-) -> PairAgreement:
-    seed, resamples, confidence = settings
-    return pair_from_counts(
-        cells,
-        scale,
-        raters,
-        variable=variable,
-        seed=seed,
-        resamples=resamples,
-        confidence=confidence,
-    )
+Build = Callable[[], PreferenceJudgeReport]
 
 
 def _agreement(
-    judge_id: str, order: str, judged: I64, people: I64, scale: tuple[str, ...], settings: Settings
-) -> OrderAgreement:
+    batch: FigureBatch,
+    judge_id: str,
+    order: str,
+    judged: I64,
+    people: I64,
+    scale: tuple[str, ...],
+) -> Callable[[], OrderAgreement]:
     """The judge's picks against people's on the units compared (codes into ``scale``)."""
     q = len(scale)
     cells = np.bincount(judged * q + people, minlength=q * q).reshape(q, q)
-    agree = int(np.trace(cells))
-    return OrderAgreement(
-        order=order,
-        n=int(judged.size),
-        agreement=wilson(agree, int(judged.size), confidence=settings[2]),
-        kappa=_kappa(cells, scale, (JUDGE, PEOPLE), f"{judge_id}: {order}", settings),
+    agree, n = int(np.trace(cells)), int(judged.size)
+    kappa = batch.kappa(cells, scale, (JUDGE, PEOPLE), f"{judge_id}: {order}")
+    confidence = batch.settings[2]
+    return lambda: OrderAgreement(
+        order=order, n=n, agreement=wilson(agree, n, confidence=confidence), kappa=kappa()
     )
 
 
@@ -135,7 +125,24 @@ def preference_report(
 ) -> tuple[PreferenceJudgeReport, JudgePicks]:
     """The report of the preference judge with code ``code`` in the table (and its picks, which
     the agreement between judges reuses)."""
+    batch = FigureBatch(settings)
+    build, picks = _preference(batch, judge, units, code, reference, epsilon)
+    batch.run()
+    return build(), picks
+
+
+def _preference(
+    batch: FigureBatch,
+    judge: Judge,
+    units: PairUnits,
+    code: int,
+    reference: Reference,
+    epsilon: float,
+) -> tuple[Build, JudgePicks]:
+    """The judge's counts; its kappas and binomial test go into ``batch``, and the returned
+    function builds the report once the batch has run."""
     table = units.table
+    confidence = batch.settings[2]
     p = judge_picks(units, code)
     left = LeftOuts(table, units.named)
     live = p.judged & ~p.stale
@@ -153,7 +160,7 @@ def preference_report(
         left.add(order, "a tie on the people's side", picked & (human == TIE_PICK))
         left.add(order, "a tie on the judge's side", picked & decisive & (pick == TIE_PICK))
         compared = picked & decisive & (pick != TIE_PICK)
-        orders.append(_agreement(judge.id, order, pick[compared], human[compared], PICKS, settings))
+        orders.append(_agreement(batch, judge.id, order, pick[compared], human[compared], PICKS))
     first, second = p.pick
     both = live & (first >= 0) & (second >= 0)
     for figure in (BOTH, "position consistency"):
@@ -165,41 +172,51 @@ def preference_report(
     compared = both & decisive & ~tied
     combined = np.where(first == second, first, DECISIVE_SCALE.index(INCONSISTENT))
     orders.append(
-        _agreement(judge.id, BOTH, combined[compared], human[compared], DECISIVE_SCALE, settings)
+        _agreement(batch, judge.id, BOTH, combined[compared], human[compared], DECISIVE_SCALE)
     )
     n_both = int(np.count_nonzero(both))
-    between = None
+    between: Callable[[], PairAgreement] | None = None
     if n_both:
         cells = np.bincount(first[both] * 3 + second[both], minlength=9).reshape(3, 3)
-        between = _kappa(
-            cells, ORDER_SCALE, ("original", "swapped"), f"{judge.id}: between orders", settings
+        between = batch.kappa(
+            cells, ORDER_SCALE, ("original", "swapped"), f"{judge.id}: between orders"
         )
     verdict = table.verdict[p.rows]
     shown_first = table.current[p.rows] & (verdict >= 0) & (verdict != TIE_PICK)
     firsts = int(np.count_nonzero(shown_first & (verdict == table.swapped[p.rows])))
     decided = int(np.count_nonzero(shown_first))
+    test = batch.binomial(firsts, decided)
+    consistent = int(np.count_nonzero(both & (first == second)))
     tests, note = _alt_tests(units, p, reference, epsilon)
-    report = PreferenceJudgeReport(
-        judge=judge,
-        verdicts=int(p.rows.size),
-        units=int(np.count_nonzero(p.judged)),
-        errors=int(np.count_nonzero(verdict < 0)),
-        ties=int(np.count_nonzero(verdict == TIE_PICK)),
-        orders=tuple(orders),
-        position=PositionFigures(
-            consistency=wilson(
-                int(np.count_nonzero(both & (first == second))), n_both, confidence=settings[2]
-            ),
-            kappa_between_orders=between,
-            first_position=wilson(firsts, decided, confidence=settings[2]),
-            first_position_test=binomial_test(firsts, decided),
-        ),
-        alt_tests=tests,
-        alt_test_note=note,
-        estimates=win_rates(units, p, settings[2]),
-        left_out=left.models(),
+    counts = (
+        int(p.rows.size),
+        int(np.count_nonzero(p.judged)),
+        int(np.count_nonzero(verdict < 0)),
+        int(np.count_nonzero(verdict == TIE_PICK)),
     )
-    return report, p
+    estimates = win_rates(units, p, confidence)
+
+    def build() -> PreferenceJudgeReport:
+        return PreferenceJudgeReport(
+            judge=judge,
+            verdicts=counts[0],
+            units=counts[1],
+            errors=counts[2],
+            ties=counts[3],
+            orders=tuple(o() for o in orders),
+            position=PositionFigures(
+                consistency=wilson(consistent, n_both, confidence=confidence),
+                kappa_between_orders=between() if between is not None else None,
+                first_position=wilson(firsts, decided, confidence=confidence),
+                first_position_test=test(),
+            ),
+            alt_tests=tests,
+            alt_test_note=note,
+            estimates=estimates,
+            left_out=left.models(),
+        )
+
+    return build, p
 
 
 def _alt_tests(
@@ -219,7 +236,7 @@ def _alt_tests(
         for u in np.flatnonzero(p.judged & ~p.stale & (pick >= 0)).tolist():
             code = int(pick[u])
             chosen = TIE if code == TIE_PICK else runs[int((units.a, units.b)[code][u])]
-            judge[units.keys[u]] = chosen
+            judge[units.key(u)] = chosen
         if judge:
             out.append(OrderAltTest(order=order, test=alt_test(humans, judge, epsilon=epsilon)))
     return tuple(out), None
@@ -227,11 +244,11 @@ def _alt_tests(
 
 # -- between judges -----------------------------------------------------------------------------
 def _pairs_between(
+    batch: FigureBatch,
     kind: str,
     codes: Mapping[str, tuple[Bools, I64]],
     scale: tuple[str, ...],
-    settings: Settings,
-) -> BetweenJudges | None:
+) -> Callable[[], BetweenJudges] | None:
     """Cohen's kappa of each pair of judges (names sorted) on the units both judged; ``codes``:
     judge -> (which units it judged, its code into ``scale`` on each)."""
     present = sorted(name for name, (valid, _c) in codes.items() if valid.any())
@@ -243,25 +260,26 @@ def _pairs_between(
         (va, ca), (vb, cb) = codes[a], codes[b]
         shared = va & vb
         cells = np.bincount(ca[shared] * q + cb[shared], minlength=q * q).reshape(q, q)
-        pairs.append(_kappa(cells, scale, (a, b), kind, settings))
-    return BetweenJudges(kind=kind, pairs=tuple(pairs))
+        pairs.append(batch.kappa(cells, scale, (a, b), kind))
+    return lambda: BetweenJudges(kind=kind, pairs=tuple(pair() for pair in pairs))
 
 
 def _between(
+    batch: FigureBatch,
     table: VerdictTable,
     preference: Mapping[str, JudgePicks],
     run_judges: list[tuple[str, int, I64]],
     errors: Bools,
-    settings: Settings,
-) -> tuple[BetweenJudges, ...]:
-    out = []
+) -> list[Callable[[], BetweenJudges]]:
+    """Builders of the agreement between judges (their kappas go into ``batch``)."""
+    out: list[Callable[[], BetweenJudges]] = []
     table_current = table.current
     original = {}
     for name, p in preference.items():
         row = p.row[0]
         valid = (p.pick[0] >= 0) & table_current[np.where(row >= 0, row, 0)] & (row >= 0)
         original[name] = (valid, np.where(valid, p.pick[0], 0))
-    found = _pairs_between("preference (original order)", original, ORDER_SCALE, settings)
+    found = _pairs_between(batch, "preference (original order)", original, ORDER_SCALE)
     if found is not None:
         out.append(found)
     singles = [(name, kind, rows) for name, kind, rows in run_judges if rows.size]
@@ -292,7 +310,7 @@ def _between(
                 valid[unit[ok]] = True
                 value[unit[ok]] = score[ok]
                 scores[name] = (valid, value)
-        found = _pairs_between("pass/fail", passes, PASS_SCALE, settings)
+        found = _pairs_between(batch, "pass/fail", passes, PASS_SCALE)
         if found is not None:
             out.append(found)
         correlations: list[Correlation] = []
@@ -301,8 +319,9 @@ def _between(
             c = correlation("spearman", scores[a][1][shared], scores[b][1][shared])
             correlations.append(c.model_copy(update={"name": f"spearman: {a} vs {b}"}))
         if correlations:
-            out.append(BetweenJudges(kind="score", correlations=tuple(correlations)))
-    return tuple(out)
+            scored = BetweenJudges(kind="score", correlations=tuple(correlations))
+            out.append(lambda: scored)
+    return out
 
 
 # -- the report ---------------------------------------------------------------------------------
@@ -324,7 +343,8 @@ def judges_report(
     # One report per judge and kind: judges by id, a judge's kinds as its verdicts first come.
     slots: list[tuple[str, int, int, int]] = []
     if len(table):
-        _group, first = groups((table.judge, table.kind))
+        kinds = len(KINDS)
+        first = first_rows(table.judge * kinds + table.kind, len(table.judges) * kinds)
         for row in first.tolist():
             code, kind = int(table.judge[row]), int(table.kind[row])
             slots.append((table.judges[code], row, code, kind))
@@ -332,17 +352,16 @@ def judges_report(
     units = pair_units(table, reference) if (table.kind == PREFERENCE).any() else None
     side = run_side(table, reference) if (table.kind != PREFERENCE).any() else None
     errors = error_mask(table)
-    reports: list[JudgeReport] = []
+    batch = FigureBatch(settings)
+    reports: list[JudgeReport | Build] = []
     picks: dict[str, JudgePicks] = {}
     run_judges: list[tuple[str, int, I64]] = []
     for name, _row, code, kind in slots:
         judge = known.get(name) or Judge(id=name, model=name, source="unknown")
         if kind == PREFERENCE:
             assert units is not None
-            report, picks[name] = preference_report(
-                judge, units, code, reference, settings, epsilon
-            )
-            reports.append(report)
+            build, picks[name] = _preference(batch, judge, units, code, reference, epsilon)
+            reports.append(build)
             continue
         assert side is not None
         rows = np.flatnonzero((table.judge == code) & (table.kind == kind))
@@ -351,6 +370,8 @@ def judges_report(
             reports.append(score_report(judge, table, rows, side, errors))
         else:
             reports.append(pass_fail_report(judge, table, rows, side, errors, settings))
+    between = _between(batch, table, picks, run_judges, errors)
+    batch.run()
     return JudgesReport(
         study=study,
         reference=reference.name,
@@ -359,8 +380,8 @@ def judges_report(
         seed=seed,
         resamples=resamples,
         epsilon=epsilon,
-        judges=tuple(reports),
-        between=_between(table, picks, run_judges, errors, settings),
+        judges=tuple(r() if callable(r) else r for r in reports),
+        between=tuple(b() for b in between),
     )
 
 

@@ -29,6 +29,7 @@ from typing import Final, Literal
 from pydantic import ConfigDict, Field, NonNegativeInt
 from pydantic.alias_generators import to_camel
 
+from abp_tui.analysis.matched_models import ModelMatch, leading_warnings
 from abp_tui.analysis.verdicts import automated_state
 from abp_tui.errors import AbpError
 from abp_tui.models import Model, ResultState, RunFacts
@@ -147,6 +148,8 @@ class RunFigures(Model):
     trials: int | None
     engines: tuple[EngineFigures, ...]
     receipts: tuple[Receipt, ...]
+    model_match: ModelMatch | None = None
+    """Whether the run's engines ran on the same model (None: not an engine run)."""
 
 
 class Significance(Model):
@@ -192,6 +195,10 @@ class TaskMismatch(Model):
 
 
 class GateReport(Model):
+    warnings: list[str] = Field(default_factory=list)
+    """What the report leads with: the run's engines did not run on the same model (seed 003
+    section 7). Each engine is still gated against its own baseline, which compares no two
+    engines."""
     passed: bool
     blockers: list[str]
     """Reasons the run cannot be gated at all (a task-set mismatch, no engine in common)."""
@@ -522,6 +529,7 @@ def evaluate_gate(
     in_baseline = {e.engine for e in baseline.engines}
     receipts = [*([baseline_receipt] if baseline_receipt else []), *run.receipts]
     return GateReport(
+        warnings=leading_warnings(run.model_match),
         passed=not blockers and not any(g.regressed for g in gated),
         blockers=blockers,
         task_mismatch=mismatch,

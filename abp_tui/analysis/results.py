@@ -25,11 +25,25 @@ from typing import Any, Final, Literal
 
 from pydantic import Field, NonNegativeInt
 
+from abp_tui.analysis.abp_efficiency import (
+    EngineEfficiency,
+    HeadToHead,
+    engine_efficiency,
+    head_to_head,
+)
 from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
+from abp_tui.analysis.matched_models import (
+    COMPARISONS_WITHHELD,
+    ModelMatch,
+    engines_comparable,
+    leading_warnings,
+)
 from abp_tui.analysis.records import preferred
+from abp_tui.analysis.reruns import Reclassification, held_outcomes, reclassifications
+from abp_tui.analysis.scibench_results import SciBenchResults
 from abp_tui.analysis.scoring import result_state
-from abp_tui.analysis.verdicts import Decisions, decide, outcomes
+from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     DesignRecords,
@@ -193,6 +207,8 @@ class Comparison(Model):
     paired: PairedPassFail
     preferences: PreferenceResult
     efficiency: list[Efficiency]
+    head_to_head: HeadToHead | None = None
+    """Engines (ABP, Arena): wins, losses and ties in seed 003's strict efficiency order."""
 
 
 def _accepts(rubric: Rubric, outcome: RunOutcome) -> bool | None:
@@ -319,9 +335,10 @@ def compare(
     preferred: Preferences,
     seed: int,
     confidence: float = DEFAULT_CONFIDENCE,
+    engines: bool = False,
 ) -> Comparison:
     """Conditions a and b: paired pass/fail, preferences and the efficiency differences, every
-    interval at ``confidence``."""
+    interval at ``confidence``; for ``engines`` (ABP, Arena), the head-to-head too."""
     measured_a = [r for r, o in rows[a] if counts_for_efficiency(o)]
     measured_b = [r for r, o in rows[b] if counts_for_efficiency(o)]
     efficiency = []
@@ -349,6 +366,7 @@ def compare(
             unresolved_items=list(preferred.unresolved_items),
         ),
         efficiency=efficiency,
+        head_to_head=head_to_head(rows[a], rows[b]) if engines else None,
     )
 
 
@@ -412,16 +430,37 @@ class Results:
     automated_judge: list[JudgeTally] = field(default_factory=list)
     """The automated judge's pass / fail / unscored per condition and dimension, over the runs
     it scored (whatever a person decided since: this is the judge's own account)."""
+    model_match: ModelMatch | None = None
+    """Engines (ABP, Arena): whether they ran on the same model (seed 003 section 7)."""
+    engine_efficiency: list[EngineEfficiency] = field(default_factory=list)
+    """Engines (ABP, Arena): each engine's own efficiency medians, shown whatever the models."""
+    reclassifications: list[Reclassification] = field(default_factory=list)
+    """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside, with why."""
+
+    @property
+    def warnings(self) -> list[str]:
+        """What every output of these results leads with (unmatched models)."""
+        return leading_warnings(self.model_match)
 
     @property
     def notes(self) -> list[str]:
         """What a reader of these results must know (the tables print them)."""
-        return results_notes(self.verdict_source)
+        return study_notes(self.model_match) + results_notes(self.verdict_source)
+
+
+def study_notes(match: ModelMatch | None) -> list[str]:
+    """Notes owed to the study's engines: comparisons withheld, token totals unverified."""
+    notes = [] if engines_comparable(match) else [COMPARISONS_WITHHELD]
+    if match is not None and match.tokens_note:
+        notes.append(match.tokens_note)
+    return notes
 
 
 class ResultsReport(Model):
     """The results of a design as ``abp-tui results`` reports them, with who unblinded it."""
 
+    warnings: list[str] = Field(default_factory=list)
+    """What the report leads with: engines that did not run on the same model."""
     study: str
     design: str
     design_version: int
@@ -444,6 +483,14 @@ class ResultsReport(Model):
     notes: list[str]
     preference_only: bool = False
     """The design's rubric scores nothing: its reviewers only preferred one response of a pair."""
+    model_match: ModelMatch | None = None
+    """Engines (ABP, Arena): whether they ran on the same model; unmatched, no comparisons."""
+    engine_efficiency: list[EngineEfficiency] = Field(default_factory=list)
+    """Engines (ABP, Arena): each engine's own efficiency medians."""
+    reclassifications: list[Reclassification] = Field(default_factory=list)
+    """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside, with why."""
+    scibench: SciBenchResults | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Seed 004's condition and dimension counts, for a rubric that scores abstention."""
 
 
 def results(
@@ -452,19 +499,22 @@ def results(
     run_outcomes: list[RunOutcome] | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     judge_dimensions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    model_match: ModelMatch | None = None,
 ) -> Results:
     """The results of a design by condition and by task, its comparisons and position bias,
     every interval at ``confidence`` (checked: ConfidenceError for a level out of (0, 1)).
 
     ``decisions`` and ``run_outcomes`` may be passed when the caller already computed them from
     these same records. ``judge_dimensions`` (run id -> the automated judge's dimensions) adds
-    the judge's per-dimension tallies.
+    the judge's per-dimension tallies. ``model_match`` (engines: ABP, Arena) adds the
+    head-to-head to each comparison, and withholds every comparison when the engines did not
+    run on the same model (seed 003 section 7).
     """
     confidence = confidence_level(confidence)
     if decisions is None:
         decisions = decide(records)
-    if run_outcomes is None:
-        run_outcomes = outcomes(records.runs, decisions.verdicts, records.superseded)
+    if run_outcomes is None:  # a record's INFRA_ERROR / PROVIDER_BLOCK stands (seed 000)
+        run_outcomes = held_outcomes(records, decisions)
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
     by_cell: dict[tuple[str, str], list[RunOutcome]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
@@ -491,13 +541,22 @@ def results(
                 preferences(records.items, decisions.latest, a, b, held_back),
                 records.seed,
                 confidence,
+                engines=model_match is not None,
             )
             for a, b in contrasts_of(records.design, conditions)
-            if a in by_condition and b in by_condition
+            if a in by_condition and b in by_condition and engines_comparable(model_match)
         ],
         position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,
         confidence=confidence,
         verdict_source="automated" if is_automated(records.design.name, rubric.id) else "design",
         automated_judge=judge_tallies(run_outcomes, judge_dimensions or {}),
+        model_match=model_match,
+        engine_efficiency=[]
+        if model_match is None
+        else [
+            engine_efficiency(c, [r for r, o in by_condition[c] if counts_for_efficiency(o)])
+            for c in conditions
+        ],
+        reclassifications=reclassifications(records.runs, decisions, records.superseded),
     )

@@ -65,6 +65,8 @@ def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool)
                     "each response"
                 )
             continue
+        if response.reclassified and not response.override_reason.strip():
+            out.append(f"{label}: a reason is required to reclassify the record's state")
         if response.state_override is not None:
             if response.state_override not in OVERRIDE_STATES:
                 out.append(f"{label}: {response.state_override} cannot be set by hand")

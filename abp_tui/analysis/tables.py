@@ -24,10 +24,12 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final, Literal, Protocol
 
+from abp_tui.analysis.abp_efficiency import HEAD_TO_HEAD_NOTE, STRICT_ORDER, EngineEfficiency
 from abp_tui.analysis.agreement_labels import ReferenceAgreement
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
+    PASS_RATE_NOTE,
     RUN_NOTES,
     Comparison,
     GroupResult,
@@ -74,8 +76,10 @@ __all__ = [
     "dimensions_table",
     "disagreements_table",
     "efficiency_table",
+    "engine_efficiency_table",
     "figures_table",
     "group_table",
+    "head_to_head_table",
     "judge_table",
     "left_out_table",
     "pairs_table",
@@ -759,6 +763,113 @@ def efficiency_table(
     )
 
 
+def engine_efficiency_table(engines: Sequence[EngineEfficiency]) -> Table:
+    """Each engine's own medians (normalised diff, tokens, wall clock, cost) with the runs that
+    measured each and those that did not, over the runs that are measurements (not excluded)."""
+    labels = dict(STRICT_ORDER)
+    metrics = [field for field, _label in STRICT_ORDER]
+    columns = (
+        Column("engine", "Condition"),
+        *(
+            Column(
+                f"median_{m}",
+                f"Median {labels[m]} (n, missing)",
+                Kind.NUMBER,
+                csv=((f"median_{m}", "value"), (f"n_{m}", "n"), (f"missing_{m}", "missing")),
+            )
+            for m in metrics
+        ),
+    )
+    rows: list[tuple[Cell, ...]] = []
+    for e in engines:
+        by_metric = {m.metric: m for m in e.medians}
+        rows.append(
+            (
+                e.engine,
+                *(
+                    Number(by_metric[m].median, by_metric[m].n, by_metric[m].missing)
+                    if m in by_metric
+                    else None
+                    for m in metrics
+                ),
+            )
+        )
+    measured = any(m.n for e in engines for m in e.medians)
+    return Table(
+        "engine-efficiency",
+        "Efficiency by engine (medians over the runs that are measurements)",
+        columns,
+        tuple(rows) if measured else (),
+        (
+            "Each engine's own medians; engine errors and other excluded runs are not "
+            "measurements. (n, missing): runs that measured it, and runs that did not.",
+        )
+        if measured
+        else (),
+    )
+
+
+def head_to_head_table(comparisons: Sequence[Comparison]) -> Table:
+    """Each engine pair's wins, losses and ties in seed 003's strict efficiency order, over the
+    pairs both resolved, beside the resolution McNemar test on the same pairing."""
+    steps = [label for _f, label in STRICT_ORDER]
+    columns = (
+        Column("contrast", "Contrast a vs b", Kind.PAIR, csv=(("a", "a"), ("b", "b"))),
+        Column(
+            "wins",
+            "a wins / b wins / ties / undecided",
+            Kind.COUNTS,
+            csv=(("wins_a", "0"), ("wins_b", "1"), ("ties", "2"), ("undecided", "3")),
+        ),
+        _count("resolved_pairs", "Both resolved (n)"),
+        Column("decided_by", "Decided by"),
+        Column(
+            "discordant",
+            "Resolved by a only / b only (of n paired)",
+            Kind.TEXT,
+        ),
+        Column(
+            "mcnemar",
+            "Exact McNemar (resolution)",
+            Kind.P_VALUE,
+            csv=(("mcnemar_p_exact", "p"), ("mcnemar_undefined", "reason")),
+        ),
+    )
+    rows = []
+    for c in comparisons:
+        h = c.head_to_head
+        if h is None:
+            continue
+        decided = "; ".join(
+            f"{step} {h.decided_by[step]}/{h.resolved_pairs}"
+            for step in steps
+            if step in h.decided_by
+        )
+        missing = "; ".join(
+            f"{step} missing {h.undecided_by[step]}/{h.resolved_pairs}"
+            for step in steps
+            if step in h.undecided_by
+        )
+        p = c.paired
+        rows.append(
+            (
+                Pair(c.a, c.b),
+                Counts((h.wins_a, h.wins_b, h.ties, h.undecided)),
+                h.resolved_pairs,
+                "; ".join(x for x in (decided, missing) if x),
+                f"{p.a_pass_b_fail} / {p.a_fail_b_pass} (of {p.pairs})",
+                _p_value(p.mcnemar),
+            )
+        )
+    return Table(
+        "head-to-head",
+        "Head-to-head efficiency (seed 003 strict order, pairs both resolved)",
+        columns,
+        tuple(rows),
+        (HEAD_TO_HEAD_NOTE,) if rows else (),
+    )
+
+
 def position_table(bias: PositionBias, confidence: float = DEFAULT_CONFIDENCE) -> Table:
     """How often the response shown first (left) was preferred among decisive judgments; the
     decisive judgments of items whose reviewers disagree (not adjudicated) are counted apart."""
@@ -866,9 +977,29 @@ class ResultsTables:
     """A preference-only design: people preferred one response of a pair and scored nothing."""
     verdicts: bool = True
     """Some run has a verdict (a person's, an automated outcome or its record's state)."""
+    head_to_head: Table = field(default_factory=lambda: head_to_head_table(()))
+    """Engines' wins, losses and ties in seed 003's strict efficiency order (rows for engines)."""
+    warnings: tuple[str, ...] = ()
+    """What every face leads with: engines that did not run on the same model."""
+    engine_efficiency: Table = field(default_factory=lambda: engine_efficiency_table(()))
+    """Engines' own efficiency medians (rows for engines that measured any)."""
+    business: tuple[Table, ...] = ()
+    """Seed 002's tables (:mod:`abp_tui.analysis.business_tables`), for a business design."""
+    reclassified: Table | None = None
+    """Seed 000: record failures reviewers reclassified (:mod:`abp_tui.analysis.rule_tables`)."""
+    scibench: tuple[Table, ...] = ()
+    """Seed 004's condition and dimension counts and excluded runs, which replace the pass-rate
+    tables for a rubric that scores abstention (no top-line accuracy)."""
 
     @property
     def in_order(self) -> tuple[Table, ...]:
+        """Every table in reading order, with the reclassified record failures when any."""
+        found = self._in_order()
+        if self.reclassified is not None and self.reclassified.rows:
+            found = (*found, self.reclassified)
+        return found
+
+    def _in_order(self) -> tuple[Table, ...]:
         """The tables in reading order; comparisons, the runs left out of them, efficiency,
         the automated judge and the by-task table only when they have rows; rubric dimensions
         and position bias only when people judged (a design's results).
@@ -877,6 +1008,12 @@ class ResultsTables:
         bias, and shows no rubric dimensions; its pass-rate and result-state tables only when
         some run has a verdict to count there (an automated outcome), since otherwise every
         cell of them would be 0/0."""
+        if self.scibench:  # seed 004: counts, no pass rate, no position bias without pairs
+            return (
+                *self.scibench,
+                *((self.judge,) if self.judge.rows and not self.automated else ()),
+                *(t for t in (self.comparisons, self.left_out, self.efficiency) if t.rows),
+            )
         if self.preference_only:
             runs = (self.conditions, self.left_out) if self.verdicts else ()
             return (
@@ -886,7 +1023,13 @@ class ResultsTables:
                 *((self.judge,) if self.judge.rows else ()),
                 *((self.tasks,) if self.verdicts and self.tasks.rows else ()),
             )
-        optional = (self.comparisons, self.left_out, self.efficiency)
+        optional = (
+            self.engine_efficiency,
+            self.comparisons,
+            self.head_to_head,
+            self.left_out,
+            self.efficiency,
+        )
         human = () if self.automated else (self.dimensions,)
         return (
             self.conditions,
@@ -895,6 +1038,7 @@ class ResultsTables:
             *(t for t in optional if t.rows),
             *(() if self.automated else (self.position_bias,)),
             *((self.tasks,) if self.tasks.rows else ()),
+            *self.business,
         )
 
 
@@ -910,6 +1054,17 @@ def results_tables(
         preference_only = rubric is not None and rubric.preference_only
     preference_only = preference_only and not automated
     verdicts = any(g.runs > g.unjudged for g in results.conditions)
+    # Imported here: the business tables are built from this module's columns. Only a business
+    # design's results carry them (``business``).
+    from abp_tui.analysis.business_tables import business_headline, business_tables
+
+    seed002 = getattr(results, "business", None)
+    business = business_tables(seed002, level)
+    headline = business_headline(seed002)
+    from abp_tui.analysis.rule_tables import reclassified_table, sci_tables
+
+    seed004 = getattr(results, "scibench", None)
+    rule_notes = tuple(seed004.notes) if seed004 is not None else ()
     return ResultsTables(
         conditions=group_table(results.conditions, by_task=False, rubric=rubric, confidence=level),
         dimensions=dimensions_table(results.conditions),
@@ -923,14 +1078,28 @@ def results_tables(
         efficiency=efficiency_table(results.comparisons, level),
         position_bias=position_table(results.position_bias, level),
         tasks=group_table(results.by_task, by_task=True, rubric=rubric, confidence=level),
-        notes=tuple(
-            n for n in results.notes if verdicts or not preference_only or n not in RUN_NOTES
+        notes=(
+            *((headline,) if headline else ()),
+            *rule_notes,
+            *(
+                n
+                for n in results.notes
+                if (verdicts or not preference_only or n not in RUN_NOTES)
+                and (seed004 is None or n != PASS_RATE_NOTE)
+            ),
         ),
         confidence=level,
         judge=judge_table(results.automated_judge),
         automated=automated,
         preference_only=preference_only,
         verdicts=verdicts,
+        head_to_head=head_to_head_table(results.comparisons),
+        # Not every source has warnings (they come with engines that ran on different models).
+        warnings=tuple(getattr(results, "warnings", ())),
+        engine_efficiency=engine_efficiency_table(getattr(results, "engine_efficiency", ())),
+        business=business,
+        reclassified=reclassified_table(getattr(results, "reclassifications", ())),
+        scibench=sci_tables(seed004),
     )
 
 

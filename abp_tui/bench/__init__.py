@@ -11,7 +11,8 @@ benchmark module is imported only when its benchmark runs.
 - ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``;
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
   same saves alone;
-- ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy.
+- ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy;
+- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ REPEAT = {
     "startup": 11,
     "contention": 1,
     "judges": 7,
+    "ranking": 3,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
@@ -56,6 +58,15 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.judges import bench_judges
 
         return bench_judges(items=args.items, repeat=repeat)
+    if what == "ranking":
+        from abp_tui.bench.ranking import bench_ranking
+
+        return bench_ranking(
+            votes=getattr(args, "votes", 1_000_000),
+            systems=getattr(args, "systems", 50),
+            tasks=getattr(args, "tasks", 200_000),
+            repeat=repeat,
+        )
     if what == "export":
         from abp_tui.bench.export import bench_export
 

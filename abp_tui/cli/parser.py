@@ -17,6 +17,7 @@ from abp_tui.cli.commands.gating import (
 from abp_tui.cli.commands.importing import cmd_demo, cmd_formats, cmd_import, cmd_schema
 from abp_tui.cli.commands.judges import cmd_judges
 from abp_tui.cli.commands.publishing import cmd_export, cmd_verify
+from abp_tui.cli.commands.ranking import cmd_ranking
 from abp_tui.cli.commands.results import cmd_agreement, cmd_results
 from abp_tui.cli.commands.scoring import cmd_score_scibench
 from abp_tui.cli.commands.stations import cmd_merge, cmd_pack_open, cmd_pack_ratings, cmd_pack_study
@@ -225,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_judges)
 
+    _add_ranking(sub, common, figures)
+
     p = sub.add_parser(
         "status",
         parents=[common, figures],
@@ -377,7 +380,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
     p.add_argument(
         "what",
-        choices=["import", "agreement", "export", "ui", "startup", "contention", "judges"],
+        choices=[
+            "import",
+            "agreement",
+            "export",
+            "ui",
+            "startup",
+            "contention",
+            "judges",
+            "ranking",
+        ],
     )
     p.add_argument("--items", type=int, default=10_000, help="items (agreement, judges)")
     p.add_argument(
@@ -393,6 +405,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="import: the input generated (abp-trace: --events events; pairwise: --pairs pairs)",
     )
     p.add_argument("--pairs", type=int, default=20_000, help="pairs to generate (import pairwise)")
+    p.add_argument("--votes", type=int, default=1_000_000, help="votes to generate (ranking)")
+    p.add_argument("--systems", type=int, default=50, help="systems to rank (ranking)")
+    p.add_argument("--tasks", type=int, default=200_000, help="tasks of the votes (ranking)")
     p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
     p.add_argument(
         "--repeat",
@@ -402,6 +417,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_bench)
     return parser
+
+
+def _add_ranking(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+    figures: argparse.ArgumentParser,
+) -> None:
+    """``ranking``: Bradley-Terry scores of a study's systems from one source of preferences."""
+    p = sub.add_parser(
+        "ranking",
+        parents=[common, figures],
+        help="rank a study's systems (Bradley-Terry, Elo scale) with intervals over tasks",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="with --source verdicts: the design")
+    p.add_argument(
+        "--source",
+        default=None,
+        metavar="verdicts|labels|judge:ID",
+        help="a design's final human preferences, the labels imported with the study, or one "
+        "AI judge's verdicts; never mixed (default: the only one, else verdicts, else labels)",
+    )
+    p.add_argument(
+        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples of tasks"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
+    p.add_argument(
+        "--anchor",
+        default=None,
+        metavar="COND=SCORE",
+        help="fix one system's score (default: the systems' mean is 1000)",
+    )
+    p.add_argument(
+        "--prior",
+        type=float,
+        default=0.0,
+        metavar="K",
+        help="K pseudo-ties on every compared pair: a finite score for a system that won or "
+        "lost every comparison (0: none)",
+    )
+    p.set_defaults(func=cmd_ranking)
 
 
 def _add_gate(

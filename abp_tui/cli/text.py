@@ -62,6 +62,7 @@ def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> 
         f"(rubric {safe_line(report.rubric)})"
     )
     lines = [
+        *(safe_line(w) for w in tables.warnings),  # unmatched models lead (seed 003 section 7)
         f"Results of study {safe_line(report.study)}, {scope}; unblinded by "
         f"{safe_line(report.unblinded_by)} at {safe_line(report.unblinded_at)}",
     ]

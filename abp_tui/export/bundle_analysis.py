@@ -22,11 +22,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from abp_tui.analysis.abp_efficiency import EngineEfficiency
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.automated import JudgeTally
+from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
+from abp_tui.analysis.matched_models import ModelMatch, model_match
 from abp_tui.analysis.records import design_document
+from abp_tui.analysis.reruns import Reclassification, held_outcomes
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     RESULTS_NOTES,
@@ -36,8 +40,15 @@ from abp_tui.analysis.results import (
     VerdictSource,
     results,
 )
+from abp_tui.analysis.scibench_results import (
+    SciBenchResults,
+    all_traits,
+    applies,
+    declared_status,
+    scibench_results,
+)
 from abp_tui.analysis.scoring import result_state
-from abp_tui.analysis.verdicts import Decisions, Disagreement, decide, outcomes
+from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
 from abp_tui.export import records as rec
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
@@ -344,7 +355,7 @@ def analyse(inputs: Inputs) -> Analysis:
             for run, response in j.judgment.responses.items():
                 reviews[run].append(_review(rubric, j, run, response))
     human = {v.run: v for v in decisions.verdicts}
-    run_outcomes = outcomes(records.runs, decisions.verdicts, records.superseded)
+    run_outcomes = held_outcomes(records, decisions)  # a record failure's state stands
     verdicts = []
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
         verdict = human.get(published.id)
@@ -386,6 +397,8 @@ def analyse(inputs: Inputs) -> Analysis:
 class Summary(Model):
     """The results of a bundle, shaped as ``abp-tui results --json`` shapes them."""
 
+    warnings: list[str] = Field(default_factory=list)
+    """What the results lead with: engines that did not run on the same model."""
     study: str
     design: str
     design_version: int
@@ -402,19 +415,36 @@ class Summary(Model):
     automated_judge: list[JudgeTally]
     """The automated judge's own pass / fail / unscored per condition and dimension."""
     notes: list[str]
+    model_match: ModelMatch | None = None
+    """Engines (ABP, Arena): whether they ran on the same model; unmatched, no comparisons."""
+    engine_efficiency: list[EngineEfficiency] = Field(default_factory=list)
+    """Engines (ABP, Arena): each engine's own efficiency medians."""
+    reclassifications: list[Reclassification] = Field(default_factory=list)
+    """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside (seed 000)."""
+    scibench: SciBenchResults | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Seed 004's condition and dimension counts, for a rubric that scores abstention."""
+    business: BusinessResults | None = Field(default=None, exclude_if=lambda v: v is None)
+    """What the business protocol (seed 002) asks a report to carry, for a design under it."""
 
 
 def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Summary:
     """The bundle's results with every interval at ``confidence``."""
     inputs = analysis.inputs
+    match = model_match(inputs.study.protocol, inputs.conditions)
+    # Development material is never a benchmark result: reported apart (seed 002).
+    bench = benchmark_records(analysis.records)
+    whole = bench is analysis.records
     found = results(
-        analysis.records,
-        analysis.decisions,
-        analysis.outcomes,
+        bench,
+        analysis.decisions if whole else None,
+        analysis.outcomes if whole else None,
         confidence,
         judge_dimensions=inputs.judge_dimensions,
+        model_match=match,
     )
+    sci = _scibench(inputs, bench, found.outcomes)
     return Summary(
+        warnings=found.warnings,
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,
@@ -424,10 +454,35 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
         verdict_source=found.verdict_source,
         conditions=found.conditions,
         by_task=found.by_task,
-        comparisons=found.comparisons,
+        comparisons=found.comparisons if sci is None or not sci.withheld else [],
         position_bias=found.position_bias,
         automated_judge=found.automated_judge,
         notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
+        model_match=match,
+        engine_efficiency=found.engine_efficiency,
+        reclassifications=found.reclassifications,
+        scibench=sci,
+        business=business_results(
+            analysis.records,
+            protocol=inputs.study.protocol,
+            findings=inputs.findings,
+            confidence=found.confidence,
+        ),
+    )
+
+
+def _scibench(
+    inputs: Inputs, records: DesignRecords, run_outcomes: list[RunOutcome]
+) -> SciBenchResults | None:
+    """Seed 004's counts, from the bundle's own run records and study description."""
+    if not applies(inputs.rubric, inputs.study.protocol):
+        return None
+    by_id = {r.id: r for r in records.runs}
+    runs = [by_id[o.run_id] for o in run_outcomes]
+    traits = all_traits((r.id, r.record) for r in inputs.runs)
+    status = declared_status(inputs.study.description)
+    return scibench_results(
+        inputs.rubric, runs, run_outcomes, inputs.judge_dimensions, traits, status
     )
 
 

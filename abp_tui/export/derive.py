@@ -37,6 +37,8 @@ JUDGMENTS_CSV = "results/judgments.csv"
 SUMMARY = "results/summary.json"
 ABP_VERDICT = "results/abp-verdict.json"
 JUDGE_CSV = "results/automated_judge.csv"
+RECLASSIFIED_CSV = "results/reclassified_runs.csv"
+"""Seed 000: the record failures reviewers reclassified, with who and why (when any)."""
 PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
 PLOT_TASKS = "plots/pass_rate_by_task.svg"
 
@@ -170,8 +172,14 @@ def derive(
         PLOT_CONDITIONS: charts["condition"].encode("utf-8"),
         PLOT_TASKS: charts["task"].encode("utf-8"),
     }
+    for table in results.business:  # seed 002's tables, for a business design
+        out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
     if results.judge.rows:  # the automated judge scored some run (sci-bench)
         out[JUDGE_CSV] = table_csv(results.judge)
+    if results.reclassified is not None and results.reclassified.rows:  # seed 000
+        out[RECLASSIFIED_CSV] = table_csv(results.reclassified)
+    for table in results.scibench:  # seed 004: condition and dimension counts
+        out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
     judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
     out.update(judge_results(judged))
     shown = [f"({x['source']}) {x['text']}" for x in stated]

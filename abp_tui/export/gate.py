@@ -15,6 +15,8 @@ from collections import defaultdict
 from typing import Final, Literal
 
 from abp_tui.analysis.automated import is_automated
+from abp_tui.analysis.matched_models import model_match
+from abp_tui.analysis.reruns import missing_from_plan
 from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.models import Model, ResultState
 from abp_tui.models.builtin_rubrics import AFP_V01
@@ -248,6 +250,33 @@ def evaluate(analysis: Analysis) -> GateStatus:
         "repeat rules apply to AFP studies)",
         "too few repeats",
     )
+    # A rerun imported after the design was planned is in no item: nobody can judge it until
+    # the design is planned again (listed only when there is one).
+    if not is_automated(inputs.design.name, rubric.id):
+        planned = {run for i in inputs.items for run in i.runs}
+        late = missing_from_plan(inputs.study_design, inputs.runs, planned)
+        if late:
+            check(
+                "reruns planned",
+                late,
+                "",
+                "runs imported after the design was planned, in no item (give the design file "
+                "to `abp-tui study create` again)",
+            )
+
+    # Seed 003 section 7: engines on different models are published, but never compared.
+    match = model_match(protocol, inputs.conditions)
+    if match is not None:
+        checks.append(
+            Check(
+                requirement="engines on the same model (seed 003 section 7)",
+                met=True,
+                detail="the engines ran on the same model: engine-vs-engine comparisons shown"
+                if match.matched
+                else f"{match.warning} Published with per-engine figures only; no "
+                "engine-vs-engine comparison",
+            )
+        )
 
     # Every item judged, every disagreement adjudicated.
     needed = max(1, inputs.study_design.reviewers_per_item)

@@ -25,7 +25,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from abp_tui.analysis.judge_models import JudgesReport
+from abp_tui.analysis.matched_models import COMPARISONS_WITHHELD
 from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis
@@ -171,7 +173,14 @@ def render(
         "comparisons": _html(results.comparisons, "comparisons-table"),
         "left_out": _html(results.left_out, "comparisons-left-out"),
         "efficiency": _html(results.efficiency, "efficiency"),
+        "head_to_head": _html(results.head_to_head, "head-to-head"),
+        "engine_efficiency": _html(results.engine_efficiency, "engine-efficiency"),
         "position_bias": _html(results.position_bias, "position-bias"),
+        # Seed 004's counts replace the pass-rate tables; seed 000's reclassifications.
+        "scibench": tuple(_html(t, t.id) for t in results.scibench),
+        "reclassified": _html(results.reclassified, "reclassified-runs")
+        if results.reclassified is not None and results.reclassified.rows
+        else None,
         "agreement": _html(tables.agreement, "agreement-table"),
         "disagreements": _html(tables.disagreements, "disagreements"),
         "excluded": _html(tables.excluded, "excluded-runs"),
@@ -240,6 +249,9 @@ def render(
         }
         at = [anchor for anchor, _label in NAV].index("agreement") + 1
         nav = (*NAV[:at], ("judges", "AI judges"), *NAV[at:])
+    if results.business:  # seed 002's section, after the comparisons
+        at = [anchor for anchor, _label in nav].index("comparisons") + 1
+        nav = (*nav[:at], ("business", "Business protocol"), *nav[at:])
     template = _environment().get_template("report.html.j2")
     return template.render(
         study=inputs.study,
@@ -255,6 +267,9 @@ def render(
         charts={k: Markup(v) for k, v in charts.items()},
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
+        # Seed 003 section 7: unmatched models lead the page and withhold every comparison.
+        warnings=results.warnings,
+        withheld=COMPARISONS_WITHHELD if results.warnings else sci_withheld(results.notes),
         level=confidence_label(results.confidence),
         agreement=agreement,
         coefficients=(
@@ -262,6 +277,7 @@ def render(
             ("For each pair of reviewers", PAIR_COEFFICIENTS),
         ),
         findings_file=rec.FINDINGS,
+        business=[(t.title, _html(t, t.id), t.notes) for t in results.business],
         limitations=limitations,
         conditions=inputs.conditions,
         tasks=inputs.tasks,

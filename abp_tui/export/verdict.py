@@ -19,6 +19,12 @@ is a whole number is written as one (1650, as the seed writes it, not 1650.0).
 ``receipts.diffs`` (the seed's) is ``runs/diffs/`` when the bundle holds at least one run's diff
 file; when no run has one the key is absent (the schema allows exactly that folder or nothing),
 so a reader never follows a receipt to an empty folder.
+
+``matchedModels`` (the run configuration's, seed 003 section 7) is written for an engine study;
+when the engines did not run on the same model the document leads with ``warning`` and its
+``pairwise`` stays empty: no engine-vs-engine conclusion is drawn from such a run. The seed's
+verdict has no field for the head-to-head efficiency counts, so they are in the results and the
+report, not here.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import statistics
 from typing import Any, Final
 
 from abp_tui.analysis.automated import is_automated
+from abp_tui.analysis.matched_models import ModelMatch, engines_comparable, leading_warnings
 from abp_tui.analysis.results import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
@@ -83,6 +90,20 @@ AUTOMATED_NOTES: Final = (
 )
 
 
+def _study_notes(match: ModelMatch | None) -> list[str]:
+    """Why pairwise is empty (unmatched models), and unverified token totals."""
+    notes = [] if engines_comparable(match) else [UNMATCHED_NOTE]
+    if match is not None and match.tokens_note:
+        notes.append(match.tokens_note)
+    return notes
+
+
+UNMATCHED_NOTE: Final = (
+    "pairwise is empty: the engines did not run on the same model (matchedModels false), so "
+    "no engine-vs-engine conclusion is drawn; perEngine holds each engine's own figures."
+)
+
+
 def _median(values: list[float]) -> float | int | None:
     if not values:
         return None
@@ -134,7 +155,8 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
             engine[key] = _median([v for r in measured if (v := r.metric(metric)) is not None])
         per_engine.append(engine)
     pairwise = []
-    for c in summary.comparisons:
+    match = summary.model_match
+    for c in summary.comparisons if engines_comparable(match) else ():
         test = c.paired.mcnemar
         mcnemar: dict[str, Any] = {"discordant": [test.b, test.c], "pExact": test.p_value}
         if test.undefined_reason:
@@ -157,8 +179,14 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
             pair["unresolvedItems"] = list(c.preferences.unresolved_items)
         pairwise.append(pair)
     automated = is_automated(inputs.design.name, inputs.rubric.id)
-    document: dict[str, Any] = {
-        "schema": SCHEMA_NAME,
+    document: dict[str, Any] = {"schema": SCHEMA_NAME}
+    if match is not None and match.warning:
+        # Seed 003 section 7: the warning leads (canonical JSON sorts keys, so notes start with
+        # it too).
+        document["warning"] = match.warning
+    if match is not None and match.stated is not None:
+        document["matchedModels"] = match.stated
+    document |= {
         "run": inputs.study.id,
         "verdictSource": "automated" if automated else "design",
         "status": gate.status,
@@ -167,7 +195,10 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
         "perEngine": per_engine,
         "pairwise": pairwise,
         "receipts": _receipts(analysis),
-        "notes": (AUTOMATED_NOTES if automated else "") + NOTES,
+        "notes": "".join(f"{w} " for w in leading_warnings(match))
+        + (AUTOMATED_NOTES if automated else "")
+        + NOTES
+        + "".join(f" {n}" for n in _study_notes(match)),
     }
     if not automated:
         document["design"] = {

@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from abp_tui.analysis.matched_models import MATCHED_MODELS_WARNING
 from abp_tui.errors import InputError
 from abp_tui.formats.base import (
     Invalid,
@@ -49,11 +50,8 @@ TASK_SCHEMA = "abp-task/v1"
 RUN_SCHEMA = "abp-run/v1"
 VERDICT_SCHEMA = "abp-verdict/v1"
 
-MATCHED_MODELS_WARNING = (
-    "Warning: matchedModels is false: the engines did not all run on the same model, "
-    "so engine-vs-engine conclusions must not be drawn from this study."
-)
-"""Seed 003 §7: a report on unmatched models must lead with this warning."""
+# Seed 003 section 7: a report on unmatched models must lead with this warning; the flag itself
+# is kept on every condition's metadata (matchedModels), which every output reads back.
 
 NonNegInt = Annotated[StrictInt, Field(ge=0)]
 NonNegNumber = Annotated[StrictFloat, Field(ge=0)]

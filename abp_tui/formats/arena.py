@@ -6,7 +6,9 @@ output (transcripts and diffs are files it points to), so ``output`` is recorded
 and no Task record is yielded: the store makes a placeholder for each task a run names, which a
 task manifest imported into the same study fills in, and which never replaces one already there.
 An ``agent-error`` trial is an engine error: it stays visible as INFRA_ERROR with its exclusion
-reason and is never counted as a loss.
+reason and is never counted as a loss. Token totals come with no per-call events to check them
+against: they are accepted as the envelope states them (results say they are unverified), unless
+a total contradicts its own parts, which refuses the trial.
 
 A trial's ``diffPath`` (kept as given) is read relative to the results file's folder: the diff is
 a receipt a bundle publishes (seed 003 principle 5), stored as the run's ``diff`` with
@@ -27,7 +29,16 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from abp_tui.errors import InputError
 from abp_tui.formats.abp import MATCHED_MODELS_WARNING
@@ -110,11 +121,28 @@ class Timing(_Doc):
 
 
 class ArenaTokens(_Doc):
+    """A trial's token totals. No per-call events come with them, so they cannot be checked
+    against the calls as an ABP trace's are (results say they are unverified); a total that
+    contradicts its own parts is refused."""
+
     input: NonNegInt | None = None
     output: NonNegInt | None = None
     cacheRead: NonNegInt | None = None
     cacheWrite: NonNegInt | None = None
     total: NonNegInt | None = None
+
+    @model_validator(mode="after")
+    def _total_is_the_sum(self) -> ArenaTokens:
+        parts = (self.input, self.output, self.cacheRead, self.cacheWrite)
+        if self.total is not None and all(p is not None for p in parts):
+            added = sum(p for p in parts if p is not None)
+            if added != self.total:
+                raise ValueError(
+                    f"total is {self.total} but input + output + cacheRead + cacheWrite add up "
+                    f"to {added}; expected them to be equal (Arena's normalisation, which ABP "
+                    "inherits: the total counts all four, input without the cache reads)"
+                )
+        return self
 
 
 class Cost(_Doc):

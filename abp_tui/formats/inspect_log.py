@@ -8,7 +8,11 @@ sample or eval metadata value). A sample's events become the run's trace, each e
 kind, tool (a tool event's ``function``), tokens (a model event's usage, normalised) and duration
 (``working_time``). The run's metadata keeps the whole conversation (``messages``: tool calls with
 their arguments, tool results and errors), the attachments that resolve the references, the
-scores, the model's final output whole and every other sample field.
+scores, the model's final output whole and every other sample field. What the log states of itself
+(the eval spec, the ``plan``'s solver steps and config, the ``results``' scores and metrics, the
+``stats``' times and model usage, any other top-level field) is kept whole, once per log, as a
+reference verdict (:data:`LOG_SCHEMA`): the source's own figures, shown on the coordinator's study
+views (``abp-tui status``), never on a blind screen, since they name the model.
 
 Run ids are ``<log key>/<sample id>/epoch<n>``. The log key is Inspect's ``task_id``, which is
 unique to one task x model run and kept by ``inspect eval-retry`` (a retried sample supersedes
@@ -54,7 +58,16 @@ from abp_tui.formats.base import (
     read_json,
     validate,
 )
-from abp_tui.models import Condition, ResultState, Run, Study, Task, Tokens, TraceEvent
+from abp_tui.models import (
+    Condition,
+    ReferenceVerdict,
+    ResultState,
+    Run,
+    Study,
+    Task,
+    Tokens,
+    TraceEvent,
+)
 
 ATTACHMENT = "attachment://"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -68,6 +81,8 @@ READ_CHUNK = 1 << 20
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 CONDITION_CHOICES = "model, task, run or metadata:<key>"
 OUTCOMES = {"C": "passed", "I": "failed"}
+LOG_SCHEMA = "inspect-log/v1"
+"""The schema name of a log's own summary (eval, plan, results, stats), kept per log."""
 """Inspect's CORRECT / INCORRECT score values as automated outcomes."""
 _SAMPLE_KEPT_ELSEWHERE = frozenset({"uuid", "limit", "choices", "files", "setup", "sandbox"})
 """Sample fields beyond the model's that have a place of their own (run or task metadata)."""
@@ -346,6 +361,23 @@ class _Log:
             description="; ".join(parts) + ".",
         )
 
+    def summary(self) -> ReferenceVerdict:
+        """What the log states of itself beyond its samples, whole: the eval (task, model,
+        dataset, config, packages), the plan (solver steps and config), the results (scores
+        and metrics Inspect computed) and the stats (start and end, model usage), and any other
+        top-level field. Kept as the source's own figures (a reference verdict, one per log);
+        they name the model, so only the coordinator's study views show them, never a blind
+        screen."""
+        header = self.header
+        document: dict[str, Any] = {
+            "log": self.key,
+            "version": header.version,
+            "status": header.status,
+            "eval": header.eval.model_dump(mode="json", exclude_none=True),
+        }
+        document.update(header.model_extra or {})
+        return ReferenceVerdict(id=self.key, schema_name=LOG_SCHEMA, document=document)
+
     def _condition_for(self, sample: Sample, display: str, prefix: str) -> Condition | InputError:
         spec = self.spec
         if self.mode == "model":
@@ -527,6 +559,7 @@ def _parse_json(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     log_doc = validate(InspectJsonLog, data, ctx.display)
     log = _Log(log_doc, ctx)
     yield log.study()
+    yield log.summary()
     for i, raw in enumerate(log_doc.samples or []):
         prefix = f"$.samples[{i}]"
         if not isinstance(raw, dict):
@@ -639,6 +672,7 @@ def _parse_eval(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             raise InputError(where, "expected a JSON object (the log header)", path="$")
         log = _Log(validate(InspectHeader, header_data, where), ctx)
         yield log.study()
+        yield log.summary()
         members = sorted((n for n in by_name if SAMPLE_MEMBER.match(n)), key=_sample_order)
         read = 0
         for done, name in enumerate(members, start=1):

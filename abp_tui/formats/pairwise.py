@@ -16,6 +16,7 @@ Task, which reviewers see. This module parses; it never touches the database.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -109,7 +110,7 @@ class LLMBarItem(BaseModel):
     """1 or 2: the better output (checked separately for a precise message)."""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Raw:
     """One item as read from the file, before validation."""
 
@@ -293,6 +294,20 @@ def resolve_cmp_keys(keys: list[str]) -> dict[str, tuple[str, str]]:
     return resolved
 
 
+@functools.lru_cache(maxsize=256)
+def _annotators(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``annotatorN`` fields among an item's extra keys, by N (most items share their keys)."""
+    numbered = sorted((int(m.group(1)), k) for k in keys if (m := ANNOTATOR.match(k)))
+    return tuple(k for _n, k in numbered)
+
+
+@functools.cache
+def _run_template(not_exposed: tuple[str, ...]) -> Run:
+    """A validated run whose copies are the runs of items: what differs between them is set on
+    the copy (:func:`_item_records`), values made here from an item already validated."""
+    return Run(id="-", task_id="-", condition_id="-", not_exposed=not_exposed)
+
+
 def _choice(
     value: Any,
     allowed: dict[int, PreferenceChoice],
@@ -405,10 +420,7 @@ def _item_records(
     if style == "pandalm":
         item = validate(PandaLMItem, raw.data, ctx.display, raw.line, raw.prefix)
         extra = dict(item.model_extra or {})
-        annotators = sorted(
-            ((int(m.group(1)), k) for k in extra if (m := ANNOTATOR.match(k))),
-        )
-        for _n, field in annotators:
+        for field in _annotators(tuple(extra)):
             value = extra.pop(field)
             if value is None:
                 continue  # this annotator did not label the item
@@ -455,7 +467,15 @@ def _item_records(
         idx = item_b.idx
     task_meta.update(extra)
     task_id = str(idx) if idx is not None else str(raw.position)
+    if not task_id:
+        raise InputError(
+            ctx.display,
+            "expected a non-empty idx (or none: the item's position is its id)",
+            raw.line,
+            f"{raw.prefix}.idx",
+        )
     task = Task(id=task_id, prompt=prompt, metadata=task_meta)
+    template = _run_template(not_exposed)
     runs: list[Run] = []
     for n, (value, model) in enumerate(zip(outputs, models, strict=True), start=1):
         condition = model or FALLBACK_CONDITIONS[n - 1]
@@ -466,17 +486,22 @@ def _item_records(
             output = json.dumps(value)
             meta["output_json_type"] = "boolean" if isinstance(value, bool) else "number"
         trial = 2 if n == 2 and runs and runs[0].condition_id == condition else 1
+        # Validating each run again cost more than the rest of the item: the values are made
+        # here, of the kinds the Run model takes (ids and conditions non-empty, the output a
+        # string), so a copy of a validated run gets them (tests/test_pairwise.py checks that a
+        # Run validated from these values is equal).
         runs.append(
-            Run(
-                id=f"{task_id}/{n}",
-                task_id=task_id,
-                condition_id=condition,
-                trial=trial,
-                output=output,
-                model=model,
-                not_exposed=not_exposed,
-                source_line=raw.line,
-                metadata=meta,
+            template.model_copy(
+                update={
+                    "id": f"{task_id}/{n}",
+                    "task_id": task_id,
+                    "condition_id": condition,
+                    "trial": trial,
+                    "output": output,
+                    "model": model,
+                    "source_line": raw.line,
+                    "metadata": meta,
+                }
             )
         )
     return task, runs, labels

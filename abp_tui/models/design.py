@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from abp_tui.models.base import Model
 from abp_tui.models.rubric import KEY_PATTERN, ValidityCheck
@@ -82,6 +82,26 @@ class InlineRubric(Model):
     """The questions asked before scoring; none when left out."""
 
 
+class CorrectionEffort(Model):
+    """Seed 002: correction minutes "under a consistent timing rule": the one rule the design
+    states, which the judgment form shows beside the minutes it asks for."""
+
+    timing_rule: str = Field(min_length=1)
+    """How minutes are timed, e.g. "from reading the output to a version that meets brief,
+    excluding breaks"."""
+
+    @field_validator("timing_rule")
+    @classmethod
+    def _rule_has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the timing rule must not be empty")
+        return value
+
+
+Workflow = Literal["single-agent", "multi-agent"]
+"""Seed 002 section 5: the workflow a condition stands for."""
+
+
 class StudyDesign(Model):
     """The design file of ``abp-tui study create`` (TOML or JSON)."""
 
@@ -111,6 +131,12 @@ class StudyDesign(Model):
     """Also mask the well-known model, vendor and agent names (ChatGPT, OpenAI, Claude, Gemini,
     Llama...: ``abp_tui.analysis.masking.WELL_KNOWN``); ``mask_terms`` extends the list."""
     disagreement: DisagreementRules = Field(default_factory=DisagreementRules)
+    show_record_failures: bool = Field(default=False, exclude_if=lambda v: v is False)
+    """Also put in front of reviewers the runs whose record carries INFRA_ERROR or
+    PROVIDER_BLOCK (seed 000: fix and rerun, never in the quality denominator). Shown or not,
+    such a run keeps its record's state unless a reviewer reclassifies it with a reason
+    (:mod:`abp_tui.analysis.reruns`). Left out of the stored document while off, so a design
+    written before it existed keeps its hash."""
     description: str = ""
     """What the study is, for a study whose records do not say (published after the study's
     own description)."""
@@ -129,6 +155,17 @@ class StudyDesign(Model):
     """A seeded random share of the items people judge first, blind, so that judge-assisted
     estimates are unbiased (abp_tui.analysis.judge_queue); the rest of each queue follows,
     where the AI judges are least trustworthy first."""
+    # Seed 002 (business evaluation); left out of the stored document while unset, so that a
+    # design written before them keeps its hash.
+    correction_effort: CorrectionEffort | None = Field(default=None, exclude_if=lambda v: v is None)
+    """When set, reviewers record correction minutes per output under its timing rule."""
+    development_tasks: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Tasks that are development material (the rubric was refined on them): their results are
+    reported apart, labelled, and never as a benchmark result."""
+    holdout_tasks: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The frozen holdout: the tasks whose results are the benchmark's."""
+    workflows: dict[str, Workflow] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    """Condition id -> ``single-agent`` or ``multi-agent`` (seed 002 section 5)."""
 
     @field_validator("contrasts")
     @classmethod
@@ -158,6 +195,23 @@ class StudyDesign(Model):
         if any(not text.strip() for text in value):
             raise ValueError("a limitation must not be empty")
         return value
+
+    @field_validator("development_tasks", "holdout_tasks")
+    @classmethod
+    def _tasks_once(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("each task is listed once")
+        return value
+
+    @model_validator(mode="after")
+    def _development_apart_from_holdout(self) -> StudyDesign:
+        both = sorted(set(self.development_tasks) & set(self.holdout_tasks))
+        if both:
+            raise ValueError(
+                f"task {both[0]!r} is both development material and holdout: a holdout is "
+                "separate from the material the rubric was refined on"
+            )
+        return self
 
     @field_validator("instructions")
     @classmethod

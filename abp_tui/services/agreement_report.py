@@ -22,7 +22,9 @@ A study without a design reports the label sets' agreement alone.
 Who looks matters (``viewer``): a reviewer never sees anything derived from other judgments of
 an item they have not submitted their own judgment of (the store's rule for ``others()``), so
 those items are held back from every figure, and counted. The coordinator, who reviews none of
-the items, sees every figure (``viewer`` None, or any name that holds no pending item). AI judges'
+the items, sees every figure (``viewer`` None, or any name that holds no pending item); a name that
+could still enrol in an open design of the study is recorded as having seen them, and its
+enrolment is then refused (:mod:`abp_tui.services.coordinator_identity`). AI judges'
 verdicts are never in these figures: they are not stored as judgments or preferences. Judgments
 made elsewhere, in a CSV table, are :mod:`abp_tui.services.table_agreement`'s.
 """
@@ -47,6 +49,7 @@ from abp_tui.analysis.agreement_labels import (
 )
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
+from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.table_agreement import check_settings
 from abp_tui.stats.agreement import (
     CONFIDENCE,
@@ -117,6 +120,8 @@ def study_agreement(
     )
     if viewer is not None and not viewer.strip():
         raise AbpError("reviewer: expected a name (who is looking), got an empty one")
+    # Recorded before anything is computed: whoever sees these figures may not enrol later.
+    note_view(db, study_id, design_pk, viewer, "agreement")
     pending = pending_run_pks(db, study_id, viewer) if viewer is not None else frozenset()
     labels = imported_labels(db, study_id)
     names = sorted({label.reviewer for label in labels})

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.analysis.matched_models import model_match
 from abp_tui.analysis.regression_gate import (
     Baseline,
     GateConfig,
@@ -36,9 +37,10 @@ from abp_tui.formats import detect
 from abp_tui.formats.abp import AbpRun
 from abp_tui.formats.arena import RunManifest
 from abp_tui.formats.base import Format, Invalid, ParseContext, peek_json, read_json, validate
-from abp_tui.models import Run, RunFacts
+from abp_tui.models import Condition, Run, RunFacts
+from abp_tui.store import bulk
 from abp_tui.store.db import utc_now
-from abp_tui.store.queries import diff_bytes, run_facts
+from abp_tui.store.queries import diff_bytes, run_facts, study_protocol
 from abp_tui.store.receipts import study_exists, study_imports
 
 OpenDb = Callable[[], sqlite_utils.Database]
@@ -91,21 +93,26 @@ def facts_of_run(run: Run) -> RunFacts:
 class _Parsed:
     facts: list[RunFacts]
     models: dict[str, str | None]
+    conditions: list[Condition]
+    """The engines as the run configuration declares them (their matchedModels stamp)."""
 
 
 def _runs(files: Iterable[tuple[Path, str, Format]]) -> _Parsed:
     """Every run of the files, by their own readers; an invalid record refuses the whole run."""
     facts: list[RunFacts] = []
     models: dict[str, str | None] = {}
+    conditions: list[Condition] = []
     for path, display, fmt in files:
         for record in fmt.parse(path, ParseContext(display=display)):
             if isinstance(record, Invalid):
                 raise record.error
+            if isinstance(record, Condition):
+                conditions.append(record)
             if isinstance(record, Run):
                 facts.append(facts_of_run(record))
                 if record.model and models.get(record.condition_id) is None:
                     models[record.condition_id] = record.model
-    return _Parsed(facts, models)
+    return _Parsed(facts, models, conditions)
 
 
 def _trials(facts: Iterable[RunFacts]) -> int | None:
@@ -120,6 +127,7 @@ def _figures(
     listed: list[str],
     trials: int | None,
     receipts: list[Receipt],
+    protocol: str = "",
 ) -> RunFigures:
     tasks = listed or sorted({f.task for f in parsed.facts})
     return RunFigures(
@@ -128,6 +136,7 @@ def _figures(
         trials=trials if trials is not None else _trials(parsed.facts),
         engines=tuple(engine_figures(parsed.facts, parsed.models)),
         receipts=tuple(receipts),
+        model_match=model_match(protocol, parsed.conditions),
     )
 
 
@@ -142,7 +151,12 @@ def _arena(path: Path, display: str, fmt: Format) -> RunFigures:
         harness = " ".join(filter(None, [manifest.harness.name, manifest.harness.version]))
     source = RunSource(kind="arena-results", id=manifest.runId, harness=harness)
     return _figures(
-        source, parsed, list(manifest.taskIds), manifest.trials, [receipt(path, "results", display)]
+        source,
+        parsed,
+        list(manifest.taskIds),
+        manifest.trials,
+        [receipt(path, "results", display)],
+        "arena",
     )
 
 
@@ -176,8 +190,10 @@ def _abp_folder(folder: Path, files: list[tuple[Path, str, Format]]) -> RunFigur
             run_id = extra["runId"]
         receipts.append(receipt(path, "results", display))
     receipts += [receipt(p, "results", d) for p, d, _f in traces]
+    # The configuration's own reader yields its engines with their matchedModels stamp.
+    parsed = _runs([*configs, *traces])
     return _figures(
-        RunSource(kind="abp-run-folder", id=run_id), _runs(traces), listed, trials, receipts
+        RunSource(kind="abp-run-folder", id=run_id), parsed, listed, trials, receipts, "abp"
     )
 
 
@@ -187,7 +203,15 @@ def _study(db: sqlite_utils.Database, study: str) -> RunFigures:
         Receipt(role="import", path=f.file_name, sha256=f.sha256, bytes=f.size)
         for f in study_imports(db, study)
     ]
-    return _figures(RunSource(kind="study", id=study), _Parsed(facts, {}), [], None, receipts)
+    parsed = _Parsed(facts, {}, bulk.conditions(db, study))
+    return _figures(
+        RunSource(kind="study", id=study),
+        parsed,
+        [],
+        None,
+        receipts,
+        study_protocol(db, study) or "",
+    )
 
 
 def load_run(target: str, open_db: OpenDb) -> RunFigures:

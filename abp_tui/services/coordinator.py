@@ -14,7 +14,10 @@ Blinding rules kept here, so no screen can forget them:
   them only when asked;
 - a reviewer of an item who has not submitted their own judgment never receives the others'
   judgments of it (:class:`BlindingError`, the core's refusal), the disagreement queue does
-  not tell them why the item is disputed, and the agreement figures leave the item out.
+  not tell them why the item is disputed, and the agreement figures leave the item out;
+- whoever sees the disagreements, an adjudication, the agreement or the results while they could
+  still enrol in an open design of the study is recorded first, and may then never enrol
+  (:mod:`abp_tui.services.coordinator_identity`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from abp_tui.services.adjudicating import (
     item_judgments,
 )
 from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.results_report import (
     ResultsReport,
     StudyIsBlind,
@@ -195,6 +199,7 @@ def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> Disagreeme
     db = connect(db_path)
     try:
         design = _design(db, design_pk)
+        note_view(db, design.study_id, design_pk, viewer, "disagreements")
         item_pks = {i.code: i.pk for i in sql.items(db, design_pk)}
         rows = []
         for d in disagreements(db, design_pk):
@@ -309,6 +314,7 @@ def open_adjudication(
         judged = item_judgments(db, design_pk).get(code, [])
         if not judged:
             raise AbpError(f"{code} has no submitted judgment to adjudicate yet")
+        note_view(db, row.study_id, design_pk, adjudicator, "adjudication")
         order = sql.submission_order(db, item.pk)
         judged = sorted(judged, key=lambda j: (order.index(j.reviewer), j.reviewer))
         first = judged[0].placement
@@ -395,7 +401,9 @@ class ResultsView:
         return self.report is None
 
 
-def read_results(db_path: Path, design_pk: int) -> ResultsView:
+def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> ResultsView:
+    """A design's results as ``viewer`` sees them (recorded when shown: see
+    :mod:`abp_tui.services.coordinator_identity`), or why there are none yet."""
     db = connect(db_path)
     try:
         design = _design(db, design_pk)
@@ -407,18 +415,22 @@ def read_results(db_path: Path, design_pk: int) -> ResultsView:
                 "never unblinded here. The coordinator merges your ratings and reports results.",
             )
         try:
-            return ResultsView(design, compute_results(db, design_pk))
+            report = compute_results(db, design_pk)
+            note_view(db, design.study_id, design_pk, viewer, "results")
+            return ResultsView(design, report)
         except StudyIsBlind as exc:
             return ResultsView(design, None, str(exc))
     finally:
         db.close()
 
 
-def read_choice_results(db_path: Path, choice: DesignChoice) -> ResultsView:
+def read_choice_results(
+    db_path: Path, choice: DesignChoice, viewer: str | None = None
+) -> ResultsView:
     """The results of a design, or of a study's automated outcomes (a choice without a
     design), or why there are none yet."""
     if choice.pk is not None:
-        return read_results(db_path, choice.pk)
+        return read_results(db_path, choice.pk, viewer)
     if not choice.is_automated:
         raise AbpError(f"{choice.label}: results need a study design or automated outcomes")
     db = connect(db_path)

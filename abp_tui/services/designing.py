@@ -31,6 +31,7 @@ from abp_tui.analysis.blinding import (
     plan_commitment,
     plan_items,
 )
+from abp_tui.analysis.reruns import held_from_plan, planned_runs
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import InlineRubric, Rubric, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
@@ -39,7 +40,7 @@ from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.services.judge_order import order_queues
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
-from abp_tui.store.queries import list_studies, study_conditions, study_protocol
+from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_text
 
@@ -155,7 +156,7 @@ def create_design(
         )
     masker = study_masker(db, design)
     rubric_doc = rubric.model_dump_json()
-    runs = sql.plan_runs(db, design.study)
+    runs = _plannable(db, design)
     versions = [d for d in sql.designs(db, design.study) if d.name == design.name]
     latest = versions[-1] if versions else None
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
@@ -225,6 +226,17 @@ def create_design(
         design.seed,
         rubric.id,
     )
+
+
+def _plannable(db: sqlite_utils.Database, design: StudyDesign) -> list[PlanRun]:
+    """The study's current runs a plan may hold: a run whose record says INFRA_ERROR or
+    PROVIDER_BLOCK only when the design shows such runs (seed 000: it is rerun, and its rerun
+    takes its place)."""
+    states = {
+        f.id: f.origin_status.value if f.origin_status else None
+        for f in run_facts(db, design.study)
+    }
+    return planned_runs(design, sql.plan_runs(db, design.study), held_from_plan(design, states))
 
 
 def _plan(

@@ -26,6 +26,7 @@ from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.models.judges import TIE, JudgeVerdict
+from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
@@ -128,8 +129,10 @@ def judge_report(
     seed: int = 0,
     resamples: int = RESAMPLES,
     epsilon: float = DEFAULT_EPSILON,
+    viewer: str | None = None,
 ) -> JudgesReport:
-    """Every AI judge of a study against the chosen human reference."""
+    """Every AI judge of a study against the chosen human reference, as ``viewer`` sees it
+    (recorded: :mod:`abp_tui.services.coordinator_identity`)."""
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
     if not 0 <= epsilon < 1:
@@ -144,11 +147,14 @@ def judge_report(
             "model_judgment, LLMBar evaluators, Inspect model-graded scores, native judge_verdict "
             "lines)"
         )
+    found = reference_for(db, study_id, reference, design)
+    # The reference is the people's judgments: whoever sees it may not enrol in the study later.
+    note_view(db, study_id, None, viewer, "judges")
     return judges_report(
         study_id,
         sql.study_judges(db, study_id),
         table,
-        reference_for(db, study_id, reference, design),
+        found,
         confidence=confidence,
         seed=seed,
         resamples=resamples,
@@ -156,11 +162,11 @@ def judge_report(
     )
 
 
-def read_judge_report(db_path: Path, study: str | None) -> JudgesReport:
+def read_judge_report(db_path: Path, study: str | None, viewer: str | None = None) -> JudgesReport:
     """The judge report of a study for the workstation (its own connection: a worker's)."""
     db = connect(db_path)
     try:
-        return judge_report(db, study)
+        return judge_report(db, study, viewer=viewer)
     finally:
         db.close()
 

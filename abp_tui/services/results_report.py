@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import sqlite_utils
+from pydantic import Field
 
 from abp_tui.analysis.automated import (
     AUTOMATED_DESIGN,
@@ -32,6 +33,8 @@ from abp_tui.analysis.automated import (
     has_automated_outcomes,
     shared_seed,
 )
+from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
+from abp_tui.analysis.matched_models import ModelMatch, model_match
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
@@ -47,8 +50,9 @@ from abp_tui.analysis.results import (
 )
 from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
-from abp_tui.models import DesignRecords, OutcomeSource, RunOutcome
+from abp_tui.models import DesignRecords, OutcomeSource, RunFacts, RunOutcome
 from abp_tui.services.designing import find_design_if_any, find_study
+from abp_tui.services.scibench_results import study_scibench
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
@@ -59,6 +63,7 @@ __all__ = [
     "AUTOMATED_STATES",
     "EFFICIENCY_METRICS",
     "AutomatedScope",
+    "BusinessReport",
     "Comparison",
     "Efficiency",
     "GroupResult",
@@ -77,6 +82,13 @@ __all__ = [
     "report_results",
     "unblind",
 ]
+
+
+class BusinessReport(ResultsReport):
+    """Results with what the business protocol (seed 002) asks a report to carry, when the
+    design is under it (``business`` None otherwise, and left out of the JSON)."""
+
+    business: BusinessResults | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class StudyIsBlind(AbpError):
@@ -114,7 +126,14 @@ def judge_dimensions(db: sqlite_utils.Database, study_id: str) -> dict[str, list
     return {run: score.dimensions for run, score in study_scores(db, study_id).items()}
 
 
+def study_model_match(db: sqlite_utils.Database, study_id: str) -> ModelMatch | None:
+    """Whether the study's engines ran on the same model (None: its conditions are no engines),
+    from the matchedModels its run configuration stamped on every condition."""
+    return model_match(study_protocol(db, study_id) or "", bulk.conditions(db, study_id))
+
+
 def _report(
+    db: sqlite_utils.Database,
     name: str,
     version: int,
     sha256: str,
@@ -124,8 +143,27 @@ def _report(
     dimensions: dict[str, list[dict[str, Any]]],
     confidence: float,
 ) -> ResultsReport:
-    found = results(records, confidence=confidence, judge_dimensions=dimensions)
-    return ResultsReport(
+    match = study_model_match(db, study_id)
+    # Development material is never a benchmark result: reported apart (seed 002).
+    found = results(
+        benchmark_records(records),
+        confidence=confidence,
+        judge_dimensions=dimensions,
+        model_match=match,
+    )
+    # Seed 004: counts per condition and dimension; no condition effect before the human gate.
+    sci = study_scibench(
+        db, study_id, records.rubric, _runs_of(records, found.outcomes), found.outcomes, dimensions
+    )
+    business = business_results(
+        records,
+        protocol=study_protocol(db, study_id) or "",
+        findings=sql.finding_revisions(db, study_id),
+        confidence=found.confidence,
+    )
+    return BusinessReport(
+        business=business,
+        warnings=found.warnings,
         study=study_id,
         design=name,
         design_version=version,
@@ -137,13 +175,23 @@ def _report(
         verdict_source=found.verdict_source,
         conditions=found.conditions,
         by_task=found.by_task,
-        comparisons=found.comparisons,
+        comparisons=found.comparisons if sci is None or not sci.withheld else [],
         position_bias=found.position_bias,
         outcomes=found.outcomes,
         automated_judge=found.automated_judge,
         notes=found.notes,
         preference_only=records.rubric.preference_only and found.verdict_source != "automated",
+        model_match=match,
+        engine_efficiency=found.engine_efficiency,
+        reclassifications=found.reclassifications,
+        scibench=sci,
     )
+
+
+def _runs_of(records: DesignRecords, run_outcomes: list[RunOutcome]) -> list[RunFacts]:
+    """The facts of the runs these outcomes are of, in their order."""
+    by_id = {r.id: r for r in records.runs}
+    return [by_id[o.run_id] for o in run_outcomes]
 
 
 def compute_results(
@@ -157,7 +205,7 @@ def compute_results(
     records = sql.records_of_design(db, design_pk)
     dimensions = judge_dimensions(db, row.study_id)
     return _report(
-        row.name, row.version_no, row.sha256, records, who, row.study_id, dimensions, confidence
+        db, row.name, row.version_no, row.sha256, records, who, row.study_id, dimensions, confidence
     )
 
 
@@ -230,6 +278,7 @@ def compute_automated_results(
     who = _unblinded_by(db, study_id)
     scope = automated_scope(db, study_id)
     return _report(
+        db,
         scope.name,
         scope.version_no,
         scope.sha256,

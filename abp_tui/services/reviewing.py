@@ -26,7 +26,9 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
+from abp_tui.services.coordinator_identity import refuse_enrolment
 from abp_tui.services.judge_order import order_queues
+from abp_tui.services.reclassify import record_state_problems, refused_override
 from abp_tui.store import judging as sql
 from abp_tui.store.secrets import plan_secret
 
@@ -84,6 +86,8 @@ class BlindItem:
     judgment: Judgment = field(default_factory=Judgment)
     """This reviewer's latest judgment, keyed by position."""
     seconds_spent: float = 0.0
+    timing_rule: str | None = None
+    """The design's correction timing rule (seed 002): minutes are asked per response."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,8 @@ class ReviewSession:
     def _enrol(self) -> None:
         if sql.enrolment_slot(self.db, self.design_pk, self.reviewer) is not None:
             return
+        # Whoever has seen the coordinator's figures of the study would not judge independently.
+        refuse_enrolment(self.db, self.design_row.study_id, self.design.name, self.reviewer)
         rows = sql.items(self.db, self.design_pk)
         from abp_tui.analysis.blinding import PlannedItem, PlanRun
 
@@ -280,6 +286,9 @@ class ReviewSession:
             revision=latest.revision if latest else 0,
             judgment=judgment,
             seconds_spent=latest.seconds_spent if latest else 0.0,
+            timing_rule=(self.design_row.document.get("correction_effort") or {}).get(
+                "timing_rule"
+            ),
         )
 
     def save(
@@ -302,6 +311,9 @@ class ReviewSession:
         by_run = _to_runs(judgment, order)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         missing = problems(self.rubric, by_run, [str(pk) for pk in order], item.kind == "pair")
+        if not self.rubric.preference_only:  # seed 000: scores alone never change a record state
+            missing += record_state_problems(self.db, order, by_run)
+        refused_override(self.db, self.rubric, code, order, by_run)
         if submit and missing:
             raise NotReady(missing)
         refused = malformed(self.rubric, judgment, [str(i) for i in range(1, len(order) + 1)])
@@ -333,6 +345,9 @@ class ReviewSession:
 
         The finding is recorded under the design's study; recording an id again adds a revision.
         """
+        problem = finding.retest_problem()  # seed 002: a retest lists what it retested
+        if problem is not None:
+            raise AbpError(f"finding {finding.id}: {problem}")
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
         chosen = []

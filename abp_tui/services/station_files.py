@@ -94,6 +94,9 @@ class StudyPack(Model):
     items: list[PackItem]
     signing_key: str
     """The reviewer's key: the station signs its ratings file with it."""
+    timing_rule: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The design's correction timing rule (seed 002): the station asks for minutes under it.
+    Left out while None, so that a pack made before it keeps its hash."""
     sha256: str = ""
     """SHA-256 of the canonical JSON of everything else in the file."""
 

@@ -147,6 +147,7 @@ def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -
         rubric=None if not session.rubric.dimensions else session.rubric,
         items=items,
         signing_key=_signing_key(db, design_pk, reviewer),
+        timing_rule=(row.document.get("correction_effort") or {}).get("timing_rule"),
     )
     return pack.model_copy(update={"sha256": body_hash(document_of(pack))})
 
@@ -332,6 +333,8 @@ def open_station(station: sqlite_utils.Database, path: Path) -> OpenedPack:
             "reviewers": [pack.reviewer],
             "pack": pack.sha256,
         }
+        if pack.timing_rule is not None:  # seed 002: the station asks for minutes under it
+            document["correction_effort"] = {"timing_rule": pack.timing_rule}
         design_pk = sql.insert_design(
             station,
             pack.design.study,

@@ -19,6 +19,15 @@ implementation (github.com/nitaytech/AltTest, ``alt_test``) computes it:
   for crowd workers; an annotator with fewer than 30 items is left out (the t-test's normality
   needs them), as in the reference implementation.
 
+Checked against the authors (``tests/test_alt_test_authors.py``): their notebook's printed
+winning rates and advantage probabilities on the paper's MT-Bench data (three annotators, six
+LLMs), and every per-annotator rho_j, p-value and decision their code gives on the same inputs.
+Where this module differs from their code, on purpose: the items are visited sorted (theirs in
+dict order; the t-test's sums may then differ in the last bit); with no variance in the
+differences the p-value is the t-test's limit, 0 or 1 (SciPy gives the same except at a mean of
+exactly epsilon, where it gives NaN and neither rejects); fewer than three human annotators give
+no winning rate (their code runs with two, leaving a "group" of one person).
+
 Pure: labels in, a model out. The caller decides which humans and items take part.
 """
 

@@ -315,6 +315,18 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "created_at": _CREATED,
         },
     ),
+    "coordinator_views": (
+        "Who has seen a study's coordinator-level figures while able to enrol in one of its "
+        "open designs; their enrolment is refused (append-only).",
+        {
+            "pk": _KEY,
+            "study_id": "The study (studies.id).",
+            "design_pk": "The design whose figures were seen (designs.pk); empty for the study.",
+            "viewer": "Who looked.",
+            "figure": "agreement, disagreements, adjudication, results or judges.",
+            "viewed_at": "First look (UTC).",
+        },
+    ),
     "merges": (
         "Ratings files merged back from stations.",
         {

@@ -23,6 +23,7 @@ from abp_tui.models import (
     Task,
 )
 from abp_tui.models.judges import Judge, JudgeVerdict
+from abp_tui.store.record_json import metadata_json, names_json, run_body, task_body
 from abp_tui.text.canonical import canonical_json, sha256_bytes, sha256_text
 
 TraceRef = tuple[int, str, int]
@@ -77,8 +78,6 @@ RUN_COLUMNS: Final = (
     "not_exposed",
     "document",
 )
-_NOT_HASHED: Final[set[str]] = {"output", "source_file", "source_line"}
-"""A run's fields left out of its content hash (the output is hashed on its own)."""
 BLOB_SQL: Final = "INSERT OR IGNORE INTO blobs (sha256, text) VALUES (?, ?)"
 PREFERENCE_SQL: Final = (
     "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, run_2_pk, choice, "
@@ -102,12 +101,6 @@ def insert_sql(table: str, names: tuple[str, ...]) -> str:
     ]
     marks = ", ".join("?" for _ in all_names)
     return f"INSERT INTO {table} ({', '.join(all_names)}) VALUES ({marks})"
-
-
-@functools.lru_cache(maxsize=1024)
-def names_json(names: tuple[str, ...]) -> str:
-    """A tuple of names as canonical JSON (most records of a file share theirs)."""
-    return canonical_json(list(names))
 
 
 def json_hex(sha: str | None) -> str:
@@ -147,7 +140,6 @@ def prepare_run(run: Run, trace: TraceRef | None, file_name: str) -> tuple[Any, 
     """The run's output and its hash, its body's canonical JSON (hashed when its task and
     condition are known), its trace and the values of its columns from ``trial`` on."""
     output_sha = sha256_text(run.output) if run.output is not None else None
-    body = run.model_dump(mode="json", exclude=_NOT_HASHED)
     tokens = run.tokens
     return (
         "run",
@@ -156,7 +148,7 @@ def prepare_run(run: Run, trace: TraceRef | None, file_name: str) -> tuple[Any, 
         run.condition_id,
         output_sha,
         run.output,
-        canonical_json(body),
+        run_body(run),
         trace,
         (
             run.trial,
@@ -201,9 +193,10 @@ def diff_blob(diff: bytes | None) -> tuple[str, str | bytes] | None:
 
 def prepare_task(task: Task) -> tuple[str, str, tuple[Any, ...]]:
     """(id, SHA-256 of its canonical JSON, its columns' values)."""
+    hashed, stored = metadata_json(task.metadata)
     return (
         task.id,
-        sha256_text(canonical_json(task.model_dump(mode="json"))),
+        sha256_text(task_body(task, hashed)),
         (
             task.title,
             task.prompt,
@@ -214,7 +207,7 @@ def prepare_task(task: Task) -> tuple[str, str, tuple[Any, ...]]:
             task.risk_type,
             task.version,
             int(task.synthetic),
-            canonical_json(task.metadata),
+            stored,
         ),
     )
 

@@ -483,3 +483,28 @@ BEGIN SELECT RAISE(ABORT, 'a reviewer key never changes once issued'); END;
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0010_coordinator_views",
+        # Who has seen a study's coordinator-level figures (abp_tui.store.coordinator_views):
+        # on an open design, enrolment of anyone recorded here is refused. Append-only: having
+        # seen the figures cannot be undone. design_pk is no foreign key: an unfrozen design may
+        # be replaced (its row deleted) after someone looked at its empty figures.
+        """
+CREATE TABLE coordinator_views (
+    pk INTEGER PRIMARY KEY,
+    study_id TEXT NOT NULL REFERENCES studies(id),
+    design_pk INTEGER,
+    viewer TEXT NOT NULL,
+    figure TEXT NOT NULL,
+    viewed_at TEXT NOT NULL
+);
+CREATE INDEX coordinator_views_viewer ON coordinator_views (study_id, viewer);
+CREATE TRIGGER coordinator_views_no_update BEFORE UPDATE ON coordinator_views
+BEGIN SELECT RAISE(ABORT, 'coordinator views are append-only: they are never changed'); END;
+CREATE TRIGGER coordinator_views_no_delete BEFORE DELETE ON coordinator_views
+BEGIN SELECT RAISE(ABORT, 'coordinator views are append-only: they are never deleted'); END;
+""",
+    )
+)

@@ -41,6 +41,7 @@ CHUNK_RECORDS = 1024
 """Prepared records per chunk: what is held, or pickled to the spool file, at a time."""
 MEMORY_BUDGET = 64 << 20
 """Roughly the bytes of prepared records an import holds in memory before spooling to disk."""
+_TRACE_RECORDS = (TraceEvent, TraceEventBatch)
 
 
 class SpoolBudget:
@@ -76,17 +77,14 @@ class StagedFile:
         self._staged: list[int] = []
         """Keys of the traces handed over by the writer (their runs are staged here)."""
         self._done = False
+        self._prepare = writer.prepare
 
     @property
     def study_id(self) -> str | None:
         return self.writer.study_id
 
     def write(self, record: object) -> None:
-        if isinstance(record, TraceEvent | TraceEventBatch):
-            with translated(self._where):
-                self.writer.write(record)
-                self._commit_batch()
-            return
+        # Called for every record of a file: the common cases are tested first.
         trace: tuple[int, str, int] | None = None
         if isinstance(record, Run):
             if self.writer.has_open_trace(record.id):
@@ -95,16 +93,23 @@ class StagedFile:
                     self._commit_batch()
                 if trace is not None:
                     self._staged.append(trace[0])
+        elif isinstance(record, _TRACE_RECORDS):
+            with translated(self._where):
+                self.writer.write(record)
+                self._commit_batch()
+            return
         elif isinstance(record, Study) and self.writer.study_id is None:
             # Traces need to know their study is named; the Study itself is written at commit.
             self.writer.study_id = record.id
-        prepared = self.writer.prepare(record, trace)
-        self._chunk.append(prepared)
+        prepared = self._prepare(record, trace)
+        chunk = self._chunk
+        chunk.append(prepared)
         weight = held_size(prepared)
         self._weight += weight
-        self._budget.held += weight
-        over = self._budget.held > self._budget.limit
-        if over or len(self._chunk) >= CHUNK_RECORDS:
+        budget = self._budget
+        budget.held += weight
+        over = budget.held > budget.limit
+        if over or len(chunk) >= CHUNK_RECORDS:
             self._held.append(self._chunk)
             self._chunk = []
             if over:

@@ -10,12 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+# What json.dumps builds on every call with these options, built once: an import makes a text
+# per record. Without the circular check (JSON documents have no cycles; a cycle built in code
+# still fails, as a RecursionError).
+_C_ENCODE = (
+    c_make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", True, False, True)
+    if c_make_encoder is not None
+    else None
+)
 
 
 def canonical_json(data: Any) -> str:
     """``data`` as canonical JSON text."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    if _C_ENCODE is None:  # pragma: no cover - CPython has the C encoder
+        return _ENCODER.encode(data)
+    return "".join(_C_ENCODE(data, 0))
 
 
 def sha256_text(text: str) -> str:

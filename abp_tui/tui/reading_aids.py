@@ -1,4 +1,4 @@
-"""The compare screen's reading aids beside the word diff: transcripts, search and folds.
+"""The reading aids of the compare and adjudication screens: transcripts, search and folds.
 
 - Transcripts: the Trace tabs show each response's transcript, read (masked by the core, laid
   out and wrapped in a worker: :mod:`abp_tui.tui.transcripts`) the first time a Trace tab is
@@ -23,82 +23,89 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
-from abp_tui.services.desk import Desk
-from abp_tui.tui.transcripts import TranscriptReader
+from abp_tui.tui.transcripts import TranscriptReader, TranscriptSource
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
 
 
-def _key(key: str, action: str, description: str, tooltip: str, name: str, display: str) -> Binding:
-    return Binding(
-        key,
-        action,
-        description,
-        show=False,
-        key_display=display,
-        id=f"compare.{name}",
-        tooltip=tooltip,
-    )
+def reading_bindings(screen: str, fold: str = "e") -> list[BindingType]:
+    """The reading keys with ids ``<screen>.<name>``; ``fold`` is the unfold key (its capital
+    unfolds all): ``e``, but ``z`` where ``e`` is taken (the adjudication's note)."""
+
+    def _key(
+        key: str, action: str, description: str, tooltip: str, name: str, display: str
+    ) -> Binding:
+        return Binding(
+            key,
+            action,
+            description,
+            show=False,
+            key_display=display,
+            id=f"{screen}.{name}",
+            tooltip=tooltip,
+        )
+
+    return [
+        _key(
+            "slash",
+            "search",
+            "Search",
+            "Search the outputs, or the transcripts when the Trace tabs are shown.",
+            "search",
+            "/",
+        ),
+        _key(
+            "n",
+            "jump_hit(1)",
+            "Next hit",
+            "Jump to the next hit of the search (while a search is on).",
+            "search_next",
+            "n",
+        ),
+        _key(
+            "N",
+            "jump_hit(-1)",
+            "Previous hit",
+            "Jump to the previous hit of the search (while a search is on).",
+            "search_previous",
+            "shift+n",
+        ),
+        _key(
+            "greater_than_sign",
+            "next_hit(1)",
+            "Next hit",
+            "Jump to the next hit of the search.",
+            "next_hit",
+            ">",
+        ),
+        _key(
+            "less_than_sign",
+            "next_hit(-1)",
+            "Previous hit",
+            "Jump to the previous hit of the search.",
+            "previous_hit",
+            "<",
+        ),
+        _key(
+            fold,
+            "fold",
+            "Unfold",
+            "Unfold (or fold back) the first long block in view of each transcript shown.",
+            "fold",
+            fold,
+        ),
+        _key(
+            fold.upper(),
+            "fold_all",
+            "Unfold all",
+            "Unfold every long block of the transcripts shown, or fold them all back.",
+            "fold_all",
+            f"shift+{fold}",
+        ),
+    ]
 
 
-READING_BINDINGS: list[BindingType] = [
-    _key(
-        "slash",
-        "search",
-        "Search",
-        "Search the outputs, or the transcripts when the Trace tabs are shown.",
-        "search",
-        "/",
-    ),
-    _key(
-        "n",
-        "jump_hit(1)",
-        "Next hit",
-        "Jump to the next hit of the search (while a search is on).",
-        "search_next",
-        "n",
-    ),
-    _key(
-        "N",
-        "jump_hit(-1)",
-        "Previous hit",
-        "Jump to the previous hit of the search (while a search is on).",
-        "search_previous",
-        "shift+n",
-    ),
-    _key(
-        "greater_than_sign",
-        "next_hit(1)",
-        "Next hit",
-        "Jump to the next hit of the search.",
-        "next_hit",
-        ">",
-    ),
-    _key(
-        "less_than_sign",
-        "next_hit(-1)",
-        "Previous hit",
-        "Jump to the previous hit of the search.",
-        "previous_hit",
-        "<",
-    ),
-    _key(
-        "e",
-        "fold",
-        "Unfold",
-        "Unfold (or fold back) the first long block in view of each transcript shown.",
-        "fold",
-        "e",
-    ),
-    _key(
-        "E",
-        "fold_all",
-        "Unfold all",
-        "Unfold every long block of the transcripts shown, or fold them all back.",
-        "fold_all",
-        "shift+e",
-    ),
-]
+READING_BINDINGS: list[BindingType] = reading_bindings("compare")
 HELP_HINTS = (
     "Search: / opens the search field (Enter searches the outputs, or the transcripts when the "
     "Trace tabs are shown; Esc clears it); n and N (or > and <) jump between the hits. While a "
@@ -109,13 +116,20 @@ HELP_HINTS = (
 
 
 class ReadingAids:
-    """Transcripts, search and folds of one compare screen's response pair."""
+    """Transcripts, search and folds of one screen's response pair."""
 
-    def __init__(self, screen: Screen[Any], desk: Desk, pair: ResponsePair, bar: SearchBar):
+    def __init__(
+        self,
+        screen: Screen[Any],
+        desk: TranscriptSource,
+        pair: ResponsePair,
+        bar: SearchBar,
+        fold_key: str = "e",
+    ):
         self.screen = screen
         self.pair = pair
         self.bar = bar
-        self.reader = TranscriptReader(screen, desk)
+        self.reader = TranscriptReader(screen, desk, fold_key)
         self._return: Widget | None = None
 
     def item_shown(self, code: str) -> None:

@@ -1,4 +1,4 @@
-"""Reading the transcripts of the item shown, off the event loop, for the compare screen.
+"""Reading the transcripts of the item shown, off the event loop, for compare and adjudication.
 
 The worker asks the reviewer's desk for the item's transcripts (masked by the core, in the order
 the responses are shown), lays each one out, wraps it to its pane's width and searches it (a
@@ -9,13 +9,14 @@ shown, never while reading ahead: most items are judged on their outputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from abp_tui.services.desk import Desk
+from abp_tui.analysis.transcript import Transcript
 from abp_tui.tui.messages import TranscriptsRead
 from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
 from abp_tui.tui.workers import run_in_background
@@ -23,12 +24,21 @@ from abp_tui.tui.workers import run_in_background
 READ_GROUP = "compare-transcripts"
 
 
-class TranscriptReader:
-    """The compare screen's transcript worker, over the reviewer's desk."""
+class TranscriptSource(Protocol):
+    """Where a screen's transcripts come from, masked and in the order shown: the reviewer's
+    desk (compare) or :class:`abp_tui.services.adjudication_transcripts.AdjudicationTranscripts`."""
 
-    def __init__(self, screen: Screen[Any], desk: Desk) -> None:
+    def transcripts(self, code: str) -> Sequence[Transcript]: ...
+
+
+class TranscriptReader:
+    """A screen's transcript worker, over the reviewer's desk or the adjudicator's item."""
+
+    def __init__(self, screen: Screen[Any], desk: TranscriptSource, fold_key: str = "e") -> None:
         self.screen = screen
         self.desk = desk
+        self.fold_key = fold_key
+        """The screen's unfold key, which the fold markers name."""
 
     def read(self, code: str, widths: tuple[int, ...], query: str = "") -> None:
         """Read item ``code``'s transcripts, wrapped to ``widths`` and searched for ``query``."""
@@ -48,6 +58,6 @@ class TranscriptReader:
             if worker.is_cancelled:
                 return
             width = widths[i] if i < len(widths) else 0
-            shown.append(prepare_transcript(transcript, width, query=query))
+            shown.append(prepare_transcript(transcript, width, query=query, fold_key=self.fold_key))
         if not worker.is_cancelled:
             self.screen.post_message(TranscriptsRead(code, tuple(shown)))

@@ -154,6 +154,7 @@ def _limits(config: GateConfig) -> str:
 
 def gate_text(report: GateReport) -> str:
     lines = [
+        *(safe_line(w) for w in report.warnings),  # unmatched models lead (seed 003 section 7)
         f"Regression gate: {_source(report.run_source)} against the baseline of "
         f"{_source(report.baseline_source)} (created {safe_line(report.baseline_created_at)})",
         _limits(report.config),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from abp_tui.cli.options import open_db
+from abp_tui.cli.options import actor, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
 
@@ -22,6 +22,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
         seed=args.seed,
         resamples=args.resamples,
         epsilon=args.epsilon,
+        viewer=actor(args),  # whoever runs it sees the people's judgments summarized
     )
     emit(args, report.model_dump(mode="json"), "\n".join(report_lines(report)))
     return EXIT_OK

@@ -90,5 +90,13 @@ def cmd_results(args: argparse.Namespace) -> int:
     db = open_db(args)
     # A study without a design still has results when its runs carry automated outcomes.
     report = report_results(db, args.study, args.design, confidence)
+    if report.verdict_source == "design":
+        from abp_tui.cli.options import actor
+        from abp_tui.services.coordinator_identity import note_design_view
+
+        # Whoever runs the command sees the figures: they may not enrol in the study after.
+        note_design_view(
+            db, report.study, report.design, report.design_version, actor(args), "results"
+        )
     emit(args, report.model_dump(mode="json"), results_text(report))
     return EXIT_OK

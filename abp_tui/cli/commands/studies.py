@@ -15,11 +15,12 @@ from abp_tui.errors import AbpError
 def cmd_status(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from abp_tui.store import overview
+    from abp_tui.store import overview, source_summaries
     from abp_tui.text.safe import safe_line
 
     path = db_path(args)
     studies = overview.read(path)
+    logs = source_summaries.read(path)
     if args.study:
         studies = [s for s in studies if s.study.id == args.study]
         if not studies:
@@ -45,6 +46,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                     }
                     for d in found.designs
                 ],
+                # A log's own figures (Inspect's plan, results, stats), kept whole at import.
+                "source_logs": [asdict(log) for log in logs.get(s.id, [])],
             }
         )
         mark = " [SYNTHETIC]" if s.synthetic else ""
@@ -59,6 +62,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 f"    condition {safe_line(c.id)}: {c.runs} runs"
                 + (f"  {safe_line(c.label)}" if c.label else "")
             )
+        lines.extend(_log_lines(logs.get(s.id, []), safe_line))
         for d in found.designs:
             lines.append(f"    design {safe_line(d.name)} v{d.version_no}:")
             lines.extend(
@@ -70,6 +74,29 @@ def cmd_status(args: argparse.Namespace) -> int:
                 lines.append("      no reviewer has opened it yet (open design)")
     emit(args, {"database": str(path), "studies": doc}, "\n".join(lines))
     return EXIT_OK
+
+
+def _log_lines(logs: list[Any], safe_line: Any) -> list[str]:
+    """What each imported log states of itself (abp_tui.store.source_summaries), a few lines."""
+    lines = []
+    for log in logs:
+        head = [f"model {log.model}", log.status]
+        if log.samples:
+            head.append(f"samples {log.samples}")
+        if log.started_at:
+            head.append(f"{log.started_at} to {log.completed_at}")
+        lines.append(
+            f"    log {safe_line(log.log)} ({safe_line(log.task)}): "
+            + ", ".join(safe_line(h) for h in head if h)
+        )
+        for label, parts in (
+            ("plan", log.plan),
+            ("results", log.metrics),
+            ("model usage", log.usage),
+        ):
+            if parts:
+                lines.append(f"      {label}: " + "; ".join(safe_line(p) for p in parts))
+    return lines
 
 
 def cmd_study_create(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ rows that differ are marked (:mod:`abp_tui.tui.widgets.judgments_table`). Review
 names were shown is recorded with the adjudication. Right: the final judgment (the judgment
 form the compare screen uses) and a mandatory note. Recording (``s``, never Enter in the note:
 Enter in a text field is text) appends an adjudication; the reviewers' judgments are never
-changed.
+changed. The Trace tabs (``r``) show the compare screen's full transcripts, masked and swapped
+like the outputs, searchable with ``/``, ``n``, ``N`` (:mod:`abp_tui.tui.adjudication_reading`).
 
 An adjudicator who is a reviewer of the item and has not submitted is refused (the core's
 BlindingError) and sees nothing of the others' judgments. The screen never runs SQL; the
@@ -28,13 +29,14 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment
+from abp_tui.services.adjudication_transcripts import AdjudicationTranscripts
 from abp_tui.services.coordinator import (
     AdjudicationItem,
     BlindingError,
@@ -43,6 +45,8 @@ from abp_tui.services.coordinator import (
     record_adjudication,
 )
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.adjudication_keys import ADJUDICATION_KEYS
+from abp_tui.tui.adjudication_reading import FOLD_KEY, HELP_HINT, AdjudicationReading
 from abp_tui.tui.messages import (
     AdjudicationRefused,
     DisagreementOpened,
@@ -51,12 +55,14 @@ from abp_tui.tui.messages import (
     WorkerFailed,
 )
 from abp_tui.tui.navigation import CodeList
+from abp_tui.tui.reading_aids import ReadingAids
 from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import judgments_table, past_text
 from abp_tui.tui.widgets.response_pair import ResponsePair
+from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from abp_tui.tui.widgets.textlayout import display_text
 from abp_tui.tui.workers import EXPECTED_ERRORS, RETRYABLE_ERRORS, background
@@ -66,104 +72,12 @@ OPEN_GROUP = "adjudicate-open"
 RECORD_GROUP = "adjudicate-record"
 
 
-def _binding(
-    key: str,
-    action: str,
-    description: str,
-    tooltip: str,
-    *,
-    show: bool = True,
-    name: str | None = None,
-    key_display: str | None = None,
-    priority: bool = False,
-) -> Binding:
-    """An adjudication-screen key; its id is ``adjudicate.`` + ``name`` or the action."""
-    return Binding(
-        key,
-        action,
-        description,
-        show=show,
-        key_display=key_display,
-        priority=priority,
-        id=f"adjudicate.{name or action}",
-        tooltip=tooltip,
-    )
-
-
-class AdjudicationScreen(DesignScreen):
+class AdjudicationScreen(AdjudicationReading, DesignScreen):
     """Adjudicate the disputed items of a design, one at a time."""
 
     CSS_PATH = "../styles/adjudicate.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        _binding(
-            "s",
-            "record",
-            "Record",
-            "Record the final judgment with its note (the reviewers' judgments are kept).",
-        ),
-        _binding(
-            "v",
-            "toggle_names",
-            "Names",
-            "Show or hide the reviewers' names (recorded with the adjudication if shown).",
-        ),
-        _binding(
-            "p",
-            "prefill",
-            "Prefill",
-            "Fill the final judgment from Reviewer 1's (again: the next reviewer's), then edit.",
-        ),
-        _binding("e", "note", "Note", "Go to the note field (required to record)."),
-        _binding(
-            "right_square_bracket",
-            "step(1)",
-            "Next",
-            "Open the next disagreement of the list.",
-            key_display="]",
-            name="next",
-        ),
-        _binding(
-            "left_square_bracket",
-            "step(-1)",
-            "Prev",
-            "Open the previous disagreement of the list.",
-            key_display="[",
-            name="previous",
-        ),
-        _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
-        _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
-        _binding(
-            "l",
-            "back",
-            "List",
-            "Back to the disagreement list (asks first if the form has unrecorded changes).",
-        ),
-        _binding(
-            "tab",
-            "app.focus_next",
-            "Next field",
-            "Move to the next row or field.",
-            show=False,
-            name="next_field",
-            priority=True,
-        ),
-        _binding(
-            "shift+tab",
-            "app.focus_previous",
-            "Previous field",
-            "Move to the previous row or field.",
-            show=False,
-            name="previous_field",
-            priority=True,
-        ),
-        _binding(
-            "escape",
-            "leave_field",
-            "Leave field",
-            "Leave a text field so single keys act again; elsewhere, back to the list.",
-            show=False,
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = ADJUDICATION_KEYS
+    HELP_HINTS: ClassVar[tuple[str, ...]] = (HELP_HINT,)
 
     def __init__(
         self,
@@ -190,6 +104,11 @@ class AdjudicationScreen(DesignScreen):
         self.retry = Retry(self, self._record_again)
         """A recording the database refused, tried again until it is stored."""
         self._after_record: Callable[[], None] | None = None
+        # The compare screen's reading aids, over this screen's own (swapped) transcripts.
+        self.transcripts = AdjudicationTranscripts(db_path, design.pk or 0, adjudicator)
+        self.pair = ResponsePair(follow=False, full_transcripts=True)
+        self.search_bar = SearchBar("search the responses shown", id="search-bar")
+        self.aids = ReadingAids(self, self.transcripts, self.pair, self.search_bar, FOLD_KEY)
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -200,7 +119,8 @@ class AdjudicationScreen(DesignScreen):
         with Horizontal(id="workspace"):
             with Vertical(id="reading"):
                 yield TaskPanel(collapsed=True)
-                yield ResponsePair(follow=False)
+                yield self.pair
+                yield self.search_bar
                 with VerticalScroll(id="judgments"):
                     yield Static("", id="judgments-table")
             with Vertical(id="final-column"):
@@ -235,6 +155,11 @@ class AdjudicationScreen(DesignScreen):
         # Without an item (refused, or still opening) only moving on and leaving make sense.
         if action in ("record", "toggle_names", "prefill", "note", "toggle_task", "toggle_trace"):
             return self.item is not None
+        if action in ("search", "next_hit", "fold", "fold_all"):
+            return self.item is not None
+        # n / N belong to the search only while one is on; otherwise n is the gate's key.
+        if action == "jump_hit":
+            return self.item is not None and self.searching
         return True
 
     @property
@@ -316,6 +241,8 @@ class AdjudicationScreen(DesignScreen):
         self.refresh_bindings()
         self.query_one(TaskPanel).show(item.task)
         self.query_one(ResponsePair).show(item.responses, message.texts)
+        self.transcripts.opened(item.code, item.placement)
+        self.aids.item_shown(item.code)
         reasons = Text("Why they disagree: ", style="bold")
         reasons.append("; ".join(safe_line(r) for r in item.reasons) or "no rule is broken now")
         self.query_one("#reasons", Static).update(reasons)

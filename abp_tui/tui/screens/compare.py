@@ -345,7 +345,7 @@ class CompareScreen(Screen[None]):
         if message.shown.read_ahead:
             self.reader.enter(item.code)
         form = self.form
-        if await form.build(item.rubric):
+        if await form.build(item.rubric, item.timing_rule):
             self._keys = None  # the rows bring their keys
             self.call_after_refresh(self.long_lived.freeze)
         self.item = item

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from abp_tui.models import Finding
+from abp_tui.models.judgments import RetestCase, RetestResult, SafetyDetails
 from abp_tui.services.desk import Desk
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import FindingIdChosen, FindingRecorded, WorkerFailed
@@ -28,6 +29,32 @@ from abp_tui.tui.workers import background
 SEVERITIES = get_args(Finding.model_fields["severity"].annotation)
 LAYERS = get_args(Finding.model_fields["layer"].annotation)
 RETEST = get_args(Finding.model_fields["retest_status"].annotation)
+
+
+RETEST_RESULTS = get_args(RetestResult)
+
+
+def parse_retests(text: str) -> tuple[RetestCase, ...]:
+    """The retest cases typed one per line as ``original|nearby; case; result``; ValueError
+    naming the line and what was expected."""
+    cases = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = [p.strip() for p in line.split(";")]
+        if len(parts) != 3 or parts[0] not in ("original", "nearby") or not parts[1]:
+            raise ValueError(f"retests line {number}: expected 'original|nearby; the case; result'")
+        if parts[2] not in RETEST_RESULTS:
+            raise ValueError(
+                f"retests line {number}: result {parts[2]!r}, expected one of "
+                + ", ".join(RETEST_RESULTS)
+            )
+        cases.append(
+            RetestCase.model_validate(
+                {"case": parts[1], "original": parts[0] == "original", "result": parts[2]}
+            )
+        )
+    return tuple(cases)
 
 
 def free_id(code: str, taken: set[str]) -> str:
@@ -113,6 +140,26 @@ class FindingScreen(ModalScreen[None]):
                         yield _select(RETEST, "retest", "not retested")
                 yield Label("Mitigation")
                 yield Input(id="mitigation")
+                yield Label("Attempts of the case (occurrences are reported out of them)")
+                yield Input(id="attempts", type="integer", placeholder="not recorded")
+                yield Static(
+                    Text(
+                        "Safety finding (seed 002 §4): fill all three, with expected and actual "
+                        "results and the attempts, or leave them empty.",
+                        style="dim",
+                    )
+                )
+                yield Label("Attacker control")
+                yield Input(id="attacker-control", placeholder="what the attacker controls")
+                yield Label("Trust boundary")
+                yield Input(id="trust-boundary", placeholder="the boundary crossed")
+                yield Label("Plausible impact")
+                yield Input(id="impact")
+                yield Label(
+                    "Retested cases, one per line: original|nearby; the case; "
+                    + "|".join(RETEST_RESULTS)
+                )
+                yield TextArea(id="retests", soft_wrap=True, show_line_numbers=False)
             yield Static("", id="finding-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Record (ctrl+s)", id="record", variant="primary")
@@ -142,7 +189,14 @@ class FindingScreen(ModalScreen[None]):
         if self.recording:
             return
         occurrences = self._value("#occurrences") or "1"
+        attempts = self._value("#attempts")
+        safety = {
+            "attacker_control": self._value("#attacker-control"),
+            "trust_boundary": self._value("#trust-boundary"),
+            "plausible_impact": self._value("#impact"),
+        }
         try:
+            retests = parse_retests(self.query_one("#retests", TextArea).text)
             finding = Finding(
                 id=self._value("#finding-id"),
                 title=self._value("#finding-title"),
@@ -154,8 +208,17 @@ class FindingScreen(ModalScreen[None]):
                 occurrences=int(occurrences) if occurrences.lstrip("-").isdigit() else 0,
                 mitigation=self._value("#mitigation"),
                 retest_status=self._choice("#retest"),
+                attempts=int(attempts) if attempts.lstrip("-").isdigit() else None,
+                safety=SafetyDetails(**safety) if any(safety.values()) else None,
+                retests=retests,
             )
-        except ValidationError as exc:
+            problem = finding.retest_problem()
+            if problem is not None:
+                raise ValueError(problem)
+        except ValueError as exc:
+            if not isinstance(exc, ValidationError):
+                self.query_one("#finding-error", Static).update(Text(safe_line(str(exc))))
+                return
             problems = [
                 f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
                 for error in exc.errors()

@@ -71,7 +71,8 @@ class JudgesScreen(Screen[None]):
 
     @background(group="judges", description="Computing the judge report", exclusive=True)
     def compute(self) -> None:
-        report = read_judge_report(self.db_path, self.study)
+        viewer = getattr(self.app, "reviewer", None)
+        report = read_judge_report(self.db_path, self.study, viewer)
         lines = report_lines(report)
         if not get_current_worker().is_cancelled:
             self.post_message(JudgesComputed(lines))

@@ -116,7 +116,12 @@ class ShownResults:
 def build(view: ResultsView) -> ShownResults:
     if view.report is None:
         return ShownResults(view, Text(safe_line(view.design.label), style="bold"), None)
-    return ShownResults(view, results_heading(view.report), results_body(view.report))
+    heading = results_heading(view.report)
+    if view.report.warnings:  # unmatched models lead (seed 003 section 7)
+        heading = Text("\n").join(
+            [*(Text(safe_line(w), style="bold reverse") for w in view.report.warnings), heading]
+        )
+    return ShownResults(view, heading, results_body(view.report))
 
 
 class ResultsScreen(DesignScreen):
@@ -175,7 +180,7 @@ class ResultsScreen(DesignScreen):
     @background(group="results", description="Computing the results", exclusive=True)
     def load(self) -> None:
         # A choice without a design is a study's automated outcomes (the core refuses others).
-        shown = build(read_choice_results(self.db_path, self.design))
+        shown = build(read_choice_results(self.db_path, self.design, self.reviewer))
         if not get_current_worker().is_cancelled:
             self.post_message(ResultsComputed(shown))
 

@@ -72,8 +72,9 @@ class JudgmentForm(Vertical):
     def scores_responses(self) -> bool:
         return self.rubric is not None and not self.rubric.preference_only
 
-    async def build(self, rubric: Rubric) -> bool:
-        """Mount the rubric's sections (once: every item of a design has the same rubric).
+    async def build(self, rubric: Rubric, timing_rule: str | None = None) -> bool:
+        """Mount the rubric's sections (once: every item of a design has the same rubric);
+        ``timing_rule``: the design asks for correction minutes per response (seed 002).
 
         True when they were mounted now (the screen's widgets are then all there).
         """
@@ -85,8 +86,8 @@ class JudgmentForm(Vertical):
             sections.append(GatePanel(rubric.validity_gate, id="gate"))
         if not rubric.preference_only:
             sections += [
-                ResponseScoring("1", rubric, id="score-1"),
-                ResponseScoring("2", rubric, id="score-2"),
+                ResponseScoring("1", rubric, id="score-1", timing_rule=timing_rule),
+                ResponseScoring("2", rubric, id="score-2", timing_rule=timing_rule),
             ]
         sections.append(PreferencePanel(id="preference"))
         await self.mount_all(sections)

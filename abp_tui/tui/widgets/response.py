@@ -201,7 +201,12 @@ class ResponseView(Vertical):
         width: int,
     ) -> None:
         again = prepare_transcript(
-            shown.transcript, width, expanded=expanded, collapsed=collapsed, query=query
+            shown.transcript,
+            width,
+            expanded=expanded,
+            collapsed=collapsed,
+            query=query,
+            fold_key=shown.fold_key,
         )
         if not get_current_worker().is_cancelled:
             self.post_message(self.LaidOut(generation, again, anchor))

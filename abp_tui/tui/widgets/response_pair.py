@@ -353,6 +353,7 @@ class ResponsePair(Horizontal):
                     expanded=target.expanded,
                     collapsed=target.collapsed,
                     query=query,
+                    fold_key=target.fold_key,
                 )
                 found.append((i, again))
         if not get_current_worker().is_cancelled:

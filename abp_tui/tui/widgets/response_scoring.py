@@ -22,12 +22,16 @@ from textual.widgets import Input, Static
 
 from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import Dimension, ResponseJudgment, ResultState, Rubric
+from abp_tui.services.reclassify import SCORED_NOT_EXCLUDED
 from abp_tui.services.reviewing import RECORD_STATES
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.widgets.choices import Choice, ChoiceRow, FieldInput, OptionLabel, row_key
 from abp_tui.tui.widgets.fatal_list import FatalList
 
 SCORE_GROUP = Binding.Group("Score", compact=True)
+RECLASSIFY = "RECLASSIFY"
+"""The override row's value for "the record's failure does not stand: the scores decide"."""
+RECLASSIFY_LABEL = "reclassify: scores decide"
 
 
 class DimensionRow(ChoiceRow):
@@ -103,6 +107,14 @@ class OverrideRow(ChoiceRow):
             tooltip="Confirm the state the record gives this run (PROVIDER_BLOCK or INFRA_ERROR).",
         ),
         row_key(
+            "x",
+            "reclassify_record",
+            "Reclassify",
+            id="override.reclassify",
+            tooltip="Set aside the record's PROVIDER_BLOCK or INFRA_ERROR: the scores decide "
+            "(a reason is required).",
+        ),
+        row_key(
             "backspace",
             "clear",
             "No override",
@@ -114,6 +126,17 @@ class OverrideRow(ChoiceRow):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("Override (instead of the rubric result)"), [], id=id)
         self.record_state: str | None = None
+        self.manual = True
+
+    def choose(self, value: str | None) -> None:
+        if not self.manual and value in ("INVALID_TEST", "GRADER_DISPUTE"):
+            self.notify(
+                f"{value} cannot be set by hand here: {SCORED_NOT_EXCLUDED}.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        super().choose(value)
 
     def compose(self) -> ComposeResult:
         yield Static(self.title, classes="choice-title")
@@ -122,16 +145,26 @@ class OverrideRow(ChoiceRow):
             yield OptionLabel(Choice("g", "GRADER_DISPUTE", "GRADER_DISPUTE"), True)
             for state in RECORD_STATES:
                 yield OptionLabel(Choice("c", state, f"confirm {state}"), True)
+            yield OptionLabel(Choice("x", RECLASSIFY, RECLASSIFY_LABEL), True)
 
-    def set_record_state(self, state: str | None) -> None:
-        """Offer "confirm STATE" only for the state the run's record gives."""
+    def set_record_state(self, state: str | None, manual: bool = True) -> None:
+        """Offer "confirm STATE" only for the state the run's record gives; INVALID_TEST and
+        GRADER_DISPUTE only where a reviewer may exclude a run by hand (``manual``: not on a
+        rubric that scores abstention, seed 004), and reclassifying only there too."""
         self.record_state = state
-        self.choices = [
-            Choice("i", "INVALID_TEST", "INVALID_TEST"),
-            Choice("g", "GRADER_DISPUTE", "GRADER_DISPUTE"),
-        ]
+        self.manual = manual
+        self.choices = (
+            [
+                Choice("i", "INVALID_TEST", "INVALID_TEST"),
+                Choice("g", "GRADER_DISPUTE", "GRADER_DISPUTE"),
+            ]
+            if manual
+            else []
+        )
         if state is not None:
             self.choices.append(Choice("c", state, f"confirm {state}"))
+            if manual:
+                self.choices.append(Choice("x", RECLASSIFY, RECLASSIFY_LABEL))
         for label in self.query(OptionLabel):
             label.display = label.choice.value in {c.value for c in self.choices}
 
@@ -144,6 +177,16 @@ class OverrideRow(ChoiceRow):
             )
             return
         self.choose(self.record_state)
+
+    def action_reclassify_record(self) -> None:
+        if self.record_state is None:
+            self.notify(
+                "The record gives this run no PROVIDER_BLOCK or INFRA_ERROR state to reclassify.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.choose(RECLASSIFY)
 
 
 class ResponseScoring(Vertical):
@@ -158,10 +201,19 @@ class ResponseScoring(Vertical):
             self.state = state
             self.urgent = urgent
 
-    def __init__(self, position: str, rubric: Rubric, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        position: str,
+        rubric: Rubric,
+        *,
+        id: str | None = None,
+        timing_rule: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes="response-scoring")
         self.position = position
         self.rubric = rubric
+        self.timing_rule = timing_rule
+        """Seed 002: when the design states one, the minutes to bring the output to brief."""
         self.dimensions = [d for d in rubric.dimensions if d.scored]
         self.state = ResponseJudgment()
         self.fatal: tuple[str, ...] = ()
@@ -199,6 +251,16 @@ class ResponseScoring(Vertical):
         )
         reason.after_enter = self._reason_entered
         yield reason
+        if self.timing_rule is not None:
+            minutes = FieldInput(
+                "Correction minutes to 'meets brief' (optional; "
+                + safe_line(self.timing_rule)
+                + ")",
+                id=f"minutes-{self.position}",
+                classes="correction-minutes",
+            )
+            minutes.after_enter = self._reason_entered
+            yield minutes
 
     # -- loading ----------------------------------------------------------------------------
     def load(
@@ -215,7 +277,8 @@ class ResponseScoring(Vertical):
             note.update(
                 Text(
                     f"The record marks this run {record_state}: confirm it (c on the override "
-                    "row) or judge the output.",
+                    "row), or reclassify it with a reason (x) and judge the output; scores "
+                    "alone never change it.",
                 )
             )
         self._record_state = record_state
@@ -229,9 +292,18 @@ class ResponseScoring(Vertical):
                 ).value = state.rationales.get(dim.id, "")
             self._load_fatal(fatal)
             override = self.query_one(OverrideRow)
-            override.set_record_state(record_state)
-            override.set_value(state.state_override.value if state.state_override else None)
+            override.set_record_state(record_state, manual=not self.rubric.allows_abstention)
+            override.set_value(
+                RECLASSIFY
+                if state.reclassified
+                else state.state_override.value
+                if state.state_override
+                else None
+            )
             self.query_one(".override-reason", Input).value = state.override_reason
+            for minutes in self.query(".correction-minutes").results(Input):
+                shown = state.correction_minutes
+                minutes.value = "" if shown is None else f"{shown:g}"
         self._refresh()
 
     def _load_fatal(self, fatal: tuple[str, ...]) -> None:
@@ -259,9 +331,24 @@ class ResponseScoring(Vertical):
             scores=scores,
             rationales=rationales,
             fatal_hits=hits,
-            state_override=ResultState(override) if override else None,
+            state_override=ResultState(override) if override and override != RECLASSIFY else None,
             override_reason=self.query_one(".override-reason", Input).value if override else "",
+            reclassified=override == RECLASSIFY,
+            correction_minutes=self._minutes(),
         )
+
+    def _minutes(self) -> float | None:
+        """The minutes typed, or None when blank or not a number of minutes (flagged)."""
+        for field in self.query(".correction-minutes").results(Input):
+            text = field.value.strip()
+            try:
+                value = float(text) if text else None
+            except ValueError:
+                value = None
+            valid = value is None or 0 <= value <= 100_000
+            field.set_class(bool(text) and (value is None or not valid), "-required")
+            return value if valid else None
+        return self.state.correction_minutes  # not asked for: whatever is stored stays
 
     def _changed(self, urgent: bool) -> None:
         state = self._read()
@@ -292,6 +379,14 @@ class ResponseScoring(Vertical):
 
     def result_text(self, state: ResponseJudgment) -> Text:
         derived = result_state(self.rubric, state)
+        if self._record_state is not None and not (
+            state.reclassified or state.state_override is not None
+        ):
+            return Text.assemble(
+                ("Result: ", "bold"),
+                (self._record_state, "bold yellow"),
+                ("  (the record's: confirm it, or reclassify it to let the scores decide)", "dim"),
+            )
         summed = total(self.rubric, state)
         scored = sum(1 for d in self.dimensions if d.id in state.scores)
         text = Text("Result: ", style="bold")
@@ -305,6 +400,8 @@ class ResponseScoring(Vertical):
             text.append(derived.value, style)
             if state.state_override is not None:
                 text.append("  (override)", "dim")
+            elif state.reclassified:
+                text.append(f"  (reclassified from {self._record_state})", "dim")
             elif state.fatal_hits:
                 hits = len(state.fatal_hits)
                 text.append(f"  ({hits} fatal hit{'' if hits == 1 else 's'})", "dim")
@@ -372,10 +469,11 @@ class ResponseScoring(Vertical):
     def first_missing(self) -> Widget | None:
         """The first widget still needing an answer (for a submission that was refused)."""
         state = self.state
-        if state.state_override is not None:
+        if state.state_override is not None or state.reclassified:
             if not state.override_reason.strip():
                 return self.query_one(".override-reason", Input)
-            return None
+            if state.state_override is not None:
+                return None
         for dim in self.dimensions:
             score = state.scores.get(dim.id)
             if score is None:

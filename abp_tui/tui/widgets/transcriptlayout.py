@@ -126,8 +126,16 @@ def _heading(step: Step, number: int) -> tuple[str, str]:
 
 
 class _Layout:
-    def __init__(self, expanded: frozenset[FoldKey], collapsed: frozenset[FoldKey], query: str):
+    def __init__(
+        self,
+        expanded: frozenset[FoldKey],
+        collapsed: frozenset[FoldKey],
+        query: str,
+        fold_key: str = "e",
+    ):
         self.out = _Writer()
+        self.fold_key = fold_key
+        """The key the markers name (the screen's unfold key)."""
         self.expanded = expanded
         self.collapsed = collapsed
         self.query = query
@@ -157,11 +165,11 @@ class _Layout:
                 out.line(indent, line, style)
             hidden = len(lines) - len(preview)
             what = f"{hidden:,} more line{'s' if hidden != 1 else ''}" if hidden else "the rest"
-            marker = f"▸ {what} folded ({len(text):,} chars) · e unfolds"
+            marker = f"▸ {what} folded ({len(text):,} chars) · {self.fold_key} unfolds"
         else:
             for line in lines:
                 out.line(indent, line, style)
-            marker = "▴ e folds this back"
+            marker = f"▴ {self.fold_key} folds this back"
         begin = out.at
         out.add(indent)
         out.add(marker, "fold")
@@ -235,10 +243,12 @@ def layout_transcript(
     expanded: Iterable[FoldKey] = (),
     collapsed: Iterable[FoldKey] = (),
     query: str = "",
+    fold_key: str = "e",
 ) -> TranscriptLayout:
     """The transcript as display text with styles and folds (``expanded``: unfolded by the
-    reviewer; ``collapsed``: folded back although they hold a hit of ``query``)."""
-    layout = _Layout(frozenset(expanded), frozenset(collapsed), query)
+    reviewer; ``collapsed``: folded back although they hold a hit of ``query``; ``fold_key``:
+    the key the fold markers name)."""
+    layout = _Layout(frozenset(expanded), frozenset(collapsed), query, fold_key)
     layout.header(transcript)
     for index, step in enumerate(transcript.steps):
         layout.step(index, step)
@@ -260,6 +270,8 @@ class ShownTranscript:
     hits: list[Range] = field(default_factory=list)
     expanded: frozenset[FoldKey] = frozenset()
     collapsed: frozenset[FoldKey] = frozenset()
+    fold_key: str = "e"
+    """The key its fold markers name (kept when it is laid out again)."""
 
 
 def prepare_transcript(
@@ -269,9 +281,10 @@ def prepare_transcript(
     expanded: frozenset[FoldKey] = frozenset(),
     collapsed: frozenset[FoldKey] = frozenset(),
     query: str = "",
+    fold_key: str = "e",
 ) -> ShownTranscript:
     """Lay out, wrap to ``width`` and search a transcript (slow for long ones: in a worker)."""
-    layout = layout_transcript(transcript, expanded, collapsed, query)
+    layout = layout_transcript(transcript, expanded, collapsed, query, fold_key)
     wrapped = (width, wrap_offsets(layout.text, width)) if width > 0 else None
     hits = find_all(layout.text, query) if query else []
-    return ShownTranscript(transcript, layout, wrapped, query, hits, expanded, collapsed)
+    return ShownTranscript(transcript, layout, wrapped, query, hits, expanded, collapsed, fold_key)

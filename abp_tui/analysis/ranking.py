@@ -1,0 +1,491 @@
+"""A ranking of systems from one source of pairwise votes: the pure function the command, the
+results screen, a bundle and ``verify`` share.
+
+:func:`rank` takes :class:`Votes` (every vote with its task, its two systems, its outcome and
+the two outputs' lengths) and returns the frozen :class:`RankingReport`: Bradley-Terry scores on
+the Elo scale with bootstrap intervals over **tasks** (a task's votes are resampled together:
+three reviewers of one pair tend to agree, so single votes are not independent), rank intervals,
+which neighbours are not resolved, the pairwise table, length bias and the length-controlled
+ranking. Data without a ranking is refused with :class:`NoRanking`, naming why: comparisons in
+groups with no comparison between them, or systems without a finite score (unless a prior).
+
+Pure: the caller reads the votes; nothing here reads the database or prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+from scipy.stats import kendalltau
+
+from abp_tui.analysis.ranking_models import (
+    Anchor,
+    Bound,
+    Excluded,
+    LengthBias,
+    PairRow,
+    RankingReport,
+    SourceAgreement,
+    SystemScore,
+)
+from abp_tui.errors import AbpError
+from abp_tui.stats import ranking as bt
+from abp_tui.stats.inference import binomial_test, wilson
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+A_WON, B_WON, TIE = 0, 1, 2
+"""A vote's outcome."""
+MEAN_SCORE: Final = 1000.0
+DEFAULT_RESAMPLES: Final = 1000
+
+
+class NoRanking(AbpError):
+    """The votes hold no ranking: the message says why and for which systems."""
+
+
+@dataclass(frozen=True, eq=False)
+class Votes:
+    """Every vote of one source as parallel arrays (one entry per vote)."""
+
+    systems: tuple[str, ...]
+    tasks: tuple[str, ...]
+    task: I64
+    a: I64
+    b: I64
+    """System codes, a != b."""
+    outcome: I64
+    """A_WON, B_WON or TIE."""
+    length_a: F64
+    length_b: F64
+    """Output lengths in characters; NaN when unknown."""
+
+    def __len__(self) -> int:
+        return int(self.task.size)
+
+    @classmethod
+    def from_rows(
+        cls, rows: Sequence[tuple[str, str, str, int, float | None, float | None]]
+    ) -> Votes:
+        """Votes from (task, system a, system b, outcome, length a, length b) rows."""
+        systems = tuple(sorted({r[1] for r in rows} | {r[2] for r in rows}))
+        tasks = tuple(dict.fromkeys(r[0] for r in rows))
+        code = {s: i for i, s in enumerate(systems)}
+        task_code = {t: i for i, t in enumerate(tasks)}
+
+        def ints(values: list[int]) -> I64:
+            return np.array(values, dtype=np.int64).reshape(len(rows))
+
+        def lengths(values: list[float | None]) -> F64:
+            out = [math.nan if v is None else float(v) for v in values]
+            return np.array(out, dtype=np.float64).reshape(len(rows))
+
+        return cls(
+            systems=systems,
+            tasks=tasks,
+            task=ints([task_code[r[0]] for r in rows]),
+            a=ints([code[r[1]] for r in rows]),
+            b=ints([code[r[2]] for r in rows]),
+            outcome=ints([r[3] for r in rows]),
+            length_a=lengths([r[4] for r in rows]),
+            length_b=lengths([r[5] for r in rows]),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Counts:
+    pairs: I64
+    """(P, 2) system codes of every compared pair, first < second."""
+    pair: I64
+    """Each vote's pair."""
+    lo_won: npt.NDArray[np.bool_]
+    """Each vote: the pair's first system won."""
+    tie: npt.NDArray[np.bool_]
+    totals: F64
+    """(P, 2) wins of each pair's first and second, ties halved."""
+    wins: I64
+    """(P, 3): first won, second won, ties."""
+
+
+def _counts(votes: Votes) -> _Counts:
+    n = len(votes.systems)
+    lo, hi = np.minimum(votes.a, votes.b), np.maximum(votes.a, votes.b)
+    # n * n keys: a bincount, not a sort, even for a million votes.
+    present = np.bincount(lo * n + hi, minlength=n * n) > 0
+    keys = np.flatnonzero(present)
+    index = np.full(n * n, -1, dtype=np.int64)
+    index[keys] = np.arange(keys.size)
+    pair = index[lo * n + hi]
+    pairs = np.stack([keys // n, keys % n], axis=1)
+    lo_won = ((votes.outcome == A_WON) & (votes.a == lo)) | (
+        (votes.outcome == B_WON) & (votes.b == lo)
+    )
+    tie = votes.outcome == TIE
+    hi_won = ~lo_won & ~tie
+    wins = np.stack(
+        [np.bincount(pair, m, keys.size).astype(np.int64) for m in (lo_won, hi_won, tie)], axis=1
+    )
+    totals = np.stack(
+        [wins[:, 0] + bt.TIE_WEIGHT * wins[:, 2], wins[:, 1] + bt.TIE_WEIGHT * wins[:, 2]], axis=1
+    )
+    return _Counts(pairs, pair, lo_won, tie, totals, wins)
+
+
+def _segments(votes: Votes, counts: _Counts) -> bt.Segments:
+    n_pairs = len(counts.pairs)
+    keys, segment = np.unique(votes.task * n_pairs + counts.pair, return_inverse=True)
+    hi_won = ~counts.lo_won & ~counts.tie
+    half = bt.TIE_WEIGHT * counts.tie
+    w = np.zeros((keys.size, 2))
+    w[:, 0] = np.bincount(segment, counts.lo_won + half, keys.size)
+    w[:, 1] = np.bincount(segment, hi_won + half, keys.size)
+    return bt.Segments(
+        n_systems=len(votes.systems),
+        n_tasks=len(votes.tasks),
+        pairs=counts.pairs,
+        task=keys // n_pairs,
+        pair=keys % n_pairs,
+        w=w,
+    )
+
+
+def task_segments(votes: Votes) -> bt.Segments:
+    """The votes aggregated by (task, pair): what the bootstrap resamples."""
+    return _segments(votes, _counts(votes))
+
+
+def _names(systems: Sequence[str], members: Sequence[int]) -> str:
+    return ", ".join(systems[i] for i in members)
+
+
+def _check(votes: Votes, counts: _Counts, prior: float) -> F64:
+    """The win matrix of the point fit, or NoRanking saying why there is no finite one."""
+    n, systems = len(votes.systems), votes.systems
+    if len(votes) == 0:
+        raise NoRanking("no votes to rank: the source holds no preference between two systems")
+    if n < 2:
+        raise NoRanking(f"only one system ({systems[0]}) was compared: nothing to rank")
+    found = bt.groups(n, counts.pairs)
+    if len(found) > 1:
+        shown = "; ".join("{" + _names(systems, g) + "}" for g in found)
+        raise NoRanking(
+            f"the comparisons fall apart into {len(found)} groups with no comparison between "
+            f"them: {shown}; rank each group on its own, or compare systems across groups"
+        )
+    wins = bt.win_matrix(n, counts.pairs, counts.totals + prior * bt.TIE_WEIGHT)
+    unbounded = bt.unbounded_groups(wins)
+    if unbounded:
+        played = counts.wins.sum(axis=1)
+        per_system = np.bincount(counts.pairs.ravel(), np.repeat(played, 2), n)
+
+        def said(members: tuple[int, ...], verb: str, sign: str) -> str:
+            if len(members) == 1:
+                i = members[0]
+                count = int(per_system[i])
+                return f"{systems[i]} {verb} every one of its {count} comparisons (score {sign}inf)"
+            names = _names(systems, members)
+            return f"{names} {verb} every comparison with the other systems (scores {sign}inf)"
+
+        parts = [said(m, "won or tied", "+") for m in unbounded.top]
+        parts += [said(m, "lost", "-") for m in unbounded.bottom]
+        raise NoRanking(
+            "no finite Bradley-Terry scores: "
+            + "; ".join(parts)
+            + ": no maximum-likelihood score exists; fit with --prior K (K pseudo-ties per "
+            "compared pair) to rank them"
+        )
+    return wins
+
+
+def point_scores(votes: Votes, prior: float = 0.0) -> F64:
+    """The point fit alone (logits, mean 0), for comparing sources; NoRanking as :func:`rank`."""
+    counts = _counts(votes)
+    return bt.fit(_check(votes, counts, prior))
+
+
+def _percentiles(values: F64, confidence: float) -> tuple[F64, F64]:
+    alpha = (1.0 - confidence) / 2.0
+    with np.errstate(invalid="ignore"):
+        low = np.nanquantile(values, alpha, axis=0, method="linear")
+        high = np.nanquantile(values, 1.0 - alpha, axis=0, method="linear")
+    return low, high
+
+
+def _ranks(theta: F64) -> I64:
+    """Competition ranks (1 + how many are higher), along the last axis; NaN ranks as -1."""
+    higher = (theta[..., None, :] > theta[..., :, None]).sum(axis=-1)
+    return np.where(np.isnan(theta), -1, higher + 1).astype(np.int64)
+
+
+def _bound(x: float) -> Bound:
+    """A percentile as the document holds it (NaN: no resample had a finite value)."""
+    if math.isnan(x):
+        raise NoRanking("no resample gave a finite score: fit with --prior K")
+    return float(x) if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def _length_bias(
+    votes: Votes, counts: _Counts, theta: F64, prior: float
+) -> tuple[LengthBias, F64 | None]:
+    known = ~(np.isnan(votes.length_a) | np.isnan(votes.length_b))
+    differ = known & (votes.length_a != votes.length_b)
+    decisive = differ & (votes.outcome != TIE)
+    a_longer = votes.length_a > votes.length_b
+    longer = int((decisive & ((votes.outcome == A_WON) == a_longer)).sum())
+    n_decisive = int(decisive.sum())
+    test = binomial_test(longer, n_decisive)
+    unknown = int((~known).sum())
+    base = {
+        "decisive_votes": n_decisive,
+        "chose_longer": longer,
+        "share_longer": longer / n_decisive if n_decisive else None,
+        "test": test,
+        "unknown_length": unknown,
+    }
+    total = votes.length_a + votes.length_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        raw = np.where(known & (total > 0), (votes.length_a - votes.length_b) / total, 0.0)
+    rms = float(np.sqrt(np.mean(raw * raw))) if raw.size else 0.0
+    if rms == 0.0:
+        reason = "no vote compares outputs of different (known) lengths"
+        return LengthBias(**base, unavailable_reason=reason), None
+    score = np.select([votes.outcome == A_WON, votes.outcome == B_WON], [1.0, 0.0], 0.5)
+    found = bt.fit_with_covariate(
+        len(votes.systems), votes.a, votes.b, score, raw / rms, counts.pairs, prior, theta
+    )
+    if found is None:
+        reason = (
+            "the length-controlled fit has no finite maximum (the longer output won every "
+            "decisive vote, or lost every one)"
+        )
+        return LengthBias(**base, unavailable_reason=reason), None
+    controlled, gamma = found
+    bias = LengthBias(
+        **base,
+        coefficient=gamma,
+        coefficient_elo=gamma * bt.ELO_PER_LOGIT,
+        length_controlled=True,
+    )
+    return bias, controlled
+
+
+def rank(
+    votes: Votes,
+    *,
+    study: str,
+    source: str,
+    design: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    anchor: tuple[str, float] | None = None,
+    prior: float = 0.0,
+    ties: str | None = None,
+    excluded: Sequence[Excluded] = (),
+    sources: Sequence[SourceAgreement] = (),
+    notes: Sequence[str] = (),
+) -> RankingReport:
+    """The ranking of ``votes`` (see the module docstring); NoRanking when there is none."""
+    if not 0 < confidence < 1:
+        raise NoRanking(
+            f"--confidence: expected a level strictly between 0 and 1, got {confidence}"
+        )
+    if resamples < 0:
+        raise NoRanking(f"--resamples: expected a count of 0 or more, got {resamples}")
+    if not (math.isfinite(prior) and prior >= 0):
+        raise NoRanking(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
+    systems = votes.systems
+    if anchor is not None and anchor[0] not in systems:
+        raise NoRanking(
+            f"--anchor {anchor[0]}: not a ranked system; expected one of {', '.join(systems)}"
+        )
+    counts = _counts(votes)
+    wins = _check(votes, counts, prior)
+    theta = bt.fit(wins)
+    n = len(systems)
+
+    if anchor is None:
+        origin, offset = theta.mean(), MEAN_SCORE
+        scale = "Elo: 400 points are 10:1 odds; the systems' mean is 1000"
+    else:
+        origin, offset = theta[systems.index(anchor[0])], anchor[1]
+        scale = f"Elo: 400 points are 10:1 odds; {anchor[0]} is fixed at {anchor[1]:g}"
+
+    def elo(t: F64, at: F64 | float) -> F64:
+        return np.asarray(offset + bt.ELO_PER_LOGIT * (t - at), dtype=np.float64)
+
+    score = elo(theta, origin)
+    order = np.argsort(-score, kind="stable")
+    point_rank = _ranks(score)
+
+    low = high = None
+    rank_low = rank_high = None
+    diff_low: F64 | None = None
+    diff_high: F64 | None = None
+    unbounded = 0
+    if resamples:
+        boot = bt.task_bootstrap(_segments(votes, counts), resamples, seed, theta, prior)
+        unbounded = boot.unbounded
+        if anchor is None:
+            finite = np.where(np.isinf(boot.theta), np.nan, boot.theta)
+            # A resample whose every system is unbounded has no finite mean: NaN, left out.
+            count = np.sum(~np.isnan(finite), axis=1)
+            origins = np.where(count > 0, np.nansum(finite, axis=1) / np.maximum(count, 1), np.nan)
+            with np.errstate(invalid="ignore"):
+                sampled = offset + bt.ELO_PER_LOGIT * (boot.theta - origins[:, None])
+        else:
+            at = boot.theta[:, systems.index(anchor[0])]
+            with np.errstate(invalid="ignore"):
+                sampled = offset + bt.ELO_PER_LOGIT * (boot.theta - at[:, None])
+        low, high = _percentiles(sampled, confidence)
+        ranks = _ranks(boot.theta).astype(np.float64)
+        ranks[ranks < 0] = np.nan
+        rank_low, rank_high = _percentiles(ranks, confidence)
+        with np.errstate(invalid="ignore"):
+            diffs = boot.theta[:, order[:-1]] - boot.theta[:, order[1:]]
+        diff_low, diff_high = _percentiles(diffs * bt.ELO_PER_LOGIT, confidence)
+
+    bias, controlled = _length_bias(votes, counts, theta, prior)
+    controlled_score = controlled_rank = None
+    if controlled is not None:
+        at_c = controlled.mean() if anchor is None else controlled[systems.index(anchor[0])]
+        controlled_score = elo(controlled, at_c)
+        controlled_rank = _ranks(controlled_score)
+
+    pairs, w3 = counts.pairs, counts.wins
+    per = np.zeros((n, 3), dtype=np.int64)
+    np.add.at(per, pairs[:, 0], w3)
+    np.add.at(per, pairs[:, 1], w3[:, [1, 0, 2]])
+
+    entries = []
+    for place, i in enumerate(order.tolist()):
+        resolved = None
+        if diff_low is not None and diff_high is not None and place < n - 1:
+            resolved = bool(diff_low[place] > 0 or diff_high[place] < 0)
+        entries.append(
+            SystemScore(
+                condition=systems[i],
+                score=float(score[i]),
+                interval=None if low is None or high is None else (_bound(low[i]), _bound(high[i])),
+                rank=int(point_rank[i]),
+                rank_interval=None
+                if rank_low is None or rank_high is None
+                else (math.floor(float(rank_low[i])), math.ceil(float(rank_high[i]))),
+                wins=int(per[i, 0]),
+                losses=int(per[i, 1]),
+                ties=int(per[i, 2]),
+                resolved_from_next=resolved,
+                length_controlled_score=None
+                if controlled_score is None
+                else float(controlled_score[i]),
+                length_controlled_rank=None if controlled_rank is None else int(controlled_rank[i]),
+            )
+        )
+    unresolved = [
+        (entries[k].condition, entries[k + 1].condition)
+        for k in range(n - 1)
+        if entries[k].resolved_from_next is False
+    ]
+
+    rows = []
+    position = {int(i): k for k, i in enumerate(order.tolist())}
+    boot_theta = boot.theta if resamples else None
+    for p, (i, j) in enumerate(pairs.tolist()):
+        first_won, second_won, tied = (int(x) for x in w3[p])
+        if position[j] < position[i]:
+            i, j = j, i
+            first_won, second_won = second_won, first_won
+        d_int = None
+        resolved_pair = None
+        if boot_theta is not None:
+            with np.errstate(invalid="ignore"):
+                d = (boot_theta[:, i] - boot_theta[:, j]) * bt.ELO_PER_LOGIT
+            lo_d, hi_d = _percentiles(d[:, None], confidence)
+            d_int = (_bound(lo_d[0]), _bound(hi_d[0]))
+            resolved_pair = bool(lo_d[0] > 0 or hi_d[0] < 0)
+        rows.append(
+            PairRow(
+                a=systems[i],
+                b=systems[j],
+                wins=first_won,
+                losses=second_won,
+                ties=tied,
+                observed=wilson(first_won, first_won + second_won, confidence=confidence),
+                predicted=float(1.0 / (1.0 + math.exp(-(theta[i] - theta[j])))),
+                difference=float(score[i] - score[j]),
+                difference_interval=d_int,
+                resolved=resolved_pair,
+            )
+        )
+    rows.sort(key=lambda r: (position[systems.index(r.a)], position[systems.index(r.b)]))
+
+    all_notes = list(notes)
+    if prior:
+        all_notes.append(
+            f"fitted with a prior of {prior:g} pseudo-ties on every compared pair (--prior): "
+            "the scores are pulled towards each other"
+        )
+    if unbounded:
+        all_notes.append(
+            f"{unbounded} of {resamples} resamples left some system without a finite score "
+            "(it won or lost all its comparisons there): those systems count as +inf / -inf "
+            "in them, the others are left out of them; --prior K avoids this"
+        )
+    return RankingReport(
+        study=study,
+        design=design,
+        source=source,
+        ties=ties or RankingReport.model_fields["ties"].default,
+        scale=scale,
+        anchor=None if anchor is None else Anchor(condition=anchor[0], score=anchor[1]),
+        prior=prior,
+        comparisons=len(votes),
+        tasks=len(np.unique(votes.task)),
+        resampled=(
+            f"tasks: each resample draws the {len(votes.tasks)} tasks with replacement, each "
+            "with all its votes"
+        ),
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        unbounded_resamples=unbounded,
+        systems=entries,
+        pairwise=rows,
+        unresolved_neighbours=unresolved,
+        length_bias=bias,
+        excluded=list(excluded),
+        sources=list(sources),
+        notes=all_notes,
+    )
+
+
+def source_agreement(
+    name_a: str, scores_a: dict[str, float] | str, name_b: str, scores_b: dict[str, float] | str
+) -> SourceAgreement:
+    """Kendall's tau-b between two sources' scores over their shared systems; a str is the
+    reason a source has no ranking."""
+    if isinstance(scores_a, str) or isinstance(scores_b, str):
+        why = scores_a if isinstance(scores_a, str) else scores_b
+        who = name_a if isinstance(scores_a, str) else name_b
+        return SourceAgreement(a=name_a, b=name_b, systems=0, reason=f"{who}: {why}")
+    shared = sorted(set(scores_a) & set(scores_b))
+    if len(shared) < 2:
+        return SourceAgreement(
+            a=name_a, b=name_b, systems=len(shared), reason="fewer than 2 systems in both"
+        )
+    found = kendalltau([scores_a[s] for s in shared], [scores_b[s] for s in shared])
+    tau, p = float(found.statistic), float(found.pvalue)
+    return SourceAgreement(
+        a=name_a,
+        b=name_b,
+        systems=len(shared),
+        tau=tau if math.isfinite(tau) else None,
+        p_value=p if math.isfinite(p) else None,
+        reason=None if math.isfinite(tau) else "a ranking with every score equal",
+    )

@@ -1,0 +1,259 @@
+"""What counts as a vote for a ranking, for each source; the sources are never mixed.
+
+- ``verdicts``: a design's final human preferences. An adjudicated item counts its
+  adjudication's preference (one vote); an item whose reviewers disagree and nobody adjudicated
+  is held back (counted apart, as the results' preference tally holds it back); every other pair
+  item counts each reviewer's latest submitted preference, as the results' tally does.
+- ``labels``: every imported annotator's latest label of each pair (PandaLM's three annotators
+  are three votes on the pair's task).
+- ``judge:ID``: one AI judge's picks on each pair (and turn), combined over the two presentation
+  orders: the same pick in both is that pick, a pick that changes when the outputs are swapped
+  is a tie (FastChat's convention), a pick in one order only is that pick.
+
+Everywhere: "insufficient evidence" is no vote; a pair of two runs of one condition says nothing
+about a ranking; a vote on a run whose content changed since judged the old content. Each is
+left out and counted by reason. Pure: the caller reads the records from the store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from abp_tui.analysis.judge_arrays import NO_RUN, NO_VERDICT, PREFERENCE, TIE_PICK, VerdictTable
+from abp_tui.analysis.ranking import A_WON, B_WON, TIE, Votes
+from abp_tui.analysis.ranking_models import Excluded
+from abp_tui.analysis.results import open_disagreements
+from abp_tui.analysis.verdicts import Decisions
+from abp_tui.models import DesignRecords, Judgment, PreferenceChoice
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+
+INSUFFICIENT: Final = "insufficient evidence (no vote)"
+SAME_CONDITION: Final = "both outputs from one condition"
+STALE: Final = "on a run whose content changed since"
+UNRESOLVED: Final = "items whose reviewers disagree, not yet adjudicated"
+JUDGE_ERROR: Final = "the judge gave no verdict (an error) in either order"
+UNKNOWN_RUN: Final = "a run not in the study's current runs"
+
+
+@dataclass(frozen=True)
+class Side:
+    """A run as a ranking sees it."""
+
+    task: str
+    condition: str
+    length: int | None
+
+
+def _excluded(counts: Counter[str]) -> list[Excluded]:
+    return [Excluded(reason=r, votes=n) for r, n in sorted(counts.items()) if n]
+
+
+def votes_from_columns(
+    conditions: Sequence[str],
+    task_names: Sequence[str],
+    task: I64,
+    system_1: I64,
+    system_2: I64,
+    outcome: I64,
+    length_1: F64,
+    length_2: F64,
+    keep: Bools,
+) -> Votes:
+    """Votes from columns over ``conditions`` and ``task_names`` (codes); only the rows in
+    ``keep``. Systems and tasks without a kept vote are left out of the votes."""
+    rows = np.flatnonzero(keep)
+    used = np.unique(np.concatenate([system_1[rows], system_2[rows]]))
+    recode = np.full(len(conditions), -1, dtype=np.int64)
+    order = sorted(used.tolist(), key=lambda c: conditions[c])
+    recode[order] = np.arange(len(order))
+    kept_tasks, task_code = np.unique(task[rows], return_inverse=True)
+    return Votes(
+        systems=tuple(conditions[c] for c in order),
+        tasks=tuple(task_names[t] for t in kept_tasks.tolist()),
+        task=task_code.reshape(-1).astype(np.int64),
+        a=recode[system_1[rows]],
+        b=recode[system_2[rows]],
+        outcome=outcome[rows].copy(),
+        length_a=length_1[rows].copy(),
+        length_b=length_2[rows].copy(),
+    )
+
+
+LABEL_OUTCOME: Final = np.array([A_WON, B_WON, TIE, -1], dtype=np.int64)
+"""A label's choice (response_1, response_2, tie, insufficient evidence) as an outcome of
+response 1 (the vote's a) against response 2."""
+
+
+def label_votes(
+    conditions: Sequence[str],
+    task_names: Sequence[str],
+    task: I64,
+    condition_1: I64,
+    condition_2: I64,
+    choice: I64,
+    length_1: F64,
+    length_2: F64,
+    current: Bools,
+) -> tuple[Votes, list[Excluded]]:
+    """The imported labels as votes (choice codes: response_1, response_2, tie, insufficient)."""
+    outcome = LABEL_OUTCOME[choice]
+    insufficient = outcome < 0
+    same = ~insufficient & (condition_1 == condition_2)
+    stale = ~insufficient & ~same & ~current
+    keep = ~(insufficient | same | stale)
+    counts = Counter(
+        {
+            INSUFFICIENT: int(insufficient.sum()),
+            SAME_CONDITION: int(same.sum()),
+            STALE: int(stale.sum()),
+        }
+    )
+    votes = votes_from_columns(
+        conditions, task_names, task, condition_1, condition_2, outcome, length_1, length_2, keep
+    )
+    return votes, _excluded(counts)
+
+
+def _vote(
+    judgment: Judgment, placement: Mapping[str, str], runs: tuple[str, str]
+) -> int | str | None:
+    """A judgment's preference as an outcome of runs[0] against runs[1]; a str: excluded."""
+    choice = judgment.preference
+    if choice is None:
+        return None
+    if choice == PreferenceChoice.TIE:
+        return TIE
+    if choice == PreferenceChoice.INSUFFICIENT:
+        return INSUFFICIENT
+    run = placement.get("1" if choice == PreferenceChoice.RESPONSE_1 else "2")
+    return A_WON if run == runs[0] else B_WON
+
+
+def design_votes(
+    records: DesignRecords, decisions: Decisions, sides: Mapping[str, Side]
+) -> tuple[Votes, list[Excluded]]:
+    """A design's final human preferences as votes (see the module docstring)."""
+    held_back = open_disagreements(decisions)
+    counts: Counter[str] = Counter()
+    rows: list[tuple[str, str, str, int, float | None, float | None]] = []
+    for item in records.items:
+        if not item.is_pair:
+            continue
+        runs = (item.runs[0], item.runs[1])
+        adjudication = decisions.adjudications.get(item.code)
+        judged = decisions.latest.get(item.code, [])
+        if adjudication is not None:
+            found = [_vote(adjudication.judgment, adjudication.placement, runs)]
+        else:
+            found = [_vote(j.judgment, j.placement, runs) for j in judged]
+        if adjudication is None and item.code in held_back:
+            counts[UNRESOLVED] += sum(1 for v in found if v is not None)
+            continue
+        for vote in found:
+            if vote is None:
+                continue
+            if isinstance(vote, str):
+                counts[vote] += 1
+            elif item.conditions[0] == item.conditions[1]:
+                counts[SAME_CONDITION] += 1
+            elif item.runs[0] in records.superseded or item.runs[1] in records.superseded:
+                counts[STALE] += 1
+            else:
+                a, b = sides.get(runs[0]), sides.get(runs[1])
+                rows.append(
+                    (
+                        item.task,
+                        item.conditions[0],
+                        item.conditions[1],
+                        vote,
+                        None if a is None else a.length,
+                        None if b is None else b.length,
+                    )
+                )
+    return Votes.from_rows(rows), _excluded(counts)
+
+
+def judge_votes(
+    table: VerdictTable, judge: str, sides: Mapping[str, Side]
+) -> tuple[Votes, list[Excluded]]:
+    """One AI judge's preference verdicts as votes, one per pair (and turn), the two
+    presentation orders combined (see the module docstring)."""
+    code = table.judges.index(judge)
+    mine = np.flatnonzero(
+        (table.judge == code) & (table.kind == PREFERENCE) & (table.run_b != NO_RUN)
+    )
+    run_a, run_b = table.run_a[mine], table.run_b[mine]
+    lo, hi = np.minimum(run_a, run_b), np.maximum(run_a, run_b)
+    flipped = run_a != lo  # the verdict's a is the unit's second run
+    verdict = table.verdict[mine]
+    pick = np.where(
+        verdict == TIE_PICK, TIE, np.where(verdict < 0, -1, np.where(flipped, 1 - verdict, verdict))
+    )
+    pick = np.where(verdict == NO_VERDICT, -1, pick)
+    shown_first = np.where(table.swapped[mine], run_b, run_a)
+    order = (shown_first != lo).astype(np.int64)  # 0: the unit's first run shown first
+    n_runs = max(len(table.runs), 1)
+    turns = table.turn[mine] + 1
+    key = (lo * n_runs + hi) * (int(turns.max(initial=0)) + 1) + turns
+    keys, unit = np.unique(key, return_inverse=True)
+    picks = np.full((2, keys.size), -2, dtype=np.int64)
+    picks[order, unit] = pick
+    stale = np.zeros(keys.size, dtype=bool)
+    stale[unit[~table.current[mine]]] = True
+    first = np.zeros(keys.size, dtype=np.int64)
+    second = np.zeros(keys.size, dtype=np.int64)
+    first[unit], second[unit] = lo, hi
+    p0, p1 = picks
+    both = (p0 >= 0) & (p1 >= 0)
+    combined = np.where(both, np.where(p0 == p1, p0, TIE), np.maximum(p0, p1))
+    side_of = [sides.get(r) for r in table.runs]
+    known = np.array([s is not None for s in side_of], dtype=bool)
+    none = combined < 0
+    unknown = ~none & ~stale & ~(known[first] & known[second])
+    keep = ~none & ~stale & ~unknown
+    names: dict[str, int] = {}
+    cond = np.array(
+        [-1 if s is None else names.setdefault(s.condition, len(names)) for s in side_of],
+        dtype=np.int64,
+    )
+    same = keep & (cond[first] == cond[second])
+    keep &= ~same
+    lengths = np.array(
+        [math.nan if s is None or s.length is None else float(s.length) for s in side_of],
+        dtype=np.float64,
+    )
+    task_names: dict[str, int] = {}
+    run_task = np.array(
+        [-1 if s is None else task_names.setdefault(s.task, len(task_names)) for s in side_of],
+        dtype=np.int64,
+    )
+    counts = Counter(
+        {
+            JUDGE_ERROR: int(none.sum()),
+            STALE: int((~none & stale).sum()),
+            UNKNOWN_RUN: int(unknown.sum()),
+            SAME_CONDITION: int(same.sum()),
+        }
+    )
+    votes = votes_from_columns(
+        tuple(names),
+        tuple(task_names),
+        run_task[first],
+        cond[first],
+        cond[second],
+        combined,
+        lengths[first],
+        lengths[second],
+        keep,
+    )
+    return votes, _excluded(counts)

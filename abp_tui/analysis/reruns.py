@@ -1,0 +1,172 @@
+"""Seed 000's rerun rules: a run whose record says INFRA_ERROR or PROVIDER_BLOCK is fixed and run
+again, never counted in the model-quality denominator.
+
+Three rules follow, each applied the same way to the database's records and to a bundle's:
+
+- **Planning.** Such a run is not put in front of a reviewer unless the design asks for it
+  (``show_record_failures``); its rerun, a run of the same task, condition and trial, takes its
+  place in the plan.
+- **The record's state stands.** Scores alone never turn such a run into MODEL_PASS or
+  MODEL_FAIL: its outcome stays the record's state unless every judgment behind its verdict (the
+  adjudication's, else each reviewer's latest) reclassifies it explicitly, with a reason
+  (``reclassified``, or an override to another state).
+- **Every reclassification is listed**, with who made it and why, in results and in the bundle.
+
+Nothing here reads the database or files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+from abp_tui.analysis.blinding import PlanError, PlanRun, plan_items
+from abp_tui.analysis.verdicts import Decisions, outcomes
+from abp_tui.models import (
+    DesignRecords,
+    ResponseJudgment,
+    ResultState,
+    RunFacts,
+    RunOutcome,
+    StudyDesign,
+)
+from abp_tui.models.base import Model
+
+RECORD_FAILURES: Final = frozenset({ResultState.INFRA_ERROR, ResultState.PROVIDER_BLOCK})
+"""The states a run's record may carry that seed 000 says to fix and rerun."""
+
+
+def is_record_failure(state: ResultState | str | None) -> bool:
+    return state is not None and ResultState(state) in RECORD_FAILURES
+
+
+def held_from_plan(design: StudyDesign, record_states: Mapping[str, str | None]) -> set[str]:
+    """Ids of the runs a design does not put in front of reviewers: those whose record carries
+    INFRA_ERROR or PROVIDER_BLOCK, unless the design shows them (``show_record_failures``)."""
+    if design.show_record_failures:
+        return set()
+    return {run for run, state in record_states.items() if is_record_failure(state)}
+
+
+def explicit(response: ResponseJudgment) -> bool:
+    """Whether a judgment decides a record failure's state itself: it reclassifies the run
+    (the scores decide) or overrides its state, either with a reason."""
+    return bool(
+        (response.reclassified or response.state_override is not None)
+        and response.override_reason.strip()
+    )
+
+
+class Reclassification(Model):
+    """A run whose record's INFRA_ERROR / PROVIDER_BLOCK was set aside by its reviewers."""
+
+    run: str
+    task: str
+    condition: str
+    trial: int
+    record_state: ResultState
+    """What the run's record says."""
+    state: ResultState | None
+    """The state its verdict gives instead (None while its reviewers disagree)."""
+    source: str
+    """``adjudicated`` or ``reviewed``: whose judgments reclassify it."""
+    by: tuple[str, ...]
+    """The adjudicator, or the reviewers."""
+    items: tuple[str, ...]
+    """Blind codes of the items it was judged in."""
+    reasons: tuple[str, ...]
+    """Each judgment's reason, in the order of ``by``."""
+
+
+def _deciding(
+    decisions: Decisions, run: str
+) -> tuple[str, list[tuple[str, str, ResponseJudgment]]]:
+    """The judgments behind a run's verdict: (source, [(who, item, response)])."""
+    adjudication = decisions.adjudicated_by.get(run)
+    if adjudication is not None:
+        response = adjudication.judgment.responses[run]
+        return "adjudicated", [(adjudication.adjudicator, adjudication.item, response)]
+    found = [
+        (j.reviewer, code, j.judgment.responses[run])
+        for code, js in decisions.latest.items()
+        for j in js
+        if run in j.judgment.responses
+    ]
+    return "reviewed", found
+
+
+def reclassifications(
+    runs: Iterable[RunFacts], decisions: Decisions, superseded: Iterable[str] = ()
+) -> list[Reclassification]:
+    """Every run whose record failure its verdict sets aside, in the runs' order."""
+    old = set(superseded)
+    by_run = {v.run: v for v in decisions.verdicts if v.run not in old}
+    out = []
+    for run in runs:
+        verdict = by_run.get(run.id)
+        if verdict is None or not is_record_failure(run.origin_status):
+            continue
+        source, judged = _deciding(decisions, run.id)
+        if not judged or not all(explicit(r) for _who, _item, r in judged):
+            continue
+        assert run.origin_status is not None
+        if verdict.result_state == run.origin_status:
+            continue  # confirmed, not reclassified
+        out.append(
+            Reclassification(
+                run=run.id,
+                task=run.task,
+                condition=run.condition,
+                trial=run.trial,
+                record_state=run.origin_status,
+                state=verdict.result_state,
+                source=source,
+                by=tuple(who for who, _item, _r in judged),
+                items=tuple(sorted({item for _who, item, _r in judged})),
+                reasons=tuple(r.override_reason.strip() for _who, _item, r in judged),
+            )
+        )
+    return out
+
+
+def held_outcomes(records: DesignRecords, decisions: Decisions) -> list[RunOutcome]:
+    """The outcome of each run (:func:`abp_tui.analysis.verdicts.outcomes`), with the record's
+    INFRA_ERROR / PROVIDER_BLOCK standing for every run not explicitly reclassified: the
+    reviewers' own verdict is kept beside it (``human_state``)."""
+    found = outcomes(records.runs, decisions.verdicts, records.superseded)
+    reclassified = {r.run for r in reclassifications(records.runs, decisions, records.superseded)}
+    return [
+        _held(run, o) if is_record_failure(run.origin_status) and run.id not in reclassified else o
+        for run, o in zip(records.runs, found, strict=True)
+    ]
+
+
+def _held(run: RunFacts, found: RunOutcome) -> RunOutcome:
+    if found.state == run.origin_status:
+        return found
+    return found.model_copy(update={"state": run.origin_status, "source": "record"})
+
+
+def planned_runs(
+    design: StudyDesign, runs: Sequence[PlanRun], held: Iterable[str]
+) -> list[PlanRun]:
+    """The runs a design's plan is made of: every run but those held from reviewers."""
+    out = set(held)
+    return [r for r in runs if r.id not in out]
+
+
+def missing_from_plan(
+    design: StudyDesign, runs: Sequence[RunFacts], planned: Iterable[str]
+) -> list[str]:
+    """Ids of the runs the design's plan would put in front of reviewers today that no item
+    holds: a rerun (or any run) imported after the design was planned. Giving the design file
+    to ``abp-tui study create`` again plans them (step 1 of the plan needs no secret)."""
+    held = held_from_plan(design, {r.id: r.origin_status for r in runs})
+    candidates = [PlanRun(0, r.id, r.task, r.condition, r.trial) for r in runs if r.id not in held]
+    try:
+        items = plan_items(design, candidates, None)
+    except PlanError:
+        return []
+    wanted = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
+    in_items = set(planned)
+    return [r.id for r in runs if r.id in wanted and r.id not in in_items]

@@ -1,0 +1,80 @@
+"""Who is the coordinator of an open design: whoever has seen its coordinator-level figures.
+
+The rule that keeps judgments independent: nobody judges an item after seeing other judgments of
+it. A reviewer with pending items has those items held back from every figure (the store's rule
+for ``others()``); a person who holds no item sees everything, as the coordinator does. On an
+open design (no reviewer list: people enrol when they first open it) that second person could then
+enrol and judge items whose judgments they have already seen summarized. So each look at the
+agreement, the disagreements, an adjudication, the results or the AI judges' report (measured
+against the people's judgments) by someone who could still enrol in
+an open design of the study is recorded, append-only, before the figures are returned
+(:mod:`abp_tui.store.coordinator_views`); and enrolment of anyone recorded for the study is
+refused. The study, not the design, is the unit: a study's designs judge the same runs.
+
+Every face goes through here: the CLI's ``agreement``, ``results`` and ``judges``, the
+workstation's agreement, disagreement, adjudication, results and judges screens (via
+:mod:`abp_tui.services.coordinator`, :func:`abp_tui.services.agreement_report.study_agreement`
+and :func:`abp_tui.services.judges.judge_report`).
+A caller that names nobody (``viewer`` None: an export by the coordinator's own command) records
+nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite_utils
+
+from abp_tui.store import coordinator_views as sql
+from abp_tui.store.judging import BlindingError
+
+FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges")
+
+
+def note_view(
+    db: sqlite_utils.Database,
+    study_id: str,
+    design_pk: int | None,
+    viewer: str | None,
+    figure: str,
+) -> None:
+    """Record that ``viewer`` is about to see ``figure`` of the study (of ``design_pk``), when
+    they could still enrol in an open design of it; nothing otherwise."""
+    if figure not in FIGURES:
+        raise ValueError(f"unknown coordinator figure {figure!r}")
+    if viewer is None or not sql.open_designs_without(db, study_id, viewer):
+        return
+    sql.record_view(db, study_id, design_pk, viewer, figure)
+
+
+def note_design_view(
+    db: sqlite_utils.Database,
+    study_id: str,
+    design: str,
+    version: int,
+    viewer: str | None,
+    figure: str,
+) -> None:
+    """:func:`note_view` for a design named as a report names it (name and version)."""
+    row = db.execute(
+        "SELECT pk FROM designs WHERE study_id = ? AND name = ? AND version_no = ?",
+        [study_id, design, version],
+    ).fetchone()
+    note_view(db, study_id, int(row[0]) if row else None, viewer, figure)
+
+
+def refuse_enrolment(
+    db: sqlite_utils.Database, study_id: str, design_name: str, reviewer: str
+) -> None:
+    """BlindingError when ``reviewer`` has seen coordinator-level figures of the study."""
+    seen = sql.views_by(db, study_id, reviewer)
+    if not seen:
+        return
+    first = seen[0]
+    figures = ", ".join(dict.fromkeys(v.figure for v in seen))
+    raise BlindingError(
+        f"{reviewer} cannot enrol as a reviewer of design {design_name}: they have seen the "
+        f"coordinator's figures of study {study_id} ({figures}; first on {first.viewed_at}), "
+        "so their judgments would not be independent; ask someone who has not to review"
+    )
+
+
+__all__ = ["FIGURES", "note_design_view", "note_view", "refuse_enrolment"]

@@ -1,0 +1,248 @@
+"""``abp-tui ranking``: one source of a study's preferences read from the database and ranked.
+
+The sources (never mixed): ``verdicts``, a design's final human preferences; ``labels``, the
+preferences imported with the study; ``judge:ID``, one AI judge's verdicts. A ranking names the
+systems, so like every result by condition it appears only after the study is unblinded,
+whatever the source (:class:`abp_tui.services.results_report.StudyIsBlind`). When the study
+holds several sources, the report gives Kendall's tau between their rankings (point fits).
+
+The CLI and the workstation call :func:`ranking_report`; the statistics are
+:func:`abp_tui.analysis.ranking.rank`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import sqlite_utils
+
+from abp_tui.analysis.ranking import DEFAULT_RESAMPLES, NoRanking, Votes, point_scores, rank
+from abp_tui.analysis.ranking_models import (
+    SWAP_TIES,
+    TIES,
+    Excluded,
+    RankingReport,
+    SourceAgreement,
+)
+from abp_tui.analysis.ranking_sources import Side, design_votes, judge_votes, label_votes
+from abp_tui.analysis.verdicts import decide
+from abp_tui.errors import AbpError
+from abp_tui.services.designing import find_design_if_any, find_study
+from abp_tui.services.results_report import StudyIsBlind
+from abp_tui.store import judging
+from abp_tui.store.judges import verdict_table
+from abp_tui.store.queries import unblinded
+from abp_tui.store.ranking import held_sources, label_columns, run_sides
+
+VERDICTS: Final = "verdicts"
+LABELS: Final = "labels"
+JUDGE: Final = "judge:"
+
+
+@dataclass(frozen=True)
+class SourceVotes:
+    """One source's votes and what was left out of them."""
+
+    name: str
+    votes: Votes
+    excluded: list[Excluded]
+    design: str | None = None
+
+
+def parse_anchor(text: str | None) -> tuple[str, float] | None:
+    """``COND=SCORE`` -> (condition, score)."""
+    if text is None:
+        return None
+    condition, sep, value = text.rpartition("=")
+    try:
+        score = float(value)
+    except ValueError:
+        score = math.nan
+    if not sep or not condition or not math.isfinite(score):
+        raise AbpError(f"--anchor {text}: expected CONDITION=SCORE, e.g. gpt-4=1200")
+    return condition, score
+
+
+def _sides(db: sqlite_utils.Database, study: str) -> dict[str, Side]:
+    return {k: Side(v.task, v.condition, v.length) for k, v in run_sides(db, study).items()}
+
+
+def _labels(db: sqlite_utils.Database, study: str) -> SourceVotes:
+    c = label_columns(db, study)
+    votes, excluded = label_votes(
+        c.conditions,
+        c.tasks,
+        c.task,
+        c.condition_1,
+        c.condition_2,
+        c.choice,
+        c.length_1,
+        c.length_2,
+        c.current,
+    )
+    return SourceVotes(LABELS, votes, excluded)
+
+
+def _judge(db: sqlite_utils.Database, study: str, judge: str) -> SourceVotes:
+    table = verdict_table(db, study)
+    if judge not in table.judges:
+        known = ", ".join(f"judge:{j}" for j in table.judges) or "none"
+        raise AbpError(f"--source judge:{judge}: no such AI judge in study {study}; found: {known}")
+    votes, excluded = judge_votes(table, judge, _sides(db, study))
+    return SourceVotes(JUDGE + judge, votes, excluded)
+
+
+def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> SourceVotes:
+    row = find_design_if_any(db, study, design)
+    if row is None:
+        raise AbpError(
+            f"study {study!r} has no study design, so no final human preferences: use "
+            "--source labels or --source judge:ID, or create a design and judge it"
+        )
+    records = judging.records_of_design(db, row.pk, with_runs=False)
+    votes, excluded = design_votes(records, decide(records), _sides(db, study))
+    return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}")
+
+
+def study_sources(db: sqlite_utils.Database, study: str) -> list[str]:
+    """The sources a study holds votes in: its design's final verdicts (when one has pair
+    items), its imported labels, each AI judge with preference verdicts."""
+    pairs, labelled, judges = held_sources(db, study)
+    found = [VERDICTS] if pairs else []
+    found += [LABELS] if labelled else []
+    return found + [JUDGE + j for j in judges]
+
+
+def read_source(
+    db: sqlite_utils.Database, study: str, source: str, design: str | None = None
+) -> SourceVotes:
+    """The votes of one source (see the module docstring)."""
+    if source == VERDICTS:
+        return _verdicts(db, study, design)
+    if source == LABELS:
+        return _labels(db, study)
+    if source.startswith(JUDGE) and len(source) > len(JUDGE):
+        return _judge(db, study, source[len(JUDGE) :])
+    raise AbpError(f"--source {source}: expected verdicts, labels or judge:ID")
+
+
+def _agreements(
+    db: sqlite_utils.Database,
+    study: str,
+    chosen: SourceVotes,
+    theta: dict[str, float],
+    others: list[str],
+    design: str | None,
+    prior: float,
+) -> list[SourceAgreement]:
+    from abp_tui.analysis.ranking import source_agreement
+
+    scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
+    for name in others:
+        try:
+            found = read_source(db, study, name, design)
+            fitted = point_scores(found.votes, prior)
+            scores[name] = dict(zip(found.votes.systems, fitted.tolist(), strict=True))
+        except AbpError as error:
+            scores[name] = str(error)
+    names = list(scores)
+    return [
+        source_agreement(a, scores[a], b, scores[b])
+        for k, a in enumerate(names)
+        for b in names[k + 1 :]
+    ]
+
+
+def ranking_report(
+    db: sqlite_utils.Database,
+    study: str | None = None,
+    *,
+    design: str | None = None,
+    source: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    anchor: str | None = None,
+    prior: float = 0.0,
+) -> RankingReport:
+    """The ranking of one source of a study (default: its only source; with several, the
+    design's verdicts, else the labels: people before AI judges)."""
+    fixed = parse_anchor(anchor)
+    if not 0 < confidence < 1:
+        raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
+    if resamples < 0:
+        raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
+    if not (math.isfinite(prior) and prior >= 0):
+        raise AbpError(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
+    study_id = find_study(db, study)
+    if unblinded(db, study_id) is None:
+        raise StudyIsBlind(
+            f"study {study_id!r} is still blind: a ranking names the systems, so it appears only "
+            f"after `abp-tui unblind --study {study_id} --yes` (recorded in the audit log)"
+        )
+    held = study_sources(db, study_id)
+    if source is None:
+        if not held:
+            raise AbpError(
+                f"study {study_id!r} holds no pairwise preferences to rank: no design with pair "
+                "items, no imported labels, no AI judge's preference verdicts"
+            )
+        source = held[0]
+    chosen = read_source(db, study_id, source, design)
+    report = rank(
+        chosen.votes,
+        study=study_id,
+        source=chosen.name,
+        design=chosen.design,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        anchor=fixed,
+        prior=prior,
+        ties=TIES + (SWAP_TIES if chosen.name.startswith(JUDGE) else ""),
+        excluded=chosen.excluded,
+    )
+    others = [s for s in held if s != chosen.name]
+    if not others:
+        return report
+    theta = point_scores(chosen.votes, prior)
+    sources = _agreements(
+        db,
+        study_id,
+        chosen,
+        dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
+        others,
+        design,
+        prior,
+    )
+    return report.model_copy(update={"sources": sources})
+
+
+def read_ranking(
+    db_path: Path, study: str | None = None, source: str | None = None
+) -> RankingReport:
+    """The ranking for the workstation (its own connection: a worker's)."""
+    from abp_tui.store import connect
+
+    db = connect(db_path)
+    try:
+        return ranking_report(db, study, source=source)
+    finally:
+        db.close()
+
+
+__all__ = [
+    "LABELS",
+    "VERDICTS",
+    "NoRanking",
+    "RankingReport",
+    "SourceVotes",
+    "parse_anchor",
+    "ranking_report",
+    "read_ranking",
+    "read_source",
+    "study_sources",
+]

@@ -1,0 +1,68 @@
+"""SQL for who has seen a study's coordinator-level figures: an append-only record.
+
+On an open design reviewers enrol themselves, so "the coordinator" cannot be told from a reviewer
+by enrolment alone: anyone not yet enrolled would see every judgment summarized, then enrol and
+judge. Each first look of a person who holds no enrolment in an open design of the study at the
+agreement, the disagreements, an adjudication, the results or the judges' report is recorded
+here (one row per person, study, design and figure); :mod:`abp_tui.services.coordinator_identity`
+decides when, and refuses enrolment of anyone recorded. Rows are never changed or deleted (triggers of migration
+0010): having seen the figures cannot be undone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from abp_tui.store.db import utc_now
+
+
+@dataclass(frozen=True)
+class CoordinatorView:
+    study_id: str
+    design_pk: int | None
+    """The design whose figures were seen; None for a study-level figure (imported labels)."""
+    viewer: str
+    figure: str
+    """agreement, disagreements, adjudication, results or judges (the AI judges' report)."""
+    viewed_at: str
+
+
+def record_view(
+    db: sqlite_utils.Database, study_id: str, design_pk: int | None, viewer: str, figure: str
+) -> None:
+    """Record a look unless the same one is already recorded (the first time is what counts)."""
+    with db.atomic():
+        db.execute(
+            "INSERT INTO coordinator_views (study_id, design_pk, viewer, figure, viewed_at) "
+            "SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM coordinator_views "
+            "WHERE study_id = ? AND design_pk IS ? AND viewer = ? AND figure = ?)",
+            [study_id, design_pk, viewer, figure, utc_now(), study_id, design_pk, viewer, figure],
+        )
+
+
+def views_by(db: sqlite_utils.Database, study_id: str, viewer: str) -> list[CoordinatorView]:
+    """What ``viewer`` has seen of the study's coordinator-level figures, first look first."""
+    rows = db.execute(
+        "SELECT study_id, design_pk, viewer, figure, viewed_at FROM coordinator_views "
+        "WHERE study_id = ? AND viewer = ? ORDER BY pk",
+        [study_id, viewer],
+    ).fetchall()
+    return [
+        CoordinatorView(str(r[0]), None if r[1] is None else int(r[1]), str(r[2]), str(r[3]), r[4])
+        for r in rows
+    ]
+
+
+def open_designs_without(db: sqlite_utils.Database, study_id: str, viewer: str) -> bool:
+    """Whether the study has an open design (no reviewer list: people enrol themselves) that
+    ``viewer`` is not enrolled in: a design they could still enrol in."""
+    row = db.execute(
+        "SELECT 1 FROM designs d WHERE d.study_id = ? "
+        "AND COALESCE(json_array_length(d.document, '$.reviewers'), 0) = 0 "
+        "AND NOT EXISTS (SELECT 1 FROM enrolments e WHERE e.design_pk = d.pk AND e.reviewer = ?) "
+        "LIMIT 1",
+        [study_id, viewer],
+    ).fetchone()
+    return row is not None

@@ -1,0 +1,155 @@
+"""SQL for a ranking's votes: a study's imported preference labels as columns, and each run's
+task, condition and output length (what a judge's or a design's pair is ranked by).
+
+Labels come back as integer columns (one query; NumPy maps the stored keys to names), since a
+ranking may read a million of them. Nothing here decides what a vote counts for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import sqlite_utils
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+CHOICES = ("response_1", "response_2", "tie", "insufficient_evidence")
+"""A label's choice code: its index here."""
+
+_LABELS = """
+SELECT p.item_id, p.reviewer, p.task_pk, p.run_1_pk, p.run_2_pk,
+       CASE p.choice WHEN 'response_1' THEN 0 WHEN 'response_2' THEN 1 WHEN 'tie' THEN 2
+                     ELSE 3 END
+FROM preferences p
+WHERE +p.study_id = ? AND p.source = 'imported'
+ORDER BY p.pk
+"""
+"""A study's imported labels in stored order. ``+`` keeps SQLite from reading them through the
+(study, item) index: one pass over the table in rowid order is several times faster than an
+index walk that fetches each row at random, and a ranking may read a million labels."""
+
+_RUNS = """
+SELECT r.pk, r.condition_pk, r.current, COALESCE(length(b.text), -1)
+FROM runs r LEFT JOIN blobs b ON b.sha256 = r.output_sha256
+WHERE r.study_id = ?
+"""
+"""Every stored version of the study's runs: its condition, whether it is current, and its
+output's length (-1: no output stored); read once per run, not once per label."""
+
+
+@dataclass(frozen=True, eq=False)
+class LabelColumns:
+    """A study's imported labels as columns (one entry per label)."""
+
+    conditions: tuple[str, ...]
+    """Condition ids; ``condition_1`` and ``condition_2`` index into it."""
+    tasks: tuple[str, ...]
+    """Task ids; ``task`` indexes into it."""
+    task: I64
+    condition_1: I64
+    condition_2: I64
+    choice: I64
+    """Index into CHOICES."""
+    length_1: F64
+    length_2: F64
+    """NaN when the run has no stored output."""
+    current: npt.NDArray[np.bool_]
+
+
+def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
+    """Each label set's latest label of each source item (a later import replaces an earlier
+    one), external reviewers only (an AI judge's verdicts live in ``judge_verdicts``), with the
+    task, both runs' conditions and output lengths and whether both runs are current."""
+    external = {
+        str(r[0]) for r in db.execute("SELECT name FROM reviewers WHERE external = 1").fetchall()
+    }
+    rows = db.execute(_LABELS, [study_id]).fetchall()
+    latest: dict[tuple[str, str], int] = {}
+    for i, row in enumerate(rows):
+        if row[1] in external:
+            latest[(row[0], row[1])] = i
+    keep = sorted(latest.values())
+    codes: dict[str, int] = {}
+    condition_of = {
+        int(pk): codes.setdefault(str(name), len(codes))
+        for pk, name in db.execute(
+            "SELECT pk, id FROM conditions WHERE study_id = ?", [study_id]
+        ).fetchall()
+    }
+    if not keep:
+        empty = np.zeros(0, dtype=np.int64)
+        nothing = np.zeros(0, dtype=np.float64)
+        no = np.zeros(0, dtype=bool)
+        return LabelColumns(tuple(codes), (), empty, empty, empty, empty, nothing, nothing, no)
+    runs = np.array(db.execute(_RUNS, [study_id]).fetchall(), dtype=np.int64).reshape(-1, 4)
+    size = int(runs[:, 0].max()) + 1
+    run_condition = np.full(size, -1, dtype=np.int64)
+    run_condition[runs[:, 0]] = [condition_of[int(c)] for c in runs[:, 1].tolist()]
+    run_current = np.zeros(size, dtype=bool)
+    run_current[runs[:, 0]] = runs[:, 2].astype(bool)
+    run_length = np.full(size, np.nan)
+    run_length[runs[:, 0]] = np.where(runs[:, 3] < 0, np.nan, runs[:, 3])
+    tasks = db.execute("SELECT pk, id FROM tasks WHERE study_id = ?", [study_id]).fetchall()
+    task_code = np.full(max(int(r[0]) for r in tasks) + 1, -1, dtype=np.int64)
+    task_code[[int(r[0]) for r in tasks]] = np.arange(len(tasks))
+    chosen = [rows[i] for i in keep]
+    data = np.array([r[2:] for r in chosen], dtype=np.int64).reshape(len(chosen), 4)
+    one, two = data[:, 1], data[:, 2]
+    return LabelColumns(
+        conditions=tuple(codes),
+        tasks=tuple(str(r[1]) for r in tasks),
+        task=task_code[data[:, 0]],
+        condition_1=run_condition[one],
+        condition_2=run_condition[two],
+        choice=data[:, 3].copy(),
+        length_1=run_length[one],
+        length_2=run_length[two],
+        current=run_current[one] & run_current[two],
+    )
+
+
+@dataclass(frozen=True)
+class RunSide:
+    """What a ranking needs of one run: its task, its condition, its output's length."""
+
+    task: str
+    condition: str
+    length: int | None
+    """Characters of the stored output; None when none is stored."""
+
+
+def run_sides(db: sqlite_utils.Database, study_id: str) -> dict[str, RunSide]:
+    """Run id -> its current version's task, condition and output length."""
+    rows = db.execute(
+        "SELECT r.id, t.id, c.id, length(b.text) FROM runs r "
+        "JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk "
+        "LEFT JOIN blobs b ON b.sha256 = r.output_sha256 "
+        "WHERE r.study_id = ? AND r.current = 1",
+        [study_id],
+    ).fetchall()
+    return {
+        str(r[0]): RunSide(str(r[1]), str(r[2]), None if r[3] is None else int(r[3])) for r in rows
+    }
+
+
+def held_sources(db: sqlite_utils.Database, study_id: str) -> tuple[bool, bool, list[str]]:
+    """(a design of the study has pair items, the study has imported labels, the ids of the AI
+    judges with preference verdicts in it, sorted)."""
+    pairs = db.execute(
+        "SELECT 1 FROM items i JOIN designs d ON d.pk = i.design_pk WHERE d.study_id = ? "
+        "AND i.run_b_pk IS NOT NULL LIMIT 1",
+        [study_id],
+    ).fetchone()
+    labelled = db.execute(
+        "SELECT 1 FROM preferences WHERE study_id = ? AND source = 'imported' LIMIT 1",
+        [study_id],
+    ).fetchone()
+    judges = db.execute(
+        "SELECT DISTINCT j.id FROM judge_verdicts v JOIN judges j ON j.pk = v.judge_pk "
+        "WHERE v.study_id = ? AND v.kind = 'preference' ORDER BY j.id",
+        [study_id],
+    ).fetchall()
+    return pairs is not None, labelled is not None, [str(r[0]) for r in judges]

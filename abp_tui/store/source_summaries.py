@@ -1,0 +1,124 @@
+"""What a source states of a whole log, as ``abp-tui status`` shows it: Inspect logs' own figures.
+
+An Inspect log carries, beside its samples, its eval spec, its ``plan`` (solver steps and config),
+its ``results`` (the scores and metrics Inspect computed) and its ``stats`` (start and end times,
+each model's token usage). Import keeps them whole, one reference verdict per log
+(:data:`abp_tui.formats.inspect_log.LOG_SCHEMA`); this module reads them back in a few lines per
+log for the coordinator's overview. They name the model: no blind screen reads this module.
+
+Standard library only, like :mod:`abp_tui.store.overview` (``status`` must start fast).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LOG_SCHEMA = "inspect-log/v1"
+"""As :data:`abp_tui.formats.inspect_log.LOG_SCHEMA` (not imported: pydantic is slow to load)."""
+
+
+@dataclass(frozen=True)
+class LogSummary:
+    """One log's own figures, as text fields (each may be empty when the log lacks it)."""
+
+    log: str
+    task: str
+    model: str
+    status: str
+    started_at: str
+    completed_at: str
+    samples: str
+    """``completed of total`` samples, as the results state."""
+    metrics: tuple[str, ...]
+    """``scorer metric value`` for every metric of every scorer."""
+    usage: tuple[str, ...]
+    """``model: in N, out M, total T`` per model of the stats."""
+    plan: tuple[str, ...]
+    """The solver of each plan step, in order."""
+    document: dict[str, Any]
+    """Everything the log stated of itself, whole."""
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def summarize(log_id: str, doc: dict[str, Any]) -> LogSummary:
+    """The summary of one stored log document (fields of the wrong type are left out)."""
+
+    def part(name: str) -> dict[str, Any]:
+        value = doc.get(name)
+        return value if isinstance(value, dict) else {}
+
+    spec, plan, results, stats = part("eval"), part("plan"), part("results"), part("stats")
+    metrics = []
+    for score in results.get("scores") or []:
+        if not isinstance(score, dict):
+            continue
+        found = score.get("metrics")
+        for name, metric in (found if isinstance(found, dict) else {}).items():
+            value = metric.get("value") if isinstance(metric, dict) else metric
+            metrics.append(f"{_text(score.get('name'))} {name} {_text(value)}")
+    usage = []
+    models = stats.get("model_usage")
+    for model, used in (models if isinstance(models, dict) else {}).items():
+        if isinstance(used, dict):
+            counts = ", ".join(
+                f"{label} {used[key]}"
+                for key, label in (
+                    ("input_tokens", "in"),
+                    ("output_tokens", "out"),
+                    ("total_tokens", "total"),
+                )
+                if key in used
+            )
+            usage.append(f"{model}: {counts}")
+    steps = [
+        _text(step.get("solver")) for step in plan.get("steps") or [] if isinstance(step, dict)
+    ]
+    samples = ""
+    if "total_samples" in results:
+        samples = f"{_text(results.get('completed_samples'))} of {_text(results['total_samples'])}"
+    return LogSummary(
+        log=log_id,
+        task=_text(spec.get("task")),
+        model=_text(spec.get("model")),
+        status=_text(doc.get("status")),
+        started_at=_text(stats.get("started_at")),
+        completed_at=_text(stats.get("completed_at")),
+        samples=samples,
+        metrics=tuple(metrics),
+        usage=tuple(usage),
+        plan=tuple(steps),
+        document=doc,
+    )
+
+
+def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
+    """The study's logs' own figures, in import order."""
+    rows = conn.execute(
+        "SELECT id, document FROM reference_verdicts WHERE study_id = ? AND schema_name = ? "
+        "ORDER BY pk",
+        [study_id, LOG_SCHEMA],
+    ).fetchall()
+    out = []
+    for log_id, document in rows:
+        doc = json.loads(document)
+        if isinstance(doc, dict):
+            out.append(summarize(str(log_id), doc))
+    return out
+
+
+def read(path: Path) -> dict[str, list[LogSummary]]:
+    """Every study's log summaries (studies without any are left out), read-only."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        ids = [r[0] for r in conn.execute("SELECT id FROM studies ORDER BY id").fetchall()]
+        found = {study: log_summaries(conn, study) for study in ids}
+    finally:
+        conn.close()
+    return {study: logs for study, logs in found.items() if logs}

@@ -1,0 +1,109 @@
+"""The adjudication screen's keys, declared once: its own, then the reading keys.
+
+Each has an id ``adjudicate.<name>`` (what the help screen and a keymap name it by). The reading
+keys (search, hits, folds) are the compare screen's, declared in
+:mod:`abp_tui.tui.reading_aids` and placed here by :mod:`abp_tui.tui.adjudication_reading`.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+from abp_tui.tui.adjudication_reading import READING_KEYS
+
+
+def _binding(
+    key: str,
+    action: str,
+    description: str,
+    tooltip: str,
+    *,
+    show: bool = True,
+    name: str | None = None,
+    key_display: str | None = None,
+    priority: bool = False,
+) -> Binding:
+    """An adjudication-screen key; its id is ``adjudicate.`` + ``name`` or the action."""
+    return Binding(
+        key,
+        action,
+        description,
+        show=show,
+        key_display=key_display,
+        priority=priority,
+        id=f"adjudicate.{name or action}",
+        tooltip=tooltip,
+    )
+
+
+ADJUDICATION_KEYS: list[BindingType] = [
+    _binding(
+        "s",
+        "record",
+        "Record",
+        "Record the final judgment with its note (the reviewers' judgments are kept).",
+    ),
+    _binding(
+        "v",
+        "toggle_names",
+        "Names",
+        "Show or hide the reviewers' names (recorded with the adjudication if shown).",
+    ),
+    _binding(
+        "p",
+        "prefill",
+        "Prefill",
+        "Fill the final judgment from Reviewer 1's (again: the next reviewer's), then edit.",
+    ),
+    _binding("e", "note", "Note", "Go to the note field (required to record)."),
+    _binding(
+        "right_square_bracket",
+        "step(1)",
+        "Next",
+        "Open the next disagreement of the list.",
+        key_display="]",
+        name="next",
+    ),
+    _binding(
+        "left_square_bracket",
+        "step(-1)",
+        "Prev",
+        "Open the previous disagreement of the list.",
+        key_display="[",
+        name="previous",
+    ),
+    _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
+    _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
+    _binding(
+        "l",
+        "back",
+        "List",
+        "Back to the disagreement list (asks first if the form has unrecorded changes).",
+    ),
+    _binding(
+        "tab",
+        "app.focus_next",
+        "Next field",
+        "Move to the next row or field.",
+        show=False,
+        name="next_field",
+        priority=True,
+    ),
+    _binding(
+        "shift+tab",
+        "app.focus_previous",
+        "Previous field",
+        "Move to the previous row or field.",
+        show=False,
+        name="previous_field",
+        priority=True,
+    ),
+    _binding(
+        "escape",
+        "leave_field",
+        "Leave field",
+        "Leave a text field so single keys act again; elsewhere, back to the list.",
+        show=False,
+    ),
+    *READING_KEYS,
+]

@@ -1,0 +1,273 @@
+"""Bradley-Terry rankings: the fit against evalica and closed forms, the tie convention, anchors,
+the prior, refusals, the task bootstrap, Wilson and binomial figures, length bias."""
+
+from __future__ import annotations
+
+import math
+
+import evalica
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from abp_tui.analysis.ranking import A_WON, B_WON, TIE, NoRanking, Votes, rank
+from abp_tui.stats.ranking import ELO_PER_LOGIT
+
+Row = tuple[str, str, str, int, float | None, float | None]
+
+
+def _rows(pairs: list[tuple[str, str, int, int, int]], length: float = 100.0) -> list[Row]:
+    """(a, b, a wins, b wins, ties) -> one task per vote."""
+    rows: list[Row] = []
+    for a, b, wins, losses, ties in pairs:
+        for outcome, count in ((A_WON, wins), (B_WON, losses), (TIE, ties)):
+            rows += [(f"t{len(rows) + k}", a, b, outcome, length, length) for k in range(count)]
+    return rows
+
+
+def _generated(strengths: list[float], tasks: int, per_task: int, seed: int) -> list[Row]:
+    """Tasks of one random pair each. A vote's expected score (a tie half) is exactly
+    sigma(strength a - strength b), the model's; on half the tasks every vote shares one draw,
+    so votes of one task agree more than votes of different tasks. 10% ties."""
+    rng = np.random.default_rng(seed)
+    n, tie = len(strengths), 0.1
+    rows: list[Row] = []
+    for t in range(tasks):
+        a = int(rng.integers(n))
+        b = int((a + rng.integers(1, n)) % n)
+        q = 1.0 / (1.0 + math.exp(-(strengths[a] - strengths[b])))
+        shared = rng.random() if rng.random() < 0.5 else None
+        la, lb = float(rng.integers(50, 500)), float(rng.integers(50, 500))
+        for _ in range(per_task):
+            u = rng.random() if shared is None else shared
+            outcome = A_WON if u < q - tie / 2 else TIE if u < q + tie / 2 else B_WON
+            rows.append((f"t{t}", f"s{a}", f"s{b}", outcome, la, lb))
+    return rows
+
+
+def _evalica_logits(votes: Votes) -> np.ndarray:
+    winner = {A_WON: evalica.Winner.X, B_WON: evalica.Winner.Y, TIE: evalica.Winner.Draw}
+    result = evalica.bradley_terry(
+        [votes.systems[i] for i in votes.a.tolist()],
+        [votes.systems[i] for i in votes.b.tolist()],
+        [winner[o] for o in votes.outcome.tolist()],
+        tolerance=1e-12,
+        limit=100_000,
+    )
+    logits: np.ndarray = np.log(result.scores.reindex(list(votes.systems)).to_numpy(dtype=float))
+    centred: np.ndarray = logits - logits.mean()
+    return centred
+
+
+def test_scores_match_evalica_on_generated_data_and_recover_the_known_order() -> None:
+    strengths = [1.2, 0.6, 0.1, -0.3, -0.7, -0.9]
+    votes = Votes.from_rows(_generated(strengths, tasks=3000, per_task=3, seed=5))
+    report = rank(votes, study="gen", source="labels", resamples=0)
+    ours = {s.condition: s.score for s in report.systems}
+    theirs = 1000 + ELO_PER_LOGIT * _evalica_logits(votes)
+    for name, score in zip(votes.systems, theirs.tolist(), strict=True):
+        assert ours[name] == pytest.approx(score, abs=1e-6)
+    assert [s.condition for s in report.systems] == [f"s{i}" for i in range(6)]
+    assert [s.rank for s in report.systems] == [1, 2, 3, 4, 5, 6]
+    assert sum(s.score for s in report.systems) / 6 == pytest.approx(1000.0)
+
+
+def test_task_intervals_cover_the_known_strengths() -> None:
+    # Over 20 generated studies, each system's 90% interval should hold its true Elo score
+    # (relative to the mean) about 90% of the time: at least 80% of 120 intervals, while the
+    # same votes read as independent (one task each) cover clearly less often.
+    strengths = np.array([0.9, 0.4, 0.0, -0.2, -0.5, -0.6])
+    truth = 1000 + ELO_PER_LOGIT * (strengths - strengths.mean())
+    covered = naive = total = 0
+    for seed in range(20):
+        rows = _generated(list(strengths), tasks=600, per_task=3, seed=seed)
+        alone = [(f"{r[0]}.{k}", *r[1:]) for k, r in enumerate(rows)]
+        for data, is_naive in ((rows, False), (alone, True)):
+            report = rank(
+                Votes.from_rows(data),
+                study="gen",
+                source="labels",
+                resamples=300,
+                seed=seed,
+                confidence=0.9,
+            )
+            for s in report.systems:
+                assert s.interval is not None
+                low, high = s.interval
+                assert isinstance(low, float) and isinstance(high, float)
+                hit = low <= truth[int(s.condition[1:])] <= high
+                naive += hit and is_naive
+                covered += hit and not is_naive
+                total += not is_naive
+    assert total == 120 and covered / total >= 0.8
+    assert naive < covered
+
+
+def test_a_tie_is_half_a_win_to_each_side() -> None:
+    # 3 wins, 1 loss, 2 ties: a scores 3 + 1 = 4 of 6, so sigma(d) = 2/3 and d = ln 2: the
+    # difference is 400 log10(2) = 120.41 Elo points.
+    report = rank(Votes.from_rows(_rows([("a", "b", 3, 1, 2)])), study="x", source="labels")
+    a, b = report.systems
+    assert (a.condition, a.wins, a.losses, a.ties) == ("a", 3, 1, 2)
+    assert a.score - b.score == pytest.approx(400 * math.log10(2))
+    assert report.pairwise[0].predicted == pytest.approx(2 / 3)
+    assert "half a win" in report.ties
+    assert report.comparisons == 6
+
+
+def test_an_anchor_fixes_one_system_and_keeps_the_differences() -> None:
+    votes = Votes.from_rows(_rows([("a", "b", 6, 3, 1), ("b", "c", 5, 4, 2), ("a", "c", 7, 2, 0)]))
+    plain = rank(votes, study="x", source="labels", resamples=100, seed=3)
+    anchored = rank(votes, study="x", source="labels", resamples=100, seed=3, anchor=("b", 1200))
+    scores = {s.condition: s.score for s in anchored.systems}
+    assert scores["b"] == 1200.0
+    shift = 1200.0 - next(s.score for s in plain.systems if s.condition == "b")
+    for s in plain.systems:
+        assert scores[s.condition] == pytest.approx(s.score + shift)
+    b = next(s for s in anchored.systems if s.condition == "b")
+    assert b.interval == (1200.0, 1200.0)  # the origin of the scale does not move
+    assert anchored.anchor is not None and "b is fixed at 1200" in anchored.scale
+    with pytest.raises(NoRanking, match="--anchor z: not a ranked system"):
+        rank(votes, study="x", source="labels", anchor=("z", 1.0))
+
+
+def test_perfect_separation_is_refused_naming_the_system_unless_a_prior() -> None:
+    votes = Votes.from_rows(_rows([("a", "b", 4, 0, 0), ("a", "c", 3, 0, 0), ("b", "c", 2, 2, 1)]))
+    with pytest.raises(NoRanking) as refused:
+        rank(votes, study="x", source="labels")
+    message = str(refused.value)
+    assert "a won or tied every one of its 7 comparisons (score +inf)" in message
+    assert "--prior K" in message and "\n" not in message
+    # One pseudo-tie per compared pair: a's 4-0 against b becomes 4.5 to 0.5, a finite fit.
+    report = rank(votes, study="x", source="labels", prior=1.0, resamples=50)
+    assert report.prior == 1.0 and any("--prior" in n for n in report.notes)
+    assert report.systems[0].condition == "a"
+    assert all(math.isfinite(s.score) for s in report.systems)
+
+
+def test_a_system_that_lost_everything_is_named_minus_inf() -> None:
+    votes = Votes.from_rows(_rows([("a", "b", 2, 1, 1), ("a", "c", 3, 0, 0), ("b", "c", 1, 0, 0)]))
+    with pytest.raises(NoRanking, match=r"c lost every one of its 4 comparisons \(score -inf\)"):
+        rank(votes, study="x", source="labels")
+
+
+def test_the_closed_form_of_the_prior() -> None:
+    # 3-0 with K = 2 pseudo-ties: W = 3 + 1 against 0 + 1, so the difference is ln 4 logits.
+    report = rank(
+        Votes.from_rows(_rows([("a", "b", 3, 0, 0)])), study="x", source="labels", prior=2.0
+    )
+    a, b = report.systems
+    assert a.score - b.score == pytest.approx(ELO_PER_LOGIT * math.log(4))
+
+
+def test_comparisons_in_separate_groups_are_refused_naming_the_groups() -> None:
+    votes = Votes.from_rows(_rows([("a", "b", 2, 1, 0), ("c", "d", 1, 2, 0)]))
+    with pytest.raises(NoRanking) as refused:
+        rank(votes, study="x", source="labels", prior=1.0)  # a prior does not join them
+    assert "fall apart into 2 groups" in str(refused.value)
+    assert "{a, b}; {c, d}" in str(refused.value)
+
+
+def test_the_bootstrap_resamples_tasks_not_votes() -> None:
+    base = _generated([0.5, 0.0, -0.4], tasks=150, per_task=1, seed=8)
+    copies = [row for row in base for _ in range(5)]  # each task's vote five times, same task
+    spread = [(f"{r[0]}.{k}", *r[1:]) for r in base for k in range(5)]  # as five tasks
+    kwargs = {"study": "x", "source": "labels", "resamples": 400, "seed": 11}
+    one = rank(Votes.from_rows(base), **kwargs)  # type: ignore[arg-type]
+    five = rank(Votes.from_rows(copies), **kwargs)  # type: ignore[arg-type]
+    apart = rank(Votes.from_rows(spread), **kwargs)  # type: ignore[arg-type]
+    assert "tasks" in five.resampled and five.tasks == 150 and five.comparisons == 750
+
+    def width(report: object) -> dict[str, float]:
+        out = {}
+        for s in report.systems:  # type: ignore[attr-defined]
+            low, high = s.interval
+            out[s.condition] = high - low
+        return out
+
+    # Copies within a task add no information: the same draws of tasks give the same fits.
+    for s1, s5 in zip(one.systems, five.systems, strict=True):
+        assert s5.score == pytest.approx(s1.score)
+        assert s5.interval == pytest.approx(s1.interval)
+    # The same votes counted as separate tasks look about sqrt(5) times more certain.
+    for name, w in width(one).items():
+        assert width(apart)[name] < w / 1.7
+
+
+def test_one_task_repeated_weighs_more_in_the_point_estimate() -> None:
+    rows = _rows([("a", "b", 5, 5, 0)])
+    heavier = [*rows, *[r for r in rows if r[0] == "t0"] * 2]  # t0 (a won) three times over
+    even = rank(Votes.from_rows(rows), study="x", source="labels", resamples=0)
+    tilted = rank(Votes.from_rows(heavier), study="x", source="labels", resamples=0)
+    assert even.systems[0].score == pytest.approx(1000.0)
+    # 7 wins to 5: sigma(d) = 7/12.
+    a = next(s for s in tilted.systems if s.condition == "a")
+    b = next(s for s in tilted.systems if s.condition == "b")
+    assert a.score - b.score == pytest.approx(ELO_PER_LOGIT * math.log(7 / 5))
+    assert tilted.tasks == 10 and tilted.comparisons == 12
+
+
+def test_observed_win_rate_is_the_wilson_interval_newcombe_published() -> None:
+    # Newcombe (1998), Statistics in Medicine 17:857-872, Table I: 81/263 gives the Wilson
+    # score interval 0.2553 to 0.3662 (method 3). Ties stay out of the win rate.
+    votes = Votes.from_rows(_rows([("a", "b", 81, 182, 7)]))
+    row = rank(votes, study="x", source="labels", resamples=0).pairwise[0]
+    assert (row.a, row.b) == ("b", "a")  # the higher-ranked first: b won 182 of 263
+    assert (row.wins, row.losses, row.ties) == (182, 81, 7)
+    assert (row.observed.x, row.observed.n) == (182, 263)
+    assert row.observed.low is not None and row.observed.high is not None
+    assert round(1 - row.observed.high, 4) == 0.2553
+    assert round(1 - row.observed.low, 4) == 0.3662
+
+
+def test_length_bias_share_and_exact_binomial_p() -> None:
+    # 9 of 10 decisive votes chose the longer output: the exact two-sided p-value is
+    # 2 (C(10,9) + C(10,10)) / 2^10 = 22/1024 = 0.021484375, as scipy.stats.binomtest gives.
+    rows: list[Row] = []
+    for k in range(9):
+        rows.append(
+            (f"t{k}", "a", "b", A_WON if k % 2 else B_WON, 300.0 if k % 2 else 100.0, 200.0)
+        )
+    rows.append(("t9", "a", "b", A_WON, 100.0, 200.0))  # the shorter won
+    rows.append(("t10", "a", "b", TIE, 100.0, 200.0))  # a tie: not decisive
+    rows.append(("t11", "a", "b", A_WON, 150.0, 150.0))  # equal lengths: not counted
+    rows.append(("t12", "a", "b", B_WON, None, 150.0))  # unknown length
+    bias = rank(Votes.from_rows(rows), study="x", source="labels", resamples=0).length_bias
+    assert (bias.chose_longer, bias.decisive_votes, bias.unknown_length) == (9, 10, 1)
+    assert bias.share_longer == pytest.approx(0.9)
+    assert bias.test.p_value == pytest.approx(22 / 1024)
+    assert bias.test.p_value == pytest.approx(binomtest(9, 10, 0.5).pvalue)
+
+
+def test_length_controlled_ranking_removes_a_pull_towards_longer_outputs() -> None:
+    # Equal systems; s0 always writes longer outputs and voters favour the longer one.
+    rng = np.random.default_rng(4)
+    rows: list[Row] = []
+    for t in range(3000):
+        a, b = rng.choice(3, 2, replace=False).tolist()
+        la = float(rng.integers(400, 800) if a == 0 else rng.integers(100, 700))
+        lb = float(rng.integers(400, 800) if b == 0 else rng.integers(100, 700))
+        p = 1 / (1 + math.exp(-2.0 * (la - lb) / (la + lb)))
+        rows.append((f"t{t}", f"s{a}", f"s{b}", A_WON if rng.random() < p else B_WON, la, lb))
+    report = rank(Votes.from_rows(rows), study="x", source="labels", resamples=0)
+    by = {s.condition: s for s in report.systems}
+    assert report.length_bias.share_longer is not None and report.length_bias.share_longer > 0.6
+    assert report.length_bias.coefficient is not None and report.length_bias.coefficient > 0
+    plain_gap = by["s0"].score - (by["s1"].score + by["s2"].score) / 2
+    controlled = {k: s.length_controlled_score for k, s in by.items()}
+    assert all(v is not None for v in controlled.values())
+    lc_gap = controlled["s0"] - (controlled["s1"] + controlled["s2"]) / 2  # type: ignore[operator]
+    assert plain_gap > 60 and abs(lc_gap) < 25
+
+
+def test_unresolved_neighbours_are_marked() -> None:
+    votes = Votes.from_rows(
+        _rows([("a", "b", 20, 19, 0), ("b", "c", 40, 5, 0), ("a", "c", 42, 4, 0)])
+    )
+    report = rank(votes, study="x", source="labels", resamples=300, seed=2)
+    assert [s.condition for s in report.systems] == ["a", "b", "c"]
+    assert report.unresolved_neighbours == [("a", "b")]
+    assert [s.resolved_from_next for s in report.systems] == [False, True, None]
+    rank_a, rank_b = report.systems[0].rank_interval, report.systems[1].rank_interval
+    assert rank_a == (1, 2) and rank_b == (1, 2)
+    assert report.systems[2].rank_interval == (3, 3)
