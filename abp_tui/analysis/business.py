@@ -40,8 +40,9 @@ from abp_tui.stats.inference import Proportion, wilson
 from abp_tui.stats.task_bootstrap import Quartiles, TaskInterval, quartiles, task_bootstrap
 from abp_tui.text.natural import natural_key
 
-TASK_LEVEL_PROTOCOLS_EXCLUDED: Final = frozenset({"abp"})
-"""Protocols whose specification keeps Wilson intervals over runs only (seed 003)."""
+TASK_LEVEL_PROTOCOLS_EXCLUDED: Final = frozenset({"abp", "arena"})
+"""Protocols whose specification keeps Wilson intervals over runs only (seed 003: ABP run folders
+and Arena results)."""
 
 
 def is_business(records: DesignRecords) -> bool:
@@ -284,8 +285,8 @@ def business_results(
                 )
     if not task_level:
         note = (
-            f"{protocol} studies keep their Wilson intervals over runs only, as the protocol's "
-            "specification requires."
+            f"{protocol} studies keep their Wilson intervals over runs only, as the ABP "
+            "specification (seed 003) requires."
         )
     elif not intervals:
         note = "Every condition has one attempt per task: the Wilson interval over runs stands."

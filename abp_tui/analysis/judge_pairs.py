@@ -62,6 +62,8 @@ class PairUnits:
     """The table's preference rows."""
     unit: I64
     """Each of those rows' unit."""
+    judge: I64
+    """Each of those rows' judge (gathered once, for every judge's picks)."""
     a: I64
     b: I64
     turn: I64
@@ -180,6 +182,7 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
         table=table,
         rows=rows,
         unit=unit,
+        judge=table.judge[rows],
         a=a,
         b=b,
         turn=t,
@@ -212,7 +215,7 @@ def judge_picks(units: PairUnits, judge: int) -> JudgePicks:
     """The picks of ``judge`` (its code in the table): one verdict per unit and order, as the
     table keeps the latest of each slot."""
     table = units.table
-    mine = table.judge[units.rows] == judge
+    mine = units.judge == judge
     rows, unit = units.rows[mine], units.unit[mine]
     order = table.swapped[rows].astype(np.int64)
     pick = np.full((2, units.count), MISSING, dtype=np.int64)

@@ -139,7 +139,12 @@ def _counts(votes: Votes) -> _Counts:
 
 def _segments(votes: Votes, counts: _Counts) -> bt.Segments:
     n_pairs = len(counts.pairs)
-    keys, segment = np.unique(votes.task * n_pairs + counts.pair, return_inverse=True)
+    # Tasks in the order of their ids, not of the votes: the same votes in any order (the
+    # database's, a bundle's) draw the same resamples, so verify can re-derive the intervals.
+    by_name = np.argsort(np.array(votes.tasks, dtype=object), kind="stable")
+    place = np.empty(len(votes.tasks), dtype=np.int64)
+    place[by_name] = np.arange(len(votes.tasks))
+    keys, segment = np.unique(place[votes.task] * n_pairs + counts.pair, return_inverse=True)
     hi_won = ~counts.lo_won & ~counts.tie
     half = bt.TIE_WEIGHT * counts.tie
     w = np.zeros((keys.size, 2))
@@ -343,6 +348,9 @@ def rank(
             at = boot.theta[:, systems.index(anchor[0])]
             with np.errstate(invalid="ignore"):
                 sampled = offset + bt.ELO_PER_LOGIT * (boot.theta - at[:, None])
+        # A system without a finite score in a resample is +inf / -inf there whatever the
+        # origin of the scale (the mean of such a resample is not finite).
+        sampled = np.where(np.isinf(boot.theta), boot.theta, sampled)
         low, high = _percentiles(sampled, confidence)
         ranks = _ranks(boot.theta).astype(np.float64)
         ranks[ranks < 0] = np.nan

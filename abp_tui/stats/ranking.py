@@ -14,8 +14,7 @@ makes every fit finite.
 The fit is Newton's method on the counts (the Hessian is a weighted graph Laplacian, so each
 step is one small linear solve), batched over resamples with a warm start from the point fit.
 Written here rather than calling ``evalica.bradley_terry`` because evalica takes one vote list
-per fit: the 1,000 task resamples of ``bench ranking`` (1,000,000 votes) then cost 1,000 passes
-over every vote, measured at over 100 times the time of these fits over per-task counts.
+per fit, so a bootstrap is a pass over every vote per resample (see :func:`task_bootstrap`).
 
 Pure NumPy/SciPy; nothing here knows a study, a source or a condition's name.
 """
@@ -212,6 +211,8 @@ def task_bootstrap(
     prior: float = 0.0,
 ) -> Bootstrap:
     """Refit the model on ``resamples`` resamples of the tasks (with all their votes)."""
+    # Not evalica.bootstrap: measured by `bench ranking` (1,000,000 votes), 1,000 of its
+    # resamples take 2,341 s (scaled from 3), these 9.4 s; its one fit 1.06 s, ours 0.09 s.
     rng = np.random.default_rng(seed)
     n, pairs = segments.n_systems, segments.pairs
     out = np.empty((resamples, n))

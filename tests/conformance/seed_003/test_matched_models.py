@@ -99,6 +99,10 @@ def test_unmatched_models_report_leads_with_the_warning(tmp_path: Path, cli: Cli
     assert 'id="comparisons-table"' not in body and 'id="head-to-head"' not in body
     summary = json.loads((bundle / "results" / "summary.json").read_text(encoding="utf-8"))
     assert summary["warnings"] == [MATCHED_MODELS_WARNING] and summary["comparisons"] == []
+    status = json.loads((bundle / "status.json").read_text(encoding="utf-8"))
+    (check,) = [c for c in status["checks"] if c["requirement"].startswith("engines on the same")]
+    assert check["detail"].startswith(MATCHED_MODELS_WARNING)
+    assert "per-engine figures only" in check["detail"]
     assert cli("verify", bundle).code == 0
 
 
