@@ -180,7 +180,8 @@ def test_results_pending_lists_what_is_missing(tmp_path: Path, db: sqlite_utils.
     result = export_bundle(db, pk, tmp_path / "afp")
     assert result.status == "protocol published / results pending"
     missing = "\n".join(result.missing)
-    assert "23 of 26 items lack a submitted judgment" in missing  # P06/C r3 and P07/A wait for reruns
+    # 26 items: the pairs of P06/C r3 (INFRA_ERROR) and P07/A r2 (PROVIDER_BLOCK) wait for reruns.
+    assert "23 of 26 items lack a submitted judgment" in missing
     assert "P06 under C: 2 of 3 usable runs (1 INFRA_ERROR/PROVIDER_BLOCK to rerun)" in missing
     assert "P07 under A: 2 of 3 usable runs" in missing
     assert "1 disagreements not adjudicated" in missing

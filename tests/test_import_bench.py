@@ -33,6 +33,19 @@ def test_bench_import_pairwise_prints_ours_beside_the_bare_loop(cli: Cli) -> Non
     assert ratios["bare_loop_over_source_rows_loop"] == pytest.approx(bare / plain, rel=0.02)
     assert ratios["goal_ratio"] == 3.0
     assert ratios["goal_met"] == (ratios["ours_time_over_bare_loop"] <= 3.0)
+    # Each round's own ratio, from that round's samples (the rounds ran in alternating order).
+    rounds = [
+        o / b
+        for o, b in zip(
+            doc["ours"]["samples_seconds"], doc["bare_loop"]["samples_seconds"], strict=True
+        )
+    ]
+    assert ratios["each_round"] == pytest.approx(rounds, rel=0.02)
+    cpu = {name: doc[name]["cpu_median_seconds"] for name in contenders}
+    assert all(seconds > 0 for seconds in cpu.values()), cpu
+    assert ratios["cpu_ours_over_bare_loop"] == pytest.approx(
+        cpu["ours"] / cpu["bare_loop"], rel=0.02
+    )
 
 
 def test_bench_import_pairwise_rejects_no_pairs(cli: Cli) -> None:

@@ -96,3 +96,47 @@ def test_a_malformed_summary_field_is_left_out_not_fatal() -> None:
         "log-1", {"plan": "not an object", "results": {"scores": [1, {"name": "m"}]}, "stats": []}
     )
     assert (found.plan, found.metrics, found.usage, found.samples) == ((), (), (), "")
+
+
+def test_no_blind_screen_shows_the_logs_figures(reference: Path, db: sqlite_utils.Database) -> None:
+    # The two popularity logs (gpt-4o-mini, run against each other with condition=run): what a
+    # reviewer reads of an item, outputs, trace rows and transcripts, names neither the model
+    # nor anything of the logs' plan, results or stats.
+    from abp_tui.models import StudyDesign
+    from abp_tui.services.designing import create_design
+    from abp_tui.services.importing import import_paths
+    from abp_tui.services.reviewing import ReviewSession
+    from abp_tui.services.transcripts import blind_transcripts
+    from abp_tui.tui.widgets.transcriptlayout import layout_transcript
+
+    import_paths(db, sorted((reference / "inspect").glob("*.eval")), options={"condition": "run"})
+    assert len(_kept_in(db)) == 2
+    a, b = (r[0] for r in db.execute("SELECT id FROM conditions ORDER BY id").fetchall())
+    design = StudyDesign(
+        study="popularity", name="pairs", seed=3, rubric="none", contrasts=[(a, b)], reviewers=["r"]
+    )
+    session = ReviewSession(db, create_design(db, design).pk, "r")
+    queue = session.queue()
+    assert len(queue) == 10
+    for row in queue:
+        item = session.read(row.code)
+        shown = [r.text for r in item.responses]
+        shown += [f"{e.kind} {e.tool}" for r in item.responses for e in r.trace]
+        shown += [layout_transcript(t).text for t in blind_transcripts(session, row.code)]
+        blob = "\n".join(shown).lower()
+        for term in (
+            "gpt-4o-mini",
+            "openai",
+            "max_connections",
+            "completed_samples",
+            "completed_at",
+        ):
+            assert term not in blob, (row.code, term)
+
+
+def _kept_in(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
+    return list(
+        db.execute(
+            "SELECT id FROM reference_verdicts WHERE schema_name = ?", [LOG_SCHEMA]
+        ).fetchall()
+    )

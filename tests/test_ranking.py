@@ -3,6 +3,7 @@ the prior, refusals, the task bootstrap, Wilson and binomial figures, length bia
 
 from __future__ import annotations
 
+import json
 import math
 
 import evalica
@@ -282,3 +283,17 @@ def test_the_same_votes_in_any_order_give_the_same_report() -> None:
     # The draws of tasks are the same; only the length fit's sums run in another order.
     assert one.model_dump(exclude={"length_bias"}) == other.model_dump(exclude={"length_bias"})
     assert one.length_bias.coefficient == pytest.approx(other.length_bias.coefficient)
+
+
+def test_resamples_without_a_finite_fit_give_open_bounds_in_valid_json() -> None:
+    # 4 wins to 1: a resample misses the one loss with probability (4/5)^5 = 33%, and then a
+    # has no finite score there; more than 2.5% of resamples: the upper bound is open.
+    report = rank(
+        Votes.from_rows(_rows([("a", "b", 4, 1, 0)])), study="x", source="labels", resamples=400
+    )
+    a, b = report.systems
+    assert 0.25 < report.unbounded_resamples / 400 < 0.42
+    assert a.interval is not None and a.interval[1] == "+inf"
+    assert b.interval is not None and b.interval[0] == "-inf"
+    assert any("without a finite score" in n for n in report.notes)
+    json.dumps(report.model_dump(mode="json", by_alias=True), allow_nan=False)

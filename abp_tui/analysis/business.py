@@ -18,7 +18,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Final
+from typing import Final, Literal
 
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from abp_tui.analysis.results import (
     unresolved_items,
 )
 from abp_tui.analysis.verdicts import Decisions, decide
-from abp_tui.models import DesignRecords, FindingRevision, Model, RunOutcome
+from abp_tui.models import DesignRecords, FindingRevision, Model, RunFacts, RunOutcome
 from abp_tui.models.builtin_rubrics import BUSINESS_V1
 from abp_tui.models.design import Workflow
 from abp_tui.models.judgments import RetestCase, SafetyDetails
@@ -43,6 +43,11 @@ from abp_tui.text.natural import natural_key
 TASK_LEVEL_PROTOCOLS_EXCLUDED: Final = frozenset({"abp", "arena"})
 """Protocols whose specification keeps Wilson intervals over runs only (seed 003: ABP run folders
 and Arena results)."""
+
+
+DEVELOPMENT_LABEL: Final = (
+    "Development material: the rubric was refined on these tasks; not a benchmark result."
+)
 
 
 def is_business(records: DesignRecords) -> bool:
@@ -130,6 +135,9 @@ class FindingRow(Model):
     layer: str
     occurrences: int
     attempts: int | None
+    attempts_source: Literal["recorded", "runs of its case"] | None = None
+    """``recorded`` with the finding; else the runs of the task and condition of the runs it
+    names, when there are at least as many as its occurrences; None: missing."""
     expected: str
     actual: str
     safety: SafetyDetails | None
@@ -152,6 +160,8 @@ class BusinessResults(Model):
     """Why there are none, or which is which."""
     development: list[GroupResult] = Field(default_factory=list)
     """Results by condition over the development tasks alone: not a benchmark result."""
+    development_label: str = DEVELOPMENT_LABEL
+    """What ``development`` is, for a reader of the JSON alone."""
     findings: list[FindingRow] = Field(default_factory=list)
 
 
@@ -176,7 +186,24 @@ def _judged(o: RunOutcome) -> bool:
     )
 
 
-def _latest_findings(findings: Sequence[FindingRevision]) -> list[FindingRow]:
+def _attempts(
+    f: FindingRevision, runs: Sequence[RunFacts]
+) -> tuple[int | None, Literal["recorded", "runs of its case"] | None]:
+    """A finding's attempts: as recorded, else the runs of its case (the task and condition of
+    each run it names) when they are at least its occurrences, else missing."""
+    if f.finding.attempts is not None:
+        return f.finding.attempts, "recorded"
+    named = {r.id: (r.task, r.condition) for r in runs}
+    cases = {named[run] for run in f.runs if run in named}
+    attempts = sum(1 for r in runs if (r.task, r.condition) in cases)
+    if cases and attempts >= f.finding.occurrences:
+        return attempts, "runs of its case"
+    return None, None
+
+
+def _latest_findings(
+    findings: Sequence[FindingRevision], runs: Sequence[RunFacts]
+) -> list[FindingRow]:
     latest: dict[str, FindingRevision] = {}
     for f in findings:
         if f.id not in latest or f.revision > latest[f.id].revision:
@@ -189,7 +216,8 @@ def _latest_findings(findings: Sequence[FindingRevision]) -> list[FindingRow]:
             severity=f.finding.severity,
             layer=f.finding.layer,
             occurrences=f.finding.occurrences,
-            attempts=f.finding.attempts,
+            attempts=_attempts(f, runs)[0],
+            attempts_source=_attempts(f, runs)[1],
             expected=f.finding.expected,
             actual=f.finding.actual,
             safety=f.finding.safety,
@@ -310,5 +338,5 @@ def business_results(
         task_intervals=intervals,
         task_intervals_note=note,
         development=development,
-        findings=_latest_findings(findings),
+        findings=_latest_findings(findings, records.runs),
     )

@@ -27,9 +27,10 @@ def _quartile_columns(key: str, label: str) -> list[Column]:
             f"{label} median (n, missing)",
             Kind.NUMBER,
             csv=((f"{key}_median", "value"), (f"{key}_n", "n"), (f"{key}_missing", "missing")),
+            short=f"{label} (n, missing)",
         ),
-        Column(f"{key}_q1", f"{label} Q1", Kind.NUMBER),
-        Column(f"{key}_q3", f"{label} Q3", Kind.NUMBER),
+        Column(f"{key}_q1", f"{label} Q1", Kind.NUMBER, short="Q1"),
+        Column(f"{key}_q3", f"{label} Q3", Kind.NUMBER, short="Q3"),
     ]
 
 
@@ -63,12 +64,14 @@ def workflows_table(b: BusinessResults, confidence: float) -> Table:
             f"Accepted-task rate x/n [{wilson}]",
             Kind.PROPORTION,
             csv=_proportion_csv("accepted", confidence),
+            short=f"Accepted [{wilson}]",
         ),
         Column(
             "critical",
             f"Critical failures x/n [{wilson}]",
             Kind.PROPORTION,
             csv=_proportion_csv("critical", confidence),
+            short=f"Critical [{wilson}]",
         ),
         *_quartile_columns("correction_minutes", "Correction min"),
         *_quartile_columns("latency_ms", "Latency ms"),
@@ -254,6 +257,7 @@ def findings_table(b: BusinessResults) -> Table:
                 f.title,
                 f.severity,
                 f"{f.occurrences}/{f.attempts}"
+                + (" (runs of its case)" if f.attempts_source == "runs of its case" else "")
                 if f.attempts is not None
                 else f"{f.occurrences}/attempts missing",
                 f.attempts,
@@ -271,7 +275,11 @@ def findings_table(b: BusinessResults) -> Table:
         "Findings: repeatability and safety details",
         columns,
         tuple(rows),
-        ("A safety finding's repeatability is its occurrences out of its attempts.",),
+        (
+            "Attempts as recorded with the finding, else the runs of its case (the task and "
+            "condition of the runs it names); a safety finding's repeatability is its "
+            "occurrences out of its attempts.",
+        ),
     )
 
 

@@ -15,6 +15,7 @@ Pure: the caller reads the votes; nothing here reads the database or prints.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -214,12 +215,23 @@ def point_scores(votes: Votes, prior: float = 0.0) -> F64:
     return bt.fit(_check(votes, counts, prior))
 
 
+_HUGE: Final = 1e300
+
+
 def _percentiles(values: F64, confidence: float) -> tuple[F64, F64]:
+    """Percentile bounds per column, NaN left out; interpolating towards an infinite value
+    gives that infinity (a stand-in keeps NumPy from making inf - inf into NaN)."""
     alpha = (1.0 - confidence) / 2.0
-    with np.errstate(invalid="ignore"):
-        low = np.nanquantile(values, alpha, axis=0, method="linear")
-        high = np.nanquantile(values, 1.0 - alpha, axis=0, method="linear")
-    return low, high
+    finite = np.clip(values, -_HUGE, _HUGE)
+    with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a column of NaN: no bound, NaN
+        low = np.nanquantile(finite, alpha, axis=0, method="linear")
+        high = np.nanquantile(finite, 1.0 - alpha, axis=0, method="linear")
+
+    def back(x: F64) -> F64:
+        return np.where(x >= _HUGE * 1e-50, np.inf, np.where(x <= -_HUGE * 1e-50, -np.inf, x))
+
+    return back(low), back(high)
 
 
 def _ranks(theta: F64) -> I64:

@@ -458,6 +458,11 @@ def _pass_rate_csv(confidence: float) -> tuple[tuple[str, Part], ...]:
     )
 
 
+_JUDGED_COLUMNS: Final = frozenset({"fatal", "acceptance", "unresolved_items"})
+"""What people's judgments of runs give: not shown (the CSV keeps its fields) when nobody
+judged."""
+
+
 def _count(key: str, label: str = "", shown: bool = True) -> Column:
     return Column(key, label, Kind.COUNT, shown=shown)
 
@@ -468,6 +473,7 @@ def group_table(
     by_task: bool,
     rubric: Rubric | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
+    judged: bool = True,
 ) -> Table:
     """Runs, unjudged and unresolved runs, all six result states, pass rate (its Wilson interval
     at ``confidence``, named in the header and the CSV fields), fatal failures and acceptance
@@ -475,6 +481,8 @@ def group_table(
 
     With ``rubric``, the CSV also gets each scored dimension's count per score of its declared
     scale (unobserved scores included) and its n; people read those in :func:`dimensions_table`.
+    ``judged`` False (automated outcomes alone): fatal failures, acceptance and unresolved items
+    are not shown, since nobody judged (every cell would be 0/0 or empty); the CSV keeps them.
     """
     columns = [
         Column("condition", "Condition"),
@@ -498,6 +506,8 @@ def group_table(
         ),
         Column("unresolved_items", "Unresolved items"),
     ]
+    if not judged:
+        columns = [replace(c, shown=False) if c.key in _JUDGED_COLUMNS else c for c in columns]
     dims = [d for d in rubric.dimensions if d.scored] if rubric is not None else []
     for d in dims:
         columns += [_count(f"{d.id}={s:g}", shown=False) for s in d.scale]
@@ -1066,7 +1076,9 @@ def results_tables(
     seed004 = getattr(results, "scibench", None)
     rule_notes = tuple(seed004.notes) if seed004 is not None else ()
     return ResultsTables(
-        conditions=group_table(results.conditions, by_task=False, rubric=rubric, confidence=level),
+        conditions=group_table(
+            results.conditions, by_task=False, rubric=rubric, confidence=level, judged=not automated
+        ),
         dimensions=dimensions_table(results.conditions),
         comparisons=comparisons_table(
             results.comparisons,
@@ -1077,7 +1089,9 @@ def results_tables(
         left_out=left_out_table(results.comparisons),
         efficiency=efficiency_table(results.comparisons, level),
         position_bias=position_table(results.position_bias, level),
-        tasks=group_table(results.by_task, by_task=True, rubric=rubric, confidence=level),
+        tasks=group_table(
+            results.by_task, by_task=True, rubric=rubric, confidence=level, judged=not automated
+        ),
         notes=(
             *((headline,) if headline else ()),
             *rule_notes,

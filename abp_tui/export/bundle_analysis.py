@@ -29,6 +29,7 @@ from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
 from abp_tui.analysis.matched_models import ModelMatch, model_match
+from abp_tui.analysis.model_versions import recorded_versions, version_warnings
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.reruns import Reclassification, held_outcomes
 from abp_tui.analysis.results import (
@@ -443,8 +444,11 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
         model_match=match,
     )
     sci = _scibench(inputs, bench, found.outcomes)
+    # Seed 000 section 3: conditions on different model versions lead the results.
+    states = {o.run_id: o.state for o in found.outcomes}
+    versions = recorded_versions(inputs.study.protocol, inputs.runs, states)
     return Summary(
-        warnings=found.warnings,
+        warnings=[*found.warnings, *version_warnings(versions)],
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,

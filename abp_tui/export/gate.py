@@ -4,7 +4,8 @@ A bundle publishes results only when everything the gate lists is there: full fi
 the actual condition instructions, the rubric and fatal criteria, raw outputs, component scores,
 the excluded runs, summary tables and limitations; when the rerun rules are met (for an AFP
 study or rubric: at least one usable run per fixture and condition, three for the high-risk
-fixtures; otherwise one usable run of each task under each condition it ran under); and when
+fixtures; otherwise one usable run of each task under each condition it ran under); for an
+AFP study, when every condition ran on one model version; and when
 every item is judged and every disagreement adjudicated. Otherwise the bundle says "protocol
 published / results pending" and lists what is missing. The check is pure: ``verify`` repeats it.
 """
@@ -16,6 +17,8 @@ from typing import Final, Literal
 
 from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.matched_models import model_match
+from abp_tui.analysis.model_versions import REQUIREMENT as SAME_VERSION
+from abp_tui.analysis.model_versions import recorded_versions
 from abp_tui.analysis.reruns import missing_from_plan
 from abp_tui.export.bundle_analysis import Analysis, excluded_runs
 from abp_tui.models import Model, ResultState
@@ -263,6 +266,11 @@ def evaluate(analysis: Analysis) -> GateStatus:
                 "runs imported after the design was planned, in no item (give the design file "
                 "to `abp-tui study create` again)",
             )
+
+    # Seed 000 section 3: every condition of an AFP study on one model version.
+    versions = recorded_versions(protocol, inputs.runs, {v.run: v.state for v in analysis.verdicts})
+    if versions is not None:
+        checks.append(Check(requirement=SAME_VERSION, met=versions.same, detail=versions.detail))
 
     # Seed 003 section 7: engines on different models are published, but never compared.
     match = model_match(protocol, inputs.conditions)

@@ -25,7 +25,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from abp_tui.analysis.judge_models import JudgesReport
-from abp_tui.analysis.matched_models import COMPARISONS_WITHHELD
+from abp_tui.analysis.matched_models import COMPARISONS_WITHHELD, engines_comparable
 from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
@@ -269,7 +269,9 @@ def render(
         notes=results.notes,
         # Seed 003 section 7: unmatched models lead the page and withhold every comparison.
         warnings=results.warnings,
-        withheld=COMPARISONS_WITHHELD if results.warnings else sci_withheld(results.notes),
+        withheld=COMPARISONS_WITHHELD
+        if not engines_comparable(results.model_match)
+        else sci_withheld(results.notes),
         level=confidence_label(results.confidence),
         agreement=agreement,
         coefficients=(

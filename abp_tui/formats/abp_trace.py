@@ -3,7 +3,7 @@
 Every line is an event with ``t`` (RFC 3339 UTC), ``seq`` (a strictly increasing integer) and
 ``kind``. The first event is ``run.start`` (engine ``name/version``, model ``provider/model``,
 task, config); the last is ``run.end`` (outcome, wall clock, token totals, normalised diff size,
-files touched). A file becomes one Run whose condition is the engine, because in ABP the engine
+files touched, computed cost). A file becomes one Run whose condition is the engine, because in ABP the engine
 is the unit under test; its trace events, stored with their raw lines intact, come before it.
 
 What is checked, beyond each event's own fields: seq increases strictly; only the first event is
@@ -12,6 +12,11 @@ normalisation of seed 003, where it can be checked: when ``run.end`` carries tot
 ``model.call`` events carry tokens, each field's sum must equal the total (input never includes
 cache reads). A trace without ``run.end`` is kept and marked incomplete: engines crash, and the
 partial trace is evidence.
+
+The run's cost is the harness's computed cost, ``run.end`` ``computedUsd`` (the figure seed 003's
+verdict takes the median of, ``medianComputedUsd``), or Arena's ``cost.computedUsd``, which ABP
+inherits; an engine's own ``agentReportedUsd`` is kept in the run's metadata, never taken as its
+cost, because the engine under test does not get to report its own bill.
 
 The run's trial number is ``run.start``'s ``trial`` when present; otherwise the last
 ``trial-N`` / ``trial_N`` / ``trialN`` / ``t-N`` / ``tN`` token of the file name (tokens are
@@ -148,6 +153,15 @@ class RunStart(BaseModel):
     trial: NonNegInt | None = None
 
 
+class TraceCost(BaseModel):
+    """Arena's cost block (``computedUsd``, ``agentReportedUsd``, ``pricingModel``), which a
+    run.end may carry instead of a bare ``computedUsd``."""
+
+    model_config = _STRICT_KEEP
+    computedUsd: NonNegNumber | None = None
+    agentReportedUsd: NonNegNumber | None = None
+
+
 class RunEnd(BaseModel):
     """The last event: the outcome and the run's totals."""
 
@@ -160,9 +174,18 @@ class RunEnd(BaseModel):
     tokens: TraceTokens | None = None
     diffBytesNormalized: NonNegInt | None = None
     filesTouched: NonNegInt | None = None
+    computedUsd: NonNegNumber | None = None
+    """The harness's computed cost of the run in US dollars."""
+    cost: TraceCost | None = None
     output: str | None = None
     summary: str | None = None
     message: str | None = None
+
+    @property
+    def computed_usd(self) -> float | None:
+        if self.computedUsd is not None:
+            return self.computedUsd
+        return self.cost.computedUsd if self.cost is not None else None
 
 
 class SubagentEvent(BaseModel):
@@ -409,7 +432,9 @@ class _Trace:
                 )
             if kind == "run.end":
                 end: RunEnd = _validate_line(RunEnd, raw, ctx, lineno)
-                problem = _check_totals(end, self.calls, ctx, lineno)
+                problem = _check_totals(end, self.calls, ctx, lineno) or _check_cost(
+                    end, ctx, lineno
+                )
                 if problem is not None:
                     return problem
                 self.end = end
@@ -425,7 +450,7 @@ class _Trace:
         end = self.end
         output = self.output()
         # The format has no field for these at all (seed 002: "not exposed", not "missing").
-        not_exposed = ["model_version", "reasoning", "cost_usd"]
+        not_exposed = ["model_version", "reasoning"]
         if output is None:
             not_exposed.insert(0, "output")
         tokens = None
@@ -453,6 +478,7 @@ class _Trace:
             tokens=tokens,
             tool_calls=self.tool_calls,
             wall_clock_ms=end.wallClockMs if end is not None else None,
+            cost_usd=end.computed_usd if end is not None else None,
             started_at=start.t,
             origin_status=ResultState.INFRA_ERROR if outcome in _ERROR_OUTCOMES else None,
             automated_outcome=outcome,
@@ -467,6 +493,8 @@ class _Trace:
         if end is not None:
             meta["diffBytesNormalized"] = end.diffBytesNormalized
             meta["filesTouched"] = end.filesTouched
+            if end.cost is not None:
+                meta["cost"] = end.cost.model_dump(exclude_none=True)
         meta["trace"] = {
             "schema": SCHEMA,
             "complete": end is not None,
@@ -545,6 +573,21 @@ def _check_totals(end: RunEnd, calls: _Tally, ctx: ParseContext, lineno: int) ->
     if others:
         message += f" (also {', '.join(others)})"
     return InputError(ctx.display, message, lineno, f"$.tokens.{field}")
+
+
+def _check_cost(end: RunEnd, ctx: ParseContext, lineno: int) -> InputError | None:
+    """A run.end that gives its computed cost twice gives it once."""
+    if end.computedUsd is None or end.cost is None or end.cost.computedUsd is None:
+        return None
+    if end.computedUsd == end.cost.computedUsd:
+        return None
+    return InputError(
+        ctx.display,
+        f"run.end computedUsd is {end.computedUsd:g} but cost.computedUsd is "
+        f"{end.cost.computedUsd:g}; expected one computed cost (give either, or both equal)",
+        lineno,
+        "$.cost.computedUsd",
+    )
 
 
 # -- parsing --------------------------------------------------------------------------------------

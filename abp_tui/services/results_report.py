@@ -35,6 +35,7 @@ from abp_tui.analysis.automated import (
 )
 from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
 from abp_tui.analysis.matched_models import ModelMatch, model_match
+from abp_tui.analysis.model_versions import version_warnings
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
@@ -52,6 +53,7 @@ from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
 from abp_tui.models import DesignRecords, OutcomeSource, RunFacts, RunOutcome
 from abp_tui.services.designing import find_design_if_any, find_study
+from abp_tui.services.model_versions import study_model_versions
 from abp_tui.services.scibench_results import study_scibench
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -161,9 +163,11 @@ def _report(
         findings=sql.finding_revisions(db, study_id),
         confidence=found.confidence,
     )
+    # Seed 000 section 3: conditions on different model versions lead the results.
+    versions = study_model_versions(db, study_id, study_protocol(db, study_id) or "", found.outcomes)
     return BusinessReport(
         business=business,
-        warnings=found.warnings,
+        warnings=[*found.warnings, *version_warnings(versions)],
         study=study_id,
         design=name,
         design_version=version,

@@ -5,8 +5,8 @@ by enrolment alone: anyone not yet enrolled would see every judgment summarized,
 judge. Each first look of a person who holds no enrolment in an open design of the study at the
 agreement, the disagreements, an adjudication, the results or the judges' report is recorded
 here (one row per person, study, design and figure); :mod:`abp_tui.services.coordinator_identity`
-decides when, and refuses enrolment of anyone recorded. Rows are never changed or deleted (triggers of migration
-0010): having seen the figures cannot be undone.
+decides when, and refuses enrolment of anyone recorded. Rows are never changed or deleted
+(triggers of migration 0010): having seen the figures cannot be undone.
 """
 
 from __future__ import annotations

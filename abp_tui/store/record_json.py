@@ -66,9 +66,12 @@ RUN_FIELDS: Final = (
 matches (see :data:`TASK_FAST` and :data:`RUN_FAST`) and is hashed the long way until the field
 is added here."""
 TASK_FAST: Final = tuple(sorted(Task.model_fields)) == TASK_FIELDS
-RUN_FAST: Final = tuple(
-    sorted(n for n, f in Run.model_fields.items() if not f.exclude and n not in RUN_NOT_HASHED)
-) == RUN_FIELDS
+RUN_FAST: Final = (
+    tuple(
+        sorted(n for n, f in Run.model_fields.items() if not f.exclude and n not in RUN_NOT_HASHED)
+    )
+    == RUN_FIELDS
+)
 
 
 def _str(value: str | None) -> str:

@@ -13,7 +13,6 @@ import json
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 # What json.dumps builds on every call with these options, built once: an import makes a text
 # per record. Without the circular check (JSON documents have no cycles; a cycle built in code

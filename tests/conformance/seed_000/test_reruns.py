@@ -239,10 +239,22 @@ def test_a_rerun_imported_after_planning_is_listed_until_the_design_is_planned_a
     assert f"{INFRA}-rerun1" in _planned(db, sql.designs(db, STUDY)[-1].pk)
 
 
-def test_a_design_file_says_whether_it_shows_record_failures() -> None:
-    design = StudyDesign(study=STUDY, name="x", seed=1)
-    assert design.show_record_failures is False
-    assert "show_record_failures" not in design.model_dump()  # older hashes unchanged
-    assert StudyDesign(study=STUDY, name="x", seed=1, show_record_failures=True).model_dump()[
-        "show_record_failures"
-    ]
+def test_a_design_file_says_whether_it_shows_record_failures(cli: Cli, tmp_path: Path) -> None:
+    assert StudyDesign(study=STUDY, name="x", seed=1).show_record_failures is False
+    # Left out of the stored document while off: designs written before it keep their hash.
+    assert "show_record_failures" not in StudyDesign(study=STUDY, name="x", seed=1).model_dump()
+    assert cli("demo").code == 0
+    path = tmp_path / "shows.toml"
+    text = DESIGN_FILE.read_text("utf-8").replace('name = "blind-pairs"', 'name = "shows"')
+    path.write_text(text.replace("[disagreement]", "show_record_failures = true\n\n[disagreement]"))
+    made = cli("study", "create", path, "--db", cli.db_path)
+    assert made.code == 0, made.err
+    db = sqlite_utils.Database(cli.db_path)
+    shows = next(d for d in sql.designs(db, STUDY) if d.name == "shows")
+    assert {INFRA, BLOCKED} <= _planned(db, shows.pk)
+    path.write_text(
+        text.replace("[disagreement]", 'show_record_failures = "sometimes"\n[disagreement]')
+    )
+    refused = cli("study", "create", path, "--db", cli.db_path)
+    assert refused.code == 1 and "show_record_failures" in refused.err
+    assert len(refused.err.strip().splitlines()) == 1

@@ -44,6 +44,7 @@ def test_development_material_is_reported_apart_and_never_as_a_benchmark_result(
     s = next(c for c in report["conditions"] if c["condition"] == "S")
     assert (s["runs"], s["pass_rate"]["x"]) == (9, 3)
     assert {g["task"] for g in report["by_task"]} == {"W01", "W02", "W03"}
+    assert "not a benchmark result" in report["business"]["development_label"]
     dev = {g["condition"]: g for g in report["business"]["development"]}
     assert dev["S"]["runs"] == 3 and dev["S"]["pass_rate"]["x"] == 3
     text = cli("results", "--db", tmp_path / "test.db").out

@@ -90,24 +90,32 @@ def test_a_findings_occurrences_are_reported_as_x_of_attempts(
 ) -> None:
     pk = _judged(tmp_path, db)
     session = ReviewSession(db, pk, "alice")
-    unknown = Finding(id="F-2", title="Drops a date", severity="low", layer="model", occurrences=1)
-    session.record_finding(session.queue()[1].code, unknown)
+    code = session.queue()[1].code
+    # No attempts recorded: the runs of its case (its run's task and condition, 3 attempts).
+    counted = Finding(id="F-2", title="Drops a date", severity="low", layer="model")
+    session.record_finding(code, counted)
+    # More occurrences than its case has runs: the attempts stay missing, never guessed.
+    more = Finding(id="F-3", title="Repeats", severity="low", layer="model", occurrences=5)
+    session.record_finding(code, more)
     findings = json.loads(cli("results", "--db", tmp_path / "test.db", "--json").out)["business"][
         "findings"
     ]
-    assert [(f["id"], f["occurrences"], f["attempts"]) for f in findings] == [
-        ("F-2", 1, None),
-        ("F-INJ", 2, 3),
+    assert [(f["id"], f["occurrences"], f["attempts"], f["attempts_source"]) for f in findings] == [
+        ("F-2", 1, 3, "runs of its case"),
+        ("F-3", 5, None, None),
+        ("F-INJ", 2, 3, "recorded"),
     ]
     out = tmp_path / "bundle"
     assert cli("export", "bundle", "--db", tmp_path / "test.db", "--out", out).code == 0
     table = list(csv.DictReader(io.StringIO((out / "results/business_findings.csv").read_text())))
     assert {r["id"]: r["occurrences"] for r in table} == {
-        "F-2": "1/attempts missing",
+        "F-2": "1/3 (runs of its case)",
+        "F-3": "5/attempts missing",
         "F-INJ": "2/3",
     }
+    assert cli("verify", out).code == 0
     with pytest.raises(ValidationError, match="cannot exceed attempts"):
-        Finding(id="F-3", title="t", severity="low", layer="model", occurrences=4, attempts=3)
+        Finding(id="F-4", title="t", severity="low", layer="model", occurrences=4, attempts=3)
 
 
 def test_a_safety_finding_states_attacker_control_boundary_behaviour_repeatability_and_impact(
