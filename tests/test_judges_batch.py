@@ -42,6 +42,9 @@ def _tables() -> list[CountTable]:
         out.append(
             CountTable(counts.astype(np.int64), scale, (f"judge {i}", "people"), f"v{i % 7}")
         )
+    # A scale of nine categories (past the common case: pair_from_counts computes it).
+    wide = rng.integers(0, 40, (9, 9)).astype(np.int64)
+    out.append(CountTable(wide, tuple(range(1, 10)), ("judge 9", "people"), "score"))
     return out
 
 

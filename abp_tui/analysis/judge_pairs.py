@@ -148,7 +148,11 @@ def _people(table: VerdictTable, reference: Reference, a: I64, b: I64) -> I64:
 def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
     """The units of every preference verdict of ``table`` and people's side of each."""
     rows = np.flatnonzero(table.kind == PREFERENCE)
-    ra, rb, turn = table.run_a[rows], table.run_b[rows], table.turn[rows]
+    if rows.size == len(table):  # every verdict a preference: no copy of the columns
+        ra, rb, turn, judge = table.run_a, table.run_b, table.turn, table.judge
+    else:
+        ra, rb, turn = table.run_a[rows], table.run_b[rows], table.turn[rows]
+        judge = table.judge[rows]
     unit, first = groups((ra, rb, turn)) if rows.size else (rows, rows)
     a, b, t = ra[first], rb[first], turn[first]
     runs = table.runs
@@ -182,7 +186,7 @@ def pair_units(table: VerdictTable, reference: Reference) -> PairUnits:
         table=table,
         rows=rows,
         unit=unit,
-        judge=table.judge[rows],
+        judge=judge,
         a=a,
         b=b,
         turn=t,

@@ -30,6 +30,7 @@ from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     PASS_RATE_NOTE,
+    RESULTS_NOTES,
     RUN_NOTES,
     Comparison,
     GroupResult,
@@ -461,6 +462,10 @@ def _pass_rate_csv(confidence: float) -> tuple[tuple[str, Part], ...]:
 _JUDGED_COLUMNS: Final = frozenset({"fatal", "acceptance", "unresolved_items"})
 """What people's judgments of runs give: not shown (the CSV keeps its fields) when nobody
 judged."""
+
+
+_JUDGMENT_NOTES: Final = frozenset(RESULTS_NOTES) - {PASS_RATE_NOTE}
+"""Notes on preferences and reviewers' disagreements: not printed when nobody judged."""
 
 
 def _count(key: str, label: str = "", shown: bool = True) -> Column:
@@ -1100,6 +1105,7 @@ def results_tables(
                 for n in results.notes
                 if (verdicts or not preference_only or n not in RUN_NOTES)
                 and (seed004 is None or n != PASS_RATE_NOTE)
+                and not (automated and n in _JUDGMENT_NOTES)
             ),
         ),
         confidence=level,

@@ -25,7 +25,11 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from abp_tui.analysis.judge_models import JudgesReport
-from abp_tui.analysis.matched_models import COMPARISONS_WITHHELD, engines_comparable
+from abp_tui.analysis.matched_models import (
+    COMPARISONS_WITHHELD,
+    engines_comparable,
+    model_match,
+)
 from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
@@ -270,9 +274,11 @@ def render(
         # Seed 003 section 7: unmatched models lead the page and withhold every comparison.
         warnings=results.warnings,
         withheld=COMPARISONS_WITHHELD
-        if not engines_comparable(results.model_match)
+        if not engines_comparable(model_match(inputs.study.protocol, inputs.conditions))
         else sci_withheld(results.notes),
         level=confidence_label(results.confidence),
+        # Automated outcomes alone: nobody judged, so no judgment-based table is shown empty.
+        automated=results.automated,
         agreement=agreement,
         coefficients=(
             ("Over all reviewers", VARIABLE_COEFFICIENTS),

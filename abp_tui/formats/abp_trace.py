@@ -3,8 +3,9 @@
 Every line is an event with ``t`` (RFC 3339 UTC), ``seq`` (a strictly increasing integer) and
 ``kind``. The first event is ``run.start`` (engine ``name/version``, model ``provider/model``,
 task, config); the last is ``run.end`` (outcome, wall clock, token totals, normalised diff size,
-files touched, computed cost). A file becomes one Run whose condition is the engine, because in ABP the engine
-is the unit under test; its trace events, stored with their raw lines intact, come before it.
+files touched, computed cost). A file becomes one Run whose condition is the engine, because in
+ABP the engine is the unit under test; its trace events, stored with their raw lines intact,
+come before it.
 
 What is checked, beyond each event's own fields: seq increases strictly; only the first event is
 ``run.start`` and nothing follows ``run.end``; a ``tool.call`` names its tool; and the token

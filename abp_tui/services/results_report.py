@@ -164,7 +164,9 @@ def _report(
         confidence=found.confidence,
     )
     # Seed 000 section 3: conditions on different model versions lead the results.
-    versions = study_model_versions(db, study_id, study_protocol(db, study_id) or "", found.outcomes)
+    versions = study_model_versions(
+        db, study_id, study_protocol(db, study_id) or "", found.outcomes
+    )
     return BusinessReport(
         business=business,
         warnings=[*found.warnings, *version_warnings(versions)],

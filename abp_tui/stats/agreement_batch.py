@@ -5,9 +5,11 @@
 same figures, the same bootstrap draws from the same per-pair generator, the same models. The
 draws stay one multinomial call per table (its own seeded stream, so a table's interval does
 not depend on which other tables share the batch); what is shared is the arithmetic after
-them: every table's resampled kappa and percent agreement are sorted in one call and their
-percentile bounds read at once. Tables outside the common case (fewer than two items, a single
-category, chance agreement of 1) go through ``pair_from_counts`` itself.
+them: the margins, percent agreement and kappa of every table and resample in a few array
+operations, every resampled kappa and percent agreement sorted in one call and their
+percentile bounds read at once, and the models built without a second validation. Tables
+outside the common case (fewer than two items, a single category or eight and more, chance
+agreement of 1) go through ``pair_from_counts`` itself.
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def _resample(index: int, t: CountTable, seed: int, resamples: int) -> _Cells | 
     occupied cells, from the pair's own generator); None outside the common case."""
     square = np.asarray(t.counts)
     q = len(t.categories)
-    if q < 2 or square.shape != (q, q) or square.dtype.kind not in "iu":
+    if not 2 <= q < 8 or square.shape != (q, q) or square.dtype.kind not in "iu":
         return None
     if not _identity_is_eye(t.categories):
         return None
