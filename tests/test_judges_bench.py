@@ -13,6 +13,7 @@ from abp_tui.bench.judges import (
     bench_judges,
     bootstrapped_kappas,
     draw_floor,
+    floor_tables,
     numpy_kappa,
 )
 from abp_tui.models.judges import Judge
@@ -60,4 +61,4 @@ def test_the_floor_draws_what_the_report_draws() -> None:
             resamples=50,
         )
         assert again == pair and pair.cohen_kappa.interval is not None
-    assert draw_floor(report, 4, 50) == len(found)
+    assert draw_floor(floor_tables(report, 50), 4, 50) == len(found)

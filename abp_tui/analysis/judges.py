@@ -15,8 +15,11 @@ For each judge, against the human reference the report names (:mod:`abp_tui.anal
 Every unit left out of a figure is listed with its reason; ties follow :data:`TIES_RULE`.
 The verdicts come in as a :class:`~abp_tui.analysis.judge_arrays.VerdictTable` and every figure
 is a NumPy mask and count over it (:mod:`abp_tui.analysis.judge_pairs`): a study's hundreds of
-thousands of verdicts cost no Python loop each. A judge whose verdicts are of two kinds gets a
-report per kind. Pure: verdicts and a reference in, a model out (the bundle re-derives it from
+thousands of verdicts cost no Python loop each. The kappas and binomial tests of every judge
+are asked for while its counts are worked out and computed together at the end
+(:mod:`abp_tui.analysis.judge_batch`: the same figures as one ``pair_from_counts`` or
+``binomial_test`` call each). A judge whose verdicts are of two kinds gets a report per kind.
+Pure: verdicts and a reference in, a model out (the bundle re-derives it from
 its own files).
 """
 

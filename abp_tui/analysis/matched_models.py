@@ -47,6 +47,32 @@ UNVERIFIED_TOKENS: Final = (
 )
 UNVERIFIED_PROTOCOLS: Final = frozenset({"arena"})
 """Protocols whose token totals come with no per-call events (Arena's results.json)."""
+UNVERIFIED_MARK: Final = "tokens_unverified"
+"""The run metadata key an importer sets when a run's token totals had nothing to be checked
+against (an ABP trace whose run.end has totals and no model.call event)."""
+UNVERIFIED_RUNS: Final = (
+    "Token totals of {count} {protocol} run(s) are their trace's own run.end totals and "
+    "unverified: the trace has no model.call events to check them against ({runs})."
+)
+SHOWN_RUNS: Final = 10
+"""Runs a note names before it says how many more there are."""
+
+
+def tokens_unverified(metadata: Mapping[str, Any]) -> bool:
+    """Whether a run's metadata says its token totals could not be checked."""
+    return bool(metadata.get(UNVERIFIED_MARK))
+
+
+def _tokens_note(protocol: str, unverified_runs: Iterable[str]) -> str | None:
+    if protocol in UNVERIFIED_PROTOCOLS:
+        return UNVERIFIED_TOKENS.format(protocol=protocol.capitalize())
+    runs = sorted(set(unverified_runs))
+    if not runs:
+        return None
+    named = ", ".join(runs[:SHOWN_RUNS])
+    if len(runs) > SHOWN_RUNS:
+        named += f" and {len(runs) - SHOWN_RUNS} more"
+    return UNVERIFIED_RUNS.format(count=len(runs), protocol=protocol.upper(), runs=named)
 
 
 class ModelMatch(Model):
@@ -71,8 +97,12 @@ def _stated(metadata: Mapping[str, Any]) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def model_match(protocol: str, conditions: Iterable[Condition]) -> ModelMatch | None:
-    """The study's model match, or None for a protocol whose conditions are not engines."""
+def model_match(
+    protocol: str, conditions: Iterable[Condition], unverified_runs: Iterable[str] = ()
+) -> ModelMatch | None:
+    """The study's model match, or None for a protocol whose conditions are not engines.
+    ``unverified_runs``: ids of the runs whose metadata says their token totals could not be
+    checked (:func:`tokens_unverified`); the note names them."""
     if protocol not in ENGINE_PROTOCOLS:
         return None
     listed = sorted(conditions, key=lambda c: c.id)
@@ -90,17 +120,12 @@ def model_match(protocol: str, conditions: Iterable[Condition]) -> ModelMatch | 
         warning = DIFFERENT_MODELS_WARNING.format(models=shown)
     else:
         warning = None
-    tokens_note = (
-        UNVERIFIED_TOKENS.format(protocol=protocol.capitalize())
-        if protocol in UNVERIFIED_PROTOCOLS
-        else None
-    )
     return ModelMatch(
         matched=warning is None,
         stated=stated,
         models=models,
         warning=warning,
-        tokens_note=tokens_note,
+        tokens_note=_tokens_note(protocol, unverified_runs),
     )
 
 
@@ -118,9 +143,12 @@ __all__ = [
     "COMPARISONS_WITHHELD",
     "ENGINE_PROTOCOLS",
     "MATCHED_MODELS_WARNING",
+    "UNVERIFIED_MARK",
+    "UNVERIFIED_RUNS",
     "UNVERIFIED_TOKENS",
     "ModelMatch",
     "engines_comparable",
     "leading_warnings",
     "model_match",
+    "tokens_unverified",
 ]

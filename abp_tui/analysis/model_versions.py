@@ -102,7 +102,8 @@ class ModelVersions(Model):
     tasks: list[str]
     """The fixtures whose runs differ."""
     seen: dict[str, dict[str, int]]
-    """Condition -> model label -> runs compared, over every fixture."""
+    """Condition -> the values of the differing fields (``a / b``) -> runs, over the fixtures
+    whose runs differ."""
     unrecorded: int
     """Runs compared that record no model at all."""
     detail: str
@@ -118,7 +119,8 @@ def _names(values: list[str]) -> str:
 
 def _seen_text(seen: Mapping[str, Mapping[str, int]]) -> str:
     return "; ".join(
-        f"{c}: " + ", ".join(f"{label} ({n} runs)" for label, n in labels.items())
+        f"{c}: "
+        + ", ".join(f"{label} ({n} run{'' if n == 1 else 's'})" for label, n in labels.items())
         for c, labels in seen.items()
     )
 
@@ -141,32 +143,40 @@ def model_versions(
         return None
     compared = [r for r in runs if counts(states.get(r.run))]
     by_task: dict[str, list[RunModel]] = defaultdict(list)
-    labels: dict[str, Counter[str]] = defaultdict(Counter)
     for r in compared:
         by_task[r.task].append(r)
-        labels[r.condition][r.label] += 1
     differing: set[str] = set()
     tasks: list[str] = []
     for task in sorted(by_task, key=natural_key):
         found = {
-            words
-            for name, words in FIELDS
+            name
+            for name, _ in FIELDS
             if len({v for r in by_task[task] if (v := getattr(r, name)) is not None}) > 1
         }
         if found:
             differing |= found
             tasks.append(task)
+    names = [name for name, _ in FIELDS if name in differing]
+    fields = [words for name, words in FIELDS if name in differing]
+    # What each condition ran the differing fixtures on, in the fields that differ.
+    labels: dict[str, Counter[str]] = defaultdict(Counter)
+    for task in tasks:
+        for r in by_task[task]:
+            values = (getattr(r, name) for name in names)
+            labels[r.condition][
+                " / ".join(v if v is not None else "not recorded" for v in values)
+            ] += 1
     seen = {
         c: dict(sorted(labels[c].items(), key=lambda kv: (-kv[1], kv[0])))
         for c in sorted(labels, key=natural_key)
     }
     unrecorded = sum(1 for r in compared if not r.recorded)
-    fields = [words for _, words in FIELDS if words in differing]
     missing = f"; {unrecorded} runs record no model (not compared)" if unrecorded else ""
     if tasks:
+        verb = "differs" if len(fields) == 1 else "differ"
         detail = (
-            f"{' and '.join(fields)} differ between conditions on {_names(tasks)}: "
-            f"{_seen_text(seen)}{missing}"
+            f"{' / '.join(fields)} {verb} between conditions on {_names(tasks)} "
+            f"({_seen_text(seen)}){missing}"
         )
         warning: str | None = (
             f"Warning: the conditions did not all run on the same model version (seed 000 "

@@ -837,11 +837,13 @@ def head_to_head_table(comparisons: Sequence[Comparison]) -> Table:
             csv=(("wins_a", "0"), ("wins_b", "1"), ("ties", "2"), ("undecided", "3")),
         ),
         _count("resolved_pairs", "Both resolved (n)"),
-        Column("decided_by", "Decided by"),
+        # The two texts people read; the CSV has their counts in the columns after them.
+        Column("decided_by", "Decided by", csv=()),
         Column(
             "discordant",
             "Resolved by a only / b only (of n paired)",
             Kind.TEXT,
+            csv=(),
         ),
         Column(
             "mcnemar",
@@ -849,6 +851,9 @@ def head_to_head_table(comparisons: Sequence[Comparison]) -> Table:
             Kind.P_VALUE,
             csv=(("mcnemar_p_exact", "p"), ("mcnemar_undefined", "reason")),
         ),
+        *(_count(k, shown=False) for k in ("pairs", "a_pass_b_fail", "a_fail_b_pass")),
+        *(_count(f"decided_by_{f}", shown=False) for f, _label in STRICT_ORDER),
+        *(_count(f"undecided_by_{f}", shown=False) for f, _label in STRICT_ORDER),
     )
     rows = []
     for c in comparisons:
@@ -874,6 +879,11 @@ def head_to_head_table(comparisons: Sequence[Comparison]) -> Table:
                 "; ".join(x for x in (decided, missing) if x),
                 f"{p.a_pass_b_fail} / {p.a_fail_b_pass} (of {p.pairs})",
                 _p_value(p.mcnemar),
+                p.pairs,
+                p.a_pass_b_fail,
+                p.a_fail_b_pass,
+                *(h.decided_by.get(step, 0) for step in steps),
+                *(h.undecided_by.get(step, 0) for step in steps),
             )
         )
     return Table(

@@ -125,19 +125,27 @@ def bootstrapped_kappas(report: JudgesReport) -> list[tuple[tuple[str, ...], Pai
     return [((variable, pair.reviewer_a, pair.reviewer_b), pair) for (variable,), pair in out]
 
 
-def draw_floor(report: JudgesReport, seed: int, resamples: int) -> int:
-    """Draw the bootstrap resamples of every kappa in ``report`` as the report draws them (one
-    multinomial of the occupied cells per table, from its own generator); the tables drawn."""
-    drawn = 0
+def floor_tables(
+    report: JudgesReport, resamples: int
+) -> list[tuple[tuple[str, ...], int, npt.NDArray[np.float64]]]:
+    """(stream, n, cell probabilities) of every kappa in ``report`` the bootstrap resamples."""
+    out = []
     for stream, pair in bootstrapped_kappas(report):
         cells = np.asarray(pair.confusion.counts, dtype=np.int64).reshape(-1)
         n = int(cells.sum())
-        if n < 2 or not resamples:
-            continue
-        occupied = cells[cells > 0]
-        generator(seed, *stream).multinomial(n, occupied / n, size=resamples)
-        drawn += 1
-    return drawn
+        if n >= 2 and resamples:
+            out.append((stream, n, cells[cells > 0] / n))
+    return out
+
+
+def draw_floor(
+    tables: list[tuple[tuple[str, ...], int, npt.NDArray[np.float64]]], seed: int, resamples: int
+) -> int:
+    """Draw the tables' bootstrap resamples as the report draws them (one multinomial of the
+    occupied cells per table, from its own generator); the tables drawn."""
+    for stream, n, p in tables:
+        generator(seed, *stream).multinomial(n, p, size=resamples)
+    return len(tables)
 
 
 def bench_judges(
@@ -152,6 +160,7 @@ def bench_judges(
     table, reference, arrays = bench_data(items, seed)
     judges = [Judge(id=name, model="generated") for name in table.judges]
     report = judges_report("bench", judges, table, reference, resamples=resamples, seed=seed)
+    drawn = floor_tables(report, resamples)
     ours: list[float] = []
     baseline: list[float] = []
     floor: list[float] = []
@@ -164,7 +173,7 @@ def bench_judges(
         report = judges_report("bench", judges, table, reference, resamples=resamples, seed=seed)
         ours.append(time.perf_counter() - start)
         start = time.perf_counter()
-        tables = draw_floor(report, seed, resamples)
+        tables = draw_floor(drawn, seed, resamples)
         floor.append(time.perf_counter() - start)
     ours_median, base_median = statistics.median(ours), statistics.median(baseline)
     floor_median = statistics.median(floor)

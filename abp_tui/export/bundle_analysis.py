@@ -28,7 +28,7 @@ from abp_tui.analysis.abp_efficiency import EngineEfficiency
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
-from abp_tui.analysis.matched_models import ModelMatch, model_match
+from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.reruns import Reclassification, held_outcomes
@@ -431,7 +431,8 @@ class Summary(Model):
 def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Summary:
     """The bundle's results with every interval at ``confidence``."""
     inputs = analysis.inputs
-    match = model_match(inputs.study.protocol, inputs.conditions)
+    unverified = [r.id for r in inputs.runs if tokens_unverified(r.record.get("metadata") or {})]
+    match = model_match(inputs.study.protocol, inputs.conditions, unverified)
     # Development material is never a benchmark result: reported apart (seed 002).
     bench = benchmark_records(analysis.records)
     whole = bench is analysis.records

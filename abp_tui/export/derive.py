@@ -39,6 +39,10 @@ ABP_VERDICT = "results/abp-verdict.json"
 JUDGE_CSV = "results/automated_judge.csv"
 RECLASSIFIED_CSV = "results/reclassified_runs.csv"
 """Seed 000: the record failures reviewers reclassified, with who and why (when any)."""
+HEAD_TO_HEAD_CSV = "results/head_to_head.csv"
+"""Seed 003: each engine pair's wins, losses and ties in the strict efficiency order."""
+ENGINE_EFFICIENCY_CSV = "results/engine_efficiency.csv"
+"""Seed 003: each engine's own efficiency medians with their n and missing counts."""
 PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
 PLOT_TASKS = "plots/pass_rate_by_task.svg"
 
@@ -178,6 +182,10 @@ def derive(
         out[JUDGE_CSV] = table_csv(results.judge)
     if results.reclassified is not None and results.reclassified.rows:  # seed 000
         out[RECLASSIFIED_CSV] = table_csv(results.reclassified)
+    if results.head_to_head.rows:  # seed 003: engines that may be compared
+        out[HEAD_TO_HEAD_CSV] = table_csv(results.head_to_head)
+    if results.engine_efficiency.rows:  # seed 003: engines that measured any figure
+        out[ENGINE_EFFICIENCY_CSV] = table_csv(results.engine_efficiency)
     for table in results.scibench:  # seed 004: condition and dimension counts
         out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
     judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some

@@ -516,6 +516,8 @@ class _Trace:
             meta["run_end_extra"] = dict(end.model_extra)
         if self.calls.calls:
             meta["model_call_tokens"] = self.calls.as_dict()
+        elif end is not None and end.tokens is not None:  # nothing to check the totals against
+            meta["tokens_unverified"] = "run.end token totals with no model.call events"
         if self.tool_diff_bytes:
             meta["tool_diff_bytes"] = self.tool_diff_bytes
         if self.subagents_started or self.subagents_ended or len(self.by_subagent) > 1:

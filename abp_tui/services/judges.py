@@ -6,9 +6,11 @@ reference the user picks and the report names: ``final``, the final human verdic
 (adjudicated, unanimous or single-review; unresolved items are left out with that reason), or
 ``labels``, the human labels imported with the study (the majority of the annotators when there
 are several; each annotator on their own for the alt-test). The CLI's ``abp-tui judges`` and the
-workstation's Judges screen both call it. A reviewer reaches a judge's verdicts only through
-:func:`verdicts_for_reviewer`, which the store refuses before they submit (and always, unless
-the design sets ``show_ai_after_submit``).
+workstation's Judges screen both call it, as ``viewer`` sees it: a reviewer with items still to
+judge sees nothing touching them (no judge verdict, no human decision), as in the agreement
+report (:mod:`abp_tui.analysis.judge_view`). A reviewer reaches a judge's verdicts on an item
+only through :func:`verdicts_for_reviewer`, which the store refuses before they submit (and
+always, unless the design sets ``show_ai_after_submit``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import sqlite_utils
 
 from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
-from abp_tui.analysis.judges import RESAMPLES, JudgesReport, judges_report
+from abp_tui.analysis.judge_view import JudgesView, hold_back
+from abp_tui.analysis.judges import RESAMPLES, judges_report
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
@@ -32,6 +35,7 @@ from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
+from abp_tui.store.pending_items import pending_items
 from abp_tui.store.queries import run_facts
 
 ReferenceChoice = Literal["final", "labels"]
@@ -130,9 +134,12 @@ def judge_report(
     resamples: int = RESAMPLES,
     epsilon: float = DEFAULT_EPSILON,
     viewer: str | None = None,
-) -> JudgesReport:
-    """Every AI judge of a study against the chosen human reference, as ``viewer`` sees it
-    (recorded: :mod:`abp_tui.services.coordinator_identity`)."""
+) -> JudgesView:
+    """Every AI judge of a study against the chosen human reference, as ``viewer`` sees it:
+    held back from them, everything touching an item they have not submitted (module notes);
+    recorded (:mod:`abp_tui.services.coordinator_identity`)."""
+    if viewer is not None and not viewer.strip():
+        raise AbpError("reviewer: expected a name (who is looking), got an empty one")
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
     if not 0 <= epsilon < 1:
@@ -150,19 +157,29 @@ def judge_report(
     found = reference_for(db, study_id, reference, design)
     # The reference is the people's judgments: whoever sees it may not enrol in the study later.
     note_view(db, study_id, None, viewer, "judges")
-    return judges_report(
+    pending = pending_items(db, study_id, viewer) if viewer is not None else None
+    shown, people = table, found
+    if pending is not None:
+        shown, people = hold_back(table, found, pending.runs)
+    report = judges_report(
         study_id,
         sql.study_judges(db, study_id),
-        table,
-        found,
+        shown,
+        people,
         confidence=confidence,
         seed=seed,
         resamples=resamples,
         epsilon=epsilon,
     )
+    return JudgesView(
+        **dict(report),
+        viewer=viewer,
+        items_held_back=pending.items if pending is not None else 0,
+        verdicts_held_back=len(table) - len(shown),
+    )
 
 
-def read_judge_report(db_path: Path, study: str | None, viewer: str | None = None) -> JudgesReport:
+def read_judge_report(db_path: Path, study: str | None, viewer: str | None = None) -> JudgesView:
     """The judge report of a study for the workstation (its own connection: a worker's)."""
     db = connect(db_path)
     try:

@@ -60,6 +60,7 @@ from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store.automated import study_scores
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
+from abp_tui.store.token_checks import unverified_token_runs
 
 __all__ = [
     "AUTOMATED_STATES",
@@ -131,7 +132,11 @@ def judge_dimensions(db: sqlite_utils.Database, study_id: str) -> dict[str, list
 def study_model_match(db: sqlite_utils.Database, study_id: str) -> ModelMatch | None:
     """Whether the study's engines ran on the same model (None: its conditions are no engines),
     from the matchedModels its run configuration stamped on every condition."""
-    return model_match(study_protocol(db, study_id) or "", bulk.conditions(db, study_id))
+    return model_match(
+        study_protocol(db, study_id) or "",
+        bulk.conditions(db, study_id),
+        unverified_token_runs(db, study_id),
+    )
 
 
 def _report(

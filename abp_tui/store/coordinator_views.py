@@ -55,6 +55,21 @@ def views_by(db: sqlite_utils.Database, study_id: str, viewer: str) -> list[Coor
     ]
 
 
+def last_pk(db: sqlite_utils.Database) -> int:
+    """The key of the latest look recorded (0 for none): a mark to tell later looks by."""
+    row = db.execute("SELECT COALESCE(MAX(pk), 0) FROM coordinator_views").fetchone()
+    return int(row[0])
+
+
+def first_pk(db: sqlite_utils.Database, study_id: str, viewer: str) -> int | None:
+    """The key of ``viewer``'s first recorded look at the study, if any."""
+    row = db.execute(
+        "SELECT MIN(pk) FROM coordinator_views WHERE study_id = ? AND viewer = ?",
+        [study_id, viewer],
+    ).fetchone()
+    return None if row[0] is None else int(row[0])
+
+
 def open_designs_without(db: sqlite_utils.Database, study_id: str, viewer: str) -> bool:
     """Whether the study has an open design (no reviewer list: people enrol themselves) that
     ``viewer`` is not enrolled in: a design they could still enrol in."""

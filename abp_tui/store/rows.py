@@ -53,7 +53,11 @@ class PendingRows:
         return first is not None and pk >= first
 
     def insert(self, table: str, sql: str, row: tuple[Any, ...]) -> None:
-        self._rows[table].setdefault(sql, []).append(row)
+        statements = self._rows[table]
+        rows = statements.get(sql)
+        if rows is None:
+            rows = statements[sql] = []
+        rows.append(row)
         self._held += 1
         if self._held >= FLUSH_AT:
             self.flush()

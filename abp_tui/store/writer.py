@@ -464,9 +464,12 @@ class ImportWriter:
         self._require_study()
         if trace is not None:
             self.attach_trace(run_id, *trace)
-        trace_pk, trace_sha = self._close_trace(run_id)
-        task_pk, task_sha = self._task_ref(task_id)
-        cond_pk, cond_sha = self._condition_ref(condition_id)
+        trace_pk, trace_sha = self._close_trace(run_id) if self._traces else (None, None)
+        # Most runs name a task and a condition already known: looked up here, not by call.
+        task_pk, task_sha = self._task_pk.get(task_id) or self._task_ref(task_id)
+        cond_pk, cond_sha = self._condition_pk.get(condition_id) or self._condition_ref(
+            condition_id
+        )
         if output_sha is not None and output_sha not in self._blobs:
             self._blobs.add(output_sha)
             self._rows.insert("blobs", BLOB_SQL, (output_sha, output))
@@ -530,10 +533,14 @@ class ImportWriter:
         study_id = self._require_study()
         if reviewer not in self._reviewers:
             self._reviewer(reviewer, True)
-        task_pk, _ = self._task_ref(task_id)
-        r1, r2 = self._run_ref(run_1), self._run_ref(run_2)
+        # The lookups answered from memory, as for most preferences, are made here, not by call.
+        task_pk = (self._task_pk.get(task_id) or self._task_ref(task_id))[0]
+        r1 = self._run_pk.get(run_1) or self._run_ref(run_1)
+        r2 = self._run_pk.get(run_2) or self._run_ref(run_2)
         key = (reviewer, item_id, r1, r2, choice, justification)
-        stored = self._stored_preferences(study_id)
+        stored = self._preferences
+        if stored is None:
+            stored = self._stored_preferences(study_id)
         if key in stored:
             self.counts["preferences unchanged"] += 1
             return

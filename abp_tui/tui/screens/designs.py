@@ -162,7 +162,9 @@ def open_for_design(
 
     def find() -> None:
         choices = design_choices(
-            db_path, imported_labels=purpose == "agreement", automated=purpose == "results"
+            db_path,
+            imported_labels=purpose in ("agreement", "results"),
+            automated=purpose == "results",
         )
         app.call_from_thread(_choose, app, purpose, choices, study, pk, opener)
 

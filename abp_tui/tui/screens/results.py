@@ -34,10 +34,12 @@ from abp_tui.services.coordinator import (
     read_choice_results,
     unblind_study,
 )
+from abp_tui.services.ranking_view import labels_only_view
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
 from abp_tui.tui.messages import ResultsComputed, StudyUnblinded, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.widgets.ranking_chart import RankingPanel
 from abp_tui.tui.workers import background
 
 
@@ -111,6 +113,27 @@ class ShownResults:
     view: ResultsView
     heading: Text
     body: RenderableType | None
+    ranking_only: bool = False
+    """An unblinded study with imported labels and no design: no results by condition, only
+    its ranking."""
+
+    @property
+    def blind(self) -> bool:
+        return self.view.blind and not self.ranking_only
+
+
+def build_ranking_only(db_path: Path, choice: DesignChoice) -> ShownResults:
+    view, open_ = labels_only_view(db_path, choice)
+    heading = Text.assemble(
+        (safe_line(choice.study_id), "bold"),
+        ": no study design, so no results by condition; "
+        + (
+            "the ranking of its imported preferences follows (as `abp-tui ranking`)."
+            if open_
+            else "its imported preferences are ranked once the study is unblinded."
+        ),
+    )
+    return ShownResults(view, heading, None, ranking_only=open_)
 
 
 def build(view: ResultsView) -> ShownResults:
@@ -136,6 +159,14 @@ class ResultsScreen(DesignScreen):
             "Unblind",
             id="results.unblind",
             tooltip="Unblind this study (asks you to type its id; recorded in the audit log).",
+        ),
+        Binding(
+            "s",
+            "next_source",
+            "Ranking source",
+            id="results.ranking_source",
+            tooltip="Rank the systems from the study's next source of preferences "
+            "(verdicts, labels, judge:ID).",
         ),
         Binding(
             "r",
@@ -165,6 +196,8 @@ class ResultsScreen(DesignScreen):
         yield Static("", id="blind")
         with VerticalScroll(id="results-scroll"):
             yield Static("", id="results-body")
+            design = self.design.name if self.design.pk is not None else None
+            yield RankingPanel(self.db_path, self.design.study_id, design)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -173,14 +206,21 @@ class ResultsScreen(DesignScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "unblind":
             view = self.shown.view if self.shown is not None else None
-            return view is not None and view.blind and not view.design.is_station
+            blind = self.shown is not None and self.shown.blind
+            return view is not None and blind and not view.design.is_station
+        if action == "next_source":
+            return len(self.query_one(RankingPanel).sources) > 1
         return True
 
     # -- reading (worker) -------------------------------------------------------------------
     @background(group="results", description="Computing the results", exclusive=True)
     def load(self) -> None:
-        # A choice without a design is a study's automated outcomes (the core refuses others).
-        shown = build(read_choice_results(self.db_path, self.design, self.reviewer))
+        # A choice without a design is a study's automated outcomes, or its imported labels
+        # (ranked only).
+        if self.design.pk is None and not self.design.is_automated:
+            shown = build_ranking_only(self.db_path, self.design)
+        else:
+            shown = build(read_choice_results(self.db_path, self.design, self.reviewer))
         if not get_current_worker().is_cancelled:
             self.post_message(ResultsComputed(shown))
 
@@ -195,10 +235,10 @@ class ResultsScreen(DesignScreen):
     def computed(self, message: ResultsComputed) -> None:
         self.shown = message.shown
         view = message.shown.view
-        self.set_class(view.blind, "-blind")
+        self.set_class(message.shown.blind, "-blind")
         self.query_one("#results-summary", Static).update(message.shown.heading)
         blind = self.query_one("#blind", Static)
-        if view.blind:
+        if message.shown.blind:
             study = safe_line(view.design.study_id)
             if view.design.is_station:
                 text = Text.assemble(
@@ -207,7 +247,9 @@ class ResultsScreen(DesignScreen):
             else:
                 text = Text.assemble(
                     (f"Study {study} is still blind.", "bold"),
-                    " Results by condition appear only after an explicit unblinding: it shows "
+                    " Results by condition"
+                    + (" and the ranking" if view.design.pk is None else "")
+                    + " appear only after an explicit unblinding: it shows "
                     "every condition's results to everyone using this database, cannot be "
                     "undone, and is recorded in the audit log with who and when.\n\nPress u to "
                     "unblind as ",
@@ -221,12 +263,13 @@ class ResultsScreen(DesignScreen):
         else:
             blind.update("")
             self.query_one("#results-body", Static).update(message.shown.body or "")
+            self.query_one(RankingPanel).start()
         self.refresh_bindings()
 
     # -- unblinding -------------------------------------------------------------------------
     def action_unblind(self) -> None:
         view = self.shown.view if self.shown is not None else None
-        if view is None or not view.blind:
+        if view is None or self.shown is None or not self.shown.blind:
             return
         if view.design.is_station:
             self.notify(safe_line(view.blind_reason), severity="warning", markup=False)
@@ -252,6 +295,13 @@ class ResultsScreen(DesignScreen):
             markup=False,
         )
         self.load()
+
+    @on(RankingPanel.Computed)
+    def ranked(self) -> None:
+        self.refresh_bindings()  # the source key, when the study holds several
+
+    def action_next_source(self) -> None:
+        self.query_one(RankingPanel).next_source()
 
     def action_reload(self) -> None:
         self.load()
