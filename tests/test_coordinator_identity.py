@@ -213,7 +213,9 @@ async def test_the_workstation_records_the_k_screen_and_refuses_judging_after(
 ) -> None:
     from abp_tui.tui.app import make_app
     from abp_tui.tui.screens.agreement import AgreementScreen
+    from abp_tui.tui.screens.coordinator_notice import CoordinatorNoticeScreen
     from abp_tui.tui.screens.designs import open_review_screen
+    from abp_tui.tui.screens.home import HomeScreen
     from tests.tui_helpers import drive, press, settle, until
 
     db_path = tmp_path / "shared.db"
@@ -226,6 +228,9 @@ async def test_the_workstation_records_the_k_screen_and_refuses_judging_after(
     async with drive(app, (160, 45)) as pilot:
         await settle(pilot)
         open_review_screen(app, db_path, "carol", "agreement")
+        # Asked first (the coordinator notice), she chooses to view as the coordinator.
+        await until(pilot, lambda: isinstance(app.screen, CoordinatorNoticeScreen), "the notice")
+        await press(pilot, "c")
         await until(pilot, lambda: getattr(app.screen, "shown", None) is not None, "agreement")
         assert isinstance(app.screen, AgreementScreen)
         await press(pilot, "escape")
@@ -235,7 +240,9 @@ async def test_the_workstation_records_the_k_screen_and_refuses_judging_after(
             lambda: any("carol cannot enrol" in str(n.message) for n in app._notifications),
             "the refusal",
         )
-        assert getattr(app.screen, "item", None) is None  # no item of the design is shown
+        await settle(pilot)
+        # Refused before any screen opened: she stays where she was.
+        assert isinstance(app.screen, HomeScreen)
     db = connect(db_path)
     try:
         assert [v.figure for v in views_by(db, "s", "carol")] == ["agreement"]

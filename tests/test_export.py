@@ -540,7 +540,8 @@ def test_abp_verdict_is_valid_against_the_shipped_schema(
     assert alpha["resolveRate"]["point"] == pytest.approx(11 / 12, abs=1e-6)
     assert alpha["resolveRate"]["wilson95"] == pytest.approx([0.6461, 0.9851], abs=1e-4)
     assert alpha["medianDiffBytesNormalized"] is not None
-    assert alpha["medianComputedUsd"] is None  # not carried by the records: missing, not 0
+    # The median of the traces' run.end computedUsd; the demo's own verdict.json rounds it.
+    assert alpha["medianComputedUsd"] == pytest.approx(0.0546, abs=0.5e-4 + 1e-12)
     (pair,) = document["pairwise"]
     assert pair["mcnemar"] == {"discordant": [4, 1], "pExact": 0.375}
     assert pair["diffDelta"]["seed"] == 20260718

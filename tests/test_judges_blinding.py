@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.judges import PreferenceJudgeReport
+from abp_tui.analysis.judges import JudgesReport, PreferenceJudgeReport
 from abp_tui.export.bundle import verify
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
@@ -21,7 +21,7 @@ from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import build_study_pack
 from abp_tui.store.judging import BlindingError
-from tests.factories import write_jsonl
+from tests.factories import Cli, write_jsonl
 
 SECRET = "JUDGE-NOTE-7f3a: response one wins"
 JUDGE_ID = "secret-judge/v9"
@@ -151,3 +151,134 @@ def test_final_reference_and_the_bundle_rederive_the_judge_report(
     (out / "judging" / "ai_judge_verdicts.jsonl").write_text(verdicts.replace('t1-A"', 't1-B"', 1))
     with pytest.raises(BundleMismatch, match="ai_judge_verdicts"):
         verify(out)
+
+
+# -- the judge report as a reviewer still judging sees it (issue 12) ------------------------------
+def _two_reviewers(db: sqlite_utils.Database) -> tuple[ReviewSession, ReviewSession]:
+    """Study b's pairs judged by alice and bob (a design that lists them): bob has submitted
+    both, agreeing with the judge (condition A's run); alice has submitted nothing yet."""
+    pk = create_design(
+        db,
+        StudyDesign(
+            study="b",
+            name="pair",
+            seed=4,
+            rubric="none",
+            contrasts=[("A", "B")],
+            reviewers=["alice", "bob"],
+            reviewers_per_item=2,
+        ),
+    ).pk
+    alice, bob = ReviewSession(db, pk, "alice"), ReviewSession(db, pk, "bob")
+    for row in bob.queue():
+        _prefer_a(bob, row.code)
+    return alice, bob
+
+
+def _prefer_a(session: ReviewSession, code: str) -> None:
+    """Submit a preference for condition A's run, wherever it was shown."""
+    first_is_a = session.read(code).responses[0].text == "A"
+    choice = PreferenceChoice.RESPONSE_1 if first_is_a else PreferenceChoice.RESPONSE_2
+    session.save(code, Judgment(preference=choice, justification="A."), 3, submit=True)
+
+
+def _original(report: JudgesReport) -> tuple[int, int]:
+    judge = report.judges[0]
+    assert isinstance(judge, PreferenceJudgeReport)
+    original = next(o for o in judge.orders if o.order == "original")
+    return original.n, original.agreement.x
+
+
+def _task_of(session: ReviewSession, code: str) -> str:
+    return session.read(code).task.prompt.removeprefix("Answer ").removesuffix(".")
+
+
+def test_a_pending_reviewer_sees_no_judge_verdict_of_their_items(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _study(tmp_path, db)
+    alice, _bob = _two_reviewers(db)
+    # The coordinator sees the judge against bob's verdicts on both pairs.
+    full = judge_report(db, "b", reference="final", resamples=0)
+    assert _original(full) == (2, 2)
+    assert (full.viewer, full.items_held_back, full.verdicts_held_back) == (None, 0, 0)
+
+    # alice has judged nothing: every verdict touches one of her items, and so does every
+    # human decision; no figure, no run of hers is named anywhere in the report.
+    seen = judge_report(db, "b", reference="final", resamples=0, viewer="alice")
+    assert (seen.viewer, seen.items_held_back, seen.verdicts_held_back) == ("alice", 2, 2)
+    assert seen.judges == () and seen.between == ()
+    dumped = seen.model_dump_json()
+    assert not any(run in dumped for run in ("t1-A", "t1-B", "t2-A", "t2-B"))
+
+    # Once she submits one item, that item's verdict and decision count; the other stays out.
+    code = alice.queue()[0].code
+    _prefer_a(alice, code)  # as bob and the judge did: the item is decided
+    done = _task_of(alice, code)
+    pending = "t2" if done == "t1" else "t1"
+    later = judge_report(db, "b", reference="final", resamples=0, viewer="alice")
+    assert (later.items_held_back, later.verdicts_held_back) == (1, 1)
+    assert _original(later) == (1, 1)
+    dumped = later.model_dump_json()
+    assert f"{done}-A" in dumped and f"{pending}-A" not in dumped and f"{pending}-B" not in dumped
+
+
+def test_the_judges_command_and_its_text_say_what_is_held_back(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    _study(tmp_path, db)
+    _two_reviewers(db)
+    monkeypatch.setattr(getpass, "getuser", lambda: "alice")
+    target = tmp_path / "test.db"
+    final = ("--study", "b", "--reference", "final", "--resamples", "0")
+    shown = cli("judges", "--db", target, *final)
+    assert shown.code == 0, shown.err
+    assert (
+        "Seen by alice: 2 AI judge verdicts and the people's judgments of the 2 items alice "
+        "has not submitted held back from every figure" in shown.out
+    )
+    assert "t1-A" not in shown.out and "t2-A" not in shown.out
+    as_json = cli("judges", "--db", target, "--study", "b", "--resamples", "0", "--json")
+    assert as_json.code == 0, as_json.err
+    document = json.loads(as_json.out)
+    assert (document["viewer"], document["items_held_back"]) == ("alice", 2)
+    assert document["verdicts_held_back"] == 2 and document["judges"] == []
+    # bob has submitted everything: he sees every verdict, and is told so.
+    monkeypatch.setattr(getpass, "getuser", lambda: "bob")
+    bob = cli("judges", "--db", target, *final)
+    assert bob.code == 0, bob.err
+    assert "Seen by bob: every verdict counts (bob has no item here left to judge)." in bob.out
+    assert "original: n = 2, agreement 2/2" in bob.out
+
+
+async def test_the_judges_screen_holds_back_a_pending_reviewers_items(tmp_path: Path) -> None:
+    from abp_tui.store import connect
+    from abp_tui.tui.app import make_app
+    from abp_tui.tui.screens.home import HomeScreen
+    from abp_tui.tui.screens.judges import JudgesScreen
+    from tests.tui_helpers import drive, press, settle, static_text, until
+
+    db_path = tmp_path / "judges.db"
+    db = connect(db_path)
+    try:
+        _study(tmp_path, db)
+        _two_reviewers(db)
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="alice")
+    async with drive(app, (120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")  # the compare screen opened on her queue: home, then g
+        assert isinstance(app.screen, HomeScreen)
+        await press(pilot, "g")
+        screen = app.screen
+        assert isinstance(screen, JudgesScreen)
+        await until(pilot, lambda: bool(screen.lines), "the judge report")
+        await settle(pilot)
+        text = "\n".join(screen.lines)
+        assert "2 AI judge verdicts and the people's judgments of the 2 items alice" in text
+        assert "held back" in static_text(pilot, "#judges-summary")
+        assert not any(run in text for run in ("t1-A", "t1-B", "t2-A", "t2-B"))
+        assert SECRET not in text and "position consistency" not in text

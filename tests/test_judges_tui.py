@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from abp_tui.analysis.judge_summary import report_lines
+from abp_tui.analysis.judge_view import view_lines
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
@@ -33,7 +33,7 @@ async def test_judges_screen_shows_the_report_of_the_highlighted_study(
     db = connect(db_path)
     try:
         import_paths(db, [reference / "llmbar-manual"], study="llmbar")
-        expected = report_lines(judge_report(db, "llmbar"))
+        expected = view_lines(judge_report(db, "llmbar", viewer="coordinator"))
     finally:
         db.close()
     app = make_app(db_path, reviewer="coordinator")

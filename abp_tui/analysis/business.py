@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 from pydantic import Field
 
+from abp_tui.analysis.material import unlisted_tasks
 from abp_tui.analysis.reruns import held_outcomes
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
@@ -152,6 +153,9 @@ class BusinessResults(Model):
     """The design's correction timing rule; None: correction minutes were not asked for."""
     development_tasks: list[str]
     holdout_tasks: list[str]
+    unlisted_tasks: list[str] = Field(default_factory=list)
+    """When the design marks either list, the tasks in neither: counted as benchmark material
+    (:mod:`abp_tui.analysis.material`)."""
     workflows: list[WorkflowRow]
     correction: list[CorrectionRow]
     repeatability: list[RepeatRow]
@@ -332,6 +336,7 @@ def business_results(
         timing_rule=design.correction_effort.timing_rule if design.correction_effort else None,
         development_tasks=sorted(design.development_tasks, key=natural_key),
         holdout_tasks=sorted(design.holdout_tasks, key=natural_key),
+        unlisted_tasks=unlisted_tasks(design, (r.task for r in records.runs)),
         workflows=workflows,
         correction=correction,
         repeatability=repeat,

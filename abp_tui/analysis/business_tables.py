@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from abp_tui.analysis.business import BusinessResults
+from abp_tui.analysis.material import unlisted_warning
 from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, Table, Tally, group_table
 from abp_tui.stats.task_bootstrap import Quartiles
@@ -344,4 +345,7 @@ def business_headline(b: BusinessResults | None) -> str | None:
             f"Development material ({', '.join(b.development_tasks)}) is left out of every "
             f"benchmark figure and reported apart under '{DEVELOPMENT_TITLE}'."
         )
+    unlisted = unlisted_warning(b.unlisted_tasks)
+    if unlisted:
+        parts.append(unlisted)
     return " ".join(parts)

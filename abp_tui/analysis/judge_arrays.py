@@ -190,18 +190,25 @@ def combined_key(columns: Sequence[I64]) -> I64 | None:
     """One int64 per row, equal exactly when every column is equal (mixed radix); None when the
     columns' ranges do not fit in 63 bits."""
     n = int(columns[0].size) if columns else 0
-    key = np.zeros(n, dtype=np.int64)
+    key: I64 | None = None
     span = 1
     for column in columns:
         if n == 0:
             break
         low = int(column.min())
         size = int(column.max()) - low + 1
+        if size == 1:  # a constant column tells no row apart
+            continue
         span *= size
         if span >= 2**62:
             return None
-        key = key * size + (column - low)
-    return key
+        if key is None:
+            key = column - low
+        else:  # key * size + (column - low), without the temporaries
+            key *= size
+            key += column
+            key -= low
+    return np.zeros(n, dtype=np.int64) if key is None else key.astype(np.int64, copy=False)
 
 
 def groups(columns: Sequence[I64]) -> tuple[I64, I64]:
@@ -216,9 +223,12 @@ def groups(columns: Sequence[I64]) -> tuple[I64, I64]:
         key = key.reshape(-1).astype(np.int64)
     order = np.argsort(key, kind="stable")
     ordered = key[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
     first = order[starts]  # stable: the first row of each group
-    sorted_group = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]])
+    sorted_group = np.cumsum(change) - 1
     rank = np.empty(starts.size, dtype=np.int64)
     by_first = np.argsort(first, kind="stable")
     rank[by_first] = np.arange(starts.size)

@@ -42,9 +42,7 @@ def hold_back(
     if not runs:
         return table, reference
     codes = np.array([i for i, run in enumerate(table.runs) if run in runs], dtype=np.int64)
-    touched = np.isin(table.run_a, codes) | (
-        (table.run_b != NO_RUN) & np.isin(table.run_b, codes)
-    )
+    touched = np.isin(table.run_a, codes) | ((table.run_b != NO_RUN) & np.isin(table.run_b, codes))
     kept = table.take(np.flatnonzero(~touched))
 
     def clear(pair: tuple[str, str]) -> bool:

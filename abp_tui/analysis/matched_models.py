@@ -9,7 +9,10 @@ the database's results, a bundle's ``verify`` and the CI gate decide alike from 
 
 A configuration that says ``matchedModels: true`` while its engines name different models is
 read as unmatched too: the stamp cannot make a comparison across models an engine comparison.
-Pure: conditions in, a :class:`ModelMatch` out.
+Also here: whether the study's token totals could be checked (section 9, "an envelope that
+lies about tokens"): an Arena envelope's never can (no per-call events), an ABP run's only when
+its trace has model.call events, so a trace with run.end totals and none is named as unverified.
+Pure: conditions (and the ids of runs marked unverified) in, a :class:`ModelMatch` out.
 """
 
 from __future__ import annotations

@@ -855,7 +855,7 @@ def head_to_head_table(comparisons: Sequence[Comparison]) -> Table:
         *(_count(f"decided_by_{f}", shown=False) for f, _label in STRICT_ORDER),
         *(_count(f"undecided_by_{f}", shown=False) for f, _label in STRICT_ORDER),
     )
-    rows = []
+    rows: list[tuple[Cell, ...]] = []
     for c in comparisons:
         h = c.head_to_head
         if h is None:

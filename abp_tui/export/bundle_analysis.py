@@ -29,6 +29,7 @@ from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.automated import JudgeTally
 from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
 from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
+from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.reruns import Reclassification, held_outcomes
@@ -271,6 +272,9 @@ class RunVerdict(Model):
     reviews: tuple[Review, ...]
     """Each reviewer's judgment of the run, with rationales."""
     adjudication: AdjudicatedJudgment | None
+    material: Material
+    """``development``, ``holdout`` or ``benchmark`` (seed 002, :mod:`abp_tui.analysis.material`):
+    a development run's outcome is never a benchmark result."""
 
 
 @dataclass
@@ -382,6 +386,7 @@ def analyse(inputs: Inputs) -> Analysis:
                 adjudication=None
                 if adjudication is None
                 else _adjudicated(rubric, adjudication, published.id),
+                material=task_material(inputs.study_design, published.task),
             )
         )
     return Analysis(
@@ -533,6 +538,7 @@ def excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
                 "state": v.state.value if v.state else None,
                 "source": v.source,
                 "reasons": reasons,
+                "material": v.material,
             }
         )
     return out

@@ -25,6 +25,7 @@ from abp_tui.export.bundle_analysis import (
 from abp_tui.export.canonical import json_bytes, jsonl_bytes
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
+from abp_tui.export.ranking import bundle_rankings, ranking_files
 from abp_tui.export.report import render
 from abp_tui.export.svg import pass_rate_chart
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
@@ -190,6 +191,13 @@ def derive(
         out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
     judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
     out.update(judge_results(judged))
+    # Rankings from the bundle's votes (abp_tui.export.ranking), when it carries some.
+    ranked = bundle_rankings(
+        files, analysis.inputs.study.id, analysis.inputs.design.seed, confidence
+    )
+    out.update(ranking_files(ranked))
     shown = [f"({x['source']}) {x['text']}" for x in stated]
-    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts, judged).encode("utf-8")
+    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts, judged, ranked).encode(
+        "utf-8"
+    )
     return out

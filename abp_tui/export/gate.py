@@ -8,6 +8,11 @@ fixtures; otherwise one usable run of each task under each condition it ran unde
 AFP study, when every condition ran on one model version; and when
 every item is judged and every disagreement adjudicated. Otherwise the bundle says "protocol
 published / results pending" and lists what is missing. The check is pure: ``verify`` repeats it.
+
+A design that marks development material (seed 002, :mod:`abp_tui.analysis.material`): what a
+bundle publishes (texts, instructions, outputs, scores) is checked over every task, but the
+requirements of a result (reruns, judgments, adjudications) count benchmark material only; what
+development material lacks is listed apart and holds back no benchmark result.
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ from typing import Final, Literal
 
 from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.matched_models import model_match
+from abp_tui.analysis.material import (
+    MATERIAL_REQUIREMENT,
+    is_development,
+    material_detail,
+    split_apart,
+    splits_tasks,
+    with_apart,
+)
 from abp_tui.analysis.model_versions import REQUIREMENT as SAME_VERSION
 from abp_tui.analysis.model_versions import recorded_versions
 from abp_tui.analysis.reruns import missing_from_plan
@@ -58,6 +71,11 @@ class GateStatus(Model):
 def _names(values: list[str]) -> str:
     shown = ", ".join(values[:_LISTED])
     return shown + (f" and {len(values) - _LISTED} more" if len(values) > _LISTED else "")
+
+
+def _apart(check: Check, development: list[str], what: str) -> Check:
+    """The check with development material's gaps listed apart (seed 002)."""
+    return check.model_copy(update={"detail": with_apart(check.detail, development, what)})
 
 
 def is_high_risk(task_id: str, risk_type: str, protocol: str) -> bool:
@@ -232,6 +250,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
             usable[(v.task, v.condition)] += 1
     afp = follows_afp(protocol, rubric.id)
     short: list[str] = []
+    dev_short: list[str] = []  # seed 002: development material is listed apart
     for t in inputs.tasks:
         need = HIGH_RISK_REPEATS if afp and is_high_risk(t.id, t.risk_type, protocol) else 1
         for c in inputs.conditions:
@@ -242,7 +261,9 @@ def evaluate(analysis: Analysis) -> GateStatus:
             if got < need:
                 rerun = dropped[cell]
                 note = f" ({rerun} INFRA_ERROR/PROVIDER_BLOCK to rerun)" if rerun else ""
-                short.append(f"{t.id} under {c.id}: {got} of {need} usable runs{note}")
+                (dev_short if is_development(inputs.study_design, t.id) else short).append(
+                    f"{t.id} under {c.id}: {got} of {need} usable runs{note}"
+                )
     check(
         "rerun rules",
         short,
@@ -253,6 +274,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
         "repeat rules apply to AFP studies)",
         "too few repeats",
     )
+    checks[-1] = _apart(checks[-1], dev_short, "too few repeats")
     # A rerun imported after the design was planned is in no item: nobody can judge it until
     # the design is planned again (listed only when there is one).
     if not is_automated(inputs.design.name, rubric.id):
@@ -288,20 +310,45 @@ def evaluate(analysis: Analysis) -> GateStatus:
 
     # Every item judged, every disagreement adjudicated.
     needed = max(1, inputs.study_design.reviewers_per_item)
-    unjudged = sorted(i.code for i in inputs.items if len(analysis.latest.get(i.code, ())) < needed)
+    # Seed 002: the figures are over benchmark material; development material's gaps are
+    # listed apart and do not hold back a benchmark result.
+    design = inputs.study_design
+    task_of = {i.code: i.task for i in inputs.items}
+    bench_items = [i for i in inputs.items if not is_development(design, i.task)]
+    lacking = [
+        (i.task, i.code) for i in inputs.items if len(analysis.latest.get(i.code, ())) < needed
+    ]
+    unjudged, dev_unjudged = (sorted(codes) for codes in split_apart(design, lacking))
     check(
         "every item judged",
         unjudged,
-        f"{len(inputs.items)} items judged by {needed} reviewer(s) each",
-        f"{len(unjudged)} of {len(inputs.items)} items lack a submitted judgment "
+        f"{len(bench_items)} items judged by {needed} reviewer(s) each",
+        f"{len(unjudged)} of {len(bench_items)} items lack a submitted judgment "
         f"({needed} needed per item)",
     )
-    unresolved = sorted(d.code for d in analysis.disagreements if not d.adjudicated)
+    checks[-1] = _apart(checks[-1], dev_unjudged, "items lacking a judgment")
+    disagreements = [(task_of.get(d.code, ""), d) for d in analysis.disagreements]
+    bench_disagreements = [d for t, d in disagreements if not is_development(design, t)]
+    open_ones = [
+        (task_of.get(d.code, ""), d.code) for d in analysis.disagreements if not d.adjudicated
+    ]
+    unresolved, dev_unresolved = (sorted(codes) for codes in split_apart(design, open_ones))
     check(
         "every disagreement adjudicated",
         unresolved,
-        f"{len(analysis.disagreements)} disagreements, all adjudicated",
+        f"{len(bench_disagreements)} disagreements, all adjudicated",
         f"{len(unresolved)} disagreements not adjudicated",
     )
+    checks[-1] = _apart(checks[-1], dev_unresolved, "not adjudicated")
+    if splits_tasks(design):
+        checks.append(
+            Check(
+                requirement=MATERIAL_REQUIREMENT,
+                met=True,
+                detail=material_detail(
+                    design, (r.task for r in inputs.runs), (i.task for i in inputs.items)
+                ),
+            )
+        )
     missing = [f"{c.requirement}: {c.detail}" for c in checks if not c.met]
     return GateStatus(status=PENDING if missing else RESULTS, missing=missing, checks=checks)

@@ -30,6 +30,7 @@ from abp_tui.analysis.matched_models import (
     engines_comparable,
     model_match,
 )
+from abp_tui.analysis.material import material_headline, splits_tasks
 from abp_tui.analysis.results import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
@@ -40,6 +41,9 @@ from abp_tui.export.gate import PENDING, GateStatus
 from abp_tui.export.judge_tables import judge_tables
 from abp_tui.export.judges import REPORT as JUDGE_REPORT
 from abp_tui.export.judges import assisted
+from abp_tui.export.ranking import BundleRanking
+from abp_tui.export.ranking_page import FILES as RANKING_FILES
+from abp_tui.export.ranking_page import ranking_sections
 from abp_tui.export.tables import BundleTables
 from abp_tui.stats.agreement import PAIR_COEFFICIENTS, VARIABLE_COEFFICIENTS, AgreementReport
 from abp_tui.text.safe import safe_text
@@ -145,6 +149,7 @@ def render(
     limitations: Sequence[str],
     charts: Mapping[str, str],
     judges: JudgesReport | None = None,
+    ranking: BundleRanking | None = None,
 ) -> str:
     """The page, from the bundle's analysis, its gate, its tables and its two charts (SVG);
     with ``judges`` (the bundle's ``results/ai_judges.json``), a section on its AI judges."""
@@ -153,6 +158,7 @@ def render(
     results = tables.results
     runs = {r.id: r for r in inputs.runs}
     run_rows: list[tuple[Cell, ...]] = []
+    material = splits_tasks(inputs.study_design)  # seed 002: which material each run is
     for v in analysis.verdicts:
         run = runs[v.run]
         run_rows.append(
@@ -161,6 +167,7 @@ def render(
                 v.task,
                 v.condition,
                 v.trial,
+                *((v.material,) if material else ()),
                 v.state.value if v.state else "unjudged",
                 v.source,
                 v.automated_outcome,
@@ -219,6 +226,7 @@ def render(
                     "task",
                     "condition",
                     "trial",
+                    *(("material",) if material else ()),
                     "state",
                     "source",
                     "automated outcome",
@@ -253,6 +261,22 @@ def render(
         }
         at = [anchor for anchor, _label in NAV].index("agreement") + 1
         nav = (*NAV[:at], ("judges", "AI judges"), *NAV[at:])
+    ranking_page = None
+    if ranking is not None:  # the bundle's votes ranked (abp_tui.export.ranking)
+        ranking_page = {
+            "sections": [
+                {
+                    **vars(r),
+                    "systems": _html(r.systems, r.systems.id),
+                    "pairwise": _html(r.pairwise, r.pairwise.id),
+                }
+                for r in ranking_sections(ranking)
+            ],
+            "refused": ranking.refused,
+            "files": RANKING_FILES,
+        }
+        at = [anchor for anchor, _label in nav].index("comparisons") + 1
+        nav = (*nav[:at], ("ranking", "Ranking"), *nav[at:])
     if results.business:  # seed 002's section, after the comparisons
         at = [anchor for anchor, _label in nav].index("comparisons") + 1
         nav = (*nav[:at], ("business", "Business protocol"), *nav[at:])
@@ -265,6 +289,7 @@ def render(
         pending=gate.status == PENDING,
         nav=nav,
         judges=judge_page,
+        ranking=ranking_page,
         tables=page_tables,
         # The one place markup enters the page unescaped: the SVG charts are written by
         # abp_tui.export.svg, which escapes every label it takes from a record.
@@ -273,6 +298,7 @@ def render(
         notes=results.notes,
         # Seed 003 section 7: unmatched models lead the page and withhold every comparison.
         warnings=results.warnings,
+        material=material_headline(inputs.study_design, (r.task for r in inputs.runs)),
         withheld=COMPARISONS_WITHHELD
         if not engines_comparable(model_match(inputs.study.protocol, inputs.conditions))
         else sci_withheld(results.notes),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from abp_tui.analysis.material import splits_tasks, task_material
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.tables import (
     Cell,
@@ -75,8 +76,18 @@ def _columns(
 
 def excluded_table(analysis: Analysis) -> Table:
     """Runs outside the quality denominator, or excluded by their source, with the reasons."""
+    # Seed 002: a design that marks development material says which material each run is.
+    material = splits_tasks(analysis.inputs.study_design)
     columns = _columns(
-        "run", "task", "condition", "trial", "state", "source", "reasons", counts=("trial",)
+        "run",
+        "task",
+        "condition",
+        "trial",
+        "state",
+        "source",
+        "reasons",
+        *(("material",) if material else ()),
+        counts=("trial",),
     )
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
@@ -87,6 +98,7 @@ def excluded_table(analysis: Analysis) -> Table:
             r["state"],
             r["source"],
             tuple(r["reasons"]),
+            *((r["material"],) if material else ()),
         )
         for r in excluded_runs(analysis)
     )
@@ -141,6 +153,7 @@ def judgments_table(analysis: Analysis) -> Table:
     dims = [d.id for d in rubric.dimensions]
     items = {i.code: i for i in inputs.items}
     condition_of = {r.id: r.condition for r in inputs.runs}
+    material = splits_tasks(inputs.study_design)
     for i in inputs.items:
         condition_of.update(zip(i.runs, i.conditions, strict=True))
     columns = (
@@ -173,6 +186,8 @@ def judgments_table(analysis: Analysis) -> Table:
             "preferred_run",
             "justification",
             "validity_failed",
+            # Seed 002: last, so that a design without development material keeps its columns.
+            *(("material",) if material else ()),
         ),
     )
     rows: list[tuple[Cell, ...]] = []
@@ -236,6 +251,11 @@ def judgments_table(analysis: Analysis) -> Table:
                     preferred,
                     judgment.justification,
                     failed,
+                    *(
+                        (task_material(inputs.study_design, item.task if item else ""),)
+                        if material
+                        else ()
+                    ),
                 )
             )
     return Table("judgments", "Every judgment and adjudication", columns, tuple(rows))

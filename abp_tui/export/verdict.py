@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.matched_models import ModelMatch, engines_comparable, leading_warnings
+from abp_tui.analysis.material import development_note
 from abp_tui.analysis.results import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
@@ -136,7 +137,12 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
     inputs = analysis.inputs
     per_engine = []
     for g in summary.conditions:
-        indices = [i for i, o in enumerate(analysis.outcomes) if o.condition_id == g.condition]
+        # Over benchmark material, as the summary's figures are (seed 002: never development).
+        indices = [
+            i
+            for i, (o, v) in enumerate(zip(analysis.outcomes, analysis.verdicts, strict=True))
+            if o.condition_id == g.condition and v.material != "development"
+        ]
         engine: dict[str, Any] = {
             "engine": g.condition,
             "scoredTrials": g.pass_rate.n,
@@ -198,7 +204,8 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
         "notes": "".join(f"{w} " for w in leading_warnings(match))
         + (AUTOMATED_NOTES if automated else "")
         + NOTES
-        + "".join(f" {n}" for n in _study_notes(match)),
+        + "".join(f" {n}" for n in _study_notes(match))
+        + "".join(f" {n}" for n in development_note(inputs.study_design)),
     }
     if not automated:
         document["design"] = {

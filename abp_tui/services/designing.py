@@ -31,6 +31,7 @@ from abp_tui.analysis.blinding import (
     plan_commitment,
     plan_items,
 )
+from abp_tui.analysis.material import unlisted_tasks, unlisted_warning
 from abp_tui.analysis.reruns import held_from_plan, planned_runs
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import InlineRubric, Rubric, StudyDesign
@@ -61,6 +62,9 @@ class CreatedDesign:
     seed: int = 0
     rubric: str = ""
     """The id of the rubric the design is judged on (``preference-only``: preferences only)."""
+    warnings: tuple[str, ...] = ()
+    """What the person creating the design should know (seed 002: tasks in neither
+    development_tasks nor holdout_tasks, counted as benchmark material)."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,8 @@ def create_design(
         secret = new_plan_secret()
         items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret)
     pairs = sum(1 for i in items if i.kind == "pair")
+    unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
+    warnings = (unlisted,) if unlisted else ()
     if latest is not None and latest.sha256 == sha:
         return CreatedDesign(
             latest.pk,
@@ -181,6 +187,7 @@ def create_design(
             len(assignments),
             design.seed,
             rubric.id,
+            warnings,
         )
     with db.atomic():
         version_no = 1
@@ -225,6 +232,7 @@ def create_design(
         len(assignments),
         design.seed,
         rubric.id,
+        warnings,
     )
 
 

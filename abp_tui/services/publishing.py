@@ -45,6 +45,7 @@ from abp_tui.export.errors import ExportError
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
+from abp_tui.services.ranking_bundle import ranking_source_files
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -191,6 +192,11 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
                 {r.facts.id for r in runs},
             )
         )
+    # Every source's votes, from which verify re-derives the rankings (none: no files).
+    named = design.name if design_pk is not None else None
+    files.update(
+        ranking_source_files(db, design.study_id, named, lambda t, c: in_scope(scope, t, c))
+    )
     records = DesignRecords(
         design=scope,
         rubric=Rubric.model_validate(design.rubric),

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import sqlite_utils
+
 from abp_tui.analysis.ranking_models import RankingReport
 from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, ResultsView
+from abp_tui.services.designing import find_study
 from abp_tui.services.ranking import ranking_report, study_sources
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.store import connect
 from abp_tui.store.queries import unblinded
-
-RANKING_COMMAND = "abp-tui ranking --study {study}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,25 @@ def read_ranking_view(
         db.close()
 
 
+def ranking_hint(db: sqlite_utils.Database, study: str | None) -> str | None:
+    """The one line ``abp-tui results`` gives for a study with pairwise preferences but no
+    design (None: the study holds none, or cannot be named)."""
+    try:
+        study_id = find_study(db, study)
+    except AbpError:
+        return None
+    held = study_sources(db, study_id)
+    if not held:
+        return None
+    blind = unblinded(db, study_id) is None
+    after = f" after `abp-tui unblind --study {study_id} --yes`" if blind else ""
+    return (
+        f"study {study_id!r} has no study design, so no results by condition; its pairwise "
+        f"preferences ({', '.join(held)}) rank its systems: `abp-tui ranking --study "
+        f"{study_id}`{after}"
+    )
+
+
 def labels_only_view(db_path: Path, choice: DesignChoice) -> tuple[ResultsView, bool]:
     """(the view, unblinded) of a study with imported labels and no design: no results by
     condition (no report), blind until the study is unblinded."""
@@ -80,4 +100,4 @@ def labels_only_view(db_path: Path, choice: DesignChoice) -> tuple[ResultsView, 
     return ResultsView(choice, None, reason), who is not None
 
 
-__all__ = ["RANKING_COMMAND", "RankingView", "labels_only_view", "read_ranking_view"]
+__all__ = ["RankingView", "labels_only_view", "ranking_hint", "read_ranking_view"]

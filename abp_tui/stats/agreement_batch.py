@@ -7,9 +7,9 @@ draws stay one multinomial call per table (its own seeded stream, so a table's i
 not depend on which other tables share the batch); what is shared is the arithmetic after
 them: the margins, percent agreement and kappa of every table and resample in a few array
 operations, every resampled kappa and percent agreement sorted in one call and their
-percentile bounds read at once, and the models built without a second validation. Tables
-outside the common case (fewer than two items, a single category or eight and more, chance
-agreement of 1) go through ``pair_from_counts`` itself.
+percentile bounds read at once. Tables outside the common case (fewer than two items, a
+single category or eight and more, chance agreement of 1) go through ``pair_from_counts``
+itself.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def _interval(
             "as with perfect agreement); a zero-width interval is no measure of precision"
         )
     return (
-        Interval.model_construct(
+        Interval(
             low=low,
             high=high,
             confidence=confidence,
@@ -208,11 +208,8 @@ Bounds = tuple[tuple[float, float, int], tuple[float, float, int]]
 def _model(
     d: _Drawn, bounds: Bounds | None, seed: int, resamples: int, confidence: float
 ) -> PairAgreement:
-    """The table's PairAgreement with the fields ``pair_from_counts`` gives it.
-
-    Built with ``model_construct``: every value here comes from the arithmetic above (finite
-    floats, non-negative counts), so the models' validation would only check it again; the
-    tests hold each model equal to ``pair_from_counts``'s, field for field."""
+    """The table's PairAgreement with the fields ``pair_from_counts`` gives it (the tests hold
+    each model equal to ``pair_from_counts``'s, field for field)."""
     t = d.table
     q = len(t.categories)
     square = np.asarray(t.counts).astype(np.int64).reshape(q, q)
@@ -237,7 +234,7 @@ def _model(
 
     def weighted(kind: str) -> Figure:
         coefficient = _COHEN_BY_WEIGHTS[kind]
-        return Figure.model_construct(
+        return Figure(
             undefined_reason=NOMINAL,
             name=coefficient.label,
             definition=_definition(kind),
@@ -247,11 +244,11 @@ def _model(
             **common,
         )
 
-    return PairAgreement.model_construct(
+    return PairAgreement(
         reviewer_a=t.reviewers[0],
         reviewer_b=t.reviewers[1],
         n_items=d.n,
-        percent_agreement=Figure.model_construct(
+        percent_agreement=Figure(
             value=po,
             interval=notes[1][0],
             interval_note=notes[1][1],
@@ -266,7 +263,7 @@ def _model(
             weight_basis=None,
             **common,
         ),
-        cohen_kappa=Figure.model_construct(
+        cohen_kappa=Figure(
             value=float(d.kappa[0]),
             interval=notes[0][0],
             interval_note=notes[0][1],
@@ -283,7 +280,7 @@ def _model(
         ),
         cohen_kappa_linear=weighted("linear"),
         cohen_kappa_quadratic=weighted("quadratic"),
-        confusion=ConfusionMatrix.model_construct(
+        confusion=ConfusionMatrix(
             rows=t.reviewers[0],
             columns=t.reviewers[1],
             categories=t.categories,

@@ -74,17 +74,26 @@ RUN_FAST: Final = (
 )
 
 
-def _str(value: str | None) -> str:
-    return "null" if value is None else encode_basestring(value)
-
-
-def _int(value: int | None) -> str:
-    return "null" if value is None else int.__repr__(value)
-
-
-def _float(value: float | None) -> str:
-    # float.__repr__ is what the encoder writes for a finite float (the others: the long way).
-    return "null" if value is None else float.__repr__(value)
+def _flat_json(metadata: dict[str, Any]) -> str | None:
+    """The canonical JSON of a dict of text keys and text, integer, boolean or null values (the
+    usual metadata, which its JSON-mode dump leaves as it is); None for any other dict."""
+    parts = []
+    for key in sorted(metadata):
+        if type(key) is not str:
+            return None
+        value = metadata[key]
+        kind = type(value)
+        if kind is str:
+            parts.append(f"{encode_basestring(key)}:{encode_basestring(value)}")
+        elif kind is int:
+            parts.append(f"{encode_basestring(key)}:{int.__repr__(value)}")
+        elif value is None:
+            parts.append(f"{encode_basestring(key)}:null")
+        elif kind is bool:
+            parts.append(f"{encode_basestring(key)}:{'true' if value else 'false'}")
+        else:
+            return None
+    return "{" + ",".join(parts) + "}"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -99,6 +108,9 @@ def metadata_json(metadata: dict[str, Any]) -> tuple[str, str]:
     The column keeps the dict as given, the hash its JSON-mode dump; they differ only when
     the dump changes a value (a tuple, a non-finite float, a non-string key...), and equal
     dicts give equal texts."""
+    flat = _flat_json(metadata)
+    if flat is not None:
+        return flat, flat
     dumped = _METADATA.dump_python(metadata, mode="json")
     hashed = canonical_json(dumped)
     return hashed, hashed if dumped == metadata else canonical_json(metadata)
@@ -134,28 +146,34 @@ def run_body(run: Run) -> str:
         return canonical_json(run.model_dump(mode="json", exclude=set(RUN_NOT_HASHED)))
     tokens = run.tokens
     status = run.origin_status
+    metadata = _flat_json(run.metadata)
+    if metadata is None:
+        metadata = canonical_json(_METADATA.dump_python(run.metadata, mode="json"))
+    s = encode_basestring
+    # Each value as the encoder writes it (float.__repr__ for a finite float), inline: most are
+    # None, and a call per field cost as much as the rest.
     return (
-        f'{{"automated_outcome":{_str(run.automated_outcome)},'
-        f'"condition_id":{encode_basestring(run.condition_id)},'
-        f'"cost_usd":{_float(cost)},'
-        f'"engine":{_str(run.engine)},'
-        f'"engine_version":{_str(run.engine_version)},'
-        f'"excluded_reason":{_str(run.excluded_reason)},'
-        f'"id":{encode_basestring(run.id)},'
-        f'"metadata":{canonical_json(_METADATA.dump_python(run.metadata, mode="json"))},'
-        f'"model":{_str(run.model)},'
-        f'"model_version":{_str(run.model_version)},'
+        f'{{"automated_outcome":{"null" if (v := run.automated_outcome) is None else s(v)},'
+        f'"condition_id":{s(run.condition_id)},'
+        f'"cost_usd":{"null" if cost is None else float.__repr__(cost)},'
+        f'"engine":{"null" if (v := run.engine) is None else s(v)},'
+        f'"engine_version":{"null" if (v := run.engine_version) is None else s(v)},'
+        f'"excluded_reason":{"null" if (v := run.excluded_reason) is None else s(v)},'
+        f'"id":{s(run.id)},'
+        f'"metadata":{metadata},'
+        f'"model":{"null" if (v := run.model) is None else s(v)},'
+        f'"model_version":{"null" if (v := run.model_version) is None else s(v)},'
         f'"not_exposed":{names_json(run.not_exposed)},'
-        f'"origin_status":{"null" if status is None else encode_basestring(status.value)},'
-        f'"provider":{_str(run.provider)},'
-        f'"reasoning":{_str(run.reasoning)},'
-        f'"started_at":{_str(run.started_at)},'
+        f'"origin_status":{"null" if status is None else s(status.value)},'
+        f'"provider":{"null" if (v := run.provider) is None else s(v)},'
+        f'"reasoning":{"null" if (v := run.reasoning) is None else s(v)},'
+        f'"started_at":{"null" if (v := run.started_at) is None else s(v)},'
         f'"synthetic":{"true" if run.synthetic else "false"},'
-        f'"task_id":{encode_basestring(run.task_id)},'
+        f'"task_id":{s(run.task_id)},'
         f'"tokens":{"null" if tokens is None else canonical_json(tokens.model_dump(mode="json"))},'
-        f'"tool_calls":{_int(run.tool_calls)},'
+        f'"tool_calls":{"null" if (n := run.tool_calls) is None else int.__repr__(n)},'
         f'"trial":{int.__repr__(run.trial)},'
-        f'"wall_clock_ms":{_float(wall)}}}'
+        f'"wall_clock_ms":{"null" if wall is None else float.__repr__(wall)}}}'
     )
 
 

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from abp_tui.cli.options import actor, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_judges(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.judge_summary import report_lines
+    from abp_tui.analysis.judge_view import view_lines
+    from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.judges import judge_report
 
     db = open_db(args)
+    viewer = actor(args)  # whoever runs it sees the people's judgments summarized
+    mark = look_mark(db)
     report = judge_report(
         db,
         args.study,
@@ -22,7 +26,11 @@ def cmd_judges(args: argparse.Namespace) -> int:
         seed=args.seed,
         resamples=args.resamples,
         epsilon=args.epsilon,
-        viewer=actor(args),  # whoever runs it sees the people's judgments summarized
+        viewer=viewer,
     )
-    emit(args, report.model_dump(mode="json"), "\n".join(report_lines(report)))
+    # Scripted: never a question, but never silent either when the look was just recorded.
+    notice = recorded_notice(db, report.study, viewer, "judges", mark)
+    if notice is not None:
+        sys.stderr.write(notice + "\n")
+    emit(args, report.model_dump(mode="json"), "\n".join(view_lines(report)))
     return EXIT_OK

@@ -10,6 +10,8 @@ from abp_tui.cli.options import open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
 if TYPE_CHECKING:
+    import sqlite_utils
+
     from abp_tui.formats.agreement_table import TableAgreementReport
 
 
@@ -39,6 +41,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from abp_tui.cli.text import study_agreement_text
     from abp_tui.errors import AbpError
     from abp_tui.services.agreement_report import study_agreement
+    from abp_tui.services.coordinator_identity import look_mark
     from abp_tui.services.designing import find_design_if_any, find_study
 
     if args.level or args.scale or args.header:
@@ -47,6 +50,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     # A study without a design still has agreement when it carries imported judgments.
     design = find_design_if_any(db, args.study, args.design)
     study = design.study_id if design is not None else find_study(db, args.study)
+    # Whoever runs the command looks: a reviewer still judging sees no figure of those
+    # items, whether they name themselves or are the user logged in.
+    viewer = args.reviewer if args.reviewer is not None else actor(args)
+    mark = look_mark(db)
     report = study_agreement(
         db,
         study,
@@ -56,13 +63,25 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         pair_resamples=args.pair_resamples,
         confidence=args.confidence,
         weight_basis=args.weight_basis,
-        # Whoever runs the command looks: a reviewer still judging sees no figure of those
-        # items, whether they name themselves or are the user logged in.
-        viewer=args.reviewer if args.reviewer is not None else actor(args),
+        viewer=viewer,
     )
+    _say_recorded(db, study, viewer, "agreement", mark)
     where = f"study {study}" + (f", design {design.name}" if design is not None else "")
     emit(args, report.model_dump(mode="json"), study_agreement_text(report, where))
     return EXIT_OK
+
+
+def _say_recorded(
+    db: sqlite_utils.Database, study: str, viewer: str, figure: str, mark: int
+) -> None:
+    """Scripted, so never a question; but a first recorded look is never silent either."""
+    import sys
+
+    from abp_tui.services.coordinator_identity import recorded_notice
+
+    notice = recorded_notice(db, study, viewer, figure, mark)
+    if notice is not None:
+        sys.stderr.write(notice + "\n")
 
 
 def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
@@ -83,20 +102,29 @@ def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
 def cmd_results(args: argparse.Namespace) -> int:
     from abp_tui.analysis.results import confidence_level
     from abp_tui.cli.text import results_text
-    from abp_tui.services.results_report import report_results
+    from abp_tui.services.results_report import NoDesign, report_results
 
     # A bad level is refused before the database is opened.
     confidence = confidence_level(args.confidence, "--confidence")
     db = open_db(args)
     # A study without a design still has results when its runs carry automated outcomes.
-    report = report_results(db, args.study, args.design, confidence)
+    try:
+        report = report_results(db, args.study, args.design, confidence)
+    except NoDesign:
+        from abp_tui.services.ranking_view import ranking_hint
+
+        # Imported preferences and no design (PandaLM as imported): the ranking is its figure.
+        hint = ranking_hint(db, args.study) if args.design is None else None
+        if hint is None:
+            raise
+        raise NoDesign(hint) from None
     if report.verdict_source == "design":
         from abp_tui.cli.options import actor
-        from abp_tui.services.coordinator_identity import note_design_view
+        from abp_tui.services.coordinator_identity import look_mark, note_design_view
 
         # Whoever runs the command sees the figures: they may not enrol in the study after.
-        note_design_view(
-            db, report.study, report.design, report.design_version, actor(args), "results"
-        )
+        viewer, mark = actor(args), look_mark(db)
+        note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
+        _say_recorded(db, report.study, viewer, "results", mark)
     emit(args, report.model_dump(mode="json"), results_text(report))
     return EXIT_OK

@@ -145,13 +145,15 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             single_items=args.single_items,
         )
         created = [create_from_choices(db, choices)]
-    lines = [
-        f"{c.status:11} design {safe_line(c.name)} v{c.version_no} of study {safe_line(c.study)}: "
-        f"{c.items} items ({c.pair_items} pairs, {c.single_items} single), "
-        f"{c.assignments} assignments, rubric {safe_line(c.rubric)}, seed {c.seed}, "
-        f"sha256 {c.sha256[:12]}"
-        for c in created
-    ]
+    lines = []
+    for c in created:
+        lines.append(
+            f"{c.status:11} design {safe_line(c.name)} v{c.version_no} of study "
+            f"{safe_line(c.study)}: {c.items} items ({c.pair_items} pairs, {c.single_items} "
+            f"single), {c.assignments} assignments, rubric {safe_line(c.rubric)}, seed "
+            f"{c.seed}, sha256 {c.sha256[:12]}"
+        )
+        lines.extend(f"  warning: {safe_line(w)}" for w in c.warnings)
     emit(args, {"designs": [c.__dict__ for c in created]}, "\n".join(lines))
     return EXIT_OK
 

@@ -22,10 +22,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from abp_tui.services.coordinator import DesignChoice, design_choices
-from abp_tui.services.desk import Desk, judgeable_designs
+from abp_tui.services.coordinator import BlindingError, DesignChoice, design_choices
+from abp_tui.services.coordinator_notice import check_judging
+from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.coordinator_notice import ask_before_viewing
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
@@ -127,11 +129,30 @@ def open_judging(
                     markup=False,
                 )
             return
-        app.call_from_thread(_judge, app, Desk(db_path, chosen[0].pk, reviewer))
+        # Refused before any screen opens: the reviewer stays where they were, told why.
+        pick = _first_allowed(db_path, reviewer, chosen)
+        app.call_from_thread(_judge, app, Desk(db_path, pick.pk, reviewer))
 
     run_in_background(
         app, find, group="open-judging", description="Reading the study designs", exclusive=True
     )
+
+
+def _first_allowed(db_path: Path, reviewer: str, chosen: list[JudgeableDesign]) -> JudgeableDesign:
+    """The first design the reviewer may open: joining an open design is refused to whoever has
+    seen its study's coordinator figures (the first refusal is raised when all are refused)."""
+    refusal: BlindingError | None = None
+    for design in chosen:
+        if design.assigned or design.joined:
+            return design  # opening it enrols nobody
+        try:
+            check_judging(db_path, design.pk, reviewer)
+        except BlindingError as exc:
+            refusal = refusal or exc
+            continue
+        return design
+    assert refusal is not None
+    raise refusal
 
 
 def _judge(app: App[None], desk: Desk) -> None:
@@ -156,9 +177,18 @@ def open_for_design(
     db_path: Path,
     purpose: str,
     opener: Callable[[DesignChoice], Screen[None]],
+    viewer: str | None = None,
 ) -> None:
-    """Open ``opener(design)`` for the design the current screen is about, asking if needed."""
+    """Open ``opener(design)`` for the design the current screen is about, asking if needed
+    (which design; and, before ``viewer``'s first look at a study's figures, whether to view
+    them as its coordinator)."""
     study, pk = _hint(app.screen)
+
+    def show(choice: DesignChoice) -> None:
+        def push() -> None:
+            app.push_screen(opener(choice))
+
+        ask_before_viewing(app, db_path, viewer, purpose, choice.study_id, choice.pk, push)
 
     def find() -> None:
         choices = design_choices(
@@ -166,7 +196,7 @@ def open_for_design(
             imported_labels=purpose in ("agreement", "results"),
             automated=purpose == "results",
         )
-        app.call_from_thread(_choose, app, purpose, choices, study, pk, opener)
+        app.call_from_thread(_choose, app, purpose, choices, study, pk, show)
 
     run_in_background(
         app, find, group="open-design", description="Reading the study designs", exclusive=True
@@ -179,7 +209,7 @@ def _choose(
     choices: list[DesignChoice],
     study: str | None,
     pk: int | None,
-    opener: Callable[[DesignChoice], Screen[None]],
+    show: Callable[[DesignChoice], None],
 ) -> None:
     if not choices:
         app.notify(
@@ -196,14 +226,14 @@ def _choose(
     of_study = [c for c in choices if study is not None and c.study_id == study]
     candidates = exact or of_study or choices
     if len(candidates) == 1:
-        app.push_screen(opener(candidates[0]))
+        show(candidates[0])
         return
     # The study the user was looking at first, then the others.
     ordered = candidates + [c for c in choices if c not in candidates]
 
     def picked(choice: DesignChoice | None) -> None:
         if choice is not None:
-            app.push_screen(opener(choice))
+            show(choice)
 
     app.push_screen(DesignPickerScreen(purpose, ordered), picked)
 
@@ -218,13 +248,15 @@ def open_review_screen(app: App[None], db_path: Path, reviewer: str, purpose: st
     if purpose == "disagreements":
         if not isinstance(app.screen, DisagreementsScreen):
             open_for_design(
-                app, db_path, purpose, lambda d: DisagreementsScreen(db_path, d, reviewer)
+                app, db_path, purpose, lambda d: DisagreementsScreen(db_path, d, reviewer), reviewer
             )
     elif purpose == "agreement":
         if not isinstance(app.screen, AgreementScreen):
-            open_for_design(app, db_path, purpose, lambda d: AgreementScreen(db_path, d))
+            open_for_design(app, db_path, purpose, lambda d: AgreementScreen(db_path, d), reviewer)
     elif purpose == "results":
         if not isinstance(app.screen, ResultsScreen):
-            open_for_design(app, db_path, purpose, lambda d: ResultsScreen(db_path, d, reviewer))
+            open_for_design(
+                app, db_path, purpose, lambda d: ResultsScreen(db_path, d, reviewer), reviewer
+            )
     else:
         raise ValueError(f"unknown screen {purpose!r}")

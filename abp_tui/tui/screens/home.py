@@ -443,16 +443,27 @@ class HomeScreen(Screen[None]):
                 f"{done.status}: design {done.name} v{done.version_no} of {done.study}, "
                 f"{done.items} items ({done.pair_items} pairs, {done.single_items} single), "
                 f"rubric {done.rubric}, seed {done.seed}"
+                + "".join(f". Warning: {w}" for w in done.warnings)
             ),
             title="Design",
             markup=False,
+            severity="warning" if done.warnings else "information",
         )
         self.action_reload()
 
     def action_judges(self) -> None:
+        from abp_tui.tui.screens.coordinator_notice import ask_before_viewing
         from abp_tui.tui.screens.judges import JudgesScreen
 
-        self.app.push_screen(JudgesScreen(self.db_path, self.shown_study))
+        study = self.shown_study
+
+        def push() -> None:
+            self.app.push_screen(JudgesScreen(self.db_path, study))
+
+        # The report measures the judges against people: a first look makes its viewer the
+        # study's coordinator, so the workstation asks first.
+        viewer = getattr(self.app, "reviewer", None)
+        ask_before_viewing(self.app, self.db_path, viewer, "judges", study, None, push)
 
     def action_import_hint(self) -> None:
         db = shlex.quote(str(self.db_path))

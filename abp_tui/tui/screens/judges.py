@@ -2,9 +2,10 @@
 
 The report is :func:`abp_tui.services.judges.judge_report`'s, computed in a worker thread (the
 same function as ``abp-tui judges``), and shown as the same lines the command prints
-(:func:`abp_tui.analysis.judge_summary.report_lines`), as plain text: judge ids and run ids come
+(:func:`abp_tui.analysis.judge_view.view_lines`), as plain text: judge ids and run ids come
 from records and are never markup. A coordinator's screen: it shows AI verdicts' figures, never
-a reviewer's blind item.
+a reviewer's blind item; a reviewer who opens it sees nothing touching the items they have not
+submitted (held back from every figure, and counted on the second line).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.judge_summary import report_lines
+from abp_tui.analysis.judge_view import view_lines
 from abp_tui.services.judges import read_judge_report
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import JudgesComputed, WorkerFailed
@@ -73,7 +74,7 @@ class JudgesScreen(Screen[None]):
     def compute(self) -> None:
         viewer = getattr(self.app, "reviewer", None)
         report = read_judge_report(self.db_path, self.study, viewer)
-        lines = report_lines(report)
+        lines = view_lines(report)
         if not get_current_worker().is_cancelled:
             self.post_message(JudgesComputed(lines))
 
@@ -86,7 +87,7 @@ class JudgesScreen(Screen[None]):
     @on(JudgesComputed)
     def computed(self, message: JudgesComputed) -> None:
         self.lines = message.lines
-        head, body = message.lines[:1], message.lines[1:]
+        head, body = message.lines[:2], message.lines[2:]  # what it is, whose view it is
         self.query_one("#judges-summary", Static).update(Text("\n".join(head), style="bold"))
         self.query_one("#judges-body", Static).update(Text("\n".join(body)))
 

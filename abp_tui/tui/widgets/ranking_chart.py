@@ -198,17 +198,18 @@ def _after(lines: Sequence[str], start: str) -> list[str]:
 def ranking_body(view: RankingView) -> RenderableType:
     """The whole ranking section of the results page, or why there is none."""
     title = Text("Ranking", style="bold underline")
-    if view.report is None:
-        return Group(title, Text(safe_line(view.reason), style="italic yellow"))
-    report = view.report
-    lines = ranking_lines(report)  # the command's own wording of the conventions
     sources = Text("Source: ", style="bold")
     for k, name in enumerate(view.sources):
         if k:
             sources.append("  ")
-        sources.append(safe_line(name), style="bold reverse" if name == report.source else "dim")
+        sources.append(safe_line(name), style="bold reverse" if name == view.source else "dim")
     if len(view.sources) > 1:
         sources.append("   (s: next source)", style="dim")
+    if view.report is None:
+        why = Text(safe_line(view.reason), style="italic yellow")
+        return Group(title, sources, why) if view.sources else Group(title, why)
+    report = view.report
+    lines = ranking_lines(report)  # the command's own wording of the conventions
     parts: list[RenderableType] = [title, sources, *(Text(line) for line in lines[:4])]
     if report.prior:
         parts.append(Text(lines[4]))

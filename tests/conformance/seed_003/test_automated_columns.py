@@ -103,7 +103,9 @@ def test_automated_report_shows_only_what_the_study_has(
     for shown in ("comparisons-table", "head-to-head", "engine-efficiency", "excluded-runs"):
         assert tables[shown][1], shown
     # The machine-readable file keeps its fields (the same layout for every study).
-    conditions = list(csv.DictReader(io.StringIO((bundle / "results" / "conditions.csv").read_text("utf-8"))))
+    conditions = list(
+        csv.DictReader(io.StringIO((bundle / "results" / "conditions.csv").read_text("utf-8")))
+    )
     assert {"fatal_x", "fatal_n", "acceptance_x", "acceptance_n"} <= set(conditions[0])
     assert cli("verify", bundle).code == 0
 

@@ -126,12 +126,14 @@ def test_efficiency_csvs_neutralise_an_engine_name_that_is_a_formula(
     tmp_path: Path, cli: Cli
 ) -> None:
     folder = copy_run(CONFORMANCE / "engine-error", tmp_path / "engine-error")
-    for path in [folder / "run.json", *(folder / "traces").glob("*.jsonl")]:
-        text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace('"cf-beta', '"=cf-beta'), encoding="utf-8")
+    for file in [folder / "run.json", *(folder / "traces").glob("*.jsonl")]:
+        text = file.read_text(encoding="utf-8")
+        file.write_text(text.replace('"cf-beta', '"=cf-beta'), encoding="utf-8")
     bundle = _bundle(tmp_path, cli, folder)
     for path in (HEAD_TO_HEAD, ENGINE_EFFICIENCY):
-        cells = [c for row in csv.reader(io.StringIO((bundle / path).read_text("utf-8"))) for c in row]
+        cells = [
+            c for row in csv.reader(io.StringIO((bundle / path).read_text("utf-8"))) for c in row
+        ]
         assert "'=cf-beta" in cells, path
         assert not any(c.startswith("=") for c in cells), path
     assert cli("verify", bundle).code == 0

@@ -1,0 +1,303 @@
+"""Rankings in a publication bundle: the votes as a source file, the rankings as derived files
+that ``verify`` re-derives from those votes.
+
+Source: ``ranking/votes.jsonl``, every vote of every source the study holds (``verdicts``,
+``labels``, ``judge:ID``): its source, task, the two systems, the outcome (``a``, ``b`` or
+``tie``) and the two outputs' lengths in characters (null: unknown); no reviewer's name, which
+a ranking does not need. ``ranking/sources.json`` names each source with its design and the
+votes left out of it, with the reason. JSON lines, not CSV: a task or system name that begins
+with ``=`` would come back from a neutralised CSV cell with a quote nobody can tell from its own.
+
+Derived (:func:`ranking_files`): ``results/ranking.csv``, one row per system and source (score,
+interval, rank, rank interval, wins, losses, ties, the method, the unit resampled, seed,
+resamples, confidence); ``results/ranking.json``, each source's whole ``abp-tui-ranking/v1``
+document (the pairwise table, length bias and the length-controlled ranking, Kendall's tau
+between the sources) and each source whose votes hold no ranking, with why. The bootstrap is
+seeded by the design's seed with :data:`RESAMPLES` resamples at the bundle's confidence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from pydantic import NonNegativeFloat, ValidationError
+
+from abp_tui.analysis.ranking import (
+    A_WON,
+    B_WON,
+    TIE,
+    NoRanking,
+    Votes,
+    point_scores,
+    rank,
+    source_agreement,
+)
+from abp_tui.analysis.ranking_models import (
+    SWAP_TIES,
+    TIES,
+    Excluded,
+    RankingReport,
+    SourceAgreement,
+)
+from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes
+from abp_tui.export.errors import BundleMismatch
+from abp_tui.models.base import Model
+from abp_tui.text import json_input
+
+VOTES: Final = "ranking/votes.jsonl"
+SOURCES: Final = "ranking/sources.json"
+RANKING_CSV: Final = "results/ranking.csv"
+RANKING_JSON: Final = "results/ranking.json"
+RANKING_SCHEMA: Final = "abp-tui-bundle-ranking/v1"
+RESAMPLES: Final = 1000
+"""Resamples of tasks per source (``abp-tui ranking``'s default)."""
+OUTCOMES: Final = {A_WON: "a", B_WON: "b", TIE: "tie"}
+CSV_COLUMNS: Final = (
+    "source",
+    "condition",
+    "score",
+    "low",
+    "high",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "wins",
+    "losses",
+    "ties",
+    "resolved_from_next",
+    "length_controlled_score",
+    "length_controlled_rank",
+    "method",
+    "resampled",
+    "seed",
+    "resamples",
+    "confidence",
+)
+
+
+class VoteLine(Model):
+    """One line of ``ranking/votes.jsonl``."""
+
+    source: str
+    task: str
+    a: str
+    b: str
+    outcome: Literal["a", "b", "tie"]
+    length_a: NonNegativeFloat | None
+    length_b: NonNegativeFloat | None
+
+
+class SourceLine(Model):
+    """One source of ``ranking/sources.json``."""
+
+    source: str
+    design: str | None = None
+    excluded: list[Excluded]
+
+
+@dataclass(frozen=True)
+class SourceFound:
+    """What the export read for one source (the caller reads the database)."""
+
+    source: str
+    design: str | None
+    votes: Votes
+    excluded: Sequence[Excluded]
+
+
+def _length(value: float) -> float | int | None:
+    if math.isnan(value):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def ranking_sources(found: Sequence[SourceFound]) -> dict[str, bytes]:
+    """The source files of the study's votes (no source with a vote: no files)."""
+    kept = [f for f in found if len(f.votes)]
+    if not kept:
+        return {}
+    lines = []
+    for f in kept:
+        v = f.votes
+        for k in range(len(v)):
+            lines.append(
+                {
+                    "source": f.source,
+                    "task": v.tasks[int(v.task[k])],
+                    "a": v.systems[int(v.a[k])],
+                    "b": v.systems[int(v.b[k])],
+                    "outcome": OUTCOMES[int(v.outcome[k])],
+                    "length_a": _length(float(v.length_a[k])),
+                    "length_b": _length(float(v.length_b[k])),
+                }
+            )
+    lines.sort(key=lambda r: json.dumps(r, sort_keys=True))
+    sources = [
+        SourceLine(source=f.source, design=f.design, excluded=list(f.excluded)).model_dump(
+            mode="json"
+        )
+        for f in kept
+    ]
+    return {VOTES: jsonl_bytes(lines), SOURCES: json_bytes(sources)}
+
+
+def _read_votes(data: bytes, sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
+    code = {"a": A_WON, "b": B_WON, "tie": TIE}
+    rows: dict[str, list[tuple[Any, ...]]] = {s: [] for s in sources}
+    for number, text in enumerate(data.decode("utf-8").splitlines(), start=1):
+        try:
+            line = VoteLine.model_validate(json_input.loads(text))
+        except (ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            raise BundleMismatch(VOTES, f"line {number}: not a vote ({first})") from None
+        if line.a == line.b:
+            raise BundleMismatch(VOTES, f"line {number}: a vote between {line.a!r} and itself")
+        if line.source not in rows:
+            raise BundleMismatch(
+                VOTES, f"line {number}: source {line.source!r} is not in {SOURCES}"
+            )
+        rows[line.source].append(
+            (line.task, line.a, line.b, code[line.outcome], line.length_a, line.length_b)
+        )
+    return rows
+
+
+def _read_sources(data: bytes) -> list[SourceLine]:
+    try:
+        found = json_input.loads(data.decode("utf-8"))
+        if not isinstance(found, list):
+            raise ValueError("expected a list of sources")
+        return [SourceLine.model_validate(s) for s in found]
+    except (ValueError, ValidationError) as exc:
+        raise BundleMismatch(SOURCES, f"not a list of ranking sources ({exc})") from None
+
+
+@dataclass(frozen=True)
+class BundleRanking:
+    """Every source's ranking in a bundle, and the sources whose votes hold none."""
+
+    reports: list[RankingReport]
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    seed: int = 0
+    confidence: float = 0.95
+
+
+def bundle_rankings(
+    files: Mapping[str, bytes], study: str, seed: int, confidence: float
+) -> BundleRanking | None:
+    """Each source's ranking from the bundle's votes (None: the bundle has no votes)."""
+    if VOTES not in files and SOURCES not in files:
+        return None
+    if VOTES not in files or SOURCES not in files:
+        missing = VOTES if VOTES not in files else SOURCES
+        raise BundleMismatch(missing, "missing: the bundle's rankings need both ranking files")
+    sources = _read_sources(files[SOURCES])
+    rows = _read_votes(files[VOTES], {s.source for s in sources})
+    votes = {s.source: Votes.from_rows(rows[s.source]) for s in sources}
+    reports: list[RankingReport] = []
+    refused: list[tuple[str, str]] = []
+    points: dict[str, dict[str, float] | str] = {}
+    for s in sources:
+        try:
+            report = rank(
+                votes[s.source],
+                study=study,
+                source=s.source,
+                design=s.design,
+                resamples=RESAMPLES,
+                seed=seed,
+                confidence=confidence,
+                ties=TIES + (SWAP_TIES if s.source.startswith("judge:") else ""),
+                excluded=s.excluded,
+            )
+        except NoRanking as exc:
+            refused.append((s.source, str(exc)))
+            points[s.source] = str(exc)
+            continue
+        theta = point_scores(votes[s.source])
+        points[s.source] = dict(zip(votes[s.source].systems, theta.tolist(), strict=True))
+        reports.append(report)
+    if len(sources) > 1:  # Kendall's tau between the sources' point fits
+        reports = [r.model_copy(update={"sources": _agreements(r.source, points)}) for r in reports]
+    return BundleRanking(reports, refused, seed, confidence)
+
+
+def _agreements(name: str, points: dict[str, dict[str, float] | str]) -> list[SourceAgreement]:
+    return [
+        source_agreement(name, points[name], other, points[other])
+        for other in points
+        if other != name
+    ]
+
+
+def ranking_csv(ranking: BundleRanking) -> bytes:
+    """One row per system and source."""
+    rows = []
+    for r in ranking.reports:
+        for s in r.systems:
+            low, high = s.interval if s.interval is not None else (None, None)
+            rank_low, rank_high = s.rank_interval if s.rank_interval is not None else (None, None)
+            rows.append(
+                (
+                    r.source,
+                    s.condition,
+                    s.score,
+                    low,
+                    high,
+                    s.rank,
+                    rank_low,
+                    rank_high,
+                    s.wins,
+                    s.losses,
+                    s.ties,
+                    s.resolved_from_next,
+                    s.length_controlled_score,
+                    s.length_controlled_rank,
+                    r.method,
+                    r.resampled,
+                    r.seed,
+                    r.resamples,
+                    r.confidence,
+                )
+            )
+    return csv_bytes(CSV_COLUMNS, rows)
+
+
+def ranking_document(ranking: BundleRanking) -> dict[str, Any]:
+    return {
+        "schema": RANKING_SCHEMA,
+        "votes": VOTES,
+        "resamples": RESAMPLES,
+        "seed": ranking.seed,
+        "confidence": ranking.confidence,
+        "rankings": [r.model_dump(mode="json", by_alias=True) for r in ranking.reports],
+        "refused": [{"source": s, "reason": why} for s, why in ranking.refused],
+    }
+
+
+def ranking_files(ranking: BundleRanking | None) -> dict[str, bytes]:
+    """The derived files of the bundle's rankings (none without votes)."""
+    if ranking is None:
+        return {}
+    return {
+        RANKING_CSV: ranking_csv(ranking),
+        RANKING_JSON: json_bytes(ranking_document(ranking), derived=True),
+    }
+
+
+__all__ = [
+    "RANKING_CSV",
+    "RANKING_JSON",
+    "RESAMPLES",
+    "SOURCES",
+    "VOTES",
+    "BundleRanking",
+    "SourceFound",
+    "bundle_rankings",
+    "ranking_files",
+    "ranking_sources",
+]

@@ -1,0 +1,58 @@
+"""The votes a publication bundle carries so that ``verify`` can re-derive its rankings: every
+source the study holds, read as ``abp-tui ranking`` reads it, kept to the bundle's scope (its
+design's tasks and conditions), so that every vote is on runs the bundle publishes
+(:mod:`abp_tui.export.ranking` writes and re-derives them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+from abp_tui.analysis.ranking import Votes
+from abp_tui.analysis.ranking_models import Excluded
+from abp_tui.errors import AbpError
+from abp_tui.export.ranking import SourceFound, ranking_sources
+from abp_tui.services.ranking import VERDICTS, read_source, study_sources
+
+OUT_OF_SCOPE = "on a task or condition outside the bundle's design"
+
+
+def _in_scope(votes: Votes, keep: Callable[[str, str], bool]) -> tuple[Votes, int]:
+    rows = []
+    for k in range(len(votes)):
+        task = votes.tasks[int(votes.task[k])]
+        a, b = votes.systems[int(votes.a[k])], votes.systems[int(votes.b[k])]
+        if keep(task, a) and keep(task, b):
+            la, lb = float(votes.length_a[k]), float(votes.length_b[k])
+            rows.append((task, a, b, int(votes.outcome[k]), la, lb))
+    # NaN lengths stay unknown: from_rows reads None as NaN, and NaN as NaN.
+    return Votes.from_rows(rows), len(votes) - len(rows)
+
+
+def ranking_source_files(
+    db: sqlite_utils.Database,
+    study: str,
+    design: str | None,
+    keep: Callable[[str, str], bool],
+) -> dict[str, bytes]:
+    """``ranking/votes.jsonl`` and ``ranking/sources.json`` of ``study`` (none: no votes); a
+    vote is kept when ``keep(task, condition)`` holds for both its systems. The ``verdicts``
+    source is the bundle's design's (none without a design)."""
+    found = []
+    for source in study_sources(db, study):
+        if source == VERDICTS and design is None:
+            continue
+        try:
+            read = read_source(db, study, source, design)
+        except AbpError:  # a source that cannot be read holds no vote to publish
+            continue
+        votes, dropped = _in_scope(read.votes, keep)
+        excluded = list(read.excluded)
+        if dropped:
+            excluded.append(Excluded(reason=OUT_OF_SCOPE, votes=dropped))
+        found.append(SourceFound(read.name, read.design, votes, excluded))
+    return ranking_sources(found)
+
+
+__all__ = ["OUT_OF_SCOPE", "ranking_source_files"]
