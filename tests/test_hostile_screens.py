@@ -27,6 +27,7 @@ from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.coordinator_notice import CoordinatorNoticeScreen
 from abp_tui.tui.screens.designs import DesignPickerScreen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.finding import FindingScreen
@@ -155,10 +156,18 @@ async def test_every_screen_a_reviewer_meets_shows_hostile_records_as_text(
 
 
 # -- a coordinator ---------------------------------------------------------------------------------
-async def _pick_first_design(pilot: Pilot[Any], key: str, screen: type[object]) -> None:
+async def _pick_first_design(
+    pilot: Pilot[Any], key: str, screen: type[object], *, notice: bool = False
+) -> None:
     await _to(pilot, DesignPickerScreen, key)
     await _check(pilot, DesignPickerScreen, ("design", "second"))
-    await _to(pilot, screen, "enter")
+    if not notice:
+        await _to(pilot, screen, "enter")
+        return
+    # carol could still join the second (open) design: her first look is asked about first.
+    await _to(pilot, CoordinatorNoticeScreen, "enter")
+    await _check(pilot, CoordinatorNoticeScreen, ("study",))  # over the home screen
+    await _to(pilot, screen, "c")
 
 
 async def test_every_screen_a_coordinator_meets_shows_hostile_records_as_text(
@@ -168,7 +177,7 @@ async def test_every_screen_a_coordinator_meets_shows_hostile_records_as_text(
     async with drive(app, SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
         await _check(pilot, HomeScreen, ("studyname", "T1", "T2", "condA", "labelC"))
-        await _pick_first_design(pilot, "a", DisagreementsScreen)
+        await _pick_first_design(pilot, "a", DisagreementsScreen, notice=True)
         await until(pilot, lambda: app.screen.query_one(DataTable).row_count == 1)
         await _check(pilot, DisagreementsScreen, ("study", "design", "dim-task_correctness"))
         await _to(pilot, AdjudicationScreen, "enter")
@@ -215,7 +224,7 @@ async def test_the_results_after_unblinding_show_the_conditions_as_text(tmp_path
     app = make_app(db_path, reviewer="carol")
     async with drive(app, SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
-        await _pick_first_design(pilot, "v", ResultsScreen)
+        await _pick_first_design(pilot, "v", ResultsScreen, notice=True)
         await until(pilot, lambda: getattr(app.screen, "shown", None) is not None, "results")
         await _check(pilot, ResultsScreen, ("study", "design", "condA", "condC"))
     assert R2  # both reviewers' names were hostile too (tests/hostile_records.py)

@@ -113,8 +113,7 @@ def _people(table: VerdictTable, reference: Reference, a: I64, b: I64) -> I64:
     """Per unit (runs a, b): people's pick in the unit's orientation, or NO_VERDICT.
 
     The reference's pairs are read once, as run codes, and matched to the units with a sorted
-    search: no name or tuple is made per unit (a report's ten thousand pairs would otherwise
-    cost as many objects, and the collections they set off)."""
+    search: no name or tuple is made per unit."""
     runs = table.runs
     count = len(runs)
     human = np.full(a.size, NO_VERDICT, dtype=np.int64)

@@ -25,6 +25,9 @@ when the engines did not run on the same model the document leads with ``warning
 ``pairwise`` stays empty: no engine-vs-engine conclusion is drawn from such a run. The seed's
 verdict has no field for the head-to-head efficiency counts, so they are in the results and the
 report, not here.
+
+Every figure is over benchmark material: a design's development tasks (seed 002,
+:mod:`abp_tui.analysis.material`) enter no count and no median, and ``notes`` says so.
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ import pickle
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import IO, Any, Final
 
 import sqlite_utils
 
@@ -41,6 +42,10 @@ CHUNK_RECORDS = 1024
 """Prepared records per chunk: what is held, or pickled to the spool file, at a time."""
 MEMORY_BUDGET = 64 << 20
 """Roughly the bytes of prepared records an import holds in memory before spooling to disk."""
+SPILL_TO: Final = 3 / 4
+"""Past the budget, the newest chunks are spooled until this share of it is held: the oldest
+stay in memory (spooling them all had cost a tenth of a large import), and the next spill
+waits for a quarter of the budget, not for one more record."""
 _TRACE_RECORDS = (TraceEvent, TraceEventBatch)
 
 
@@ -50,6 +55,15 @@ class SpoolBudget:
     def __init__(self, limit: int = MEMORY_BUDGET) -> None:
         self.limit = limit
         self.held = 0
+
+
+@dataclass(slots=True)
+class _Chunk:
+    """Prepared records of a file, in memory or (``records`` None) at ``offset`` in the spool."""
+
+    records: list[object] | None
+    weight: int
+    offset: int = -1
 
 
 class StagedFile:
@@ -69,9 +83,10 @@ class StagedFile:
         self._budget = budget if budget is not None else SpoolBudget()
         self._spool: IO[bytes] | None = None
         """Made when the budget is spent; closed by commit() or discard()."""
-        self._held: list[list[object]] = []
-        """Chunks held in memory, after those in the spool file."""
+        self._held: list[_Chunk] = []
+        """The file's chunks in the order they were read, in memory or spooled."""
         self._chunk: list[object] = []
+        self._chunk_weight = 0
         self._weight = 0
         """What this file holds in memory, as counted against the budget."""
         self._staged: list[int] = []
@@ -106,23 +121,34 @@ class StagedFile:
         chunk.append(prepared)
         weight = held_size(prepared)
         self._weight += weight
+        self._chunk_weight += weight
         budget = self._budget
         budget.held += weight
         over = budget.held > budget.limit
         if over or len(chunk) >= CHUNK_RECORDS:
-            self._held.append(self._chunk)
+            self._held.append(_Chunk(chunk, self._chunk_weight))
             self._chunk = []
+            self._chunk_weight = 0
             if over:
                 self._spill()
 
     def _spill(self) -> None:
-        """Move the chunks held in memory to the spool file."""
+        """Move this file's newest chunks held in memory to the spool file, until the import
+        holds :data:`SPILL_TO` of its budget (or this file holds nothing more)."""
         if self._spool is None:
             self._spool = tempfile.TemporaryFile(prefix="abp-import-")  # noqa: SIM115
-        for chunk in self._held:
-            pickle.dump(chunk, self._spool, protocol=pickle.HIGHEST_PROTOCOL)
-        self._held = []
-        self._release()
+        budget = self._budget
+        target = int(budget.limit * SPILL_TO)
+        for chunk in reversed(self._held):
+            if budget.held <= target:
+                break
+            if chunk.records is None:
+                continue
+            chunk.offset = self._spool.seek(0, 2)
+            pickle.dump(chunk.records, self._spool, protocol=pickle.HIGHEST_PROTOCOL)
+            chunk.records = None
+            budget.held -= chunk.weight
+            self._weight -= chunk.weight
 
     def _release(self) -> None:
         self._budget.held -= self._weight
@@ -130,14 +156,13 @@ class StagedFile:
 
     def _chunks(self) -> Iterator[list[object]]:
         """Every chunk staged, in the order the records were read."""
-        if self._spool is not None:
-            self._spool.seek(0)
-            while True:
-                try:
-                    yield pickle.load(self._spool)
-                except EOFError:
-                    break
-        yield from self._held
+        for chunk in self._held:
+            if chunk.records is not None:
+                yield chunk.records
+            else:
+                assert self._spool is not None  # a chunk is spilled only into the spool file
+                self._spool.seek(chunk.offset)
+                yield pickle.load(self._spool)
         yield self._chunk
 
     def _close(self) -> None:
@@ -146,6 +171,7 @@ class StagedFile:
             self._spool.close()
         self._held = []
         self._chunk = []
+        self._chunk_weight = 0
         self._release()
 
     def _commit_batch(self) -> None:

@@ -110,7 +110,7 @@ def test_every_per_run_output_says_which_material_its_run_is_and_verify_re_deriv
     page = (out / "report.html").read_text("utf-8")
     runs_table = page[page.index('<table id="runs-table">') :]
     assert "<th>material</th>" in runs_table[: runs_table.index("</thead>")]
-    assert "<td>W04-S-1</td><td>W04</td><td>S</td><td class=\"num\">1</td><td>development" in (
+    assert '<td>W04-S-1</td><td>W04</td><td>S</td><td class="num">1</td><td>development' in (
         runs_table
     )
     assert cli("verify", out).code == 0
@@ -137,8 +137,9 @@ def test_the_publication_gate_counts_benchmark_material_and_lists_development_ap
     # 3 holdout tasks x 2 conditions x 3 attempts, one single item per run.
     assert judged["met"] is True
     assert judged["detail"].startswith("18 items judged by 1 reviewer(s) each; ")
-    assert "development material (not a benchmark result), apart, items lacking a judgment: " in (
-        judged["detail"]
+    assert (
+        "development material (not a benchmark result), apart, items lacking a judgment: "
+        in (judged["detail"])
     )
     split = checks["development material apart from the benchmark (seed 002 section 5)"]
     assert split["met"] is True
