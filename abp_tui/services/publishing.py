@@ -33,6 +33,7 @@ from typing import Any, Final, Protocol
 
 import sqlite_utils
 
+from abp_tui.analysis.material import is_development
 from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -195,7 +196,13 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
     # Every source's votes, from which verify re-derives the rankings (none: no files).
     named = design.name if design_pk is not None else None
     files.update(
-        ranking_source_files(db, design.study_id, named, lambda t, c: in_scope(scope, t, c))
+        ranking_source_files(
+            db,
+            design.study_id,
+            named,
+            lambda t, c: in_scope(scope, t, c),
+            lambda t: is_development(scope, t),  # seed 002: never a benchmark result
+        )
     )
     records = DesignRecords(
         design=scope,

@@ -16,18 +16,25 @@ from abp_tui.export.ranking import SourceFound, ranking_sources
 from abp_tui.services.ranking import VERDICTS, read_source, study_sources
 
 OUT_OF_SCOPE = "on a task or condition outside the bundle's design"
+DEVELOPMENT = "on development material, which is never a benchmark result (seed 002)"
 
 
-def _in_scope(votes: Votes, keep: Callable[[str, str], bool]) -> tuple[Votes, int]:
+def _in_scope(
+    votes: Votes, keep: Callable[[str, str], bool], apart: Callable[[str], bool]
+) -> tuple[Votes, int, int]:
+    """The votes kept, those out of scope, and those on development material (``apart``)."""
     rows = []
+    development = 0
     for k in range(len(votes)):
         task = votes.tasks[int(votes.task[k])]
         a, b = votes.systems[int(votes.a[k])], votes.systems[int(votes.b[k])]
-        if keep(task, a) and keep(task, b):
+        if keep(task, a) and keep(task, b) and apart(task):
+            development += 1
+        elif keep(task, a) and keep(task, b):
             la, lb = float(votes.length_a[k]), float(votes.length_b[k])
             rows.append((task, a, b, int(votes.outcome[k]), la, lb))
     # NaN lengths stay unknown: from_rows reads None as NaN, and NaN as NaN.
-    return Votes.from_rows(rows), len(votes) - len(rows)
+    return Votes.from_rows(rows), len(votes) - len(rows) - development, development
 
 
 def ranking_source_files(
@@ -35,9 +42,11 @@ def ranking_source_files(
     study: str,
     design: str | None,
     keep: Callable[[str, str], bool],
+    apart: Callable[[str], bool] = lambda task: False,
 ) -> dict[str, bytes]:
     """``ranking/votes.jsonl`` and ``ranking/sources.json`` of ``study`` (none: no votes); a
-    vote is kept when ``keep(task, condition)`` holds for both its systems. The ``verdicts``
+    vote is kept when ``keep(task, condition)`` holds for both its systems and its task is not
+    development material (``apart(task)``: left out, and counted). The ``verdicts``
     source is the bundle's design's (none without a design)."""
     found = []
     for source in study_sources(db, study):
@@ -47,12 +56,14 @@ def ranking_source_files(
             read = read_source(db, study, source, design)
         except AbpError:  # a source that cannot be read holds no vote to publish
             continue
-        votes, dropped = _in_scope(read.votes, keep)
+        votes, dropped, development = _in_scope(read.votes, keep, apart)
         excluded = list(read.excluded)
         if dropped:
             excluded.append(Excluded(reason=OUT_OF_SCOPE, votes=dropped))
+        if development:
+            excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
         found.append(SourceFound(read.name, read.design, votes, excluded))
     return ranking_sources(found)
 
 
-__all__ = ["OUT_OF_SCOPE", "ranking_source_files"]
+__all__ = ["DEVELOPMENT", "OUT_OF_SCOPE", "ranking_source_files"]

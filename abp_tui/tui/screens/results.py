@@ -14,7 +14,7 @@ scored the runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -116,6 +116,8 @@ class ShownResults:
     ranking_only: bool = False
     """An unblinded study with imported labels and no design: no results by condition, only
     its ranking."""
+    ranking: RankingPanel.Computed | None = None
+    """The ranking below the results, computed in the same worker once they may be shown."""
 
     @property
     def blind(self) -> bool:
@@ -189,6 +191,8 @@ class ResultsScreen(DesignScreen):
         super().__init__(db_path, design)
         self.reviewer = reviewer
         self.shown: ShownResults | None = None
+        named = design.name if design.pk is not None else None
+        self.ranking = RankingPanel(db_path, design.study_id, named)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -196,8 +200,7 @@ class ResultsScreen(DesignScreen):
         yield Static("", id="blind")
         with VerticalScroll(id="results-scroll"):
             yield Static("", id="results-body")
-            design = self.design.name if self.design.pk is not None else None
-            yield RankingPanel(self.db_path, self.design.study_id, design)
+            yield self.ranking
         yield Footer()
 
     def on_mount(self) -> None:
@@ -209,7 +212,7 @@ class ResultsScreen(DesignScreen):
             blind = self.shown is not None and self.shown.blind
             return view is not None and blind and not view.design.is_station
         if action == "next_source":
-            return len(self.query_one(RankingPanel).sources) > 1
+            return len(self.ranking.sources) > 1
         return True
 
     # -- reading (worker) -------------------------------------------------------------------
@@ -221,6 +224,8 @@ class ResultsScreen(DesignScreen):
             shown = build_ranking_only(self.db_path, self.design)
         else:
             shown = build(read_choice_results(self.db_path, self.design, self.reviewer))
+        if not shown.blind:
+            shown = replace(shown, ranking=self.ranking.computed())
         if not get_current_worker().is_cancelled:
             self.post_message(ResultsComputed(shown))
 
@@ -263,7 +268,7 @@ class ResultsScreen(DesignScreen):
         else:
             blind.update("")
             self.query_one("#results-body", Static).update(message.shown.body or "")
-            self.query_one(RankingPanel).start()
+            self.ranking.show(message.shown.ranking)
         self.refresh_bindings()
 
     # -- unblinding -------------------------------------------------------------------------
@@ -301,7 +306,7 @@ class ResultsScreen(DesignScreen):
         self.refresh_bindings()  # the source key, when the study holds several
 
     def action_next_source(self) -> None:
-        self.query_one(RankingPanel).next_source()
+        self.ranking.next_source()
 
     def action_reload(self) -> None:
         self.load()

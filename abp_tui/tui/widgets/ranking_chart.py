@@ -265,11 +265,25 @@ class RankingPanel(Static):
     def sources(self) -> tuple[str, ...]:
         return self.view.sources if self.view is not None else ()
 
-    def start(self, source: str | None = None) -> None:
-        """Compute the ranking of ``source`` (None: the one shown, else the default)."""
-        self.update(Text("Ranking: computing the scores and their intervals…", style="dim"))
+    def computed(self, source: str | None = None) -> RankingPanel.Computed:
+        """The ranking of ``source`` (None: the one shown, else the default), read and laid
+        out; blocking: call it from a worker."""
         chosen = source or (self.view.source if self.view is not None else None)
-        self.compute(chosen)
+        view = read_ranking_view(self.db_path, self.study, chosen, self.design)
+        return self.Computed(view, ranking_body(view))
+
+    def show(self, found: RankingPanel.Computed | None) -> None:
+        """Show what a worker computed (None: compute the ranking shown again)."""
+        if found is None:
+            self.start()
+            return
+        self.view = found.view
+        self.update(found.body)
+
+    def start(self, source: str | None = None) -> None:
+        """Compute the ranking of ``source`` in the panel's worker (None: the one shown)."""
+        self.update(Text("Ranking: computing the scores and their intervals…", style="dim"))
+        self.compute(source)
 
     def next_source(self) -> None:
         """Switch to the study's next source, round the list."""
@@ -280,10 +294,9 @@ class RankingPanel(Static):
 
     @background(group="ranking", description="Computing the ranking", exclusive=True)
     def compute(self, source: str | None) -> None:
-        view = read_ranking_view(self.db_path, self.study, source, self.design)
-        body = ranking_body(view)
+        found = self.computed(source)
         if not get_current_worker().is_cancelled:
-            self.post_message(self.Computed(view, body))
+            self.post_message(found)
 
     def on_ranking_panel_computed(self, message: RankingPanel.Computed) -> None:
         # Bubbles on: the screen refreshes its key bar (the source key).
