@@ -115,16 +115,7 @@ def prepare(record: object, trace: TraceRef | None, file_name: str) -> object | 
     if isinstance(record, Run):
         return prepare_run(record, trace, file_name)
     if isinstance(record, Preference):
-        return (
-            "preference",
-            record.reviewer,
-            record.item_id,
-            record.task_id,
-            record.run_1,
-            record.run_2,
-            record.choice.value,
-            record.justification,
-        )
+        return prepare_preference(record)
     if isinstance(record, Task):
         return ("task", *prepare_task(record))
     if isinstance(record, Condition):
@@ -134,6 +125,19 @@ def prepare(record: object, trace: TraceRef | None, file_name: str) -> object | 
     if isinstance(record, Study | Rubric | ReferenceVerdict | Judge | JudgeVerdict):
         return record
     return None
+
+
+def prepare_preference(pref: Preference) -> tuple[Any, ...]:
+    return (
+        "preference",
+        pref.reviewer,
+        pref.item_id,
+        pref.task_id,
+        pref.run_1,
+        pref.run_2,
+        pref.choice.value,
+        pref.justification,
+    )
 
 
 def prepare_run(run: Run, trace: TraceRef | None, file_name: str) -> tuple[Any, ...]:

@@ -31,9 +31,9 @@ from typing import IO, Any, Final
 
 import sqlite_utils
 
-from abp_tui.models import Run, Study, TraceEvent, TraceEventBatch
+from abp_tui.models import Preference, Run, Study, TraceEvent, TraceEventBatch
 from abp_tui.store.db import translated
-from abp_tui.store.prepared import held_size
+from abp_tui.store.prepared import RECORD_SIZE, held_size, prepare_preference
 from abp_tui.store.writer import ImportWriter
 
 DELETE_BATCH = 20_000
@@ -101,6 +101,9 @@ class StagedFile:
     def write(self, record: object) -> None:
         # Called for every record of a file: the common cases are tested first.
         trace: tuple[int, str, int] | None = None
+        if type(record) is Preference:  # half the records of a pairwise file
+            self._hold(prepare_preference(record), RECORD_SIZE)
+            return
         if isinstance(record, Run):
             if self.writer.has_open_trace(record.id):
                 with translated(self._where):
@@ -117,9 +120,11 @@ class StagedFile:
             # Traces need to know their study is named; the Study itself is written at commit.
             self.writer.study_id = record.id
         prepared = self._prepare(record, trace)
+        self._hold(prepared, held_size(prepared))
+
+    def _hold(self, prepared: object, weight: int) -> None:
         chunk = self._chunk
         chunk.append(prepared)
-        weight = held_size(prepared)
         self._weight += weight
         self._chunk_weight += weight
         budget = self._budget

@@ -20,10 +20,14 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.export.bundle import verify, write_folder
+from abp_tui.export.ranking import RANKING_JSON, VOTES
 from abp_tui.models import Judgment, StudyDesign
 from abp_tui.models.builtin_rubrics import BUSINESS_V1
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
+from abp_tui.services.publishing import build_bundle
+from abp_tui.services.ranking_bundle import DEVELOPMENT
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging as sql
@@ -31,6 +35,7 @@ from abp_tui.text.canonical import sha256_bytes
 from tests.conformance.rules_helpers import gate_checks, read_json, read_jsonl
 from tests.conformance.seed_002 import business_helpers as biz
 from tests.factories import Cli, write_jsonl
+from tests.ranking_data import write_pairwise
 
 SPLIT = biz.make_design(development_tasks=["W04"], holdout_tasks=["W01", "W02", "W03"])
 DEV_LATENCY_MS = 90_000.0
@@ -230,3 +235,24 @@ def test_a_design_without_a_task_split_marks_every_run_benchmark_material(
     checks = gate_checks(out)
     assert "development material apart from the benchmark (seed 002 section 5)" not in checks
     assert 'id="material"' not in (out / "report.html").read_text("utf-8")
+
+
+def test_a_bundles_rankings_leave_development_material_out_and_say_so(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    # Twelve labelled pairs, three annotators each (tests.ranking_data); tasks 0-2 development.
+    import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
+    design = StudyDesign(
+        study="small", name="d", seed=5, rubric="none", development_tasks=["0", "1", "2"]
+    )
+    pk = create_design(db, design).pk
+    unblind(db, "small", "coordinator")
+    files = build_bundle(db, pk)
+    (labels,) = [r for r in json.loads(files[RANKING_JSON])["rankings"] if r["source"] == "labels"]
+    assert labels["comparisons"] == 9 * 3
+    assert {"reason": DEVELOPMENT, "votes": 3 * 3} in labels["excluded"]
+    assert {v["task"] for v in map(json.loads, files[VOTES].decode().splitlines())}.isdisjoint(
+        {"0", "1", "2"}
+    )
+    write_folder(tmp_path / "bundle", files)
+    assert verify(tmp_path / "bundle").derived > 0  # the rankings re-derived from these votes
