@@ -10,7 +10,8 @@ Three rules follow, each applied the same way to the database's records and to a
   MODEL_FAIL: its outcome stays the record's state unless every judgment behind its verdict (the
   adjudication's, else each reviewer's latest) reclassifies it explicitly, with a reason
   (``reclassified``, or an override to another state).
-- **Every reclassification is listed**, with who made it and why, in results and in the bundle.
+- **Every reclassification is listed**, with who made it and why, in results and in the bundle,
+  on development material too (each says which material its task is).
 
 Nothing here reads the database or files.
 """
@@ -21,7 +22,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from abp_tui.analysis.blinding import PlanError, PlanRun, plan_items
-from abp_tui.analysis.verdicts import Decisions, outcomes
+from abp_tui.analysis.material import Material, task_material
+from abp_tui.analysis.records import in_scope
+from abp_tui.analysis.verdicts import Decisions, decide, outcomes
 from abp_tui.models import (
     DesignRecords,
     ResponseJudgment,
@@ -76,6 +79,8 @@ class Reclassification(Model):
     """Blind codes of the items it was judged in."""
     reasons: tuple[str, ...]
     """Each judgment's reason, in the order of ``by``."""
+    material: Material = "benchmark"
+    """Which material its task is (seed 002): a development task's is listed too, so marked."""
 
 
 def _deciding(
@@ -96,9 +101,13 @@ def _deciding(
 
 
 def reclassifications(
-    runs: Iterable[RunFacts], decisions: Decisions, superseded: Iterable[str] = ()
+    runs: Iterable[RunFacts],
+    decisions: Decisions,
+    superseded: Iterable[str] = (),
+    design: StudyDesign | None = None,
 ) -> list[Reclassification]:
-    """Every run whose record failure its verdict sets aside, in the runs' order."""
+    """Every run whose record failure its verdict sets aside, in the runs' order, each with
+    its task's material under ``design`` (benchmark without one)."""
     old = set(superseded)
     by_run = {v.run: v for v in decisions.verdicts if v.run not in old}
     out = []
@@ -124,9 +133,20 @@ def reclassifications(
                 by=tuple(who for who, _item, _r in judged),
                 items=tuple(sorted({item for _who, item, _r in judged})),
                 reasons=tuple(r.override_reason.strip() for _who, _item, r in judged),
+                material="benchmark" if design is None else task_material(design, run.task),
             )
         )
     return out
+
+
+def listed_reclassifications(
+    records: DesignRecords, decisions: Decisions | None = None
+) -> list[Reclassification]:
+    """Every reclassification of a design's records, development material's included: seed 000
+    lists all of them, though a benchmark figure leaves development tasks out. ``decisions``:
+    those of these same (whole) records, when the caller has them."""
+    found = decide(records) if decisions is None else decisions
+    return reclassifications(records.runs, found, records.superseded, records.design)
 
 
 def held_outcomes(records: DesignRecords, decisions: Decisions) -> list[RunOutcome]:

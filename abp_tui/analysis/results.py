@@ -558,5 +558,7 @@ def results(
             engine_efficiency(c, [r for r, o in by_condition[c] if counts_for_efficiency(o)])
             for c in conditions
         ],
-        reclassifications=reclassifications(records.runs, decisions, records.superseded),
+        reclassifications=reclassifications(
+            records.runs, decisions, records.superseded, records.design
+        ),
     )

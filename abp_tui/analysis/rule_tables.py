@@ -14,6 +14,10 @@ RECLASSIFIED_NOTE = (
     "A run whose record says INFRA_ERROR or PROVIDER_BLOCK keeps that state unless every "
     "judgment behind its verdict reclassifies it with a reason; scores alone never change it."
 )
+RECLASSIFIED_DEVELOPMENT_NOTE = (
+    "Every reclassification is listed, those on development material too (material "
+    "development): such a run is not a benchmark result and enters no benchmark figure."
+)
 
 
 def _count(key: str, label: str) -> Column:
@@ -22,10 +26,11 @@ def _count(key: str, label: str) -> Column:
 
 def reclassified_table(found: Sequence[Reclassification]) -> Table:
     """Every run whose record failure its reviewers set aside: what the record said, what
-    counts instead, who decided and why."""
+    counts instead, who decided and why, and which material its task is."""
     columns = (
         Column("run", "Run"),
         Column("task", "Task"),
+        Column("material", "Material"),
         Column("condition", "Condition"),
         _count("trial", "Trial"),
         Column("record_state", "Record says"),
@@ -39,6 +44,7 @@ def reclassified_table(found: Sequence[Reclassification]) -> Table:
         (
             r.run,
             r.task,
+            r.material,
             r.condition,
             r.trial,
             r.record_state.value,
@@ -55,7 +61,12 @@ def reclassified_table(found: Sequence[Reclassification]) -> Table:
         "Record failures reclassified by reviewers",
         columns,
         rows,
-        (RECLASSIFIED_NOTE,),
+        (RECLASSIFIED_NOTE,)
+        + (
+            (RECLASSIFIED_DEVELOPMENT_NOTE,)
+            if any(r.material == "development" for r in found)
+            else ()
+        ),
     )
 
 

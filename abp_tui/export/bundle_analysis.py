@@ -32,7 +32,7 @@ from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unve
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
 from abp_tui.analysis.records import design_document
-from abp_tui.analysis.reruns import Reclassification, held_outcomes
+from abp_tui.analysis.reruns import Reclassification, held_outcomes, listed_reclassifications
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     RESULTS_NOTES,
@@ -470,7 +470,10 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
         notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
         model_match=match,
         engine_efficiency=found.engine_efficiency,
-        reclassifications=found.reclassifications,
+        # Seed 000 lists every reclassification, development material's too (each marked).
+        reclassifications=found.reclassifications
+        if whole
+        else listed_reclassifications(analysis.records, analysis.decisions),
         scibench=sci,
         business=business_results(
             analysis.records,

@@ -27,9 +27,8 @@ from abp_tui.services.coordinator_identity import (
     viewing_notice,
 )
 from abp_tui.services.judges import judged_study
-from abp_tui.store import connect
+from abp_tui.store import connect, judging
 from abp_tui.store import judges as judge_sql
-from abp_tui.store import judging
 from abp_tui.store.queries import study_protocol, unblinded
 
 
@@ -90,6 +89,21 @@ def view_notice(
         db.close()
 
 
+def view_notices(
+    db_path: Path,
+    viewer: str | None,
+    figure: str,
+    places: list[tuple[str | None, int | None]],
+) -> list[str | None]:
+    """:func:`notice_for` of each (study, design key), on one connection of its own (read with
+    the list of designs, so that choosing one needs no further read)."""
+    db = connect(db_path)
+    try:
+        return [notice_for(db, viewer, figure, study, pk) for study, pk in places]
+    finally:
+        db.close()
+
+
 def check_judging(db_path: Path, design_pk: int, reviewer: str) -> None:
     """BlindingError when opening the design to judge would enrol ``reviewer`` and their
     enrolment is refused (they have seen the study's coordinator figures). Reads only."""
@@ -100,4 +114,4 @@ def check_judging(db_path: Path, design_pk: int, reviewer: str) -> None:
         db.close()
 
 
-__all__ = ["check_judging", "notice_for", "view_notice"]
+__all__ = ["check_judging", "notice_for", "view_notice", "view_notices"]

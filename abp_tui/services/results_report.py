@@ -36,6 +36,7 @@ from abp_tui.analysis.automated import (
 from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
 from abp_tui.analysis.matched_models import ModelMatch, model_match
 from abp_tui.analysis.model_versions import version_warnings
+from abp_tui.analysis.reruns import listed_reclassifications
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
@@ -152,8 +153,9 @@ def _report(
 ) -> ResultsReport:
     match = study_model_match(db, study_id)
     # Development material is never a benchmark result: reported apart (seed 002).
+    bench = benchmark_records(records)
     found = results(
-        benchmark_records(records),
+        bench,
         confidence=confidence,
         judge_dimensions=dimensions,
         model_match=match,
@@ -194,7 +196,10 @@ def _report(
         preference_only=records.rubric.preference_only and found.verdict_source != "automated",
         model_match=match,
         engine_efficiency=found.engine_efficiency,
-        reclassifications=found.reclassifications,
+        # Seed 000 lists every reclassification, development material's too (each marked).
+        reclassifications=found.reclassifications
+        if bench is records
+        else listed_reclassifications(records),
         scibench=sci,
     )
 

@@ -93,14 +93,16 @@ def ask_before_viewing(
 
     def find() -> None:
         notice = view_notice(db_path, viewer, figure, study, design_pk)
-        app.call_from_thread(_ask, app, notice, show)
+        app.call_from_thread(ask_then, app, notice, show)
 
     run_in_background(
         app, find, group="coordinator-notice", description="Reading the study", exclusive=True
     )
 
 
-def _ask(app: App[Any], notice: str | None, show: Callable[[], None]) -> None:
+def ask_then(app: App[Any], notice: str | None, show: Callable[[], None]) -> None:
+    """Run ``show`` at once (``notice`` None: nothing to ask), or once the viewer has chosen to
+    view as coordinator. On the UI thread."""
     if notice is None:
         show()
         return
@@ -112,4 +114,4 @@ def _ask(app: App[Any], notice: str | None, show: Callable[[], None]) -> None:
     app.push_screen(CoordinatorNoticeScreen(notice), answered)
 
 
-__all__ = ["CoordinatorNoticeScreen", "ask_before_viewing"]
+__all__ = ["CoordinatorNoticeScreen", "ask_before_viewing", "ask_then"]

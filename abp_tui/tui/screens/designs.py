@@ -23,11 +23,11 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from abp_tui.services.coordinator import BlindingError, DesignChoice, design_choices
-from abp_tui.services.coordinator_notice import check_judging
+from abp_tui.services.coordinator_notice import check_judging, view_notices
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
-from abp_tui.tui.screens.coordinator_notice import ask_before_viewing
+from abp_tui.tui.screens.coordinator_notice import ask_then
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
@@ -183,12 +183,10 @@ def open_for_design(
     (which design; and, before ``viewer``'s first look at a study's figures, whether to view
     them as its coordinator)."""
     study, pk = _hint(app.screen)
+    notices: dict[DesignChoice, str | None] = {}
 
     def show(choice: DesignChoice) -> None:
-        def push() -> None:
-            app.push_screen(opener(choice))
-
-        ask_before_viewing(app, db_path, viewer, purpose, choice.study_id, choice.pk, push)
+        ask_then(app, notices.get(choice), lambda: app.push_screen(opener(choice)))
 
     def find() -> None:
         choices = design_choices(
@@ -196,6 +194,8 @@ def open_for_design(
             imported_labels=purpose in ("agreement", "results"),
             automated=purpose == "results",
         )
+        places = [(c.study_id, c.pk) for c in choices]
+        notices.update(zip(choices, view_notices(db_path, viewer, purpose, places), strict=True))
         app.call_from_thread(_choose, app, purpose, choices, study, pk, show)
 
     run_in_background(

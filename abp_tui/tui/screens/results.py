@@ -250,14 +250,19 @@ class ResultsScreen(DesignScreen):
                     ("The results are not shown. ", "bold"), safe_line(view.blind_reason)
                 )
             else:
+                # Imported labels and no design: nothing but the ranking to unblind.
+                ranked_only = view.design.pk is None and not view.design.is_automated
                 text = Text.assemble(
                     (f"Study {study} is still blind.", "bold"),
-                    " Results by condition"
-                    + (" and the ranking" if view.design.pk is None else "")
-                    + " appear only after an explicit unblinding: it shows "
-                    "every condition's results to everyone using this database, cannot be "
-                    "undone, and is recorded in the audit log with who and when.\n\nPress u to "
-                    "unblind as ",
+                    (
+                        " The ranking of its systems (it names them) appears"
+                        if ranked_only
+                        else " Results by condition appear"
+                    ),
+                    " only after an explicit unblinding: it shows every "
+                    + ("system's ranking" if ranked_only else "condition's results")
+                    + " to everyone using this database, cannot be undone, and is recorded in "
+                    "the audit log with who and when.\n\nPress u to unblind as ",
                     (safe_line(self.reviewer), "bold"),
                     " (you will be asked to type the study id), or run ",
                     (f"abp-tui unblind --study {study} --yes", "bold"),
