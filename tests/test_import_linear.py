@@ -75,3 +75,36 @@ def test_a_run_is_looked_up_by_its_id_through_an_index(db: sqlite_utils.Database
     detail = " ".join(str(row[-1]) for row in plan)
     assert "id=?" in detail, detail
     assert "runs_current " not in detail + " ", detail
+
+
+def test_the_cycle_collector_is_paused_during_an_import_and_restored_after(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Records hold no cycles, so an import need not pay the collector's walks over them; the
+    collector runs again afterwards, also when the import is refused."""
+    import gc
+
+    from abp_tui.errors import ImportFailed
+
+    seen: list[bool] = []
+    assert gc.isenabled()
+    import_paths(
+        db, [_pairs(tmp_path / "ok.json", 0, 5)], progress=lambda _p: seen.append(gc.isenabled())
+    )
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"idx": 1, "response1": "a", "response2": "b", "annotator1": 9}]))
+    try:
+        import_paths(db, [bad])
+    except ImportFailed:
+        pass
+    else:  # pragma: no cover - the label 9 is refused
+        raise AssertionError("the bad label was accepted")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        import_paths(db, [_pairs(tmp_path / "more.json", 5, 5)])
+        assert not gc.isenabled(), "an import does not enable what its caller disabled"
+    finally:
+        gc.enable()

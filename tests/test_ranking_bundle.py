@@ -20,16 +20,17 @@ from abp_tui.export.bundle import verify, write_folder
 from abp_tui.export.derive import derive
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.ranking import CSV_COLUMNS, RANKING_CSV, RANKING_JSON, RESAMPLES, SOURCES, VOTES
-from abp_tui.models import StudyDesign
+from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import build_bundle
 from abp_tui.services.ranking import read_source
 from abp_tui.services.ranking_bundle import OUT_OF_SCOPE
 from abp_tui.services.results_report import unblind
+from abp_tui.services.reviewing import ReviewSession
 from abp_tui.stats.ranking import ELO_PER_LOGIT
 from abp_tui.text.canonical import sha256_bytes
-from tests.factories import write_jsonl
+from tests.factories import flipped, write_jsonl
 from tests.ranking_data import judge_lines, pairwise_items, write_pairwise
 
 
@@ -222,3 +223,38 @@ def test_a_system_named_like_a_formula_is_text_in_ranking_csv(
     assert {json.loads(v)["a"] for v in files[VOTES].decode().splitlines()} >= {"=HYPERLINK(1)"}
     write_folder(tmp_path / "b", files)
     assert verify(tmp_path / "b").derived >= 2
+
+
+def test_the_verdicts_votes_must_be_the_bundles_own_final_preferences(
+    db: sqlite_utils.Database, tmp_path: Path
+) -> None:
+    """A design's final human preferences are published as the ``verdicts`` votes; verify
+    checks them against the bundle's own judgments, so a vote changed there (manifest and all)
+    is refused naming the votes file, not only as a ranking that differs."""
+    import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
+    design = StudyDesign(study="small", name="d", seed=4, rubric="none", reviewers=["ann"])
+    pk = create_design(db, design).pk
+    ann = ReviewSession(db, pk, "ann")
+    for n, row in enumerate(ann.queue()):
+        # Response 1 is the item's first run unless ann sees them swapped.
+        first = (n % 3 != 1) != flipped(ann, row.code)
+        choice = PreferenceChoice.RESPONSE_1 if first else PreferenceChoice.RESPONSE_2
+        ann.save(row.code, Judgment(preference=choice, justification="Read both."), 3, submit=True)
+    unblind(db, "small", "coordinator")
+    files = build_bundle(db, pk)
+    votes = [json.loads(line) for line in files[VOTES].decode().splitlines()]
+    assert sum(v["source"] == "verdicts" for v in votes) == 12
+    document = json.loads(files[RANKING_JSON])
+    assert [r["source"] for r in document["rankings"]] == ["verdicts", "labels"]
+    assert document["rankings"][0]["design"] == "d v1"
+    write_folder(tmp_path / "ok", files)
+    assert verify(tmp_path / "ok").derived >= 2
+    lines = files[VOTES].decode().splitlines()
+    k = next(i for i, v in enumerate(votes) if v["source"] == "verdicts")
+    changed = {**votes[k], "outcome": "tie"}
+    lines[k] = json.dumps(changed, sort_keys=True, separators=(",", ":"))
+    forged = _tampered(files, ("\n".join(lines) + "\n").encode(), fix_manifest=True)
+    write_folder(tmp_path / "forged", forged)
+    with pytest.raises(BundleMismatch) as caught:
+        verify(tmp_path / "forged")
+    assert caught.value.path == VOTES and "not a final preference" in str(caught.value)

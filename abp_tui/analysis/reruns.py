@@ -51,6 +51,65 @@ def held_from_plan(design: StudyDesign, record_states: Mapping[str, str | None])
     return {run for run, state in record_states.items() if is_record_failure(state)}
 
 
+class HeldRun(Model):
+    """A run a design's plan holds back from reviewers: its record says INFRA_ERROR or
+    PROVIDER_BLOCK (what ``abp-tui study create`` reports)."""
+
+    run: str
+    task: str
+    condition: str
+    trial: int
+    state: ResultState
+    """What its record says."""
+    rerun: str | None = None
+    """Its rerun (a run of the same task, condition and trial) that the plan holds in its
+    place; None while no such rerun is planned (none imported yet)."""
+
+
+def held_back(
+    design: StudyDesign, runs: Sequence[RunFacts], planned: Iterable[str] = ()
+) -> list[HeldRun]:
+    """The runs of the design's tasks and conditions it holds back from reviewers (none when it
+    shows record failures), each with its rerun when ``planned`` (run ids of the plan's items)
+    holds one, in the runs' order."""
+    held = held_from_plan(design, {r.id: r.origin_status for r in runs})
+    in_plan = set(planned)
+    reruns: dict[tuple[str, str, int], str] = {}
+    for r in runs:
+        if r.id in in_plan and r.id not in held:
+            reruns.setdefault((r.task, r.condition, r.trial), r.id)
+    return [
+        HeldRun(
+            run=r.id,
+            task=r.task,
+            condition=r.condition,
+            trial=r.trial,
+            state=ResultState(r.origin_status),
+            rerun=reruns.get((r.task, r.condition, r.trial)),
+        )
+        for r in runs
+        if r.id in held and r.origin_status is not None and in_scope(design, r.task, r.condition)
+    ]
+
+
+def held_back_note(held: Sequence[HeldRun]) -> str | None:
+    """What creating a design says of the runs it holds back (None: none), naming each briefly."""
+    if not held:
+        return None
+    named = [
+        f"{h.task} under {h.condition} trial {h.trial} {h.state.value}, "
+        + (f"rerun {h.rerun} planned" if h.rerun else "no rerun imported yet")
+        for h in held[:12]
+    ]
+    more = f"; and {len(held) - 12} more" if len(held) > 12 else ""
+    runs = "run" if len(held) == 1 else "runs"
+    return (
+        f"held back {len(held)} {runs} whose record says INFRA_ERROR or PROVIDER_BLOCK "
+        f"({'; '.join(named)}{more}): reruns are planned in their place once imported; set "
+        "show_record_failures = true to show them to reviewers"
+    )
+
+
 def explicit(response: ResponseJudgment) -> bool:
     """Whether a judgment decides a record failure's state itself: it reclassifies the run
     (the scores decide) or overrides its state, either with a reason."""

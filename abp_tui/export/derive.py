@@ -192,9 +192,7 @@ def derive(
     judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
     out.update(judge_results(judged))
     # Rankings from the bundle's votes (abp_tui.export.ranking), when it carries some.
-    ranked = bundle_rankings(
-        files, analysis.inputs.study.id, analysis.inputs.design.seed, confidence
-    )
+    ranked = bundle_rankings(files, analysis, confidence)
     out.update(ranking_files(ranked))
     shown = [f"({x['source']}) {x['text']}" for x in stated]
     out[REPORT] = render(analysis, gate, tables, agreed, shown, charts, judged, ranked).encode(

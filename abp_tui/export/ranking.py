@@ -13,19 +13,23 @@ interval, rank, rank interval, wins, losses, ties, the method, the unit resample
 resamples, confidence); ``results/ranking.json``, each source's whole ``abp-tui-ranking/v1``
 document (the pairwise table, length bias and the length-controlled ranking, Kendall's tau
 between the sources) and each source whose votes hold no ranking, with why. The bootstrap is
-seeded by the design's seed with :data:`RESAMPLES` resamples at the bundle's confidence.
+seeded by the design's seed with :data:`RESAMPLES` resamples at the bundle's confidence. The
+``verdicts`` votes must be final preferences of the bundle's own judgments (lengths aside):
+``verify`` refuses a votes file that says otherwise, naming it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from pydantic import NonNegativeFloat, ValidationError
 
+from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking import (
     A_WON,
     B_WON,
@@ -43,6 +47,8 @@ from abp_tui.analysis.ranking_models import (
     RankingReport,
     SourceAgreement,
 )
+from abp_tui.analysis.ranking_sources import design_votes
+from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models.base import Model
@@ -53,6 +59,7 @@ SOURCES: Final = "ranking/sources.json"
 RANKING_CSV: Final = "results/ranking.csv"
 RANKING_JSON: Final = "results/ranking.json"
 RANKING_SCHEMA: Final = "abp-tui-bundle-ranking/v1"
+VERDICTS: Final = "verdicts"
 RESAMPLES: Final = 1000
 """Resamples of tasks per source (``abp-tui ranking``'s default)."""
 OUTCOMES: Final = {A_WON: "a", B_WON: "b", TIE: "tie"}
@@ -186,10 +193,41 @@ class BundleRanking:
     confidence: float = 0.95
 
 
+def _check_verdicts(
+    rows: list[tuple[Any, ...]], expected: Votes, apart: Callable[[str], bool]
+) -> None:
+    """Every ``verdicts`` vote is one of the bundle's own final human preferences (lengths
+    aside; none on development material, which no ranking counts). The votes may hold fewer:
+    a vote on a run whose content changed after it was judged is left out of the ranking, and
+    counted in ``ranking/sources.json``, while the bundle publishes the run's current record."""
+    found = Counter(r[:4] for r in rows)
+    wanted = Counter(
+        (
+            expected.tasks[int(t)],
+            expected.systems[int(a)],
+            expected.systems[int(b)],
+            int(o),
+        )
+        for t, a, b, o in zip(expected.task, expected.a, expected.b, expected.outcome, strict=True)
+        if not apart(expected.tasks[int(t)])
+    )
+    extra = sorted((found - wanted).elements())
+    if extra:
+        task, a, b, outcome = extra[0]
+        raise BundleMismatch(
+            VOTES,
+            f"a verdicts vote on task {task!r} ({a} against {b}, {OUTCOMES[outcome]}) is not a "
+            f"final preference of the bundle's judgments ({len(extra)} such votes)",
+        )
+
+
 def bundle_rankings(
-    files: Mapping[str, bytes], study: str, seed: int, confidence: float
+    files: Mapping[str, bytes], analysis: Analysis, confidence: float
 ) -> BundleRanking | None:
-    """Each source's ranking from the bundle's votes (None: the bundle has no votes)."""
+    """Each source's ranking from the bundle's votes (None: the bundle has no votes), seeded
+    by the design's seed. The ``verdicts`` source's votes must be the final human preferences
+    of the bundle's own judgments: a vote there that they do not give is refused."""
+    study, seed = analysis.inputs.study.id, analysis.inputs.design.seed
     if VOTES not in files and SOURCES not in files:
         return None
     if VOTES not in files or SOURCES not in files:
@@ -197,6 +235,9 @@ def bundle_rankings(
         raise BundleMismatch(missing, "missing: the bundle's rankings need both ranking files")
     sources = _read_sources(files[SOURCES])
     rows = _read_votes(files[VOTES], {s.source for s in sources})
+    expected, _left_out = design_votes(analysis.records, analysis.decisions, {})
+    scope = analysis.records.design
+    _check_verdicts(rows.get(VERDICTS, []), expected, lambda t: is_development(scope, t))
     votes = {s.source: Votes.from_rows(rows[s.source]) for s in sources}
     reports: list[RankingReport] = []
     refused: list[tuple[str, str]] = []

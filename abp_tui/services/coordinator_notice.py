@@ -15,6 +15,7 @@ The workstation's reads (from worker threads, each on its own connection) for tw
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import sqlite_utils
@@ -93,7 +94,7 @@ def view_notices(
     db_path: Path,
     viewer: str | None,
     figure: str,
-    places: list[tuple[str | None, int | None]],
+    places: Sequence[tuple[str | None, int | None]],
 ) -> list[str | None]:
     """:func:`notice_for` of each (study, design key), on one connection of its own (read with
     the list of designs, so that choosing one needs no further read)."""

@@ -32,9 +32,15 @@ from abp_tui.analysis.blinding import (
     plan_items,
 )
 from abp_tui.analysis.material import unlisted_tasks, unlisted_warning
-from abp_tui.analysis.reruns import held_from_plan, planned_runs
+from abp_tui.analysis.reruns import (
+    HeldRun,
+    held_back,
+    held_back_note,
+    held_from_plan,
+    planned_runs,
+)
 from abp_tui.errors import AbpError, InputError
-from abp_tui.models import InlineRubric, Rubric, StudyDesign
+from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
@@ -65,6 +71,13 @@ class CreatedDesign:
     warnings: tuple[str, ...] = ()
     """What the person creating the design should know (seed 002: tasks in neither
     development_tasks nor holdout_tasks, counted as benchmark material)."""
+    held_back: tuple[HeldRun, ...] = ()
+    """Seed 000: runs whose record says INFRA_ERROR / PROVIDER_BLOCK, held back from reviewers."""
+
+    @property
+    def held_back_note(self) -> str | None:
+        """The sentence every face prints about ``held_back`` (None: none held back)."""
+        return held_back_note(self.held_back)
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,8 @@ def create_design(
         )
     masker = study_masker(db, design)
     rubric_doc = rubric.model_dump_json()
-    runs = _plannable(db, design)
+    facts = run_facts(db, design.study)
+    runs = _plannable(db, design, facts)
     versions = [d for d in sql.designs(db, design.study) if d.name == design.name]
     latest = versions[-1] if versions else None
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
@@ -173,6 +187,8 @@ def create_design(
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
     warnings = (unlisted,) if unlisted else ()
+    planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
+    held = tuple(held_back(design, facts, planned))
     if latest is not None and latest.sha256 == sha:
         return CreatedDesign(
             latest.pk,
@@ -188,6 +204,7 @@ def create_design(
             design.seed,
             rubric.id,
             warnings,
+            held,
         )
     with db.atomic():
         version_no = 1
@@ -233,17 +250,17 @@ def create_design(
         design.seed,
         rubric.id,
         warnings,
+        held,
     )
 
 
-def _plannable(db: sqlite_utils.Database, design: StudyDesign) -> list[PlanRun]:
-    """The study's current runs a plan may hold: a run whose record says INFRA_ERROR or
-    PROVIDER_BLOCK only when the design shows such runs (seed 000: it is rerun, and its rerun
-    takes its place)."""
-    states = {
-        f.id: f.origin_status.value if f.origin_status else None
-        for f in run_facts(db, design.study)
-    }
+def _plannable(
+    db: sqlite_utils.Database, design: StudyDesign, facts: list[RunFacts]
+) -> list[PlanRun]:
+    """The study's current runs a plan may hold (``facts``: theirs): a run whose record says
+    INFRA_ERROR or PROVIDER_BLOCK only when the design shows such runs (seed 000: it is rerun,
+    and its rerun takes its place)."""
+    states = {f.id: f.origin_status.value if f.origin_status else None for f in facts}
     return planned_runs(design, sql.plan_runs(db, design.study), held_from_plan(design, states))
 
 

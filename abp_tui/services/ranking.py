@@ -6,6 +6,10 @@ systems, so like every result by condition it appears only after the study is un
 whatever the source (:class:`abp_tui.services.results_report.StudyIsBlind`). When the study
 holds several sources, the report gives Kendall's tau between their rankings (point fits).
 
+Votes on a task the design marks as development material (seed 002: never a benchmark result)
+are left out of every source and counted with :data:`DEVELOPMENT`, as the publication bundle
+leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`kept_votes`.
+
 The CLI and the workstation call :func:`ranking_report`; the statistics are
 :func:`abp_tui.analysis.ranking.rank`'s.
 """
@@ -13,12 +17,14 @@ The CLI and the workstation call :func:`ranking_report`; the statistics are
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
 import sqlite_utils
 
+from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking import DEFAULT_RESAMPLES, NoRanking, Votes, point_scores, rank
 from abp_tui.analysis.ranking_models import (
     SWAP_TIES,
@@ -28,8 +34,10 @@ from abp_tui.analysis.ranking_models import (
     SourceAgreement,
 )
 from abp_tui.analysis.ranking_sources import Side, design_votes, judge_votes, label_votes
+from abp_tui.analysis.records import design_document
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
+from abp_tui.models import StudyDesign
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.store import judging
@@ -40,6 +48,8 @@ from abp_tui.store.ranking import held_sources, label_columns, run_sides
 VERDICTS: Final = "verdicts"
 LABELS: Final = "labels"
 JUDGE: Final = "judge:"
+DEVELOPMENT: Final = "on development material, which is never a benchmark result (seed 002)"
+"""Why a vote on a development task is left out, by the command and by the bundle alike."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,47 @@ class SourceVotes:
     votes: Votes
     excluded: list[Excluded]
     design: str | None = None
+
+
+def kept_votes(
+    votes: Votes, keep: Callable[[str, str], bool], apart: Callable[[str], bool]
+) -> tuple[Votes, int, int]:
+    """The votes kept, those out of scope (``keep(task, condition)`` false for either system)
+    and those on development material (``apart(task)``), in the votes' order."""
+    rows = []
+    development = 0
+    for k in range(len(votes)):
+        task = votes.tasks[int(votes.task[k])]
+        a, b = votes.systems[int(votes.a[k])], votes.systems[int(votes.b[k])]
+        if keep(task, a) and keep(task, b) and apart(task):
+            development += 1
+        elif keep(task, a) and keep(task, b):
+            la, lb = float(votes.length_a[k]), float(votes.length_b[k])
+            rows.append((task, a, b, int(votes.outcome[k]), la, lb))
+    # NaN lengths stay unknown: from_rows reads None as NaN, and NaN as NaN.
+    return Votes.from_rows(rows), len(votes) - len(rows) - development, development
+
+
+def without_development(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
+    """A source's votes with those on the design's development tasks left out and counted."""
+    if design is None or not design.development_tasks:
+        return found
+    votes, _dropped, development = kept_votes(
+        found.votes, lambda _t, _c: True, lambda t: is_development(design, t)
+    )
+    if not development:
+        return found
+    excluded = [*found.excluded, Excluded(reason=DEVELOPMENT, votes=development)]
+    return replace(found, votes=votes, excluded=excluded)
+
+
+def _marking_design(
+    db: sqlite_utils.Database, study: str, design: str | None
+) -> StudyDesign | None:
+    """The design whose development tasks a ranking leaves out: the one meant (``--design``),
+    else the study's latest (None: the study has none)."""
+    row = find_design_if_any(db, study, design)
+    return None if row is None else StudyDesign.model_validate(design_document(row.document))
 
 
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
@@ -141,9 +192,10 @@ def _agreements(
     from abp_tui.analysis.ranking import source_agreement
 
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
+    marking = _marking_design(db, study, design)
     for name in others:
         try:
-            found = read_source(db, study, name, design)
+            found = without_development(read_source(db, study, name, design), marking)
             fitted = point_scores(found.votes, prior)
             scores[name] = dict(zip(found.votes.systems, fitted.tolist(), strict=True))
         except AbpError as error:
@@ -191,7 +243,9 @@ def ranking_report(
                 "items, no imported labels, no AI judge's preference verdicts"
             )
         source = held[0]
-    chosen = read_source(db, study_id, source, design)
+    # The bundle's exclusion: development votes are no benchmark result (seed 002).
+    marking = _marking_design(db, study_id, design)
+    chosen = without_development(read_source(db, study_id, source, design), marking)
     report = rank(
         chosen.votes,
         study=study_id,
@@ -235,14 +289,17 @@ def read_ranking(
 
 
 __all__ = [
+    "DEVELOPMENT",
     "LABELS",
     "VERDICTS",
     "NoRanking",
     "RankingReport",
     "SourceVotes",
+    "kept_votes",
     "parse_anchor",
     "ranking_report",
     "read_ranking",
     "read_source",
     "study_sources",
+    "without_development",
 ]

@@ -9,32 +9,18 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from abp_tui.analysis.ranking import Votes
 from abp_tui.analysis.ranking_models import Excluded
 from abp_tui.errors import AbpError
 from abp_tui.export.ranking import SourceFound, ranking_sources
-from abp_tui.services.ranking import VERDICTS, read_source, study_sources
+from abp_tui.services.ranking import (
+    DEVELOPMENT,
+    VERDICTS,
+    kept_votes,
+    read_source,
+    study_sources,
+)
 
 OUT_OF_SCOPE = "on a task or condition outside the bundle's design"
-DEVELOPMENT = "on development material, which is never a benchmark result (seed 002)"
-
-
-def _in_scope(
-    votes: Votes, keep: Callable[[str, str], bool], apart: Callable[[str], bool]
-) -> tuple[Votes, int, int]:
-    """The votes kept, those out of scope, and those on development material (``apart``)."""
-    rows = []
-    development = 0
-    for k in range(len(votes)):
-        task = votes.tasks[int(votes.task[k])]
-        a, b = votes.systems[int(votes.a[k])], votes.systems[int(votes.b[k])]
-        if keep(task, a) and keep(task, b) and apart(task):
-            development += 1
-        elif keep(task, a) and keep(task, b):
-            la, lb = float(votes.length_a[k]), float(votes.length_b[k])
-            rows.append((task, a, b, int(votes.outcome[k]), la, lb))
-    # NaN lengths stay unknown: from_rows reads None as NaN, and NaN as NaN.
-    return Votes.from_rows(rows), len(votes) - len(rows) - development, development
 
 
 def ranking_source_files(
@@ -56,7 +42,7 @@ def ranking_source_files(
             read = read_source(db, study, source, design)
         except AbpError:  # a source that cannot be read holds no vote to publish
             continue
-        votes, dropped, development = _in_scope(read.votes, keep, apart)
+        votes, dropped, development = kept_votes(read.votes, keep, apart)
         excluded = list(read.excluded)
         if dropped:
             excluded.append(Excluded(reason=OUT_OF_SCOPE, votes=dropped))

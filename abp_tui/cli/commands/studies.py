@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abp_tui.cli.options import actor, db_path, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.errors import AbpError
+
+if TYPE_CHECKING:  # the services load when a command runs, not when the CLI starts
+    from abp_tui.services.designing import CreatedDesign
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -99,6 +102,14 @@ def _log_lines(logs: list[Any], safe_line: Any) -> list[str]:
     return lines
 
 
+def _created_json(created: CreatedDesign) -> dict[str, object]:
+    return {
+        **created.__dict__,
+        "held_back": [h.model_dump(mode="json") for h in created.held_back],
+        "held_back_note": created.held_back_note,
+    }
+
+
 def cmd_study_create(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import (
         DesignChoices,
@@ -154,7 +165,9 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"{c.seed}, sha256 {c.sha256[:12]}"
         )
         lines.extend(f"  warning: {safe_line(w)}" for w in c.warnings)
-    emit(args, {"designs": [c.__dict__ for c in created]}, "\n".join(lines))
+        if c.held_back_note:  # seed 000: record failures held from the plan
+            lines.append(f"  {safe_line(c.held_back_note)}")
+    emit(args, {"designs": [_created_json(c) for c in created]}, "\n".join(lines))
     return EXIT_OK
 
 

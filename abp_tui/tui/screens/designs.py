@@ -186,7 +186,10 @@ def open_for_design(
     notices: dict[DesignChoice, str | None] = {}
 
     def show(choice: DesignChoice) -> None:
-        ask_then(app, notices.get(choice), lambda: app.push_screen(opener(choice)))
+        def push() -> None:
+            app.push_screen(opener(choice))
+
+        ask_then(app, notices.get(choice), push)
 
     def find() -> None:
         choices = design_choices(

@@ -444,6 +444,7 @@ class HomeScreen(Screen[None]):
                 f"{done.items} items ({done.pair_items} pairs, {done.single_items} single), "
                 f"rubric {done.rubric}, seed {done.seed}"
                 + "".join(f". Warning: {w}" for w in done.warnings)
+                + (f". The plan {done.held_back_note}" if done.held_back_note else "")
             ),
             title="Design",
             markup=False,

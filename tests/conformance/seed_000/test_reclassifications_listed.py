@@ -56,7 +56,8 @@ def _reclassify_both(db: sqlite_utils.Database) -> int:
         for response in item.responses:
             if response.record_state is None:
                 continue
-            run = next(r for r in (INFRA, BLOCKED) if r not in done and r in item.runs)
+            # The blind item names no run: its record's state says which of the two it is.
+            run = INFRA if response.record_state == "INFRA_ERROR" else BLOCKED
             judgment.responses[response.key] = judgment.responses[response.key].model_copy(
                 update={"reclassified": True, "override_reason": REASONS[run]}
             )

@@ -1,0 +1,133 @@
+"""``abp-tui study create`` says which runs its plan holds back from reviewers (seed 000: a run
+whose record says INFRA_ERROR or PROVIDER_BLOCK is rerun, never judged as a model outcome), in
+its text and in ``--json``, and whether each one's rerun is planned; the workstation's
+new-design form says the same.
+
+On the bundled AFP demo: P06 under C (repeat 3) timed out (INFRA_ERROR) and P07 under A (repeat 2)
+was blocked by the provider (PROVIDER_BLOCK).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from abp_tui.services.demo import load_demo
+from abp_tui.store import connect
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.newdesign import NewDesignScreen
+from tests.factories import DEMO, FIXTURES, Cli
+from tests.tui_helpers import drive, press, settle, type_text, until
+
+STUDY = "afp-pilot-demo"
+INFRA = "afp-demo-run-20260112-P06-C-r3"
+BLOCKED = "afp-demo-run-20260112-P07-A-r2"
+DESIGN_FILE = FIXTURES / "designs" / "afp-pilot-demo.toml"
+HEADLINE = "held back 2 runs whose record says INFRA_ERROR or PROVIDER_BLOCK"
+
+
+def _created(cli: Cli, path: Path) -> dict[str, Any]:
+    made = cli("study", "create", path, "--json", "--db", cli.db_path)
+    assert made.code == 0, made.err
+    (design,) = json.loads(made.out)["designs"]
+    return dict(design)
+
+
+def _design(tmp_path: Path, name: str, extra: str) -> Path:
+    """The demo design under another name, with ``extra`` top-level lines."""
+    text = DESIGN_FILE.read_text("utf-8").replace('name = "blind-pairs"', f'name = "{name}"')
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text.replace("[disagreement]", f"{extra}\n\n[disagreement]"), "utf-8")
+    return path
+
+
+def _import_rerun(cli: Cli, tmp_path: Path) -> str:
+    """A rerun of P06 under C, repeat 3, that completed: its id."""
+    lines = (DEMO / STUDY / "runs.jsonl").read_text("utf-8").splitlines()
+    failed = json.loads(next(line for line in lines if INFRA in line))
+    rerun = {
+        **failed,
+        "execution_id": f"{INFRA}-rerun1",
+        "validity_status": "UNSCORED",
+        "error_type": None,
+        "error_message": None,
+        "raw_output": "No, not tonight: the change freeze and the missing rollback test stand.",
+        "latency_ms": 5000,
+        "input_tokens": 222,
+        "output_tokens": 20,
+    }
+    folder = tmp_path / STUDY
+    folder.mkdir()
+    (folder / "runs.jsonl").write_text(json.dumps(rerun) + "\n", "utf-8")
+    assert cli("import", folder, "--study", STUDY).code == 0
+    return str(rerun["execution_id"])
+
+
+def test_study_create_names_the_runs_it_holds_back(cli: Cli) -> None:
+    assert cli("demo").code == 0
+    made = cli("study", "create", DESIGN_FILE, "--db", cli.db_path)
+    assert made.code == 0, made.err
+    (note,) = [line for line in made.out.splitlines() if HEADLINE in line]
+    assert "P06 under C trial 3 INFRA_ERROR, no rerun imported yet" in note
+    assert "P07 under A trial 2 PROVIDER_BLOCK, no rerun imported yet" in note
+    assert "show_record_failures" in note
+    design = _created(cli, DESIGN_FILE)
+    assert HEADLINE in design["held_back_note"]
+    assert {h["run"]: (h["state"], h["rerun"]) for h in design["held_back"]} == {
+        INFRA: ("INFRA_ERROR", None),
+        BLOCKED: ("PROVIDER_BLOCK", None),
+    }
+
+
+def test_a_planned_rerun_is_named_beside_the_run_it_replaces(cli: Cli, tmp_path: Path) -> None:
+    assert cli("demo").code == 0
+    rerun = _import_rerun(cli, tmp_path)
+    design = _created(cli, DESIGN_FILE)  # nobody judged it yet: planned again, rerun included
+    assert design["status"] == "replaced"
+    held = {h["run"]: h["rerun"] for h in design["held_back"]}
+    assert held == {INFRA: rerun, BLOCKED: None}
+    assert f"P06 under C trial 3 INFRA_ERROR, rerun {rerun} planned" in design["held_back_note"]
+
+
+def test_nothing_is_held_back_when_shown_or_outside_the_design(cli: Cli, tmp_path: Path) -> None:
+    assert cli("demo").code == 0
+    shows = _created(cli, _design(tmp_path, "shows", "show_record_failures = true"))
+    assert (shows["held_back"], shows["held_back_note"]) == ([], None)
+    shown = _design(tmp_path, "shows", "show_record_failures = true")
+    text = cli("study", "create", shown, "--db", cli.db_path)
+    assert "held back" not in text.out
+    # A design over B and D alone holds none of the study's failed runs: none to report.
+    path = _design(tmp_path, "bd", "")
+    toml = path.read_text("utf-8").replace('conditions = "all"', 'conditions = ["B", "D"]')
+    path.write_text(toml.replace('[["C", "A"], ["D", "B"]]', '[["D", "B"]]'), "utf-8")
+    other = _created(cli, path)
+    assert other["items"] > 0
+    assert (other["held_back"], other["held_back_note"]) == ([], None)
+
+
+async def test_the_workstation_says_the_same_when_a_design_is_created(tmp_path: Path) -> None:
+    db_path = tmp_path / "demo.db"
+    db = connect(db_path)
+    load_demo(db, DEMO)
+    db.close()
+    path = _design(tmp_path, "again", "")
+    app = make_app(db_path, reviewer="coordinator")  # no queue to resume: the home screen
+    async with drive(app, (120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+        await press(pilot, "n")
+        await until(pilot, lambda: isinstance(app.screen, NewDesignScreen), "the form")
+        await settle(pilot)
+        app.screen.query_one("#design-path", Input).focus()
+        await type_text(pilot, str(path))
+        await press(pilot, "enter")
+        await until(
+            pilot, lambda: any(n.title == "Design" for n in app._notifications), "the notice"
+        )
+        (notice,) = [n.message for n in app._notifications if n.title == "Design"]
+    assert HEADLINE in notice
+    assert "P06 under C trial 3 INFRA_ERROR, no rerun imported yet" in notice
