@@ -297,3 +297,23 @@ def test_resamples_without_a_finite_fit_give_open_bounds_in_valid_json() -> None
     assert b.interval is not None and b.interval[0] == "-inf"
     assert any("without a finite score" in n for n in report.notes)
     json.dumps(report.model_dump(mode="json", by_alias=True), allow_nan=False)
+
+
+def test_a_resample_whose_comparisons_fall_apart_is_left_out_not_fitted() -> None:
+    # Two tasks: one compares a with b, the other b with c. A resample that draws one task
+    # twice compares only two of the three systems: c (or a) was never compared there, so
+    # its scores are not identified. Such resamples are left out and counted, never fitted
+    # (a singular system of equations), and every interval comes from the others.
+    rows: list[Row] = []
+    for k, outcome in enumerate((A_WON, A_WON, B_WON, TIE)):
+        rows.append(("t1", "a", "b", outcome, 100.0, 100.0))
+        rows.append(("t2", "b", "c", (A_WON, B_WON, A_WON, TIE)[k], 100.0, 100.0))
+    report = rank(Votes.from_rows(rows), study="x", source="labels", resamples=200, seed=3)
+    apart = [note for note in report.notes if "never compared with each other" in note]
+    assert len(apart) == 1
+    left_out = int(apart[0].split(" of ")[0])
+    # Each resample draws 2 tasks with replacement: both the same task with probability 1/2.
+    assert 60 < left_out < 140
+    for system in report.systems:
+        assert system.interval is not None
+        assert all(isinstance(bound, float) and math.isfinite(bound) for bound in system.interval)

@@ -345,10 +345,10 @@ def rank(
     rank_low = rank_high = None
     diff_low: F64 | None = None
     diff_high: F64 | None = None
-    unbounded = 0
+    unbounded = disconnected = 0
     if resamples:
         boot = bt.task_bootstrap(_segments(votes, counts), resamples, seed, theta, prior)
-        unbounded = boot.unbounded
+        unbounded, disconnected = boot.unbounded, boot.disconnected
         if anchor is None:
             finite = np.where(np.isinf(boot.theta), np.nan, boot.theta)
             # A resample whose every system is unbounded has no finite mean: NaN, left out.
@@ -450,6 +450,12 @@ def rank(
         all_notes.append(
             f"fitted with a prior of {prior:g} pseudo-ties on every compared pair (--prior): "
             "the scores are pulled towards each other"
+        )
+    if disconnected:
+        all_notes.append(
+            f"{disconnected} of {resamples} resamples left the comparisons in groups never "
+            "compared with each other (their scores are not identified): left out of every "
+            "interval"
         )
     if unbounded:
         all_notes.append(

@@ -201,6 +201,9 @@ class Bootstrap:
     """(resamples, systems)."""
     unbounded: int
     """Resamples without a finite maximum (only without a prior)."""
+    disconnected: int = 0
+    """Resamples whose comparisons fell apart into groups never compared with each other:
+    their scores are not identified, so the whole row is NaN (left out of every interval)."""
 
 
 def task_bootstrap(
@@ -217,6 +220,7 @@ def task_bootstrap(
     n, pairs = segments.n_systems, segments.pairs
     out = np.empty((resamples, n))
     unbounded = 0
+    disconnected = 0
     row = 0
     for totals in resampled_totals(segments, resamples, rng):
         # The prior's pseudo-ties sit on the pairs the resample compared, as in the point fit.
@@ -226,8 +230,16 @@ def task_bootstrap(
         # Every pair of the data compared both ways: strongly connected as the data is (the
         # point fit checked it); only the other resamples need the graph search.
         both = (totals > 0).all(axis=(1, 2)) if not prior else present.all(axis=(1, 2))
-        bad = [i for i in np.flatnonzero(~both).tolist() if unbounded_groups(wins[i])]
-        good = np.setdiff1d(np.arange(len(wins)), bad)
+        apart = [i for i in np.flatnonzero(~both).tolist() if _falls_apart(wins[i])]
+        for i in apart:
+            disconnected += 1
+            out[row + i] = np.nan
+        bad = [
+            i
+            for i in np.flatnonzero(~both).tolist()
+            if i not in apart and unbounded_groups(wins[i])
+        ]
+        good = np.setdiff1d(np.arange(len(wins)), bad + apart)
         for lo in range(0, len(good), _CHUNK):
             idx = good[lo : lo + _CHUNK]
             out[row + idx] = fit(wins[idx], start)
@@ -241,7 +253,14 @@ def task_bootstrap(
                 values[list(members)] = -np.inf
             out[row + i] = values
         row += len(wins)
-    return Bootstrap(out, unbounded)
+    return Bootstrap(out, unbounded, disconnected)
+
+
+def _falls_apart(wins: F64) -> bool:
+    """True when some systems were never compared, directly or through others, with the rest
+    (the undirected comparison graph is not connected)."""
+    count, _ = connected_components(sparse.csr_matrix((wins + wins.T) > 0), directed=False)
+    return bool(count > 1)
 
 
 def fit_with_covariate(
