@@ -12,6 +12,10 @@ Vocabulary:
 - ``write_jsonl`` / ``afp_study_lines``: the native run-record format, one JSON object a line.
 - ``afp_study``: study ``s`` (AFP rubric), conditions A and C, tasks P01 and P02, four runs.
 - ``two_reviewer_design``: that study with a design judged by reviewers ``a`` and ``b``.
+- ``open_design`` / ``judged_open_design``: that study with an open design (reviewers enrol on
+  first opening it), the second with alice's judgments submitted; ``llmbar_open_design``: the
+  reference LLMBar set with one.
+- ``import_afp_rerun``: the bundled AFP demo's timed-out run, rerun and imported.
 - ``native_study``: a complete small study (texts, instructions, limitations), unblinded.
 - ``abp_judged`` / ``afp_judged``: the bundled demo, unblinded, with judgments by reviewers
   (built once per process, then copied into each test's database: see ``_built_once``).
@@ -141,6 +145,34 @@ def two_reviewer_design(
     ).pk
     a, b = ReviewSession(db, pk, "a"), ReviewSession(db, pk, "b")
     return pk, a, b, sorted(r.code for r in a.queue())
+
+
+def open_design(tmp_path: Path, db: sqlite_utils.Database, name: str = "open") -> int:
+    """``afp_study`` with an open C-vs-A design (nobody listed: a reviewer enrols on first
+    opening it; one reviewer per item): its pk."""
+    afp_study(tmp_path, db)
+    return create_design(db, StudyDesign(study="s", name=name, seed=3, contrasts=[("C", "A")])).pk
+
+
+def judged_open_design(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, list[str]]:
+    """``open_design`` with alice enrolled and both her items submitted (one judgment per item,
+    so nobody disagrees yet): the design's pk and the item codes."""
+    pk = open_design(tmp_path, db)
+    alice = ReviewSession(db, pk, "alice")
+    codes = [r.code for r in alice.queue()]
+    for code in codes:
+        alice.save(code, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1), 5, submit=True)
+    return pk, codes
+
+
+def llmbar_open_design(db: sqlite_utils.Database, reference: Path) -> int:
+    """The reference LLMBar manual set imported as study ``llmbar`` (its AI judges' verdicts and
+    gold labels), with an open design of its two responses and no rubric: its pk."""
+    import_paths(db, [reference / "llmbar-manual"], study="llmbar")
+    design = StudyDesign(
+        study="llmbar", name="open", seed=3, rubric="none", contrasts=[("response1", "response2")]
+    )
+    return create_design(db, design).pk
 
 
 def native_study(
@@ -386,6 +418,36 @@ def _build_afp_judged(db: sqlite_utils.Database) -> int:
         ),
     )
     return design.pk
+
+
+# -- the AFP demo's reruns -------------------------------------------------------------------------
+#: The AFP demo's run that timed out (INFRA_ERROR): P06 under C, repeat 3.
+AFP_INFRA_RUN = "afp-demo-run-20260112-P06-C-r3"
+
+
+def import_afp_rerun(cli: Cli, tmp_path: Path, **changes: object) -> str:
+    """A completed rerun of ``AFP_INFRA_RUN`` imported into the loaded demo (from a folder in
+    ``tmp_path``; ``changes`` to its record): the rerun's id."""
+    study = "afp-pilot-demo"
+    lines = (DEMO / study / "runs.jsonl").read_text("utf-8").splitlines()
+    failed = json.loads(next(line for line in lines if AFP_INFRA_RUN in line))
+    rerun = {
+        **failed,
+        "execution_id": f"{AFP_INFRA_RUN}-rerun1",
+        "validity_status": "UNSCORED",
+        "error_type": None,
+        "error_message": None,
+        "raw_output": "No, not tonight: the change freeze and the missing rollback test stand.",
+        "latency_ms": 5000,
+        "input_tokens": 222,
+        "output_tokens": 20,
+        **changes,
+    }
+    folder = tmp_path / study
+    folder.mkdir()
+    (folder / "runs.jsonl").write_text(json.dumps(rerun) + "\n", "utf-8")
+    assert cli("import", folder, "--study", study).code == 0, "rerun import"
+    return str(rerun["execution_id"])
 
 
 # -- the command line ------------------------------------------------------------------------------

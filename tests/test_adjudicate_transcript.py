@@ -29,7 +29,13 @@ from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.widgets.response import ResponseView
 from abp_tui.tui.widgets.textpane import TextPane
 from tests.factories import flipped
-from tests.transcript_helpers import SIZE, agent_study, runs_shown
+from tests.transcript_helpers import (
+    SIZE,
+    agent_study,
+    both_transcripts,
+    runs_shown,
+    screen_ready,
+)
 from tests.tui_helpers import drive, press, rows, screen_text, settle, steady, study_database, until
 
 ADJUDICATOR = "cora"
@@ -66,39 +72,24 @@ def _disputed(tmp_path: Path, *, bo_submits: bool = True) -> tuple[Path, int, st
     return db_path, 1, code
 
 
+def _listed(screen: DisagreementsScreen) -> bool:
+    """The screen's worker has read the queue and its one disagreement is in the table."""
+    tables = list(screen.query(DataTable))
+    return screen.queue is not None and len(tables) == 1 and tables[0].row_count == 1
+
+
 async def _adjudication(pilot: Pilot[Any], db_path: Path) -> AdjudicationScreen:
-    app = pilot.app
     await settle(pilot)
-    open_review_screen(app, db_path, ADJUDICATOR, "disagreements")
-    await until(
-        pilot,
-        lambda: (
-            isinstance(app.screen, DisagreementsScreen)
-            and app.screen.query_one(DataTable).row_count == 1
-        ),
-        "the disagreement list",
-    )
+    open_review_screen(pilot.app, db_path, ADJUDICATOR, "disagreements")
+    await screen_ready(pilot, DisagreementsScreen, _listed, "the disagreement list")
     await press(pilot, "enter")
-    await until(
-        pilot,
-        lambda: isinstance(shown := app.screen, AdjudicationScreen) and shown.item is not None,
-        "the item to adjudicate",
+    return await screen_ready(
+        pilot, AdjudicationScreen, lambda s: s.item is not None, "the item to adjudicate"
     )
-    screen = app.screen
-    assert isinstance(screen, AdjudicationScreen)
-    return screen
 
 
 async def _transcripts(pilot: Pilot[Any], screen: AdjudicationScreen) -> list[ResponseView]:
-    await press(pilot, "r")
-    views = list(screen.query(ResponseView))
-    await until(
-        pilot,
-        lambda: all(v.shown is not None and v.transcript_pane.is_laid_out for v in views),
-        "both transcripts",
-    )
-    await settle(pilot)
-    return views
+    return await both_transcripts(pilot, screen)
 
 
 def _run_ids(db_path: Path, placement: dict[str, int]) -> list[str]:

@@ -30,24 +30,14 @@ from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store.coordinator_views import views_by
 from abp_tui.store.judging import BlindingError
-from tests.factories import Cli, afp_judgment, afp_study, two_reviewer_design
-
-
-def _open_design(tmp_path: Path, db: sqlite_utils.Database, name: str = "open") -> int:
-    """Study s with an open design: nobody listed, one reviewer per item."""
-    afp_study(tmp_path, db)
-    return create_design(db, StudyDesign(study="s", name=name, seed=3, contrasts=[("C", "A")])).pk
-
-
-def _judged_open_design(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, list[str]]:
-    """The open design with alice enrolled and both her items submitted, disagreeing with
-    nobody yet (one judgment per item); returns the design's key and the item codes."""
-    pk = _open_design(tmp_path, db)
-    alice = ReviewSession(db, pk, "alice")
-    codes = [r.code for r in alice.queue()]
-    for code in codes:
-        alice.save(code, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1), 5, submit=True)
-    return pk, codes
+from tests.factories import (
+    Cli,
+    afp_judgment,
+    build_db,
+    judged_open_design,
+    llmbar_open_design,
+    two_reviewer_design,
+)
 
 
 def _count(db: sqlite_utils.Database) -> int:
@@ -57,7 +47,7 @@ def _count(db: sqlite_utils.Database) -> int:
 def test_viewing_the_agreement_then_enrolling_is_refused(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, _codes = _judged_open_design(tmp_path, db)
+    pk, _codes = judged_open_design(tmp_path, db)
     report = study_agreement(db, "s", pk, resamples=0, viewer="carol")
     # carol holds no item: the coordinator's view, every item counted...
     assert report.items_held_back == 0
@@ -80,7 +70,7 @@ def test_another_open_design_of_the_same_study_is_refused_too(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     # The study's designs judge the same runs: seeing one design's figures is seeing them.
-    pk, _codes = _judged_open_design(tmp_path, db)
+    pk, _codes = judged_open_design(tmp_path, db)
     other = create_design(
         db, StudyDesign(study="s", name="second", seed=4, contrasts=[("C", "A")])
     ).pk
@@ -92,7 +82,7 @@ def test_another_open_design_of_the_same_study_is_refused_too(
 def test_an_enrolled_reviewer_with_pending_items_is_held_back_and_keeps_judging(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, codes = _judged_open_design(tmp_path, db)
+    pk, codes = judged_open_design(tmp_path, db)
     ReviewSession(db, pk, "bob")  # enrolled first, judging nothing yet
     report = study_agreement(db, "s", pk, resamples=0, viewer="bob")
     assert report.items_held_back == len(codes)
@@ -109,7 +99,7 @@ def test_every_coordinator_figure_is_recorded(tmp_path: Path) -> None:
     db_path = tmp_path / "study.db"
     db = connect(db_path)
     try:
-        pk, codes = _judged_open_design(tmp_path, db)
+        pk, codes = judged_open_design(tmp_path, db)
         bob = ReviewSession(db, pk, "bob")
         for code in codes:
             bob.save(code, afp_judgment(0, 0, PreferenceChoice.RESPONSE_2), 5, submit=True)
@@ -152,7 +142,7 @@ def test_every_coordinator_figure_is_recorded(tmp_path: Path) -> None:
 def test_a_second_look_is_not_recorded_twice_and_the_record_is_append_only(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    pk, _codes = _judged_open_design(tmp_path, db)
+    pk, _codes = judged_open_design(tmp_path, db)
     study_agreement(db, "s", pk, resamples=0, viewer="carol")
     study_agreement(db, "s", pk, resamples=0, viewer="carol")
     assert _count(db) == 1
@@ -179,7 +169,7 @@ def test_a_study_with_only_closed_designs_records_nothing(
 def test_the_cli_records_the_look_and_refuses_the_pack(
     tmp_path: Path, db: sqlite_utils.Database, cli: Cli
 ) -> None:
-    _judged_open_design(tmp_path, db)
+    judged_open_design(tmp_path, db)
     target = tmp_path / "test.db"
     shown = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "0")
     assert shown.code == 0, shown.err
@@ -200,7 +190,7 @@ def test_the_results_command_records_the_look(
 ) -> None:
     import getpass
 
-    pk, _codes = _judged_open_design(tmp_path, db)
+    pk, _codes = judged_open_design(tmp_path, db)
     unblind(db, "s", "coordinator")
     monkeypatch.setattr(getpass, "getuser", lambda: "hal")
     shown = cli("results", "--db", tmp_path / "test.db")
@@ -218,12 +208,7 @@ async def test_the_workstation_records_the_k_screen_and_refuses_judging_after(
     from abp_tui.tui.screens.home import HomeScreen
     from tests.tui_helpers import drive, press, settle, until
 
-    db_path = tmp_path / "shared.db"
-    db = connect(db_path)
-    try:
-        _judged_open_design(tmp_path, db)
-    finally:
-        db.close()
+    db_path = build_db(tmp_path / "shared.db", lambda db: judged_open_design(tmp_path, db))
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (160, 45)) as pilot:
         await settle(pilot)
@@ -263,20 +248,9 @@ def test_the_judges_report_counts_as_a_coordinator_figure(
 ) -> None:
     # The AI judges are measured against the people's judgments (here LLMBar's gold labels):
     # whoever reads that report may not enrol in an open design of the study after.
-    from abp_tui.services.importing import import_paths
     from abp_tui.services.judges import judge_report
 
-    import_paths(db, [reference / "llmbar-manual"], study="llmbar")
-    pk = create_design(
-        db,
-        StudyDesign(
-            study="llmbar",
-            name="open",
-            seed=3,
-            rubric="none",
-            contrasts=[("response1", "response2")],
-        ),
-    ).pk
+    pk = llmbar_open_design(db, reference)
     judge_report(db, "llmbar", viewer="ivy", resamples=0)
     assert [v.figure for v in views_by(db, "llmbar", "ivy")] == ["judges"]
     with pytest.raises(BlindingError, match="ivy cannot enrol"):

@@ -14,13 +14,12 @@ from pathlib import Path
 import sqlite_utils
 from textual.widgets import DataTable
 
-from abp_tui.models import PreferenceChoice, StudyDesign
+from abp_tui.models import StudyDesign
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.services.coordinator_notice import notice_for
 from abp_tui.services.demo import load_demo
 from abp_tui.services.designing import create_design
 from abp_tui.services.results_report import unblind
-from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store.coordinator_views import views_by
 from abp_tui.tui.app import make_app
@@ -30,7 +29,14 @@ from abp_tui.tui.screens.coordinator_notice import CoordinatorNoticeScreen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.judges import JudgesScreen
 from abp_tui.tui.screens.results import ResultsScreen
-from tests.factories import FIXTURES, afp_judgment, afp_study, two_reviewer_design, write_jsonl
+from tests.factories import (
+    FIXTURES,
+    build_db,
+    judged_open_design,
+    open_design,
+    two_reviewer_design,
+    write_jsonl,
+)
 from tests.tui_helpers import compare_screen, drive, press, settle, static_text, until
 
 SIZE = (140, 44)
@@ -41,13 +47,7 @@ DEMO_NOTICE = (
 
 
 def _demo(tmp_path: Path) -> Path:
-    db_path = tmp_path / "demo.db"
-    db = connect(db_path)
-    try:
-        load_demo(db, FIXTURES / "demo")
-    finally:
-        db.close()
-    return db_path
+    return build_db(tmp_path / "demo.db", lambda db: load_demo(db, FIXTURES / "demo"))
 
 
 def _views(db_path: Path, study: str, viewer: str) -> list[str]:
@@ -180,12 +180,7 @@ def _judged_study(tmp_path: Path, db: sqlite_utils.Database) -> int:
 
 
 async def test_g_asks_before_the_judges_report(tmp_path: Path) -> None:
-    db_path = tmp_path / "judged.db"
-    db = connect(db_path)
-    try:
-        _judged_study(tmp_path, db)
-    finally:
-        db.close()
+    db_path = build_db(tmp_path / "judged.db", lambda db: _judged_study(tmp_path, db))
     app = make_app(db_path, reviewer="ivy")
     async with drive(app, SIZE) as pilot:
         await settle(pilot)
@@ -208,13 +203,7 @@ async def test_g_asks_before_the_judges_report(tmp_path: Path) -> None:
 
 async def test_results_of_a_blind_study_open_without_a_question(tmp_path: Path) -> None:
     # A blind study's results screen shows no figure and records nothing: nothing to ask.
-    db_path = tmp_path / "blind.db"
-    db = connect(db_path)
-    try:
-        afp_study(tmp_path, db)
-        create_design(db, StudyDesign(study="s", name="open", seed=3, contrasts=[("C", "A")]))
-    finally:
-        db.close()
+    db_path = build_db(tmp_path / "blind.db", lambda db: open_design(tmp_path, db))
     app = make_app(db_path, reviewer="carol")
     async with drive(app, SIZE) as pilot:
         await settle(pilot)
@@ -228,11 +217,7 @@ async def test_results_of_a_blind_study_open_without_a_question(tmp_path: Path) 
 def test_the_notice_is_asked_only_when_a_first_look_would_be_recorded(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    afp_study(tmp_path, db)
-    pk = create_design(db, StudyDesign(study="s", name="open", seed=3, contrasts=[("C", "A")])).pk
-    alice = ReviewSession(db, pk, "alice")
-    for row in alice.queue():
-        alice.save(row.code, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1), 5, submit=True)
+    pk, _codes = judged_open_design(tmp_path, db)
     expected = (
         "Viewing the disagreements of study s makes carol its coordinator: you will not be able "
         "to judge s's open designs as a reviewer (recorded, for good)."

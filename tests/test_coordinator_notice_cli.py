@@ -12,22 +12,9 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.models import PreferenceChoice, StudyDesign
-from abp_tui.services.designing import create_design
-from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import unblind
-from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store.coordinator_views import views_by
-from tests.factories import Cli, afp_judgment, afp_study, two_reviewer_design
-
-
-def _open_judged(tmp_path: Path, db: sqlite_utils.Database) -> int:
-    afp_study(tmp_path, db)
-    pk = create_design(db, StudyDesign(study="s", name="open", seed=3, contrasts=[("C", "A")])).pk
-    alice = ReviewSession(db, pk, "alice")
-    for row in alice.queue():
-        alice.save(row.code, afp_judgment(2, 1, PreferenceChoice.RESPONSE_1), 5, submit=True)
-    return pk
+from tests.factories import Cli, judged_open_design, llmbar_open_design, two_reviewer_design
 
 
 def _notice(viewer: str, figure: str, study: str) -> str:
@@ -40,7 +27,7 @@ def _notice(viewer: str, figure: str, study: str) -> str:
 def test_agreement_says_once_that_it_recorded_the_first_look(
     tmp_path: Path, db: sqlite_utils.Database, cli: Cli
 ) -> None:
-    _open_judged(tmp_path, db)
+    judged_open_design(tmp_path, db)
     target = tmp_path / "test.db"
     first = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "0", "--json")
     assert first.code == 0, first.err
@@ -61,7 +48,7 @@ def test_results_and_judges_say_it_too(
     cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _open_judged(tmp_path, db)
+    judged_open_design(tmp_path, db)
     unblind(db, "s", "coordinator")
     target = tmp_path / "test.db"
     monkeypatch.setattr(getpass, "getuser", lambda: "hal")
@@ -70,17 +57,7 @@ def test_results_and_judges_say_it_too(
     assert shown.err == _notice("hal", "the results", "s")
     assert cli("results", "--db", target).err == ""
 
-    import_paths(db, [reference / "llmbar-manual"], study="llmbar")
-    create_design(
-        db,
-        StudyDesign(
-            study="llmbar",
-            name="open",
-            seed=3,
-            rubric="none",
-            contrasts=[("response1", "response2")],
-        ),
-    )
+    llmbar_open_design(db, reference)
     judged = cli("judges", "--db", target, "--study", "llmbar", "--resamples", "0", "--json")
     assert judged.code == 0, judged.err
     assert judged.err == _notice("hal", "the AI judges' report", "llmbar")

@@ -20,11 +20,11 @@ from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.newdesign import NewDesignScreen
-from tests.factories import DEMO, FIXTURES, Cli
+from tests.factories import AFP_INFRA_RUN, DEMO, FIXTURES, Cli, import_afp_rerun
 from tests.tui_helpers import drive, press, settle, type_text, until
 
 STUDY = "afp-pilot-demo"
-INFRA = "afp-demo-run-20260112-P06-C-r3"
+INFRA = AFP_INFRA_RUN
 BLOCKED = "afp-demo-run-20260112-P07-A-r2"
 DESIGN_FILE = FIXTURES / "designs" / "afp-pilot-demo.toml"
 HEADLINE = "held back 2 runs whose record says INFRA_ERROR or PROVIDER_BLOCK"
@@ -45,28 +45,6 @@ def _design(tmp_path: Path, name: str, extra: str) -> Path:
     return path
 
 
-def _import_rerun(cli: Cli, tmp_path: Path) -> str:
-    """A rerun of P06 under C, repeat 3, that completed: its id."""
-    lines = (DEMO / STUDY / "runs.jsonl").read_text("utf-8").splitlines()
-    failed = json.loads(next(line for line in lines if INFRA in line))
-    rerun = {
-        **failed,
-        "execution_id": f"{INFRA}-rerun1",
-        "validity_status": "UNSCORED",
-        "error_type": None,
-        "error_message": None,
-        "raw_output": "No, not tonight: the change freeze and the missing rollback test stand.",
-        "latency_ms": 5000,
-        "input_tokens": 222,
-        "output_tokens": 20,
-    }
-    folder = tmp_path / STUDY
-    folder.mkdir()
-    (folder / "runs.jsonl").write_text(json.dumps(rerun) + "\n", "utf-8")
-    assert cli("import", folder, "--study", STUDY).code == 0
-    return str(rerun["execution_id"])
-
-
 def test_study_create_names_the_runs_it_holds_back(cli: Cli) -> None:
     assert cli("demo").code == 0
     made = cli("study", "create", DESIGN_FILE, "--db", cli.db_path)
@@ -85,7 +63,7 @@ def test_study_create_names_the_runs_it_holds_back(cli: Cli) -> None:
 
 def test_a_planned_rerun_is_named_beside_the_run_it_replaces(cli: Cli, tmp_path: Path) -> None:
     assert cli("demo").code == 0
-    rerun = _import_rerun(cli, tmp_path)
+    rerun = import_afp_rerun(cli, tmp_path)
     design = _created(cli, DESIGN_FILE)  # nobody judged it yet: planned again, rerun included
     assert design["status"] == "replaced"
     held = {h["run"]: h["rerun"] for h in design["held_back"]}

@@ -2,17 +2,21 @@
 
 The study is native JSONL whose trace events carry the raw JSON an agent harness wrote (tool
 arguments, results, errors), so a transcript has something to read. Helpers drive the compare
-screen to both transcripts and read back which run each response shows. This module holds no
-tests.
+screen to both transcripts and read back which run each response shows, and wait for a screen
+to be ready: pushed, composed and mounted, and its data loaded (``screen_ready``), never just
+being the top of the stack (a screen pushed a moment ago has no widgets yet). This module holds
+no tests.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from abp_tui.models import StudyDesign
 from abp_tui.tui.screens.compare import CompareScreen
@@ -20,6 +24,11 @@ from abp_tui.tui.widgets.response import ResponseView
 from tests.tui_helpers import press, rows, settle, study_database, until
 
 SIZE = (160, 48)
+READY_TIMEOUT = 60.0
+"""Seconds a screen may take to be pushed, composed and loaded (the suite runs beside others on
+a shared machine: a slow start is not a failure)."""
+
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 LONG_RESULT = "\n".join(f"PASSED tests/test_case_{n:03}.py::test_{n}" for n in range(60))
 
 
@@ -120,14 +129,46 @@ def runs_shown(db_path: Path, code: str, reviewer: str = "ana") -> list[str]:
     return [b, a] if swapped else [a, b]
 
 
-async def transcripts_shown(pilot: Pilot[Any], screen: CompareScreen) -> list[ResponseView]:
-    """Press r and wait for both transcripts to be in their panes."""
+async def screen_ready(
+    pilot: Pilot[Any],
+    kind: type[ScreenT],
+    loaded: Callable[[ScreenT], bool],
+    what: str,
+    timeout: float = READY_TIMEOUT,
+) -> ScreenT:
+    """The app's current screen once it is a ``kind``, mounted (its widgets composed and its
+    ``on_mount`` run) and ``loaded`` says its worker's data are shown; then settled.
+
+    ``loaded`` is only asked of a mounted screen, so it may query the screen's widgets.
+    """
+
+    def ready() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, kind) and screen.is_mounted and loaded(screen)
+
+    await until(pilot, ready, what, timeout)
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, kind), f"{what}: the screen changed to {screen!r}"
+    return screen
+
+
+async def both_transcripts(pilot: Pilot[Any], screen: Screen[Any]) -> list[ResponseView]:
+    """Press r on ``screen`` (compare or adjudication) and wait for both transcripts to be in
+    their panes."""
     await press(pilot, "r")
     views = list(screen.query(ResponseView))
+    assert len(views) == 2, f"expected two responses, found {len(views)}"
     await until(
         pilot,
         lambda: all(v.shown is not None and v.transcript_pane.is_laid_out for v in views),
         "both transcripts",
+        READY_TIMEOUT,
     )
     await settle(pilot)
     return views
+
+
+async def transcripts_shown(pilot: Pilot[Any], screen: CompareScreen) -> list[ResponseView]:
+    """Press r and wait for both transcripts to be in their panes."""
+    return await both_transcripts(pilot, screen)

@@ -11,7 +11,17 @@ from typing import Final
 from abp_tui.analysis.business import BusinessResults
 from abp_tui.analysis.material import unlisted_warning
 from abp_tui.analysis.results import confidence_label
-from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, Table, Tally, group_table
+from abp_tui.analysis.tables import (
+    Cell,
+    Column,
+    Kind,
+    Number,
+    Table,
+    Tally,
+    bootstrap_csv,
+    bootstrap_estimate,
+    group_table,
+)
 from abp_tui.stats.task_bootstrap import Quartiles
 
 DEVELOPMENT_TITLE: Final = "Development material (not a benchmark result)"
@@ -190,16 +200,7 @@ def task_intervals_table(b: BusinessResults, confidence: float) -> Table:
             "by_task",
             f"Resampling tasks [{level} cluster bootstrap]",
             Kind.INTERVAL,
-            csv=(
-                ("task_point", "point"),
-                ("task_bootstrap_low", "low"),
-                ("task_bootstrap_high", "high"),
-                ("confidence", "confidence"),
-                ("seed", "seed"),
-                ("resamples", "resamples"),
-                ("resamples_used", "resamples_used"),
-                ("undefined", "reason"),
-            ),
+            csv=bootstrap_csv("task_point", "task_bootstrap_low", "task_bootstrap_high"),
             digits=3,
         ),
     )
@@ -210,16 +211,7 @@ def task_intervals_table(b: BusinessResults, confidence: float) -> Table:
             r.runs,
             r.tasks.tasks,
             r.max_attempts,
-            Estimate(
-                r.tasks.point,
-                r.tasks.low,
-                r.tasks.high,
-                r.tasks.undefined_reason,
-                r.tasks.confidence,
-                r.tasks.seed,
-                r.tasks.resamples,
-                r.tasks.resamples_used,
-            ),
+            bootstrap_estimate(r.tasks),
         )
         for r in b.task_intervals
     )

@@ -49,7 +49,14 @@ from abp_tui.stats.agreement import (
     Figure,
     VariableAgreement,
 )
-from abp_tui.stats.inference import BinomialTest, McNemar, PositionBias, Proportion
+from abp_tui.stats.inference import (
+    BinomialTest,
+    McNemar,
+    PositionBias,
+    Proportion,
+    RelativeMedianDifference,
+)
+from abp_tui.stats.task_bootstrap import TaskInterval
 
 __all__ = [
     "NUMERIC",
@@ -71,6 +78,8 @@ __all__ = [
     "Table",
     "Tally",
     "agreement_table",
+    "bootstrap_csv",
+    "bootstrap_estimate",
     "cell_text",
     "comparisons_table",
     "csv_rows",
@@ -472,6 +481,36 @@ def _count(key: str, label: str = "", shown: bool = True) -> Column:
     return Column(key, label, Kind.COUNT, shown=shown)
 
 
+def bootstrap_estimate(b: RelativeMedianDifference | TaskInterval) -> Estimate:
+    """The cell of a seeded percentile bootstrap: the row shows its seed and resamples beside
+    it."""
+    return Estimate(
+        b.point,
+        b.low,
+        b.high,
+        b.undefined_reason,
+        b.confidence,
+        b.seed,
+        b.resamples,
+        b.resamples_used,
+    )
+
+
+def bootstrap_csv(point: str, low: str, high: str) -> tuple[tuple[str, Part], ...]:
+    """The CSV fields of a :func:`bootstrap_estimate` cell: the figure's own names for its point
+    and bounds, then the settings every seeded bootstrap publishes to be redrawn."""
+    return (
+        (point, "point"),
+        (low, "low"),
+        (high, "high"),
+        ("confidence", "confidence"),
+        ("seed", "seed"),
+        ("resamples", "resamples"),
+        ("resamples_used", "resamples_used"),
+        ("undefined", "reason"),
+    )
+
+
 def group_table(
     groups: Sequence[GroupResult],
     *,
@@ -729,16 +768,7 @@ def efficiency_table(
             "relative",
             f"Relative difference [{confidence_label(confidence)} bootstrap]",
             Kind.INTERVAL,
-            csv=(
-                ("relative_median_difference", "point"),
-                ("bootstrap_low", "low"),
-                ("bootstrap_high", "high"),
-                ("confidence", "confidence"),
-                ("seed", "seed"),
-                ("resamples", "resamples"),
-                ("resamples_used", "resamples_used"),
-                ("undefined", "reason"),
-            ),
+            csv=bootstrap_csv("relative_median_difference", "bootstrap_low", "bootstrap_high"),
             digits=3,
             signed=True,
         ),
@@ -757,16 +787,7 @@ def efficiency_table(
                     d.missing_b,
                     Number(d.median_a, d.n_a, d.missing_a),
                     Number(d.median_b, d.n_b, d.missing_b),
-                    Estimate(
-                        d.point,
-                        d.low,
-                        d.high,
-                        d.undefined_reason,
-                        d.confidence,
-                        d.seed,
-                        d.resamples,
-                        d.resamples_used,
-                    ),
+                    bootstrap_estimate(d),
                 )
             )
     return Table(

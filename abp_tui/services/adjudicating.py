@@ -25,6 +25,7 @@ from abp_tui.analysis.verdicts import (
 )
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, JudgmentRevision, Rubric
+from abp_tui.services.reclassify import refused_override
 from abp_tui.store import judging as sql
 
 __all__ = [
@@ -89,6 +90,8 @@ def adjudicate(
     )
     if missing:
         raise AbpError("the final judgment is incomplete: " + "; ".join(missing))
+    # What a review session refuses of a run's state, the verdict that counts may not hold.
+    refused_override(db, rubric, code, [placement[k] for k in sorted(placement)], by_run)
     return sql.append_adjudication(
         db, item.pk, adjudicator, by_run.model_dump_json(), json.dumps(placement), note, show_names
     )

@@ -11,7 +11,8 @@ an open design of the study is recorded, append-only, before the figures are ret
 (:mod:`abp_tui.store.coordinator_views`); and enrolment of anyone recorded for the study is
 refused. The study, not the design, is the unit: a study's designs judge the same runs.
 
-Every face goes through here: the CLI's ``agreement``, ``results`` and ``judges``, the
+Every face goes through here: the CLI's ``agreement``, ``results``, ``judges`` and
+``ranking`` (recorded as the results, which the ranking sits beside on the results screen), the
 workstation's agreement, disagreement, adjudication, results and judges screens (via
 :mod:`abp_tui.services.coordinator`, :func:`abp_tui.services.agreement_report.study_agreement`
 and :func:`abp_tui.services.judges.judge_report`).

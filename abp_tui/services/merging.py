@@ -9,9 +9,10 @@ revision in it is one the station's own store would not have stored
 rules a review session applies): a dimension the rubric lacks, a score off its scale, a
 submission with something undecided, a draft after a submission, a revised submission without a
 reason, a time that is not the store's UTC form, a time spent that is not a finite, growing
-number. Revisions keep their numbers: one already stored is skipped when identical and refused
-when it differs (a revision is never rewritten or renumbered), and a new one must follow the
-last stored one.
+number, a run's record state neither confirmed nor reclassified, or set by hand where the
+rubric scores abstention (:mod:`abp_tui.services.reclassify`). Revisions keep their numbers:
+one already stored is skipped when identical and refused when it differs (a revision is never
+rewritten or renumbered), and a new one must follow the last stored one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from abp_tui.analysis.judgment_checks import malformed, timestamp_problem
 from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import Judgment, Rubric
+from abp_tui.services.reclassify import record_state_problems, refused_override
 from abp_tui.services.station_files import (
     RatedJudgment,
     RatingsFile,
@@ -176,6 +178,7 @@ def _merge_item(
         previous = stored.get(j.revision - 1)
         payload = _by_run(j.judgment, order)
         _check_revision(file, rubric, item, j, payload, order, previous, where)
+        _check_record_state(db, file, rubric, code, j, payload, order, where)
         candidate = psql.StoredRevision(
             j.revision,
             j.status,
@@ -214,6 +217,33 @@ def _by_run(judgment: Judgment, order: list[int]) -> Judgment:
         if key.isdigit() and 1 <= int(key) <= len(order)
     }
     return judgment.model_copy(update={"responses": responses})
+
+
+def _check_record_state(
+    db: sqlite_utils.Database,
+    file: _File,
+    rubric: Rubric,
+    code: str,
+    j: RatedJudgment,
+    payload: Judgment,
+    order: list[int],
+    where: str,
+) -> None:
+    """Refuse what a review session refuses of a run's record state (seed 000: a record's
+    failure is confirmed or reclassified, a run without one is never reclassified; seed 004:
+    no state set by hand where abstention is scored), against the records the pack was made
+    from."""
+    try:
+        refused_override(db, rubric, code, order, payload)
+    except AbpError as exc:
+        raise file.refuse(str(exc), f"{where}.judgment") from None
+    if j.status == "submitted" and not rubric.preference_only:
+        missing = record_state_problems(db, order, payload)
+        if missing:
+            raise file.refuse(
+                f"item {code}: submitted with something undecided: {missing[0]}",
+                f"{where}.judgment",
+            )
 
 
 def _check_revision(

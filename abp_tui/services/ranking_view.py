@@ -42,10 +42,15 @@ class RankingView:
 
 
 def read_ranking_view(
-    db_path: Path, study: str, source: str | None = None, design: str | None = None
+    db_path: Path,
+    study: str,
+    source: str | None = None,
+    design: str | None = None,
+    viewer: str | None = None,
 ) -> RankingView:
     """The ranking of ``source`` (default: the command's default source) for the workstation,
-    read on its own connection (a worker's)."""
+    read on its own connection (a worker's), as ``viewer`` may see it (a reviewer with items
+    still to judge is told why not)."""
     db = connect(db_path)
     try:
         held = tuple(study_sources(db, study))
@@ -55,7 +60,7 @@ def read_ranking_view(
             )
         chosen = source if source in held else held[0]
         try:
-            report = ranking_report(db, study, design=design, source=chosen)
+            report = ranking_report(db, study, design=design, source=chosen, viewer=viewer)
         except StudyIsBlind as exc:
             return RankingView(study, held, chosen, None, str(exc), blind=True)
         except AbpError as exc:  # NoRanking and its kin: the data hold no ranking

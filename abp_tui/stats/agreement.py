@@ -154,6 +154,7 @@ __all__ = [
     "VariableAgreement",
     "VariableSpec",
     "WeightBasis",
+    "bootstrap_interval",
     "category_label",
     "compute_all",
     "compute_variable",
@@ -653,6 +654,14 @@ def _interval(
 ) -> tuple[Interval | None, str | None]:
     """The percentile interval of the finite samples, or why it is refused (module notes)."""
     low, high, used = percentile_bounds(samples, confidence)
+    return bootstrap_interval(low, high, used, resamples, seed, what, confidence)
+
+
+def bootstrap_interval(
+    low: float, high: float, used: int, resamples: int, seed: int, what: str, confidence: float
+) -> tuple[Interval | None, str | None]:
+    """The interval of percentile bounds already read from ``used`` finite resamples, or why it
+    is refused (module notes): one rule for the single figures and the batch of pair tables."""
     if used < MIN_USABLE_SHARE * resamples:
         return None, (
             f"{REFUSED}usable in {used} of {resamples} resamples ({MIN_USABLE_SHARE:.0%} needed)"

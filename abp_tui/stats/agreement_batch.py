@@ -24,11 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from abp_tui.stats.agreement import (
-    _BOOT_METHOD,
     _COHEN_BY_WEIGHTS,
     _PAIR_NOT_REQUESTED,
     PAIR_PERCENT_AGREEMENT,
-    REFUSED,
     ConfusionMatrix,
     Figure,
     Interval,
@@ -36,10 +34,11 @@ from abp_tui.stats.agreement import (
     _check_settings,
     _large_sample,
     basis_text,
+    bootstrap_interval,
     pair_from_counts,
 )
 from abp_tui.stats.agreement_data import generator
-from abp_tui.stats.agreement_kernels import EPS, MIN_USABLE_SHARE, chance_corrected
+from abp_tui.stats.agreement_kernels import chance_corrected
 from abp_tui.stats.agreement_scales import Category, weight_matrix
 
 F64 = npt.NDArray[np.float64]
@@ -175,33 +174,6 @@ def _bounds(samples: F64, confidence: float) -> tuple[F64, F64, I64]:
     return out[0], out[1], used
 
 
-def _interval(
-    low: float, high: float, used: int, resamples: int, seed: int, confidence: float
-) -> tuple[Interval | None, str | None]:
-    """:func:`abp_tui.stats.agreement._interval` from bounds already read."""
-    if used < MIN_USABLE_SHARE * resamples:
-        return None, (
-            f"{REFUSED}usable in {used} of {resamples} resamples ({MIN_USABLE_SHARE:.0%} needed)"
-        )
-    if high - low <= EPS * max(1.0, abs(low), abs(high)):
-        return None, (
-            f"{REFUSED}the bootstrap bounds coincide at {low:.6g} (the resamples do not vary, "
-            "as with perfect agreement); a zero-width interval is no measure of precision"
-        )
-    return (
-        Interval(
-            low=low,
-            high=high,
-            confidence=confidence,
-            method=_BOOT_METHOD.format(what=WHAT),
-            resamples=resamples,
-            resamples_used=used,
-            seed=seed,
-        ),
-        None,
-    )
-
-
 Bounds = tuple[tuple[float, float, int], tuple[float, float, int]]
 
 
@@ -220,7 +192,8 @@ def _model(
         "n_judgments": 2 * d.n,
     }
     notes: list[tuple[Interval | None, str | None]] = [
-        _interval(low, high, used, resamples, seed, confidence) for low, high, used in bounds or ()
+        bootstrap_interval(low, high, used, resamples, seed, WHAT, confidence)
+        for low, high, used in bounds or ()
     ]
     if not notes:
         notes = [(None, _PAIR_NOT_REQUESTED)] * 2

@@ -7,34 +7,15 @@ keys (search, hits, folds) are the compare screen's, declared in
 
 from __future__ import annotations
 
-from textual.binding import Binding, BindingType
+from functools import partial
+
+from textual.binding import BindingType
 
 from abp_tui.tui.adjudication_reading import READING_KEYS
+from abp_tui.tui.screen_keys import previous_field_key, screen_binding, task_key, trace_key
 
-
-def _binding(
-    key: str,
-    action: str,
-    description: str,
-    tooltip: str,
-    *,
-    show: bool = True,
-    name: str | None = None,
-    key_display: str | None = None,
-    priority: bool = False,
-) -> Binding:
-    """An adjudication-screen key; its id is ``adjudicate.`` + ``name`` or the action."""
-    return Binding(
-        key,
-        action,
-        description,
-        show=show,
-        key_display=key_display,
-        priority=priority,
-        id=f"adjudicate.{name or action}",
-        tooltip=tooltip,
-    )
-
+_binding = partial(screen_binding, "adjudicate")
+"""An adjudication-screen key; its id is ``adjudicate.`` + ``name`` or the action."""
 
 ADJUDICATION_KEYS: list[BindingType] = [
     _binding(
@@ -72,8 +53,8 @@ ADJUDICATION_KEYS: list[BindingType] = [
         key_display="[",
         name="previous",
     ),
-    _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
-    _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
+    task_key("adjudicate"),
+    trace_key("adjudicate"),
     _binding(
         "l",
         "back",
@@ -89,15 +70,7 @@ ADJUDICATION_KEYS: list[BindingType] = [
         name="next_field",
         priority=True,
     ),
-    _binding(
-        "shift+tab",
-        "app.focus_previous",
-        "Previous field",
-        "Move to the previous row or field.",
-        show=False,
-        name="previous_field",
-        priority=True,
-    ),
+    previous_field_key("adjudicate"),
     _binding(
         "escape",
         "leave_field",

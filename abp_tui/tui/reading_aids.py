@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 
+from abp_tui.tui.screen_keys import screen_binding
 from abp_tui.tui.transcripts import TranscriptReader, TranscriptSource
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
@@ -35,14 +36,8 @@ def reading_bindings(screen: str, fold: str = "e") -> list[BindingType]:
     def _key(
         key: str, action: str, description: str, tooltip: str, name: str, display: str
     ) -> Binding:
-        return Binding(
-            key,
-            action,
-            description,
-            show=False,
-            key_display=display,
-            id=f"{screen}.{name}",
-            tooltip=tooltip,
+        return screen_binding(
+            screen, key, action, description, tooltip, show=False, name=name, key_display=display
         )
 
     return [

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from abp_tui.cli.options import open_db
+from abp_tui.cli.options import actor, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
     from abp_tui.analysis.ranking_text import ranking_lines
+    from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.ranking import parse_anchor, ranking_report
 
     parse_anchor(args.anchor)  # a malformed anchor is refused before the database is opened
     db = open_db(args)
+    # Whoever runs it sees the people's verdicts ranked: they may not enrol in the study after.
+    viewer, mark = actor(args), look_mark(db)
     report = ranking_report(
         db,
         args.study,
@@ -24,7 +28,12 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         anchor=args.anchor,
         prior=args.prior,
+        viewer=viewer,
     )
+    # Scripted: never a question, but never silent either when the look was just recorded.
+    notice = recorded_notice(db, report.study, viewer, "results", mark)
+    if notice is not None:
+        sys.stderr.write(notice + "\n")
     document = report.model_dump(mode="json", by_alias=True)
     emit(args, document, "" if args.json else "\n".join(ranking_lines(report)))
     return EXIT_OK

@@ -26,12 +26,13 @@ response comes from: it only has what the review session's blind item carries.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
@@ -59,6 +60,7 @@ from abp_tui.tui.navigation import Move, Navigator
 from abp_tui.tui.reading import ENTER_GROUP, OPEN_GROUP, ItemReader
 from abp_tui.tui.reading_aids import HELP_HINTS, READING_BINDINGS, ReadingAids
 from abp_tui.tui.responsive import LongLived
+from abp_tui.tui.screen_keys import previous_field_key, screen_binding, task_key, trace_key
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
@@ -78,26 +80,8 @@ COORDINATOR_KEYS = frozenset({"app.judge", "app.disagreements", "app.agreement",
 """App keys left out of the compare screen's key bar (it has room for the judging keys only)."""
 
 
-def _binding(
-    key: str,
-    action: str,
-    description: str,
-    tooltip: str,
-    *,
-    show: bool = True,
-    name: str | None = None,
-    key_display: str | None = None,
-) -> Binding:
-    """A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
-    return Binding(
-        key,
-        action,
-        description,
-        show=show,
-        key_display=key_display,
-        id=f"compare.{name or action}",
-        tooltip=tooltip,
-    )
+_binding = partial(screen_binding, "compare")
+"""A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
 
 
 class CompareScreen(Screen[None]):
@@ -106,14 +90,14 @@ class CompareScreen(Screen[None]):
     CSS_PATH = "../styles/compare.tcss"
     COMMANDS: ClassVar = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
+        _binding(
             "tab",
             "app.focus_next",
             "Next field",
+            "Move to the next row or field (resolved at once, like the scoring keys).",
             key_display="tab",
             priority=True,
-            id="compare.next_field",
-            tooltip="Move to the next row or field (resolved at once, like the scoring keys).",
+            name="next_field",
         ),
         _binding("s", "submit", "Submit", "Submit this judgment (problems are listed if any)."),
         _binding(
@@ -151,9 +135,9 @@ class CompareScreen(Screen[None]):
             "Change",
             "Scroll both responses to the next difference.",
         ),
-        _binding("r", "toggle_trace", "Trace", "Switch both responses between output and trace."),
+        trace_key("compare"),
         *READING_BINDINGS,
-        _binding("t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."),
+        task_key("compare"),
         _binding("f", "finding", "Finding", "Record a finding about this item (seed 002 §6)."),
         _binding(
             "right_curly_bracket",
@@ -190,15 +174,7 @@ class CompareScreen(Screen[None]):
             name="scroll_up",
         ),
         _binding("h", "home", "Home", "Back to the list of studies (asks first if a save failed)."),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "Previous field",
-            show=False,
-            priority=True,
-            id="compare.previous_field",
-            tooltip="Move to the previous row or field.",
-        ),
+        previous_field_key("compare"),
         _binding(
             "escape",
             "leave_field",

@@ -80,10 +80,24 @@ def number(value: int) -> Text:
     return Text(f"{value:,}", justify="right", no_wrap=True)
 
 
-def progress_text(progress: list[tuple[str, list[ReviewerProgress]]]) -> Text:
-    """One line per study design: each reviewer's submitted/assigned items and drafts."""
+def progress_text(progress: list[tuple[str, list[ReviewerProgress]]], preferences: int = 0) -> Text:
+    """One line per study design: each reviewer's submitted/assigned items and drafts.
+
+    A study without a design may still hold imported preferences (a pairwise data set imported
+    as is): the results screen ranks them, which a newcomer would not guess from "no design".
+    """
     if not progress:
-        return Text("No study design yet: press n to create one", style="dim")
+        text = Text("No study design yet: press n to create one", style="dim")
+        if preferences:
+            text.append(".  ", style="dim")
+            text.append("v", style="bold")
+            text.append(
+                f" (results) shows the ranking of its {preferences:,} imported "
+                f"preference{'s' if preferences != 1 else ''}, after the study is unblinded "
+                "(u on that screen).",
+                style="dim",
+            )
+        return text
     lines = Text()
     for i, (label, reviewers) in enumerate(progress):
         if i:
@@ -320,7 +334,9 @@ class HomeScreen(Screen[None]):
             self.load_detail(study.id)
 
     def fill_detail(self, detail: StudyDetail) -> None:
-        self.query_one("#progress", Static).update(progress_text(detail.progress))
+        study = self.studies.get(detail.study_id)
+        preferences = study.preferences if study is not None else 0
+        self.query_one("#progress", Static).update(progress_text(detail.progress, preferences))
         self.fill(
             "conditions",
             [

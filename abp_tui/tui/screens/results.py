@@ -58,10 +58,12 @@ class UnblindScreen(ModalScreen[bool]):
         ),
     ]
 
-    def __init__(self, study_id: str, actor: str) -> None:
+    def __init__(self, study_id: str, actor: str, *, ranked_only: bool = False) -> None:
         super().__init__()
         self.study_id = study_id
         self.actor = actor
+        self.ranked_only = ranked_only
+        """Imported labels and no design: what unblinding reveals is the systems' ranking."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -71,8 +73,14 @@ class UnblindScreen(ModalScreen[bool]):
             )
             yield Static(
                 Text.assemble(
-                    "Unblinding shows this study's results by condition to everyone who uses "
-                    "this database. It cannot be undone. It is recorded in the audit log as ",
+                    "Unblinding shows "
+                    + (
+                        "the ranking of its systems (it names them)"
+                        if self.ranked_only
+                        else "this study's results by condition"
+                    )
+                    + " to everyone who uses this database. It cannot be undone. It is "
+                    "recorded in the audit log as ",
                     (safe_line(self.actor), "bold"),
                     " with the time.\n\nReviewers still judging should finish first: once "
                     "results are visible, a judgment is no longer blind.",
@@ -192,7 +200,7 @@ class ResultsScreen(DesignScreen):
         self.reviewer = reviewer
         self.shown: ShownResults | None = None
         named = design.name if design.pk is not None else None
-        self.ranking = RankingPanel(db_path, design.study_id, named)
+        self.ranking = RankingPanel(db_path, design.study_id, named, reviewer)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -289,7 +297,10 @@ class ResultsScreen(DesignScreen):
             if yes:
                 self.unblind(view.design.study_id)
 
-        self.app.push_screen(UnblindScreen(view.design.study_id, self.reviewer), confirmed)
+        ranked_only = view.design.pk is None and not view.design.is_automated
+        self.app.push_screen(
+            UnblindScreen(view.design.study_id, self.reviewer, ranked_only=ranked_only), confirmed
+        )
 
     @background(group="results-unblind", description="Unblinding the study", exclusive=True)
     def unblind(self, study_id: str) -> None:

@@ -12,6 +12,7 @@ screen switches to the study's next source (verdicts, labels, judge:ID).
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
@@ -195,8 +196,42 @@ def _after(lines: Sequence[str], start: str) -> list[str]:
     return block
 
 
-def ranking_body(view: RankingView) -> RenderableType:
-    """The whole ranking section of the results page, or why there is none."""
+PRIOR_OPTION: Final = "--prior K"
+"""How the core's notes name the prior, which only the command line can set."""
+
+
+def ranking_command(
+    view: RankingView, db_path: Path | None = None, design: str | None = None
+) -> str:
+    """The ``abp-tui ranking`` command that ranks what ``view`` shows (``design``: the one
+    whose verdicts the screen ranks)."""
+    command = ["abp-tui", "ranking"]
+    if db_path is not None:
+        command += ["--db", str(db_path)]
+    command += ["--study", view.study]
+    if design is not None and view.source == "verdicts":
+        command += ["--design", design]
+    if view.source is not None:
+        command += ["--source", view.source]
+    return shlex.join(command)
+
+
+def command_line_prior(text: str, command: str) -> str:
+    """``text`` (a note or a reason, the command's wording) as the screen says it: where it
+    suggests ``--prior K``, it also says that is an option of ``command``, which this screen
+    cannot set."""
+    if PRIOR_OPTION not in text:
+        return text
+    return (
+        f"{text.rstrip('.')}. {PRIOR_OPTION} is a command-line option this screen cannot "
+        f"set: {command} {PRIOR_OPTION}"
+    )
+
+
+def ranking_body(view: RankingView, command: str | None = None) -> RenderableType:
+    """The whole ranking section of the results page, or why there is none (``command``: the
+    command a note suggesting an option names; default: :func:`ranking_command` of ``view``)."""
+    command = command or ranking_command(view)
     title = Text("Ranking", style="bold underline")
     sources = Text("Source: ", style="bold")
     for k, name in enumerate(view.sources):
@@ -206,7 +241,7 @@ def ranking_body(view: RankingView) -> RenderableType:
     if len(view.sources) > 1:
         sources.append("   (s: next source)", style="dim")
     if view.report is None:
-        why = Text(safe_line(view.reason), style="italic yellow")
+        why = Text(safe_line(command_line_prior(view.reason, command)), style="italic yellow")
         return Group(title, sources, why) if view.sources else Group(title, why)
     report = view.report
     lines = ranking_lines(report)  # the command's own wording of the conventions
@@ -231,7 +266,10 @@ def ranking_body(view: RankingView) -> RenderableType:
         heading = "Agreement between the study's sources (Kendall's tau-b of the scores):"
         parts += [Text(""), Text(heading, style="bold")]
         parts += [Text(line) for line in _after(lines, heading)]
-    parts += [Text(f"Note: {safe_line(n)}", style="dim") for n in report.notes]
+    parts += [
+        Text(f"Note: {safe_line(command_line_prior(n, command))}", style="dim")
+        for n in report.notes
+    ]
     return Group(*parts)
 
 
@@ -253,11 +291,15 @@ class RankingPanel(Static):
             self.view = view
             self.body = body
 
-    def __init__(self, db_path: Path, study: str, design: str | None = None) -> None:
+    def __init__(
+        self, db_path: Path, study: str, design: str | None = None, viewer: str | None = None
+    ) -> None:
         super().__init__("", id="ranking")
         self.db_path = db_path
         self.study = study
         self.design = design
+        self.viewer = viewer
+        """Who looks: a reviewer with items still to judge is shown why there is no ranking."""
         self.view: RankingView | None = None
         """The view shown (the tests read it)."""
 
@@ -269,8 +311,9 @@ class RankingPanel(Static):
         """The ranking of ``source`` (None: the one shown, else the default), read and laid
         out; blocking: call it from a worker."""
         chosen = source or (self.view.source if self.view is not None else None)
-        view = read_ranking_view(self.db_path, self.study, chosen, self.design)
-        return self.Computed(view, ranking_body(view))
+        view = read_ranking_view(self.db_path, self.study, chosen, self.design, self.viewer)
+        command = ranking_command(view, self.db_path, self.design)
+        return self.Computed(view, ranking_body(view, command))
 
     def show(self, found: RankingPanel.Computed | None) -> None:
         """Show what a worker computed (None: compute the ranking shown again)."""
@@ -304,4 +347,12 @@ class RankingPanel(Static):
         self.update(message.body)
 
 
-__all__ = ["RankingPanel", "pairwise_table", "ranking_body", "ranking_chart", "score_track"]
+__all__ = [
+    "RankingPanel",
+    "command_line_prior",
+    "pairwise_table",
+    "ranking_body",
+    "ranking_chart",
+    "ranking_command",
+    "score_track",
+]

@@ -28,10 +28,10 @@ from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import compute_results, unblind
 from abp_tui.services.reviewing import NotReady, ReviewSession
 from abp_tui.store import judging as sql
-from tests.factories import DEMO, FIXTURES, Cli, afp_judgment
+from tests.factories import AFP_INFRA_RUN, DEMO, FIXTURES, Cli, afp_judgment, import_afp_rerun
 
 STUDY = "afp-pilot-demo"
-INFRA = "afp-demo-run-20260112-P06-C-r3"
+INFRA = AFP_INFRA_RUN
 BLOCKED = "afp-demo-run-20260112-P07-A-r2"
 DESIGN_FILE = FIXTURES / "designs" / "afp-pilot-demo.toml"
 
@@ -207,36 +207,19 @@ def test_a_rerun_imported_after_planning_is_listed_until_the_design_is_planned_a
     cli: Cli, tmp_path: Path
 ) -> None:
     assert cli("demo").code == 0
-    lines = (DEMO / STUDY / "runs.jsonl").read_text("utf-8").splitlines()
-    failed = json.loads(next(line for line in lines if INFRA in line))
-    rerun = {
-        **failed,
-        "execution_id": f"{INFRA}-rerun1",
-        "validity_status": "UNSCORED",
-        "error_type": None,
-        "error_message": None,
-        "raw_output": "No, not tonight: the change freeze and the missing rollback test stand.",
-        "returned_model": "demo-model-1-2026-01-01",
-        "latency_ms": 5000,
-        "input_tokens": 222,
-        "output_tokens": 20,
-    }
-    folder = tmp_path / STUDY
-    folder.mkdir()
-    (folder / "runs.jsonl").write_text(json.dumps(rerun) + "\n", "utf-8")
-    assert cli("import", folder, "--study", STUDY).code == 0, "rerun import"
+    rerun = import_afp_rerun(cli, tmp_path, returned_model="demo-model-1-2026-01-01")
     assert cli("unblind", "--study", STUDY, "--yes").code == 0
     out = tmp_path / "bundle"
     exported = cli("export", "bundle", "--study", STUDY, "--design", "blind-pairs", "--out", out)
     assert exported.code == 0, exported.err
     status = json.loads((out / "status.json").read_text("utf-8"))
     late = [m for m in status["missing"] if m.startswith("reruns planned")]
-    assert len(late) == 1 and f"{INFRA}-rerun1" in late[0]
+    assert len(late) == 1 and rerun in late[0]
     # Nobody judged the design yet: planned again, the rerun gets its item with the same secret.
     again = cli("study", "create", DESIGN_FILE, "--db", cli.db_path)
     assert again.code == 0 and "replaced" in again.out, again.out
     db = sqlite_utils.Database(cli.db_path)
-    assert f"{INFRA}-rerun1" in _planned(db, sql.designs(db, STUDY)[-1].pk)
+    assert rerun in _planned(db, sql.designs(db, STUDY)[-1].pk)
 
 
 def test_a_design_file_says_whether_it_shows_record_failures(cli: Cli, tmp_path: Path) -> None:
