@@ -153,17 +153,17 @@ def test_a_second_look_is_not_recorded_twice_and_the_record_is_append_only(
     assert _count(db) == 1
 
 
-def test_a_study_with_only_closed_designs_records_nothing(
+def test_a_study_with_only_closed_designs_records_the_look_for_designs_created_later(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    # Nobody can enrol in a design that lists its reviewers: the coordinator's look needs no
-    # record (and a read-only copy of such a study can still be read).
+    # Nobody can enrol in a design that lists its reviewers, but an open design created later
+    # could be joined: the look is on record (tests/test_coordinator_later_designs.py).
     pk, a, b, codes = two_reviewer_design(tmp_path, db)
     for session in (a, b):
         for code in codes:
             session.save(code, afp_judgment(2, 2, PreferenceChoice.TIE), 3, submit=True)
     study_agreement(db, "s", pk, resamples=0, viewer="carol")
-    assert _count(db) == 0
+    assert _count(db) == 1
 
 
 def test_the_cli_records_the_look_and_refuses_the_pack(

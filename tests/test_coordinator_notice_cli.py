@@ -1,7 +1,7 @@
-"""The CLI never asks (it is scripted) but never records a first coordinator look silently:
-``agreement``, ``results`` and ``judges`` print one notice line on stderr when they have just
-recorded one (issue 15), and only then; stdout stays the report (one JSON document with
-``--json``)."""
+"""The CLI never asks (it is scripted) but never silently records a first coordinator look that
+changes what the viewer may do: ``agreement``, ``results`` and ``judges`` print one notice line
+on stderr when they have just recorded one (issue 15), and only then; stdout stays the report
+(one JSON document with ``--json``)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_agreement_says_once_that_it_recorded_the_first_look(
     assert [v.figure for v in views_by(db, "s", "carol")] == ["agreement"]
     again = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "0")
     assert again.code == 0 and again.err == ""
-    # alice is enrolled in the only open design: nothing recorded, nothing said.
+    # alice is enrolled in the only open design: nothing she may do changes, nothing said.
     alice = cli("agreement", "--db", target, "--reviewer", "alice", "--resamples", "0")
     assert alice.code == 0 and alice.err == ""
 

@@ -3,8 +3,9 @@
 Issue 11: "whatever a source format stores ... is kept and shown; nothing a reviewer would need is
 dropped at import". Beside its samples an Inspect log states its ``plan`` (solver steps, config),
 its ``results`` (Inspect's scores and metrics) and its ``stats`` (start, end, model usage). They
-are kept whole, once per log, and ``abp-tui status`` lists them. Every expected value below is read
-from the reference log itself (the file, not our output).
+are kept whole, once per log, and ``abp-tui status`` lists them; while the study is blind it
+withholds the scores and the usage by model (results by condition) until it is unblinded. Every
+expected value below is read from the reference log itself (the file, not our output).
 """
 
 from __future__ import annotations
@@ -68,7 +69,11 @@ def test_an_eval_log_keeps_its_header_figures(reference: Path, cli: Cli) -> None
     assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"]) == (620, 20, 640)
 
 
-def test_status_shows_each_logs_own_figures(reference: Path, cli: Cli) -> None:
+def test_status_withholds_a_logs_scores_and_usage_while_the_study_is_blind(
+    reference: Path, cli: Cli
+) -> None:
+    # Each model is a condition: the log's metrics and per-model usage are results by
+    # condition, so a blind study shows what the log ran, never how it scored.
     src = reference / "inspect" / "log_read_sample.json"
     raw = json.loads(src.read_text())
     assert cli("import", src).code == 0
@@ -77,13 +82,46 @@ def test_status_shows_each_logs_own_figures(reference: Path, cli: Cli) -> None:
     assert "samples 1 of 1" in text
     assert f"{raw['stats']['started_at']} to {raw['stats']['completed_at']}" in text
     assert "plan: system_message; generate" in text
+    assert "results and model usage: withheld until `abp-tui unblind --study popularity --yes`" in (
+        text
+    )
+    assert "accuracy" not in text and "total 69" not in text and "in 66" not in text
+    doc = json.loads(cli("status", "--json").out)
+    (study,) = doc["studies"]
+    (shown,) = study["source_logs"]
+    assert (shown["metrics"], shown["usage"]) == ([], [])
+    assert shown["withheld"] == "withheld until `abp-tui unblind --study popularity --yes`"
+    kept = shown["document"]
+    assert kept["plan"] == raw["plan"] and kept["eval"]["model"] == raw["eval"]["model"]
+    assert kept["results"] == {
+        "total_samples": raw["results"]["total_samples"],
+        "completed_samples": raw["results"]["completed_samples"],
+    }
+    assert kept["stats"] == {
+        "started_at": raw["stats"]["started_at"],
+        "completed_at": raw["stats"]["completed_at"],
+    }
+    blob = json.dumps(doc)  # the eval spec names its scorers' metrics, never their values
+    assert '"scores"' not in blob and "model_usage" not in blob and "total_tokens" not in blob
+
+
+def test_status_shows_each_logs_own_figures_once_unblinded(reference: Path, cli: Cli) -> None:
+    src = reference / "inspect" / "log_read_sample.json"
+    raw = json.loads(src.read_text())
+    assert cli("import", src).code == 0
+    assert cli("unblind", "--study", "popularity", "--yes").code == 0
+    text = cli("status").out
+    assert "samples 1 of 1" in text and "withheld" not in text
+    assert "plan: system_message; generate" in text
     assert "results: match accuracy 1.0; match stderr 0.0" in text
     assert "model usage: ollama/gemma3: in 66, out 3, total 69" in text
     doc = json.loads(cli("status", "--json").out)
     (study,) = doc["studies"]
     (shown,) = study["source_logs"]
     assert shown["document"]["results"] == raw["results"]
+    assert shown["document"]["stats"] == raw["stats"]
     assert shown["usage"] == ["ollama/gemma3: in 66, out 3, total 69"]
+    assert shown["withheld"] == ""
 
 
 def test_the_schema_name_is_declared_once_for_both_readers() -> None:

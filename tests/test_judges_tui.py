@@ -15,6 +15,7 @@ from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.judges import judge_report
+from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
@@ -69,7 +70,8 @@ def test_judges_screen_snapshot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Any
 ) -> None:
     """The Judges screen of a study whose AI judge disagrees with itself on one pair and whose
-    reviewer judged five pairs of eight: figures, position bias and judge-assisted estimates."""
+    reviewer judged five pairs of eight: figures, position bias and judge-assisted estimates
+    (the study unblinded: before, the estimates by condition are withheld)."""
     monkeypatch.chdir(tmp_path)
     db = connect(Path("judges.db"))
     try:
@@ -110,6 +112,7 @@ def test_judges_screen_snapshot(
             first_is_a = session.read(row.code).responses[0].text == "A"
             choice = PreferenceChoice.RESPONSE_1 if first_is_a else PreferenceChoice.RESPONSE_2
             session.save(row.code, Judgment(preference=choice, justification="A."), 3, submit=True)
+        unblind(db, "judged", "coordinator")
     finally:
         db.close()
     app = make_app(Path("judges.db"), reviewer="coordinator")

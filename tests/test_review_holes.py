@@ -101,15 +101,18 @@ def test_the_ranking_command_records_the_look_and_refuses_a_later_enrolment(
     assert again.code == 0 and again.err == ""
 
 
-def test_an_enrolled_reviewer_running_the_ranking_is_not_recorded(
+def test_an_enrolled_reviewer_running_the_ranking_is_recorded_silently(
     tmp_path: Path, db: sqlite_utils.Database, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _open_judged_unblinded(tmp_path, db)
-    # alice is enrolled in the study's only open design: nothing to record, nothing said.
+    pk = _open_judged_unblinded(tmp_path, db)
+    # alice is enrolled in the study's only open design: nothing she may do changes now, so
+    # nothing is said; her look is on record for designs created later.
     monkeypatch.setattr(getpass, "getuser", lambda: "alice")
     shown = cli("ranking", "--db", tmp_path / "test.db", "--study", "s", "--resamples", "0")
     assert shown.code == 0, shown.err
-    assert shown.err == "" and views_by(db, "s", "alice") == []
+    assert shown.err == ""
+    assert [v.figure for v in views_by(db, "s", "alice")] == ["results"]
+    assert len(ReviewSession(db, pk, "alice").queue()) == 2
 
 
 def test_a_merged_reclassification_of_a_run_with_no_record_failure_is_refused(

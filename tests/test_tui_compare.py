@@ -808,7 +808,7 @@ async def test_a_finding_is_recorded_and_linked_to_the_item_runs(tmp_path: Path)
         code = screen.item.code
         await press(pilot, "f")
         assert isinstance(app.screen, FindingScreen)
-        assert app.screen.query_one("#finding-id", Input).value == f"F-{code}"
+        assert app.screen.query_one("#finding-id", Input).value == f"F-{code}-ana"
         await press(pilot, "ctrl+s")  # no title yet: refused, stays open
         assert isinstance(app.screen, FindingScreen)
         await type_text(pilot, "Owner invented")
@@ -821,7 +821,7 @@ async def test_a_finding_is_recorded_and_linked_to_the_item_runs(tmp_path: Path)
     )
     assert len(found) == 1
     finding_id, reviewer, document, runs = found[0]
-    assert (finding_id, reviewer, runs) == (f"F-{code}", "ana", 2)
+    assert (finding_id, reviewer, runs) == (f"F-{code}-ana", "ana", 2)
     assert json.loads(document)["title"] == "Owner invented"
     assert json.loads(document)["layer"] == "model"
 

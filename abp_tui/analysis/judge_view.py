@@ -33,6 +33,21 @@ class JudgesView(JudgesReport):
     """Items the viewer has not submitted: nothing touching their runs is in any figure."""
     verdicts_held_back: NonNegativeInt = 0
     """AI judge verdicts left out because they touch one of those items' runs."""
+    estimates_withheld: str | None = None
+    """Why there are no judge-assisted estimates (win and pass rates by condition are results
+    by condition: withheld while the study is blind); None when they are shown."""
+
+
+def withhold_estimates(report: JudgesReport) -> tuple[JudgesReport, int]:
+    """``report`` without its judge-assisted estimates, and how many were taken out; the
+    agreement with people and the position figures stay."""
+    judges = []
+    taken = 0
+    for judge in report.judges:
+        found = getattr(judge, "estimates", ())
+        taken += len(found)
+        judges.append(judge.model_copy(update={"estimates": ()}) if found else judge)
+    return report.model_copy(update={"judges": tuple(judges)}), taken
 
 
 def hold_back(
@@ -86,7 +101,9 @@ def view_lines(view: JudgesReport) -> list[str]:
     lines = report_lines(view)
     if isinstance(view, JudgesView):
         lines.insert(1, view_line(view))
+        if view.estimates_withheld:
+            lines.insert(2, safe_line(view.estimates_withheld))
     return lines
 
 
-__all__ = ["JudgesView", "hold_back", "view_line", "view_lines"]
+__all__ = ["JudgesView", "hold_back", "view_line", "view_lines", "withhold_estimates"]

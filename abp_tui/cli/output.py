@@ -13,12 +13,18 @@ import json
 import sys
 from typing import Any
 
+from abp_tui.text.safe import json_escaped
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def emit(args: argparse.Namespace, document: Any, text: str) -> None:
-    """Print ``document`` as JSON when ``--json`` was given, else ``text``."""
+    """Print ``document`` as JSON when ``--json`` was given, else ``text``. The JSON keeps
+    non-ASCII text readable but escapes C1, bidirectional and invisible characters
+    (``json.dumps`` escapes only those below U+0020): record text never reaches the terminal
+    as a control sequence or reordered, and parses back the same."""
     if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n")
+        shown = json.dumps(document, indent=2, ensure_ascii=False, default=str)
+        sys.stdout.write(json_escaped(shown) + "\n")
     else:
         sys.stdout.write(text + ("\n" if text and not text.endswith("\n") else ""))

@@ -15,8 +15,11 @@ Blinding rules kept here, so no screen can forget them:
 - a reviewer of an item who has not submitted their own judgment never receives the others'
   judgments of it (:class:`BlindingError`, the core's refusal), the disagreement queue does
   not tell them why the item is disputed, and the agreement figures leave the item out;
-- whoever sees the disagreements, an adjudication, the agreement or the results while they could
-  still enrol in an open design of the study is recorded first, and may then never enrol
+- a reviewer with items of the study still to submit never receives its results (they sum up
+  the others' judgments of those items): the view says why instead;
+- whoever sees the disagreements, an adjudication, the agreement or the results holding no
+  pending item of the study, or while they could still enrol in an open design of it, is
+  recorded first, and may then never enrol in a design of the study, one created later included
   (:mod:`abp_tui.services.coordinator_identity`).
 """
 
@@ -47,7 +50,7 @@ from abp_tui.services.adjudicating import (
     item_judgments,
 )
 from abp_tui.services.agreement_report import study_agreement
-from abp_tui.services.coordinator_identity import note_view
+from abp_tui.services.coordinator_identity import note_view, results_held_back
 from abp_tui.services.results_report import (
     ResultsReport,
     StudyIsBlind,
@@ -65,7 +68,12 @@ from abp_tui.services.reviewing import (
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
-from abp_tui.store.queries import list_studies, studies_with_automated_outcomes, study_protocol
+from abp_tui.store.queries import (
+    list_studies,
+    studies_with_automated_outcomes,
+    study_protocol,
+    unblinded,
+)
 
 __all__ = [
     "AdjudicationItem",
@@ -393,8 +401,11 @@ class ResultsView:
 
     design: DesignChoice
     report: ResultsReport | None
-    """None while the study is blind."""
+    """None while the study is blind, or while they are held back from the viewer."""
     blind_reason: str = ""
+    held_back: bool = False
+    """The study is unblinded but the viewer still has items to submit: ``blind_reason`` says
+    how many, in which design (nothing to unblind)."""
 
     @property
     def blind(self) -> bool:
@@ -414,7 +425,10 @@ def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> Re
                 "This is a reviewer station (a study opened from a reviewer pack): results are "
                 "never unblinded here. The coordinator merges your ratings and reports results.",
             )
+        held = results_held_back(db, design.study_id, viewer)
         try:
+            if held is not None and unblinded(db, design.study_id) is not None:
+                return ResultsView(design, None, held, held_back=True)
             report = compute_results(db, design_pk)
             note_view(db, design.study_id, design_pk, viewer, "results")
             return ResultsView(design, report)

@@ -1,15 +1,24 @@
-"""Who is the coordinator of an open design: whoever has seen its coordinator-level figures.
+"""Who is the coordinator of a study: whoever has seen its coordinator-level figures.
 
 The rule that keeps judgments independent: nobody judges an item after seeing other judgments of
 it. A reviewer with pending items has those items held back from every figure (the store's rule
-for ``others()``); a person who holds no item sees everything, as the coordinator does. On an
-open design (no reviewer list: people enrol when they first open it) that second person could then
-enrol and judge items whose judgments they have already seen summarized. So each look at the
-agreement, the disagreements, an adjudication, the results or the AI judges' report (measured
-against the people's judgments) by someone who could still enrol in
-an open design of the study is recorded, append-only, before the figures are returned
-(:mod:`abp_tui.store.coordinator_views`); and enrolment of anyone recorded for the study is
-refused. The study, not the design, is the unit: a study's designs judge the same runs.
+for ``others()``; the results and the ranking are refused them outright: :func:`results_held_back`);
+a person who holds no pending item sees everything, as the coordinator does. On an open design
+(no reviewer list: people enrol when they first open it) that second person could then enrol and
+judge items whose judgments they have already seen summarized, whether the design exists when
+they look or is created afterwards. So each look at the agreement, the disagreements, an
+adjudication, the results or the AI judges' report (measured against the people's judgments) is
+recorded, append-only, before the figures are returned (:mod:`abp_tui.store.coordinator_views`),
+when it is by someone who holds no pending item of the study, or who could enrol in an open
+design of it at that moment; and enrolment of anyone recorded for the study is refused, in every
+design created before or after the look. The study, not the design, is the unit: a study's
+designs judge the same runs.
+
+A read-only database is still read. A look that changes nothing the person may do at that moment
+(no open design they could enrol in) is then not recorded: nobody can enrol in a read-only
+database, and a look there is not on record should the file be made writable later (copy the
+database, not its permissions, to hand it to a reviewer). A look that must be recorded first
+(they could enrol in an open design) is refused there, in one line, with nothing shown.
 
 Every face goes through here: the CLI's ``agreement``, ``results``, ``judges`` and
 ``ranking`` (recorded as the results, which the ranking sits beside on the results screen), the
@@ -19,10 +28,12 @@ and :func:`abp_tui.services.judges.judge_report`).
 A caller that names nobody (``viewer`` None: an export by the coordinator's own command) records
 nothing.
 
-Nobody is made the coordinator by surprise: before a first look is recorded the workstation asks
-(:func:`first_look` tells it when, :func:`viewing_notice` what to say), and the CLI, which is
-scripted and never asks, says on stderr that it recorded one (:func:`recorded_notice`). Judging
-is refused before any screen opens (:func:`check_enrolment`).
+Nobody is made the coordinator by surprise: before a first look that changes what they may do
+(an open design they could still enrol in) the workstation asks (:func:`first_look` tells it
+when, :func:`viewing_notice` what to say), and the CLI, which is scripted and never asks, says on
+stderr that it recorded one (:func:`recorded_notice`); a look that changes nothing they may do at
+that moment is recorded without a question, and a later refused enrolment says when it was.
+Judging is refused before any screen opens (:func:`check_enrolment`).
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import sqlite_utils
 from abp_tui.store import coordinator_views as sql
 from abp_tui.store import judging
 from abp_tui.store.judging import BlindingError
+from abp_tui.store.pending_items import pending_by_design
 from abp_tui.text.safe import safe_line
 
 FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges")
@@ -53,12 +65,24 @@ def note_view(
     figure: str,
 ) -> None:
     """Record that ``viewer`` is about to see ``figure`` of the study (of ``design_pk``), when
-    they could still enrol in an open design of it; nothing otherwise."""
+    they hold no pending item of it or could enrol in an open design of it now; nothing for a
+    reviewer still judging (their items are held back) who could enrol nowhere. BlindingError
+    when the look must be recorded first and the database is read-only."""
     if figure not in FIGURES:
         raise ValueError(f"unknown coordinator figure {figure!r}")
-    if viewer is None or not sql.open_designs_without(db, study_id, viewer):
+    if viewer is None:
         return
-    sql.record_view(db, study_id, design_pk, viewer, figure)
+    could_enrol = sql.open_designs_without(db, study_id, viewer)
+    if not could_enrol and pending_by_design(db, study_id, viewer):
+        return
+    if sql.record_view(db, study_id, design_pk, viewer, figure) or not could_enrol:
+        return  # not on record only on a read-only database, where nobody can enrol
+    raise BlindingError(
+        f"{getattr(db, 'path', 'the database')}: the database is "
+        f"read-only, so {viewer}'s look at {NAMES[figure]} of study {study_id} cannot be "
+        f"recorded, and {viewer} could still enrol in an open design of {study_id}: not shown "
+        "(open the database where it can be written)"
+    )
 
 
 def note_design_view(
@@ -106,8 +130,8 @@ def recorded_notice(
 ) -> str | None:
     """The one-line notice a command prints when it has just recorded ``viewer``'s first look
     at the study (since ``mark``: :func:`look_mark`); None when it recorded none."""
-    if viewer is None:
-        return None
+    if viewer is None or not sql.open_designs_without(db, study_id, viewer):
+        return None  # recorded, if at all, without changing what they may do now
     first = sql.first_pk(db, study_id, viewer)
     if first is None or first <= mark:
         return None
@@ -116,6 +140,28 @@ def recorded_notice(
         f"notice: {safe_line(viewer)} has now seen {NAMES[figure]} of study {study}, as its "
         f"coordinator: you will not be able to judge {study}'s open designs as a reviewer "
         "(recorded, for good)"
+    )
+
+
+def results_held_back(db: sqlite_utils.Database, study_id: str, viewer: str | None) -> str | None:
+    """Why the study's results are not shown to ``viewer`` (one line), or None: they sum up
+    the final verdicts, other reviewers' judgments of the items ``viewer`` still has to submit
+    among them, so a reviewer with pending items sees them only once they have submitted."""
+    if viewer is None:
+        return None
+    pending = pending_by_design(db, study_id, viewer)
+    if not pending:
+        return None
+    total = sum(p.items for p in pending)
+    if len(pending) == 1:
+        where = f"in design {pending[0].design} v{pending[0].version_no}"
+    else:
+        where = ", ".join(f"{p.items} in design {p.design} v{p.version_no}" for p in pending)
+    items = f"{total} item{'' if total == 1 else 's'}"
+    return (
+        f"{viewer} has {items} of study {study_id} not submitted yet ({where}): the results "
+        f"count the other reviewers' judgments of {'it' if total == 1 else 'them'}, so they "
+        f"are held back from {viewer} until they submit their own"
     )
 
 
@@ -156,5 +202,6 @@ __all__ = [
     "note_view",
     "recorded_notice",
     "refuse_enrolment",
+    "results_held_back",
     "viewing_notice",
 ]

@@ -7,8 +7,8 @@ The workstation's reads (from worker threads, each on its own connection) for tw
   recorded one (:func:`abp_tui.services.coordinator_identity.first_look`), so the screen can ask
   first; nothing is recorded here (the figures' own service records the look once it is shown).
   A screen that would show no figure records nothing, so it needs no question: results of a
-  study still blind, or of its automated outcomes alone, and an AI judges' report of a study
-  with no judge verdicts;
+  study still blind, of its automated outcomes alone, or held back from a reviewer still
+  judging, and an AI judges' report of a study with no judge verdicts;
 - before the compare screen opens, :func:`check_judging` refuses a reviewer whose enrolment
   would be refused, so that no empty screen is left open.
 """
@@ -25,6 +25,7 @@ from abp_tui.services.coordinator_identity import (
     FIGURES,
     check_enrolment,
     first_look,
+    results_held_back,
     viewing_notice,
 )
 from abp_tui.services.judges import judged_study
@@ -34,10 +35,14 @@ from abp_tui.store.queries import study_protocol, unblinded
 
 
 def _shows_figures(
-    db: sqlite_utils.Database, study_id: str, design_pk: int | None, figure: str
+    db: sqlite_utils.Database, study_id: str, design_pk: int | None, figure: str, viewer: str
 ) -> bool:
     if figure == "results":
-        return design_pk is not None and unblinded(db, study_id) is not None
+        return (
+            design_pk is not None
+            and unblinded(db, study_id) is not None
+            and results_held_back(db, study_id, viewer) is None
+        )
     if figure == "judges":
         return study_id in judge_sql.judged_studies(db)
     return True
@@ -68,7 +73,9 @@ def notice_for(
             return None
     except AbpError:
         return None  # the screen itself says what is wrong, and shows no figure
-    if study_protocol(db, study_id) is None or not _shows_figures(db, study_id, design_pk, figure):
+    if study_protocol(db, study_id) is None or not _shows_figures(
+        db, study_id, design_pk, figure, viewer
+    ):
         return None
     if not first_look(db, study_id, viewer):
         return None

@@ -273,10 +273,16 @@ class Desk:
             return tuple(found)
 
     def finding_ids(self) -> set[str]:
-        """Ids of the study's findings so far (a new finding needs a fresh id)."""
+        """Ids of this reviewer's own findings in the study (a new one needs a fresh id).
+        Never another reviewer's: which ids they took would tell which items they found
+        something on."""
         with self._lock:
             session = self._open_session()
-            return {f.id for f in store.findings(session.db, session.design_row.study_id)}
+            return {
+                f.id
+                for f in store.finding_revisions(session.db, session.design_row.study_id)
+                if f.reviewer == session.reviewer
+            }
 
     # -- writing ------------------------------------------------------------------------------
     def stage(self, code: str, version: int, judgment: Judgment) -> None:

@@ -10,7 +10,9 @@ workstation's Judges screen both call it, as ``viewer`` sees it: a reviewer with
 judge sees nothing touching them (no judge verdict, no human decision), as in the agreement
 report (:mod:`abp_tui.analysis.judge_view`). A reviewer reaches a judge's verdicts on an item
 only through :func:`verdicts_for_reviewer`, which the store refuses before they submit (and
-always, unless the design sets ``show_ai_after_submit``).
+always, unless the design sets ``show_ai_after_submit``). While the study is blind the report has
+no judge-assisted estimates: a win rate of one condition against another, or a condition's pass
+rate, is a result by condition (the bundle, made after unblinding, has them).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sqlite_utils
 
 from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
-from abp_tui.analysis.judge_view import JudgesView, hold_back
+from abp_tui.analysis.judge_view import JudgesView, hold_back, withhold_estimates
 from abp_tui.analysis.judges import RESAMPLES, judges_report
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -36,7 +38,7 @@ from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
 from abp_tui.store.pending_items import pending_items
-from abp_tui.store.queries import run_facts
+from abp_tui.store.queries import run_facts, unblinded
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
@@ -171,11 +173,20 @@ def judge_report(
         resamples=resamples,
         epsilon=epsilon,
     )
+    withheld = None
+    if unblinded(db, study_id) is None:
+        report, taken = withhold_estimates(report)
+        if taken:
+            withheld = (
+                f"Judge-assisted estimates by condition ({taken}) withheld until "
+                f"`abp-tui unblind --study {study_id} --yes`: the study is blind."
+            )
     return JudgesView(
         **dict(report),
         viewer=viewer,
         items_held_back=pending.items if pending is not None else 0,
         verdicts_held_back=len(table) - len(shown),
+        estimates_withheld=withheld,
     )
 
 

@@ -2,15 +2,16 @@
 
 On an open design reviewers enrol themselves, so "the coordinator" cannot be told from a reviewer
 by enrolment alone: anyone not yet enrolled would see every judgment summarized, then enrol and
-judge. Each first look of a person who holds no enrolment in an open design of the study at the
+judge, in an open design that exists now or one created later. Each first look at the
 agreement, the disagreements, an adjudication, the results or the judges' report is recorded
 here (one row per person, study, design and figure); :mod:`abp_tui.services.coordinator_identity`
-decides when, and refuses enrolment of anyone recorded. Rows are never changed or deleted
+decides whose, and refuses enrolment of anyone recorded. Rows are never changed or deleted
 (triggers of migration 0010): having seen the figures cannot be undone.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 import sqlite_utils
@@ -29,17 +30,39 @@ class CoordinatorView:
     viewed_at: str
 
 
+def _read_only(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY) or (
+        "readonly database" in str(exc)
+    )
+
+
 def record_view(
     db: sqlite_utils.Database, study_id: str, design_pk: int | None, viewer: str, figure: str
-) -> None:
-    """Record a look unless the same one is already recorded (the first time is what counts)."""
+) -> bool:
+    """Record a look unless the same one is already recorded (the first time is what counts).
+    False when it is not on record and cannot be: the database is read-only (nothing changed);
+    any other failure to write raises as every write does."""
+    key = [study_id, design_pk, viewer, figure]
     with db.atomic():
-        db.execute(
-            "INSERT INTO coordinator_views (study_id, design_pk, viewer, figure, viewed_at) "
-            "SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM coordinator_views "
-            "WHERE study_id = ? AND design_pk IS ? AND viewer = ? AND figure = ?)",
-            [study_id, design_pk, viewer, figure, utc_now(), study_id, design_pk, viewer, figure],
-        )
+        found = db.execute(
+            "SELECT 1 FROM coordinator_views "
+            "WHERE study_id = ? AND design_pk IS ? AND viewer = ? AND figure = ?",
+            key,
+        ).fetchone()
+        if found is not None:
+            return True
+        try:
+            db.execute(
+                "INSERT INTO coordinator_views (study_id, design_pk, viewer, figure, viewed_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [*key, utc_now()],
+            )
+        except sqlite3.OperationalError as exc:
+            if not _read_only(exc):
+                raise
+            return False  # a failed statement wrote nothing; the empty transaction ends
+    return True
 
 
 def views_by(db: sqlite_utils.Database, study_id: str, viewer: str) -> list[CoordinatorView]:

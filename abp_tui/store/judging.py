@@ -597,11 +597,19 @@ def append_finding(
     document: str,
     run_pks: list[int],
 ) -> int:
+    """Add a revision of the reviewer's finding ``finding_id`` (its first when new); refused,
+    nothing written, when another reviewer holds that id. The refusal names no one and nothing
+    of their finding: a reviewer learns only that the id is not free."""
     with db.atomic():
         row = db.execute(
-            "SELECT COALESCE(MAX(revision), 0) FROM findings WHERE study_id = ? AND id = ?",
-            [study_id, finding_id],
+            "SELECT COALESCE(MAX(revision), 0), SUM(reviewer <> ?) FROM findings "
+            "WHERE study_id = ? AND id = ?",
+            [reviewer, study_id, finding_id],
         ).fetchone()
+        if row[1]:
+            raise AbpError(
+                f"finding id {finding_id!r} is not free in this study: choose another id"
+            )
         revision = int(row[0]) + 1
         cur = db.execute(
             "INSERT INTO findings (study_id, id, revision, reviewer, document, created_at) "

@@ -110,6 +110,16 @@ def read(path: Path) -> list[StudyOverview]:
         conn.close()
 
 
+def unblinded(conn: sqlite3.Connection, study_id: str) -> tuple[str, str] | None:
+    """(who, when) of the study's unblinding (its first audit entry), or None while it is blind."""
+    row = conn.execute(
+        "SELECT actor, at FROM audit_log WHERE action = 'unblind' AND "
+        "json_extract(detail, '$.study') = ? ORDER BY pk LIMIT 1",
+        [study_id],
+    ).fetchone()
+    return (str(row[0]), str(row[1])) if row else None
+
+
 def _open_current(path: Path) -> sqlite3.Connection | None:
     """The database opened for reading when it exists at the current schema, else None."""
     if str(path) == ":memory:" or not path.is_file():

@@ -264,13 +264,9 @@ def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:
 
 
 def unblinded(db: sqlite_utils.Database, study_id: str) -> tuple[str, str] | None:
-    """(who, when) of the study's unblinding, or None while it is blind."""
-    row = db.execute(
-        "SELECT actor, at FROM audit_log WHERE action = 'unblind' AND "
-        "json_extract(detail, '$.study') = ? ORDER BY pk LIMIT 1",
-        [study_id],
-    ).fetchone()
-    return (str(row[0]), str(row[1])) if row else None
+    """(who, when) of the study's unblinding, or None while it is blind (declared in
+    ``overview``, which ``abp-tui status`` reads)."""
+    return overview.unblinded(db.conn, study_id)
 
 
 def imported_preferences(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, str, str]]:

@@ -5,6 +5,8 @@ its ``results`` (the scores and metrics Inspect computed) and its ``stats`` (sta
 each model's token usage). Import keeps them whole, one reference verdict per log
 (:data:`abp_tui.formats.inspect_log.LOG_SCHEMA`); this module reads them back in a few lines per
 log for the coordinator's overview. They name the model: no blind screen reads this module.
+While the study is blind its logs' scores and model usage are results by condition (each model is
+a condition), so :func:`read` withholds them (:func:`withhold`) until the study is unblinded.
 
 Standard library only, like :mod:`abp_tui.store.overview` (``status`` must start fast).
 """
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from abp_tui.store.overview import unblinded
 
 LOG_SCHEMA = "inspect-log/v1"
 """As :data:`abp_tui.formats.inspect_log.LOG_SCHEMA` (not imported: pydantic is slow to load)."""
@@ -40,7 +44,45 @@ class LogSummary:
     plan: tuple[str, ...]
     """The solver of each plan step, in order."""
     document: dict[str, Any]
-    """Everything the log stated of itself, whole."""
+    """Everything the log stated of itself, whole (while blind: without what scores it)."""
+    withheld: str = ""
+    """Why the metrics and usage are not shown (the study is blind), else empty."""
+
+
+SHOWN_WHILE_BLIND: dict[str, tuple[str, ...] | None] = {
+    "log": None,
+    "version": None,
+    "status": None,
+    "error": None,
+    "eval": None,
+    "plan": None,
+    "results": ("total_samples", "completed_samples"),
+    "stats": ("started_at", "completed_at"),
+}
+"""What of a log document a blind study shows: these fields (None: whole; else only the keys
+listed). Everything else, scores, reductions and model usage among them, waits for unblinding."""
+
+
+def withhold(summary: LogSummary, study_id: str) -> LogSummary:
+    """The summary as a blind study shows it: no metrics, no usage, only the document's fields
+    that score nothing (:data:`SHOWN_WHILE_BLIND`)."""
+    doc = summary.document
+    kept: dict[str, Any] = {}
+    for name, keys in SHOWN_WHILE_BLIND.items():
+        if name not in doc:
+            continue
+        value = doc[name]
+        if keys is None:
+            kept[name] = value
+        elif isinstance(value, dict):
+            kept[name] = {k: value[k] for k in keys if k in value}
+    return replace(
+        summary,
+        metrics=(),
+        usage=(),
+        document=kept,
+        withheld=f"withheld until `abp-tui unblind --study {study_id} --yes`",
+    )
 
 
 def _text(value: Any) -> str:
@@ -99,7 +141,8 @@ def summarize(log_id: str, doc: dict[str, Any]) -> LogSummary:
 
 
 def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
-    """The study's logs' own figures, in import order."""
+    """The study's logs' own figures, in import order (withheld while the study is blind)."""
+    blind = unblinded(conn, study_id) is None
     rows = conn.execute(
         "SELECT id, document FROM reference_verdicts WHERE study_id = ? AND schema_name = ? "
         "ORDER BY pk",
@@ -109,7 +152,8 @@ def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
     for log_id, document in rows:
         doc = json.loads(document)
         if isinstance(doc, dict):
-            out.append(summarize(str(log_id), doc))
+            found = summarize(str(log_id), doc)
+            out.append(withhold(found, study_id) if blind else found)
     return out
 
 

@@ -35,6 +35,23 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_visible, text)
 
 
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON spells a character past the BMP as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def json_escaped(document: str) -> str:
+    """JSON text with every unsafe character (as for :func:`safe_text`) written as a ``\\uXXXX``
+    escape: still valid JSON that parses to the same data, with nothing a terminal acts on.
+
+    For text ``json.dumps`` wrote: outside its strings it writes only ASCII, and inside them it
+    escapes C0 controls, newlines and tabs already, so every match is a character of a string."""
+    return _UNSAFE.sub(_escaped, document)
+
+
 def safe_line(text: str) -> str:
     """Text for a single line: as :func:`safe_text`, with newlines and tabs shown as escapes."""
     return safe_text(text).replace("\r", "\u240d").replace("\n", "\\n").replace("\t", "\\t")

@@ -120,10 +120,19 @@ def cmd_results(args: argparse.Namespace) -> int:
         raise NoDesign(hint) from None
     if report.verdict_source == "design":
         from abp_tui.cli.options import actor
-        from abp_tui.services.coordinator_identity import look_mark, note_design_view
+        from abp_tui.services.coordinator_identity import (
+            look_mark,
+            note_design_view,
+            results_held_back,
+        )
+        from abp_tui.store.judging import BlindingError
 
-        # Whoever runs the command sees the figures: they may not enrol in the study after.
+        # Whoever runs the command sees the figures: they may not enrol in the study after,
+        # and a reviewer still judging sees none of them.
         viewer, mark = actor(args), look_mark(db)
+        held = results_held_back(db, report.study, viewer)
+        if held is not None:
+            raise BlindingError(held)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
     emit(args, report.model_dump(mode="json"), results_text(report))

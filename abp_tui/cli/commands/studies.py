@@ -49,7 +49,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                     }
                     for d in found.designs
                 ],
-                # A log's own figures (Inspect's plan, results, stats), kept whole at import.
+                # A log's own figures (Inspect's plan, results, stats), kept whole at import;
+                # while the study is blind, without its scores and usage ("withheld" says so).
                 "source_logs": [asdict(log) for log in logs.get(s.id, [])],
             }
         )
@@ -92,11 +93,11 @@ def _log_lines(logs: list[Any], safe_line: Any) -> list[str]:
             f"    log {safe_line(log.log)} ({safe_line(log.task)}): "
             + ", ".join(safe_line(h) for h in head if h)
         )
-        for label, parts in (
-            ("plan", log.plan),
-            ("results", log.metrics),
-            ("model usage", log.usage),
-        ):
+        if log.plan:
+            lines.append("      plan: " + "; ".join(safe_line(p) for p in log.plan))
+        if log.withheld:  # a blind study: scores and usage by model are results by condition
+            lines.append(f"      results and model usage: {safe_line(log.withheld)}")
+        for label, parts in (("results", log.metrics), ("model usage", log.usage)):
             if parts:
                 lines.append(f"      {label}: " + "; ".join(safe_line(p) for p in parts))
     return lines

@@ -1,13 +1,17 @@
 """The finding form (seed 002 section 6): what a reviewer records about a repeatable failure.
 
-Opened from the compare screen on the item shown. The form proposes an id not taken yet in the
-study, validates the ``Finding`` and records it through the reviewer's desk, linked to the runs
-behind the responses it concerns; both in workers. Nothing about those runs' identity is shown
-here.
+Opened from the compare screen on the item shown. The form proposes an id from the reviewer's
+own findings alone (item codes are shared by the reviewers of an item, so an id counted over
+everyone's findings would tell that someone else found something here), validates the
+``Finding`` and records it through the reviewer's desk, linked to the runs behind the responses
+it concerns; both in workers. An id another reviewer holds is refused without a word about their
+finding. Nothing about those runs' identity is shown here.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import ClassVar, get_args
 
 from pydantic import ValidationError
@@ -57,11 +61,21 @@ def parse_retests(text: str) -> tuple[RetestCase, ...]:
     return tuple(cases)
 
 
-def free_id(code: str, taken: set[str]) -> str:
-    """``F-{code}``, or ``F-{code}-2``, ``-3``... when that is taken in the study already."""
-    base = f"F-{code}"
+def reviewer_part(reviewer: str) -> str:
+    """The reviewer's short part of their finding ids: the name when it is short and plain,
+    else the first 6 hex digits of its SHA-256: two reviewers' default ids differ (but for a
+    one in 16 million chance, when the store refuses the second and the reviewer types one)."""
+    if re.fullmatch(r"[A-Za-z0-9]{1,12}", reviewer):
+        return reviewer
+    return hashlib.sha256(reviewer.encode("utf-8")).hexdigest()[:6]
+
+
+def free_id(code: str, reviewer: str, own: set[str]) -> str:
+    """``F-{code}-{reviewer part}``, or ``...-2``, ``-3`` when the reviewer has that id already:
+    from the reviewer's ``own`` ids alone, so it tells nothing of anyone else's findings."""
+    base = f"F-{code}-{reviewer_part(reviewer)}"
     candidate, n = base, 1
-    while candidate in taken:
+    while candidate in own:
         n += 1
         candidate = f"{base}-{n}"
     return candidate
@@ -170,7 +184,8 @@ class FindingScreen(ModalScreen[None]):
 
     @background(group="finding-id", description="Reading the findings", exclusive=True)
     def choose_id(self, code: str) -> None:
-        self.post_message(FindingIdChosen(code, free_id(code, self.desk.finding_ids())))
+        chosen = free_id(code, self.desk.reviewer, self.desk.finding_ids())
+        self.post_message(FindingIdChosen(code, chosen))
 
     @on(FindingIdChosen)
     def id_chosen(self, message: FindingIdChosen) -> None:

@@ -3,7 +3,9 @@
 While the study is blind the screen says so and offers the unblind action, which asks for the
 study id to be typed (:class:`UnblindScreen`) and is recorded in the audit log as the current
 reviewer. On a reviewer station (a study opened from a reviewer pack) the action is never offered
-and the core refuses it anyway. Once unblinded: a bar chart of pass rates with their Wilson
+and the core refuses it anyway. A reviewer with items of the study still to submit is shown why
+the results are held back from them instead of the figures, as the ranking panel below says why
+it is. Once unblinded: a bar chart of pass rates with their Wilson
 intervals, all six result states, fatal failures, acceptance, rubric dimensions, paired
 comparisons, efficiency and position bias, every proportion as x/n. The figures come from
 :func:`abp_tui.services.results_report.compute_results` (as ``abp-tui results``) and are drawn in a
@@ -129,7 +131,14 @@ class ShownResults:
 
     @property
     def blind(self) -> bool:
+        """No results by condition are shown (blind, a station, or held back)."""
         return self.view.blind and not self.ranking_only
+
+    @property
+    def ranked(self) -> bool:
+        """The ranking panel is computed: it shows the ranking, or says why not (held back
+        from a reviewer still judging, as the results above are)."""
+        return not self.blind or self.view.held_back
 
 
 def build_ranking_only(db_path: Path, choice: DesignChoice) -> ShownResults:
@@ -218,7 +227,7 @@ class ResultsScreen(DesignScreen):
         if action == "unblind":
             view = self.shown.view if self.shown is not None else None
             blind = self.shown is not None and self.shown.blind
-            return view is not None and blind and not view.design.is_station
+            return view is not None and blind and not view.design.is_station and not view.held_back
         if action == "next_source":
             return len(self.ranking.sources) > 1
         return True
@@ -232,7 +241,7 @@ class ResultsScreen(DesignScreen):
             shown = build_ranking_only(self.db_path, self.design)
         else:
             shown = build(read_choice_results(self.db_path, self.design, self.reviewer))
-        if not shown.blind:
+        if shown.ranked:
             shown = replace(shown, ranking=self.ranking.computed())
         if not get_current_worker().is_cancelled:
             self.post_message(ResultsComputed(shown))
@@ -248,12 +257,15 @@ class ResultsScreen(DesignScreen):
     def computed(self, message: ResultsComputed) -> None:
         self.shown = message.shown
         view = message.shown.view
-        self.set_class(message.shown.blind, "-blind")
+        # Held back: the reason in place of the results, the ranking panel's own reason below.
+        held = message.shown.view.held_back
+        self.set_class(message.shown.blind and not held, "-blind")
+        self.set_class(held, "-held-back")
         self.query_one("#results-summary", Static).update(message.shown.heading)
         blind = self.query_one("#blind", Static)
         if message.shown.blind:
             study = safe_line(view.design.study_id)
-            if view.design.is_station:
+            if view.design.is_station or held:
                 text = Text.assemble(
                     ("The results are not shown. ", "bold"), safe_line(view.blind_reason)
                 )
@@ -278,6 +290,8 @@ class ResultsScreen(DesignScreen):
                 )
             blind.update(text)
             self.query_one("#results-body", Static).update("")
+            if message.shown.ranked:
+                self.ranking.show(message.shown.ranking)
         else:
             blind.update("")
             self.query_one("#results-body", Static).update(message.shown.body or "")
@@ -289,7 +303,7 @@ class ResultsScreen(DesignScreen):
         view = self.shown.view if self.shown is not None else None
         if view is None or self.shown is None or not self.shown.blind:
             return
-        if view.design.is_station:
+        if view.design.is_station or view.held_back:
             self.notify(safe_line(view.blind_reason), severity="warning", markup=False)
             return
 
