@@ -282,6 +282,37 @@ async def test_an_unrecorded_adjudication_asks_and_a_refused_recording_is_retrie
     assert found == [("carol", "Reviewer 1 follows the evidence")]
 
 
+async def test_a_retry_that_records_while_the_dialog_is_open_leaves_on_the_answer(
+    tmp_path: Path, locks: list[WriteLock]
+) -> None:
+    # The timer's retry can record the adjudication while "not recorded: what now?" is open.
+    # The screen under the dialog must not move on by itself (it is not the active screen);
+    # the reviewer's answer then leaves, with the adjudication recorded once.
+    db_path, _pk, _codes = admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, SIZE) as pilot:
+        await _adjudicating(pilot)
+        await press(pilot, "p", "e")
+        await type_text(pilot, "Reviewer 1 follows the evidence")
+        locks.append(WriteLock(db_path))
+        await press(pilot, "escape", "s", settled=False)
+        await until(pilot, lambda: "NOT RECORDED" in _bar(pilot), "the recording to be refused")
+        await press(pilot, "l", settled=False)
+        dialog = _unsaved_dialog(pilot)
+        locks.pop().release()
+        await until(
+            pilot,
+            lambda: rows(db_path, "SELECT count(*) FROM adjudications") == [(1,)],
+            "the timer's retry to record the adjudication",
+        )
+        await pilot.pause(0.2)
+        assert app.screen is dialog  # still asking: nothing moved under it
+        await press(pilot, "r", settled=False)
+        await until(pilot, lambda: isinstance(app.screen, DisagreementsScreen), "the list")
+    found = rows(db_path, "SELECT adjudicator, note FROM adjudications")
+    assert found == [("carol", "Reviewer 1 follows the evidence")]
+
+
 async def test_a_refused_recording_is_retried_without_a_key(
     tmp_path: Path, locks: list[WriteLock]
 ) -> None:

@@ -430,7 +430,9 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
         if after is not None:
             after()  # a leave that waited for the recording
             return
-        if message.code != self.code:
+        if message.code != self.code or self.app.screen is not self:
+            # Another item's, or a retry that succeeded while a dialog is open over this
+            # screen: the dialog's answer decides where to go (nothing is unrecorded now).
             return
         following = self.codes.step(1, skip=self.recorded)
         if following is None:
@@ -454,6 +456,9 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
         label = "Retry now" if retry.pending else "Record now" if ready else None
 
         def chosen(choice: Leaving | None) -> None:
+            if choice is Leaving.SAVE and not self.unsaved:
+                then()  # a retry recorded it while the dialog was open: nothing left to record
+                return
             if choice is Leaving.SAVE:
                 self._after_record = then
                 if not self._record_now() and not self.recording:
