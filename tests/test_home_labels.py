@@ -162,6 +162,8 @@ async def test_the_unblind_dialog_of_labels_without_a_design_names_the_ranking(
         text = _dialog_text(pilot)
         assert "Unblinding shows the ranking of its systems (it names them) to everyone" in text
         assert "results by condition" not in text
+        assert "If people are to judge this study blind, let them judge first" in text
+        assert "Reviewers still judging" not in text
         await press(pilot, "escape")
         assert isinstance(app.screen, ResultsScreen)
     assert rows(db_path, "SELECT pk FROM audit_log WHERE action = 'unblind'") == []
@@ -183,6 +185,7 @@ async def test_the_unblind_dialog_of_a_design_still_names_results_by_condition(
         text = _dialog_text(pilot)
         assert "Unblinding shows this study's results by condition to everyone" in text
         assert "ranking of its systems" not in text
+        assert "Reviewers still judging should finish first" in text
 
 
 async def test_a_note_suggesting_a_prior_says_it_is_a_command_line_option(

@@ -315,8 +315,21 @@ def test_nothing_is_stored_for_an_answer_the_study_does_not_hold(
 
 
 def test_a_study_that_is_not_there_is_refused(db: sqlite_utils.Database, bench: Path) -> None:
-    with pytest.raises(AbpError, match="no study 'nope' in the database"):
+    with pytest.raises(AbpError, match="no study 'nope' in the database$"):
         store_report(db, "nope", score_files([bench]), [bench])
+
+
+def test_a_wrong_study_name_is_told_the_one_import_chose(
+    db: sqlite_utils.Database, bench: Path
+) -> None:
+    # Import names the spec's study after its benchmark_id, not after the spec's file name.
+    import_paths(db, [bench])
+    with pytest.raises(AbpError) as refused:
+        store_report(db, "parallel-member-limits-v1", score_files([bench]), [bench])
+    assert str(refused.value) == (
+        "score sci-bench: no study 'parallel-member-limits-v1' in the database (import names "
+        f"the spec's study after its benchmark_id: --study {STUDY})"
+    )
 
 
 def test_a_reviewer_sees_the_automated_judge_only_after_submitting(

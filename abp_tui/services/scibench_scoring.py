@@ -259,7 +259,13 @@ def store_report(
 ) -> SciBenchReport:
     """Store the report's case outcomes against the study's runs of the same ids."""
     if not study_exists(db, study):
-        raise AbpError(f"score sci-bench: no study {study!r} in the database")
+        hint = (
+            " (import names the spec's study after its benchmark_id: "
+            f"--study {report.benchmark_id})"
+            if study_exists(db, report.benchmark_id)
+            else ""
+        )
+        raise AbpError(f"score sci-bench: no study {study!r} in the database{hint}")
     runs = current_run_pks(db, study)
     answers: dict[tuple[str, str], Any] = {}
     found = _collect(paths)

@@ -85,7 +85,10 @@ class AbpApp(App[None]):
             "Results",
             show=True,
             id="app.results",
-            tooltip="Results by condition (shown only after an audited unblinding).",
+            tooltip=(
+                "Results by condition, or the ranking of imported preferences (shown only "
+                "after an audited unblinding)."
+            ),
         ),
     ]
 

@@ -84,8 +84,14 @@ class UnblindScreen(ModalScreen[bool]):
                     + " to everyone who uses this database. It cannot be undone. It is "
                     "recorded in the audit log as ",
                     (safe_line(self.actor), "bold"),
-                    " with the time.\n\nReviewers still judging should finish first: once "
-                    "results are visible, a judgment is no longer blind.",
+                    " with the time.\n\n"
+                    + (
+                        "If people are to judge this study blind, let them judge first: once "
+                        "the ranking is visible, their judgments are no longer blind."
+                        if self.ranked_only
+                        else "Reviewers still judging should finish first: once results are "
+                        "visible, a judgment is no longer blind."
+                    ),
                 ),
                 classes="dialog-text",
             )
