@@ -315,7 +315,7 @@ def test_nothing_is_stored_for_an_answer_the_study_does_not_hold(
 
 
 def test_a_study_that_is_not_there_is_refused(db: sqlite_utils.Database, bench: Path) -> None:
-    with pytest.raises(AbpError, match="no study 'nope' in the database$"):
+    with pytest.raises(AbpError, match=r"no study 'nope' in the database$"):
         store_report(db, "nope", score_files([bench]), [bench])
 
 
