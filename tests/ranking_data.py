@@ -11,6 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import unblind
+from abp_tui.store import connect
+from tests.factories import write_jsonl
+
 SYSTEMS = ("alpha", "beta", "gamma")
 PAIRS = (("alpha", "beta"), ("beta", "gamma"), ("alpha", "gamma"))
 LABELS = ((1, 1, 2), (1, 2, 0), (2, 1, 1), (1, 1, 1))
@@ -67,3 +72,20 @@ def judge_lines(items: list[dict[str, Any]], judge: str = "j1") -> list[dict[str
                 }
             )
     return lines
+
+
+def small_study(tmp_path: Path, *, judged: bool, unblinded: bool) -> Path:
+    """A database holding the small labelled study ``small`` (12 tasks, three annotators each),
+    with an AI judge's verdicts when ``judged``, unblinded by ``coordinator`` when asked."""
+    db_path = tmp_path / "small.db"
+    db = connect(db_path)
+    try:
+        import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
+        if judged:
+            lines = judge_lines(pairwise_items())
+            import_paths(db, [write_jsonl(tmp_path / "judge.jsonl", lines)], study="small")
+        if unblinded:
+            unblind(db, "small", "coordinator")
+    finally:
+        db.close()
+    return db_path

@@ -24,8 +24,8 @@ from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
 from abp_tui.tui.widgets.ranking_chart import RankingPanel, command_line_prior, ranking_command
-from tests.factories import Cli, write_jsonl
-from tests.ranking_data import judge_lines, pairwise_items, write_pairwise
+from tests.factories import Cli
+from tests.ranking_data import pairwise_items, small_study
 from tests.tui_helpers import (
     drive,
     home_study,
@@ -40,23 +40,6 @@ from tests.tui_helpers import (
 
 SIZE = (150, 50)
 NO_DESIGN = "No study design yet: press n to create one"
-
-
-def _labelled(tmp_path: Path, *, judged: bool = False, open_: bool = False) -> Path:
-    """The small labelled study of ``tests/ranking_data.py`` (12 tasks, three annotators each),
-    with an AI judge's verdicts when ``judged``, unblinded when ``open_``."""
-    db_path = tmp_path / "small.db"
-    db = connect(db_path)
-    try:
-        import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
-        if judged:
-            lines = judge_lines(pairwise_items())
-            import_paths(db, [write_jsonl(tmp_path / "judge.jsonl", lines)], study="small")
-        if open_:
-            unblind(db, "small", "coordinator")
-    finally:
-        db.close()
-    return db_path
 
 
 def _sweeping(tmp_path: Path) -> Path:
@@ -154,7 +137,7 @@ async def test_home_of_a_study_without_preferences_only_offers_a_design(tmp_path
 async def test_the_unblind_dialog_of_labels_without_a_design_names_the_ranking(
     tmp_path: Path,
 ) -> None:
-    db_path = _labelled(tmp_path)
+    db_path = small_study(tmp_path, judged=False, unblinded=False)
     app = make_app(db_path, reviewer="coordinator")
     async with drive(app, SIZE) as pilot:
         await _results(pilot)
@@ -172,7 +155,7 @@ async def test_the_unblind_dialog_of_labels_without_a_design_names_the_ranking(
 async def test_the_unblind_dialog_of_a_design_still_names_results_by_condition(
     tmp_path: Path,
 ) -> None:
-    db_path = _labelled(tmp_path)
+    db_path = small_study(tmp_path, judged=False, unblinded=False)
     db = connect(db_path)
     try:
         create_design(db, StudyDesign(study="small", name="d", seed=1, rubric="none"))
@@ -191,7 +174,7 @@ async def test_the_unblind_dialog_of_a_design_still_names_results_by_condition(
 async def test_a_note_suggesting_a_prior_says_it_is_a_command_line_option(
     tmp_path: Path, cli: Cli
 ) -> None:
-    db_path = _labelled(tmp_path, judged=True, open_=True)
+    db_path = small_study(tmp_path, judged=True, unblinded=True)
     app = make_app(db_path, reviewer="coordinator")
     async with drive(app, SIZE) as pilot:
         text = await _ranking(pilot, "judge:j1")

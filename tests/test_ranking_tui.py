@@ -21,26 +21,11 @@ from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
 from abp_tui.tui.widgets.ranking_chart import RankingPanel, score_track
-from tests.factories import Cli, write_jsonl
-from tests.ranking_data import judge_lines, pairwise_items, write_pairwise
+from tests.factories import Cli
+from tests.ranking_data import small_study, write_pairwise
 from tests.tui_helpers import drive, plain, press, screen_text, settle, until
 
 SIZE = (150, 50)
-
-
-def _small(tmp_path: Path, *, judged: bool = True, open_: bool = True) -> Path:
-    db_path = tmp_path / "small.db"
-    db = connect(db_path)
-    try:
-        import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
-        if judged:
-            lines = judge_lines(pairwise_items())
-            import_paths(db, [write_jsonl(tmp_path / "judge.jsonl", lines)], study="small")
-        if open_:
-            unblind(db, "small", "coordinator")
-    finally:
-        db.close()
-    return db_path
 
 
 async def _ranked(pilot: Pilot[Any]) -> RankingPanel:
@@ -108,7 +93,7 @@ async def test_labels_without_a_design_are_ranked_after_unblinding(
 
 
 async def test_s_switches_between_sources_with_kendalls_tau(tmp_path: Path) -> None:
-    app = make_app(_small(tmp_path), reviewer="coordinator")
+    app = make_app(small_study(tmp_path, judged=True, unblinded=True), reviewer="coordinator")
     async with drive(app, SIZE) as pilot:
         panel = await _ranked(pilot)
         assert panel.view is not None and panel.view.sources == ("labels", "judge:j1")
@@ -128,7 +113,7 @@ async def test_s_switches_between_sources_with_kendalls_tau(tmp_path: Path) -> N
 
 
 async def test_a_design_shows_its_results_and_the_ranking_below(tmp_path: Path) -> None:
-    db_path = _small(tmp_path, judged=False)
+    db_path = small_study(tmp_path, judged=False, unblinded=True)
     db = connect(db_path)
     try:
         create_design(db, StudyDesign(study="small", name="d", seed=1, rubric="none"))
@@ -191,7 +176,7 @@ def test_ranking_screen_snapshot(
     """The results screen of a small labelled study with an AI judge and no design: the
     ranking chart, the pairwise table, length bias and Kendall's tau."""
     monkeypatch.chdir(tmp_path)
-    db_path = _small(tmp_path)
+    db_path = small_study(tmp_path, judged=True, unblinded=True)
     app = make_app(Path(db_path.name), reviewer="coordinator")
 
     async def ranked(pilot: Pilot[Any]) -> None:
