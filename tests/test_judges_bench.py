@@ -38,6 +38,12 @@ def test_bench_judges_reports_both_timings_and_the_goal() -> None:
     # The floor draws every kappa's resamples: each judge's three orders and its two orders
     # against each other, and each pair of the five judges.
     assert "30 tables x 20 resamples" in found["floor"]
+    # The baseline computes those same 30 kappas, each alone.
+    assert found["baseline"].startswith("Cohen's kappa alone in NumPy on integer arrays: 30 kappas")
+    assert found["without_bootstrap_seconds"] > 0
+    assert found["without_bootstrap_ratio"] == pytest.approx(
+        found["without_bootstrap_seconds"] / found["baseline_seconds"]
+    )
     assert found["floor_seconds"] > 0
     assert found["floor_ratio"] == pytest.approx(found["floor_seconds"] / found["baseline_seconds"])
     assert found["ours_over_floor"] == pytest.approx(found["ours_seconds"] / found["floor_seconds"])
