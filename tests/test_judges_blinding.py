@@ -10,6 +10,7 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.judges import JudgesReport, PreferenceJudgeReport
+from abp_tui.errors import AbpError
 from abp_tui.export.bundle import verify
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
@@ -20,6 +21,7 @@ from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.stations import build_study_pack
+from abp_tui.store.coordinator_views import views_by
 from abp_tui.store.judging import BlindingError
 from tests.factories import Cli, write_jsonl
 
@@ -193,37 +195,35 @@ def _task_of(session: ReviewSession, code: str) -> str:
     return session.read(code).task.prompt.removeprefix("Answer ").removesuffix(".")
 
 
-def test_a_pending_reviewer_sees_no_judge_verdict_of_their_items(
+def test_a_pending_reviewer_is_refused_the_judge_report_until_they_submit(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     _study(tmp_path, db)
     alice, _bob = _two_reviewers(db)
+    first, second = (item.code for item in alice.queue())
     # The coordinator sees the judge against bob's verdicts on both pairs.
     full = judge_report(db, "b", reference="final", resamples=0)
-    assert _original(full) == (2, 2)
-    assert (full.viewer, full.items_held_back, full.verdicts_held_back) == (None, 0, 0)
+    assert _original(full) == (2, 2) and full.viewer is None
 
-    # alice has judged nothing: every verdict touches one of her items, and so does every
-    # human decision; no figure, no run of hers is named anywhere in the report.
+    # alice has judged nothing: the report (which names the runs and what the judge and bob
+    # decided about them) is refused her, and her look is not recorded as a coordinator's.
+    with pytest.raises(AbpError, match="alice has 2 items of study b not submitted yet"):
+        judge_report(db, "b", reference="final", resamples=0, viewer="alice")
+    assert views_by(db, "b", "alice") == []
+
+    # One item submitted is not enough: one is still to judge.
+    _prefer_a(alice, first)
+    with pytest.raises(AbpError, match="alice has 1 item of study b not submitted yet"):
+        judge_report(db, "b", reference="final", resamples=0, viewer="alice")
+
+    # Every item submitted: she sees every verdict, as the coordinator does.
+    _prefer_a(alice, second)
     seen = judge_report(db, "b", reference="final", resamples=0, viewer="alice")
-    assert (seen.viewer, seen.items_held_back, seen.verdicts_held_back) == ("alice", 2, 2)
-    assert seen.judges == () and seen.between == ()
-    dumped = seen.model_dump_json()
-    assert not any(run in dumped for run in ("t1-A", "t1-B", "t2-A", "t2-B"))
-
-    # Once she submits one item, that item's verdict and decision count; the other stays out.
-    code = alice.queue()[0].code
-    _prefer_a(alice, code)  # as bob and the judge did: the item is decided
-    done = _task_of(alice, code)
-    pending = "t2" if done == "t1" else "t1"
-    later = judge_report(db, "b", reference="final", resamples=0, viewer="alice")
-    assert (later.items_held_back, later.verdicts_held_back) == (1, 1)
-    assert _original(later) == (1, 1)
-    dumped = later.model_dump_json()
-    assert f"{done}-A" in dumped and f"{pending}-A" not in dumped and f"{pending}-B" not in dumped
+    assert seen.viewer == "alice" and _original(seen) == (2, 2)
+    assert "t1-A" in seen.model_dump_json()
 
 
-def test_the_judges_command_and_its_text_say_what_is_held_back(
+def test_the_judges_command_refuses_a_pending_reviewer_in_one_line(
     tmp_path: Path, db: sqlite_utils.Database, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import getpass
@@ -233,18 +233,12 @@ def test_the_judges_command_and_its_text_say_what_is_held_back(
     monkeypatch.setattr(getpass, "getuser", lambda: "alice")
     target = tmp_path / "test.db"
     final = ("--study", "b", "--reference", "final", "--resamples", "0")
-    shown = cli("judges", "--db", target, *final)
-    assert shown.code == 0, shown.err
-    assert (
-        "Seen by alice: 2 AI judge verdicts and the people's judgments of the 2 items alice "
-        "has not submitted held back from every figure" in shown.out
-    )
-    assert "t1-A" not in shown.out and "t2-A" not in shown.out
-    as_json = cli("judges", "--db", target, "--study", "b", "--resamples", "0", "--json")
-    assert as_json.code == 0, as_json.err
-    document = json.loads(as_json.out)
-    assert (document["viewer"], document["items_held_back"]) == ("alice", 2)
-    assert document["verdicts_held_back"] == 2 and document["judges"] == []
+    for extra in ((), ("--json",)):
+        shown = cli("judges", "--db", target, *final, *extra)
+        assert shown.code != 0 and shown.out == ""
+        assert "alice has 2 items of study b not submitted yet" in shown.err
+        assert "Traceback" not in shown.err and len(shown.err.strip().splitlines()) == 1
+        assert SECRET not in shown.err and "t1-A" not in shown.err
     # bob has submitted everything: he sees every verdict, and is told so.
     monkeypatch.setattr(getpass, "getuser", lambda: "bob")
     bob = cli("judges", "--db", target, *final)
@@ -253,7 +247,7 @@ def test_the_judges_command_and_its_text_say_what_is_held_back(
     assert "original: n = 2, agreement 2/2" in bob.out
 
 
-async def test_the_judges_screen_holds_back_a_pending_reviewers_items(tmp_path: Path) -> None:
+async def test_the_judges_screen_refuses_a_pending_reviewer(tmp_path: Path) -> None:
     from abp_tui.store import connect
     from abp_tui.tui.app import make_app
     from abp_tui.tui.screens.home import HomeScreen
@@ -275,10 +269,10 @@ async def test_the_judges_screen_holds_back_a_pending_reviewers_items(tmp_path: 
         await press(pilot, "g")
         screen = app.screen
         assert isinstance(screen, JudgesScreen)
-        await until(pilot, lambda: bool(screen.lines), "the judge report")
+        await until(pilot, lambda: screen.refusal is not None, "the refusal")
         await settle(pilot)
-        text = "\n".join(screen.lines)
-        assert "2 AI judge verdicts and the people's judgments of the 2 items alice" in text
-        assert "held back" in static_text(pilot, "#judges-summary")
-        assert not any(run in text for run in ("t1-A", "t1-B", "t2-A", "t2-B"))
-        assert SECRET not in text and "position consistency" not in text
+        summary = static_text(pilot, "#judges-summary")
+        assert "No judge report: alice has 2 items of study b not submitted yet" in summary
+        assert not screen.lines
+        body = static_text(pilot, "#judges-body")
+        assert SECRET not in body and "t1-A" not in body and "position consistency" not in body

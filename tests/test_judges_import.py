@@ -14,6 +14,7 @@ import sqlite_utils
 from abp_tui.errors import ImportFailed
 from abp_tui.services.agreement_report import imported_records
 from abp_tui.services.importing import import_paths
+from abp_tui.services.judges import judge_report
 from abp_tui.store import judges as sql
 from tests.factories import Cli, write_jsonl
 
@@ -72,6 +73,10 @@ def test_mtbench_folder_attaches_judgments_to_the_answers_runs(
     again = import_paths(db, [reference / "mt-bench"])
     assert all(f.status in ("unchanged", "skipped") for f in again.files)
     assert len(sql.verdict_rows(db, "mt-bench")) == len(rows)
+    # No human label came with the folder: the report's reference says so and what to do.
+    reference_name = judge_report(db, "mt-bench").reference
+    assert reference_name.startswith("labels imported with study mt-bench: none (")
+    assert "judge a design of it" in reference_name
 
 
 def test_judgments_without_their_answers_are_refused_by_name(
@@ -232,3 +237,18 @@ def test_the_cli_imports_judges_and_reports_them(reference: Path, cli: Cli, tmp_
     refused = cli("judges", "--reference", "final")
     assert refused.code == 1
     assert "no study design" in refused.err and len(refused.err.strip().splitlines()) == 1
+
+
+def test_judges_without_people_say_there_is_nothing_to_compare(
+    reference: Path, cli: Cli, tmp_path: Path
+) -> None:
+    folder = tmp_path / "mt-bench"
+    shutil.copytree(reference / "mt-bench", folder)
+    assert cli("import", folder).code == 0
+    shown = cli("judges", "--study", "mt-bench")
+    assert shown.code == 0, shown.err
+    for order in ("original", "swapped", "both orders"):
+        assert f"  {order}: n = 0, nothing to compare with people (left out, below)" in shown.out
+    assert "agreement 0/0" not in shown.out
+    # What can be measured without people still is: the judge against itself.
+    assert "position consistency (same pick in both orders): 16/23" in shown.out

@@ -174,7 +174,7 @@ def test_the_ranking_is_held_back_from_a_reviewer_with_pending_items(
     assert json.loads(shown.out)["comparisons"] == 3
 
 
-def test_an_ai_judges_ranking_is_held_back_as_its_report_is(
+def test_an_ai_judges_ranking_is_refused_as_its_report_is(
     reference: Path, db: sqlite_utils.Database
 ) -> None:
     # LLMBar's manual set with two AI judges' verdicts; ann reviews every pair, none submitted.
@@ -191,10 +191,9 @@ def test_an_ai_judges_ranking_is_held_back_as_its_report_is(
         ),
     )
     unblind(db, "llmbar", "coordinator")
-    held = judge_report(db, "llmbar", viewer="ann", resamples=0)
-    assert held.items_held_back == 46 and held.verdicts_held_back == len(
-        verdict_table(db, "llmbar")
-    )
+    with pytest.raises(AbpError, match="ann has 46 items of study llmbar not submitted yet"):
+        judge_report(db, "llmbar", viewer="ann", resamples=0)
+    assert len(verdict_table(db, "llmbar")) == 184  # two judges, both orders, none shown to ann
     source = "judge:ChatGPT-Vanilla"
     with pytest.raises(AbpError, match="ann has 46 items of study llmbar not submitted yet"):
         ranking_report(db, "llmbar", source=source, resamples=0, viewer="ann")

@@ -52,6 +52,9 @@ def _confusion(pair: PairAgreement) -> str:
 def _preference(j: PreferenceJudgeReport) -> list[str]:
     out = [f"{GAP}{j.verdicts} verdicts on {j.units} pairs; {j.errors} errors, {j.ties} ties"]
     for o in j.orders:
+        if o.n == 0:
+            out.append(f"{GAP}{o.order}: n = 0, nothing to compare with people (left out, below)")
+            continue
         out.append(
             f"{GAP}{o.order}: n = {o.n}, agreement {_share(o.agreement)}, "
             f"Cohen's kappa {_kappa(o.kappa.cohen_kappa)}"

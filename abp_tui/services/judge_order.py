@@ -10,14 +10,20 @@ enrols in an open design), so it stays put while people work; verdicts imported 
 move items already queued. A design without ``calibration_sample`` keeps the plan's shuffled
 order. Only the order changes: what a reviewer sees of an item, and where each response is
 placed, are the plan's, and the reasons an item moved stay with the coordinator.
+
+Each item is checked against its task's fatal criteria and the rubric's general ones, a pair
+and a single item alike; a score verdict is placed on the scale it states (read from the
+stored verdicts only when the study holds score verdicts on single runs).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import sqlite_utils
 
-from abp_tui.analysis.judge_queue import QueuedItem, review_order, reviewer_order
-from abp_tui.analysis.judge_units import pair_key
+from abp_tui.analysis.judge_arrays import NO_RUN, SCORE, VerdictTable
+from abp_tui.analysis.judge_queue import QueuedItem, ScaleKey, review_order, reviewer_order
+from abp_tui.analysis.judge_units import Pair, pair_key
 from abp_tui.analysis.records import design_document
 from abp_tui.models import DesignRecords, StudyDesign
 from abp_tui.store import judges as sql
@@ -31,20 +37,41 @@ def review_queue(db: sqlite_utils.Database, design_pk: int) -> list[QueuedItem]:
 
 
 def _queue(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) -> list[QueuedItem]:
-    table = sql.verdict_table(db, judging.design(db, design_pk).study_id, explanations=True)
+    study_id = judging.design(db, design_pk).study_id
+    table = sql.verdict_table(db, study_id, explanations=True)
     general = tuple(records.rubric.fatal_criteria)
-    criteria = {
-        pair_key(item.runs): (*records.task_criteria.get(item.task, ()), *general)
-        for item in records.items
-        if item.is_pair
-    }
+    pairs: dict[Pair, tuple[str, ...]] = {}
+    singles: dict[str, tuple[str, ...]] = {}
+    for item in records.items:
+        named = (*records.task_criteria.get(item.task, ()), *general)
+        if item.is_pair:
+            pairs[pair_key(item.runs)] = named
+        else:
+            singles[item.runs[0]] = named
     return review_order(
         [(item.code, item.runs) for item in records.items],
         table,
-        criteria,
+        pairs,
         records.design.calibration_sample,
         records.seed,
+        run_criteria=singles,
+        scales=_scales(db, study_id, table),
     )
+
+
+def _scales(
+    db: sqlite_utils.Database, study_id: str, table: VerdictTable
+) -> dict[ScaleKey, tuple[float, float]]:
+    """The scale each current score verdict on one run states: the verdicts are parsed only
+    when the table holds such a verdict (a preference-only study reads nothing more)."""
+    single_scores = (table.kind == SCORE) & (table.run_b == NO_RUN) & table.current
+    if not np.any(single_scores):
+        return {}
+    return {
+        (v.judge, v.runs[0], v.turn): (float(v.scale[0]), float(v.scale[1]))
+        for v, current in sql.study_verdicts(db, study_id)
+        if current and v.kind == "score" and len(v.runs) == 1 and v.scale is not None
+    }
 
 
 def order_queues(db: sqlite_utils.Database, design_pk: int, reviewer: str | None = None) -> int:

@@ -1,5 +1,5 @@
-"""The AI judges of a study: the judge report against a human reference, and what a reviewer
-may see of a judge.
+"""The AI judges of a study: the judge report against a human reference, and what a reviewer may
+see of a judge.
 
 The coordinator's report (:func:`judge_report`) measures every AI judge against the human
 reference the user picks and the report names: ``final``, the final human verdicts of a design
@@ -7,12 +7,14 @@ reference the user picks and the report names: ``final``, the final human verdic
 ``labels``, the human labels imported with the study (the majority of the annotators when there
 are several; each annotator on their own for the alt-test). The CLI's ``abp-tui judges`` and the
 workstation's Judges screen both call it, as ``viewer`` sees it: a reviewer with items still to
-judge sees nothing touching them (no judge verdict, no human decision), as in the agreement
-report (:mod:`abp_tui.analysis.judge_view`). A reviewer reaches a judge's verdicts on an item
-only through :func:`verdicts_for_reviewer`, which the store refuses before they submit (and
-always, unless the design sets ``show_ai_after_submit``). While the study is blind the report has
-no judge-assisted estimates: a win rate of one condition against another, or a condition's pass
-rate, is a result by condition (the bundle, made after unblinding, has them).
+judge is refused the report outright (:func:`refuse_pending`), as the ranking refuses them: the
+report names the runs and conditions the judges saw, and what the judges and the people decided
+about them, which would unblind and anchor whoever has not judged yet. A reviewer reaches a
+judge's verdicts on an item only through :func:`verdicts_for_reviewer`, which the store refuses
+before they submit (and always, unless the design sets ``show_ai_after_submit``). While the
+study is blind the report has no judge-assisted estimates: a win rate of one condition against
+another, or a condition's pass rate, is a result by condition (the bundle, made after
+unblinding, has them).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sqlite_utils
 
 from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
-from abp_tui.analysis.judge_view import JudgesView, hold_back, withhold_estimates
+from abp_tui.analysis.judge_view import JudgesView, withhold_estimates
 from abp_tui.analysis.judges import RESAMPLES, judges_report
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -78,10 +80,16 @@ def labels_reference(db: sqlite_utils.Database, study: str) -> Reference:
             reasons[pair] = f"the {len(picks)} annotators split: no majority"
         else:
             pairs[pair] = chosen
-    names = ", ".join(sorted(raters)) or "none"
-    how = "the majority of their labels" if len(raters) > 1 else "its label"
+    if raters:
+        how = "the majority of their labels" if len(raters) > 1 else "its label"
+        name = f"labels imported with study {study} ({', '.join(sorted(raters))}; {how})"
+    else:
+        name = (
+            f"labels imported with study {study}: none (no human label came with the study; "
+            "judge a design of it to compare the judges with people)"
+        )
     return Reference(
-        name=f"labels imported with study {study} ({names}; {how})",
+        name=name,
         kind="labels",
         pairs=pairs,
         pair_reasons=reasons,
@@ -138,8 +146,8 @@ def judge_report(
     viewer: str | None = None,
 ) -> JudgesView:
     """Every AI judge of a study against the chosen human reference, as ``viewer`` sees it:
-    held back from them, everything touching an item they have not submitted (module notes);
-    recorded (:mod:`abp_tui.services.coordinator_identity`)."""
+    refused while they have items to judge (:func:`refuse_pending`); their look is recorded
+    (:mod:`abp_tui.services.coordinator_identity`)."""
     if viewer is not None and not viewer.strip():
         raise AbpError("reviewer: expected a name (who is looking), got an empty one")
     if not 0 < confidence < 1:
@@ -149,6 +157,8 @@ def judge_report(
     if resamples < 0:
         raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
     study_id = judged_study(db, study)
+    if viewer is not None:
+        refuse_pending(db, study_id, viewer)
     table = sql.verdict_table(db, study_id)
     if not len(table):
         raise AbpError(
@@ -159,15 +169,11 @@ def judge_report(
     found = reference_for(db, study_id, reference, design)
     # The reference is the people's judgments: whoever sees it may not enrol in the study later.
     note_view(db, study_id, None, viewer, "judges")
-    pending = pending_items(db, study_id, viewer) if viewer is not None else None
-    shown, people = table, found
-    if pending is not None:
-        shown, people = hold_back(table, found, pending.runs)
     report = judges_report(
         study_id,
         sql.study_judges(db, study_id),
-        shown,
-        people,
+        table,
+        found,
         confidence=confidence,
         seed=seed,
         resamples=resamples,
@@ -184,17 +190,37 @@ def judge_report(
     return JudgesView(
         **dict(report),
         viewer=viewer,
-        items_held_back=pending.items if pending is not None else 0,
-        verdicts_held_back=len(table) - len(shown),
         estimates_withheld=withheld,
     )
 
 
-def read_judge_report(db_path: Path, study: str | None, viewer: str | None = None) -> JudgesView:
-    """The judge report of a study for the workstation (its own connection: a worker's)."""
+def refuse_pending(db: sqlite_utils.Database, study_id: str, viewer: str) -> None:
+    """AbpError when ``viewer`` has items of the study still to judge (in any of its designs):
+    the judge report names the runs the judges saw and what the judges and the people decided
+    about them, so it waits until they have submitted their own judgments."""
+    pending = pending_items(db, study_id, viewer)
+    if pending.items:
+        items = f"{pending.items} item{'' if pending.items == 1 else 's'}"
+        raise AbpError(
+            f"{viewer} has {items} of study {study_id} not submitted yet: the judge report "
+            f"shows the AI judges' verdicts and the people's decisions on them, so it is held "
+            f"back from {viewer} until they submit their own judgments"
+        )
+
+
+def read_judge_report(
+    db_path: Path,
+    study: str | None,
+    viewer: str | None = None,
+    *,
+    reference: ReferenceChoice | None = None,
+    design: str | None = None,
+) -> JudgesView:
+    """The judge report of a study for the workstation (its own connection: a worker's),
+    against the reference and design the user picked (None: :func:`reference_for`'s default)."""
     db = connect(db_path)
     try:
-        return judge_report(db, study, viewer=viewer)
+        return judge_report(db, study, reference=reference, design=design, viewer=viewer)
     finally:
         db.close()
 
@@ -223,6 +249,7 @@ __all__ = [
     "labels_reference",
     "read_judge_report",
     "reference_for",
+    "refuse_pending",
     "review_queue",
     "verdicts_for_code",
     "verdicts_for_reviewer",

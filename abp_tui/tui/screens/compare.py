@@ -16,6 +16,9 @@ still lacks. The screen wires these together; the parts live elsewhere:
 - the automated judge's outcome, read once the reviewer has submitted the item (on submission
   and when a submitted item is opened, never while reading ahead):
   :mod:`abp_tui.tui.widgets.automated_judge`;
+- the AI judges' verdicts on an item, read on the same occasions and shown only when the
+  design sets ``show_ai_after_submit``, by the positions this reviewer saw and masked:
+  :mod:`abp_tui.tui.widgets.ai_verdicts`;
 - the responses' transcripts (read when a Trace tab is shown), searching the outputs or the
   transcripts shown, and folding a transcript's long blocks: :mod:`abp_tui.tui.reading_aids`.
 
@@ -66,6 +69,8 @@ from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
 from abp_tui.tui.screens.unsaved import report_lost
 from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
+from abp_tui.tui.widgets import ai_verdicts
+from abp_tui.tui.widgets.ai_verdicts import AiVerdictsPanel
 from abp_tui.tui.widgets.automated_judge import AutomatedJudgePanel, summary
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.item_bar import ItemBar
@@ -209,6 +214,7 @@ class CompareScreen(Screen[None]):
         self.aids = ReadingAids(self, desk, self.pair, self.search_bar)
         self.form = JudgmentForm(id="form")
         self.automated_panel = AutomatedJudgePanel()
+        self.ai_panel = AiVerdictsPanel(desk)
         self._keys: frozenset[str] | None = None
         self._missing_shown = ""
 
@@ -225,6 +231,7 @@ class CompareScreen(Screen[None]):
                 yield self.form
                 yield Static("", id="missing")
                 yield self.automated_panel
+                yield self.ai_panel
         # The coordinator's screens stay on their keys and in the palette, not in this bar.
         yield KeyBar(hide=COORDINATOR_KEYS)
 
@@ -327,8 +334,10 @@ class CompareScreen(Screen[None]):
         self.item = item
         self.drafts.load(item)
         self.automated_panel.clear()
+        self.ai_panel.clear()
         if item.status == "submitted":
             self.reader.automated(item.code, submitted_now=False)
+            self.ai_panel.read(item.code, submitted_now=False)
         self.set_class(not self.is_pair, "-single")
         self.task_panel.show(item.task)
         pair = self.pair
@@ -468,6 +477,7 @@ class CompareScreen(Screen[None]):
         if not self.drafts.submitted(message):
             return
         self.reader.automated(message.code, submitted_now=True)
+        self.ai_panel.read(message.code, submitted_now=True)
         self._update_bar()
         self._update_missing()
         self.notify(
@@ -493,6 +503,22 @@ class CompareScreen(Screen[None]):
             self.notify(
                 summary(message.code, message.outcomes),
                 title="Automated judge",
+                markup=False,
+                timeout=10,
+            )
+
+    # -- the AI judges, once submitted (read by abp_tui.tui.widgets.ai_verdicts) -------------
+    @on(AiVerdictsPanel.Read)
+    def ai_verdicts_read(self, message: AiVerdictsPanel.Read) -> None:
+        if not message.rows:  # not theirs to see (not submitted, or the design hides them)
+            return
+        item = self.item
+        if item is not None and item.code == message.code and self.drafts.status == "submitted":
+            self.ai_panel.show(message.code, message.rows)
+        if message.submitted_now:
+            self.notify(
+                ai_verdicts.summary(message.code, message.rows),
+                title="AI judges",
                 markup=False,
                 timeout=10,
             )
