@@ -239,6 +239,11 @@ def test_the_judges_command_refuses_a_pending_reviewer_in_one_line(
         assert "alice has 2 items of study b not submitted yet" in shown.err
         assert "Traceback" not in shown.err and len(shown.err.strip().splitlines()) == 1
         assert SECRET not in shown.err and "t1-A" not in shown.err
+    # Named on the command line, before or after the command, alice is refused as well.
+    monkeypatch.setattr(getpass, "getuser", lambda: "coordinator")
+    for named in (("--reviewer", "alice", "judges"), ("judges", "--reviewer", "alice")):
+        refused = cli(*named, "--db", target, *final)
+        assert refused.code != 0 and "alice has 2 items of study b" in refused.err, named
     # bob has submitted everything: he sees every verdict, and is told so.
     monkeypatch.setattr(getpass, "getuser", lambda: "bob")
     bob = cli("judges", "--db", target, *final)

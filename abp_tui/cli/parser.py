@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--reviewer",
-        default=None,
+        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
         metavar="NAME",
         help="who is looking: items NAME has not submitted are held back from every figure "
         "(default: the user logged in; a name reviewing none of them sees every item)",
@@ -211,6 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the human reference: a design's final verdicts, or the labels imported with the "
         "study (default: final once people judged some of the design, else labels)",
+    )
+    p.add_argument(
+        "--reviewer",
+        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
+        metavar="NAME",
+        help="who is looking: refused while NAME has items of the study to judge (default: "
+        "the user logged in)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
@@ -429,6 +436,13 @@ def _add_ranking(
         "ranking",
         parents=[common, figures],
         help="rank a study's systems (Bradley-Terry, Elo scale) with intervals over tasks",
+    )
+    p.add_argument(
+        "--reviewer",
+        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
+        metavar="NAME",
+        help="who is looking: refused while NAME has items of the study to judge (default: "
+        "the user logged in)",
     )
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="with --source verdicts: the design")

@@ -15,7 +15,8 @@ def cmd_judges(args: argparse.Namespace) -> int:
     from abp_tui.services.judges import judge_report
 
     db = open_db(args)
-    viewer = actor(args)  # whoever runs it sees the people's judgments summarized
+    # Whoever runs it sees the people's judgments summarized: --reviewer, else the user.
+    viewer = args.reviewer if args.reviewer is not None else actor(args)
     mark = look_mark(db)
     report = judge_report(
         db,
