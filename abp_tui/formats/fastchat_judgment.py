@@ -17,17 +17,22 @@ task ``<question_id>``, in the study named after the folder holding ``model_judg
 ``--study``). A folder import stores the answers before these verdicts, in one transaction; a
 verdict on a run the study does not hold is refused by name. The judge's prompts (which repeat
 the whole question and answers) are not kept, only their SHA-256; its judgment texts are.
-This module parses; it never writes.
+
+A line that cannot be a verdict is refused with its line and field: a pair of a model with
+itself, an empty judge model or prompt name, a turn the question does not have (the questions'
+turns are read from ``question.jsonl`` beside ``model_judgment/`` when it is there, else
+MT-Bench's two turns are the limit). This module parses; it never writes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from abp_tui.errors import InputError
 from abp_tui.formats.base import (
@@ -35,12 +40,13 @@ from abp_tui.formats.base import (
     ParseContext,
     Record,
     SimpleFormat,
+    describe_validation,
     first_jsonl_record,
     iter_jsonl,
     loads_json,
     validate,
 )
-from abp_tui.formats.mtbench import PROTOCOL, study_default
+from abp_tui.formats.mtbench import JUDGMENTS_DIR, PROTOCOL, QUESTIONS_FILE, study_default
 from abp_tui.models import Study
 from abp_tui.models.judges import TIE, Judge, JudgeVerdict
 
@@ -48,6 +54,8 @@ SCORE_SCALE = (1.0, 10.0)
 """FastChat's single-answer grading scale."""
 NO_SCORE = -1
 """The score FastChat writes when the judge's answer held none."""
+MT_BENCH_TURNS = 2
+"""The turns of an MT-Bench question, when no ``question.jsonl`` says how many a question has."""
 
 
 class PairJudgment(BaseModel):
@@ -59,7 +67,7 @@ class PairJudgment(BaseModel):
     g1_winner: Literal["model_1", "model_2", "tie", "error"]
     g2_winner: Literal["model_1", "model_2", "tie", "error"]
     judge: tuple[StrictStr, StrictStr]
-    """[judging model, prompt name]."""
+    """[judging model, prompt name]: both checked not empty by :func:`_check_judge`."""
     turn: StrictInt = Field(default=1, ge=1)
     g1_judgment: str = ""
     g2_judgment: str = ""
@@ -107,6 +115,31 @@ def _sniff(path: Path, head: bytes) -> bool:
         except OSError:
             return False
     return _kind(record) is not None
+
+
+def _question_turns(path: Path) -> dict[str, int]:
+    """Question id -> its number of turns, from the ``question.jsonl`` of the run folder holding
+    ``model_judgment/`` (empty when there is none). Lines that are not questions are left to the
+    questions' own import, which refuses them."""
+    folder = path.absolute().parent
+    if folder.name == JUDGMENTS_DIR:
+        folder = folder.parent
+    questions = folder / QUESTIONS_FILE
+    found: dict[str, int] = {}
+    try:
+        with questions.open("rb") as handle:
+            for raw in handle:
+                try:
+                    data = json.loads(raw)
+                except (ValueError, RecursionError):
+                    continue
+                turns = data.get("turns") if isinstance(data, dict) else None
+                qid = data.get("question_id") if isinstance(data, dict) else None
+                if isinstance(turns, list) and turns and isinstance(qid, int | str):
+                    found[str(qid)] = len(turns)
+    except OSError:
+        return {}
+    return found
 
 
 def _sha(text: str) -> str | None:
@@ -182,9 +215,58 @@ def _check_score(row: SingleJudgment, ctx: ParseContext, lineno: int) -> None:
         )
 
 
+def _check_judge(judge: tuple[str, str], ctx: ParseContext, lineno: int) -> None:
+    for index, what in enumerate(("the judging model", "the prompt name")):
+        if not judge[index].strip():
+            raise InputError(
+                ctx.display,
+                f"expected judge = [judging model, prompt name] with {what} not empty "
+                f"(got {json.dumps(list(judge))[:60]})",
+                lineno,
+                f"$.judge[{index}]",
+            )
+
+
+def _check_pair(row: PairJudgment, ctx: ParseContext, lineno: int) -> None:
+    if row.model_1 == row.model_2:
+        raise InputError(
+            ctx.display,
+            f"expected two different models in model_1 and model_2, got "
+            f"{json.dumps(row.model_1)[:60]} twice (a pair compares two models' answers)",
+            lineno,
+            "$.model_2",
+        )
+
+
+def _check_turn(
+    turn: int, question_id: str, turns: dict[str, int], ctx: ParseContext, lineno: int
+) -> None:
+    count = turns.get(question_id)
+    if count is None:
+        if turn > MT_BENCH_TURNS:
+            raise InputError(
+                ctx.display,
+                f"expected turn 1 or {MT_BENCH_TURNS} (an MT-Bench question has "
+                f"{MT_BENCH_TURNS} turns), got {turn}",
+                lineno,
+                "$.turn",
+            )
+        return
+    if turn > count:
+        expected = "turn 1" if count == 1 else f"a turn from 1 to {count}"
+        raise InputError(
+            ctx.display,
+            f"expected {expected} (question {question_id} has {count} "
+            f"turn{'s' if count != 1 else ''} in {QUESTIONS_FILE}), got {turn}",
+            lineno,
+            "$.turn",
+        )
+
+
 def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     yield Study(id=ctx.study(study_default(path)), protocol=PROTOCOL)
     judges: set[str] = set()
+    turns = _question_turns(path)
     for lineno, raw in iter_jsonl(path, ctx):
         try:
             data = loads_json(raw, ctx.display, lineno)
@@ -199,13 +281,26 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
                 )
             if kind == "pair":
                 pair = validate(PairJudgment, data, ctx.display, lineno)
-                judge = _judge(*pair.judge)
-                verdicts = _pair_verdicts(pair, lineno)
+                _check_judge(pair.judge, ctx, lineno)
+                _check_pair(pair, ctx, lineno)
+                _check_turn(pair.turn, str(pair.question_id), turns, ctx, lineno)
+                row: PairJudgment | SingleJudgment = pair
             else:
                 single = validate(SingleJudgment, data, ctx.display, lineno)
+                _check_judge(single.judge, ctx, lineno)
+                _check_turn(single.turn, str(single.question_id), turns, ctx, lineno)
                 _check_score(single, ctx, lineno)
-                judge = _judge(*single.judge)
-                verdicts = [_single_verdict(single, lineno)]
+                row = single
+            try:
+                judge = _judge(*row.judge)
+                if isinstance(row, PairJudgment):
+                    verdicts = _pair_verdicts(row, lineno)
+                else:
+                    verdicts = [_single_verdict(row, lineno)]
+            except ValidationError as exc:
+                # The checks above name the field; this keeps anything they miss a one-line
+                # error of the line rather than an internal one.
+                raise describe_validation(exc, ctx.display, lineno) from None
         except InputError as exc:
             yield Invalid(exc)
             continue

@@ -8,8 +8,9 @@ winning run or ``tie``), or on one run (``run``, with a ``score`` on its ``scale
 verdict, and the ``turn`` judged if any. A verdict line may define its judge itself with
 ``model`` (and ``prompt``, ``version``) when no ``judge`` line came before. ``kind`` is the
 judge's kind and must be ``ai``: people's judgments are made in the workstation or merged from
-ratings files, never imported as judge verdicts. :mod:`abp_tui.formats.native` reads these lines
-beside the others; this module turns them into models.
+ratings files, never imported as judge verdicts. A ``score`` outside the line's own ``scale`` is
+refused with the line and field. :mod:`abp_tui.formats.native` reads these lines beside the
+others; this module turns them into models.
 """
 
 from __future__ import annotations
@@ -65,6 +66,28 @@ def _verdict_kind(line: NativeJudgeVerdict) -> VerdictKind:
     return "score" if line.score is not None or line.scale is not None else "pass_fail"
 
 
+def _check_scale(line: NativeJudgeVerdict, display: str, lineno: int) -> None:
+    """The declared scale is (lowest, highest), and the score lies on it."""
+    if line.scale is None:
+        return
+    low, high = line.scale
+    if low >= high:
+        raise InputError(
+            display,
+            f"expected scale = [lowest, highest] with lowest < highest (got [{low:g}, {high:g}])",
+            lineno,
+            "$.scale",
+        )
+    if line.score is not None and not low <= line.score <= high:
+        raise InputError(
+            display,
+            f"expected a score on the verdict's scale, from {low:g} to {high:g} "
+            f"(got {line.score:g})",
+            lineno,
+            "$.score",
+        )
+
+
 def records(
     line: NativeJudge | NativeJudgeVerdict, judges: set[str], display: str, lineno: int
 ) -> list[Judge | JudgeVerdict]:
@@ -89,6 +112,7 @@ def records(
         raise InputError(
             display, "expected either run (one run judged) or runs (a pair), not both", lineno, "$"
         )
+    _check_scale(line, display, lineno)
     runs: tuple[str] | tuple[str, str] = line.runs if line.runs is not None else (str(line.run),)
     try:
         verdict = JudgeVerdict(

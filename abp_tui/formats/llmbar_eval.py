@@ -13,7 +13,10 @@ folder (``GPT-4-Vanilla``: model ``GPT-4``, prompting ``Vanilla``).
 
 The study defaults to the dataset file's stem when ``../../dataset.json`` sits beside the
 ``evaluators`` folder (as in the LLMBar repository), so that a folder import puts the dataset
-and its evaluators in one study; ``--study`` names one. This module parses; it never writes.
+and its evaluators in one study; ``--study`` names one. An item that holds no pick in one of
+the two orders (empty ``results``, or ``"swap = True"`` missing) is refused by its JSON path:
+LLMBar writes both, so a missing one is a run cut short, never a verdict (``--skip-invalid``
+skips the item and lists it). This module parses; it never writes.
 """
 
 from __future__ import annotations
@@ -46,11 +49,43 @@ def _is_result(item: Any) -> bool:
     )
 
 
+def _shaped(item: Any) -> bool:
+    """An LLMBar item with a results list, whatever the list holds."""
+    return (
+        isinstance(item, dict)
+        and {"output_1", "output_2", "results"} <= item.keys()
+        and isinstance(item["results"], list)
+    )
+
+
+SNIFFED = 50
+"""How many leading items the sniffer reads: one judge's result among them is enough (an item
+whose judge call failed may hold an empty ``results``; a broken item is refused by the parser,
+by its path, rather than letting the file pass for a pairwise dataset)."""
+
+
 def _sniff(path: Path, head: bytes) -> bool:
     if path.suffix.lower() != ".json":
         return False
     data = peek_json(path)
-    return isinstance(data, list) and bool(data) and _is_result(data[0])
+    if not isinstance(data, list) or not data:
+        return False
+    # A dataset holds no results: a judge's pick among the leading items, or results on every
+    # one of them (empty when the judge's calls failed), make the file an evaluator's result,
+    # whatever the first item or a broken one holds; the parser refuses what is not a pick.
+    first = data[:SNIFFED]
+    return any(_is_result(item) for item in first) or all(_shaped(item) for item in first)
+
+
+def _not_judged(item: Any) -> str | None:
+    """Why a well-shaped item holds no pick of the judge in either order (None: it holds one)."""
+    if not _shaped(item) or _is_result(item):
+        return None
+    results = item["results"]
+    keys = " and ".join(f'"{key}"' for key, _swap in ORDERS)
+    if not results:
+        return f"expected the judge's results, got an empty list (no pick under {keys})"
+    return f"expected the judge's last result to hold its pick under {keys} (got neither)"
 
 
 def study_default(path: Path) -> str:
@@ -109,7 +144,14 @@ def _verdicts(
     for key, swapped in ORDERS:
         order = result.get(key)
         if order is None:
-            continue
+            # LLMBar writes both orders; one missing is a cut-short run, not a verdict.
+            shown = "output_2" if swapped else "output_1"
+            raise InputError(
+                ctx.display,
+                f'expected the judge\'s pick in both presentation orders, "swap = False" and '
+                f'"swap = True" ("{key}": {shown} shown first, is missing)',
+                path=f"$[{position}].results[-1]",
+            )
         if not isinstance(order, dict):
             raise InputError(
                 ctx.display,
@@ -160,6 +202,10 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     reviewer_seen = False
     for position, data in enumerate(document):
         prefix = f"$[{position}]"
+        missing = _not_judged(data)
+        if missing is not None:
+            yield Invalid(InputError(ctx.display, missing, path=f"{prefix}.results"))
+            continue
         if not _is_result(data):
             yield Invalid(
                 InputError(

@@ -47,6 +47,7 @@ class JudgeWriter:
         self.db = writer.db
         self._judge_pk: dict[str, int] = {}
         self._runs: dict[str, tuple[int, int]] = {}
+        self._tasks: dict[int, str] = {}
 
     def write(self, record: Judge | JudgeVerdict) -> None:
         if isinstance(record, Judge):
@@ -124,6 +125,13 @@ class JudgeWriter:
         found = self._runs[run_id] = (int(row[0]), int(row[1]))
         return found
 
+    def _task_id(self, task_pk: int) -> str:
+        found = self._tasks.get(task_pk)
+        if found is None:
+            row = self.db.execute("SELECT id FROM tasks WHERE pk = ?", [task_pk]).fetchone()
+            found = self._tasks[task_pk] = str(row[0])
+        return found
+
     def _verdict(self, verdict: JudgeVerdict) -> None:
         study_id = self.writer.study_id
         line = verdict.metadata.get("source_line")
@@ -136,6 +144,14 @@ class JudgeWriter:
                 "the judge verdict compares runs of two different tasks "
                 f"({', '.join(verdict.runs)}); expected two runs of one task",
                 line,
+            )
+        task = self._task_id(runs[0][1])
+        if task != verdict.task_id:
+            raise _refused(
+                self.writer.file_name,
+                f"expected the task of run {verdict.runs[0]!r}, {task!r}, got {verdict.task_id!r}",
+                line,
+                "$.task_id",
             )
         explanation_sha = None
         if verdict.explanation:

@@ -219,6 +219,12 @@ def insert_items(
 
 
 def ensure_reviewer(db: sqlite_utils.Database, name: str, external: bool = False) -> None:
+    """Record a reviewer; refused (before anything is written) for the name of an AI judge."""
+    if db.execute("SELECT 1 FROM judges WHERE id = ? LIMIT 1", [name]).fetchone() is not None:
+        raise AbpError(
+            f"reviewer {name!r}: that is an AI judge's id, and an AI judge is never a reviewer "
+            "(its verdicts are measured against people with abp-tui judges); name a person"
+        )
     db.execute(
         "INSERT OR IGNORE INTO reviewers (name, external) VALUES (?, ?)", [name, int(external)]
     )
