@@ -5,20 +5,39 @@ A pair's reference is its adjudication's preference, else the reviewers' common 
 (a pair whose reviewers disagree and nobody adjudicated is left out as unresolved); a run's is
 its final verdict's state when MODEL_PASS or MODEL_FAIL, and its total score. Each reviewer's
 first submitted preference is kept apart for the alt-test (made before they could see anyone
-else's).
+else's). A design that sets ``calibration_sample`` has its sample drawn again from the items in
+plan order and the design's seed, as the review queue draws it
+(:func:`abp_tui.analysis.judge_queue.calibration_sample`), so the database's reference and a
+bundle's name the same units.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from abp_tui.analysis.judge_units import Reference, pair_key
+from abp_tui.analysis.judge_queue import calibration_sample
+from abp_tui.analysis.judge_units import CalibrationSample, Reference, pair_key
 from abp_tui.analysis.records import first_submitted, preferred
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, PreferenceChoice, ResultState
 from abp_tui.models.judges import TIE
 
 UNRESOLVED = "the reviewers disagree and nobody adjudicated (unresolved)"
+
+
+def design_calibration(records: DesignRecords) -> CalibrationSample | None:
+    """The design's calibration sample as units (None: the design draws none)."""
+    share = records.design.calibration_sample
+    if share is None:
+        return None
+    drawn = calibration_sample([item.code for item in records.items], share, records.seed)
+    chosen = [item for item in records.items if item.code in drawn]
+    return CalibrationSample(
+        share=share,
+        items=len(chosen),
+        pairs=frozenset(pair_key(item.runs) for item in chosen if item.is_pair),
+        runs=frozenset(run for item in chosen for run in item.runs),
+    )
 
 
 def design_reference(records: DesignRecords, decisions: Decisions, name: str) -> Reference:
@@ -83,7 +102,8 @@ def design_reference(records: DesignRecords, decisions: Decisions, name: str) ->
         run_reasons=run_reasons,
         scores=scores,
         conditions={f.id: f.condition for f in records.runs},
+        calibration=design_calibration(records),
     )
 
 
-__all__ = ["UNRESOLVED", "design_reference"]
+__all__ = ["UNRESOLVED", "design_calibration", "design_reference"]

@@ -26,7 +26,7 @@ from abp_tui.analysis.judge_arrays import (
     Bools,
     VerdictTable,
 )
-from abp_tui.analysis.judge_estimates import pass_rates
+from abp_tui.analysis.judge_estimates import pass_rates, sampled_runs
 from abp_tui.analysis.judge_models import Correlation, PassFailJudgeReport, ScoreJudgeReport
 from abp_tui.analysis.judge_pairs import NO_HUMAN, LeftOuts
 from abp_tui.analysis.judge_units import Reference, unit_name
@@ -57,6 +57,8 @@ class RunSide:
     condition: I64
     """Index into ``conditions``, -1 unknown."""
     conditions: tuple[str, ...]
+    sampled: Bools | None = None
+    """Per run: it is in the design's calibration sample (None: the reference has none)."""
 
 
 def run_side(table: VerdictTable, reference: Reference) -> RunSide:
@@ -82,7 +84,10 @@ def run_side(table: VerdictTable, reference: Reference) -> RunSide:
         named = reference.conditions.get(run)
         if named is not None:
             condition[r] = conditions.setdefault(named, len(conditions))
-    return RunSide(passed, listed, why, tuple(reasons), score, condition, tuple(conditions))
+    sampled = sampled_runs(table.runs, reference.calibration)
+    return RunSide(
+        passed, listed, why, tuple(reasons), score, condition, tuple(conditions), sampled
+    )
 
 
 def run_names(table: VerdictTable, rows: I64) -> tuple[str, ...]:
@@ -206,6 +211,7 @@ def pass_fail_report(
             people,
             status,
             confidence,
+            None if side.sampled is None else side.sampled[run],
         ),
         left_out=left.models(),
     )

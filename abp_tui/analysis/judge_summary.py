@@ -133,9 +133,9 @@ def _estimate(e: JudgeAssisted) -> list[str]:
     else:
         head += (
             f"{p.point:.3f} [{p.low:.3f}, {p.high:.3f}] ({p.method}; lam {p.lam:.3f}; "
-            f"{p.n_human} by people, {p.n_judge_only} by the judge alone)"
+            f"{p.n_human} labelled by people, {p.n_judge_only} by the judge's verdict alone)"
         )
-    out = [head]
+    out = [head, f"{GAP}{GAP}{e.assumption}"]
     h, j = p.human_only, p.judge_only
     out.append(
         f"{GAP}{GAP}{_mean('people alone', h.point, h.low, h.high, h.n)}; "
@@ -144,10 +144,13 @@ def _estimate(e: JudgeAssisted) -> list[str]:
     if p.effective_human_judgments is not None and p.human_judgments_saved is not None:
         out.append(
             f"{GAP}{GAP}worth {p.effective_human_judgments:.1f} human judgments "
-            f"({p.human_judgments_saved:+.1f}); {e.assumption}"
+            f"({p.human_judgments_saved:+.1f})"
         )
     if e.human_without_verdict:
-        out.append(f"{GAP}{GAP}{e.human_without_verdict} judged by people without a verdict")
+        out.append(
+            f"{GAP}{GAP}{e.human_without_verdict} judged by people without a usable verdict "
+            "(in neither set)"
+        )
     return out
 
 

@@ -6,8 +6,10 @@ A **unit** is what a judge and people both judged: a pair of runs (and the turn,
 judged one turn) for a preference, one run (and turn) for a score or a pass/fail verdict. The
 **reference** is what people decided, as the user picks it and the report names it: the final
 human verdicts of a design, or the labels imported with the study (a majority of the
-annotators when there are several). Nothing here reads the database: the services hand over
-rows and a reference built from stored records.
+annotators when there are several). A design's reference also carries its **calibration
+sample** (:class:`CalibrationSample`), the seeded random items people judge first: the only
+units whose human verdicts correct the judge in the judge-assisted estimates. Nothing here reads
+the database: the services hand over rows and a reference built from stored records.
 """
 
 from __future__ import annotations
@@ -57,6 +59,23 @@ class VerdictRow:
 
 
 @dataclass(frozen=True)
+class CalibrationSample:
+    """A design's calibration sample as the units it holds: the seeded random share of its
+    items (:func:`abp_tui.analysis.judge_queue.calibration_sample`, the draw that puts them first
+    in every reviewer's queue) that people judge blind."""
+
+    share: float
+    """The design's ``calibration_sample``."""
+    items: int
+    """Items drawn."""
+    pairs: frozenset[Pair] = frozenset()
+    """The pair items drawn, each as its sorted runs."""
+    runs: frozenset[str] = frozenset()
+    """Every run of an item drawn: a single item's run, and both runs of a pair item (a run's
+    pass or fail is its final verdict, whichever of its items people judged it in)."""
+
+
+@dataclass(frozen=True)
 class Reference:
     """What people decided, for the units a judge is compared on."""
 
@@ -77,6 +96,10 @@ class Reference:
     """Run -> people's total score."""
     conditions: Mapping[str, str] = field(default_factory=dict)
     """Run -> its condition, for the judge-assisted estimates."""
+    calibration: CalibrationSample | None = None
+    """The design's calibration sample; None when there is none (imported labels, or a design
+    without ``calibration_sample``): the judge-assisted estimates then take every unit people
+    judged as labelled and say that it is assumed, not known, to be a random sample."""
 
 
 def majority(picks: list[str]) -> str | None:
@@ -96,6 +119,7 @@ __all__ = [
     "INCONSISTENT",
     "ORDERS",
     "TIES_RULE",
+    "CalibrationSample",
     "Reference",
     "ReferenceKind",
     "Unit",

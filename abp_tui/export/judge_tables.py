@@ -1,10 +1,14 @@
 """The judge report (``results/ai_judges.json``) as the tables ``report.html`` shows: each AI
 judge against people, its position consistency and bias, the alt-test, and the judge-assisted
 estimates, marked as such. Built on the one table model (:mod:`abp_tui.analysis.tables`), so
-the page writes and escapes them like every other table; nothing here reads a file.
+the page writes and escapes them like every other table; nothing here reads a file. Each
+judge-assisted figure states its labelled set (the design's calibration sample, or every unit
+people judged, assumed to be a random sample).
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 from abp_tui.analysis.judge_models import (
     JudgesReport,
@@ -18,6 +22,15 @@ from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import REFUSED, Figure
 
 NONE = "no pair judged in both orders"
+LABELLED_NOTES: Final = {
+    True: "Labelled set, the calibration sample: only the units of the design's seeded random "
+    "calibration sample that people judged correct the judge, so the interval is valid whatever "
+    "the judge's quality; units people judged outside it count by the judge's verdict alone.",
+    False: "Labelled set, every unit people judged: assumed to be a random sample of the units "
+    "the judge judged, not verified; set calibration_sample in the design for a guarantee.",
+}
+"""The estimates table's note for each kind of labelled set it holds (calibration sample or
+not), beside each figure's own statement."""
 
 
 def _named(judge: Judge) -> str:
@@ -58,6 +71,7 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
     position: list[tuple[Cell, ...]] = []
     alt: list[tuple[Cell, ...]] = []
     estimates: list[tuple[Cell, ...]] = []
+    sets: set[bool] = set()
     for j in report.judges:
         name = _named(j.judge)
         left = left_out_count(j.left_out)
@@ -131,8 +145,10 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                     est.n_human,
                     est.n_judge_only,
                     Number(est.effective_human_judgments, reason=est.undefined_reason),
+                    e.assumption,
                 )
             )
+            sets.add(e.labelled.calibration)
     between: list[tuple[Cell, ...]] = []
     for b in report.between:
         for pair in b.pairs:
@@ -148,9 +164,6 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
             between.append(
                 (b.kind, corr.name, corr.n, Estimate(corr.statistic, reason=corr.undefined_reason))
             )
-    assumption = next(
-        (e.assumption for j in report.judges for e in getattr(j, "estimates", ())), ""
-    )
     return {
         "against": Table(
             "judges-against-people",
@@ -202,12 +215,13 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                 ("judge-assisted (PPI++)", Kind.INTERVAL),
                 ("people alone", Kind.INTERVAL),
                 ("judge alone (biased)", Kind.NUMBER),
-                ("judged by people", Kind.COUNT),
-                ("by the judge alone", Kind.COUNT),
+                ("labelled by people", Kind.COUNT),
+                ("by the judge's verdict alone", Kind.COUNT),
                 ("worth human judgments", Kind.NUMBER),
+                ("labelled set", Kind.TEXT),
             ),
             tuple(estimates),
-            (f"Judge-assisted figures are {assumption}.",) if assumption else (),
+            tuple(LABELLED_NOTES[c] for c in sorted(sets, reverse=True)),
         ),
         "between": Table(
             "judges-between",

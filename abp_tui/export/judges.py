@@ -5,8 +5,10 @@ Source: ``judging/ai_judges.jsonl`` (each judge) and ``judging/ai_judge_verdicts
 verdict on a run in the bundle, runs by id, explanations included). Derived:
 ``results/ai_judges.json``, the judge report against the design's final human verdicts
 (:func:`abp_tui.analysis.judge_reference.design_reference` on the bundle's own records),
-seeded by the design's seed, which names the judge-assisted figures: none of the bundle's other
-results uses a judge verdict. A bundle of a study without AI judges has none of these files.
+seeded by the design's seed, which names the judge-assisted figures and the labelled set of
+each (the design's calibration sample, drawn again from the bundle's items and seed, or every
+unit people judged, assumed to be a random sample): none of the bundle's other results uses a
+judge verdict. A bundle of a study without AI judges has none of these files.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ def judge_results(report: JudgesReport | None) -> dict[str, bytes]:
     document = {
         "schema": SCHEMA,
         "judge_assisted": assisted(report),
+        "labelled_sets": labelled_sets(report),
         "note": "AI judges' figures; the bundle's other results come from people's verdicts "
         "and automated verification alone",
         "report": report.model_dump(mode="json"),
@@ -114,6 +117,16 @@ def assisted(report: JudgesReport) -> list[str]:
     ]
 
 
+def labelled_sets(report: JudgesReport) -> dict[str, str]:
+    """Each judge-assisted figure (``judge: figure``, defined or not) -> the statement of its
+    labelled set."""
+    return {
+        f"{j.judge.id}: {e.figure}": e.assumption
+        for j in report.judges
+        for e in getattr(j, "estimates", ())
+    }
+
+
 __all__ = [
     "JUDGES",
     "REPORT",
@@ -122,4 +135,5 @@ __all__ = [
     "bundle_judge_report",
     "judge_results",
     "judge_sources",
+    "labelled_sets",
 ]

@@ -40,7 +40,7 @@ from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
 from abp_tui.store.pending_items import pending_items
-from abp_tui.store.queries import run_facts, unblinded
+from abp_tui.store.queries import list_studies, run_facts, unblinded
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
@@ -54,6 +54,12 @@ def judged_study(db: sqlite_utils.Database, study: str | None) -> str:
     """The study a judges command means: the one named, else the only one with judge verdicts,
     else the only study."""
     if study is not None:
+        if db.execute("SELECT 1 FROM studies WHERE id = ?", [study]).fetchone() is None:
+            held = [s.id for s in list_studies(db) if s.protocol != "pack"]
+            raise AbpError(
+                f"study {study!r} does not exist"
+                + (f": expected one of {', '.join(held)}" if held else ": the database has none")
+            )
         return study
     found = sql.judged_studies(db)
     return found[0] if len(found) == 1 else find_study(db, None)
@@ -99,7 +105,9 @@ def labels_reference(db: sqlite_utils.Database, study: str) -> Reference:
 
 
 def final_reference(db: sqlite_utils.Database, design_pk: int) -> Reference:
-    """The final human verdicts of a design, as the reference."""
+    """The final human verdicts of a design, as the reference, with the design's calibration
+    sample when it draws one (:func:`abp_tui.analysis.judge_reference.design_calibration`): the
+    only units whose verdicts correct the judge in the judge-assisted estimates."""
     row = judging.design(db, design_pk)
     records = judging.records_of_design(db, design_pk)
     return design_reference(records, decide(records), f"{row.name} v{row.version_no}")
