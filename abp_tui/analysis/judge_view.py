@@ -4,10 +4,10 @@ The judges are measured against the people's judgments, and a judge's verdict on
 anchor a reviewer who has not judged it yet (issue 12: "a blind reviewer who never sees a judge
 verdict before submitting"), while the report names the runs the judges saw. So a reviewer with
 items still to judge is refused the report outright
-(:func:`abp_tui.services.judges.refuse_pending`); whoever is shown it (the coordinator, a
-reviewer who has submitted everything, someone outside the study) sees every verdict, and the
-report says whose view it is. While the study is blind the judge-assisted estimates, results by
-condition, are withheld (:func:`withhold_estimates`).
+(:func:`abp_tui.services.coordinator_identity.refuse_pending`); whoever is shown it (the
+coordinator, a reviewer who has submitted everything, someone outside the study) sees every
+verdict, and the report says whose view it is. While the study is blind the judge-assisted
+estimates, results by condition, are withheld (:func:`withhold_estimates`).
 """
 
 from __future__ import annotations

@@ -30,6 +30,21 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
 
+HELD_BACK = (
+    "who is looking: items NAME has not submitted are held back from every figure (default: the "
+    "user logged in; a name reviewing none of them sees every item)"
+)
+REFUSED = (
+    "who is looking: refused while NAME has items of the study to judge (default: the user "
+    "logged in)"
+)
+
+
+def _viewer_option(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--reviewer NAME`` of a command that shows people's judgments: who looks. Suppressed by
+    default so that ``abp-tui --reviewer NAME COMMAND`` (before the command) counts as well."""
+    p.add_argument("--reviewer", default=argparse.SUPPRESS, metavar="NAME", help=help_text)
+
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
@@ -189,13 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="declared",
         help="weights on the declared scale, or on the ranks of the values used (declared)",
     )
-    p.add_argument(
-        "--reviewer",
-        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
-        metavar="NAME",
-        help="who is looking: items NAME has not submitted are held back from every figure "
-        "(default: the user logged in; a name reviewing none of them sees every item)",
-    )
+    _viewer_option(p, HELD_BACK)
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -212,13 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the human reference: a design's final verdicts, or the labels imported with the "
         "study (default: final once people judged some of the design, else labels)",
     )
-    p.add_argument(
-        "--reviewer",
-        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
-        metavar="NAME",
-        help="who is looking: refused while NAME has items of the study to judge (default: "
-        "the user logged in)",
-    )
+    _viewer_option(p, REFUSED)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     p.add_argument(
@@ -437,13 +440,7 @@ def _add_ranking(
         parents=[common, figures],
         help="rank a study's systems (Bradley-Terry, Elo scale) with intervals over tasks",
     )
-    p.add_argument(
-        "--reviewer",
-        default=argparse.SUPPRESS,  # as before the command: abp-tui --reviewer NAME judges
-        metavar="NAME",
-        help="who is looking: refused while NAME has items of the study to judge (default: "
-        "the user logged in)",
-    )
+    _viewer_option(p, REFUSED)
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="with --source verdicts: the design")
     p.add_argument(

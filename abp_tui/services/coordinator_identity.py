@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import sqlite_utils
 
+from abp_tui.errors import AbpError
 from abp_tui.store import coordinator_views as sql
 from abp_tui.store import judging
 from abp_tui.store.judging import BlindingError
-from abp_tui.store.pending_items import pending_by_design
+from abp_tui.store.pending_items import pending_by_design, pending_items
 from abp_tui.text.safe import safe_line
 
 FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges")
@@ -192,6 +193,19 @@ def refuse_enrolment(
     )
 
 
+def refuse_pending(db: sqlite_utils.Database, study_id: str, viewer: str, shows: str) -> None:
+    """AbpError when ``viewer`` has items of the study still to judge (in any of its designs):
+    a figure that ``shows`` what people and judges decided about them waits until they have
+    submitted their own judgments."""
+    pending = pending_items(db, study_id, viewer)
+    if pending.items:
+        items = f"{pending.items} item{'' if pending.items == 1 else 's'}"
+        raise AbpError(
+            f"{viewer} has {items} of study {study_id} not submitted yet: {shows}, so it is "
+            f"held back from {viewer} until they submit their own judgments"
+        )
+
+
 __all__ = [
     "FIGURES",
     "NAMES",
@@ -202,6 +216,7 @@ __all__ = [
     "note_view",
     "recorded_notice",
     "refuse_enrolment",
+    "refuse_pending",
     "results_held_back",
     "viewing_notice",
 ]

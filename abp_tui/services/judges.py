@@ -33,13 +33,12 @@ from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.models.judges import TIE, JudgeVerdict
-from abp_tui.services.coordinator_identity import note_view
+from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
-from abp_tui.store.pending_items import pending_items
 from abp_tui.store.queries import list_studies, run_facts, unblinded
 
 ReferenceChoice = Literal["final", "labels"]
@@ -166,7 +165,8 @@ def judge_report(
         raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
     study_id = judged_study(db, study)
     if viewer is not None:
-        refuse_pending(db, study_id, viewer)
+        shows = "the judge report shows the AI judges' verdicts and the people's decisions on them"
+        refuse_pending(db, study_id, viewer, shows)
     table = sql.verdict_table(db, study_id)
     if not len(table):
         raise AbpError(
@@ -200,20 +200,6 @@ def judge_report(
         viewer=viewer,
         estimates_withheld=withheld,
     )
-
-
-def refuse_pending(db: sqlite_utils.Database, study_id: str, viewer: str) -> None:
-    """AbpError when ``viewer`` has items of the study still to judge (in any of its designs):
-    the judge report names the runs the judges saw and what the judges and the people decided
-    about them, so it waits until they have submitted their own judgments."""
-    pending = pending_items(db, study_id, viewer)
-    if pending.items:
-        items = f"{pending.items} item{'' if pending.items == 1 else 's'}"
-        raise AbpError(
-            f"{viewer} has {items} of study {study_id} not submitted yet: the judge report "
-            f"shows the AI judges' verdicts and the people's decisions on them, so it is held "
-            f"back from {viewer} until they submit their own judgments"
-        )
 
 
 def read_judge_report(
@@ -257,7 +243,6 @@ __all__ = [
     "labels_reference",
     "read_judge_report",
     "reference_for",
-    "refuse_pending",
     "review_queue",
     "verdicts_for_code",
     "verdicts_for_reviewer",

@@ -38,12 +38,11 @@ from abp_tui.analysis.records import design_document
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import StudyDesign
-from abp_tui.services.coordinator_identity import note_view
+from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.store import judging
 from abp_tui.store.judges import verdict_table
-from abp_tui.store.pending_items import pending_items
 from abp_tui.store.queries import unblinded
 from abp_tui.store.ranking import held_sources, label_columns, run_sides
 
@@ -210,20 +209,6 @@ def _agreements(
     ]
 
 
-def _refuse_pending(db: sqlite_utils.Database, study_id: str, viewer: str) -> None:
-    """AbpError when ``viewer`` has items of the study still to judge: every source counts
-    votes on them (other people's verdicts, the imported labels, the AI judges' picks), which
-    the judges report and the agreement hold back from them until they submit their own."""
-    pending = pending_items(db, study_id, viewer)
-    if pending.items:
-        items = f"{pending.items} item{'' if pending.items == 1 else 's'}"
-        raise AbpError(
-            f"{viewer} has {items} of study {study_id} not submitted yet: a ranking counts "
-            f"the people's, the imported labels' and the AI judges' votes on them, so it is "
-            f"held back from {viewer} until they submit their own judgments"
-        )
-
-
 def ranking_report(
     db: sqlite_utils.Database,
     study: str | None = None,
@@ -241,7 +226,7 @@ def ranking_report(
     design's verdicts, else the labels: people before AI judges). ``viewer``'s look is
     recorded as a look at the results (:mod:`abp_tui.services.coordinator_identity`): the
     ranking sums up the people's verdicts, and every source is compared with them; a viewer
-    with items still to judge is refused (:func:`_refuse_pending`)."""
+    with items still to judge is refused (``refuse_pending``)."""
     fixed = parse_anchor(anchor)
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
@@ -256,7 +241,10 @@ def ranking_report(
             f"after `abp-tui unblind --study {study_id} --yes` (recorded in the audit log)"
         )
     if viewer is not None:
-        _refuse_pending(db, study_id, viewer)
+        shows = (
+            "a ranking counts the people's, the imported labels' and the AI judges' votes on them"
+        )
+        refuse_pending(db, study_id, viewer, shows)
         seen = find_design_if_any(db, study_id, design)
         note_view(db, study_id, None if seen is None else seen.pk, viewer, "results")
     held = study_sources(db, study_id)

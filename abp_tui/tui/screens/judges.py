@@ -2,17 +2,17 @@
 
 The report is :func:`abp_tui.services.judges.judge_report`'s, computed in a worker thread (the
 same function as ``abp-tui judges``), and shown as the same lines the command prints
-(:func:`abp_tui.analysis.judge_view.view_lines`), as plain text: judge ids and run ids come
-from records and are never markup. A coordinator's screen: it shows AI verdicts' figures, never
-a reviewer's blind item; a reviewer who opens it with items still to judge is refused, and the
-screen says why (:func:`abp_tui.services.judges.refuse_pending`).
+(:func:`abp_tui.analysis.judge_view.view_lines`), as plain text: judge ids and run ids come from
+records and are never markup. A coordinator's screen: it shows AI verdicts' figures, never a
+reviewer's blind item; a reviewer who opens it with items still to judge is refused, and the
+screen says why (:func:`abp_tui.services.coordinator_identity.refuse_pending`).
 
 The user picks the human reference as ``abp-tui judges --reference`` does (``f`` steps through
 the default, a design's final verdicts and the labels imported with the study) and, when the
 study has several designs, which one (``d``, the designs dialog the coordinator's screens use).
-The report's first line names the reference in use. A choice the service refuses (final
-verdicts of a study without a design) shows its one-line reason above the report computed
-before, which stays on screen.
+The report's first line names the reference in use. A choice the service refuses (final verdicts
+of a study without a design) shows its one-line reason above the report computed before, which
+stays on screen.
 """
 
 from __future__ import annotations
