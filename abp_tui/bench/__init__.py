@@ -9,6 +9,7 @@ benchmark module is imported only when its benchmark runs.
 - ``export``: a publication bundle beside a bare copy-and-zip;
 - ``ui``: the next-item key on the compare screen beside a bare Textual floor;
 - ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``;
+- ``install``: the first ``make run``'s installation beside ``pip install textual``;
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
   same saves alone;
 - ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy;
@@ -28,6 +29,7 @@ REPEAT = {
     "export": 3,
     "ui": 15,
     "startup": 11,
+    "install": 3,
     "contention": 1,
     "judges": 7,
     "ranking": 3,
@@ -79,6 +81,10 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.startup import bench_startup
 
         return bench_startup(repeat=repeat)
+    if what == "install":
+        from abp_tui.bench.install import bench_install
+
+        return bench_install(repeat=repeat)
     if what == "contention":
         from abp_tui.bench.contention import bench_contention
 

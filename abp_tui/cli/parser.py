@@ -396,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
             "export",
             "ui",
             "startup",
+            "install",
             "contention",
             "judges",
             "ranking",
