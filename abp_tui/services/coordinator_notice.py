@@ -28,9 +28,7 @@ from abp_tui.services.coordinator_identity import (
     results_held_back,
     viewing_notice,
 )
-from abp_tui.services.judges import judged_study
 from abp_tui.store import connect, judging
-from abp_tui.store import judges as judge_sql
 from abp_tui.store.queries import study_protocol, unblinded
 
 
@@ -44,6 +42,8 @@ def _shows_figures(
             and results_held_back(db, study_id, viewer) is None
         )
     if figure == "judges":
+        from abp_tui.store import judges as judge_sql  # NumPy: imported when asked
+
         return study_id in judge_sql.judged_studies(db)
     return True
 
@@ -66,6 +66,10 @@ def notice_for(
         if design_pk is not None:
             study_id = judging.design(db, design_pk).study_id
         elif figure == "judges":
+            # Imported here (the judges' modules load NumPy and the statistics): the workstation's
+            # first screens ask about the other figures and must not wait for them.
+            from abp_tui.services.judges import judged_study
+
             study_id = judged_study(db, study)
         elif study is not None:
             study_id = study

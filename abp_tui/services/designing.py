@@ -44,7 +44,6 @@ from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
-from abp_tui.services.judge_order import order_queues
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
@@ -234,6 +233,9 @@ def create_design(
             masking[item.key] = counts
         key_to_pk = sql.insert_items(db, pk, items, masking)
         sql.insert_assignments(db, key_to_pk, assignments)
+        # NumPy, imported when a design is created, not when the workstation starts.
+        from abp_tui.services.judge_order import order_queues
+
         order_queues(db, pk)  # a calibration sample first, then where AI judges are unsure
     refresh_views(db)  # the design's rubric may add score columns to latest_judgments
     return CreatedDesign(

@@ -24,7 +24,6 @@ from abp_tui.analysis.masking import Masker
 from abp_tui.models.judges import TIE, JudgeVerdict, VerdictKind
 from abp_tui.services.reviewing import design_masker
 from abp_tui.store import connect
-from abp_tui.store import judges as verdicts_sql
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
 
@@ -115,6 +114,10 @@ def item_verdicts_shown(
     """The AI judges' verdicts on item ``code`` as ``reviewer`` may see them (empty: no judge
     judged its responses); None while they may not (not submitted yet, or the design does not
     show AI verdicts: the store refuses, and this answers "nothing to show")."""
+    # Imported here: the judges' store reads verdicts into NumPy columns, which the compare
+    # screen must not load before its first item (most designs never show AI verdicts).
+    from abp_tui.store import judges as verdicts_sql
+
     item = sql.item_by_code(db, design_pk, code)
     try:
         found = verdicts_sql.item_verdicts(db, item.pk, reviewer)

@@ -27,7 +27,6 @@ from abp_tui.models import (
     StudyDesign,
 )
 from abp_tui.services.coordinator_identity import refuse_enrolment
-from abp_tui.services.judge_order import order_queues
 from abp_tui.services.reclassify import record_state_problems, refused_override
 from abp_tui.store import judging as sql
 from abp_tui.store.secrets import plan_secret
@@ -208,6 +207,10 @@ class ReviewSession:
             except PlanError as exc:
                 raise AbpError(str(exc)) from None
             sql.insert_assignments(self.db, {r.key: r.pk for r in rows}, assignments)
+            # Imported on enrolment only: ordering by the AI judges' distrust needs NumPy, which
+            # the workstation's first screen must not wait for.
+            from abp_tui.services.judge_order import order_queues
+
             order_queues(self.db, self.design_pk, self.reviewer)
 
     # -- the queue ------------------------------------------------------------------------------

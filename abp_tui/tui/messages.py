@@ -16,20 +16,21 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from abp_tui.models import Judgment
-from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
-from abp_tui.services.designing import CreatedDesign, DesignDefaults
-from abp_tui.services.desk import AutomatedOutcome, QueueView, StoredDraft
-from abp_tui.services.reviewing import SaveResult
-from abp_tui.services.studies import StudyCounts, StudyDetail
-from abp_tui.tui.navigation import ShownItem
-from abp_tui.tui.widgets.textlayout import DiffMarks
-from abp_tui.tui.widgets.transcriptlayout import ShownTranscript
-
 if TYPE_CHECKING:
-    # What the coordinator's screens prepare off the event loop (defined beside their screens).
+    # Payload types only: importing the services here would load the statistics (SciPy) before
+    # the first screen is drawn. ShownAgreement and ShownResults are what the coordinator's
+    # screens prepare off the event loop (defined beside their screens).
+    from abp_tui.models import Judgment
+    from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
+    from abp_tui.services.designing import CreatedDesign, DesignDefaults
+    from abp_tui.services.desk import AutomatedOutcome, QueueView, StoredDraft
+    from abp_tui.services.reviewing import SaveResult
+    from abp_tui.services.studies import StudyCounts, StudyDetail
+    from abp_tui.tui.navigation import ShownItem
     from abp_tui.tui.screens.agreement import ShownAgreement
     from abp_tui.tui.screens.results import ShownResults
+    from abp_tui.tui.widgets.textlayout import DiffMarks
+    from abp_tui.tui.widgets.transcriptlayout import ShownTranscript
 
 
 # -- any worker -----------------------------------------------------------------------------------

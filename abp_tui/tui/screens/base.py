@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.screen import Screen
 
-from abp_tui.services.coordinator import DesignChoice
+from abp_tui.services.design_choices import DesignChoice
 
 
 class DesignScreen(Screen[None]):

@@ -22,8 +22,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from abp_tui.services.coordinator import BlindingError, DesignChoice, design_choices
 from abp_tui.services.coordinator_notice import check_judging, view_notices
+from abp_tui.services.design_choices import BlindingError, DesignChoice, design_choices
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
