@@ -56,3 +56,19 @@ def test_bench_startup_times_status_beside_a_bare_interpreter(cli: Cli) -> None:
     assert doc["ours"]["median_seconds"] > doc["python_pass"]["median_seconds"]
     assert doc["goal_seconds"] == 0.3
     assert doc["goal_met"] == (doc["ours"]["median_seconds"] <= 0.3)
+
+
+def test_bench_startup_times_the_first_item_in_a_terminal_beside_a_bare_textual_app(
+    cli: Cli,
+) -> None:
+    result = cli("bench", "startup", "--repeat", "1")
+    assert result.code == 0, result.err
+    doc = json.loads(result.out)
+    for name in ("workstation", "bare_textual"):
+        assert len(doc[name]["samples_seconds"]) == 1, name
+        assert doc[name]["median_seconds"] > 0, name
+    # The clock stops on a word of the first item's text, which both programs show.
+    assert "pseudo-terminal" in doc["workstation"]["what"]
+    ratio = doc["workstation"]["median_seconds"] / doc["bare_textual"]["median_seconds"]
+    assert doc["workstation_ratio"] == round(ratio, 2)
+    assert doc["workstation_goal_met"] == (doc["workstation_ratio"] <= 2.0)

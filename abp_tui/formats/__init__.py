@@ -1,95 +1,31 @@
 """Input formats: one module per format, plus detection. Parsers produce models, nothing else.
 
-Run folders (a harness's whole output) are described in :mod:`abp_tui.formats.layouts`.
+Run folders (a harness's whole output) are described in :mod:`abp_tui.formats.layouts`; the
+list of formats and detection in :mod:`abp_tui.formats.registry`, whose names are importable
+from here too. They load every format's models, so they are loaded when first asked for: a
+module that needs one format's helpers (the workstation's first screens) loads only that one.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from abp_tui.errors import AbpError, InputError
-from abp_tui.formats import (
-    abp,
-    abp_trace,
-    afp,
-    arena,
-    fastchat_judgment,
-    inspect_log,
-    llmbar_eval,
-    mtbench,
-    native,
-    pairwise,
-    scibench,
-)
-from abp_tui.formats.base import Format, head_bytes, malformed_json
-
-FORMATS: list[Format] = [
-    native.FORMAT,
-    abp.TASK,
-    abp.RUN,
-    abp_trace.FORMAT,
-    abp.VERDICT,
-    arena.FORMAT,
-    afp.PACK,
-    afp.RUNNER,
-    scibench.SPEC,
-    scibench.SUBMISSION,
-    scibench.PILOT_RUN,
-    inspect_log.JSON_LOG,
-    inspect_log.EVAL_LOG,
-    # AI judges' verdicts (kept apart from people's); an LLMBar evaluator's result.json also
-    # looks like pairwise items, so it is recognised first.
-    llmbar_eval.FORMAT,
-    fastchat_judgment.FORMAT,
-    pairwise.FORMAT,
-    mtbench.QUESTIONS,
-    mtbench.ANSWERS,
-]
-
-CONVERT_HINT = (
-    "convert the records to abp-tui native JSONL (`abp-tui schema` writes its JSON Schema, "
-    "native-line.schema.json)"
-)
-
-
-def detect(path: Path) -> Format | None:
-    """The format of ``path`` judged from its name and first bytes, or None."""
-    head = head_bytes(path)
-    for fmt in FORMATS:
-        if fmt.sniff(path, head):
-            return fmt
-    return None
-
-
-def not_imported(path: Path) -> str | None:
-    """Why a file that is recognised is deliberately not imported (an AI judge's verdicts, a
-    file read with another one), or None."""
-    head = head_bytes(path)
-    if llmbar_eval.FORMAT.sniff(path, head) or fastchat_judgment.FORMAT.sniff(path, head):
-        return None  # AI judges' verdicts are imported, as judge verdicts (never as people's)
-    for note in (mtbench.ai_judge_note, pairwise.ai_judge_note):
-        found = note(path, head)
-        if found is not None:
-            return found
-    return None
-
-
-def unknown_format(path: Path, display: str) -> InputError:
-    """The error for a file no format recognises: its JSON syntax error when it looks like JSON
-    but is broken (a truncated file), else what the formats are and how to convert."""
-    broken = malformed_json(path, display, head_bytes(path))
-    if broken is not None:
-        return broken
-    names = ", ".join(f.name for f in FORMATS)
-    return InputError(
-        display,
-        f"no known format: expected one of {names} (name one with --format, or {CONVERT_HINT})",
+if TYPE_CHECKING:
+    from abp_tui.formats.registry import (
+        CONVERT_HINT,
+        FORMATS,
+        detect,
+        format_by_name,
+        not_imported,
+        unknown_format,
     )
 
+__all__ = ["CONVERT_HINT", "FORMATS", "detect", "format_by_name", "not_imported", "unknown_format"]
 
-def format_by_name(name: str) -> Format:
-    for fmt in FORMATS:
-        if fmt.name == name:
-            return fmt
-    known = ", ".join(f.name for f in FORMATS)
-    raise AbpError(f"--format {name}: unknown format; expected one of {known}")
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from abp_tui.formats import registry
+
+        return getattr(registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

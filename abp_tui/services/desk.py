@@ -26,7 +26,6 @@ from pathlib import Path
 from abp_tui.analysis.transcript import Transcript
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
-from abp_tui.services.scibench_scoring import revealed_scores
 from abp_tui.services.transcripts import task_texts, transcript_of, transcript_records
 from abp_tui.store import connect
 from abp_tui.store import judging as store
@@ -246,6 +245,10 @@ class Desk:
         Call it for the item shown, never while reading ahead: the answer is for a reviewer
         who is looking at the item.
         """
+        # Imported here: the scoring service loads every input format's models, which the
+        # compare screen's first item must not wait for.
+        from abp_tui.services.scibench_scoring import revealed_scores
+
         with self._lock:
             session = self._open_session()
             try:
