@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from abp_tui.analysis.blinding import PlanRun, assign, item_runs, plan_items
 from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY, exposed_reviewers
-from abp_tui.export import verify
 from abp_tui.export import records as rec
+from abp_tui.export import verify
 from abp_tui.export.bundle import read_bundle
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.models.design import StudyDesign as Design
@@ -32,7 +32,7 @@ CONDITIONS = "ABCDE"
 
 
 def _runs(tasks: int, conditions: str = CONDITIONS, trials: int = 1) -> list[PlanRun]:
-    out = []
+    out: list[PlanRun] = []
     for t in range(tasks):
         for c in conditions:
             for trial in range(1, trials + 1):
@@ -292,4 +292,3 @@ def test_the_bundle_verifies_a_plan_laid_apart_and_states_exposure(
         "compared with several conditions): the repeated text told them which output was the "
         "shared one, so for those items they were not blind to it."
     ]
-
