@@ -11,21 +11,26 @@ import pytest
 import sqlite_utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from textual.widgets import Input, Static
 
 from abp_tui.analysis.blinding import PlanRun, assign, item_runs, plan_items
-from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY, exposed_reviewers
+from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY, expected_group, exposed_reviewers
 from abp_tui.export import records as rec
 from abp_tui.export import verify
 from abp_tui.export.bundle import read_bundle
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.models.design import StudyDesign as Design
-from abp_tui.services.designing import create_design
+from abp_tui.services.designing import choices_warning, create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
+from abp_tui.store import connect
 from abp_tui.store import judging as sql
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.newdesign import NewDesignScreen
 from tests.factories import Cli, write_jsonl
+from tests.tui_helpers import drive, press, settle, until
 
 SECRET = "shared runs test secret"
 CONDITIONS = "ABCDE"
@@ -200,7 +205,7 @@ def test_too_few_reviewers_is_warned_at_design_time(
     assert "list at least 3 reviewers" in warning
     assert SHARED_RUNS_KEY not in sql.design(db, two.pk).document
     opened = create_design(db, StudyDesign.model_validate({**base, "name": "open"}))
-    assert any("every reviewer of this open design judges every item" in w for w in opened.warnings)
+    assert any("every reviewer of an open design judges every item" in w for w in opened.warnings)
 
 
 def test_the_cli_prints_the_warning(tmp_path: Path, cli: Cli) -> None:
@@ -292,3 +297,44 @@ def test_the_bundle_verifies_a_plan_laid_apart_and_states_exposure(
         "compared with several conditions): the repeated text told them which output was the "
         "shared one, so for those items they were not blind to it."
     ]
+
+
+# -- before planning: the new-design form's preview ------------------------------------------------
+def test_the_choices_tell_how_many_items_share_a_run() -> None:
+    assert expected_group([("B", "A"), ("C", "A"), ("D", "A")]) == 3
+    assert expected_group([("C", "A"), ("D", "B")]) == 1
+    assert expected_group([("A", "B"), ("A", "C"), ("B", "C")]) == 3  # all pairs of three
+    assert expected_group([("C", "A")], single_items=True) == 3  # the pair and both singles
+    assert expected_group([], single_items=True) == 1
+    baseline = "B:A, C:A, D:A"
+    assert choices_warning(baseline, list("ABCD"), "x, y, z", 1) is None
+    few = choices_warning(baseline, list("ABCD"), "x, y, z", 2)
+    assert few is not None and "3 reviewers are too few" in few and "at least 6" in few
+    assert "open design" in (choices_warning(baseline, list("ABCD"), "", 1) or "")
+    assert choices_warning("C:A, D:B", list("ABCD"), "", 1) is None
+    assert choices_warning("all", list("ABC"), "x, y", 1) is not None
+    assert choices_warning("B:Z", list("ABCD"), "", 1) is None  # refused at creation instead
+
+
+async def test_the_form_previews_the_warning_while_it_is_filled_in(tmp_path: Path) -> None:
+    db_path = tmp_path / "h.db"
+    db = connect(db_path)
+    import_paths(db, [_study_file(tmp_path)])
+    db.close()
+    app = make_app(db_path, reviewer="ann")
+    async with drive(app, (120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        await until(pilot, lambda: isinstance(app.screen, NewDesignScreen), "the form")
+        await settle(pilot)
+        form = app.screen
+        shared = form.query_one("#design-shared", Static)
+        # All pairs of A to D, judged by ann alone: six items of a task share runs.
+        assert "up to 6 items of one task show the same output" in str(shared.render())
+        form.query_one("#design-pairs", Input).value = "B:A, C:A, D:A"
+        form.query_one("#design-reviewers", Input).value = "x, y"
+        await settle(pilot)
+        assert "2 reviewers are too few" in str(shared.render())
+        form.query_one("#design-reviewers", Input).value = "x, y, z"
+        await settle(pilot)
+        assert str(shared.render()) == ""

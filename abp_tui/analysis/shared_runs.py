@@ -104,21 +104,56 @@ def exposed_reviewers(
 def shared_runs_warning(
     design: StudyDesign, run_ids: Sequence[Sequence[str]], exposed: int
 ) -> str | None:
-    """The one-line warning of a design whose reviewers see a shared run more than once
+    """The one-line warning of a planned design whose reviewers see a shared run more than once
     (``exposed``: how many do; an open design counts every reviewer); None when none does."""
     largest = largest_group(run_ids)
     if largest < 2 or (design.reviewers and not exposed):
         return None
-    who = (
-        "every reviewer of this open design judges every item"
-        if not design.reviewers
-        else f"{exposed} of {len(design.reviewers)} reviewers judge more than one of them"
-    )
+    who = f"{exposed} of {len(design.reviewers)} reviewers judge more than one of them"
+    return _warning(len(design.reviewers), design.reviewers_per_item, largest, who)
+
+
+def expected_group(contrasts: Iterable[tuple[str, str]], single_items: bool = False) -> int:
+    """The largest run group a design's choices make in one task and trial, before planning:
+    the contrasts linked by a condition (plus, with single items, their conditions)."""
+    edges: dict[str, set[int]] = defaultdict(set)
+    pairs = list(contrasts)
+    for n, (a, b) in enumerate(pairs):
+        edges[a].add(n)
+        edges[b].add(n)
+    groups = run_groups([[f"{a}\0", f"{b}\0"] for a, b in pairs])
+    sizes: dict[int, int] = defaultdict(int)
+    for group in groups:
+        sizes[group] += 1
+    if single_items:
+        for runs in edges.values():
+            sizes[groups[min(runs)]] += 1
+    return max(sizes.values(), default=1 if single_items else 0)
+
+
+def planned_warning(
+    contrasts: Iterable[tuple[str, str]],
+    reviewers: int,
+    per_item: int = 1,
+    single_items: bool = False,
+) -> str | None:
+    """The warning a design's choices call for before it is planned (the new-design form's
+    preview): its items will share runs and its ``reviewers`` (listed; 0: an open design) are
+    too few to keep them apart."""
+    largest = expected_group(contrasts, single_items)
+    if largest < 2 or 0 < per_item * largest <= reviewers:
+        return None
+    return _warning(reviewers, per_item, largest, f"{reviewers} reviewers are too few")
+
+
+def _warning(reviewers: int, per_item: int, largest: int, who: str) -> str:
+    if not reviewers:
+        who = "every reviewer of an open design judges every item"
     return (
         f"items share runs (up to {largest} items of one task show the same output, e.g. a "
         f"baseline compared with several conditions) and {who}: the repeated text tells them "
         f"which output is the shared one, wherever it is placed; list at least "
-        f"{reviewers_needed(design, run_ids)} reviewers to give each at most one of them"
+        f"{per_item * largest} reviewers to give each at most one of them"
     )
 
 
@@ -134,9 +169,11 @@ __all__ = [
     "SHARED_RUNS_KEY",
     "SHARED_RUNS_LIMITATION",
     "apart",
+    "expected_group",
     "exposed_reviewers",
     "keeps_apart",
     "largest_group",
+    "planned_warning",
     "reviewers_needed",
     "run_groups",
     "shared_runs_warning",

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, NoReturn
 
 import sqlite_utils
@@ -44,6 +45,7 @@ from abp_tui.analysis.shared_runs import (
     SHARED_RUNS_KEY,
     exposed_reviewers,
     keeps_apart,
+    planned_warning,
     shared_runs_warning,
 )
 from abp_tui.errors import AbpError, InputError
@@ -577,6 +579,22 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
         err = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in err["loc"][:1]) or "design"
         raise AbpError(f"{field.replace('_', ' ')}: {err['msg']}") from None
+
+
+def choices_warning(pairs: str, conditions: list[str], reviewers: str, per_item: int) -> str | None:
+    """What the new-design form previews while it is filled in: the warning of items sharing
+    runs that too few reviewers would see more than once (None: none, or choices not readable
+    yet; creating the design says what is wrong with them)."""
+    try:
+        chosen = parse_pairs(pairs, conditions)
+    except AbpError:
+        return None
+    contrasts: list[tuple[str, str]] = []
+    if chosen == "all-pairs":
+        contrasts = list(combinations(sorted(conditions), 2))
+    elif not isinstance(chosen, str):
+        contrasts = chosen
+    return planned_warning(contrasts, len(split_names(reviewers)), max(per_item, 1))
 
 
 def create_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> CreatedDesign:
