@@ -22,7 +22,7 @@ from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.models.design import StudyDesign as Design
 from abp_tui.services.designing import choices_warning, create_design
 from abp_tui.services.importing import import_paths
-from abp_tui.services.publishing import export_bundle
+from abp_tui.services.publishing import export_bundle, export_protocol_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
@@ -279,6 +279,11 @@ def test_the_bundle_verifies_a_plan_laid_apart_and_states_exposure(
     few = create_design(
         db, StudyDesign.model_validate({**base, "name": "few", "reviewers": ["x", "y"]})
     ).pk
+    # The protocol published before judging carries the layout in the design's document.
+    protocol = export_protocol_bundle(db, apart, tmp_path / "protocol").zip_path
+    verify(protocol)
+    announced = json.loads(read_bundle(protocol)[rec.DESIGN])["document"]
+    assert announced[SHARED_RUNS_KEY] is True
     _judge_everything(db, apart)
     _judge_everything(db, few)
     unblind(db, "s", "lead")
