@@ -234,3 +234,64 @@ def test_a_design_can_switch_the_well_known_names_off(
     assert "ChatGPT" not in terms and "claude" in terms
     (item,) = sql.items(db, created.pk)
     assert item.masking == {"a": 2, "b": 1}  # "ChatGPT" is left to read
+
+
+# -- issue 27: spacing and punctuation between the words of a name ------------------------------
+CAMEL_NAMES = ["OpenAI", "DeepSeek", "DeepMind", "ChatGPT", "OpenHands"]
+"""Well-known names written as one word of two camel-case words."""
+SEPARATORS = ["", " ", "-", ".", "_", "\u200b", "\u200d", "\ufeff", "\u00a0", "\u202f", "\t"]
+SEPARATORS += ["/", "\u2013", "\u00ad", "\n"]
+"""Spacing and punctuation between words: none, spaces (non-breaking too), hyphens and dashes,
+dots, underscores, zero-width characters."""
+_separator_runs = st.lists(st.sampled_from(SEPARATORS), min_size=0, max_size=4).map("".join)
+
+
+def _spelled(name: str, separator: str, upper: list[bool]) -> str:
+    """The two camel-case words of ``name`` joined by ``separator``, in the given case."""
+    words = [w for w in re.split(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", name) if w]
+    assert len(words) == 2, name
+    joined = separator.join(words)
+    return "".join(
+        c.upper() if u else c.lower() for c, u in zip(joined, upper + [False] * 40, strict=False)
+    )
+
+
+@given(
+    st.sampled_from(CAMEL_NAMES),
+    _separator_runs,
+    st.lists(st.booleans(), min_size=20, max_size=20),
+)
+def test_a_camel_case_name_is_masked_with_any_spacing_and_case(
+    name: str, separator: str, upper: list[bool]
+) -> None:
+    spelled = _spelled(name, separator, upper)
+    masker = identity_terms([], [], [], (), well_known=True)
+    assert masker.mask(f"Built by {spelled}, as said.") == (f"Built by {MASK}, as said.", 1)
+
+
+@given(_separator_runs, st.sampled_from(["NimbusCloud", "acme/StormBringer-7"]))
+def test_a_designs_own_camel_case_term_is_masked_with_any_spacing(
+    separator: str, term: str
+) -> None:
+    masker = identity_terms([], [], [term], (), well_known=False)
+    words = re.findall(r"[A-Z][a-z]+|\d+", term.split("/")[-1])
+    masked, n = masker.mask(f"({separator.join(words)}) wrote it")
+    assert (masked, n) == (f"({MASK}) wrote it", 1)
+
+
+def test_the_reported_spellings_are_masked() -> None:
+    masker = identity_terms([], [], [], (), well_known=True)
+    text = "Open AI, open-ai, Open.AI, Open\u00a0AI, Deep Seek, deep_seek and Deep\u200bSeek agree."
+    masked, n = masker.mask(text)
+    assert (masked, n) == (", ".join([MASK] * 6) + f" and {MASK} agree.", 7)
+
+
+@given(
+    st.sampled_from(["open", "Open", "OPEN", "deep", "Deep", "chat", "mind", "seek", "hands"]),
+    st.sampled_from([" ", "-", ".", "_", "\u00a0", "\u200b", ""]),
+    st.sampled_from(["the door", "air", "aim", "sea", "seed", "water", "source", "minded", "ly"]),
+)
+def test_the_words_of_a_name_alone_are_not_masked(word: str, separator: str, other: str) -> None:
+    # "open" or "deep" is an ordinary word: only the whole name (both its words) is masked.
+    text = f"We {word}{separator}{other} today."
+    assert identity_terms([], [], [], (), well_known=True).mask(text) == (text, 0)

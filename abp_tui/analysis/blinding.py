@@ -18,7 +18,11 @@ re-derives the codes and placement from it. The algorithm, step by step:
 3. **Assignment.** Items are shuffled with a generator seeded by HMAC(secret, ``["plan",
    seed]``); with listed reviewers R and k reviewers per item, the item at shuffled position i
    goes to R[(i*k + m) mod |R|] for m < k, in slot m, which balances workload. With no listed
-   reviewers every reviewer judges every item, in the slot of their enrolment order.
+   reviewers every reviewer judges every item, in the slot of their enrolment order. Items that
+   share a run (a baseline compared with several conditions) would show one reviewer the same
+   text twice: when the reviewers are enough, a design planned since that rule (its document
+   records ``shared_runs_apart``) moves each group of such items onto consecutive shuffled
+   positions, which go to different reviewers (:mod:`abp_tui.analysis.shared_runs`).
 4. **Placement.** Items judged by the same reviewers (the same i*k mod |R|) within one contrast,
    taken in the order of a second shuffle (HMAC(secret, ``["orientation", seed]``)), alternate a
    base orientation (even positions: condition a is Response 1). A reviewer in slot m sees the
@@ -56,6 +60,7 @@ from itertools import combinations
 from typing import Final
 
 from abp_tui.analysis.masking import MASK, Masker, identity_terms
+from abp_tui.analysis.shared_runs import apart, keeps_apart
 from abp_tui.models.design import StudyDesign
 
 __all__ = [
@@ -72,6 +77,7 @@ __all__ = [
     "contrasts_of",
     "enrol",
     "identity_terms",
+    "item_runs",
     "new_plan_secret",
     "plan_commitment",
     "plan_items",
@@ -204,9 +210,10 @@ class PlanEntry:
 
 
 def blind(
-    design: StudyDesign, entries: Sequence[PlanEntry], secret: str | None
+    design: StudyDesign, entries: Sequence[PlanEntry], secret: str | None, apart_runs: bool = False
 ) -> list[tuple[str, bool]]:
-    """Steps 2 and 4: each entry's blind code and base orientation, in the entries' order."""
+    """Steps 2 and 4: each entry's blind code and base orientation, in the entries' order
+    (``apart_runs``: the design lays items sharing a run apart, step 3)."""
     plan = _Derivation(design.seed, secret)
     taken: set[str] = set()
     codes = []
@@ -218,8 +225,7 @@ def blind(
             length += 1
         taken.add(code)
         codes.append(code)
-    positions = list(range(len(entries)))
-    plan.plan_rng().shuffle(positions)
+    positions = _sequence(plan, design, [e.run_ids for e in entries], apart_runs)
     judged_by = _reviewer_groups(design, positions, secret)
     shuffled = list(range(len(entries)))
     plan.orientation_rng().shuffle(shuffled)
@@ -234,6 +240,21 @@ def blind(
     return list(zip(codes, base, strict=True))
 
 
+def _sequence(
+    plan: _Derivation,
+    design: StudyDesign,
+    run_ids: Sequence[Sequence[str]],
+    apart_runs: bool,
+) -> list[int]:
+    """Step 3's shuffle of the items (indices in plan order), with each group of items sharing
+    a run on consecutive positions when the design lays them apart and can."""
+    order = list(range(len(run_ids)))
+    plan.plan_rng().shuffle(order)
+    if apart_runs and plan.secret is not None and keeps_apart(design, run_ids):
+        return apart(order, run_ids)
+    return order
+
+
 def _reviewer_groups(
     design: StudyDesign, positions: Sequence[int], secret: str | None
 ) -> dict[int, int]:
@@ -246,12 +267,16 @@ def _reviewer_groups(
 
 
 def plan_items(
-    design: StudyDesign, runs: Iterable[PlanRun], secret: str | None = None
+    design: StudyDesign,
+    runs: Iterable[PlanRun],
+    secret: str | None = None,
+    apart_runs: bool = False,
 ) -> list[PlannedItem]:
     """Steps 1 and 2, plus the base orientation of step 4. Raises PlanError on a misfit.
 
     ``secret`` is the design's plan secret; None only re-derives the plan of a design stored
-    before plan secrets (from its seed alone)."""
+    before plan secrets (from its seed alone). ``apart_runs``: lay items sharing a run apart
+    (step 3; every new design does, a stored one as its document records)."""
     all_runs = list(runs)
     known_tasks = sorted({r.task_id for r in all_runs})
     known_conditions = sorted({r.condition_id for r in all_runs})
@@ -316,16 +341,19 @@ def plan_items(
     return [
         PlannedItem(key, code, kind, task, trial, ra, rb, base_flip)
         for (key, kind, task, trial, ra, rb), (code, base_flip) in zip(
-            found, blind(design, entries, secret), strict=True
+            found, blind(design, entries, secret, apart_runs), strict=True
         )
     ]
 
 
 def assign(
-    design: StudyDesign, items: Sequence[PlannedItem], secret: str | None = None
+    design: StudyDesign,
+    items: Sequence[PlannedItem],
+    secret: str | None = None,
+    apart_runs: bool = False,
 ) -> list[Assignment]:
     """Step 3 (listed reviewers), 4 and 5: every assignment of the study (``items`` in plan
-    order; ``secret`` as for :func:`plan_items`)."""
+    order; ``secret`` and ``apart_runs`` as for :func:`plan_items`)."""
     if not design.reviewers:
         return []
     reviewers = design.reviewers
@@ -336,8 +364,8 @@ def assign(
         )
     plan = _Derivation(design.seed, secret)
     by_key = {i.key: i for i in items}
-    keys = [i.key for i in items]
-    plan.plan_rng().shuffle(keys)
+    run_ids = [item_runs(i) for i in items]
+    keys = [items[index].key for index in _sequence(plan, design, run_ids, apart_runs)]
     per_reviewer: dict[str, list[tuple[str, int]]] = defaultdict(list)
     k = design.reviewers_per_item
     for i, key in enumerate(keys):
@@ -347,6 +375,11 @@ def assign(
     for reviewer in reviewers:
         out.extend(_ordered(plan, reviewer, per_reviewer[reviewer], by_key))
     return out
+
+
+def item_runs(item: PlannedItem) -> tuple[str, ...]:
+    """The run ids an item shows."""
+    return (item.run_a.id,) if item.run_b is None else (item.run_a.id, item.run_b.id)
 
 
 def enrol(

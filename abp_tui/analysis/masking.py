@@ -16,20 +16,24 @@ Which terms (:func:`identity_terms`, recorded in the design when it is created):
   names of :data:`WELL_KNOWN`.
 
 How a term matches (:class:`Masker`): case-insensitively, as whole words (letters and digits
-around it break the match, an underscore does not), with any of space, ``-``, ``_``, ``.``,
-``/`` or ``+`` (up to three) or nothing between its letter and digit runs: ``gpt-4`` also
-matches ``GPT 4``, ``gpt4``, ``GPT_4`` and ``Gpt.4``. A term ending in letters also takes a
-version written after it (``gpt`` masks all of ``GPT-4o`` and ``gpt4``, ``Qwen`` all of
-``Qwen2.5``). A term of numbers only keeps a separator between them (``1.0`` never matches
+around it break the match, an underscore does not), with any run of spacing and punctuation
+(:data:`_SPACING`: white space including non-breaking spaces, ``-`` and dashes, ``_``, ``.``,
+``/``, ``+``, zero-width characters) or nothing between its words: its runs of letters and of
+digits, and the words of a camel-case name as the term is written. ``gpt-4`` also matches
+``GPT 4``, ``gpt4``, ``GPT_4`` and ``Gpt.4``; ``OpenAI`` matches ``Open AI``, ``open-ai`` and
+``Open.AI``, ``DeepSeek`` ``Deep Seek``; one word of a name alone (``open``) is not the name,
+but two ordinary words that spell one (``open hands``) are masked. A term ending in letters
+also takes a version written after it (``gpt`` masks all of ``GPT-4o`` and ``gpt4``, ``Qwen``
+all of ``Qwen2.5``). A term of numbers only keeps a separator between them (``1.0`` never matches
 ``10``), and an identity with no letters at all (an engine version ``1.0``) is not masked on
 its own, only with its engine (``oxagen/1.0``). All terms are one compiled regular expression
 in which, for each first letter, the longest terms come first, so that a whole identity is one
 mask, not pieces.
 
 What it cannot do: text that names a system in other words ("the assistant from the search
-company"), spells a name with look-alike letters, or interleaves invisible characters (those
-are shown as ``⟨U+...⟩`` by :mod:`abp_tui.text.safe` but still split the word). The bundle's
-limitations say so.
+company"), spells a name with look-alike letters, or interleaves invisible characters inside one
+word of it (``Cl``, U+200B, ``aude``: those are shown as ``⟨U+...⟩`` by :mod:`abp_tui.text.safe` but
+still split the word; between its words they are matched). The bundle's limitations say so.
 """
 
 from __future__ import annotations
@@ -173,20 +177,49 @@ _SHORT_ID_CONTEXT = (
 _LETTER = re.compile(r"[^\W\d_]")
 _TOKENS = re.compile(r"[^\W\d_]+|\d+")
 """Runs of letters and runs of digits: the pieces a term's variants keep in order."""
-_SEP = r"[ \t._/+\-]{0,3}"
-_NUMBER_SEP = r"[ \t._/+\-]{1,3}"
+_SPACING = "\\s._/+\\-\u00ad\u00b7\u200b-\u200d\u2010-\u2015\u2060\ufeff"
+"""What may stand between the parts of a name: any white space (non-breaking spaces and line
+breaks included), ``.``, ``_``, ``/``, ``+``, hyphens and dashes, the middle dot, the soft hyphen
+and the zero-width characters."""
+_SEP = f"[{_SPACING}]*"
+_NUMBER_SEP = f"[{_SPACING}]{{1,3}}"
 _VERSION = r"(?:[ \t._\-]?v?\d+(?:[._]\d+)*[^\W\d_]{0,2})?"
 """A version written after a name: ``-4o``, ``4``, `` 2.5``, ``_3``."""
 _BEFORE = r"(?<![^\W_].)"
 _AFTER = r"(?![^\W_])"
 
 
+def _camel_parts(token: str) -> list[str]:
+    """A run of letters split where its case says a new word starts: ``OpenAI`` is ``Open`` and
+    ``AI``, ``DeepSeek`` ``Deep`` and ``Seek``, ``GPTModel`` ``GPT`` and ``Model``."""
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(token)):
+        before, here = token[i - 1], token[i]
+        after = token[i + 1] if i + 1 < len(token) else ""
+        if here.isupper() and (before.islower() or (before.isupper() and after.islower())):
+            parts.append(token[start:i])
+            start = i
+    parts.append(token[start:])
+    return parts
+
+
+def _parts(term: str) -> list[str]:
+    """The lower-case runs of letters and of digits of a term, camel-case words apart."""
+    return [
+        part.lower()
+        for token in _TOKENS.findall(term)
+        for part in (_camel_parts(token) if not token.isdigit() else [token])
+    ]
+
+
 def _variants(term: str) -> tuple[str, str]:
-    """The pattern of a (lower-case) term and its punctuation and spacing variants, as its
-    first character and the rest."""
-    tokens = _TOKENS.findall(term)
+    """The pattern of a term and its case, punctuation and spacing variants (for lower-cased
+    text), as its first character and the rest."""
+    tokens = _parts(term)
     if not tokens:
-        return term[0], re.escape(term[1:])
+        lowered = term.lower()
+        return lowered[0], re.escape(lowered[1:])
     body = re.escape(tokens[0])
     numbers_only = all(t.isdigit() for t in tokens)
     for token in tokens[1:]:
@@ -210,10 +243,13 @@ def _compile(terms: tuple[str, ...], short_ids: tuple[str, ...]) -> str | None:
     the longest terms come first: the engine takes the first alternative that matches, so
     "claude-3-5-sonnet" must be tried before its part "claude".
     """
+    found: dict[tuple[str, str], int] = {}
+    for term in {t.strip() for t in terms if t.strip()}:
+        variant = _variants(term)
+        found[variant] = max(found.get(variant, 0), len(term))
     groups: dict[str, list[tuple[int, str]]] = {}
-    for term in sorted({t.strip().lower() for t in terms if t.strip()}):
-        first, rest = _variants(term)
-        groups.setdefault(first, []).append((len(term), rest))
+    for (first, rest), length in found.items():
+        groups.setdefault(first, []).append((length, rest))
     if short_ids:
         ids = "|".join(re.escape(i.lower()) for i in sorted(set(short_ids)))
         for word in _SHORT_ID_CONTEXT:

@@ -20,9 +20,17 @@ from abp_tui.models import (
     StudyDesign,
 )
 
-PLAN_KEYS: Final = ("masked_terms", "masked_short_ids", "pack", "plan_secret_sha256")
-"""Keys the store adds to a design document that are not part of the design file (the last is
-the commitment to the design's plan secret, :func:`abp_tui.analysis.blinding.plan_commitment`)."""
+PLAN_KEYS: Final = (
+    "masked_terms",
+    "masked_short_ids",
+    "pack",
+    "plan_secret_sha256",
+    "shared_runs_apart",
+)
+"""Keys the store adds to a design document that are not part of the design file
+(``plan_secret_sha256`` is the commitment to the design's plan secret,
+:func:`abp_tui.analysis.blinding.plan_commitment`; ``shared_runs_apart`` says its plan lays
+items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`)."""
 _NOT_A_RUN: Final = frozenset({PreferenceChoice.TIE.value, PreferenceChoice.INSUFFICIENT.value})
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE
+from abp_tui.analysis.shared_runs import SHARED_RUNS_LIMITATION, exposed_reviewers
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import (
     Analysis,
@@ -82,6 +83,13 @@ def limitations(analysis: Analysis) -> list[dict[str, str]]:
     if study.protocol == "afp":
         out.append({"source": "abp-tui", "text": AFP_LIMITATION})
     out.extend({"source": "abp-tui", "text": text} for text in STANDARD_LIMITATIONS)
+    inputs = analysis.inputs
+    judged = [(j.reviewer, j.item) for j in inputs.judgments]
+    exposed = exposed_reviewers(((i.code, i.runs) for i in inputs.items), judged)
+    if exposed:  # items sharing a run (a baseline) judged by one reviewer: not hidden from them
+        reviewers = len({reviewer for reviewer, _ in judged})
+        text = SHARED_RUNS_LIMITATION.format(exposed=len(exposed), reviewers=reviewers)
+        out.append({"source": "abp-tui", "text": text})
     return out
 
 

@@ -41,6 +41,7 @@ from abp_tui.analysis.blinding import (
     plan_commitment,
 )
 from abp_tui.analysis.records import design_document
+from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
@@ -212,7 +213,9 @@ def check_plan(inputs: Inputs) -> None:
         )
         for i in items
     ]
-    for item, (code, base) in zip(items, blind(inputs.study_design, entries, secret), strict=True):
+    apart_runs = inputs.design.document.get(SHARED_RUNS_KEY) is True
+    derived = blind(inputs.study_design, entries, secret, apart_runs)
+    for item, (code, base) in zip(items, derived, strict=True):
         if item.code != code:
             raise BundleMismatch(
                 rec.ITEMS, f"item {item.code}: the plan secret gives it the code {code}"
@@ -222,10 +225,10 @@ def check_plan(inputs: Inputs) -> None:
                 rec.ITEMS,
                 f"item {item.code}: base_flip is {item.base_flip}, the plan secret gives {base}",
             )
-    _check_placements(inputs, items, secret)
+    _check_placements(inputs, items, secret, apart_runs)
 
 
-def _check_placements(inputs: Inputs, items: list[Item], secret: str) -> None:
+def _check_placements(inputs: Inputs, items: list[Item], secret: str, apart_runs: bool) -> None:
     """Each judgment of a pair shows its runs where the plan put them for its reviewer: by the
     assignment, for listed reviewers; for an open design, in one slot parity per reviewer (the
     enrolment order that chose the slot is not published)."""
@@ -244,7 +247,9 @@ def _check_placements(inputs: Inputs, items: list[Item], secret: str) -> None:
         )
         for i in items
     ]
-    flips = {(a.item_key, a.reviewer): a.flipped for a in assign(design, planned, secret)}
+    flips = {
+        (a.item_key, a.reviewer): a.flipped for a in assign(design, planned, secret, apart_runs)
+    }
     parity: dict[str, bool] = {}
     for number, j in enumerate(inputs.judgments, start=1):
         item = by_code.get(j.item)

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, NoReturn
 
 import sqlite_utils
@@ -27,6 +28,7 @@ from abp_tui.analysis.blinding import (
     PlanRun,
     assign,
     identity_terms,
+    item_runs,
     new_plan_secret,
     plan_commitment,
     plan_items,
@@ -38,6 +40,13 @@ from abp_tui.analysis.reruns import (
     held_back_note,
     held_from_plan,
     planned_runs,
+)
+from abp_tui.analysis.shared_runs import (
+    SHARED_RUNS_KEY,
+    exposed_reviewers,
+    keeps_apart,
+    planned_warning,
+    shared_runs_warning,
 )
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
@@ -178,14 +187,21 @@ def create_design(
     latest = versions[-1] if versions else None
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
     secret = plan_secret or stored or new_plan_secret()
-    items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret)
+    # A version stored before items sharing a run were laid apart keeps its plan while the
+    # design is unchanged; anything planned anew lays them apart.
+    apart_runs = latest is None or bool(latest.document.get(SHARED_RUNS_KEY))
+    items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, apart_runs)
+    if latest is not None and latest.sha256 != sha and not apart_runs:
+        apart_runs = True
+        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, True)
     changed_frozen = latest is not None and latest.sha256 != sha and latest.frozen_at is not None
     if changed_frozen and plan_secret is None:  # a new version: a plan of its own
         secret = new_plan_secret()
-        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret)
+        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, True)
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
-    warnings = (unlisted,) if unlisted else ()
+    shared = _shared_runs_warning(design, items, assignments)
+    warnings = tuple(w for w in (unlisted, shared) if w)
     planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
     held = tuple(held_back(design, facts, planned))
     if latest is not None and latest.sha256 == sha:
@@ -266,21 +282,41 @@ def _plannable(
     return planned_runs(design, sql.plan_runs(db, design.study), held_from_plan(design, states))
 
 
+def _shared_runs_warning(
+    design: StudyDesign, items: list[PlannedItem], assignments: list[Assignment]
+) -> str | None:
+    """The warning of a plan that shows a reviewer the same run in two items (None: none)."""
+    run_ids = [item_runs(i) for i in items]
+    exposed = exposed_reviewers(
+        ((i.key, runs) for i, runs in zip(items, run_ids, strict=True)),
+        ((a.reviewer, a.item_key) for a in assignments),
+    )
+    return shared_runs_warning(design, run_ids, len(exposed))
+
+
 def _plan(
-    design: StudyDesign, runs: list[PlanRun], masker: Masker, rubric_doc: str, secret: str
+    design: StudyDesign,
+    runs: list[PlanRun],
+    masker: Masker,
+    rubric_doc: str,
+    secret: str,
+    apart_runs: bool,
 ) -> tuple[list[PlannedItem], list[Assignment], dict[str, Any], str]:
-    """The plan of a design under ``secret``, its stored document and its hash.
+    """The plan of a design under ``secret``, its stored document and its hash (``apart_runs``:
+    lay items sharing a run apart, recorded in the document when it changes the plan).
 
     The hash covers the document (with the secret's commitment), the rubric and the plan; the
     plan enters it as an HMAC keyed by the secret, so a hash a pack carries reveals nothing of
     the plan to anyone who could otherwise try the few plans a small design allows.
     """
     try:
-        items = plan_items(design, runs, secret)
-        assignments = assign(design, items, secret)
+        items = plan_items(design, runs, secret, apart_runs)
+        assignments = assign(design, items, secret, apart_runs)
     except PlanError as exc:
         raise AbpError(f"design {design.name!r}: {exc}") from None
     document = design.model_dump(mode="json")
+    if apart_runs and keeps_apart(design, [item_runs(i) for i in items]):
+        document[SHARED_RUNS_KEY] = True
     document["masked_terms"] = list(masker.terms)
     document["masked_short_ids"] = list(masker.short_ids)
     document["plan_secret_sha256"] = plan_commitment(secret)
@@ -545,6 +581,22 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
         err = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in err["loc"][:1]) or "design"
         raise AbpError(f"{field.replace('_', ' ')}: {err['msg']}") from None
+
+
+def choices_warning(pairs: str, conditions: list[str], reviewers: str, per_item: int) -> str | None:
+    """What the new-design form previews while it is filled in: the warning of items sharing
+    runs that too few reviewers would see more than once (None: none, or choices not readable
+    yet; creating the design says what is wrong with them)."""
+    try:
+        chosen = parse_pairs(pairs, conditions)
+    except AbpError:
+        return None
+    contrasts: list[tuple[str, str]] = []
+    if chosen == "all-pairs":
+        contrasts = list(combinations(sorted(conditions), 2))
+    elif not isinstance(chosen, str):
+        contrasts = chosen
+    return planned_warning(contrasts, len(split_names(reviewers)), max(per_item, 1))
 
 
 def create_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> CreatedDesign:

@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static
 
-from abp_tui.services.designing import ALL, DesignChoices, DesignDefaults
+from abp_tui.services.designing import ALL, DesignChoices, DesignDefaults, choices_warning
 from abp_tui.text.safe import safe_line
 
 
@@ -111,6 +111,7 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                         yield Input("1", type="integer", id="design-per-item")
                 yield Label("Or a design file (TOML or JSON; it holds its own choices)")
                 yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
+            yield Static("", id="design-shared", classes="dialog-text")
             yield Static("", id="design-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create", id="create", variant="primary")
@@ -118,6 +119,23 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
 
     def _value(self, field: str) -> str:
         return self.query_one(f"#design-{field}", Input).value.strip()
+
+    def on_mount(self) -> None:
+        self.preview()
+
+    @on(Input.Changed)
+    @on(SelectionList.SelectedChanged)
+    def preview(self) -> None:
+        """Warn while the choices make items share runs that too few reviewers would repeat."""
+        try:
+            per_item = int(self._value("per-item"))
+        except ValueError:
+            per_item = 1
+        picked = [str(c) for c in self.query_one(SelectionList).selected]
+        found = choices_warning(self._value("pairs"), picked, self._value("reviewers"), per_item)
+        self.query_one("#design-shared", Static).update(
+            Text(f"Warning: {safe_line(found)}", style="bold") if found else Text("")
+        )
 
     def _refuse(self, message: str) -> None:
         self.query_one("#design-error", Static).update(Text(message))
