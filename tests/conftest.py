@@ -114,3 +114,11 @@ def pytest_terminal_summary(
     terminalreporter.line(
         f"{_snapshots['matched']} snapshots matched, {_snapshots['mismatched']} mismatched."
     )
+
+
+@pytest.fixture(autouse=True)
+def _leaving_keys_act_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests press keys far faster than a person and read the screen right after: a key that
+    submits or leaves acts at once instead of waiting a moment for a following letter. The
+    typing tests that check that wait (tests/test_tui_typing.py) set it back."""
+    monkeypatch.setattr("abp_tui.tui.typing_guard.DEFER_SECONDS", 0.0)

@@ -37,9 +37,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Header, Input, Static
 
+from abp_tui.models import Judgment
 from abp_tui.services.desk import Desk
 from abp_tui.services.reviewing import BlindItem
 from abp_tui.text.safe import safe_line
@@ -89,12 +93,31 @@ _binding = partial(screen_binding, "compare")
 """A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
 
 
+FORM_KEYS = frozenset({"tab", "shift+tab", "left_curly_bracket", "right_curly_bracket"})
+"""Keys that move through the scoring form: on a narrow terminal they bring it on screen."""
+NARROW_WIDTH = 110
+"""Below this many columns the responses and the scoring form take turns on the screen."""
+
+
 class CompareScreen(Screen[None]):
     """Judge the items of one study design, one blind item at a time."""
 
     CSS_PATH = "../styles/compare.tcss"
     COMMANDS: ClassVar = {CompareCommands}
+    # Below NARROW_WIDTH columns the scoring form and the responses take turns on the whole
+    # width (o switches); on a short terminal the task and the header make room for the text.
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-narrow"),
+        (NARROW_WIDTH, "-roomy"),
+    ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
+        _binding(
+            "o",
+            "toggle_form",
+            "Form",
+            "Narrow terminal: show the scoring form, or the responses again (one at a time).",
+        ),
         _binding(
             "tab",
             "app.focus_next",
@@ -217,6 +240,10 @@ class CompareScreen(Screen[None]):
         self.ai_panel = AiVerdictsPanel(desk)
         self._keys: frozenset[str] | None = None
         self._missing_shown = ""
+        self._tentative: tuple[Judgment, Widget | None, str] | None = None
+        """The judgment and the focus before the last decision key, and the key's character."""
+        self._deferred: Timer | None = None
+        """The key that submits or leaves, waiting for :data:`DEFER_SECONDS` to act."""
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -259,6 +286,7 @@ class CompareScreen(Screen[None]):
         """Whether a key is typing meant for a text field, to be ignored (the app asks first;
         the rules are in :mod:`abp_tui.tui.typing_guard`)."""
         in_field = isinstance(self.focused, Input)
+        active = None
         if in_field or not event.is_printable:
             facts = KeyFacts(in_field, event.is_printable)
         else:
@@ -273,15 +301,60 @@ class CompareScreen(Screen[None]):
                 score=active is not None and active.binding.priority,
             )
         verdict = self.guard.holds_back(facts)
+        moves_in_form = event.key in FORM_KEYS
+        if not self.form_shown and (facts.score or in_field or moves_in_form) and not verdict.hold:
+            # A decision is never made on a form the reviewer cannot see: it comes on screen.
+            self.show_form(True)
+        if verdict.cancel and self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        undone = self._undo_tentative(event.character) if verdict.undo else ""
+        self._tentative = None
+        if verdict.defer and active is not None:
+            binding, node = active.binding, active.node
+            self._deferred = self.set_timer(
+                self.guard.defer_seconds, lambda: self._act_deferred(binding.action, node)
+            )
+            return True
         if verdict.announce:
             self.notify(
-                "No text field has the focus, so keys act at once here: the typing was "
+                (f"{undone} " if undone else "")
+                + "No text field had the focus, so keys act at once here: the typing was "
                 "ignored. Tab moves to the next field; Esc leaves a field.",
                 title="Typing ignored",
                 severity="warning",
                 markup=False,
             )
+        if not verdict.hold and facts.score:
+            # A decision key: what the form held before it, in case it was typing after all.
+            self._tentative = (self.form.judgment, self.focused, event.character or "")
         return verdict.hold
+
+    async def _act_deferred(self, action: str, node: DOMNode) -> None:
+        """A key that submits or leaves, held back a moment, acts: no letter followed it."""
+        self._deferred = None
+        self.guard.deferred_done()
+        if self.is_attached and self.app.screen is self:
+            await self.app.run_action(action, node)
+
+    def _undo_tentative(self, typed: str | None) -> str:
+        """Undo the decision a letter made just before typing began; say what was undone."""
+        tentative, self._tentative = self._tentative, None
+        if tentative is None or self.item is None or tentative[0] == self.form.judgment:
+            return ""
+        before, focused_before, letter = tentative
+        focused_now = self.focused
+        self.form.load(before, self.item.responses, self.item.task.fatal_criteria)
+        if self.drafts.change(before, urgent=True):
+            self._update_bar()
+            self._update_missing()
+        if isinstance(focused_now, Input) and focused_now is not focused_before and letter:
+            # The letter had moved the focus to this field: it was the field's first letter.
+            focused_now.value += letter
+            focused_now.cursor_position = len(focused_now.value)
+        elif focused_before is not None and focused_before.is_attached:
+            self.set_focus(focused_before)
+        return f"The key {letter!r} was the start of typing: its decision was undone."
 
     def _screen_keys(self) -> frozenset[str]:
         """Every key bound anywhere on this screen or by the app, whatever has the focus."""
@@ -339,6 +412,7 @@ class CompareScreen(Screen[None]):
             self.reader.automated(item.code, submitted_now=False)
             self.ai_panel.read(item.code, submitted_now=False)
         self.set_class(not self.is_pair, "-single")
+        self.set_class(item.rubric.preference_only, "-preference-only")
         self.task_panel.show(item.task)
         pair = self.pair
         shown = message.shown
@@ -348,6 +422,7 @@ class CompareScreen(Screen[None]):
         first = form.first_row()
         target = form.first_missing() or first
         target.focus(scroll_visible=False)
+        self.show_form(False)  # a new item is read first (on a narrow terminal)
         scoring = self.query_one("#scoring", VerticalScroll)
         if target is first:
             scoring.scroll_home(animate=False)
@@ -402,6 +477,9 @@ class CompareScreen(Screen[None]):
     # -- changes, drafts and submitting (stored by abp_tui.tui.drafts) -----------------------
     @on(JudgmentForm.Changed)
     def judgment_changed(self, event: JudgmentForm.Changed) -> None:
+        if self._tentative is not None and event.urgent:
+            # A key's decision: a letter's stays tentative for a moment (the typing guard).
+            self.guard.decided(letter=self._tentative[2].isalpha())
         if self.drafts.change(event.judgment, urgent=event.urgent):
             self._update_bar()
             self._update_missing()
@@ -656,7 +734,35 @@ class CompareScreen(Screen[None]):
         # n / N belong to the search only while one is on; otherwise n is the gate's key.
         if action == "jump_hit":
             return self.searching
+        if action == "toggle_form":
+            return self.narrow
         return True
+
+    # -- a narrow terminal: the responses and the form take turns ------------------------------
+    @property
+    def narrow(self) -> bool:
+        return 0 < self.size.width < NARROW_WIDTH
+
+    @property
+    def form_shown(self) -> bool:
+        """The scoring form is on screen (always, unless the terminal is narrow)."""
+        return not self.narrow or self.has_class("-form-shown")
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+    def show_form(self, shown: bool) -> None:
+        if shown == self.has_class("-form-shown"):
+            return
+        self.set_class(shown, "-form-shown")
+        if shown:
+            self.query_one("#scoring", VerticalScroll).scroll_to_widget(
+                self.focused or self.form, animate=False
+            )
+        self.refresh_bindings()
+
+    def action_toggle_form(self) -> None:
+        self.show_form(not self.has_class("-form-shown"))
 
     def action_fold(self) -> None:
         self.aids.fold(every=False)
@@ -672,6 +778,9 @@ class CompareScreen(Screen[None]):
             self.form.focus_section(step)
 
     def action_leave_field(self) -> None:
+        if not isinstance(self.focused, Input) and self.narrow:
+            self.show_form(False)  # back to the responses
+            return
         if isinstance(self.focused, Input):
             chain = list(self.focus_chain)
             before = chain[: chain.index(self.focused)]

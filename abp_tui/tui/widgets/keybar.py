@@ -17,6 +17,10 @@ from textual.events import Click
 from textual.screen import Screen
 from textual.widget import Widget
 
+PINNED_KEYS = frozenset({"q", "question_mark"})
+"""Quit, and the help key: always shown, the help since it lists every key the bar has no room
+for."""
+
 
 @dataclass(frozen=True)
 class ShownKey:
@@ -91,16 +95,39 @@ class KeyBar(Widget):
             )
         return tuple(shown)
 
+    def fitting(self, width: int) -> tuple[ShownKey, ...]:
+        """The entries that fit in ``width`` cells, never cut in half: the help key (which lists
+        every key, those left out here included) always, then as many of the others, in order,
+        as fit beside it; the command palette's entry goes first when room is short."""
+        entries = list(self.entries)
+
+        def cells(shown: list[ShownKey]) -> int:
+            return sum(len(e.display) + len(e.description) + 3 for e in shown)
+
+        if cells(entries) <= width:
+            return tuple(entries)
+        pinned = [e for e in entries if e.key in PINNED_KEYS]
+        rest = [e for e in entries if e.key not in PINNED_KEYS and e.key != "ctrl+p"]
+        kept: list[ShownKey] = []
+        for entry in rest:
+            if cells([*kept, entry, *pinned]) > width:
+                break
+            kept.append(entry)
+        return tuple([*kept, *pinned])
+
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
-        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        text = Text(no_wrap=True, overflow="crop", end="")
         self._spans = []
-        for entry in self.entries:
+        for entry in self.fitting(self.size.width):
             start = text.cell_len
             text.append(f" {entry.display} ", key_style)
             text.append(f"{entry.description} ")
             self._spans.append((start, text.cell_len, entry.key))
         return text
+
+    def on_resize(self) -> None:
+        self.refresh()
 
     def on_click(self, event: Click) -> None:
         for start, end, key in self._spans:
