@@ -159,6 +159,7 @@ async def test_the_adjudication_screen_shows_each_reviewer_in_their_frame(
         await press(pilot, "enter")
         screen = app.screen
         assert isinstance(screen, AdjudicationScreen) and screen.item is not None
+        assert screen.code == code
         text = screen_text(pilot)
         assert "saw Response 1 and 2 swapped" in text and "saw Response 1 and 2 as here" in text
         assert "(their Response 1, as they saw it)" in text
