@@ -21,6 +21,7 @@ from rich.table import Table
 
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.adjudicating import NotAnAdjudicator, adjudicate
+from abp_tui.services.adjudication_transcripts import adjudication_transcripts
 from abp_tui.services.coordinator import disagreement_queue, open_adjudication
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
@@ -82,6 +83,8 @@ def test_a_reviewer_of_the_item_cannot_adjudicate_it(
     runs = _placement(db, "bob")
     with pytest.raises(NotAnAdjudicator, match=refused):
         adjudicate(db, pk, code, "bob", final, runs, "my own dispute")
+    with pytest.raises(NotAnAdjudicator, match=refused):
+        adjudication_transcripts(db_path, pk, code, "bob", runs)
     assert db.execute("SELECT COUNT(*) FROM adjudications").fetchone()[0] == 0
     (row,) = disagreement_queue(db_path, pk, "carol").rows
     assert row.refused.startswith(f"carol reviewed {code}")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from abp_tui.cli import build_parser
 from abp_tui.models import PreferenceChoice, StudyDesign
 from abp_tui.services.coordinator import disagreement_queue
 from abp_tui.services.designing import create_design
@@ -172,3 +173,7 @@ def test_every_command_takes_reviewer_before_or_after_it(
     with pytest.raises(SystemExit) as missing:
         cli("pack", "study", "--db", target, "--out", out)
     assert missing.value.code == 2
+    # The workstation too: a name before `tui` is no longer dropped by the command's own option.
+    parser = build_parser()
+    for argv in (["--reviewer", "alice", "tui"], ["tui", "--reviewer", "alice"]):
+        assert parser.parse_args(argv).reviewer == "alice", argv
