@@ -30,7 +30,7 @@ from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.widgets.judgments_table import judgments_table
-from tests.factories import flipped
+from tests.factories import Cli, afp_study, flipped
 from tests.tui_helpers import drive, plain, press, screen_text, settle
 
 BOB_WORDS = "Response 1 follows the outline format more closely"
@@ -198,3 +198,18 @@ async def test_the_screen_refuses_bob_his_own_dispute_in_one_line(
         assert CAROL_WORDS not in text
         await press(pilot, "s")
     assert db.execute("SELECT COUNT(*) FROM adjudications").fetchone()[0] == 0
+
+
+def test_study_create_names_the_adjudicators(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    afp_study(tmp_path, db)
+    target = tmp_path / "test.db"
+    made = cli("study", "create", "--db", target, "--name", "m", "--adjudicators", "lead, dee")
+    assert made.code == 0, made.err
+    document = db.execute("SELECT document FROM designs WHERE name = 'm'").fetchone()[0]
+    assert json.loads(document)["adjudicators"] == ["lead", "dee"]
+    # Without the option the design names none, and its document has no such key.
+    assert cli("study", "create", "--db", target, "--name", "n").code == 0
+    document = db.execute("SELECT document FROM designs WHERE name = 'n'").fetchone()[0]
+    assert "adjudicators" not in json.loads(document)
