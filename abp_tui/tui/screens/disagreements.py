@@ -188,7 +188,14 @@ class DisagreementsScreen(DesignScreen):
         empty = self.query_one("#disagreements-empty", Static)
         empty.display = not visible
         table.display = bool(visible)
-        if not rows:
+        if not rows and queue.held_back:
+            empty.update(
+                Text(
+                    "No disagreement among the items shown. The items held back are not "
+                    "shown, disputed or not, until you have judged them."
+                )
+            )
+        elif not rows:
             empty.update(
                 Text(
                     "No disagreements: every item judged by two or more reviewers agrees under "
