@@ -107,7 +107,7 @@ def test_every_coordinator_figure_is_recorded(tmp_path: Path) -> None:
     finally:
         db.close()
     queue = disagreement_queue(db_path, pk, "dave")
-    assert queue.rows and not any(r.locked for r in queue.rows)
+    assert queue.rows and not any(r.refused for r in queue.rows) and queue.held_back == 0
     open_adjudication(db_path, pk, codes[0], "erin")
     read_agreement(db_path, queue.design, "frank", resamples=0)
     # Results are blind until unblinding: nothing shown, nothing recorded.

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from textual.command import CommandList, CommandPalette
-from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
@@ -105,7 +104,16 @@ async def test_adjudicating_by_keys_needs_a_note_and_keeps_the_originals(tmp_pat
         assert screen.final.validity == GATE
         # Start from Reviewer 1's judgment, then go to the note and try to record without one.
         await press(pilot, "p")
-        assert screen.final == screen.item.reviewers[0].judgment  # type: ignore[union-attr]
+        first = screen.item.reviewers[0].judgment  # type: ignore[union-attr]
+        assert (screen.final.responses, screen.final.preference) == (
+            first.responses,
+            first.preference,
+        )
+        # Reviewer 1 saw the pair the other way round: their words keep their frame in front.
+        assert screen.final.justification == (
+            "[Reviewer 1, who saw Response 1 and 2 swapped (their words: their Response 1 is "
+            "Response 2 here, their 2 is 1 here):] Clearer about the owner."
+        )
         await press(pilot, "e")
         assert isinstance(app.focused, Input) and app.focused.id == "note"
         # s refuses without a note, and brings the note field back.
@@ -190,23 +198,20 @@ async def test_an_unsubmitted_reviewer_of_the_item_is_refused(tmp_path: Path) ->
         await _open(pilot, "disagreements")
         screen = app.screen
         assert isinstance(screen, DisagreementsScreen)
+        # ana still has codes[1] to judge: the queue does not even say it is disputed.
         text = _table_text(screen.query_one("#disagreements", DataTable))
-        assert codes[1] in text
-        assert "have not submitted" in text
+        assert codes[1] not in text and codes[0] in text
         assert "GRADER_DISPUTE" not in text
-        table = screen.query_one("#disagreements", DataTable)
-        keys = [
-            table.coordinate_to_cell_key(Coordinate(i, 0)).row_key.value
-            for i in range(table.row_count)
-        ]
-        table.move_cursor(row=keys.index(codes[1]))
-        await press(pilot, "enter")
-        adjudication = app.screen
-        assert isinstance(adjudication, AdjudicationScreen)
+        assert "1 item of this design held back" in _screen_text(pilot)
+        # Opened all the same (] from another item, a stale list), it is refused.
+        adjudication = AdjudicationScreen(db_path, screen.design, ANA, codes[1])
+        await app.push_screen(adjudication)
+        await settle(pilot)
         assert adjudication.item is None
         shown = _screen_text(pilot)
         assert "Refused" in shown
         assert "has not submitted" in shown and "cannot adjudicate it" in shown
+        assert "Judge your items first" in shown
         assert "expected behaviour contradicts" not in shown
         await press(pilot, "s")
     assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]

@@ -36,7 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         args.func = cmd_tui
     if getattr(args, "reviewer", None) is None:
-        args.reviewer = None
+        args.reviewer = None  # --reviewer given neither before nor after the command
+        if getattr(args, "reviewer_required", False):
+            parser.error("pack study: --reviewer NAME is required (whose pack it is)")
     if getattr(args, "option", None):
         bad = [o for o in args.option if "=" not in o]
         if bad:

@@ -1,5 +1,6 @@
-"""What the options every command shares mean: which database (``--db``) and who acts
-(``--by``). Opening the database is the store's job; this module only resolves the names.
+"""What the options every command shares mean: which database (``--db``), who acts (``--by``)
+and who looks (``--reviewer``, before or after the command: one option of every command).
+Opening the database is the store's job; this module only resolves the names.
 """
 
 from __future__ import annotations
@@ -29,12 +30,21 @@ def open_db(args: argparse.Namespace) -> sqlite_utils.Database:
 
 
 def actor(args: argparse.Namespace) -> str:
-    """Who acts, for the audit log: ``--by``, else the user logged in."""
-    if getattr(args, "by", None):
-        return str(args.by)
+    """Who acts, for the audit log: ``--by``, else ``--reviewer``, else the user logged in."""
+    for option in ("by", "reviewer"):
+        if getattr(args, option, None):
+            return str(getattr(args, option))
     import getpass
 
     try:
         return getpass.getuser() or "coordinator"
     except (OSError, KeyError):
         return "coordinator"
+
+
+def viewer(args: argparse.Namespace) -> str:
+    """Who looks at what a command shows of people's judgments: ``--reviewer`` (given before or
+    after the command), else :func:`actor`. Every command that shows or exports judgments asks
+    this, so a reviewer still judging is held back or refused whichever way they are named."""
+    reviewer = getattr(args, "reviewer", None)
+    return str(reviewer) if reviewer is not None else actor(args)

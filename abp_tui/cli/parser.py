@@ -30,20 +30,11 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
 
-HELD_BACK = (
-    "who is looking: items NAME has not submitted are held back from every figure (default: the "
-    "user logged in; a name reviewing none of them sees every item)"
+REVIEWER = (
+    "who is looking (the workstation's reviewer; a pack's reviewer): what NAME still has to "
+    "judge is held back from every figure, and the results, exports, judge report and ranking "
+    "are refused while NAME has items of the study to judge (default: the user logged in)"
 )
-REFUSED = (
-    "who is looking: refused while NAME has items of the study to judge (default: the user "
-    "logged in)"
-)
-
-
-def _viewer_option(p: argparse.ArgumentParser, help_text: str) -> None:
-    """``--reviewer NAME`` of a command that shows people's judgments: who looks. Suppressed by
-    default so that ``abp-tui --reviewer NAME COMMAND`` (before the command) counts as well."""
-    p.add_argument("--reviewer", default=argparse.SUPPRESS, metavar="NAME", help=help_text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="SQLite database (default: data/abp.db)",
     )
+    # One --reviewer for every command, before or after it: suppressed by default so that a
+    # command's own parser never overwrites a name given before the command (the CLI's main
+    # sets None when neither gave one).
+    common.add_argument("--reviewer", default=argparse.SUPPRESS, metavar="NAME", help=REVIEWER)
     figures = argparse.ArgumentParser(add_help=False)
     figures.add_argument("--json", action="store_true", help="print one JSON document")
 
@@ -64,11 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, opens the workstation.",
     )
     parser.add_argument("--version", action="version", version=f"abp-tui {__version__}")
-    parser.add_argument("--reviewer", default=None, help="reviewer name for the workstation")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("tui", parents=[common], help="open the workstation (the default)")
-    p.add_argument("--reviewer", default=None, help="reviewer name (default: demo)")
     p.set_defaults(func=cmd_tui)
 
     p = sub.add_parser("import", parents=[common, figures], help="import run records")
@@ -114,6 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--reviewers", default=None, help="names: ann,bo (default: none listed, an open design)"
     )
     p.add_argument("--reviewers-per-item", type=int, default=None, metavar="N", help="default 1")
+    p.add_argument(
+        "--adjudicators",
+        default=None,
+        help="names: lead,dee (default: anyone; never a reviewer of the item adjudicated)",
+    )
     p.add_argument("--seed", type=int, default=None, help="default: a fresh seed (printed)")
     p.add_argument("--single-items", action="store_true", help="also score each run on its own")
     p.set_defaults(func=cmd_study_create)
@@ -128,11 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = pack_sub.add_parser(
         "study", parents=[common, figures], help="write the study pack of one reviewer"
     )
-    p.add_argument("--reviewer", required=True)
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="design name (default: the latest)")
     p.add_argument("--out", default=None, metavar="FILE")
-    p.set_defaults(func=cmd_pack_study)
+    p.set_defaults(func=cmd_pack_study, reviewer_required=True)
     p = pack_sub.add_parser(
         "open", parents=[common, figures], help="load a study pack into this (station) database"
     )
@@ -204,7 +201,6 @@ def build_parser() -> argparse.ArgumentParser:
         default="declared",
         help="weights on the declared scale, or on the ranks of the values used (declared)",
     )
-    _viewer_option(p, HELD_BACK)
     p.set_defaults(func=cmd_agreement)
 
     p = sub.add_parser(
@@ -221,7 +217,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="the human reference: a design's final verdicts, or the labels imported with the "
         "study (default: final once people judged some of the design, else labels)",
     )
-    _viewer_option(p, REFUSED)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     p.add_argument(
@@ -441,7 +436,6 @@ def _add_ranking(
         parents=[common, figures],
         help="rank a study's systems (Bradley-Terry, Elo scale) with intervals over tasks",
     )
-    _viewer_option(p, REFUSED)
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="with --source verdicts: the design")
     p.add_argument(

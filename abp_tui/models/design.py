@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from abp_tui.models.base import Model
 from abp_tui.models.rubric import KEY_PATTERN, ValidityCheck
@@ -166,6 +166,10 @@ class StudyDesign(Model):
     """The frozen holdout: the tasks whose results are the benchmark's."""
     workflows: dict[str, Workflow] = Field(default_factory=dict, exclude_if=lambda v: not v)
     """Condition id -> ``single-agent`` or ``multi-agent`` (seed 002 section 5)."""
+    adjudicators: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Who may adjudicate the design's disagreements; empty: anyone. Never a reviewer of the
+    item adjudicated, whether listed or not (:mod:`abp_tui.services.adjudicating`). Left out of
+    the stored document while empty, so that a design written before it keeps its hash."""
 
     @field_validator("contrasts")
     @classmethod
@@ -180,13 +184,14 @@ class StudyDesign(Model):
                     )
         return value
 
-    @field_validator("reviewers")
+    @field_validator("reviewers", "adjudicators")
     @classmethod
-    def _unique_reviewers(cls, value: list[str]) -> list[str]:
+    def _unique_names(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        who = "reviewer" if info.field_name == "reviewers" else "adjudicator"
         if len(set(value)) != len(value):
-            raise ValueError("reviewers must be listed once each")
+            raise ValueError(f"{who}s must be listed once each")
         if any(not name.strip() for name in value):
-            raise ValueError("reviewer names must not be empty")
+            raise ValueError(f"{who} names must not be empty")
         return value
 
     @field_validator("limitations")

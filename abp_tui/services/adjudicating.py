@@ -6,6 +6,12 @@ reviewers, no disagreement), ``single review`` or ``unresolved`` (a disagreement
 adjudicated). The rules are :mod:`abp_tui.analysis.verdicts`'s, which a publication bundle's
 ``verify`` applies to the bundle's own records too; this module reads a design's records from the
 database and records adjudications.
+
+Who may adjudicate an item (:func:`adjudication_refused`, asked before an item is opened and
+again before an adjudication is recorded): never one of its reviewers, submitted or not (an
+adjudication settles their judgments, so it is independent of them), never someone with an item
+of the study still to judge that shares a response with it (they would see the others'
+judgments first), and, when the design names its ``adjudicators``, only those.
 """
 
 from __future__ import annotations
@@ -27,17 +33,65 @@ from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, JudgmentRevision, Rubric
 from abp_tui.services.reclassify import refused_override
 from abp_tui.store import judging as sql
+from abp_tui.store.agreement_scope import pending_run_pks
 
 __all__ = [
     "Disagreement",
+    "NotAnAdjudicator",
     "Verdict",
     "VerdictSource",
     "adjudicate",
+    "adjudication_refused",
     "disagreements",
     "final_verdicts",
     "find_disagreements",
     "item_judgments",
 ]
+
+
+class NotAnAdjudicator(AbpError):
+    """The person may not adjudicate the item: they reviewed it, or the design names its
+    adjudicators and they are not one of them."""
+
+
+def adjudication_refused(
+    db: sqlite_utils.Database,
+    design: sql.DesignRow,
+    item: sql.StoredItem,
+    adjudicator: str,
+    pending: frozenset[int] | None = None,
+) -> AbpError | None:
+    """Why ``adjudicator`` may not adjudicate ``item`` (the error to raise, in one line), or
+    None. ``pending``: the runs of the adjudicator's items of the study not submitted yet
+    (read when not given)."""
+    code = item.code
+    reviewed = sql.assignment(db, item.pk, adjudicator) is not None
+    if reviewed and not sql.has_submitted(db, item.pk, adjudicator):
+        return sql.BlindingError(
+            f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
+            "adjudicate it (they would see the other judgments first)"
+        )
+    if pending is None:
+        pending = pending_run_pks(db, design.study_id, adjudicator)
+    if pending.intersection(item.run_pks):
+        return sql.BlindingError(
+            f"{adjudicator} has an item of study {design.study_id} not submitted yet that "
+            f"shares a response with {code}: they cannot adjudicate it (they would see the "
+            "other judgments first)"
+        )
+    if reviewed or adjudicator in sql.submission_order(db, item.pk):
+        return NotAnAdjudicator(
+            f"{adjudicator} reviewed {code}: they cannot adjudicate it (an adjudication settles "
+            "the reviewers' judgments, so it is made by someone who did not review the item)"
+        )
+    named = [str(name) for name in design.document.get("adjudicators") or ()]
+    if named and adjudicator not in named:
+        return NotAnAdjudicator(
+            f"design {design.name} v{design.version_no} names its adjudicators "
+            f"({', '.join(named)}): {adjudicator} is not one of them, so they cannot "
+            f"adjudicate {code}"
+        )
+    return None
 
 
 def item_judgments(db: sqlite_utils.Database, design_pk: int) -> dict[str, list[JudgmentRevision]]:
@@ -69,12 +123,9 @@ def adjudicate(
     if not note.strip():
         raise AbpError("an adjudication needs a note saying why")
     item = sql.item_by_code(db, design_pk, code)
-    found = sql.assignment(db, item.pk, adjudicator)
-    if found is not None and not sql.has_submitted(db, item.pk, adjudicator):
-        raise sql.BlindingError(
-            f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
-            "adjudicate it (they would see the other judgments first)"
-        )
+    refused = adjudication_refused(db, sql.design(db, design_pk), item, adjudicator)
+    if refused is not None:
+        raise refused
     expected = {item.run_a_pk, item.run_b_pk} - {None}
     if set(placement.values()) != expected:
         raise AbpError(f"the placement does not match the runs of {code}")

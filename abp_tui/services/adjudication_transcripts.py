@@ -4,7 +4,8 @@ The adjudicator reads what the agents did exactly as a reviewer does on the comp
 run's transcript built from its stored record and masked with the design's identity masker (the
 one that masks the outputs), in this screen's blind-swapped placement (the reverse of what the
 first reviewer saw, :func:`abp_tui.services.coordinator.open_adjudication`). The same refusal as
-the item applies: a reviewer of the item who has not submitted gets nothing. Nothing returned
+the item applies (:func:`abp_tui.services.adjudicating.adjudication_refused`): whoever may not
+adjudicate it gets nothing. Nothing returned
 names a run, a condition, an engine or a model. No Textual, no SQL.
 """
 
@@ -14,12 +15,12 @@ from pathlib import Path
 
 from abp_tui.analysis.transcript import Transcript
 from abp_tui.errors import AbpError
+from abp_tui.services.adjudicating import adjudication_refused
 from abp_tui.services.reviewing import design_masker
 from abp_tui.services.transcripts import transcript_of
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store import transcripts as store
-from abp_tui.store.judging import BlindingError
 
 
 def adjudication_transcripts(
@@ -28,19 +29,17 @@ def adjudication_transcripts(
     """Item ``code``'s transcripts in the screen's ``placement`` (position -> run key, as
     :class:`~abp_tui.services.coordinator.AdjudicationItem` holds it), masked.
 
-    Raises BlindingError for an adjudicator who reviews the item and has not submitted, and
-    AbpError when ``placement`` names runs that are not the item's.
+    Raises the item's refusal for whoever may not adjudicate it
+    (:func:`abp_tui.services.adjudicating.adjudication_refused`: BlindingError for a reviewer of
+    it who has not submitted), and AbpError when ``placement`` names runs that are not the
+    item's.
     """
     db = connect(db_path)
     try:
         item = sql.item_by_code(db, design_pk, code)
-        if sql.assignment(db, item.pk, adjudicator) is not None and not sql.has_submitted(
-            db, item.pk, adjudicator
-        ):
-            raise BlindingError(
-                f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
-                "adjudicate it (they would see the other judgments first)"
-            )
+        refused = adjudication_refused(db, sql.design(db, design_pk), item, adjudicator)
+        if refused is not None:
+            raise refused
         order = [placement[position] for position in sorted(placement)]
         if sorted(order) != sorted(item.run_pks):
             raise AbpError(f"{code}: the placement given does not name this item's responses")

@@ -13,8 +13,16 @@ Blinding rules kept here, so no screen can forget them:
   "Reviewer 2"... in the order they submitted; names travel with the data but the screens show
   them only when asked;
 - a reviewer of an item who has not submitted their own judgment never receives the others'
-  judgments of it (:class:`BlindingError`, the core's refusal), the disagreement queue does
-  not tell them why the item is disputed, and the agreement figures leave the item out;
+  judgments of it (:class:`BlindingError`, the core's refusal); the disagreement queue and the
+  agreement figures leave out every item they still have to judge, and every item sharing a
+  response with one, in any design of the study (the queue says how many: whether an item is
+  disputed, and why, is other reviewers' judgments of it);
+- nobody adjudicates an item they reviewed, nor, when the design names its adjudicators,
+  unless they are one (:func:`abp_tui.services.adjudicating.adjudication_refused`: the queue
+  says so on the item's row, and opening or recording it is refused);
+- each reviewer's judgment reaches the adjudication screen re-keyed to its placement, and with
+  the placement that reviewer saw (:attr:`AdjudicationItem.seen_swapped`): their own words
+  name the responses as they saw them;
 - a reviewer with items of the study still to submit never receives its results (they sum up
   the others' judgments of those items): the view says why instead;
 - whoever sees the disagreements, an adjudication, the agreement or the results holding no
@@ -30,9 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-import sqlite_utils
-
-from abp_tui.analysis.agreement_labels import StudyAgreementReport
+from abp_tui.analysis.agreement_labels import ItemRuns, StudyAgreementReport, held_back, visible
+from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
@@ -44,13 +51,13 @@ from abp_tui.models import (
 )
 from abp_tui.services.adjudicating import (
     adjudicate,
+    adjudication_refused,
     disagreements,
-    final_verdicts,
     item_judgments,
 )
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.services.coordinator_identity import note_view, results_held_back
-from abp_tui.services.design_choices import DesignChoice, _design, design_choices
+from abp_tui.services.design_choices import DesignChoice, _choice, _design, design_choices
 from abp_tui.services.results_report import (
     ResultsReport,
     StudyIsBlind,
@@ -67,6 +74,7 @@ from abp_tui.services.reviewing import (
 )
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
+from abp_tui.store.agreement_scope import pending_run_pks
 from abp_tui.store.judging import BlindingError
 from abp_tui.store.queries import (
     unblinded,
@@ -97,54 +105,59 @@ class DisagreementRow:
     reviewers: int
     """How many reviewers' submitted judgments the item has (names are not listed)."""
     reasons: tuple[str, ...]
-    """Why the judgments disagree; empty when ``locked``."""
+    """Why the judgments disagree."""
     adjudicated: bool
-    locked: bool
-    """The viewer is a reviewer of the item who has not submitted: they may not see why."""
+    refused: str = ""
+    """Why the viewer may not adjudicate the item (one line), or empty."""
 
 
 @dataclass(frozen=True)
 class DisagreementQueue:
     design: DesignChoice
     rows: tuple[DisagreementRow, ...]
-    """In the plan's order."""
+    """In the plan's order; never an item held back from the viewer."""
     verdict_sources: dict[str, int]
-    """How many runs' final verdicts come from each source (adjudicated, unanimous...)."""
+    """How many runs' final verdicts come from each source (adjudicated, unanimous...), over
+    the items not held back."""
+    held_back: int = 0
+    """Items of the design left out of the queue and the counts: the viewer still has to judge
+    them, or an item sharing a response with them."""
 
     @property
     def open(self) -> int:
         return sum(1 for r in self.rows if not r.adjudicated)
 
 
-def _locked(db: sqlite_utils.Database, item_pk: int, viewer: str) -> bool:
-    return sql.assignment(db, item_pk, viewer) is not None and not sql.has_submitted(
-        db, item_pk, viewer
-    )
-
-
 def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> DisagreementQueue:
-    """The design's disagreements as ``viewer`` may see them, with the verdict sources."""
+    """The design's disagreements as ``viewer`` may see them, with the verdict sources: the
+    items they still have to judge (or sharing a response with one, in any design of the
+    study) are held back from both, as from the agreement, since whether an item is disputed
+    is what the others judged of it."""
     db = connect(db_path)
     try:
-        design = _design(db, design_pk)
+        row = sql.design(db, design_pk)
+        design = _choice(db, row)
         note_view(db, design.study_id, design_pk, viewer, "disagreements")
-        item_pks = {i.code: i.pk for i in sql.items(db, design_pk)}
+        items = {i.code: i for i in sql.items(db, design_pk)}
+        pending = pending_run_pks(db, design.study_id, viewer)
+        hidden = held_back((ItemRuns(i.code, i.run_pks) for i in items.values()), pending)
+        decided = decide(visible(sql.records_of_design(db, design_pk, with_runs=False), hidden))
         rows = []
-        for d in disagreements(db, design_pk):
-            locked = _locked(db, item_pks[d.code], viewer)
+        for d in decided.disagreements:
+            refused = adjudication_refused(db, row, items[d.code], viewer, pending)
             rows.append(
                 DisagreementRow(
                     d.code,
                     len(d.reviewers),
-                    () if locked else tuple(d.reasons),
+                    tuple(d.reasons),
                     d.adjudicated,
-                    locked,
+                    "" if refused is None else str(refused),
                 )
             )
-        sources: Counter[str] = Counter(v.source for v in final_verdicts(db, design_pk))
+        sources: Counter[str] = Counter(v.source for v in decided.verdicts)
     finally:
         db.close()
-    return DisagreementQueue(design, tuple(rows), dict(sources))
+    return DisagreementQueue(design, tuple(rows), dict(sources), len(hidden))
 
 
 # -- one item to adjudicate ------------------------------------------------------------------------
@@ -173,6 +186,12 @@ class AdjudicationItem:
     screen shows the runs. Names travel with them; the screen shows :attr:`labels` instead."""
     latest: AdjudicationRevision | None
     """The item's latest adjudication, re-keyed to this screen like :attr:`reviewers`."""
+    seen_swapped: tuple[bool, ...] = ()
+    """For each of :attr:`reviewers` (a pair), whether they saw its responses the other way
+    round from this screen: their own Response 1 is this screen's Response 2. Their words
+    (justification, rationales, reasons) name the responses as they saw them."""
+    latest_swapped: bool = False
+    """Whether :attr:`latest` was recorded with the responses the other way round."""
 
     @property
     def is_pair(self) -> bool:
@@ -209,6 +228,12 @@ def _to_positions(
     return judgment.model_copy(update={"responses": responses, "preference": preference})
 
 
+def _swapped(placement: dict[str, str], shown: dict[str, str]) -> bool:
+    """Whether ``placement`` (position -> run id, as a reviewer saw the pair) shows the runs the
+    other way round from ``shown`` (this screen's)."""
+    return len(shown) > 1 and placement.get("1") == shown.get("2")
+
+
 R = TypeVar("R", JudgmentRevision, AdjudicationRevision)
 
 
@@ -227,18 +252,19 @@ def open_adjudication(
     """A disputed item for ``adjudicator``, blind-swapped, with each reviewer's judgment.
 
     Raises BlindingError when the adjudicator is a reviewer of the item who has not submitted
-    their own judgment, and AbpError when the item has no submitted judgment to adjudicate.
+    their own judgment (or has an item sharing a response with it to judge), NotAnAdjudicator
+    when they reviewed it or the design names other adjudicators
+    (:func:`abp_tui.services.adjudicating.adjudication_refused`), and AbpError when the item
+    has no submitted judgment to adjudicate.
     """
     db = connect(db_path)
     try:
         design = _design(db, design_pk)
         row = sql.design(db, design_pk)
         item = sql.item_by_code(db, design_pk, code)
-        if _locked(db, item.pk, adjudicator):
-            raise BlindingError(
-                f"{adjudicator} is a reviewer of {code} and has not submitted: they cannot "
-                "adjudicate it (they would see the other judgments first)"
-            )
+        refused = adjudication_refused(db, row, item, adjudicator)
+        if refused is not None:
+            raise refused
         judged = item_judgments(db, design_pk).get(code, [])
         if not judged:
             raise AbpError(f"{code} has no submitted judgment to adjudicate yet")
@@ -248,6 +274,8 @@ def open_adjudication(
         first = judged[0].placement
         shown = {"1": first["2"], "2": first["1"]} if item.is_pair else {"1": item.runs[0]}
         reviewers = tuple(_on_screen(j, shown) for j in judged)
+        seen_swapped = tuple(_swapped(j.placement, shown) for j in judged)
+        latest_swapped = False
         reasons: tuple[str, ...] = ()
         for d in disagreements(db, design_pk):
             if d.code == code:
@@ -255,7 +283,7 @@ def open_adjudication(
         latest = None
         for past in sql.latest_adjudications(db, design_pk):
             if past.item == code:
-                latest = _on_screen(past, shown)
+                latest, latest_swapped = _on_screen(past, shown), _swapped(past.placement, shown)
         pk_of = dict(zip(item.runs, item.run_pks, strict=True))
         placement = {position: pk_of[run] for position, run in shown.items()}
         rubric = Rubric.model_validate(row.rubric)
@@ -276,6 +304,8 @@ def open_adjudication(
         reasons=reasons,
         reviewers=reviewers,
         latest=latest,
+        seen_swapped=seen_swapped if item.is_pair else (),
+        latest_swapped=latest_swapped and item.is_pair,
     )
 
 

@@ -2,13 +2,15 @@
 
 The rule that keeps judgments independent: nobody judges an item after seeing other judgments of
 it. A reviewer with pending items has those items held back from every figure (the store's rule
-for ``others()``; the results and the ranking are refused them outright: :func:`results_held_back`);
+for ``others()`` and the disagreement queue; the results, every export and the ranking are
+refused them outright: :func:`results_held_back`, :func:`refuse_held_back`);
 a person who holds no pending item sees everything, as the coordinator does. On an open design
 (no reviewer list: people enrol when they first open it) that second person could then enrol and
 judge items whose judgments they have already seen summarized, whether the design exists when
 they look or is created afterwards. So each look at the agreement, the disagreements, an
-adjudication, the results or the AI judges' report (measured against the people's judgments) is
-recorded, append-only, before the figures are returned (:mod:`abp_tui.store.coordinator_views`),
+adjudication, the results, an export or the AI judges' report (measured against the people's
+judgments) is recorded, append-only, before the figures are returned
+(:mod:`abp_tui.store.coordinator_views`),
 when it is by someone who holds no pending item of the study, or who could enrol in an open
 design of it at that moment; and enrolment of anyone recorded for the study is refused, in every
 design created before or after the look. The study, not the design, is the unit: a study's
@@ -20,12 +22,12 @@ database, and a look there is not on record should the file be made writable lat
 database, not its permissions, to hand it to a reviewer). A look that must be recorded first
 (they could enrol in an open design) is refused there, in one line, with nothing shown.
 
-Every face goes through here: the CLI's ``agreement``, ``results``, ``judges`` and
+Every face goes through here: the CLI's ``agreement``, ``results``, ``export``, ``judges`` and
 ``ranking`` (recorded as the results, which the ranking sits beside on the results screen), the
 workstation's agreement, disagreement, adjudication, results and judges screens (via
 :mod:`abp_tui.services.coordinator`, :func:`abp_tui.services.agreement_report.study_agreement`
 and :func:`abp_tui.services.judges.judge_report`).
-A caller that names nobody (``viewer`` None: an export by the coordinator's own command) records
+A caller that names nobody (``viewer`` None: a core caller that is nobody's look) records
 nothing.
 
 Nobody is made the coordinator by surprise: before a first look that changes what they may do
@@ -47,13 +49,14 @@ from abp_tui.store.judging import BlindingError
 from abp_tui.store.pending_items import pending_by_design, pending_items
 from abp_tui.text.safe import safe_line
 
-FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges")
+FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges", "exports")
 NAMES = {
     "agreement": "the agreement",
     "disagreements": "the disagreements",
     "adjudication": "an adjudication",
     "results": "the results",
     "judges": "the AI judges' report",
+    "exports": "an export of its judgments or results",
 }
 """How a notice names each figure."""
 
@@ -166,6 +169,14 @@ def results_held_back(db: sqlite_utils.Database, study_id: str, viewer: str | No
     )
 
 
+def refuse_held_back(db: sqlite_utils.Database, study_id: str, viewer: str | None) -> None:
+    """BlindingError (:func:`results_held_back`'s line) when the study's results, and whatever
+    else sums up or lists its judgments (every export), are held back from ``viewer``."""
+    held = results_held_back(db, study_id, viewer)
+    if held is not None:
+        raise BlindingError(held)
+
+
 def check_enrolment(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> None:
     """BlindingError when opening the design would enrol ``reviewer`` and enrolment is refused
     (:func:`refuse_enrolment`): checked before a judging screen opens. Reads only."""
@@ -216,6 +227,7 @@ __all__ = [
     "note_view",
     "recorded_notice",
     "refuse_enrolment",
+    "refuse_held_back",
     "refuse_pending",
     "results_held_back",
     "viewing_notice",

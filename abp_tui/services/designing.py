@@ -460,6 +460,9 @@ class DesignChoices:
     seed: int | None = None
     """Default: a fresh seed (reported with the design)."""
     single_items: bool = False
+    adjudicators: str = ""
+    """Who may adjudicate, names separated by commas; empty: anyone who reviewed none of the
+    item."""
 
 
 @dataclass(frozen=True)
@@ -575,6 +578,7 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "single_items": choices.single_items,
                 "reviewers": split_names(choices.reviewers),
                 "reviewers_per_item": choices.reviewers_per_item,
+                "adjudicators": split_names(choices.adjudicators),
             }
         )
     except ValidationError as exc:

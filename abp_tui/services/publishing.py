@@ -46,6 +46,7 @@ from abp_tui.export.errors import ExportError
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
+from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.ranking_bundle import ranking_source_files
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
 from abp_tui.store import bulk
@@ -409,6 +410,29 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _held_back(
+    db: sqlite_utils.Database, design_pk: int | None, study: str | None, viewer: str | None
+) -> str | None:
+    """The study exported, once the export is known not to be held back from ``viewer`` (the
+    results' rule: :func:`abp_tui.services.coordinator_identity.refuse_held_back`); None when
+    nobody is named."""
+    if viewer is None:
+        return None
+    study_id = sql.design(db, design_pk).study_id if design_pk is not None else study
+    if study_id is None:
+        return None
+    refuse_held_back(db, study_id, viewer)
+    return study_id
+
+
+def _note_export(
+    db: sqlite_utils.Database, study_id: str | None, design_pk: int | None, viewer: str | None
+) -> None:
+    """Record ``viewer``'s look before the export is written (see ``_held_back``)."""
+    if study_id is not None:
+        note_view(db, study_id, design_pk, viewer, "exports")
+
+
 def build_bundle(
     db: sqlite_utils.Database,
     design_pk: int | None,
@@ -439,16 +463,21 @@ def export_bundle(
     timings: dict[str, float] | None = None,
     confidence: float = 0.95,
     study: str | None = None,
+    viewer: str | None = None,
 ) -> BundleResult:
     """Write the publication bundle of a design (or, ``design_pk`` None, of ``study``'s
     automated outcomes) to ``out_dir`` and ``out_dir.zip``, its results' intervals at
     ``confidence`` (recorded in the manifest).
 
-    Raises StudyIsBlind before the study is unblinded. The export is recorded in the audit log
-    (who, what, the manifest's hash); that entry is never part of a bundle.
+    Raises StudyIsBlind before the study is unblinded, and BlindingError when ``viewer`` (who
+    receives it) has items of the study still to submit, as the results do. The export is
+    recorded in the audit log (who, what, the manifest's hash); that entry is never part of a
+    bundle.
     """
     out_dir = Path(out_dir)
+    looked = _held_back(db, design_pk, study, viewer)
     files = build_bundle(db, design_pk, timings, confidence, study)
+    _note_export(db, looked, design_pk, viewer)
     began = time.perf_counter()
     zip_path = writer.write_bundle(out_dir, files)
     if timings is not None:
@@ -537,7 +566,9 @@ def _export_one(
     what: str,
     actor: str,
     study: str | None = None,
+    viewer: str | None = None,
 ) -> tuple[bytes, Analysis]:
+    looked = _held_back(db, design_pk, study, viewer)
     with _collector_paused():
         collected, analysis = _collected_and_analysed(db, design_pk, study)
         if what == "verdicts":
@@ -546,6 +577,7 @@ def _export_one(
             data = judgments_csv(analysis)
         else:
             data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
+    _note_export(db, looked, design_pk, viewer)
     writer.write_file(out, data)
     design = json.loads(collected.files[rec.DESIGN])
     psql.audit(
@@ -570,18 +602,25 @@ def export_verdicts(
     *,
     actor: str = "coordinator",
     study: str | None = None,
+    viewer: str | None = None,
 ) -> int:
     """``verdicts.jsonl``: one final verdict per run of the design (or, ``design_pk`` None, of
-    ``study``'s automated outcomes); returns the line count."""
-    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor, study)
+    ``study``'s automated outcomes); returns the line count. Every export is refused to a
+    ``viewer`` the results are held back from."""
+    _data, analysis = _export_one(db, design_pk, out, "verdicts", actor, study, viewer)
     return len(analysis.verdicts)
 
 
 def export_judgments(
-    db: sqlite_utils.Database, design_pk: int, out: Path, *, actor: str = "coordinator"
+    db: sqlite_utils.Database,
+    design_pk: int,
+    out: Path,
+    *,
+    actor: str = "coordinator",
+    viewer: str | None = None,
 ) -> int:
     """CSV of every judgment revision and adjudication (one row per response); returns rows."""
-    data, _analysis = _export_one(db, design_pk, out, "judgments", actor)
+    data, _analysis = _export_one(db, design_pk, out, "judgments", actor, viewer=viewer)
     return data.count(b"\n") - 1
 
 
@@ -592,9 +631,10 @@ def export_abp_verdict(
     *,
     actor: str = "coordinator",
     study: str | None = None,
+    viewer: str | None = None,
 ) -> dict[str, Any]:
     """The design's (or, ``design_pk`` None, ``study``'s automated outcomes') ``abp-verdict/v1``
     JSON, checked against the schema this project ships."""
-    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor, study)
+    data, _analysis = _export_one(db, design_pk, out, "abp-verdict", actor, study, viewer)
     loaded: dict[str, Any] = json.loads(data)
     return loaded

@@ -233,12 +233,14 @@ class DisagreementOpened(Message):
 
 
 class DisagreementWithheld(Message):
-    """The adjudicator may not see this item's judgments (the core's BlindingError)."""
+    """The adjudicator may not adjudicate this item (the core's refusal): ``judge_first`` when
+    they still have to judge it (or an item sharing a response with it)."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, *, judge_first: bool = True) -> None:
         super().__init__()
         self.code = code
         self.reason = reason
+        self.judge_first = judge_first
 
 
 class ItemAdjudicated(Message):

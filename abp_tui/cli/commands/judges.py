@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from abp_tui.cli.options import actor, open_db
+from abp_tui.cli.options import open_db, viewer
 from abp_tui.cli.output import EXIT_OK, emit
 
 
@@ -16,7 +16,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
 
     db = open_db(args)
     # Whoever runs it sees the people's judgments summarized: --reviewer, else the user.
-    viewer = args.reviewer if args.reviewer is not None else actor(args)
+    looking = viewer(args)
     mark = look_mark(db)
     report = judge_report(
         db,
@@ -27,10 +27,10 @@ def cmd_judges(args: argparse.Namespace) -> int:
         seed=args.seed,
         resamples=args.resamples,
         epsilon=args.epsilon,
-        viewer=viewer,
+        viewer=looking,
     )
     # Scripted: never a question, but never silent either when the look was just recorded.
-    notice = recorded_notice(db, report.study, viewer, "judges", mark)
+    notice = recorded_notice(db, report.study, looking, "judges", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")
     emit(args, report.model_dump(mode="json"), "\n".join(view_lines(report)))

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from abp_tui.cli.options import actor, open_db
+from abp_tui.cli.options import actor, open_db, viewer
 from abp_tui.cli.output import EXIT_ERROR, EXIT_OK, emit
 
 
@@ -20,6 +20,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     )
     from abp_tui.errors import AbpError
     from abp_tui.services import publishing as export
+    from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.designing import find_design
     from abp_tui.services.results_report import find_scope
     from abp_tui.text.safe import safe_line
@@ -41,6 +42,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     db = open_db(args)
     out = Path(args.out)
     by = actor(args)
+    # Who receives the file looks at what it holds: refused while they have items to judge.
+    looking = viewer(args)
+    mark = look_mark(db)
     # Judgments and the protocol need a design; the results of automated outcomes do not.
     needs_design = args.protocol_only or args.what == "judgments"
     scope = None if needs_design else find_scope(db, args.study, args.design)
@@ -64,7 +68,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             "design_sha256": design.sha256,
         }
     elif args.what == "bundle":
-        result = export.export_bundle(db, pk, out, actor=by, confidence=confidence, study=study)
+        result = export.export_bundle(
+            db, pk, out, actor=by, confidence=confidence, study=study, viewer=looking
+        )
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
             f"sha256 {result.manifest_sha256[:12]}): {result.status}; results at "
@@ -82,16 +88,21 @@ def cmd_export(args: argparse.Namespace) -> int:
             "confidence": confidence,
         }
     elif args.what == "verdicts":
-        n = export.export_verdicts(db, pk, out, actor=by, study=study)
+        n = export.export_verdicts(db, pk, out, actor=by, study=study, viewer=looking)
         lines, document = [f"wrote {out}: {n} run verdicts"], {"file": str(out), "verdicts": n}
     elif args.what == "judgments":
-        n = export.export_judgments(db, find_design(db, args.study, args.design).pk, out, actor=by)
+        design = find_design(db, args.study, args.design)
+        study = design.study_id
+        n = export.export_judgments(db, design.pk, out, actor=by, viewer=looking)
         lines, document = [f"wrote {out}: {n} rows"], {"file": str(out), "rows": n}
     else:
-        verdict = export.export_abp_verdict(db, pk, out, actor=by, study=study)
+        verdict = export.export_abp_verdict(db, pk, out, actor=by, study=study, viewer=looking)
         engines = len(verdict["perEngine"])
         lines = [f"wrote {out}: abp-verdict/v1, {engines} engines ({verdict['status']})"]
         document = {"file": str(out), "status": verdict["status"]}
+    notice = None if study is None else recorded_notice(db, study, looking, "exports", mark)
+    if notice is not None:
+        sys.stderr.write(notice + "\n")  # scripted, never a question: but never silent
     emit(args, document, "\n".join(lines))
     return EXIT_OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from abp_tui.cli.options import actor, open_db
+from abp_tui.cli.options import open_db, viewer
 from abp_tui.cli.output import EXIT_OK, emit
 
 
@@ -17,7 +17,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     parse_anchor(args.anchor)  # a malformed anchor is refused before the database is opened
     db = open_db(args)
     # Whoever runs it sees the people's verdicts ranked: they may not enrol in the study after.
-    viewer = args.reviewer if args.reviewer is not None else actor(args)
+    looking = viewer(args)
     mark = look_mark(db)
     report = ranking_report(
         db,
@@ -29,10 +29,10 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         anchor=args.anchor,
         prior=args.prior,
-        viewer=viewer,
+        viewer=looking,
     )
     # Scripted: never a question, but never silent either when the look was just recorded.
-    notice = recorded_notice(db, report.study, viewer, "results", mark)
+    notice = recorded_notice(db, report.study, looking, "results", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")
     document = report.model_dump(mode="json", by_alias=True)

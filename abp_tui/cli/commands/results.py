@@ -37,7 +37,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         emit(args, table.model_dump(mode="json"), "" if args.json else _table_text(table, args))
         return EXIT_OK
 
-    from abp_tui.cli.options import actor
+    from abp_tui.cli.options import viewer as looking
     from abp_tui.cli.text import study_agreement_text
     from abp_tui.errors import AbpError
     from abp_tui.services.agreement_report import study_agreement
@@ -52,7 +52,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     study = design.study_id if design is not None else find_study(db, args.study)
     # Whoever runs the command looks: a reviewer still judging sees no figure of those
     # items, whether they name themselves or are the user logged in.
-    viewer = args.reviewer if args.reviewer is not None else actor(args)
+    viewer = looking(args)
     mark = look_mark(db)
     report = study_agreement(
         db,
@@ -119,20 +119,18 @@ def cmd_results(args: argparse.Namespace) -> int:
             raise
         raise NoDesign(hint) from None
     if report.verdict_source == "design":
-        from abp_tui.cli.options import actor
+        from abp_tui.cli.options import viewer as looking
         from abp_tui.services.coordinator_identity import (
             look_mark,
             note_design_view,
-            results_held_back,
+            refuse_held_back,
         )
-        from abp_tui.store.judging import BlindingError
 
-        # Whoever runs the command sees the figures: they may not enrol in the study after,
-        # and a reviewer still judging sees none of them.
-        viewer, mark = actor(args), look_mark(db)
-        held = results_held_back(db, report.study, viewer)
-        if held is not None:
-            raise BlindingError(held)
+        # Whoever runs the command (--reviewer, before or after it, else --by, else the user)
+        # sees the figures: they may not enrol in the study after, and a reviewer still judging
+        # sees none of them.
+        viewer, mark = looking(args), look_mark(db)
+        refuse_held_back(db, report.study, viewer)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
     emit(args, report.model_dump(mode="json"), results_text(report))

@@ -130,6 +130,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             ("--tasks", args.tasks),
             ("--reviewers", args.reviewers),
             ("--reviewers-per-item", args.reviewers_per_item),
+            ("--adjudicators", args.adjudicators),
             ("--seed", args.seed),
             ("--single-items", args.single_items or None),
         )
@@ -155,6 +156,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             reviewers_per_item=1 if args.reviewers_per_item is None else args.reviewers_per_item,
             seed=args.seed,
             single_items=args.single_items,
+            adjudicators=args.adjudicators or "",
         )
         created = [create_from_choices(db, choices)]
     lines = []

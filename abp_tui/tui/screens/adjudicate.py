@@ -11,8 +11,9 @@ changed. The Trace tabs (``r``) show the compare screen's full transcripts, mask
 like the outputs, searchable with ``/``, ``n``, ``N`` (:mod:`abp_tui.tui.adjudication_reading`).
 
 An adjudicator who is a reviewer of the item and has not submitted is refused (the core's
-BlindingError) and sees nothing of the others' judgments. The screen never runs SQL; the
-coordinator functions it calls run in worker threads.
+BlindingError) and sees nothing of the others' judgments; so is one who reviewed it, or whom a
+design naming its adjudicators does not name (NotAnAdjudicator), with the reason in one line.
+The screen never runs SQL; the coordinator functions it calls run in worker threads.
 
 The final judgment and the note exist only on this screen until they are recorded. A recording
 the database refused (busy, read-only, full) is tried again after a growing delay
@@ -36,6 +37,7 @@ from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment
+from abp_tui.services.adjudicating import NotAnAdjudicator
 from abp_tui.services.adjudication_transcripts import AdjudicationTranscripts
 from abp_tui.services.coordinator import (
     AdjudicationItem,
@@ -60,7 +62,7 @@ from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
-from abp_tui.tui.widgets.judgments_table import judgments_table, past_text
+from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
@@ -185,9 +187,10 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
             raise AbpError("this study has no study design: nothing to adjudicate")
         try:
             item = open_adjudication(self.db_path, pk, code, self.adjudicator)
-        except BlindingError as exc:
+        except (BlindingError, NotAnAdjudicator) as exc:
             if not worker.is_cancelled:
-                self.post_message(DisagreementWithheld(code, str(exc)))
+                blind = isinstance(exc, BlindingError)
+                self.post_message(DisagreementWithheld(code, str(exc), judge_first=blind))
             return
         texts = tuple(display_text(r.text) for r in item.responses)
         if not worker.is_cancelled:
@@ -203,8 +206,12 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
             Text.assemble(
                 ("Refused: ", "bold"),
                 safe_line(message.reason),
-                "\n\nJudge the item yourself first (j opens your queue), or ask another person "
-                "to adjudicate it. ] and [ move to other disagreements; l goes back to the list.",
+                "\n\n",
+                "Judge your items first (j opens your queue), or ask another person to "
+                "adjudicate it."
+                if message.judge_first
+                else "Ask another person to adjudicate it.",
+                " ] and [ move to other disagreements; l goes back to the list.",
             )
         )
         self._update_bar()
@@ -306,9 +313,16 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
             return
         index = self.prefill_next % len(item.reviewers)
         self.prefill_next += 1
-        self._load_form(item.reviewers[index].judgment)
-        self._update_bar()
+        judgment = item.reviewers[index].judgment
         label, following = item.labels[index], item.labels[self.prefill_next % len(item.labels)]
+        # Their justification names the responses as they saw them: recorded in this screen's
+        # placement as it stands it would say the opposite, so it keeps its frame in front.
+        swapped = index < len(item.seen_swapped) and item.seen_swapped[index]
+        if swapped and judgment.justification.strip():
+            framed = f"[{label}, who {SWAPPED} ({THEIR_TERMS}):] {judgment.justification}"
+            judgment = judgment.model_copy(update={"justification": framed})
+        self._load_form(judgment)
+        self._update_bar()
         self.notify(
             f"The form now holds {label}'s judgment: change what you disagree with, "
             f"write the note, then s records it. p again fills it from {following}'s.",

@@ -106,11 +106,9 @@ class CompareScreen(Screen[None]):
     COMMANDS: ClassVar = {CompareCommands}
     # Below NARROW_WIDTH columns the scoring form and the responses take turns on the whole
     # width (o switches); on a short terminal the task and the header make room for the text.
-    HORIZONTAL_BREAKPOINTS = [
-        (0, "-narrow"),
-        (NARROW_WIDTH, "-roomy"),
-    ]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    # (Textual declares both as instance variables, so they cannot be marked ClassVar here.)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-roomy")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         _binding(
             "o",

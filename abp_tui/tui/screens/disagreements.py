@@ -1,9 +1,11 @@
 """The disagreement queue: items whose reviewers disagree, and whether each is adjudicated.
 
 Rows carry blind codes, how many reviewers judged the item and why their judgments disagree
-(never who the reviewers are). An item the current user is still to judge is listed as locked,
-without its reasons. Enter opens the adjudication screen on the highlighted item; the list is
-read again when that screen closes.
+(never who the reviewers are). The items the current user still has to judge (or sharing a
+response with one) are not listed, nor counted among the verdict sources: the summary says how
+many were held back. An item they may not adjudicate (they reviewed it, or the design names
+other adjudicators) says so on its row. Enter opens the adjudication screen on the highlighted
+item; the list is read again when that screen closes.
 """
 
 from __future__ import annotations
@@ -138,6 +140,15 @@ class DisagreementsScreen(DesignScreen):
             (self.status_filter, "bold"),
             " (f changes)  ·  Enter adjudicates the highlighted item",
         )
+        if queue.held_back:
+            n = queue.held_back
+            summary.append(
+                f"\n{n} item{'s' if n != 1 else ''} of this design held back: "
+                f"{safe_line(self.reviewer)} still has {'them' if n != 1 else 'it'} (or an item "
+                "sharing a response) to judge, so whether they are disputed is not shown until "
+                "then",
+                style="bold",
+            )
         self.query_one("#disagreements-summary", Static).update(summary)
         total = sum(queue.verdict_sources.values())
         sources = Text("Final verdicts of judged runs: ", style="dim")
@@ -155,13 +166,9 @@ class DisagreementsScreen(DesignScreen):
         table.add_column(Text("Why they disagree"), key="reasons", width=REASONS_WIDTH)
         visible = shown(rows, self.status_filter)
         for row in visible:
-            if row.locked:
-                reasons = Text(
-                    "you are a reviewer of this item and have not submitted: judge it first",
-                    style="dim italic",
-                )
-            else:
-                reasons = Text("; ".join(safe_line(r) for r in row.reasons))
+            reasons = Text("; ".join(safe_line(r) for r in row.reasons))
+            if row.refused:
+                reasons.append(f"\nnot yours to adjudicate: {safe_line(row.refused)}", "dim italic")
             status = (
                 Text("adjudicated", style="green")
                 if row.adjudicated
@@ -181,7 +188,14 @@ class DisagreementsScreen(DesignScreen):
         empty = self.query_one("#disagreements-empty", Static)
         empty.display = not visible
         table.display = bool(visible)
-        if not rows:
+        if not rows and queue.held_back:
+            empty.update(
+                Text(
+                    "No disagreement among the items shown. The items held back are not "
+                    "shown, disputed or not, until you have judged them."
+                )
+            )
+        elif not rows:
             empty.update(
                 Text(
                     "No disagreements: every item judged by two or more reviewers agrees under "

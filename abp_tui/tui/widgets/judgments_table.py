@@ -5,6 +5,12 @@ Rows are in the adjudication screen's positions; a row whose answers differ is m
 Reviewers are "Reviewer 1", "Reviewer 2" in the order they submitted; their names appear only
 when the adjudicator asks. Rationales, reasons and notes are typed by reviewers: they are shown
 as ``rich.text.Text`` of safe strings, never as markup.
+
+A reviewer's words name the responses as that reviewer saw them, and the screen may show the
+pair the other way round (the first reviewer always saw it so). So each column says which way
+its reviewer saw the pair, a swapped reviewer's preference is also given in their own terms
+("their Response 1"), and their justification is headed by the mapping: a pick and the words
+beside it never contradict each other.
 """
 
 from __future__ import annotations
@@ -33,14 +39,45 @@ PREFERENCE_TEXT = {
 }
 
 
-def reviewer_heading(label: str, reviewer: JudgmentRevision, show_names: bool) -> Text:
-    """A reviewer's column heading: "Reviewer 1", their name only when asked, the revision."""
+SWAPPED = "saw Response 1 and 2 swapped"
+AS_HERE = "saw Response 1 and 2 as here"
+THEIR_TERMS = "their words: their Response 1 is Response 2 here, their 2 is 1 here"
+
+
+def reviewer_heading(
+    label: str, reviewer: JudgmentRevision, show_names: bool, swapped: bool | None = None
+) -> Text:
+    """A reviewer's column heading: "Reviewer 1", their name only when asked, which way they saw
+    the pair (``swapped`` None: a single response), the revision."""
     text = Text(label, style="bold")
     if show_names:
         text.append(f"\n{safe_line(reviewer.reviewer)}", style="italic")
+    if swapped is not None:
+        text.append(f"\n{SWAPPED if swapped else AS_HERE}", style="bold" if swapped else "dim")
     if reviewer.revision > 1:
         text.append(f"\nrevision {reviewer.revision}", style="dim")
     return text
+
+
+def _preference(judgment: Judgment, swapped: bool) -> Text:
+    """A reviewer's preference as this screen shows the runs, and in their own terms when they
+    saw the pair the other way round."""
+    if judgment.preference is None:
+        return Text("—", style="dim")
+    text = Text(PREFERENCE_TEXT[judgment.preference], style="bold")
+    theirs = {PreferenceChoice.RESPONSE_1: "2", PreferenceChoice.RESPONSE_2: "1"}
+    if swapped and judgment.preference in theirs:
+        text.append(f"\n(their Response {theirs[judgment.preference]}, as they saw it)")
+    return text
+
+
+def _words(text: str, swapped: bool) -> Text:
+    """A reviewer's free text, headed by the mapping when they saw the pair swapped."""
+    shown = Text()
+    if swapped and text.strip():
+        shown.append(f"({THEIR_TERMS})\n", style="bold")
+    shown.append(safe_text(text.strip()), style="italic")
+    return shown
 
 
 def _gate(rubric: Rubric, judgment: Judgment) -> Text:
@@ -95,8 +132,10 @@ def judgments_table(item: AdjudicationItem, show_names: bool) -> Table:
         expand=True, show_lines=False, box=None, padding=(0, 1), header_style="bold", pad_edge=False
     )
     table.add_column("", no_wrap=True, width=24)
-    for label, reviewer in zip(item.labels, item.reviewers, strict=True):
-        table.add_column(reviewer_heading(label, reviewer, show_names), ratio=1)
+    swapped = list(item.seen_swapped) or [False] * len(item.reviewers)
+    for label, reviewer, flip in zip(item.labels, item.reviewers, swapped, strict=True):
+        seen = flip if item.is_pair else None
+        table.add_column(reviewer_heading(label, reviewer, show_names, seen), ratio=1)
 
     def row(label: str, cells: list[Text], values: Sequence[object], style: str = "") -> None:
         differs = len({repr(v) for v in values}) > 1
@@ -145,17 +184,12 @@ def judgments_table(item: AdjudicationItem, show_names: bool) -> Table:
         table.add_row(Text("The pair", style="bold underline"))
         row(
             "Preference",
-            [
-                Text(PREFERENCE_TEXT[j.preference], style="bold")
-                if j.preference is not None
-                else Text("—", style="dim")
-                for j in judgments
-            ],
+            [_preference(j, flip) for j, flip in zip(judgments, swapped, strict=True)],
             [j.preference for j in judgments],
         )
         table.add_row(
             Text("  Justification"),
-            *(Text(safe_text(j.justification.strip()), style="italic") for j in judgments),
+            *(_words(j.justification, flip) for j, flip in zip(judgments, swapped, strict=True)),
         )
     return table
 
@@ -173,5 +207,7 @@ def past_text(item: AdjudicationItem, show_names: bool) -> Text:
         "The form shows that final judgment; recording again adds revision "
         f"{past.revision + 1}.\nIts note: ",
     )
+    if item.latest_swapped and past.note.strip():
+        text.append(f"({THEIR_TERMS.replace('their', 'its')}) ", style="bold")
     text.append(safe_text(past.note), style="italic")
     return text
