@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-MODULES = sorted(TESTS.glob("*.py"))
+MODULES = sorted(p for p in TESTS.rglob("*.py") if "__snapshots__" not in p.parts)
+"""Every test file, those in sub-packages (the conformance tests) included."""
 SNAPSHOTS = sorted((TESTS / "__snapshots__").glob("*/*.svg"))
 
 
@@ -62,7 +63,11 @@ def test_the_scan_sees_every_kind_of_import() -> None:
     assert bad == ["tests.test_a", "tests.test_b", "tests.test_c", "test_d"]
 
 
-@pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
+def test_the_scan_reaches_the_conformance_tests() -> None:
+    assert any("conformance" in p.parts for p in MODULES)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(TESTS)) for p in MODULES])
 def test_no_test_module_imports_another(path: Path) -> None:
     tree = ast.parse(path.read_text("utf-8"), filename=str(path))
     imported = _imported_modules(tree)

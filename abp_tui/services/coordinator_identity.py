@@ -98,11 +98,7 @@ def note_design_view(
     figure: str,
 ) -> None:
     """:func:`note_view` for a design named as a report names it (name and version)."""
-    row = db.execute(
-        "SELECT pk FROM designs WHERE study_id = ? AND name = ? AND version_no = ?",
-        [study_id, design, version],
-    ).fetchone()
-    note_view(db, study_id, int(row[0]) if row else None, viewer, figure)
+    note_view(db, study_id, judging.design_pk(db, study_id, design, version), viewer, figure)
 
 
 def first_look(db: sqlite_utils.Database, study_id: str, viewer: str | None) -> bool:

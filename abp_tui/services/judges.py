@@ -40,6 +40,7 @@ from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
 from abp_tui.store.queries import list_studies, run_facts, unblinded
+from abp_tui.store.receipts import study_exists
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
@@ -53,7 +54,7 @@ def judged_study(db: sqlite_utils.Database, study: str | None) -> str:
     """The study a judges command means: the one named, else the only one with judge verdicts,
     else the only study."""
     if study is not None:
-        if db.execute("SELECT 1 FROM studies WHERE id = ?", [study]).fetchone() is None:
+        if not study_exists(db, study):
             held = [s.id for s in list_studies(db) if s.protocol != "pack"]
             raise AbpError(
                 f"study {study!r} does not exist"

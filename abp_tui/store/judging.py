@@ -128,6 +128,15 @@ def design(db: sqlite_utils.Database, pk: int) -> DesignRow:
     return _design(row)
 
 
+def design_pk(db: sqlite_utils.Database, study_id: str, name: str, version_no: int) -> int | None:
+    """The key of a study design named as reports name it (study, name, version), or None."""
+    row = db.execute(
+        "SELECT pk FROM designs WHERE study_id = ? AND name = ? AND version_no = ?",
+        [study_id, name, version_no],
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
 def insert_design(
     db: sqlite_utils.Database,
     study_id: str,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +101,49 @@ def read_jsonl(path: Path) -> list[Any]:
 def gate_checks(bundle: Path) -> dict[str, dict[str, Any]]:
     """The bundle's publication-gate checks by requirement (``status.json``)."""
     return {c["requirement"]: c for c in read_json(bundle / "status.json")["checks"]}
+
+
+class ReportTables(HTMLParser):
+    """Every <table> with its id, header cells and rows of cell texts; every SVG <text>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: dict[str, tuple[list[str], list[list[str]]]] = {}
+        self.svg_texts: list[str] = []
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+        self._row: list[str] = []
+        self._svg_text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._table = dict(attrs).get("id") or f"table-{len(self.tables)}"
+            self.tables[self._table] = ([], [])
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "text":
+            self._svg_text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr" and self._table is not None:
+            header, rows = self.tables[self._table]
+            if not header:
+                header.extend(self._row)
+            else:
+                rows.append(self._row)
+        elif tag == "table":
+            self._table = None
+        elif tag == "text" and self._svg_text is not None:
+            self.svg_texts.append("".join(self._svg_text).strip())
+            self._svg_text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+        if self._svg_text is not None:
+            self._svg_text.append(data)

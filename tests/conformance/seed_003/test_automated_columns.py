@@ -23,8 +23,8 @@ from abp_tui.analysis.tables import results_tables
 from abp_tui.services.results_report import report_results
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.results import ResultsScreen
+from tests.conformance.rules_helpers import ReportTables
 from tests.conformance.seed_003.abp_runs import CONFORMANCE, copy_run
-from tests.conformance.seed_003.test_report_numbers import _Tables
 from tests.factories import Cli, afp_judged
 from tests.tui_helpers import drive, press, screen_text, settle, until
 
@@ -80,7 +80,7 @@ def test_automated_report_shows_only_what_the_study_has(
     bundle = tmp_path / "bundle"
     assert cli("export", "bundle", "--study", study, "--out", bundle).code == 0
     page = (bundle / "report.html").read_text(encoding="utf-8")
-    parsed = _Tables()
+    parsed = ReportTables()
     parsed.feed(page)
     tables = parsed.tables
     for table_id in ("summary-conditions", "summary-tasks"):

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from tests.conformance.rules_helpers import ReportTables
 from tests.conformance.seed_003.abp_runs import CONFORMANCE, DEMO, copy_run
 from tests.factories import Cli
 
@@ -63,52 +63,6 @@ ALLOWED = [
 BLENDED = re.compile(r"\b(score|overall|composite|blended|weighted|aggregate|index)\b", re.I)
 
 
-class _Tables(HTMLParser):
-    """Every <table> with its id, header cells and rows of cell texts; every SVG <text>."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tables: dict[str, tuple[list[str], list[list[str]]]] = {}
-        self.svg_texts: list[str] = []
-        self._table: str | None = None
-        self._cell: list[str] | None = None
-        self._row: list[str] = []
-        self._svg_text: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table":
-            self._table = dict(attrs).get("id") or f"table-{len(self.tables)}"
-            self.tables[self._table] = ([], [])
-        elif tag == "tr":
-            self._row = []
-        elif tag in ("td", "th"):
-            self._cell = []
-        elif tag == "text":
-            self._svg_text = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None:
-            self._row.append("".join(self._cell).strip())
-            self._cell = None
-        elif tag == "tr" and self._table is not None:
-            header, rows = self.tables[self._table]
-            if not header:
-                header.extend(self._row)
-            else:
-                rows.append(self._row)
-        elif tag == "table":
-            self._table = None
-        elif tag == "text" and self._svg_text is not None:
-            self.svg_texts.append("".join(self._svg_text).strip())
-            self._svg_text = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-        if self._svg_text is not None:
-            self._svg_text.append(data)
-
-
 def _leftover(cell: str) -> str:
     """The cell with every allowed figure taken out: what is left must hold no number."""
     for pattern in ALLOWED:
@@ -139,7 +93,7 @@ SOURCES = ["abp-demo", "engine-error", "arena-envelope", "unmatched-models"]
 def test_every_number_in_the_abp_report_has_its_denominator_or_interval(
     tmp_path: Path, cli: Cli, source: str
 ) -> None:
-    parsed = _Tables()
+    parsed = ReportTables()
     parsed.feed(_report(tmp_path, cli, source))
     figures = {k: v for k, v in parsed.tables.items() if k not in RECORD_TABLES}
     assert "summary-conditions" in figures
@@ -216,7 +170,7 @@ def _check_accounting(figures: dict[str, tuple[list[str], list[list[str]]]]) -> 
 @pytest.mark.parametrize("source", SOURCES)
 def test_no_blended_score_in_the_abp_report(tmp_path: Path, cli: Cli, source: str) -> None:
     page = _report(tmp_path, cli, source)
-    parsed = _Tables()
+    parsed = ReportTables()
     parsed.feed(page)
     for table_id, (header, _rows) in parsed.tables.items():
         if table_id in RECORD_TABLES:
