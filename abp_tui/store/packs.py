@@ -30,6 +30,12 @@ def pack(db: sqlite_utils.Database, sha256: str) -> tuple[int, str] | None:
     return (int(row[0]), str(row[1])) if row else None
 
 
+def pack_issued_at(db: sqlite_utils.Database, sha256: str) -> str | None:
+    """When this database first issued the pack (the store's UTC time)."""
+    row = db.execute("SELECT created_at FROM packs WHERE sha256 = ?", [sha256]).fetchone()
+    return str(row[0]) if row else None
+
+
 def merged(db: sqlite_utils.Database, sha256: str) -> str | None:
     row = db.execute("SELECT merged_at FROM merges WHERE sha256 = ?", [sha256]).fetchone()
     return str(row[0]) if row else None
