@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -354,3 +355,23 @@ def test_the_cli_names_the_file_the_judgment_and_the_field_in_one_line(
     assert connect(setting.tmp_path / "test.db").execute(
         "SELECT COUNT(*) FROM judgments"
     ).fetchone() == (0,)
+
+
+@pytest.mark.parametrize(("minutes", "merges"), [(-9, True), (-11, False), (9, True), (11, False)])
+def test_a_station_clock_may_be_ten_minutes_off_either_way(
+    setting: Setting, minutes: int, merges: bool
+) -> None:
+    # Before the pack was issued (a slow clock), or after the merge (a fast one).
+    issued = setting.db.execute("SELECT created_at FROM packs").fetchone()[0]
+    base = datetime.now(UTC) if minutes > 0 else datetime.fromisoformat(issued)
+    when = (base + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def skewed(document: Document) -> None:
+        for j in document["judgments"]:
+            j["created_at"] = when
+
+    path = setting.forged("skewed", skewed)
+    if merges:
+        assert merge_ratings(setting.db, [path])[0]["added"] == 3
+    else:
+        setting.refused(path, r"\.created_at: [\w-]+: created_at: .* is (before|after) the ")

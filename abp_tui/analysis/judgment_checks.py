@@ -92,7 +92,8 @@ def implausible_seconds(value: float, floor: float, made: datetime, issued: date
     ceiling = max(0.0, (made - issued).total_seconds()) + CLOCK_SKEW.total_seconds()
     if math.isfinite(value) and floor <= value <= max(ceiling, floor):
         return None
+    skew = CLOCK_SKEW.total_seconds() / 60
     return (
         f"expected the running total, from {floor:g} up to {ceiling:.0f} seconds (the time "
-        "since the pack was issued)"
+        f"since the pack was issued, and {skew:g} minutes for the station's clock)"
     )
