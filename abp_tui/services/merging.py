@@ -67,7 +67,7 @@ def merge_ratings(
     out: list[dict[str, Any]] = []
     with db.atomic():
         for file, ratings, document in files:
-            design_pk, reviewer = _issuer(db, file, ratings, document)
+            design_pk, reviewer, issued = _issuer(db, file, ratings, document)
             if psql.merged(db, ratings.sha256):
                 out.append(
                     {
@@ -78,7 +78,7 @@ def merge_ratings(
                     }
                 )
                 continue
-            added = _merge_file(db, file, ratings, design_pk, reviewer)
+            added = _merge_file(db, file, ratings, design_pk, reviewer, utc_time(issued))
             psql.record_merge(db, ratings.sha256, ratings.pack_sha256, reviewer, added)
             psql.audit(
                 db,
@@ -97,14 +97,15 @@ def merge_ratings(
 
 def _issuer(
     db: sqlite_utils.Database, file: _File, ratings: RatingsFile, document: dict[str, Any]
-) -> tuple[int, str]:
-    """(design pk, reviewer) of the pack the file answers, once its signature is checked."""
+) -> tuple[int, str, str]:
+    """(design pk, reviewer, when it was issued) of the pack the file answers, once its
+    signature is checked."""
     issued = psql.pack(db, ratings.pack_sha256)
     if issued is None:
         raise file.refuse(
             "this database did not issue the pack these ratings come from", "$.pack_sha256"
         )
-    design_pk, reviewer = issued
+    design_pk, reviewer, issued_at = issued
     key = secret_sql.reviewer_key(db, design_pk, reviewer)
     if key is None:
         raise file.refuse(
@@ -135,17 +136,20 @@ def _issuer(
         raise file.refuse(
             f"the pack was issued to {reviewer!r}, not {ratings.reviewer!r}", "$.reviewer"
         )
-    return design_pk, reviewer
+    return design_pk, reviewer, issued_at
 
 
 def _merge_file(
-    db: sqlite_utils.Database, file: _File, ratings: RatingsFile, design_pk: int, reviewer: str
+    db: sqlite_utils.Database,
+    file: _File,
+    ratings: RatingsFile,
+    design_pk: int,
+    reviewer: str,
+    issued: datetime,
 ) -> int:
     design = sql.design(db, design_pk)
     rubric = Rubric.model_validate(design.rubric)
-    issued_at = psql.pack_issued_at(db, ratings.pack_sha256)
-    assert issued_at is not None  # _issuer found the pack
-    times = _Times(utc_time(issued_at), datetime.now(UTC))
+    times = _Times(issued, datetime.now(UTC))
     by_code: dict[str, list[tuple[int, RatedJudgment]]] = defaultdict(list)
     for number, j in enumerate(ratings.judgments):
         by_code[j.code].append((number, j))
