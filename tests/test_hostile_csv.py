@@ -300,7 +300,7 @@ def test_a_cr_merged_from_a_station_starts_no_formula_in_any_exported_csv(
     assert verify(bundle.folder).derived >= 10
 
 
-def test_every_csv_the_program_writes_goes_through_the_one_helper() -> None:
+def test_every_csv_the_program_writes_goes_through_csvsafe() -> None:
     # Python's writer leaves a bare CR unquoted (rows ending in LF) and knows nothing of
     # formulas: no module writes CSV but through abp_tui.text.csvsafe, which uses neither it
     # nor anything else.
