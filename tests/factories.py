@@ -384,7 +384,7 @@ def _build_afp_judged(db: sqlite_utils.Database) -> int:
     b.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 35, submit=True)
     a.save(
         codes[1],
-        afp_judgment(2, 2, PreferenceChoice.RESPONSE_1, fatal1=("Fatal P01",)),
+        afp_judgment(2, 2, PreferenceChoice.RESPONSE_1, fatal1=AFP_V01.fatal_criteria[:1]),
         50,
         submit=True,
     )

@@ -80,8 +80,10 @@ def test_a_design_with_no_rubric_is_preference_only_and_asks_only_the_preference
         justification="Equal.",
         responses={"1": ResponseJudgment(scores={"x": 2})},
     )
-    with pytest.raises(NotReady, match="records a preference only"):
-        session.save(code, scored, 1.0, submit=True)
+    # Refused as a draft too: no revision of a preference-only design judges a response.
+    for submit in (True, False):
+        with pytest.raises(AbpError, match="Response 1: this design records a preference only"):
+            session.save(code, scored, 1.0, submit=submit)
     done = session.save(code, Judgment(preference=PreferenceChoice.TIE, justification="Equal."), 1)
     assert done.status == "draft"
     assert session.save(code, session.read(code).judgment, 1.0, submit=True).status == "submitted"

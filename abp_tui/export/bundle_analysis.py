@@ -52,6 +52,7 @@ from abp_tui.analysis.scibench_results import (
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
 from abp_tui.export import records as rec
+from abp_tui.export.canonical import jsonl_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
     AdjudicationRevision,
@@ -104,7 +105,7 @@ def _model(model: type[M], data: Any, path: str, where: str = "") -> M:
 def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
-    lines = files[path].decode("utf-8", "replace").splitlines()
+    lines = jsonl_lines(files[path], "replace")
     try:
         # One parse and validation per line, in pydantic's own JSON reader: an export reads back
         # every record it wrote, so this is on its path as well as verify's.

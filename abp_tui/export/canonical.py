@@ -53,6 +53,18 @@ def jsonl_bytes(rows: Iterable[Any], *, derived: bool = False) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
+def jsonl_lines(data: bytes, errors: str = "strict") -> list[str]:
+    """The lines of a JSONL file as :func:`jsonl_bytes` writes it: split on ``\\n`` alone.
+
+    A JSON string may hold U+0085, U+2028 or U+2029 as they are (only control characters below
+    U+0020 are escaped), and ``str.splitlines`` would take each for the end of a line, cutting
+    a record in two."""
+    text = data.decode("utf-8", errors)
+    if not text:
+        return []
+    return (text[:-1] if text.endswith("\n") else text).split("\n")
+
+
 def cell(value: Any) -> str:
     """A CSV cell: empty for missing, figures with six significant digits (a number comes back
     as a :class:`~abp_tui.text.csvsafe.Figure`, which the CSV writer leaves as it is)."""

@@ -21,7 +21,7 @@ from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import VerdictRow
 from abp_tui.analysis.judges import JudgesReport, judges_report
 from abp_tui.export.bundle_analysis import Analysis
-from abp_tui.export.canonical import json_bytes, jsonl_bytes
+from abp_tui.export.canonical import json_bytes, jsonl_bytes, jsonl_lines
 from abp_tui.models.judges import Judge, JudgeVerdict
 
 JUDGES: Final = "judging/ai_judges.jsonl"
@@ -51,7 +51,7 @@ def judge_sources(
 
 def _rows(data: bytes) -> list[VerdictRow]:
     rows = []
-    for line in data.decode("utf-8").splitlines():
+    for line in jsonl_lines(data):
         v = JudgeVerdict.model_validate(json.loads(line))
         rows.append(
             VerdictRow(
@@ -76,8 +76,7 @@ def bundle_judge_report(files: Mapping[str, bytes], analysis: Analysis) -> Judge
     if VERDICTS not in files:
         return None
     judges = [
-        Judge.model_validate(json.loads(line))
-        for line in files.get(JUDGES, b"").decode("utf-8").splitlines()
+        Judge.model_validate(json.loads(line)) for line in jsonl_lines(files.get(JUDGES, b""))
     ]
     design = analysis.inputs.design
     reference = design_reference(

@@ -49,7 +49,7 @@ from abp_tui.analysis.ranking_models import (
 )
 from abp_tui.analysis.ranking_sources import design_votes
 from abp_tui.export.bundle_analysis import Analysis
-from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes
+from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models.base import Model
 from abp_tui.text import json_input
@@ -155,7 +155,7 @@ def ranking_sources(found: Sequence[SourceFound]) -> dict[str, bytes]:
 def _read_votes(data: bytes, sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
     code = {"a": A_WON, "b": B_WON, "tie": TIE}
     rows: dict[str, list[tuple[Any, ...]]] = {s: [] for s in sources}
-    for number, text in enumerate(data.decode("utf-8").splitlines(), start=1):
+    for number, text in enumerate(jsonl_lines(data), start=1):
         try:
             line = VoteLine.model_validate(json_input.loads(text))
         except (ValueError, ValidationError) as exc:

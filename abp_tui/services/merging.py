@@ -1,35 +1,42 @@
 """Merging ratings files from reviewer stations into the coordinator's database.
 
 A merge is all or nothing (one transaction for every file given) and idempotent. A file is
-refused, naming it and the field, when: its content does not match its hash; this database did
-not issue its pack; its signature is not the one the pack's key gives (an edited file, or one
-claiming another reviewer's pack); it was made for another design version or reviewer; or any
-revision in it is one the station's own store would not have stored
-(:mod:`abp_tui.analysis.judgment_checks` and :func:`abp_tui.analysis.scoring.problems`, the same
-rules a review session applies): a dimension the rubric lacks, a score off its scale, a
-submission with something undecided, a draft after a submission, a revised submission without a
-reason, a time that is not the store's UTC form, a time spent that is not a finite, growing
-number, a run's record state neither confirmed nor reclassified, or set by hand where the
-rubric scores abstention (:mod:`abp_tui.services.reclassify`). Revisions keep their numbers:
-one already stored is skipped when identical and refused when it differs (a revision is never
-rewritten or renumbered), and a new one must follow the last stored one.
+refused, naming it, the judgment (its place in the file and its item) and the field, when: its
+content does not match its hash; this database did not issue its pack; its signature is not the
+one the pack's key gives (an edited file, or one claiming another reviewer's pack); it was made
+for another design version or reviewer; or any revision in it is one the workstation's save
+path would refuse. A reviewer holds their own pack's key and can sign anything, so every
+revision goes through the same check a review session's save applies
+(:func:`abp_tui.services.revision_rules.check_revision`, one function for both, so they cannot
+drift), and its times through plausibility checks: made no earlier than the pack was issued and
+no later than the merge, a time spent that is a finite running total no longer than the pack
+has existed (:data:`abp_tui.analysis.judgment_checks.CLOCK_SKEW` allowed for the station's
+clock). Revisions keep their numbers: one already stored is skipped when identical and refused
+when it differs (a revision is never rewritten or renumbered), and a new one must follow the
+last stored one.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from abp_tui.analysis.judgment_checks import malformed, timestamp_problem
-from abp_tui.analysis.scoring import problems
+from abp_tui.analysis.judgment_checks import implausible_seconds, implausible_time, utc_time
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import Judgment, Rubric
-from abp_tui.services.reclassify import record_state_problems, refused_override
+from abp_tui.services.revision_rules import (
+    ItemRules,
+    NotReady,
+    RevisionRefused,
+    check_revision,
+    item_rules,
+)
 from abp_tui.services.station_files import (
     RatedJudgment,
     RatingsFile,
@@ -60,7 +67,7 @@ def merge_ratings(
     out: list[dict[str, Any]] = []
     with db.atomic():
         for file, ratings, document in files:
-            design_pk, reviewer = _issuer(db, file, ratings, document)
+            design_pk, reviewer, issued = _issuer(db, file, ratings, document)
             if psql.merged(db, ratings.sha256):
                 out.append(
                     {
@@ -71,7 +78,7 @@ def merge_ratings(
                     }
                 )
                 continue
-            added = _merge_file(db, file, ratings, design_pk, reviewer)
+            added = _merge_file(db, file, ratings, design_pk, reviewer, utc_time(issued))
             psql.record_merge(db, ratings.sha256, ratings.pack_sha256, reviewer, added)
             psql.audit(
                 db,
@@ -90,14 +97,15 @@ def merge_ratings(
 
 def _issuer(
     db: sqlite_utils.Database, file: _File, ratings: RatingsFile, document: dict[str, Any]
-) -> tuple[int, str]:
-    """(design pk, reviewer) of the pack the file answers, once its signature is checked."""
+) -> tuple[int, str, str]:
+    """(design pk, reviewer, when it was issued) of the pack the file answers, once its
+    signature is checked."""
     issued = psql.pack(db, ratings.pack_sha256)
     if issued is None:
         raise file.refuse(
             "this database did not issue the pack these ratings come from", "$.pack_sha256"
         )
-    design_pk, reviewer = issued
+    design_pk, reviewer, issued_at = issued
     key = secret_sql.reviewer_key(db, design_pk, reviewer)
     if key is None:
         raise file.refuse(
@@ -128,27 +136,43 @@ def _issuer(
         raise file.refuse(
             f"the pack was issued to {reviewer!r}, not {ratings.reviewer!r}", "$.reviewer"
         )
-    return design_pk, reviewer
+    return design_pk, reviewer, issued_at
 
 
 def _merge_file(
-    db: sqlite_utils.Database, file: _File, ratings: RatingsFile, design_pk: int, reviewer: str
+    db: sqlite_utils.Database,
+    file: _File,
+    ratings: RatingsFile,
+    design_pk: int,
+    reviewer: str,
+    issued: datetime,
 ) -> int:
-    rubric = Rubric.model_validate(sql.design(db, design_pk).rubric)
+    design = sql.design(db, design_pk)
+    rubric = Rubric.model_validate(design.rubric)
+    times = _Times(issued, datetime.now(UTC))
     by_code: dict[str, list[tuple[int, RatedJudgment]]] = defaultdict(list)
     for number, j in enumerate(ratings.judgments):
         by_code[j.code].append((number, j))
     added = 0
     for code, revisions in by_code.items():
-        added += _merge_item(db, file, rubric, design_pk, reviewer, code, revisions)
+        added += _merge_item(db, file, design, rubric, times, reviewer, code, revisions)
     return added
+
+
+@dataclass(frozen=True)
+class _Times:
+    """When the pack was issued, and the time of the merge: the bounds of a plausible time."""
+
+    issued: datetime
+    now: datetime
 
 
 def _merge_item(
     db: sqlite_utils.Database,
     file: _File,
+    design: sql.DesignRow,
     rubric: Rubric,
-    design_pk: int,
+    times: _Times,
     reviewer: str,
     code: str,
     revisions: list[tuple[int, RatedJudgment]],
@@ -156,7 +180,7 @@ def _merge_item(
     """Check and add one item's revisions; return how many were new."""
     first = f"$.judgments[{revisions[0][0]}]"
     try:
-        item = sql.item_by_code(db, design_pk, code)
+        item = sql.item_by_code(db, design.pk, code)
     except AbpError:
         raise file.refuse(f"item {code} is not in the design", f"{first}.code") from None
     found = sql.assignment(db, item.pk, reviewer)
@@ -169,6 +193,7 @@ def _merge_item(
         if found[1]
         else [item.run_a_pk, item.run_b_pk]
     )
+    rules = item_rules(db, design, rubric, item, order)
     placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})
     stored = psql.revisions(db, item.pk, reviewer)
     added = 0
@@ -176,9 +201,8 @@ def _merge_item(
         where = f"$.judgments[{number}]"
         # What the revision follows: the one before it, stored already or added just now.
         previous = stored.get(j.revision - 1)
-        payload = _by_run(j.judgment, order)
-        _check_revision(file, rubric, item, j, payload, order, previous, where)
-        _check_record_state(db, file, rubric, code, j, payload, order, where)
+        payload = _check_revision(db, file, rules, j, previous, where)
+        _check_times(file, code, j, previous, times, where)
         candidate = psql.StoredRevision(
             j.revision,
             j.status,
@@ -210,82 +234,53 @@ def _merge_item(
     return added
 
 
-def _by_run(judgment: Judgment, order: list[int]) -> Judgment:
-    responses = {
-        str(order[int(key) - 1]): response
-        for key, response in judgment.responses.items()
-        if key.isdigit() and 1 <= int(key) <= len(order)
-    }
-    return judgment.model_copy(update={"responses": responses})
-
-
-def _check_record_state(
+def _check_revision(
     db: sqlite_utils.Database,
     file: _File,
-    rubric: Rubric,
-    code: str,
+    rules: ItemRules,
     j: RatedJudgment,
-    payload: Judgment,
-    order: list[int],
-    where: str,
-) -> None:
-    """Refuse what a review session refuses of a run's record state (seed 000: a record's
-    failure is confirmed or reclassified, a run without one is never reclassified; seed 004:
-    no state set by hand where abstention is scored), against the records the pack was made
-    from."""
-    try:
-        refused_override(db, rubric, code, order, payload)
-    except AbpError as exc:
-        raise file.refuse(str(exc), f"{where}.judgment") from None
-    if j.status == "submitted" and not rubric.preference_only:
-        missing = record_state_problems(db, order, payload)
-        if missing:
-            raise file.refuse(
-                f"item {code}: submitted with something undecided: {missing[0]}",
-                f"{where}.judgment",
-            )
-
-
-def _check_revision(
-    file: _File,
-    rubric: Rubric,
-    item: sql.StoredItem,
-    j: RatedJudgment,
-    payload: Judgment,
-    order: list[int],
     previous: psql.StoredRevision | None,
     where: str,
-) -> None:
-    """Refuse a revision the station's own store would not have stored."""
-    code = item.code
-    bad = malformed(rubric, j.judgment, [str(i) for i in range(1, len(order) + 1)])
-    if bad:
-        raise file.refuse(f"item {code}: {bad[0]}", f"{where}.judgment")
-    if j.status == "submitted":
-        missing = problems(rubric, payload, [str(pk) for pk in order], item.is_pair)
-        if missing:
-            raise file.refuse(
-                f"item {code}: submitted with something undecided: {missing[0]}",
-                f"{where}.judgment",
-            )
-    when = timestamp_problem(j.created_at)
-    if when is not None:
-        raise file.refuse(f"item {code}: created_at: {when}", f"{where}.created_at")
-    floor = previous.seconds_spent if previous is not None else 0.0
-    if not math.isfinite(j.seconds_spent) or j.seconds_spent < floor:
-        raise file.refuse(
-            f"item {code}: seconds_spent {j.seconds_spent!r}: expected the running total, "
-            f"at least {floor}",
-            f"{where}.seconds_spent",
+) -> Judgment:
+    """The revision keyed by run, refused unless the station's own save path
+    (:func:`abp_tui.services.revision_rules.check_revision`, the one check) would store it."""
+    try:
+        payload, _missing = check_revision(
+            db,
+            rules,
+            j.judgment,
+            submit=j.status == "submitted",
+            reason=j.reason,
+            previous=previous.status if previous is not None else None,
         )
-    if previous is not None and previous.status == "submitted":
-        if j.status != "submitted":
-            raise file.refuse(
-                f"item {code}: a draft after a submission; a change is a revised submission",
-                f"{where}.status",
-            )
-        if not j.reason.strip():
-            raise file.refuse(
-                f"item {code}: revision {j.revision} changes a submitted judgment without a reason",
-                f"{where}.reason",
-            )
+    except NotReady as exc:
+        raise file.refuse(
+            f"{rules.code}: submitted with something undecided: {exc.problems[0]}",
+            f"{where}.judgment",
+        ) from None
+    except RevisionRefused as exc:
+        raise file.refuse(str(exc), f"{where}.{exc.field}") from None
+    return payload
+
+
+def _check_times(
+    file: _File,
+    code: str,
+    j: RatedJudgment,
+    previous: psql.StoredRevision | None,
+    times: _Times,
+    where: str,
+) -> None:
+    """Refuse a time no station could have written: a revision made before its pack was issued
+    or after the merge, a time spent that is not a finite running total no longer than the
+    time since the pack was issued (:data:`abp_tui.analysis.judgment_checks.CLOCK_SKEW`
+    allowed for the station's clock)."""
+    when = implausible_time(j.created_at, times.issued, times.now)
+    if when is not None:
+        raise file.refuse(f"{code}: created_at: {when}", f"{where}.created_at")
+    floor = previous.seconds_spent if previous is not None else 0.0
+    spent = implausible_seconds(j.seconds_spent, floor, utc_time(j.created_at), times.issued)
+    if spent is not None:
+        raise file.refuse(
+            f"{code}: seconds_spent {j.seconds_spent!r}: {spent}", f"{where}.seconds_spent"
+        )

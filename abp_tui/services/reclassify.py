@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import sqlite_utils
 
-from abp_tui.analysis.reruns import is_record_failure
+from abp_tui.analysis.reruns import RECORD_FAILURES, is_record_failure
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, Rubric
 from abp_tui.store import judging as sql
@@ -33,9 +33,10 @@ def _label(position: int, pair: bool) -> str:
 def refused_override(
     db: sqlite_utils.Database, rubric: Rubric, code: str, order: Sequence[int], judgment: Judgment
 ) -> None:
-    """Refuse (AbpError) what no revision may hold: on a rubric that scores abstention, a state
-    set by hand other than the record's own; a reclassification of a run whose record gives
-    no failure. ``judgment`` is keyed by run pk (as text), ``order`` as shown."""
+    """Refuse (AbpError) what no revision may hold: a PROVIDER_BLOCK or INFRA_ERROR that is not
+    the record's own state confirmed; on a rubric that scores abstention, a state set by hand
+    other than the record's own; a reclassification of a run whose record gives no failure.
+    ``judgment`` is keyed by run pk (as text), ``order`` as shown."""
     pair = len(order) == 2
     for position, pk in enumerate(order, start=1):
         response = judgment.responses.get(str(pk))
@@ -48,6 +49,12 @@ def refused_override(
                 f"{code}: {label}: its record gives no INFRA_ERROR or PROVIDER_BLOCK to reclassify"
             )
         override = response.state_override
+        if override is not None and override in RECORD_FAILURES and override.value != record:
+            gives = f"it gives {record}" if is_record_failure(record) else "it gives no failure"
+            raise AbpError(
+                f"{code}: {label}: its record gives no {override.value} to confirm ({gives}); "
+                "only the record's own failure state is confirmed"
+            )
         if rubric.allows_abstention and override is not None and override.value != record:
             raise AbpError(
                 f"{code}: {label}: {override.value} cannot be set by hand on rubric "

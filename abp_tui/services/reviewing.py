@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
-from abp_tui.analysis.judgment_checks import malformed
 from abp_tui.analysis.records import design_document
-from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     Finding,
@@ -27,7 +25,8 @@ from abp_tui.models import (
     StudyDesign,
 )
 from abp_tui.services.coordinator_identity import refuse_enrolment
-from abp_tui.services.reclassify import record_state_problems, refused_override
+from abp_tui.services.revision_rules import NotReady as NotReady
+from abp_tui.services.revision_rules import check_revision, item_rules
 from abp_tui.store import judging as sql
 from abp_tui.store.secrets import plan_secret
 
@@ -94,14 +93,6 @@ class SaveResult:
     revision: int
     status: str
     problems: tuple[str, ...] = ()
-
-
-class NotReady(AbpError):
-    """A submission that is not complete; ``problems`` says what is missing."""
-
-    def __init__(self, missing: list[str]) -> None:
-        self.problems = missing
-        super().__init__("cannot submit yet: " + "; ".join(missing))
 
 
 def design_masker(row: sql.DesignRow) -> Masker:
@@ -311,22 +302,16 @@ class ReviewSession:
         """
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
-        by_run = _to_runs(judgment, order)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
-        missing = problems(self.rubric, by_run, [str(pk) for pk in order], item.kind == "pair")
-        if not self.rubric.preference_only:  # seed 000: scores alone never change a record state
-            missing += record_state_problems(self.db, order, by_run)
-        refused_override(self.db, self.rubric, code, order, by_run)
-        if submit and missing:
-            raise NotReady(missing)
-        refused = malformed(self.rubric, judgment, [str(i) for i in range(1, len(order) + 1)])
-        if refused:  # what no revision may hold; a merge refuses the same (judgment_checks)
-            raise AbpError(f"{code}: {refused[0]}")
-        already_submitted = latest is not None and latest.status == "submitted"
-        if already_submitted and not reason.strip():
-            raise AbpError(f"{code} was already submitted: changing it needs a reason")
-        if already_submitted and not submit:
-            raise AbpError(f"{code} was already submitted: a change is a revised submission")
+        # The one check of what a revision may hold; a merge applies the same (revision_rules).
+        by_run, missing = check_revision(
+            self.db,
+            item_rules(self.db, self.design_row, self.rubric, item, order),
+            judgment,
+            submit=submit,
+            reason=reason,
+            previous=latest.status if latest is not None else None,
+        )
         placement = {str(i): pk for i, pk in enumerate(order, start=1)}
         total = (latest.seconds_spent if latest else 0.0) + max(0.0, seconds)
         status = "submitted" if submit else "draft"
@@ -377,15 +362,6 @@ class ReviewSession:
         rows = sql.others_judgments(self.db, item.pk, self.reviewer)
         placement = {str(i): item.run_id(pk) for i, pk in enumerate(order, start=1)}
         return [_to_positions(r.judgment, placement) for r in rows]
-
-
-def _to_runs(judgment: Judgment, order: list[int]) -> Judgment:
-    responses = {}
-    for key, response in judgment.responses.items():
-        if not key.isdigit() or not 1 <= int(key) <= len(order):
-            raise AbpError(f"unknown response {key!r}: expected 1..{len(order)}")
-        responses[str(order[int(key) - 1])] = response
-    return judgment.model_copy(update={"responses": responses})
 
 
 def _to_positions(judgment: Judgment, placement: dict[str, str]) -> Judgment:

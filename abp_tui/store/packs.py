@@ -24,10 +24,12 @@ def record_pack(
     )
 
 
-def pack(db: sqlite_utils.Database, sha256: str) -> tuple[int, str] | None:
-    """(design pk, reviewer) of a pack this database issued."""
-    row = db.execute("SELECT design_pk, reviewer FROM packs WHERE sha256 = ?", [sha256]).fetchone()
-    return (int(row[0]), str(row[1])) if row else None
+def pack(db: sqlite_utils.Database, sha256: str) -> tuple[int, str, str] | None:
+    """(design pk, reviewer, when it was first issued) of a pack this database issued."""
+    row = db.execute(
+        "SELECT design_pk, reviewer, created_at FROM packs WHERE sha256 = ?", [sha256]
+    ).fetchone()
+    return (int(row[0]), str(row[1]), str(row[2])) if row else None
 
 
 def merged(db: sqlite_utils.Database, sha256: str) -> str | None:

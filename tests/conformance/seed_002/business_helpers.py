@@ -102,14 +102,16 @@ def build(
     """Import the study, create the design, judge every run with ``scorer`` (a critical failure
     ticked on the (task, condition, trial) in ``critical``), unblind; the design's pk."""
     import_paths(db, [write_jsonl(tmp_path / "biz.jsonl", lines or study_lines())])
-    pk = create_design(db, design or make_design()).pk
+    design = design or make_design()
+    pk = create_design(db, design).pk
+    asked = design.correction_effort is not None  # minutes are recorded under a timing rule only
     session = ReviewSession(db, pk, "alice")
     items: Mapping[str, Any] = {i.code: i for i in sql.records_of_design(db, pk).items}
     for row in session.queue():
         item = items[row.code]
         key = (item.task, item.conditions[0], item.trial)
         score, minutes = scorer(*key)
-        judged = response(score, minutes, key in critical)
+        judged = response(score, minutes if asked else None, key in critical)
         session.save(row.code, Judgment(responses={"1": judged}), 5, submit=True)
     unblind(db, "biz", "coordinator")
     return pk

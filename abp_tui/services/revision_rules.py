@@ -1,0 +1,162 @@
+"""What one revision of a reviewer's judgment may hold, wherever it is made: the one check a
+review session's save path applies, and the one a merge of a station's ratings applies to every
+revision it brings in (:mod:`abp_tui.services.merging`), so that the two can never drift apart
+and a ratings file, even one its reviewer signed with their own pack's key, stores nothing the
+workstation would have refused.
+
+A revision is refused (:class:`RevisionRefused`, naming the part of it at fault) when it holds:
+a response the item does not show, a dimension the rubric lacks or a score off its scale
+(:func:`abp_tui.analysis.judgment_checks.malformed`); a fatal hit that names no fatal criterion
+of the item's task or of the rubric; correction minutes on a design without a correction
+timing rule (seed 002); a state set by hand that is not INVALID_TEST, GRADER_DISPUTE or the
+run's own record state confirmed, a reclassification of a run whose record gives no failure, or
+a state set by hand where the rubric scores abstention (:mod:`abp_tui.services.reclassify`); a
+draft after a submission, or a revised submission without a reason. A submission that still
+lacks something (:func:`abp_tui.analysis.scoring.problems`, the record states to confirm) is
+refused with :class:`NotReady`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlite_utils
+
+from abp_tui.analysis.judgment_checks import malformed
+from abp_tui.analysis.scoring import problems
+from abp_tui.errors import AbpError
+from abp_tui.models import OVERRIDE_STATES, Judgment, Rubric
+from abp_tui.services.reclassify import record_state_problems, refused_override
+from abp_tui.store import judging as sql
+from abp_tui.text.safe import safe_line
+
+
+class NotReady(AbpError):
+    """A submission that is not complete; ``problems`` says what is missing."""
+
+    def __init__(self, missing: list[str]) -> None:
+        self.problems = missing
+        super().__init__("cannot submit yet: " + "; ".join(missing))
+
+
+class RevisionRefused(AbpError):
+    """A revision no store holds; ``field`` is the part of it at fault: ``judgment``,
+    ``status`` or ``reason``."""
+
+    def __init__(self, message: str, field: str = "judgment") -> None:
+        self.field = field
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class ItemRules:
+    """What a revision of one item is checked against."""
+
+    code: str
+    rubric: Rubric
+    order: tuple[int, ...]
+    """The item's run pks in the placement the reviewer sees (Response 1, 2)."""
+    fatal_criteria: frozenset[str]
+    """The task's own fatal criteria and the rubric's general ones."""
+    timing_rule: str | None
+    """The design's correction timing rule (seed 002); None: no minutes are asked."""
+    design: str
+
+    @property
+    def positions(self) -> list[str]:
+        return [str(i) for i in range(1, len(self.order) + 1)]
+
+
+def item_rules(
+    db: sqlite_utils.Database,
+    design: sql.DesignRow,
+    rubric: Rubric,
+    item: sql.StoredItem,
+    order: list[int],
+) -> ItemRules:
+    """The rules of ``item`` of ``design`` as its reviewer sees it (runs in ``order``)."""
+    task = sql.task_row(db, item.task_pk)
+    effort = design.document.get("correction_effort") or {}
+    return ItemRules(
+        item.code,
+        rubric,
+        tuple(order),
+        frozenset(task["fatal_criteria"]) | frozenset(rubric.fatal_criteria),
+        effort.get("timing_rule") if isinstance(effort, dict) else None,
+        design.name,
+    )
+
+
+def check_revision(
+    db: sqlite_utils.Database,
+    rules: ItemRules,
+    judgment: Judgment,
+    *,
+    submit: bool,
+    reason: str,
+    previous: str | None,
+) -> tuple[Judgment, list[str]]:
+    """Check a revision of ``judgment`` (keyed by position) following one of status
+    ``previous`` (None: the first); return it keyed by run pk, with what it still lacks.
+
+    Raises :class:`RevisionRefused` for what no revision may hold and :class:`NotReady` for a
+    submission that lacks something.
+    """
+    code = rules.code
+    refused = malformed(rules.rubric, judgment, rules.positions) + _beyond_the_item(rules, judgment)
+    if refused:
+        raise RevisionRefused(f"{code}: {refused[0]}")
+    by_run = _to_runs(judgment, rules.order)
+    try:
+        refused_override(db, rules.rubric, code, rules.order, by_run)
+    except AbpError as exc:
+        raise RevisionRefused(str(exc)) from None
+    if previous == "submitted":
+        if not submit:
+            raise RevisionRefused(
+                f"{code} was already submitted: a change is a revised submission, not a draft "
+                "after a submission",
+                "status",
+            )
+        if not reason.strip():
+            raise RevisionRefused(
+                f"{code} was already submitted: changing it needs a reason", "reason"
+            )
+    pair = len(rules.order) == 2
+    missing = problems(rules.rubric, by_run, [str(pk) for pk in rules.order], pair)
+    if not rules.rubric.preference_only:  # seed 000: scores alone never change a record state
+        missing += record_state_problems(db, rules.order, by_run)
+    if submit and missing:
+        raise NotReady(missing)
+    return by_run, missing
+
+
+def _beyond_the_item(rules: ItemRules, judgment: Judgment) -> list[str]:
+    """What a response's judgment holds that the item never offered: a fatal hit that is not
+    one of its criteria, minutes no timing rule asked for, a state no one sets by hand."""
+    out: list[str] = []
+    for key, response in judgment.responses.items():
+        label = f"Response {key}"
+        for hit in response.fatal_hits:
+            if hit not in rules.fatal_criteria:
+                shown = safe_line(hit)
+                shown = shown if len(shown) <= 80 else shown[:79] + "…"
+                out.append(
+                    f"{label}: fatal criterion {shown!r} is not one of the task's or the "
+                    f"rubric's ({len(rules.fatal_criteria)} criteria)"
+                )
+        if response.correction_minutes is not None and rules.timing_rule is None:
+            out.append(
+                f"{label}: correction minutes, but design {rules.design} has no correction "
+                "timing rule to record them under"
+            )
+        override = response.state_override
+        if override is not None and override not in OVERRIDE_STATES:
+            out.append(f"{label}: {override.value} cannot be set by hand")
+    return out
+
+
+def _to_runs(judgment: Judgment, order: tuple[int, ...]) -> Judgment:
+    """``judgment`` keyed by run pk (its position keys checked by ``malformed`` already)."""
+    responses = {str(order[int(key) - 1]): r for key, r in judgment.responses.items()}
+    return judgment.model_copy(update={"responses": responses})
