@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from abp_tui.analysis import agreement_tables
 from abp_tui.analysis import tables as model
 from abp_tui.analysis.tables import (
     Column,
@@ -49,7 +50,7 @@ from abp_tui.export.report import _environment
 from abp_tui.export.tables import table_csv
 from abp_tui.models.builtin_rubrics import BUSINESS_V1
 from abp_tui.services.publishing import export_bundle
-from abp_tui.stats import agreement as stats
+from abp_tui.stats import agreement_models
 from abp_tui.stats.agreement import (
     GWET_AC2,
     PAIR_COEFFICIENTS,
@@ -142,8 +143,8 @@ def test_a_coefficient_left_out_of_the_declarations_leaves_every_face(
     """No face keeps a list of its own: drop AC2's declaration and it is gone everywhere."""
     report = _report()
     fewer = tuple(c for c in VARIABLE_COEFFICIENTS if c is not GWET_AC2)
-    monkeypatch.setattr(stats, "VARIABLE_COEFFICIENTS", fewer)
-    monkeypatch.setattr(model, "VARIABLE_COEFFICIENTS", fewer)
+    monkeypatch.setattr(agreement_models, "VARIABLE_COEFFICIENTS", fewer)
+    monkeypatch.setattr(agreement_tables, "VARIABLE_COEFFICIENTS", fewer)
     variable = report.variables[0]
     gone = variable.gwet_ac2.name
     assert gone not in agreement_text(report, "a table")
