@@ -230,7 +230,7 @@ def test_the_command_shows_each_reviewer_against_the_labels(
     for row in ann.queue():
         ann.save(row.code, _prefer(ann, row.code, "a"), 3.0, submit=True)
     target = tmp_path / "test.db"
-    text = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "50")
+    text = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "100")
     assert text.code == 0, text.err
     assert "Against imported labels (panda:annotator1, panda:annotator2):" in text.out
     assert "panda:annotator1: 4 labels, 4 on this design's pair items" in text.out

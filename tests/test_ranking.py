@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from abp_tui.analysis.ranking import A_WON, B_WON, TIE, NoRanking, Votes, rank
+from abp_tui.analysis.ranking import A_WON, B_WON, TIE, NoRanking, Votes, rank, source_agreement
 from abp_tui.stats.ranking import ELO_PER_LOGIT
 
 Row = tuple[str, str, str, int, float | None, float | None]
@@ -140,7 +140,7 @@ def test_perfect_separation_is_refused_naming_the_system_unless_a_prior() -> Non
     assert "a won or tied every one of its 7 comparisons (score +inf)" in message
     assert "--prior K" in message and "\n" not in message
     # One pseudo-tie per compared pair: a's 4-0 against b becomes 4.5 to 0.5, a finite fit.
-    report = rank(votes, study="x", source="labels", prior=1.0, resamples=50)
+    report = rank(votes, study="x", source="labels", prior=1.0, resamples=100)
     assert report.prior == 1.0 and any("--prior" in n for n in report.notes)
     assert report.systems[0].condition == "a"
     assert all(math.isfinite(s.score) for s in report.systems)
@@ -317,3 +317,14 @@ def test_a_resample_whose_comparisons_fall_apart_is_left_out_not_fitted() -> Non
     for system in report.systems:
         assert system.interval is not None
         assert all(isinstance(bound, float) and math.isfinite(bound) for bound in system.interval)
+
+
+def test_no_kendalls_tau_over_two_systems() -> None:
+    # Over 2 systems tau is +1 or -1 whatever the scores (p = 1): no figure, and why.
+    two = source_agreement("labels", {"a": 1.0, "b": 0.0}, "judge:j", {"a": 0.2, "b": 0.9})
+    assert two.tau is None and two.p_value is None and two.systems == 2
+    assert two.reason is not None and "at least 3 systems" in two.reason
+    three = source_agreement(
+        "labels", {"a": 1.0, "b": 0.0, "c": -1.0}, "judge:j", {"a": 0.2, "b": 0.9, "c": -3.0}
+    )
+    assert three.tau == pytest.approx(1 / 3) and three.reason is None

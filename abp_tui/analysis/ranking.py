@@ -37,6 +37,7 @@ from abp_tui.analysis.ranking_models import (
 from abp_tui.errors import AbpError
 from abp_tui.stats import ranking as bt
 from abp_tui.stats.inference import binomial_test, wilson
+from abp_tui.stats.resampling import resamples_refusal
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -45,6 +46,9 @@ A_WON, B_WON, TIE = 0, 1, 2
 """A vote's outcome."""
 MEAN_SCORE: Final = 1000.0
 DEFAULT_RESAMPLES: Final = 1000
+MIN_TAU_SYSTEMS: Final = 3
+"""Kendall's tau between two sources' rankings needs this many shared systems: over 2 it
+can only be +1 or -1, with p = 1."""
 
 
 class NoRanking(AbpError):
@@ -313,8 +317,9 @@ def rank(
         raise NoRanking(
             f"--confidence: expected a level strictly between 0 and 1, got {confidence}"
         )
-    if resamples < 0:
-        raise NoRanking(f"--resamples: expected a count of 0 or more, got {resamples}")
+    refusal = resamples_refusal(resamples)
+    if refusal is not None:
+        raise NoRanking(f"--resamples: {refusal}")
     if not (math.isfinite(prior) and prior >= 0):
         raise NoRanking(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
     systems = votes.systems
@@ -501,9 +506,15 @@ def source_agreement(
         who = name_a if isinstance(scores_a, str) else name_b
         return SourceAgreement(a=name_a, b=name_b, systems=0, reason=f"{who}: {why}")
     shared = sorted(set(scores_a) & set(scores_b))
-    if len(shared) < 2:
+    if len(shared) < MIN_TAU_SYSTEMS:
         return SourceAgreement(
-            a=name_a, b=name_b, systems=len(shared), reason="fewer than 2 systems in both"
+            a=name_a,
+            b=name_b,
+            systems=len(shared),
+            reason=(
+                f"Kendall's tau needs at least {MIN_TAU_SYSTEMS} systems in both rankings, "
+                f"found {len(shared)}: over 2 it is +1 or -1 whatever the scores (p = 1)"
+            ),
         )
     found = kendalltau([scores_a[s] for s in shared], [scores_b[s] for s in shared])
     tau, p = float(found.statistic), float(found.pvalue)

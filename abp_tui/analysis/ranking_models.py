@@ -126,7 +126,7 @@ class SourceAgreement(Model):
     """Kendall's tau-b (scipy.stats.kendalltau) of the two sources' scores."""
     p_value: FiniteFloat | None = None
     reason: str | None = None
-    """Why there is no tau (a source without a finite ranking, fewer than 2 systems shared)."""
+    """Why there is no tau (a source without a finite ranking, fewer than 3 systems shared)."""
 
 
 class Excluded(Model):

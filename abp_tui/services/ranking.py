@@ -41,6 +41,7 @@ from abp_tui.models import StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
+from abp_tui.stats.resampling import resamples_refusal
 from abp_tui.store import judging
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
@@ -230,8 +231,9 @@ def ranking_report(
     fixed = parse_anchor(anchor)
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
-    if resamples < 0:
-        raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
+    refusal = resamples_refusal(resamples)
+    if refusal is not None:
+        raise AbpError(f"--resamples: {refusal}")
     if not (math.isfinite(prior) and prior >= 0):
         raise AbpError(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
     study_id = find_study(db, study)

@@ -29,6 +29,7 @@ from abp_tui.stats.agreement_scales import (
     WEIGHT_BASES,
     WeightBasis,
 )
+from abp_tui.stats.resampling import check_resamples
 
 F64 = npt.NDArray[np.float64]
 
@@ -185,9 +186,8 @@ def _check_settings(
 ) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an integer, got {seed!r}")
-    for name, count in (("resamples", resamples), ("pair_resamples", pair_resamples)):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {count!r}")
+    check_resamples(resamples, "resamples")
+    check_resamples(pair_resamples, "pair_resamples")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
     if weight_basis not in WEIGHT_BASES:
