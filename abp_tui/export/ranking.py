@@ -260,7 +260,9 @@ def bundle_rankings(
             points[s.source] = str(exc)
             continue
         theta = point_scores(votes[s.source])
-        points[s.source] = dict(zip(votes[s.source].systems, theta.tolist(), strict=True))
+        points[s.source] = report.too_few_votes or dict(
+            zip(votes[s.source].systems, theta.tolist(), strict=True)
+        )
         reports.append(report)
     if len(sources) > 1:  # Kendall's tau between the sources' point fits
         reports = [r.model_copy(update={"sources": _agreements(r.source, points)}) for r in reports]

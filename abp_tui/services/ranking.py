@@ -25,7 +25,14 @@ from typing import Final
 import sqlite_utils
 
 from abp_tui.analysis.material import is_development
-from abp_tui.analysis.ranking import DEFAULT_RESAMPLES, NoRanking, Votes, point_scores, rank
+from abp_tui.analysis.ranking import (
+    DEFAULT_RESAMPLES,
+    NoRanking,
+    Votes,
+    point_scores,
+    rank,
+    too_few_votes,
+)
 from abp_tui.analysis.ranking_models import (
     SWAP_TIES,
     TIES,
@@ -186,7 +193,7 @@ def _agreements(
     db: sqlite_utils.Database,
     study: str,
     chosen: SourceVotes,
-    theta: dict[str, float],
+    theta: dict[str, float] | str,
     others: list[str],
     design: str | None,
     prior: float,
@@ -199,7 +206,9 @@ def _agreements(
         try:
             found = without_development(read_source(db, study, name, design), marking)
             fitted = point_scores(found.votes, prior)
-            scores[name] = dict(zip(found.votes.systems, fitted.tolist(), strict=True))
+            scores[name] = too_few_votes(found.votes) or dict(
+                zip(found.votes.systems, fitted.tolist(), strict=True)
+            )
         except AbpError as error:
             scores[name] = str(error)
     names = list(scores)
@@ -281,7 +290,7 @@ def ranking_report(
         db,
         study_id,
         chosen,
-        dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
+        report.too_few_votes or dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
         others,
         design,
         prior,
