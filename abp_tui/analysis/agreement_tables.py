@@ -30,6 +30,7 @@ from abp_tui.stats.agreement import (
     Figure,
     VariableAgreement,
 )
+from abp_tui.stats.agreement_coefficients import not_applicable_line
 
 
 # -- agreement -------------------------------------------------------------------------------------
@@ -149,10 +150,17 @@ def agreement_table(report: AgreementReport) -> Table:
 
     rows = []
     for v in report.variables:
-        rows += [row(v, "all", c, f) for c, f in v.figures()]
+        rows += [row(v, "all", c, f) for c, f in v.figures() if c.applies(v.level)]
         for p in v.pairs:
-            rows += [row(v, f"{p.reviewer_a} | {p.reviewer_b}", c, f) for c, f in p.figures()]
-    return Table("agreement", "Agreement between reviewers", columns, tuple(rows))
+            among = f"{p.reviewer_a} | {p.reviewer_b}"
+            rows += [row(v, among, c, f) for c, f in p.figures() if c.applies(v.level)]
+    notes = []
+    for level in dict.fromkeys(v.level for v in report.variables):
+        found = not_applicable_line(level, VARIABLE_COEFFICIENTS, PAIR_COEFFICIENTS)
+        if found is not None:
+            names = ", ".join(v.variable for v in report.variables if v.level == level)
+            notes.append(f"{names}: {found}")
+    return Table("agreement", "Agreement between reviewers", columns, tuple(rows), tuple(notes))
 
 
 def variables_table(variables: Iterable[VariableAgreement]) -> Table:
@@ -211,12 +219,16 @@ def figures_table(variable: VariableAgreement) -> Table:
         Column("note", "Note"),
     )
     rows = []
-    for _c, f in variable.figures():
+    for c, f in variable.figures():
+        if not c.applies(variable.level):  # listed once, in the note below
+            continue
         items = f"{f.n_items}"
         if f.n_items_chance is not None and f.n_items_chance != f.n_items:
             items += f" ({f.n_items_chance} in chance)"
         rows.append((f.name, _estimate(f), items, f.n_reviewers, f.n_judgments, _figure_note(f)))
-    return Table("figures", variable.variable, columns, tuple(rows))
+    found = not_applicable_line(variable.level, VARIABLE_COEFFICIENTS, PAIR_COEFFICIENTS)
+    notes = () if found is None else (found,)
+    return Table("figures", variable.variable, columns, tuple(rows), notes)
 
 
 def pairs_table(variable: VariableAgreement) -> Table:
@@ -234,13 +246,14 @@ def pairs_table(variable: VariableAgreement) -> Table:
                 csv=((c.key, "point"), (f"{c.key}_se", "se"), (f"{c.key}_reason", "reason")),
             )
             for c in PAIR_COEFFICIENTS
+            if c.applies(variable.level)  # the others: the figures table's note says which
         ),
     )
     rows: tuple[tuple[Cell, ...], ...] = tuple(
         (
             Pair(p.reviewer_a, p.reviewer_b, " × "),
             p.n_items,
-            *(_figure_value(f) for _c, f in p.figures()),
+            *(_figure_value(f) for c, f in p.figures() if c.applies(variable.level)),
         )
         for p in variable.pairs
     )

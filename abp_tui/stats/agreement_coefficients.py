@@ -47,6 +47,13 @@ class Coefficient:
     table of figures, the CSV file and the JSON document, which list every figure."""
     weights: str | None = None
     """The weighting a weighted figure always uses (None: unweighted, or by level)."""
+    ordered: bool = False
+    """It gives partial credit to near categories, so it needs ordered ones: not applicable to
+    a nominal scale (its figure there is undefined, and the faces list it once as such)."""
+
+    def applies(self, level: str) -> bool:
+        """Whether the coefficient means anything at ``level``."""
+        return not (self.ordered and level == "nominal")
 
 
 _WEIGHTED_PO = (
@@ -117,6 +124,7 @@ def _weighted_fleiss(weights: str, short: str) -> Coefficient:
         ),
         compact=False,
         weights=weights,
+        ordered=True,
     )
 
 
@@ -167,6 +175,7 @@ GWET_AC2: Final = Coefficient(
     ),
     formula=_AC2_FORMULA,
     source="Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC gwet.ac1.raw",
+    ordered=True,
 )
 
 
@@ -183,6 +192,7 @@ def _weighted_ac2(weights: str, short: str) -> Coefficient:
         ),
         compact=False,
         weights=weights,
+        ordered=True,
     )
 
 
@@ -240,6 +250,7 @@ COHEN_KAPPA_LINEAR: Final = Coefficient(
     source="Cohen (1968), Weighted kappa; linear weights as irrCAC linear.weights"
     + _COHEN_SE_SOURCE,
     weights="linear",
+    ordered=True,
 )
 COHEN_KAPPA_QUADRATIC: Final = Coefficient(
     key="cohen_kappa_quadratic",
@@ -250,6 +261,7 @@ COHEN_KAPPA_QUADRATIC: Final = Coefficient(
     source="Cohen (1968), Weighted kappa; quadratic weights as irrCAC quadratic.weights"
     + _COHEN_SE_SOURCE,
     weights="quadratic",
+    ordered=True,
 )
 PAIR_COEFFICIENTS: Final[tuple[Coefficient, ...]] = (
     PAIR_PERCENT_AGREEMENT,
@@ -280,6 +292,24 @@ LARGE_SAMPLE_METHOD: Final = (
     "(not clipped to [-1, 1]); test of kappa = 0 with the standard error under the null, "
     "z = kappa / SE_0, two-sided p (as SAS PROC FREQ; Fleiss, Levin and Paik 2003, section 18.1)"
 )
+
+
+NOT_APPLICABLE: Final = "not applicable to a nominal scale (no order for partial credit): "
+
+
+def not_applicable(level: str, *declared: tuple[Coefficient, ...]) -> tuple[Coefficient, ...]:
+    """The declared coefficients that mean nothing at ``level`` (the weighted ones, at the
+    nominal level), in declaration order."""
+    return tuple(c for coefficients in declared for c in coefficients if not c.applies(level))
+
+
+def not_applicable_line(level: str, *declared: tuple[Coefficient, ...]) -> str | None:
+    """The one line that says which declared coefficients do not apply at ``level`` (None:
+    every one does), listed instead of a row of "undefined" each."""
+    found = not_applicable(level, *declared)
+    if not found:
+        return None
+    return NOT_APPLICABLE + "; ".join(c.label for c in found)
 
 
 def basis_text(basis: str) -> str:
