@@ -226,7 +226,10 @@ def figures_table(variable: VariableAgreement) -> Table:
         if f.n_items_chance is not None and f.n_items_chance != f.n_items:
             items += f" ({f.n_items_chance} in chance)"
         rows.append((f.name, _estimate(f), items, f.n_reviewers, f.n_judgments, _figure_note(f)))
-    found = not_applicable_line(variable.level, VARIABLE_COEFFICIENTS, PAIR_COEFFICIENTS)
+    declared = (
+        (VARIABLE_COEFFICIENTS, PAIR_COEFFICIENTS) if variable.pairs else (VARIABLE_COEFFICIENTS,)
+    )
+    found = not_applicable_line(variable.level, *declared)
     notes = () if found is None else (found,)
     return Table("figures", variable.variable, columns, tuple(rows), notes)
 
