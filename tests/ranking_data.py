@@ -74,15 +74,16 @@ def judge_lines(items: list[dict[str, Any]], judge: str = "j1") -> list[dict[str
     return lines
 
 
-def small_study(tmp_path: Path, *, judged: bool, unblinded: bool) -> Path:
+def small_study(tmp_path: Path, *, judged: bool, unblinded: bool, tasks: int = 12) -> Path:
     """A database holding the small labelled study ``small`` (12 tasks, three annotators each),
-    with an AI judge's verdicts when ``judged``, unblinded by ``coordinator`` when asked."""
+    with an AI judge's verdicts when ``judged``, unblinded by ``coordinator`` when asked. The
+    judge's 12 votes are too few for its own ranking: ``tasks=36`` gives it one."""
     db_path = tmp_path / "small.db"
     db = connect(db_path)
     try:
-        import_paths(db, [write_pairwise(tmp_path / "small.json")], study="small")
+        import_paths(db, [write_pairwise(tmp_path / "small.json", tasks=tasks)], study="small")
         if judged:
-            lines = judge_lines(pairwise_items())
+            lines = judge_lines(pairwise_items(tasks=tasks))
             import_paths(db, [write_jsonl(tmp_path / "judge.jsonl", lines)], study="small")
         if unblinded:
             unblind(db, "small", "coordinator")

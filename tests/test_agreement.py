@@ -502,16 +502,18 @@ def test_invariant_to_item_order_and_reviewer_names(
 ) -> None:
     matrix, scale, level = table
     records = to_records(matrix, scale)
-    base = compute_variable(records, level, scale, resamples=60, pair_resamples=40, seed=3)
+    base = compute_variable(records, level, scale, resamples=100, pair_resamples=100, seed=3)
     shuffled = list(records)
     shuffler.shuffle(shuffled)
     # The whole report, bootstrap intervals included, ignores the order of the records.
-    assert compute_variable(shuffled, level, scale, resamples=60, pair_resamples=40, seed=3) == base
+    assert (
+        compute_variable(shuffled, level, scale, resamples=100, pair_resamples=100, seed=3) == base
+    )
     # Renaming the reviewers (reversing their order) changes no multi-reviewer figure, and each
     # pair keeps its kappas.
     n = matrix.shape[1]
     renamed = [(item, f"z{n - int(rev[3:])}", value) for item, rev, value in records]
-    other = compute_variable(renamed, level, scale, resamples=60, pair_resamples=40, seed=3)
+    other = compute_variable(renamed, level, scale, resamples=100, pair_resamples=100, seed=3)
     if base.n_reviewers == 1:  # the reason names the lone reviewer
         assert other.percent_agreement.undefined_reason == (
             f"only one reviewer ({_lone(renamed)!r}) judged this variable"
@@ -545,7 +547,7 @@ def test_values_are_in_range_and_never_nan(
 ) -> None:
     matrix, scale, level = table
     result = compute_variable(
-        to_records(matrix, scale), level, scale, resamples=30, pair_resamples=30
+        to_records(matrix, scale), level, scale, resamples=100, pair_resamples=100
     )
     text = result.model_dump_json()
     assert "NaN" not in text and "Infinity" not in text
@@ -735,7 +737,7 @@ def test_no_variation() -> None:
 
 def test_no_overlap_between_a_pair() -> None:
     records = records_from_columns({"A": [1, 2, NA, NA], "B": [NA, NA, 1, 2], "C": [1, 2, 1, 2]})
-    result = compute_variable(records, "ordinal", (1, 2), pair_resamples=50)
+    result = compute_variable(records, "ordinal", (1, 2), pair_resamples=100)
     by_pair = {(p.reviewer_a, p.reviewer_b): p for p in result.pairs}
     ab = by_pair[("A", "B")]
     assert ab.n_items == 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from abp_tui.analysis.tables import cell_text, figures_table, pairs_table
-from abp_tui.stats.agreement import MIN_USABLE_SHARE, _interval, compute_variable
+from abp_tui.stats.agreement import MIN_USABLE_SHARE, compute_variable
+from abp_tui.stats.agreement_figures import _interval
 from tests.agreement_data import records_from_columns, records_from_table
 
 

@@ -20,6 +20,8 @@ import pytest
 import sqlite_utils
 from textual.widgets import DataTable
 
+from abp_tui.analysis.agreement_labels import SOURCE_SCALE, source_scale
+from abp_tui.formats.pairwise import label_choices
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.services.designing import create_design
@@ -228,7 +230,7 @@ def test_the_command_shows_each_reviewer_against_the_labels(
     for row in ann.queue():
         ann.save(row.code, _prefer(ann, row.code, "a"), 3.0, submit=True)
     target = tmp_path / "test.db"
-    text = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "50")
+    text = cli("agreement", "--db", target, "--reviewer", "carol", "--resamples", "100")
     assert text.code == 0, text.err
     assert "Against imported labels (panda:annotator1, panda:annotator2):" in text.out
     assert "panda:annotator1: 4 labels, 4 on this design's pair items" in text.out
@@ -287,3 +289,40 @@ async def test_the_k_screen_shows_the_reviewers_against_the_labels(tmp_path: Pat
         assert " 4 " in ann_line and "1.000" in ann_line
         among = rendered(screen.shown.details[1], width=200)
         assert "panda:annotator1 × panda:annotator2" in among
+
+
+def test_pandalm_ac1_counts_only_the_three_categories_its_annotators_may_give(
+    reference: Path, db: sqlite_utils.Database
+) -> None:
+    """PandaLM's annotators label 0 (tie), 1 or 2: a scale of three categories. Gwet's AC1
+    counts the scale's categories in its chance term, so the fourth category of a reviewer's
+    preference (insufficient evidence), which no PandaLM label can be, is not one of them."""
+    import_paths(db, [reference / "pandalm" / "testset-v1.json"])
+    report = study_agreement(db, "testset-v1", None, resamples=0)
+    (among,) = report.variables
+    assert among.categories == ("1", "2", "tie")
+    # irrCAC's gwet.ac1.raw on the file's three annotator columns (categories 0, 1, 2): its
+    # formula, written out here on the raw file, and its published figure, 0.88645 (from its
+    # printed P_o 0.91992 and P_e 0.29479; the unrounded value is 0.8864447).
+    data = json.loads((reference / "pandalm" / "testset-v1.json").read_text("utf-8"))
+    counts = np.array(
+        [[sum(item[f"annotator{k}"] == c for k in (1, 2, 3)) for c in (0, 1, 2)] for item in data]
+    )
+    p_o = float((counts * (counts - 1)).sum(axis=1).mean() / 6)
+    pi = counts.mean(axis=0) / 3
+    p_e = float((pi * (1 - pi)).sum() / (3 - 1))
+    assert among.gwet_ac1.value == pytest.approx((p_o - p_e) / (1 - p_e), abs=1e-12)
+    assert among.gwet_ac1.value == pytest.approx(0.88645, abs=1e-5)
+    assert among.gwet_ac1.chance_agreement == pytest.approx(0.29479, abs=1e-5)
+    # Before: four categories counted (0.90033), one of which no PandaLM label can be.
+    assert among.gwet_ac1.value != pytest.approx(0.90033, abs=1e-5)
+
+
+def test_the_labels_scale_is_what_their_format_allows_or_every_category_when_unknown() -> None:
+    pandalm = [c.value for c in (label_choices("annotator1") or ())]
+    llmbar = [c.value for c in (label_choices("label") or ())]
+    assert source_scale([pandalm, pandalm]) == ("1", "2", "tie")
+    assert source_scale([llmbar]) == ("1", "2")
+    assert source_scale([pandalm, llmbar]) == ("1", "2", "tie")
+    assert label_choices("comment") is None
+    assert source_scale([pandalm, None]) == SOURCE_SCALE

@@ -127,3 +127,17 @@ def test_no_command_but_the_workstation_loads_textual(argv: list[str], tmp_path:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.splitlines()[-1] == "False"
+
+
+MAX_MODULE_LINES = 800
+"""A module a person can hold in their head: one concept, under this many lines."""
+
+
+def test_every_module_stays_under_the_size_limit() -> None:
+    root = Path(abp_tui.__file__).resolve().parent
+    sizes = {
+        str(path.relative_to(root.parent)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in root.rglob("*.py")
+    }
+    too_long = {name: lines for name, lines in sorted(sizes.items()) if lines > MAX_MODULE_LINES}
+    assert too_long == {}

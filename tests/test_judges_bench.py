@@ -28,7 +28,7 @@ def test_numpy_kappa_is_cohens_kappa() -> None:
 
 
 def test_bench_judges_reports_both_timings_and_the_goal() -> None:
-    found = bench_judges(items=200, repeat=1, resamples=20)
+    found = bench_judges(items=200, repeat=1, resamples=100)
     assert found["verdicts"] == 200 * 5 * 2
     assert found["ours_seconds"] > 0 and found["baseline_seconds"] > 0
     assert found["ratio"] == pytest.approx(found["ours_seconds"] / found["baseline_seconds"])
@@ -37,7 +37,7 @@ def test_bench_judges_reports_both_timings_and_the_goal() -> None:
     assert found["left_out"] > 0  # ties and errors are generated, and listed
     # The floor draws every kappa's resamples: each judge's three orders and its two orders
     # against each other, and each pair of the five judges.
-    assert "30 tables x 20 resamples" in found["floor"]
+    assert "30 tables x 100 resamples" in found["floor"]
     # The baseline computes those same 30 kappas, each alone.
     assert found["baseline"].startswith("Cohen's kappa alone in NumPy on integer arrays: 30 kappas")
     assert found["without_bootstrap_seconds"] > 0
@@ -54,7 +54,7 @@ def test_the_floor_draws_what_the_report_draws() -> None:
     # from: the same counts and stream give the very same interval.
     table, reference, _arrays = bench_data(300, 4)
     judges = [Judge(id=name, model="generated") for name in table.judges]
-    report = judges_report("bench", judges, table, reference, resamples=50, seed=4)
+    report = judges_report("bench", judges, table, reference, resamples=100, seed=4)
     found = bootstrapped_kappas(report)
     assert len(found) == 5 * 4 + 10  # each judge: three orders, between orders; judge pairs
     for (variable, rater_a, rater_b), pair in found:
@@ -64,7 +64,7 @@ def test_the_floor_draws_what_the_report_draws() -> None:
             (rater_a, rater_b),
             variable=variable,
             seed=4,
-            resamples=50,
+            resamples=100,
         )
         assert again == pair and pair.cohen_kappa.interval is not None
-    assert draw_floor(floor_tables(report, 50), 4, 50) == len(found)
+    assert draw_floor(floor_tables(report, 100), 4, 100) == len(found)

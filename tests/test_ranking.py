@@ -11,7 +11,17 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from abp_tui.analysis.ranking import A_WON, B_WON, TIE, NoRanking, Votes, rank
+from abp_tui.analysis.ranking import (
+    A_WON,
+    B_WON,
+    MIN_DECISIVE_VOTES,
+    TIE,
+    NoRanking,
+    Votes,
+    rank,
+    source_agreement,
+)
+from abp_tui.analysis.ranking_text import ranking_lines
 from abp_tui.stats.ranking import ELO_PER_LOGIT
 
 Row = tuple[str, str, str, int, float | None, float | None]
@@ -140,7 +150,7 @@ def test_perfect_separation_is_refused_naming_the_system_unless_a_prior() -> Non
     assert "a won or tied every one of its 7 comparisons (score +inf)" in message
     assert "--prior K" in message and "\n" not in message
     # One pseudo-tie per compared pair: a's 4-0 against b becomes 4.5 to 0.5, a finite fit.
-    report = rank(votes, study="x", source="labels", prior=1.0, resamples=50)
+    report = rank(votes, study="x", source="labels", prior=1.0, resamples=100)
     assert report.prior == 1.0 and any("--prior" in n for n in report.notes)
     assert report.systems[0].condition == "a"
     assert all(math.isfinite(s.score) for s in report.systems)
@@ -317,3 +327,59 @@ def test_a_resample_whose_comparisons_fall_apart_is_left_out_not_fitted() -> Non
     for system in report.systems:
         assert system.interval is not None
         assert all(isinstance(bound, float) and math.isfinite(bound) for bound in system.interval)
+
+
+def test_no_kendalls_tau_over_two_systems() -> None:
+    # Over 2 systems tau is +1 or -1 whatever the scores (p = 1): no figure, and why.
+    two = source_agreement("labels", {"a": 1.0, "b": 0.0}, "judge:j", {"a": 0.2, "b": 0.9})
+    assert two.tau is None and two.p_value is None and two.systems == 2
+    assert two.reason is not None and "at least 3 systems" in two.reason
+    three = source_agreement(
+        "labels", {"a": 1.0, "b": 0.0, "c": -1.0}, "judge:j", {"a": 0.2, "b": 0.9, "c": -3.0}
+    )
+    assert three.tau == pytest.approx(1 / 3) and three.reason is None
+
+
+def _seven_votes() -> Votes:
+    """7 votes on 7 tasks: every system won and lost (a finite fit), lengths differing."""
+    outcomes = [(("x", "y"), A_WON), (("x", "y"), B_WON), (("y", "z"), A_WON), (("y", "z"), B_WON)]
+    outcomes += [(("x", "z"), A_WON), (("x", "z"), B_WON), (("x", "y"), A_WON)]
+    rows: list[Row] = [
+        (f"t{k}", a, b, o, float(40 + 13 * k), float(90 - 7 * k))
+        for k, ((a, b), o) in enumerate(outcomes)
+    ]
+    return Votes.from_rows(rows)
+
+
+def test_a_ranking_from_too_few_votes_says_so_instead_of_its_numbers() -> None:
+    report = rank(_seven_votes(), study="x", source="labels", resamples=0)
+    verdict = report.too_few_votes
+    assert verdict is not None and "\n" not in verdict
+    assert f"at least {MIN_DECISIVE_VOTES} decisive votes" in verdict
+    assert "x has 5" in verdict and "y has 5" in verdict and "z has 4" in verdict
+    # The length-controlled fit (one more parameter) is not fitted from them either.
+    assert not report.length_bias.length_controlled
+    assert all(s.length_controlled_score is None for s in report.systems)
+    assert "too few" in (report.length_bias.unavailable_reason or "")
+    # The text prints the verdict, not the scores nor the pairwise differences.
+    text = "\n".join(ranking_lines(report))
+    assert f"Not ranked: {verdict}" in text
+    assert "interval" not in text.split("Not ranked")[1].split("Length bias")[0]
+    assert not any(f"{s.score:.1f}" in text for s in report.systems)
+    # --json carries the verdict as a field.
+    document = report.model_dump(mode="json", by_alias=True)
+    assert document["too_few_votes"] == verdict
+
+
+def test_enough_votes_for_the_ranking_but_not_for_the_length_controlled_fit() -> None:
+    # 3 systems, 12 decisive votes each, but only 18 decisive votes in all: the length fit
+    # has 3 parameters (2 score differences and the coefficient), and needs 30.
+    rows: list[Row] = []
+    for k in range(18):
+        a, b = (("x", "y"), ("y", "z"), ("x", "z"))[k % 3]
+        rows.append((f"t{k}", a, b, A_WON if k % 4 else B_WON, 50.0 + k, 61.0 - k))
+    report = rank(Votes.from_rows(rows), study="x", source="labels", resamples=0)
+    assert report.too_few_votes is None
+    assert not report.length_bias.length_controlled
+    reason = report.length_bias.unavailable_reason or ""
+    assert "30 decisive votes on outputs of different lengths" in reason and "found 18" in reason

@@ -84,6 +84,19 @@ def test_a_bundle_publishes_each_sources_ranking_from_its_votes(
     assert [a["b"] for a in labels["sources"]] == ["judge:j1"]  # Kendall's tau between them
     report = files["report.html"].decode()
     assert 'id="ranking"' in report and "From judge:j1" in report and 'href="#ranking"' in report
+    # The judge's 12 votes are too few for a ranking: the document says so beside its numbers,
+    # the report's section says so instead of them, and the labels' tau with it is left out.
+    assert judge["too_few_votes"].startswith("too few votes: every system needs at least 10")
+    assert {r["too_few_votes"] for r in rows if r["source"] == "judge:j1"} == {
+        judge["too_few_votes"]
+    }
+    assert {r["too_few_votes"] for r in rows if r["source"] == "labels"} == {""}
+    assert labels["too_few_votes"] is None
+    judge_section = report.split("From judge:j1")[1].split("</section>")[0]
+    assert "Not ranked: too few votes" in judge_section and "<table" not in judge_section
+    assert "<table" in report.split("From labels")[1].split("<h3>")[0]
+    (tau,) = labels["sources"]
+    assert tau["tau"] is None and tau["reason"].startswith("judge:j1: too few votes")
 
 
 def test_the_bundles_scores_are_evalicas_on_the_annotators_votes(

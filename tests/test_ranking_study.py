@@ -225,7 +225,7 @@ def test_a_designs_final_verdicts_are_refused_while_blind_then_ranked(
     with pytest.raises(AbpError, match="still blind"):
         ranking_report(db, source="verdicts")
     unblind(db, "testset-v1", "coordinator")
-    report = ranking_report(db, source="verdicts", resamples=50, prior=0.5)
+    report = ranking_report(db, source="verdicts", resamples=100, prior=0.5)
     assert report.design == "three v1" and report.source == "verdicts"
     assert report.comparisons == len(sides)
     assert sum(s.ties for s in report.systems) == 2 * list(sides.values()).count("tie")
@@ -285,7 +285,7 @@ def test_a_condition_name_cannot_reach_the_terminal_as_an_escape(tmp_path: Path,
     path.write_text(json.dumps(rows), "utf-8")
     assert cli("import", path).code == 0
     assert cli("unblind", "--yes").code == 0
-    out = cli("ranking", "--resamples", "20")
+    out = cli("ranking", "--resamples", "100")
     assert out.code == 0, out.err
     assert "\x1b" not in out.out and "good" in out.out
 

@@ -93,7 +93,8 @@ async def test_labels_without_a_design_are_ranked_after_unblinding(
 
 
 async def test_s_switches_between_sources_with_kendalls_tau(tmp_path: Path) -> None:
-    app = make_app(small_study(tmp_path, judged=True, unblinded=True), reviewer="coordinator")
+    db_path = small_study(tmp_path, judged=True, unblinded=True, tasks=36)
+    app = make_app(db_path, reviewer="coordinator")
     async with drive(app, SIZE) as pilot:
         panel = await _ranked(pilot)
         assert panel.view is not None and panel.view.sources == ("labels", "judge:j1")
@@ -106,10 +107,25 @@ async def test_s_switches_between_sources_with_kendalls_tau(tmp_path: Path) -> N
         text = screen_text(pilot)
         assert "FastChat's convention" in text
         assert "judge:j1 vs labels: tau = " in text
-        # Unbounded bounds are drawn to the axis' edge.
-        assert "+inf" in text and "▶" in text
         await press(pilot, "s")
         await until(pilot, lambda: panel.view is not None and panel.view.source == "labels")
+
+
+async def test_a_source_with_too_few_votes_says_so_instead_of_a_chart(tmp_path: Path) -> None:
+    # The AI judge's 12 votes leave alpha and beta 4 decisive votes each.
+    app = make_app(small_study(tmp_path, judged=True, unblinded=True), reviewer="coordinator")
+    async with drive(app, SIZE) as pilot:
+        panel = await _ranked(pilot)
+        assert "labels vs judge:j1: no tau: judge:j1: too few votes" in screen_text(pilot)
+        await press(pilot, "s")
+        await until(pilot, lambda: panel.view is not None and panel.view.source == "judge:j1")
+        await settle(pilot)
+        text = screen_text(pilot)
+        report = panel.view.report if panel.view is not None else None
+        assert report is not None and report.too_few_votes is not None
+        assert "Not ranked: too few votes: every system needs at least 10 decisive" in text
+        assert "Elo score and interval" not in text and "Pairwise" not in text
+        assert not any(f"{s.score:.1f}" in text for s in report.systems)
 
 
 async def test_a_design_shows_its_results_and_the_ranking_below(tmp_path: Path) -> None:
@@ -176,7 +192,7 @@ def test_ranking_screen_snapshot(
     """The results screen of a small labelled study with an AI judge and no design: the
     ranking chart, the pairwise table, length bias and Kendall's tau."""
     monkeypatch.chdir(tmp_path)
-    db_path = small_study(tmp_path, judged=True, unblinded=True)
+    db_path = small_study(tmp_path, judged=True, unblinded=True, tasks=36)
     app = make_app(Path(db_path.name), reviewer="coordinator")
 
     async def ranked(pilot: Pilot[Any]) -> None:

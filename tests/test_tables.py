@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
+from abp_tui.analysis import agreement_tables
 from abp_tui.analysis import tables as model
 from abp_tui.analysis.tables import (
     Column,
@@ -49,7 +50,7 @@ from abp_tui.export.report import _environment
 from abp_tui.export.tables import table_csv
 from abp_tui.models.builtin_rubrics import BUSINESS_V1
 from abp_tui.services.publishing import export_bundle
-from abp_tui.stats import agreement as stats
+from abp_tui.stats import agreement_models
 from abp_tui.stats.agreement import (
     GWET_AC2,
     PAIR_COEFFICIENTS,
@@ -65,7 +66,7 @@ from abp_tui.tui import charts
 from tests.factories import afp_judged
 
 
-def _report(resamples: int = 50) -> AgreementReport:
+def _report(resamples: int = 100) -> AgreementReport:
     """Three reviewers on an ordinal 0..2 scale, one reviewer missing an item."""
     values: dict[str, list[int | None]] = {
         "ann": [0, 1, 2, 2, 1, 0, 2],
@@ -142,8 +143,8 @@ def test_a_coefficient_left_out_of_the_declarations_leaves_every_face(
     """No face keeps a list of its own: drop AC2's declaration and it is gone everywhere."""
     report = _report()
     fewer = tuple(c for c in VARIABLE_COEFFICIENTS if c is not GWET_AC2)
-    monkeypatch.setattr(stats, "VARIABLE_COEFFICIENTS", fewer)
-    monkeypatch.setattr(model, "VARIABLE_COEFFICIENTS", fewer)
+    monkeypatch.setattr(agreement_models, "VARIABLE_COEFFICIENTS", fewer)
+    monkeypatch.setattr(agreement_tables, "VARIABLE_COEFFICIENTS", fewer)
     variable = report.variables[0]
     gone = variable.gwet_ac2.name
     assert gone not in agreement_text(report, "a table")
@@ -396,3 +397,48 @@ def test_figures_and_pairs_tables_follow_the_declarations() -> None:
     pairs = pairs_table(variable)
     assert [c.key for c in pairs.columns][2:] == [c.key for c in PAIR_COEFFICIENTS]
     assert len(pairs.rows) == len(variable.pairs) == 3
+
+
+# -- a nominal variable: what does not apply, said once ----------------------------------------
+def test_a_nominal_variables_tables_list_once_what_does_not_apply() -> None:
+    records = [
+        (f"i{k}", r, "yes" if (k + (r == "b") * (k % 4 == 0)) % 3 else "no")
+        for k in range(40)
+        for r in "ab"
+    ]
+    report = compute_all({"verdict": records}, {"verdict": "nominal"}, seed=1, resamples=0)
+    (variable,) = report.variables
+    weighted = [
+        c
+        for c in (*VARIABLE_COEFFICIENTS, *PAIR_COEFFICIENTS)
+        if c.weights not in (None, "identity")
+    ]
+    line = "not applicable to a nominal scale (no order for partial credit): " + "; ".join(
+        c.label for c in (*weighted[:3], GWET_AC2, *weighted[3:])
+    )
+    # The command line: the one line, no row of "undefined" for a weighted figure.
+    text = agreement_text(report, "a table")
+    assert text.count(line) == 1
+    assert "weights need ordered categories" not in text and "AC2 needs ordered" not in text
+    assert "undefined" not in text
+    # The figures and pairs tables hold only the coefficients that apply.
+    figures = figures_table(variable)
+    assert figures.notes == (line,)
+    assert [r[0] for r in figures.rows] == [
+        f.name
+        for c, f in variable.figures()
+        if c.weights in (None, "identity") and c is not GWET_AC2
+    ]
+    assert [c.key for c in pairs_table(variable).columns][2:] == [
+        "percent_agreement",
+        "cohen_kappa",
+    ]
+    # The workstation's detail of the variable says it once too.
+    shown = _rendered(charts.variable_detail(variable))
+    assert shown.count("not applicable to a nominal scale") == 1
+    assert "ordered categories" not in shown
+    # The CSV file and the report: no row for them, one note naming the nominal variables.
+    table = agreement_table(report)
+    assert table.notes == (f"verdict: {line}",)
+    assert not any("ordered categories" in str(cell) for row in table.rows for cell in row)
+    assert len(table.rows) == 5 + 2  # five figures over all reviewers, two for the pair

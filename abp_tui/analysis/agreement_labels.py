@@ -49,6 +49,21 @@ _SOURCE_VALUE: Final = {
     PreferenceChoice.TIE.value: "tie",
     PreferenceChoice.INSUFFICIENT.value: "insufficient_evidence",
 }
+
+
+def source_scale(allowed: Iterable[Iterable[str] | None]) -> tuple[str, ...]:
+    """The categories of the labels among themselves: those the label sets' format allows
+    (each set's :class:`~abp_tui.models.PreferenceChoice` values, None when unknown), in
+    :data:`SOURCE_SCALE`'s order; every category of the source when any set's is unknown. A
+    coefficient whose chance term counts the scale's categories (Gwet's AC1) counts these."""
+    values: set[str] = set()
+    for choices in allowed:
+        if choices is None:
+            return SOURCE_SCALE
+        values.update(_SOURCE_VALUE[c] for c in choices)
+    return tuple(v for v in SOURCE_SCALE if v in values) or SOURCE_SCALE
+
+
 AMONG_LABELS: Final = "preference among imported labels"
 """The variable name of the label sets' agreement among themselves, beside a design's own."""
 

@@ -37,6 +37,7 @@ from abp_tui.analysis.ranking_models import (
 from abp_tui.errors import AbpError
 from abp_tui.stats import ranking as bt
 from abp_tui.stats.inference import binomial_test, wilson
+from abp_tui.stats.resampling import resamples_refusal
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -45,6 +46,15 @@ A_WON, B_WON, TIE = 0, 1, 2
 """A vote's outcome."""
 MEAN_SCORE: Final = 1000.0
 DEFAULT_RESAMPLES: Final = 1000
+MIN_DECISIVE_VOTES: Final = 10
+"""Decisive votes (won or lost; ties aside) every parameter of a fit rests on: each system's
+score, and in the length-controlled fit the length coefficient too. Bradley-Terry is a logistic
+regression, and the rule is its ten events per variable (Peduzzi et al. 1996, J Clin Epidemiol
+49(12), 1373-1379: fewer give biased coefficients and wrong variances); at 10 decisive votes a
+score's standard error is already 110 Elo points or more."""
+MIN_TAU_SYSTEMS: Final = 3
+"""Kendall's tau between two sources' rankings needs this many shared systems: over 2 it
+can only be +1 or -1, with p = 1."""
 
 
 class NoRanking(AbpError):
@@ -170,6 +180,35 @@ def _names(systems: Sequence[str], members: Sequence[int]) -> str:
     return ", ".join(systems[i] for i in members)
 
 
+def _per_system(n: int, counts: _Counts) -> I64:
+    """(n, 3): each system's wins, losses and ties."""
+    per = np.zeros((n, 3), dtype=np.int64)
+    np.add.at(per, counts.pairs[:, 0], counts.wins)
+    np.add.at(per, counts.pairs[:, 1], counts.wins[:, [1, 0, 2]])
+    return per
+
+
+def _too_few(systems: Sequence[str], per: I64) -> str | None:
+    """Why the votes are too few for a ranking (None: every system has MIN_DECISIVE_VOTES)."""
+    decisive = per[:, 0] + per[:, 1]
+    short = [
+        i for i in np.argsort(decisive, kind="stable").tolist() if decisive[i] < MIN_DECISIVE_VOTES
+    ]
+    if not short:
+        return None
+    shown = ", ".join(f"{systems[i]} has {int(decisive[i])}" for i in short)
+    return (
+        f"too few votes: every system needs at least {MIN_DECISIVE_VOTES} decisive votes "
+        f"(won or lost, ties aside) for a score worth reading; {shown}"
+    )
+
+
+def too_few_votes(votes: Votes) -> str | None:
+    """Why ``votes`` are too few for a ranking worth reading (None: enough); see
+    :data:`MIN_DECISIVE_VOTES`. :func:`rank` puts it in the report's ``too_few_votes``."""
+    return _too_few(votes.systems, _per_system(len(votes.systems), _counts(votes)))
+
+
 def _check(votes: Votes, counts: _Counts, prior: float) -> F64:
     """The win matrix of the point fit, or NoRanking saying why there is no finite one."""
     n, systems = len(votes.systems), votes.systems
@@ -248,7 +287,7 @@ def _bound(x: float) -> Bound:
 
 
 def _length_bias(
-    votes: Votes, counts: _Counts, theta: F64, prior: float
+    votes: Votes, counts: _Counts, theta: F64, prior: float, too_few: str | None
 ) -> tuple[LengthBias, F64 | None]:
     known = ~(np.isnan(votes.length_a) | np.isnan(votes.length_b))
     differ = known & (votes.length_a != votes.length_b)
@@ -271,6 +310,16 @@ def _length_bias(
     rms = float(np.sqrt(np.mean(raw * raw))) if raw.size else 0.0
     if rms == 0.0:
         reason = "no vote compares outputs of different (known) lengths"
+        return LengthBias(**base, unavailable_reason=reason), None
+    if too_few is not None:
+        return LengthBias(**base, unavailable_reason=too_few), None
+    needed = MIN_DECISIVE_VOTES * len(votes.systems)
+    if n_decisive < needed:
+        reason = (
+            f"too few votes for the length-controlled fit: its {len(votes.systems)} parameters "
+            f"(the scores' differences and the length coefficient) need {needed} decisive votes "
+            f"on outputs of different lengths ({MIN_DECISIVE_VOTES} each), found {n_decisive}"
+        )
         return LengthBias(**base, unavailable_reason=reason), None
     score = np.select([votes.outcome == A_WON, votes.outcome == B_WON], [1.0, 0.0], 0.5)
     found = bt.fit_with_covariate(
@@ -313,8 +362,9 @@ def rank(
         raise NoRanking(
             f"--confidence: expected a level strictly between 0 and 1, got {confidence}"
         )
-    if resamples < 0:
-        raise NoRanking(f"--resamples: expected a count of 0 or more, got {resamples}")
+    refusal = resamples_refusal(resamples)
+    if refusal is not None:
+        raise NoRanking(f"--resamples: {refusal}")
     if not (math.isfinite(prior) and prior >= 0):
         raise NoRanking(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
     systems = votes.systems
@@ -371,7 +421,9 @@ def rank(
             diffs = boot.theta[:, order[:-1]] - boot.theta[:, order[1:]]
         diff_low, diff_high = _percentiles(diffs * bt.ELO_PER_LOGIT, confidence)
 
-    bias, controlled = _length_bias(votes, counts, theta, prior)
+    per = _per_system(n, counts)
+    too_few = _too_few(systems, per)
+    bias, controlled = _length_bias(votes, counts, theta, prior, too_few)
     controlled_score = controlled_rank = None
     if controlled is not None:
         at_c = controlled.mean() if anchor is None else controlled[systems.index(anchor[0])]
@@ -379,9 +431,6 @@ def rank(
         controlled_rank = _ranks(controlled_score)
 
     pairs, w3 = counts.pairs, counts.wins
-    per = np.zeros((n, 3), dtype=np.int64)
-    np.add.at(per, pairs[:, 0], w3)
-    np.add.at(per, pairs[:, 1], w3[:, [1, 0, 2]])
 
     entries = []
     for place, i in enumerate(order.tolist()):
@@ -481,6 +530,7 @@ def rank(
         seed=seed,
         confidence=confidence,
         unbounded_resamples=unbounded,
+        too_few_votes=too_few,
         systems=entries,
         pairwise=rows,
         unresolved_neighbours=unresolved,
@@ -501,9 +551,15 @@ def source_agreement(
         who = name_a if isinstance(scores_a, str) else name_b
         return SourceAgreement(a=name_a, b=name_b, systems=0, reason=f"{who}: {why}")
     shared = sorted(set(scores_a) & set(scores_b))
-    if len(shared) < 2:
+    if len(shared) < MIN_TAU_SYSTEMS:
         return SourceAgreement(
-            a=name_a, b=name_b, systems=len(shared), reason="fewer than 2 systems in both"
+            a=name_a,
+            b=name_b,
+            systems=len(shared),
+            reason=(
+                f"Kendall's tau needs at least {MIN_TAU_SYSTEMS} systems in both rankings, "
+                f"found {len(shared)}: over 2 it is +1 or -1 whatever the scores (p = 1)"
+            ),
         )
     found = kendalltau([scores_a[s] for s in shared], [scores_b[s] for s in shared])
     tau, p = float(found.statistic), float(found.pvalue)

@@ -126,7 +126,7 @@ class SourceAgreement(Model):
     """Kendall's tau-b (scipy.stats.kendalltau) of the two sources' scores."""
     p_value: FiniteFloat | None = None
     reason: str | None = None
-    """Why there is no tau (a source without a finite ranking, fewer than 2 systems shared)."""
+    """Why there is no tau (a source without a finite ranking, fewer than 3 systems shared)."""
 
 
 class Excluded(Model):
@@ -163,6 +163,9 @@ class RankingReport(Model):
     confidence: FiniteFloat
     unbounded_resamples: NonNegativeInt = 0
     """Resamples in which some system won or lost every comparison (no finite fit)."""
+    too_few_votes: str | None = None
+    """Why the votes are too few for a ranking worth reading (some system has fewer than 10
+    decisive votes): every face says so in one line instead of the scores (None: enough)."""
     systems: list[SystemScore]
     """Ranked, best first."""
     pairwise: list[PairRow]

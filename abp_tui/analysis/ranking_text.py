@@ -14,6 +14,8 @@ from abp_tui.text.safe import safe_line
 
 GAP = "  "
 UNRESOLVED_MARK = "~"
+NOT_RANKED = "Not ranked: "
+"""How a ranking from too few votes is shown: this, then why, instead of the scores."""
 """Beside a system whose difference from the next one down the resamples do not resolve."""
 
 
@@ -49,6 +51,53 @@ def ranking_lines(report: RankingReport) -> list[str]:
     if report.prior:
         lines.append(f"Prior: {report.prior:g} pseudo-ties on every compared pair (--prior)")
     lines.append("")
+    if report.too_few_votes:
+        lines.append(f"{NOT_RANKED}{safe_line(report.too_few_votes)}")
+    else:
+        lines += _scores(report, level)
+    bias = report.length_bias
+    lines += ["", "Length bias:"]
+    if bias.decisive_votes:
+        p_value = bias.test.p_value
+        lines.append(
+            f"{GAP}{bias.chose_longer} of {bias.decisive_votes} decisive votes on outputs of "
+            f"different lengths chose the longer ({bias.share_longer:.1%}); exact binomial "
+            f"p = {p_value:.4g}"
+            if p_value is not None and bias.share_longer is not None
+            else f"{GAP}{bias.chose_longer} of {bias.decisive_votes} chose the longer"
+        )
+    else:
+        lines.append(f"{GAP}no decisive vote on outputs of different lengths")
+    if bias.unknown_length:
+        lines.append(f"{GAP}{bias.unknown_length} votes on an output of unknown length")
+    if bias.coefficient_elo is not None:
+        lines.append(
+            f"{GAP}length-controlled fit: {bias.coefficient_elo:+.1f} Elo points for the longer "
+            "output per root mean square of the normalised length difference, (a - b) / (a + b)"
+        )
+    elif bias.unavailable_reason:
+        lines.append(f"{GAP}no length-controlled ranking: {safe_line(bias.unavailable_reason)}")
+    if report.sources:
+        lines += ["", "Agreement between the study's sources (Kendall's tau-b of the scores):"]
+        for a in report.sources:
+            what = (
+                f"tau = {a.tau:.3f}, p = {a.p_value:.4g}, over {a.systems} systems"
+                if a.tau is not None and a.p_value is not None
+                else f"no tau: {safe_line(a.reason or '')}"
+            )
+            lines.append(f"{GAP}{safe_line(a.a)} vs {safe_line(a.b)}: {what}")
+    if report.excluded:
+        lines += ["", "Left out:"]
+        lines += [f"{GAP}{e.votes} votes: {e.reason}" for e in report.excluded]
+    if report.notes:
+        lines.append("")
+        lines += [f"Note: {safe_line(n)}" for n in report.notes]
+    return lines
+
+
+def _scores(report: RankingReport, level: str) -> list[str]:
+    """The systems' table and the pairwise table."""
+    lines: list[str] = []
     controlled = report.length_bias.length_controlled
     header = ["rank", "condition", "score", f"{level} interval", "rank interval", "W-L-T"]
     if controlled:
@@ -94,41 +143,4 @@ def ranking_lines(report: RankingReport) -> list[str]:
     lines += _columns(
         ["a", "b", "W-L-T", "observed win rate", "predicted", "difference (Elo)"], pair_rows
     )
-    bias = report.length_bias
-    lines += ["", "Length bias:"]
-    if bias.decisive_votes:
-        p_value = bias.test.p_value
-        lines.append(
-            f"{GAP}{bias.chose_longer} of {bias.decisive_votes} decisive votes on outputs of "
-            f"different lengths chose the longer ({bias.share_longer:.1%}); exact binomial "
-            f"p = {p_value:.4g}"
-            if p_value is not None and bias.share_longer is not None
-            else f"{GAP}{bias.chose_longer} of {bias.decisive_votes} chose the longer"
-        )
-    else:
-        lines.append(f"{GAP}no decisive vote on outputs of different lengths")
-    if bias.unknown_length:
-        lines.append(f"{GAP}{bias.unknown_length} votes on an output of unknown length")
-    if bias.coefficient_elo is not None:
-        lines.append(
-            f"{GAP}length-controlled fit: {bias.coefficient_elo:+.1f} Elo points for the longer "
-            "output per root mean square of the normalised length difference, (a - b) / (a + b)"
-        )
-    elif bias.unavailable_reason:
-        lines.append(f"{GAP}no length-controlled ranking: {bias.unavailable_reason}")
-    if report.sources:
-        lines += ["", "Agreement between the study's sources (Kendall's tau-b of the scores):"]
-        for a in report.sources:
-            what = (
-                f"tau = {a.tau:.3f}, p = {a.p_value:.4g}, over {a.systems} systems"
-                if a.tau is not None and a.p_value is not None
-                else f"no tau: {safe_line(a.reason or '')}"
-            )
-            lines.append(f"{GAP}{safe_line(a.a)} vs {safe_line(a.b)}: {what}")
-    if report.excluded:
-        lines += ["", "Left out:"]
-        lines += [f"{GAP}{e.votes} votes: {e.reason}" for e in report.excluded]
-    if report.notes:
-        lines.append("")
-        lines += [f"Note: {safe_line(n)}" for n in report.notes]
     return lines

@@ -29,6 +29,7 @@ from abp_tui.cli.commands.stats import (
 )
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
+from abp_tui.stats.resampling import MIN_RESAMPLES, resample_count
 
 REVIEWER = (
     "who is looking (the workstation's reviewer; a pack's reviewer): what NAME still has to "
@@ -182,17 +183,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     p.add_argument(
         "--resamples",
-        type=int,
+        type=resample_count,
         default=1000,
         metavar="N",
-        help="bootstrap resamples of the multi-reviewer figures (1000; 0: no intervals)",
+        help=f"bootstrap resamples of the multi-reviewer figures (1000; 0: no intervals; else at "
+        f"least {MIN_RESAMPLES})",
     )
     p.add_argument(
         "--pair-resamples",
-        type=int,
+        type=resample_count,
         default=0,
         metavar="N",
-        help="bootstrap resamples of each reviewer pair's figures (0: no pair intervals)",
+        help=f"bootstrap resamples of each reviewer pair's figures (0: no pair intervals; else at "
+        f"least {MIN_RESAMPLES})",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument(
@@ -220,7 +223,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     p.add_argument(
-        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (1000)"
+        "--resamples",
+        type=resample_count,
+        default=1000,
+        metavar="N",
+        help=f"bootstrap resamples (1000; 0: no intervals; else at least {MIN_RESAMPLES})",
     )
     p.add_argument(
         "--epsilon",
@@ -446,7 +453,11 @@ def _add_ranking(
         "AI judge's verdicts; never mixed (default: the only one, else verdicts, else labels)",
     )
     p.add_argument(
-        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples of tasks"
+        "--resamples",
+        type=resample_count,
+        default=1000,
+        metavar="N",
+        help=f"bootstrap resamples of tasks (1000; 0: no intervals; else at least {MIN_RESAMPLES})",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")

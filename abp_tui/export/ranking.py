@@ -10,12 +10,13 @@ with ``=`` would come back from a neutralised CSV cell with a quote nobody can t
 
 Derived (:func:`ranking_files`): ``results/ranking.csv``, one row per system and source (score,
 interval, rank, rank interval, wins, losses, ties, the method, the unit resampled, seed,
-resamples, confidence); ``results/ranking.json``, each source's whole ``abp-tui-ranking/v1``
-document (the pairwise table, length bias and the length-controlled ranking, Kendall's tau
-between the sources) and each source whose votes hold no ranking, with why. The bootstrap is
-seeded by the design's seed with :data:`RESAMPLES` resamples at the bundle's confidence. The
-``verdicts`` votes must be final preferences of the bundle's own judgments (lengths aside):
-``verify`` refuses a votes file that says otherwise, naming it.
+resamples, confidence, and why the votes are too few, when they are); ``results/ranking.json``,
+each source's whole ``abp-tui-ranking/v1`` document (the pairwise table, length bias and the
+length-controlled ranking, Kendall's tau between the sources) and each source whose votes hold
+no ranking, with why. The bootstrap is seeded by the design's seed with :data:`RESAMPLES`
+resamples at the bundle's confidence. The ``verdicts`` votes must be final preferences of the
+bundle's own judgments (lengths aside): ``verify`` refuses a votes file that says otherwise,
+naming it.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ CSV_COLUMNS: Final = (
     "seed",
     "resamples",
     "confidence",
+    "too_few_votes",
 )
 
 
@@ -260,7 +262,9 @@ def bundle_rankings(
             points[s.source] = str(exc)
             continue
         theta = point_scores(votes[s.source])
-        points[s.source] = dict(zip(votes[s.source].systems, theta.tolist(), strict=True))
+        points[s.source] = report.too_few_votes or dict(
+            zip(votes[s.source].systems, theta.tolist(), strict=True)
+        )
         reports.append(report)
     if len(sources) > 1:  # Kendall's tau between the sources' point fits
         reports = [r.model_copy(update={"sources": _agreements(r.source, points)}) for r in reports]
@@ -303,6 +307,7 @@ def ranking_csv(ranking: BundleRanking) -> bytes:
                     r.seed,
                     r.resamples,
                     r.confidence,
+                    r.too_few_votes,
                 )
             )
     return csv_bytes(CSV_COLUMNS, rows)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from abp_tui.analysis.ranking_models import Bound, RankingReport
-from abp_tui.analysis.ranking_text import UNRESOLVED_MARK, ranking_lines
+from abp_tui.analysis.ranking_text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
 from abp_tui.analysis.tables import Column, Table
 from abp_tui.export.ranking import RANKING_CSV, RANKING_JSON, VOTES, BundleRanking
 
@@ -112,6 +112,8 @@ class RankingSection:
     agreement: tuple[str, ...]
     left_out: tuple[str, ...]
     notes: tuple[str, ...]
+    not_ranked: str | None = None
+    """Why the votes are too few for a ranking: said instead of the two tables."""
 
 
 def ranking_sections(ranking: BundleRanking) -> list[RankingSection]:
@@ -130,6 +132,9 @@ def ranking_sections(ranking: BundleRanking) -> list[RankingSection]:
                 agreement=tuple(_block(lines, tau)),
                 left_out=tuple(_block(lines, "Left out:")),
                 notes=tuple(report.notes),
+                not_ranked=(
+                    f"{NOT_RANKED}{report.too_few_votes}" if report.too_few_votes else None
+                ),
             )
         )
     return out

@@ -74,6 +74,19 @@ PANDALM_CHOICES = {
     2: PreferenceChoice.RESPONSE_2,
 }
 LLMBAR_CHOICES = {1: PreferenceChoice.RESPONSE_1, 2: PreferenceChoice.RESPONSE_2}
+LABEL_FIELD = "label"
+"""LLMBar's one label field (its label set is ``<study>:label``)."""
+
+
+def label_choices(field: str) -> tuple[PreferenceChoice, ...] | None:
+    """The choices an imported label field can hold, as this format reads it: a PandaLM
+    ``annotatorN`` field a tie or either response, LLMBar's ``label`` either output, never
+    "insufficient evidence" (None: a field this format does not write)."""
+    if ANNOTATOR.match(field):
+        return tuple(PANDALM_CHOICES.values())
+    if field == LABEL_FIELD:
+        return tuple(LLMBAR_CHOICES.values())
+    return None
 
 
 Response = StrictStr | StrictBool | StrictInt | StrictFloat

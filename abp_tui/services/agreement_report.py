@@ -36,7 +36,6 @@ import sqlite_utils
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.analysis.agreement_labels import (
     AMONG_LABELS,
-    SOURCE_SCALE,
     ItemRuns,
     LabelSet,
     StudyAgreementReport,
@@ -45,9 +44,11 @@ from abp_tui.analysis.agreement_labels import (
     reference_agreements,
     side_records,
     source_records,
+    source_scale,
     visible,
 )
 from abp_tui.errors import AbpError
+from abp_tui.formats.pairwise import label_choices
 from abp_tui.models import PreferenceChoice
 from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.table_agreement import check_settings
@@ -92,6 +93,17 @@ def imported_records(db: sqlite_utils.Database, study_id: str) -> Records:
     return {"preference": [(i, r, v) for (i, r), v in latest.items()]}
 
 
+def label_scale(names: list[str], study_id: str) -> tuple[str, ...]:
+    """The scale of the label sets ``names`` among themselves: the categories their format
+    allows (PandaLM's annotators: response 1, response 2, tie), so that a coefficient whose
+    chance term counts the scale's categories (Gwet's AC1) counts those the labels can take."""
+    allowed: list[list[str] | None] = []
+    for name in names:
+        choices = label_choices(field_of(name, study_id))
+        allowed.append(None if choices is None else [c.value for c in choices])
+    return source_scale(allowed)
+
+
 def study_agreement(
     db: sqlite_utils.Database,
     study_id: str,
@@ -126,6 +138,7 @@ def study_agreement(
     labels = imported_labels(db, study_id)
     names = sorted({label.reviewer for label in labels})
     among = source_records(labels, pending)
+    scale = label_scale(names, study_id)
     labels_back = len({label.item_id for label in labels}) - len({i for i, _r, _v in among})
 
     if design_pk is None:
@@ -137,7 +150,7 @@ def study_agreement(
         report = compute_all(
             {"preference": among},
             {"preference": "nominal"},
-            {"preference": SOURCE_SCALE},
+            {"preference": scale},
             seed,
             resamples=resamples,
             pair_resamples=pair_resamples,
@@ -190,7 +203,7 @@ def study_agreement(
         label_agreement = compute_variable(
             among,
             "nominal",
-            SOURCE_SCALE,
+            scale,
             variable=AMONG_LABELS,
             seed=seed,
             resamples=resamples,

@@ -25,7 +25,14 @@ from typing import Final
 import sqlite_utils
 
 from abp_tui.analysis.material import is_development
-from abp_tui.analysis.ranking import DEFAULT_RESAMPLES, NoRanking, Votes, point_scores, rank
+from abp_tui.analysis.ranking import (
+    DEFAULT_RESAMPLES,
+    NoRanking,
+    Votes,
+    point_scores,
+    rank,
+    too_few_votes,
+)
 from abp_tui.analysis.ranking_models import (
     SWAP_TIES,
     TIES,
@@ -41,6 +48,7 @@ from abp_tui.models import StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
+from abp_tui.stats.resampling import resamples_refusal
 from abp_tui.store import judging
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
@@ -185,7 +193,7 @@ def _agreements(
     db: sqlite_utils.Database,
     study: str,
     chosen: SourceVotes,
-    theta: dict[str, float],
+    theta: dict[str, float] | str,
     others: list[str],
     design: str | None,
     prior: float,
@@ -198,7 +206,9 @@ def _agreements(
         try:
             found = without_development(read_source(db, study, name, design), marking)
             fitted = point_scores(found.votes, prior)
-            scores[name] = dict(zip(found.votes.systems, fitted.tolist(), strict=True))
+            scores[name] = too_few_votes(found.votes) or dict(
+                zip(found.votes.systems, fitted.tolist(), strict=True)
+            )
         except AbpError as error:
             scores[name] = str(error)
     names = list(scores)
@@ -230,8 +240,9 @@ def ranking_report(
     fixed = parse_anchor(anchor)
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
-    if resamples < 0:
-        raise AbpError(f"--resamples: expected a count of 0 or more, got {resamples}")
+    refusal = resamples_refusal(resamples)
+    if refusal is not None:
+        raise AbpError(f"--resamples: {refusal}")
     if not (math.isfinite(prior) and prior >= 0):
         raise AbpError(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
     study_id = find_study(db, study)
@@ -279,7 +290,7 @@ def ranking_report(
         db,
         study_id,
         chosen,
-        dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
+        report.too_few_votes or dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
         others,
         design,
         prior,

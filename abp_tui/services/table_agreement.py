@@ -22,6 +22,7 @@ from abp_tui.stats.agreement import (
     WEIGHT_BASES,
     WeightBasis,
 )
+from abp_tui.stats.resampling import resamples_refusal
 
 
 def check_settings(
@@ -36,8 +37,9 @@ def check_settings(
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise AbpError(f"seed: expected an integer, got {seed!r}")
     for name, count in (("resamples", resamples), ("pair resamples", pair_resamples)):
-        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise AbpError(f"{name}: expected a count of 0 or more (0: no interval), got {count!r}")
+        refusal = resamples_refusal(count)
+        if refusal is not None:
+            raise AbpError(f"{name}: {refusal}")
     if not isinstance(confidence, int | float) or not 0 < confidence < 1:
         raise AbpError(
             f"confidence: expected a level strictly between 0 and 1 (e.g. 0.95), got {confidence!r}"

@@ -23,22 +23,21 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.stats.agreement import (
+from abp_tui.stats.agreement_coefficients import (
     _COHEN_BY_WEIGHTS,
-    _PAIR_NOT_REQUESTED,
     PAIR_PERCENT_AGREEMENT,
-    ConfusionMatrix,
-    Figure,
-    Interval,
-    PairAgreement,
-    _check_settings,
-    _large_sample,
     basis_text,
-    bootstrap_interval,
-    pair_from_counts,
 )
 from abp_tui.stats.agreement_data import generator
+from abp_tui.stats.agreement_figures import (
+    _PAIR_NOT_REQUESTED,
+    _check_settings,
+    _large_sample,
+    bootstrap_interval,
+)
 from abp_tui.stats.agreement_kernels import chance_corrected
+from abp_tui.stats.agreement_models import ConfusionMatrix, Figure, Interval, PairAgreement
+from abp_tui.stats.agreement_pairs import pair_from_counts
 from abp_tui.stats.agreement_scales import Category, weight_matrix
 
 F64 = npt.NDArray[np.float64]

@@ -40,6 +40,7 @@ from scipy.stats import binom, binomtest, chi2, norm
 
 from abp_tui.models.base import Model
 from abp_tui.models.rubric import ResultState
+from abp_tui.stats.resampling import check_resamples
 
 __all__ = [
     "ARENA_Z_95",
@@ -617,6 +618,7 @@ def relative_median_difference(
     resamples = _count(resamples, "resamples")
     if resamples == 0:
         raise ValueError("resamples must be at least 1")
+    check_resamples(resamples, "resamples")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
     a, missing_a = _present(values_a, "values_a")

@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 
 from abp_tui.models import Model
+from abp_tui.stats.resampling import check_resamples
 
 TASK_RESAMPLES: Final = 2000
 """Resamples of the task bootstrap (the efficiency bootstrap's count)."""
@@ -50,6 +51,7 @@ def task_bootstrap(
     ``numpy.random.default_rng(seed)`` (one ``integers`` call of shape (resamples, tasks)), and
     takes the (1-c)/2 and (1+c)/2 quantiles (numpy's linear interpolation) of the resampled
     proportions; resamples whose drawn tasks have n = 0 are left out and counted."""
+    check_resamples(resamples, "resamples")
     kept = [(x, n) for x, n in clusters if n > 0]
     x_all = sum(x for x, _n in kept)
     n_all = sum(n for _x, n in kept)

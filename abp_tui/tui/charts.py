@@ -280,7 +280,9 @@ def variable_detail(variable: VariableAgreement) -> RenderableType:
         f"{variable.n_reviewers} reviewers, {variable.n_judgments} judgments "
         f"({variable.min_judgments_per_item} to {variable.max_judgments_per_item} per item)",
     )
-    parts: list[RenderableType] = [head, Text(""), rich_table(figures_table(variable))]
+    figures = figures_table(variable)
+    parts: list[RenderableType] = [head, Text(""), rich_table(figures)]
+    parts += [plain(note, style="dim") for note in figures.notes]  # what does not apply, once
     if variable.pairs:
         parts += [Text(""), Text("Reviewer pairs", style="bold"), rich_table(pairs_table(variable))]
         for pair in variable.pairs:

@@ -25,7 +25,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.ranking_models import Bound, RankingReport
-from abp_tui.analysis.ranking_text import UNRESOLVED_MARK, ranking_lines
+from abp_tui.analysis.ranking_text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
 from abp_tui.services.ranking_view import RankingView, read_ranking_view
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import plain
@@ -228,6 +228,20 @@ def command_line_prior(text: str, command: str) -> str:
     )
 
 
+def _scores(report: RankingReport) -> list[RenderableType]:
+    """The chart of the scores, the unresolved neighbours and the pairwise table."""
+    parts: list[RenderableType] = [Text(""), ranking_chart(report)]
+    if report.unresolved_neighbours:
+        pairs = "; ".join(
+            f"{safe_line(a)} / {safe_line(b)}" for a, b in report.unresolved_neighbours
+        )
+        parts.append(
+            Text(f"{UNRESOLVED_MARK} not resolved from the next one down: {pairs}", style="yellow")
+        )
+    parts += [Text(""), pairwise_table(report), Text(safe_line(report.win_rates), style="dim")]
+    return parts
+
+
 def ranking_body(view: RankingView, command: str | None = None) -> RenderableType:
     """The whole ranking section of the results page, or why there is none (``command``: the
     command a note suggesting an option names; default: :func:`ranking_command` of ``view``)."""
@@ -248,15 +262,11 @@ def ranking_body(view: RankingView, command: str | None = None) -> RenderableTyp
     parts: list[RenderableType] = [title, sources, *(Text(line) for line in lines[:4])]
     if report.prior:
         parts.append(Text(lines[4]))
-    parts += [Text(""), ranking_chart(report)]
-    if report.unresolved_neighbours:
-        pairs = "; ".join(
-            f"{safe_line(a)} / {safe_line(b)}" for a, b in report.unresolved_neighbours
-        )
-        parts.append(
-            Text(f"{UNRESOLVED_MARK} not resolved from the next one down: {pairs}", style="yellow")
-        )
-    parts += [Text(""), pairwise_table(report), Text(safe_line(report.win_rates), style="dim")]
+    if report.too_few_votes:  # one line instead of scores no one should read
+        verdict = f"{NOT_RANKED}{safe_line(report.too_few_votes)}"
+        parts += [Text(""), Text(verdict, style="italic yellow")]
+    else:
+        parts += _scores(report)
     for heading in ("Length bias:", "Left out:"):
         block = _after(lines, heading)
         if block:
