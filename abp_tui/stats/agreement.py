@@ -173,11 +173,13 @@ from abp_tui.stats.agreement_scales import (
 )
 
 __all__ = [
+    "AC2_WEIGHTS",
     "BENCH_GOAL_RATIO",
     "CONFIDENCE",
     "DEFAULT_PAIR_RESAMPLES",
     "DEFAULT_RESAMPLES",
     "DEFAULT_WEIGHT_BASIS",
+    "GWET_AC2",
     "LEVELS",
     "MIN_USABLE_SHARE",
     "PAIR_COEFFICIENTS",
