@@ -36,7 +36,14 @@ from abp_tui import __version__
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
-from abp_tui.export.bundle_reading import MAX_BUNDLE_BYTES, Bundle, open_bundle, read_bundle
+from abp_tui.export.bundle_reading import (
+    MAX_BUNDLE_BYTES,
+    MAX_HELD_BYTES,
+    Bundle,
+    HeldBudget,
+    open_bundle,
+    read_bundle,
+)
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
 from abp_tui.export.errors import BundleMismatch, ExportError
@@ -232,9 +239,6 @@ def write_file(path: Path, data: bytes) -> None:
 # -- reading and verifying -------------------------------------------------------------------------
 MAX_MANIFEST_BYTES: Final = 64 << 20
 """A manifest larger than this is refused unread (one lists a file in about 150 bytes)."""
-MAX_RECORDS_BYTES: Final = 1 << 30
-"""The records ``verify`` parses (everything but raw outputs and traces, which it only hashes)
-may hold this much in total; a manifest listing more is refused before anything is hashed."""
 
 
 def _streamed(path: str) -> bool:
@@ -332,12 +336,14 @@ def _check_listing(
         bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
         if bomb is not None:  # it would be held in memory to be parsed
             raise BundleMismatch(path, bomb)
-    parsed = sum(size for path, (_sha, size) in listed.items() if not _streamed(path))
-    if not protocol_only and parsed > MAX_RECORDS_BYTES:
+    parsed = sum(
+        size for path, (_sha, size) in listed.items() if protocol_only or not _streamed(path)
+    )
+    if parsed > MAX_HELD_BYTES:
         raise BundleMismatch(
             rec.MANIFEST,
-            f"lists {parsed} bytes of records to re-derive from, more than verify reads "
-            f"({MAX_RECORDS_BYTES})",
+            f"lists {parsed} bytes of records to re-derive from, more than verify holds in "
+            f"memory ({MAX_HELD_BYTES >> 20} MiB)",
         )
     return listed
 
@@ -357,8 +363,9 @@ def _verify(bundle: Bundle) -> VerifyReport:
     # The records parsed are held in memory; raw outputs and traces are only hashed.
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
+    budget = HeldBudget()
     for path, (sha, size) in listed.items():
-        keep = protocol_only or not _streamed(path)
+        keep = budget if protocol_only or not _streamed(path) else None
         actual, count, data = bundle.digest(path, size, keep=keep)
         if count != size:
             raise BundleMismatch(path, f"{count} bytes, manifest.json says {size}")
