@@ -45,6 +45,13 @@ from abp_tui.export.bundle_reading import (
     read_bundle,
 )
 from abp_tui.export.canonical import json_bytes
+from abp_tui.export.claims import (
+    check_design_hash,
+    check_framing,
+    check_models,
+    check_produced,
+    check_times,
+)
 from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.protocol import (
@@ -78,6 +85,11 @@ class VerifyReport:
     """Files whose hash was checked (the manifest included)."""
     derived: int
     """Derived files re-derived from the bundle's records and found identical."""
+    design_sha256: str = ""
+    """The design hash the bundle records (and its results state)."""
+    design_hash_recomputed: bool = False
+    """Whether ``verify`` recomputed it from the bundle's document and rubric (False: a design
+    stored before plan secrets, whose hash no bundle can recompute)."""
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -377,11 +389,27 @@ def _verify(bundle: Bundle) -> VerifyReport:
         if data is not None:
             files[path] = data
     if protocol_only:
-        study, name = check_protocol(files, manifest)
-        return VerifyReport(bundle_path, study, name, PROTOCOL_STATUS, len(entries) + 1, 0)
+        study, design = check_protocol(files, manifest)
+        return VerifyReport(
+            bundle_path,
+            study,
+            design.name,
+            PROTOCOL_STATUS,
+            len(entries) + 1,
+            0,
+            design.sha256,
+            design.plan_hmac is not None,
+        )
 
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
+    tool = manifest.get("tool", {}).get("version")
+    # What the records claim beyond their hashes (abp_tui.export.claims), before anything is
+    # re-derived from them, so that the first difference named is the edited record's.
+    recomputed = check_design_hash(files, inputs.design, tool, inputs)
+    check_framing(inputs.study, inputs.study_design, inputs.conditions)
+    check_models(inputs)
+    check_times(inputs.design, inputs)
     for run in inputs.runs:
         if run.output is not None:
             digest = digests.get(run.output.path)
@@ -409,8 +437,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
             f"the bundle's records are inconsistent and cannot be re-derived "
             f"({type(exc).__name__}: {exc})",
         ) from None
+    check_produced(listed, inputs, derived)
     note = ""
-    tool = manifest.get("tool", {}).get("version")
     if tool != __version__ or manifest.get("environment") != _environment():
         note = (
             f" (note: the bundle was made with abp-tui {tool} and {manifest.get('environment')}; "
@@ -433,7 +461,14 @@ def _verify(bundle: Bundle) -> VerifyReport:
         raise BundleMismatch(rec.MANIFEST, f"design hash differs from {rec.DESIGN}'s")
     _check_manifest_names(manifest, inputs.study.id, inputs.study.synthetic, design)
     return VerifyReport(
-        bundle_path, inputs.study.id, design.name, status, len(entries) + 1, len(derived)
+        bundle_path,
+        inputs.study.id,
+        design.name,
+        status,
+        len(entries) + 1,
+        len(derived),
+        design.sha256,
+        recomputed,
     )
 
 
