@@ -316,3 +316,31 @@ def test_an_automated_scope_with_an_edited_run_is_refused(tmp_path: Path, cli: C
         "protocol/design.json: sha256: the hash of the automated scope recomputed from its "
         "document, protocol/rubric.json and runs/runs.jsonl"
     ), str(refused)
+
+
+def test_a_design_stored_before_plan_secrets_verifies_with_its_hash_not_recomputed(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Its hash covered the plan with database keys: no bundle can recompute it, and verify
+    says so rather than calling the bundle changed."""
+    db = connect(cli.db_path)
+    try:
+        afp_study(tmp_path, db)
+        pk = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")])).pk
+        # As such a design is stored: no plan secret and no commitment in its document.
+        document = json.loads(
+            db.execute("SELECT document FROM designs WHERE pk = ?", [pk]).fetchone()[0]
+        )
+        document.pop("plan_secret_sha256")
+        db.execute("UPDATE designs SET document = ? WHERE pk = ?", [json.dumps(document), pk])
+        db.execute("DELETE FROM plan_secrets WHERE design_pk = ?", [pk])
+        db.conn.commit()
+        unblind(db, "s", "lead")
+        export_bundle(db, pk, tmp_path / "full")
+    finally:
+        db.close()
+    report = verify(tmp_path / "full.zip")
+    assert not report.design_hash_recomputed
+    result = cli("verify", tmp_path / "full.zip")
+    assert result.code == 0, result.err
+    assert "not recomputed: the design was stored before plan secrets" in result.out
