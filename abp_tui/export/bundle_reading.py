@@ -39,12 +39,12 @@ MAX_INFLATION: Final = 200
 deflate 3 to 30 times; a bomb, a run of one byte or of ``{}``, about 1000 times) ..."""
 INFLATION_FLOOR: Final = 64 << 20
 """... once it is larger than this (a small file may be as repetitive as it likes)."""
-MAX_HELD_BYTES: Final = 96 << 20
+MAX_HELD_BYTES: Final = 48 << 20
 """The bytes of the files ``verify`` parses and re-derives from (every file but raw outputs,
 traces and diffs, which it only hashes), in all: parsed, they cost several times their size."""
 MAX_LINE_BYTES: Final = 4 << 20
 """The longest line of a JSON or JSON Lines file ``verify`` parses (a record of runs, a task)."""
-MAX_HELD_LINES: Final = 200_000
+MAX_HELD_LINES: Final = 100_000
 """Their lines, in all: a parsed record costs about a kilobyte however short its line, so a file
 of a million tiny records is refused while it is read, not after it filled the memory."""
 
