@@ -11,9 +11,14 @@ source files from the database, and recording an export, is
 
 ``verify`` reads a bundle (folder or zip, refusing unsafe paths and links), recomputes every hash
 in the manifest and re-derives every derived file from the bundle's own source files with the
-same function the export used, at the confidence level the manifest records; the first
-difference is raised, naming the file. A protocol-only bundle (:mod:`abp_tui.export.protocol`)
-is checked by that module's rules once its hashes are.
+same function the export used, at the confidence level the manifest records; before that, what
+the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: the design hash
+recomputed from the bundle's document and rubric, the design's framing of the study and
+conditions, each engine run's model, the design's times, no file an export does not write). The
+first difference is raised, naming the file. The records it parses are counted against a budget
+as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`), so its memory is bounded.
+A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
+its hashes are.
 """
 
 from __future__ import annotations
