@@ -344,3 +344,22 @@ def test_a_design_stored_before_plan_secrets_verifies_with_its_hash_not_recomput
     result = cli("verify", tmp_path / "full.zip")
     assert result.code == 0, result.err
     assert "not recomputed: the design was stored before plan secrets" in result.out
+
+
+def test_a_protocol_bundle_edit_the_design_hash_does_not_cover_shows_in_the_manifest_hash(
+    afp: tuple[Files, Files, str], tmp_path: Path, cli: Cli
+) -> None:
+    """A task's text is not in the design hash: a protocol-only bundle with another prompt and
+    a manifest listing it again verifies, and what tells it from the published one is the
+    SHA-256 of its manifest, which the export printed and verify prints."""
+    protocol, _full, sha = afp
+    published = hashlib.sha256(protocol[rec.MANIFEST]).hexdigest()
+    write_bundle(tmp_path / "proto", protocol)
+    assert verify(tmp_path / "proto.zip").manifest_sha256 == published
+
+    forged = _rehash(_json(protocol, rec.TASKS, lambda t: t[0].update(prompt="Another task")))
+    write_bundle(tmp_path / "forged", forged)
+    result = cli("verify", tmp_path / "forged.zip")
+    assert result.code == 0, result.err
+    assert f"Design hash {sha}" in result.out  # unchanged: the prompt is not in it
+    assert "manifest.json SHA-256 " in result.out and published not in result.out

@@ -95,6 +95,9 @@ class VerifyReport:
     design_hash_recomputed: bool = False
     """Whether ``verify`` recomputed it from the bundle's document and rubric (False: a design
     stored before plan secrets, whose hash no bundle can recompute)."""
+    manifest_sha256: str = ""
+    """SHA-256 of ``manifest.json``, which binds every file of the bundle: the export prints
+    it and the audit log records it, so a reader compares it with the one published."""
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -374,7 +377,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
         raise BundleMismatch(
             rec.MANIFEST, f"{size} bytes, more than a manifest holds ({MAX_MANIFEST_BYTES})"
         )
-    manifest, entries, protocol_only, confidence = _read_manifest(bundle.read(rec.MANIFEST, size))
+    manifest_bytes = bundle.read(rec.MANIFEST, size)
+    manifest, entries, protocol_only, confidence = _read_manifest(manifest_bytes)
     declared_derived = manifest.get("derived", [])
     listed = _check_listing(bundle, entries, protocol_only)
     # The records parsed are held in memory; raw outputs and traces are only hashed.
@@ -404,6 +408,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
             0,
             design.sha256,
             design.plan_hmac is not None,
+            sha256_bytes(manifest_bytes),
         )
 
     inputs = parse(files)
@@ -474,6 +479,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
         len(derived),
         design.sha256,
         recomputed,
+        sha256_bytes(manifest_bytes),
     )
 
 

@@ -118,6 +118,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             "derived": report.derived,
             "design_sha256": report.design_sha256,
             "design_hash_recomputed": report.design_hash_recomputed,
+            "manifest_sha256": report.manifest_sha256,
         },
         f"OK: {report.files} files match manifest.json; {report.derived} derived files "
         f"re-derived from the bundle's records and identical. Study {safe_line(report.study)}, "
@@ -129,6 +130,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             if report.design_hash_recomputed
             else "not recomputed: the design was stored before plan secrets, and its hash "
             "covers database keys no bundle carries."
-        ),
+        )
+        + f" manifest.json SHA-256 {report.manifest_sha256} (the export printed it and the "
+        "audit log recorded it: compare it with the one published).",
     )
     return EXIT_OK
