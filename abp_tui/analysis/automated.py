@@ -105,15 +105,19 @@ def automated_records(study_id: str, seed: int, runs: Sequence[RunFacts]) -> Des
 def automated_sha256(records: DesignRecords) -> str:
     """The scope's hash, as a stored design's covers what it judges: the design document, the
     rubric and the facts of every run in it (so another import changes it)."""
-    return sha256_text(
-        canonical_json(
-            {
-                "design": records.design.model_dump(mode="json"),
-                "rubric": records.rubric.model_dump(mode="json"),
-                "runs": [r.model_dump(mode="json") for r in records.runs],
-            }
-        )
+    return automated_hash(
+        records.design.model_dump(mode="json"),
+        records.rubric.model_dump(mode="json"),
+        [r.model_dump(mode="json") for r in records.runs],
     )
+
+
+def automated_hash(
+    design: Mapping[str, Any], rubric: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]
+) -> str:
+    """:func:`automated_sha256` of the documents (the runs' facts in results order), which
+    ``verify`` recomputes from a bundle's design document, rubric and runs."""
+    return sha256_text(canonical_json({"design": design, "rubric": rubric, "runs": runs}))
 
 
 # -- the automated judge's dimensions ---------------------------------------------------------

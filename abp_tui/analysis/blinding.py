@@ -54,14 +54,15 @@ import json
 import random
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from abp_tui.analysis.masking import MASK, Masker, identity_terms
 from abp_tui.analysis.shared_runs import apart, keeps_apart
 from abp_tui.models.design import StudyDesign
+from abp_tui.text.canonical import canonical_json, sha256_text
 
 __all__ = [
     "DEMO_PLAN_SECRET",
@@ -154,6 +155,23 @@ def plan_commitment(secret: str) -> str:
     """The commitment a design records and publishes before the secret: SHA-256 (hex) of the
     secret's UTF-8 text, so anyone can check a revealed secret with ``sha256sum``."""
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def plan_hmac(secret: str, plan: list[list[Any]]) -> str:
+    """The plan's part of a design hash: HMAC-SHA256 under the plan secret of the canonical JSON
+    of ``plan`` (each item's ``[key, code, run_a_pk, run_b_pk, base_flip]``, in planning order),
+    so a published design hash reveals nothing of the plan, and a bundle can carry it to let
+    anyone recompute the hash."""
+    return hmac.new(
+        secret.encode("utf-8"), canonical_json(plan).encode("utf-8"), hashlib.sha256
+    ).hexdigest()
+
+
+def design_hash(document: Mapping[str, Any], rubric: Mapping[str, Any], plan_mac: str) -> str:
+    """A design's hash, as the store records it: SHA-256 of the canonical JSON of its stored
+    document (with the commitment to its plan secret), its rubric and :func:`plan_hmac`.
+    ``verify`` recomputes it from a bundle's ``protocol/`` files."""
+    return sha256_text(canonical_json([document, rubric, plan_mac]))
 
 
 def _message(*parts: object) -> bytes:

@@ -11,9 +11,14 @@ source files from the database, and recording an export, is
 
 ``verify`` reads a bundle (folder or zip, refusing unsafe paths and links), recomputes every hash
 in the manifest and re-derives every derived file from the bundle's own source files with the
-same function the export used, at the confidence level the manifest records; the first
-difference is raised, naming the file. A protocol-only bundle (:mod:`abp_tui.export.protocol`)
-is checked by that module's rules once its hashes are.
+same function the export used, at the confidence level the manifest records; before that, what
+the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: the design hash
+recomputed from the bundle's document and rubric, the design's framing of the study and
+conditions, each engine run's model, the design's times, no file an export does not write). The
+first difference is raised, naming the file. The records it parses are counted against a budget
+as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`), so its memory is bounded.
+A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
+its hashes are.
 """
 
 from __future__ import annotations
@@ -36,8 +41,22 @@ from abp_tui import __version__
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
-from abp_tui.export.bundle_reading import MAX_BUNDLE_BYTES, Bundle, open_bundle, read_bundle
+from abp_tui.export.bundle_reading import (
+    MAX_BUNDLE_BYTES,
+    MAX_HELD_BYTES,
+    Bundle,
+    HeldBudget,
+    open_bundle,
+    read_bundle,
+)
 from abp_tui.export.canonical import json_bytes
+from abp_tui.export.claims import (
+    check_design_hash,
+    check_framing,
+    check_models,
+    check_produced,
+    check_times,
+)
 from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.protocol import (
@@ -71,6 +90,14 @@ class VerifyReport:
     """Files whose hash was checked (the manifest included)."""
     derived: int
     """Derived files re-derived from the bundle's records and found identical."""
+    design_sha256: str = ""
+    """The design hash the bundle records (and its results state)."""
+    design_hash_recomputed: bool = False
+    """Whether ``verify`` recomputed it from the bundle's document and rubric (False: a design
+    stored before plan secrets, whose hash no bundle can recompute)."""
+    manifest_sha256: str = ""
+    """SHA-256 of ``manifest.json``, which binds every file of the bundle: the export prints
+    it and the audit log records it, so a reader compares it with the one published."""
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -232,9 +259,6 @@ def write_file(path: Path, data: bytes) -> None:
 # -- reading and verifying -------------------------------------------------------------------------
 MAX_MANIFEST_BYTES: Final = 64 << 20
 """A manifest larger than this is refused unread (one lists a file in about 150 bytes)."""
-MAX_RECORDS_BYTES: Final = 1 << 30
-"""The records ``verify`` parses (everything but raw outputs and traces, which it only hashes)
-may hold this much in total; a manifest listing more is refused before anything is hashed."""
 
 
 def _streamed(path: str) -> bool:
@@ -332,12 +356,14 @@ def _check_listing(
         bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
         if bomb is not None:  # it would be held in memory to be parsed
             raise BundleMismatch(path, bomb)
-    parsed = sum(size for path, (_sha, size) in listed.items() if not _streamed(path))
-    if not protocol_only and parsed > MAX_RECORDS_BYTES:
+    parsed = sum(
+        size for path, (_sha, size) in listed.items() if protocol_only or not _streamed(path)
+    )
+    if parsed > MAX_HELD_BYTES:
         raise BundleMismatch(
             rec.MANIFEST,
-            f"lists {parsed} bytes of records to re-derive from, more than verify reads "
-            f"({MAX_RECORDS_BYTES})",
+            f"lists {parsed} bytes of records to re-derive from, more than verify holds in "
+            f"memory ({MAX_HELD_BYTES >> 20} MiB)",
         )
     return listed
 
@@ -351,14 +377,16 @@ def _verify(bundle: Bundle) -> VerifyReport:
         raise BundleMismatch(
             rec.MANIFEST, f"{size} bytes, more than a manifest holds ({MAX_MANIFEST_BYTES})"
         )
-    manifest, entries, protocol_only, confidence = _read_manifest(bundle.read(rec.MANIFEST, size))
+    manifest_bytes = bundle.read(rec.MANIFEST, size)
+    manifest, entries, protocol_only, confidence = _read_manifest(manifest_bytes)
     declared_derived = manifest.get("derived", [])
     listed = _check_listing(bundle, entries, protocol_only)
     # The records parsed are held in memory; raw outputs and traces are only hashed.
     files: dict[str, bytes] = {}
     digests: dict[str, str] = {}
+    budget = HeldBudget()
     for path, (sha, size) in listed.items():
-        keep = protocol_only or not _streamed(path)
+        keep = budget if protocol_only or not _streamed(path) else None
         actual, count, data = bundle.digest(path, size, keep=keep)
         if count != size:
             raise BundleMismatch(path, f"{count} bytes, manifest.json says {size}")
@@ -370,11 +398,28 @@ def _verify(bundle: Bundle) -> VerifyReport:
         if data is not None:
             files[path] = data
     if protocol_only:
-        study, name = check_protocol(files, manifest)
-        return VerifyReport(bundle_path, study, name, PROTOCOL_STATUS, len(entries) + 1, 0)
+        study, design = check_protocol(files, manifest)
+        return VerifyReport(
+            bundle_path,
+            study,
+            design.name,
+            PROTOCOL_STATUS,
+            len(entries) + 1,
+            0,
+            design.sha256,
+            design.plan_hmac is not None,
+            sha256_bytes(manifest_bytes),
+        )
 
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
+    tool = manifest.get("tool", {}).get("version")
+    # What the records claim beyond their hashes (abp_tui.export.claims), before anything is
+    # re-derived from them, so that the first difference named is the edited record's.
+    recomputed = check_design_hash(files, inputs.design, tool, inputs)
+    check_framing(inputs.study, inputs.study_design, inputs.conditions)
+    check_models(inputs)
+    check_times(inputs.design, inputs)
     for run in inputs.runs:
         if run.output is not None:
             digest = digests.get(run.output.path)
@@ -402,8 +447,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
             f"the bundle's records are inconsistent and cannot be re-derived "
             f"({type(exc).__name__}: {exc})",
         ) from None
+    check_produced(listed, inputs, derived)
     note = ""
-    tool = manifest.get("tool", {}).get("version")
     if tool != __version__ or manifest.get("environment") != _environment():
         note = (
             f" (note: the bundle was made with abp-tui {tool} and {manifest.get('environment')}; "
@@ -426,7 +471,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
         raise BundleMismatch(rec.MANIFEST, f"design hash differs from {rec.DESIGN}'s")
     _check_manifest_names(manifest, inputs.study.id, inputs.study.synthetic, design)
     return VerifyReport(
-        bundle_path, inputs.study.id, design.name, status, len(entries) + 1, len(derived)
+        bundle_path,
+        inputs.study.id,
+        design.name,
+        status,
+        len(entries) + 1,
+        len(derived),
+        design.sha256,
+        recomputed,
+        sha256_bytes(manifest_bytes),
     )
 
 

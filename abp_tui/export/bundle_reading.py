@@ -8,8 +8,9 @@ anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDL
 the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
 stated limit; :meth:`Bundle.digest` hashes one member in chunks of :data:`CHUNK` bytes, so a
 member of any size costs a chunk of memory, and stops the moment it yields more bytes than
-expected. Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``,
-so a pipe or a link swapped in after the listing is still refused, never waited on.
+expected; a member kept to be parsed is counted against a :class:`HeldBudget` as it is read.
+Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``, so a pipe
+or a link swapped in after the listing is still refused, never waited on.
 """
 
 from __future__ import annotations
@@ -38,6 +39,62 @@ MAX_INFLATION: Final = 200
 deflate 3 to 30 times; a bomb, a run of one byte or of ``{}``, about 1000 times) ..."""
 INFLATION_FLOOR: Final = 64 << 20
 """... once it is larger than this (a small file may be as repetitive as it likes)."""
+MAX_HELD_BYTES: Final = 48 << 20
+"""The bytes of the files ``verify`` parses and re-derives from (every file but raw outputs,
+traces and diffs, which it only hashes), in all: parsed, they cost several times their size."""
+MAX_LINE_BYTES: Final = 4 << 20
+"""The longest line of a JSON or JSON Lines file ``verify`` parses (a record of runs, a task)."""
+MAX_HELD_LINES: Final = 100_000
+"""Their lines, in all: a parsed record costs about a kilobyte however short its line, so a file
+of a million tiny records is refused while it is read, not after it filled the memory."""
+
+
+class HeldBudget:
+    """What ``verify`` holds in memory to parse, counted chunk by chunk as it is read and
+    hashed: past :data:`MAX_HELD_BYTES` or :data:`MAX_HELD_LINES` in all, or a line of a JSON
+    file longer than :data:`MAX_LINE_BYTES`, the file being read is refused there, so a bundle
+    of any size costs at most this budget (and its parse)."""
+
+    def __init__(self, max_bytes: int = MAX_HELD_BYTES, max_lines: int = MAX_HELD_LINES) -> None:
+        self.max_bytes, self.max_lines = max_bytes, max_lines
+        self.bytes = self.lines = 0
+        self._member = ""
+        self._member_lines = 0
+        self._open = 0
+        """Bytes of the member's line read so far without its end."""
+
+    def take(self, name: str, chunk: bytes) -> None:
+        """Count a chunk of member ``name`` (its members' chunks come in order)."""
+        if name != self._member:
+            self._member, self._member_lines, self._open = name, 0, 0
+        self.bytes += len(chunk)
+        if self.bytes > self.max_bytes:
+            raise BundleMismatch(
+                name,
+                f"the records verify re-derives from hold more than {self.max_bytes >> 20} MiB "
+                "in all, more than it holds in memory (refused)",
+            )
+        parts = chunk.split(b"\n")
+        ends = len(parts) - 1
+        if name.endswith((".json", ".jsonl")):
+            sizes = [self._open + len(parts[0]), *(len(p) for p in parts[1:])]
+            longest = max(sizes)
+            if longest > MAX_LINE_BYTES:
+                line = self._member_lines + 1 + sizes.index(longest)
+                raise BundleMismatch(
+                    name,
+                    f"line {line}: more than {MAX_LINE_BYTES >> 20} MiB, longer than any "
+                    "record (refused)",
+                )
+        self._open = len(parts[-1]) if ends else self._open + len(parts[0])
+        self._member_lines += ends
+        self.lines += ends
+        if self.lines > self.max_lines:
+            raise BundleMismatch(
+                name,
+                f"the records verify re-derives from hold more than {self.max_lines} lines in "
+                "all, more than it holds in memory (refused)",
+            )
 
 
 def _unsafe_name(name: str) -> str | None:
@@ -135,18 +192,22 @@ class Bundle:
         """A member's bytes, refused when it holds more than ``limit``."""
         return b"".join(self._chunks(name, limit))
 
-    def digest(self, name: str, size: int, keep: bool = False) -> tuple[str, int, bytes | None]:
+    def digest(
+        self, name: str, size: int, keep: HeldBudget | None = None
+    ) -> tuple[str, int, bytes | None]:
         """SHA-256 (hex) and byte count of a member expected to hold ``size`` bytes, streaming;
-        with ``keep`` its bytes too (for a file that is parsed afterwards)."""
+        with ``keep`` its bytes too (for a file that is parsed afterwards), counted against that
+        budget as they are read."""
         sha = hashlib.sha256()
-        kept: list[bytes] = []
+        kept = bytearray()
         count = 0
         for chunk in self._chunks(name, size):
             sha.update(chunk)
             count += len(chunk)
-            if keep:
-                kept.append(chunk)
-        return sha.hexdigest(), count, b"".join(kept) if keep else None
+            if keep is not None:
+                keep.take(name, chunk)
+                kept += chunk
+        return sha.hexdigest(), count, bytes(kept) if keep is not None else None
 
     def close(self) -> None:
         if self._zip is not None:
@@ -262,9 +323,13 @@ __all__ = [
     "CHUNK",
     "INFLATION_FLOOR",
     "MAX_BUNDLE_BYTES",
+    "MAX_HELD_BYTES",
+    "MAX_HELD_LINES",
     "MAX_INFLATION",
+    "MAX_LINE_BYTES",
     "MAX_MEMBERS",
     "Bundle",
+    "HeldBudget",
     "open_bundle",
     "read_bundle",
 ]

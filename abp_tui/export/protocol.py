@@ -45,6 +45,7 @@ from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
+from abp_tui.export.claims import check_design_hash, check_framing, check_times
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Condition, Item, Rubric, Study, StudyDesign
 from abp_tui.text.canonical import sha256_bytes
@@ -104,11 +105,16 @@ def _manifest_design(design: rec.PublishedDesign) -> dict[str, Any]:
     }
 
 
-def check_protocol_files(files: Mapping[str, bytes]) -> tuple[Study, rec.PublishedDesign]:
+def check_protocol_files(
+    files: Mapping[str, bytes], tool: object = None
+) -> tuple[Study, rec.PublishedDesign]:
     """The study and design of a protocol-only bundle's files (the manifest aside).
 
     Raises BundleMismatch naming the first file that is missing, is not a protocol file (a run,
-    a judgment, a result: never in such a bundle) or does not agree with the others.
+    a judgment, a result: never in such a bundle) or does not agree with the others: the design
+    hash is recomputed from the document and rubric, the study and conditions carry what the
+    design adds to them (:mod:`abp_tui.export.claims`). ``tool``: the abp-tui version the
+    manifest names.
     """
     for path in PROTOCOL_FILES:
         if path not in files:
@@ -148,6 +154,9 @@ def check_protocol_files(files: Mapping[str, bytes]) -> tuple[Study, rec.Publish
         )
     _in_scope(rec.TASKS, scope.tasks, [t.id for t in tasks])
     _in_scope(rec.CONDITIONS, scope.conditions, [c.id for c in conditions])
+    check_design_hash(files, design, tool)
+    check_framing(study, scope, conditions)
+    check_times(design)
     return study, design
 
 
@@ -166,10 +175,15 @@ def _in_scope(path: str, chosen: str | list[str], found: list[str]) -> None:
         raise BundleMismatch(path, f"{outside[0]!r} is not one the design chose ({chosen})")
 
 
-def check_protocol(files: Mapping[str, bytes], manifest: Mapping[str, Any]) -> tuple[str, str]:
+def check_protocol(
+    files: Mapping[str, bytes], manifest: Mapping[str, Any]
+) -> tuple[str, rec.PublishedDesign]:
     """``verify``'s check of a protocol-only bundle whose hashes were checked: the files are
     the protocol's and agree with each other and with the manifest. Returns (study, design)."""
-    study, design = check_protocol_files(files)
+    tool = manifest.get("tool")
+    study, design = check_protocol_files(
+        files, tool.get("version") if isinstance(tool, dict) else None
+    )
     expected = {
         "study": study.id,
         "synthetic": study.synthetic,
@@ -183,7 +197,7 @@ def check_protocol(files: Mapping[str, bytes], manifest: Mapping[str, Any]) -> t
                 f"{key} is {json.dumps(manifest.get(key))}, the protocol records give "
                 f"{json.dumps(value)}",
             )
-    return study.id, design.name
+    return study.id, design
 
 
 def check_plan(inputs: Inputs) -> None:

@@ -85,6 +85,11 @@ class PublishedDesign(Model):
     document: dict[str, Any]
     """The design as stored, with the identity terms that were masked for reviewers and
     ``plan_secret_sha256``, the commitment to its plan secret."""
+    plan_hmac: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The plan's part of the design hash (HMAC-SHA256 under the plan secret of the planned
+    items, database keys and all): with the document and the rubric it gives the hash back,
+    which ``verify`` recomputes; reveals nothing of the plan. None for a bundle made before it
+    was published, or of a design stored before plan secrets."""
     plan_secret: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """The plan secret its codes, placement and order were derived from: revealed by a results
     bundle (after unblinding), never by a protocol-only one; None for a design stored before

@@ -11,8 +11,6 @@ is :mod:`abp_tui.services.design_files`'s.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 from dataclasses import dataclass
 from itertools import combinations
@@ -27,10 +25,12 @@ from abp_tui.analysis.blinding import (
     PlannedItem,
     PlanRun,
     assign,
+    design_hash,
     identity_terms,
     item_runs,
     new_plan_secret,
     plan_commitment,
+    plan_hmac,
     plan_items,
 )
 from abp_tui.analysis.material import unlisted_tasks, unlisted_warning
@@ -57,7 +57,7 @@ from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
-from abp_tui.text.canonical import canonical_json, sha256_text
+from abp_tui.text.canonical import canonical_json
 
 
 @dataclass(frozen=True)
@@ -323,10 +323,7 @@ def _plan(
     plan_doc = [
         [i.key, i.code, i.run_a.pk, i.run_b.pk if i.run_b else None, i.base_flip] for i in items
     ]
-    plan_mac = hmac.new(
-        secret.encode("utf-8"), canonical_json(plan_doc).encode("utf-8"), hashlib.sha256
-    ).hexdigest()
-    sha = sha256_text(canonical_json([document, json.loads(rubric_doc), plan_mac]))
+    sha = design_hash(document, json.loads(rubric_doc), plan_hmac(secret, plan_doc))
     return items, assignments, document, sha
 
 

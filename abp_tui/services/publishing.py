@@ -33,6 +33,7 @@ from typing import Any, Final, Protocol
 
 import sqlite_utils
 
+from abp_tui.analysis.blinding import design_hash, plan_hmac
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.analysis.verdicts import decide
@@ -160,7 +161,8 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
     require_unblinded(db, design)
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
-    files, scope, tasks = protocol_sources(db, design, plan_secret=secret)
+    mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
+    files, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
     runs = [
         r
         for r in bulk.current_runs(db, design.study_id)
@@ -218,13 +220,36 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
     return Collected(files, design, records)
 
 
+def published_plan_hmac(db: sqlite_utils.Database, design_pk: int, design: Published) -> str | None:
+    """The plan's part of the design's hash (:func:`abp_tui.analysis.blinding.plan_hmac`),
+    which both its bundles publish so that ``verify`` recomputes the hash from the bundle's
+    document and rubric; None for a design stored before plan secrets (its hash covered the
+    plan itself, database keys and all, so no bundle can recompute it)."""
+    secret = secret_sql.plan_secret(db, design_pk)
+    if secret is None:
+        return None
+    mac = plan_hmac(secret, secret_sql.plan_rows(db, design_pk))
+    if design_hash(design.document, design.rubric, mac) != design.sha256:
+        raise AbpError(
+            f"design {design.name} v{design.version_no}: its stored hash does not recompute "
+            "from its document, rubric and plan (the database was changed outside abp-tui): "
+            "refusing to publish it"
+        )
+    return mac
+
+
 def protocol_sources(
-    db: sqlite_utils.Database, design: Published, *, plan_secret: str | None = None
+    db: sqlite_utils.Database,
+    design: Published,
+    *,
+    plan_secret: str | None = None,
+    plan_mac: str | None = None,
 ) -> tuple[dict[str, bytes], StudyDesign, list[rec.PublishedTask]]:
     """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
     its scope and its tasks: one function, so that a protocol-only bundle and the full bundle
     carry the same bytes, but for the plan secret only the full bundle reveals
-    (``plan_secret``)."""
+    (``plan_secret``). ``plan_mac``: the plan's part of the design hash
+    (:func:`published_plan_hmac`)."""
     study = bulk.study(db, design.study_id)
     if study is None:
         raise AbpError(f"no study {design.study_id!r} in the database")
@@ -243,6 +268,7 @@ def protocol_sources(
                 frozen_at=design.frozen_at,
                 document=design.document,
                 plan_secret=plan_secret,
+                plan_hmac=plan_mac,
             ).model_dump(mode="json")
         ),
         rec.RUBRIC: json_bytes(design.rubric),
@@ -519,7 +545,8 @@ def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str
             "plan follows from its seed, so its protocol cannot be published blind; plan it "
             "again with `abp-tui study create` and its file (a new version when it was judged)"
         )
-    files, _scope, _tasks = protocol_sources(db, design)
+    mac = published_plan_hmac(db, design_pk, design)
+    files, _scope, _tasks = protocol_sources(db, design, plan_mac=mac)
     return protocol_files(files, writer.environment())
 
 

@@ -21,6 +21,17 @@ def plan_secret(db: sqlite_utils.Database, design_pk: int) -> str | None:
     return str(row[0]) if row else None
 
 
+def plan_rows(db: sqlite_utils.Database, design_pk: int) -> list[list[object]]:
+    """The design's plan as its hash covers it: each item's ``[key, code, run_a_pk, run_b_pk,
+    base_flip]`` in the order it was planned (and stored)."""
+    rows = db.execute(
+        "SELECT key, code, run_a_pk, run_b_pk, base_flip FROM items WHERE design_pk = ? "
+        "ORDER BY pk",
+        [design_pk],
+    ).fetchall()
+    return [[key, code, a, b, bool(flip)] for key, code, a, b, flip in rows]
+
+
 def store_plan_secret(
     db: sqlite_utils.Database, design_pk: int, secret: str, commitment: str
 ) -> None:

@@ -127,9 +127,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
             "status": report.status,
             "files": report.files,
             "derived": report.derived,
+            "design_sha256": report.design_sha256,
+            "design_hash_recomputed": report.design_hash_recomputed,
+            "manifest_sha256": report.manifest_sha256,
         },
         f"OK: {report.files} files match manifest.json; {report.derived} derived files "
         f"re-derived from the bundle's records and identical. Study {safe_line(report.study)}, "
-        f"design {safe_line(report.design)}: {report.status}.",
+        f"design {safe_line(report.design)}: {report.status}. Design hash "
+        f"{report.design_sha256}, "
+        + (
+            "recomputed from the bundle's own records (compare it with the one published "
+            "before the results)."
+            if report.design_hash_recomputed
+            else "not recomputed: the design was stored before plan secrets, and its hash "
+            "covers database keys no bundle carries."
+        )
+        + f" manifest.json SHA-256 {report.manifest_sha256} (the export printed it and the "
+        "audit log recorded it: compare it with the one published).",
     )
     return EXIT_OK

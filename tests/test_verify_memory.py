@@ -1,0 +1,169 @@
+"""``verify``'s memory is bounded whatever the bundle holds (issue 27, item 6).
+
+What was found: a zip of a few megabytes whose records (valid JSON Lines, compressible but under
+the zip-bomb ratio) inflated to 383 MiB made ``verify`` peak at 2.5 GB; under a 2 GiB limit it
+ended in an internal error or hung. It held every record file whole, then its text, its lines
+and their parsed records at once. Now what it keeps to parse is counted as it is read and hashed
+(:class:`abp_tui.export.bundle_reading.HeldBudget`): past a budget of bytes, of lines in all or
+of one line's length, the file is refused in one line there. Each case runs ``verify`` in a
+process of its own under a 1 GiB address-space limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from abp_tui.export import BundleMismatch, verify
+from abp_tui.export.bundle_reading import MAX_LINE_BYTES, HeldBudget
+from abp_tui.services.publishing import export_bundle
+from abp_tui.store import connect
+from tests.factories import abp_judged
+
+AUDIT = "audit/audit_log.jsonl"
+MIB = 1 << 20
+LIMIT = 1 << 30
+"""The address space the verifying process may use."""
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("exported")
+    db = connect(root / "b.db")
+    try:
+        export_bundle(db, abp_judged(db), root / "bundle")
+    finally:
+        db.close()
+    return root / "bundle"
+
+
+def _audit_lines(count: int, width: int = 0) -> bytes:
+    """``count`` valid audit entries, each different and ``width`` characters longer than the
+    shortest (they deflate ten times or so, far from a zip bomb's ratio)."""
+    return b"".join(
+        json.dumps(
+            {
+                "action": "note",
+                "actor": f"r{i % 97}",
+                "at": "2026-01-01T00:00:00Z",
+                "detail": {"n": i, "text": f"{i:x}" * (width // 5)},
+            },
+            sort_keys=True,
+        ).encode()
+        + b"\n"
+        for i in range(count)
+    )
+
+
+def _inflated(folder: Path, target: Path, size: int, width: int = 0) -> Path:
+    """The bundle as a zip whose audit log holds ``size`` bytes of valid entries (each
+    ``width`` characters longer than the shortest), listed in the manifest with its true hash
+    and size, as a forger would list it."""
+    block = _audit_lines(10_000, width)
+    repeats = size // len(block)
+    original = (folder / AUDIT).read_bytes()
+    sha = hashlib.sha256(original)
+    for _ in range(repeats):
+        sha.update(block)
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    for entry in manifest["files"]:
+        if entry["path"] == AUDIT:
+            entry["sha256"] = sha.hexdigest()
+            entry["bytes"] = len(original) + repeats * len(block)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        zf.writestr("manifest.json", json.dumps(manifest))
+        for path in sorted(folder.rglob("*")):
+            name = path.relative_to(folder).as_posix()
+            if path.is_file() and name not in ("manifest.json", AUDIT):
+                zf.write(path, name)
+        with zf.open(AUDIT, "w", force_zip64=True) as out:
+            out.write(original)
+            for _ in range(repeats):
+                out.write(block)
+    return target
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+@pytest.mark.parametrize(
+    ("size", "width", "expected"),
+    [
+        # Past the budget in the manifest's listing: refused before a byte is read.
+        (300 * MIB, 0, "manifest.json: lists 31"),
+        # Short lines, under the bytes but past the lines: refused while it is read.
+        (40 * MIB, 0, "lines in all, more than it holds in memory"),
+        # Just under both: parsed and re-derived from, within the limit (the audit log is not
+        # the one the report was derived from, so the verdict is a difference).
+        (44 * MIB, 600, "report.html: line "),
+    ],
+)
+def test_records_that_inflate_past_memory_are_refused_in_bounded_memory(
+    exported: Path, tmp_path: Path, size: int, width: int, expected: str
+) -> None:
+    bundle = _inflated(exported, tmp_path / "inflated.zip", size, width)
+    assert bundle.stat().st_size < size // 5
+    # A process of its own under the limit: exit 3 (an internal error, MemoryError) or a hang
+    # (the timeout) is the defect.
+    done = subprocess.run(
+        [sys.executable, "-m", "abp_tui", "verify", str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_limited,
+        check=False,
+    )
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("abp-tui: verify failed: "), done.stderr
+    assert expected in done.stderr, done.stderr
+
+
+def test_the_untouched_bundle_verifies_under_the_same_limit(exported: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "abp_tui", "verify", str(exported)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_limited,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("OK: "), done.stdout
+
+
+def test_a_record_line_longer_than_any_record_is_refused_naming_it(
+    exported: Path, tmp_path: Path
+) -> None:
+    bundle = Path(shutil.copytree(exported, tmp_path / "bundle"))
+    long_line = b'{"at": "' + b"x" * (MAX_LINE_BYTES + 1) + b'"}\n'
+    data = _audit_lines(3) + long_line
+    (bundle / AUDIT).write_bytes(data)
+    manifest = json.loads((bundle / "manifest.json").read_text("utf-8"))
+    for entry in manifest["files"]:
+        if entry["path"] == AUDIT:
+            entry["sha256"], entry["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (bundle / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    with pytest.raises(BundleMismatch) as refused:
+        verify(bundle)
+    assert refused.value.path == AUDIT
+    assert refused.value.detail.startswith("line 4: more than 4 MiB"), refused.value.detail
+
+
+def test_the_budget_counts_lines_across_chunks() -> None:
+    budget = HeldBudget(max_bytes=1 << 30, max_lines=5)
+    budget.take("a.jsonl", b"{}\n{}\n{")
+    budget.take("a.jsonl", b"}\n{}\n")
+    assert budget.lines == 4
+    with pytest.raises(BundleMismatch, match="more than 5 lines"):
+        budget.take("b.jsonl", b"{}\n{}\n")
