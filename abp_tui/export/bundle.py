@@ -43,9 +43,9 @@ from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
-    MAX_HELD_BYTES,
     Bundle,
     HeldBudget,
+    default_limits,
     open_bundle,
     read_bundle,
 )
@@ -359,11 +359,12 @@ def _check_listing(
     parsed = sum(
         size for path, (_sha, size) in listed.items() if protocol_only or not _streamed(path)
     )
-    if parsed > MAX_HELD_BYTES:
+    held, _lines = default_limits()
+    if parsed > held:
         raise BundleMismatch(
             rec.MANIFEST,
             f"lists {parsed} bytes of records to re-derive from, more than verify holds in "
-            f"memory ({MAX_HELD_BYTES >> 20} MiB)",
+            f"memory ({held >> 20} MiB)",
         )
     return listed
 

@@ -49,14 +49,51 @@ MAX_HELD_LINES: Final = 100_000
 of a million tiny records is refused while it is read, not after it filled the memory."""
 
 
+MEMORY_SHARE: Final = 0.4
+"""Of the memory ``verify`` may use (its address-space limit, else the machine's memory), the
+share its parsed records may take: above the floors above on a machine with room, so that a
+large study's bundle verifies where it fits, and a file that inflates past it is still refused
+while it is read."""
+_PARSED_PER_BYTE: Final = 15
+"""Measured: parsed records and what is derived from them peak at about 15 times their bytes."""
+_PARSED_PER_LINE: Final = 8 << 10
+"""Measured: about 8 KB a record at the peak, however short its line."""
+
+
+def _memory_available() -> int | None:
+    """The memory this process may use: its address-space limit, else the machine's memory."""
+    try:
+        import resource
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            return int(soft)
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def default_limits() -> tuple[int, int]:
+    """(bytes, lines) ``verify`` may hold: the floors, or more where the memory allows."""
+    memory = _memory_available()
+    if memory is None:
+        return MAX_HELD_BYTES, MAX_HELD_LINES
+    room = int(memory * MEMORY_SHARE)
+    return max(MAX_HELD_BYTES, room // _PARSED_PER_BYTE), max(
+        MAX_HELD_LINES, room // _PARSED_PER_LINE
+    )
+
+
 class HeldBudget:
     """What ``verify`` holds in memory to parse, counted chunk by chunk as it is read and
     hashed: past :data:`MAX_HELD_BYTES` or :data:`MAX_HELD_LINES` in all, or a line of a JSON
     file longer than :data:`MAX_LINE_BYTES`, the file being read is refused there, so a bundle
     of any size costs at most this budget (and its parse)."""
 
-    def __init__(self, max_bytes: int = MAX_HELD_BYTES, max_lines: int = MAX_HELD_LINES) -> None:
-        self.max_bytes, self.max_lines = max_bytes, max_lines
+    def __init__(self, max_bytes: int | None = None, max_lines: int | None = None) -> None:
+        default_bytes, default_lines = default_limits()
+        self.max_bytes = default_bytes if max_bytes is None else max_bytes
+        self.max_lines = default_lines if max_lines is None else max_lines
         self.bytes = self.lines = 0
         self._member = ""
         self._member_lines = 0
