@@ -24,6 +24,8 @@ from typing import Any, Final, Literal
 from pydantic import Field
 
 from abp_tui.errors import InputError
+from abp_tui.export.errors import ExportError
+from abp_tui.export.targets import check_target
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import Judgment, Model, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
@@ -148,10 +150,17 @@ def signed_by(document: dict[str, Any], key: str) -> bool:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write a pack or ratings file whole or not at all; a place it cannot go is refused in one
+    line naming it (:func:`abp_tui.export.targets.check_target`)."""
+    check_target(path, "file", "a pack or ratings file")
     tmp = path.with_name(f".{path.name}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{path}: cannot write it there ({exc.strerror})") from None
 
 
 def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:
