@@ -26,7 +26,7 @@ from pydantic import Field
 from abp_tui.errors import InputError
 from abp_tui.export.errors import ExportError
 from abp_tui.export.targets import check_target
-from abp_tui.formats.base import loads_json, validate
+from abp_tui.formats.base import check_input_file, loads_json, validate
 from abp_tui.models import Judgment, Model, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
 
@@ -172,6 +172,7 @@ def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
     own ``sha256``, and the name errors give it. The reader refuses NaN, Infinity and whatever
     else no record can hold (:func:`abp_tui.formats.base.loads_json`)."""
     display = str(path)
+    check_input_file(path, display)
     try:
         raw = path.read_bytes()
     except OSError as exc:
