@@ -27,7 +27,7 @@ from abp_tui.errors import InputError
 from abp_tui.export.errors import ExportError
 from abp_tui.export.targets import check_target
 from abp_tui.formats.base import check_input_file, loads_json, validate
-from abp_tui.models import Judgment, Model, Rubric
+from abp_tui.models import Judgment, Model, ResultState, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
 
 PACK_FORMAT: Final = "abp-tui-reviewer-pack/v2"
@@ -62,12 +62,13 @@ class PackResponse(Model):
     key: str
     text: str
     masked: int
-    record_state: str | None = None
+    record_state: ResultState | None = None
+    """The run's record state, as the runs of the study know it (refused otherwise)."""
     trace: list[PackTraceEvent] = Field(default_factory=list)
 
 
 class PackTask(Model):
-    id: str
+    id: str = Field(min_length=1)
     title: str = ""
     prompt: str = ""
     base_instruction: str = ""
