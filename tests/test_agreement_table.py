@@ -442,7 +442,7 @@ def test_pair_resamples_give_each_pair_an_interval(tmp_path: Path, cli: Cli) -> 
     ("option", "value", "message"),
     [
         ("--resamples", "-1", "resamples: expected a count of 0 or more"),
-        ("--pair-resamples", "-5", "pair resamples: expected a count of 0 or more"),
+        ("--pair-resamples", "-5", "--pair-resamples: expected a count of 0 or more"),
         ("--confidence", "1.5", "confidence: expected a level strictly between 0 and 1"),
         ("--confidence", "0", "confidence: expected a level strictly between 0 and 1"),
     ],

@@ -1340,8 +1340,13 @@ def pair_from_confusion(
         raise AgreementError(f"the counts add up to {total}, above the limit of {_CONFUSION_LIMIT}")
     # From the cell counts alone (an 800 x 800 table unrolled into its items took minutes):
     # the figures compute_variable gives those items, the same code every reviewer pair uses.
+    # The declared scale as compute_variable reads it (numbers ascending, labels as given).
+    cats = declared_categories(level, categories, "value")
+    where = {category: k for k, category in enumerate(categories)}
+    order = [where[c] for c in cats]
+    square = np.asarray(counts, dtype=np.int64)[np.ix_(order, order)]
     return pair_from_counts(
-        counts, categories, level=level, confidence=confidence, weight_basis=weight_basis
+        square, cats, level=level, confidence=confidence, weight_basis=weight_basis
     )
 
 
