@@ -25,7 +25,7 @@ import sqlite_utils
 
 from abp_tui.services.station_files import body_hash
 from abp_tui.stats import agreement
-from abp_tui.stats.agreement import compute_variable, pair_from_confusion
+from abp_tui.stats.agreement import WeightBasis, compute_variable, pair_from_confusion
 from abp_tui.stats.limits import MAX_RESAMPLES
 from abp_tui.store import connect
 from tests.factories import Cli, CliResult, abp_judged, two_reviewer_design
@@ -44,12 +44,17 @@ def _one_line(err: str) -> str:
     return err
 
 
+class Hung(BaseException):
+    """Raised by the alarm: a BaseException, so that no ``except OSError`` or ``except
+    Exception`` of the command can take it for an input problem and carry on."""
+
+
 @pytest.fixture
 def alarm() -> Iterator[None]:
     """A command that waits forever fails the test after 20 seconds instead of hanging it."""
 
     def expired(signum: int, frame: object) -> None:
-        raise TimeoutError("the command did not finish: it waits on its input")
+        raise Hung("the command did not finish: it waits on its input")
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.alarm(20)
@@ -341,7 +346,7 @@ def test_kappa_of_a_table_equals_kappa_of_its_items(seed: int) -> None:
     level = ("nominal", "ordinal", "interval", "ratio")[seed % 4]
     numbers: list[str | int | float] = rnd.sample([0, 1, 2, 4, 7, 10, 0.5], q)
     categories = numbers if level != "nominal" else [f"c{k}" for k in range(q)]
-    basis = "observed" if seed % 3 == 0 else "declared"
+    basis: WeightBasis = "observed" if seed % 3 == 0 else "declared"
     records = []
     item = 0
     for k, row in enumerate(counts):
