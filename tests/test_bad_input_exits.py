@@ -197,6 +197,18 @@ def test_a_pack_that_cannot_be_written_is_refused_before_it_is_issued(
         check.close()
 
 
+def test_a_file_the_system_refuses_is_one_line_naming_it(tmp_path: Path, judged: Cli) -> None:
+    """Whatever command meets it: an OSError naming a file is the user's to fix, not a bug."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("mine", "utf-8")
+    out = blocker / "sub" / "bundle"
+    result = judged("export", "bundle", "--study", "abp-demo", "--out", out)
+    assert result.code == 1
+    err = _one_line(result.err)
+    assert str(blocker) in err
+    assert blocker.read_text("utf-8") == "mine"
+
+
 # -- a pack whose fields no station can hold -------------------------------------------------------
 @pytest.fixture
 def pack(tmp_path: Path, cli: Cli) -> Path:
