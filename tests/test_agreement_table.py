@@ -441,6 +441,12 @@ def test_pair_resamples_give_each_pair_an_interval(tmp_path: Path, cli: Cli) -> 
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
+        ("--resamples", "-1", "resamples: expected a count of 0 (no interval) or at least 100"),
+        (
+            "--pair-resamples",
+            "-5",
+            "--pair-resamples: expected a count of 0 (no interval) or at least 100",
+        ),
         ("--confidence", "1.5", "confidence: expected a level strictly between 0 and 1"),
         ("--confidence", "0", "confidence: expected a level strictly between 0 and 1"),
     ],

@@ -61,7 +61,7 @@ def test_study_create_refuses_bad_options_with_one_line(tmp_path: Path, cli: Cli
         (("--conditions", "A,Z"), "conditions: study 's' has no condition 'Z'"),
         (("--rubric", "nope"), "rubric 'nope' is neither built in"),
         (("--reviewers-per-item", "2", "--reviewers", "ann"), "only 1 reviewers are listed"),
-        (("--reviewers-per-item", "0"), "reviewers per item: Input should be greater than"),
+        (("--reviewers-per-item", "0"), "--reviewers-per-item: expected a count from 1 to"),
         ((str(design), "--seed", "3"), "give design files or choices (--seed), not both"),
         (("--study", "nosuch"), "no study 'nosuch'"),
     ]

@@ -378,7 +378,7 @@ CASES = [
     Case(
         "agreement --pair-resamples -5",
         _on_coordinator("agreement", "--study", "s", "--pair-resamples", "-5"),
-        ("pair resamples", "-5"),
+        ("--pair-resamples", "-5"),
     ),
 ]
 

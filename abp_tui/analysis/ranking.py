@@ -37,7 +37,7 @@ from abp_tui.analysis.ranking_models import (
 from abp_tui.errors import AbpError
 from abp_tui.stats import ranking as bt
 from abp_tui.stats.inference import binomial_test, wilson
-from abp_tui.stats.resampling import resamples_refusal
+from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -362,11 +362,12 @@ def rank(
         raise NoRanking(
             f"--confidence: expected a level strictly between 0 and 1, got {confidence}"
         )
-    refusal = resamples_refusal(resamples)
-    if refusal is not None:
-        raise NoRanking(f"--resamples: {refusal}")
-    if not (math.isfinite(prior) and prior >= 0):
-        raise NoRanking(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
+    if (problem := resamples_problem(resamples)) is not None:
+        raise NoRanking(f"--resamples: {problem}")
+    if (problem := prior_problem(prior)) is not None:
+        raise NoRanking(f"--prior: {problem}")
+    if not 0 <= seed <= MAX_SEED:
+        raise NoRanking(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     systems = votes.systems
     if anchor is not None and anchor[0] not in systems:
         raise NoRanking(

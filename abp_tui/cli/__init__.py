@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib.abc
 import importlib.machinery
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 from abp_tui.cli.commands.workstation import cmd_tui
+from abp_tui.cli.options import OptionError
 from abp_tui.cli.output import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from abp_tui.cli.parser import build_parser
 from abp_tui.errors import AbpError, ImportFailed
@@ -32,7 +34,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # hands it a DataFrame. Hidden from that import alone, and only once a command imports it.
     _sqlite_utils_without_pandas()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except OptionError as exc:  # a number outside the range its option declares
+        sys.stderr.write(f"abp-tui: {exc}\n")
+        return EXIT_ERROR
     if not getattr(args, "command", None):
         args.func = cmd_tui
     if getattr(args, "reviewer", None) is None:
@@ -44,7 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if bad:
             parser.error(f"--option {bad[0]}: expected KEY=VALUE")
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a reader gone is met here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except ImportFailed as exc:
         from abp_tui.text.safe import safe_line
 
@@ -74,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("ABP_TUI_DEBUG"):
             raise
-        known = _store_error(exc, args)
+        known = _store_error(exc, args) or _file_error(exc)
         if known is not None:
             from abp_tui.text.safe import safe_line
 
@@ -85,6 +95,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Set ABP_TUI_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def _reader_gone() -> int:
+    """The reader of the output went away (``abp-tui ... | head -1``): stop quietly, as the
+    Python documentation advises for SIGPIPE. Standard output is pointed at the null device, so
+    that the interpreter's last flush of what was left in its buffer cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # not a file descriptor (output captured in-process): nothing left to flush there
+    return EXIT_ERROR
 
 
 class _WithoutPandas(importlib.abc.Loader):
@@ -131,6 +156,18 @@ def _sqlite_utils_without_pandas() -> None:
         return  # too late, or nothing to save
     if not any(isinstance(f, _SqliteUtilsFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _SqliteUtilsFinder())
+
+
+def _file_error(exc: Exception) -> Exception | None:
+    """A file the command was given, or the folder it writes to, that the system refused
+    (missing, not allowed, a folder where a file goes, a full disk), as one line naming it: the
+    user's to fix, not a bug. None for anything else."""
+    if not isinstance(exc, OSError) or exc.filename is None:
+        return None
+    where = str(exc.filename)
+    if exc.filename2 is not None:
+        where = str(exc.filename2)  # a rename: the target is the file the user named
+    return AbpError(f"{where}: {exc.strerror or exc}")
 
 
 def _store_error(exc: Exception, args: argparse.Namespace) -> Exception | None:

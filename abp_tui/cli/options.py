@@ -1,13 +1,18 @@
-"""What the options every command shares mean: which database (``--db``), who acts (``--by``)
-and who looks (``--reviewer``, before or after the command: one option of every command).
-Opening the database is the store's job; this module only resolves the names.
+"""What the options every command shares mean: which database (``--db``), who acts (``--by``),
+who looks (``--reviewer``, before or after the command: one option of every command), and the
+ranges numeric options take. Opening the database is the store's job; this module only resolves
+the names and checks the numbers.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from abp_tui.errors import AbpError
+from abp_tui.stats.limits import MAX_SEED, resamples_problem
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -48,3 +53,63 @@ def viewer(args: argparse.Namespace) -> str:
     this, so a reviewer still judging is held back or refused whichever way they are named."""
     reviewer = getattr(args, "reviewer", None)
     return str(reviewer) if reviewer is not None else actor(args)
+
+
+# -- the ranges of numeric options -----------------------------------------------------------------
+# Declared with the option in the parser (``type=``): a value outside its range is refused in one
+# line naming the option, before anything is opened or computed, with the exit status of bad
+# input (1). A value that is not a number at all stays argparse's usage error (2).
+class OptionError(AbpError):
+    """A numeric option's value is outside the range the option declares."""
+
+
+def _number(text: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        return kind(text)
+    except (ValueError, OverflowError):
+        raise ValueError(text) from None  # argparse: "invalid int value: 'x'" (usage, exit 2)
+
+
+def whole(option: str, low: int, high: int, what: str = "a whole number") -> Callable[[str], int]:
+    """``type=`` of an integer option taking ``low`` to ``high`` (both included)."""
+
+    def parse(text: str) -> int:
+        value = int(_number(text, int))
+        if not low <= value <= high:
+            raise OptionError(f"{option}: expected {what} from {low} to {high}, got {value}")
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in its usage error
+    return parse
+
+
+def resamples(option: str) -> Callable[[str], int]:
+    """``type=`` of a number of bootstrap resamples: 0 (no interval) to MAX_RESAMPLES."""
+
+    def parse(text: str) -> int:
+        value = int(_number(text, int))
+        problem = resamples_problem(value)
+        if problem is not None:
+            raise OptionError(f"{option}: {problem}")
+        return value
+
+    parse.__name__ = "int"
+    return parse
+
+
+def real(option: str, low: float, high: float, what: str = "a number") -> Callable[[str], float]:
+    """``type=`` of a float option taking ``low`` to ``high`` (both included; never NaN)."""
+
+    def parse(text: str) -> float:
+        value = float(_number(text, float))
+        if not low <= value <= high:  # NaN compares false: refused too
+            raise OptionError(f"{option}: expected {what} from {low:g} to {high:g}, got {text}")
+        return value
+
+    parse.__name__ = "float"
+    return parse
+
+
+def seed(option: str = "--seed") -> Callable[[str], int]:
+    """``type=`` of a bootstrap's seed: 0 to MAX_SEED."""
+    return whole(option, 0, MAX_SEED)

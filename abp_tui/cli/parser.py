@@ -29,13 +29,18 @@ from abp_tui.cli.commands.stats import (
 )
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
-from abp_tui.stats.resampling import MIN_RESAMPLES, resample_count
+from abp_tui.cli.options import real, resamples, seed, whole
+from abp_tui.stats.limits import MAX_PRIOR, MAX_RESAMPLES, MAX_SEED, MIN_SEED
+from abp_tui.stats.resampling import MIN_RESAMPLES
 
 REVIEWER = (
     "who is looking (the workstation's reviewer; a pack's reviewer): what NAME still has to "
     "judge is held back from every figure, and the results, exports, judge report and ranking "
     "are refused while NAME has items of the study to judge (default: the user logged in)"
 )
+SEED_HELP = f"seed of the bootstrap draws, 0 to {MAX_SEED} (0)"
+MAX_REVIEWERS_PER_ITEM = 1000
+"""More reviewers per item than any study has people (a design lists each by name)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,13 +112,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--reviewers", default=None, help="names: ann,bo (default: none listed, an open design)"
     )
-    p.add_argument("--reviewers-per-item", type=int, default=None, metavar="N", help="default 1")
+    p.add_argument(
+        "--reviewers-per-item",
+        type=whole("--reviewers-per-item", 1, MAX_REVIEWERS_PER_ITEM, "a count"),
+        default=None,
+        metavar="N",
+        help="default 1",
+    )
     p.add_argument(
         "--adjudicators",
         default=None,
         help="names: lead,dee (default: anyone; never a reviewer of the item adjudicated)",
     )
-    p.add_argument("--seed", type=int, default=None, help="default: a fresh seed (printed)")
+    p.add_argument(
+        "--seed",
+        type=whole("--seed", MIN_SEED, MAX_SEED),
+        default=None,
+        help="default: a fresh seed (printed)",
+    )
     p.add_argument("--single-items", action="store_true", help="also score each run on its own")
     p.set_defaults(func=cmd_study_create)
     p = study_sub.add_parser(
@@ -180,22 +196,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help="with --table: each variable's level and scale",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
     p.add_argument(
         "--resamples",
-        type=resample_count,
+        type=resamples("--resamples"),
         default=1000,
         metavar="N",
-        help=f"bootstrap resamples of the multi-reviewer figures (1000; 0: no intervals; else at "
-        f"least {MIN_RESAMPLES})",
+        help="bootstrap resamples of the multi-reviewer figures (1000; 0: no intervals; "
+        f"else {MIN_RESAMPLES} to {MAX_RESAMPLES})",
     )
     p.add_argument(
         "--pair-resamples",
-        type=resample_count,
+        type=resamples("--pair-resamples"),
         default=0,
         metavar="N",
-        help=f"bootstrap resamples of each reviewer pair's figures (0: no pair intervals; else at "
-        f"least {MIN_RESAMPLES})",
+        help=f"bootstrap resamples of each reviewer pair's figures (0: no pair intervals; else "
+        f"{MIN_RESAMPLES} to {MAX_RESAMPLES})",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument(
@@ -221,13 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
         "study (default: final once people judged some of the design, else labels)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
     p.add_argument(
         "--resamples",
-        type=resample_count,
+        type=resamples("--resamples"),
         default=1000,
         metavar="N",
-        help=f"bootstrap resamples (1000; 0: no intervals; else at least {MIN_RESAMPLES})",
+        help=f"bootstrap resamples (1000; 0: no intervals; else {MIN_RESAMPLES} to "
+        f"{MAX_RESAMPLES})",
     )
     p.add_argument(
         "--epsilon",
@@ -404,27 +421,56 @@ def build_parser() -> argparse.ArgumentParser:
             "ranking",
         ],
     )
-    p.add_argument("--items", type=int, default=10_000, help="items (agreement, judges)")
+    p.add_argument(
+        "--items", type=whole("--items", 1, 10**7), default=10_000, help="items (agreement, judges)"
+    )
     p.add_argument(
         "--table",
         action="store_true",
         help="agreement: time `agreement --table` on a generated CSV (10,000 items: 150,000 rows)",
     )
-    p.add_argument("--events", type=int, default=200_000, help="trace events to generate")
+    p.add_argument(
+        "--events",
+        type=whole("--events", 1, 10**8),
+        default=200_000,
+        help="trace events to generate",
+    )
     p.add_argument(
         "--format",
         choices=["abp-trace", "pairwise"],
         default="abp-trace",
         help="import: the input generated (abp-trace: --events events; pairwise: --pairs pairs)",
     )
-    p.add_argument("--pairs", type=int, default=20_000, help="pairs to generate (import pairwise)")
-    p.add_argument("--votes", type=int, default=1_000_000, help="votes to generate (ranking)")
-    p.add_argument("--systems", type=int, default=50, help="systems to rank (ranking)")
-    p.add_argument("--tasks", type=int, default=200_000, help="tasks of the votes (ranking)")
-    p.add_argument("--runs", type=int, default=10_000, help="runs of the generated study (export)")
+    p.add_argument(
+        "--pairs",
+        type=whole("--pairs", 1, 10**7),
+        default=20_000,
+        help="pairs to generate (import pairwise)",
+    )
+    p.add_argument(
+        "--votes",
+        type=whole("--votes", 1, 10**8),
+        default=1_000_000,
+        help="votes to generate (ranking)",
+    )
+    p.add_argument(
+        "--systems", type=whole("--systems", 2, 10**4), default=50, help="systems to rank (ranking)"
+    )
+    p.add_argument(
+        "--tasks",
+        type=whole("--tasks", 1, 10**7),
+        default=200_000,
+        help="tasks of the votes (ranking)",
+    )
+    p.add_argument(
+        "--runs",
+        type=whole("--runs", 1, 10**7),
+        default=10_000,
+        help="runs of the generated study (export)",
+    )
     p.add_argument(
         "--repeat",
-        type=int,
+        type=whole("--repeat", 1, 1000),
         default=None,
         help="repetitions, the median is reported (default 3; ui: 15 key presses; startup: 11)",
     )
@@ -454,12 +500,13 @@ def _add_ranking(
     )
     p.add_argument(
         "--resamples",
-        type=resample_count,
+        type=resamples("--resamples"),
         default=1000,
         metavar="N",
-        help=f"bootstrap resamples of tasks (1000; 0: no intervals; else at least {MIN_RESAMPLES})",
+        help=f"bootstrap resamples of tasks (1000; 0: no intervals; else {MIN_RESAMPLES} to "
+        f"{MAX_RESAMPLES})",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap draws (0)")
+    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument(
         "--anchor",
@@ -469,7 +516,7 @@ def _add_ranking(
     )
     p.add_argument(
         "--prior",
-        type=float,
+        type=real("--prior", 0.0, MAX_PRIOR, "a number of pseudo-ties"),
         default=0.0,
         metavar="K",
         help="K pseudo-ties on every compared pair: a finite score for a system that won or "

@@ -22,6 +22,7 @@ from abp_tui.analysis.regression_gate import Baseline
 from abp_tui.errors import InputError
 from abp_tui.export.validation import schema_errors
 from abp_tui.text import json_input
+from abp_tui.text.input_files import not_regular
 
 BASELINE_SCHEMA_FILE: Final = "abp-baseline-v1.schema.json"
 
@@ -83,6 +84,8 @@ def _consistency(baseline: Baseline, display: str) -> None:
 def read_baseline(path: Path, display: str | None = None) -> Baseline:
     """The baseline at ``path``, or an InputError naming what is wrong and where."""
     shown = display or str(path)
+    if (kind := not_regular(path)) is not None:
+        raise InputError(shown, f"{kind}: expected a regular file (a baseline)")
     try:
         data = path.read_bytes()
     except FileNotFoundError:

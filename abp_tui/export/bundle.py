@@ -66,6 +66,7 @@ from abp_tui.export.protocol import (
     check_plan,
     check_protocol,
 )
+from abp_tui.export.targets import check_target
 from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
 from abp_tui.text import json_input
@@ -243,14 +244,19 @@ def write_bundle(out_dir: Path, files: dict[str, bytes]) -> Path:
 
 
 def write_file(path: Path, data: bytes) -> None:
-    """Write one exported file atomically (a temporary name beside it, renamed into place)."""
+    """Write one exported file atomically (a temporary name beside it, renamed into place); a
+    place it cannot go is refused in one line naming it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_target(path, "file", "the export")
     tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.partial"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("xb") as out:
             out.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{path}: cannot write the export there ({exc.strerror})") from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

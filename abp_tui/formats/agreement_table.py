@@ -32,7 +32,7 @@ from pydantic import Field
 
 from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.agreement_scale import OffScale, cell_reader, check_scale, parse_scale
-from abp_tui.formats.base import validate
+from abp_tui.formats.base import check_input_file, validate
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement import (
     CONFIDENCE,
@@ -98,6 +98,7 @@ def read_header(path: Path | str) -> dict[str, VariableSpec]:
     """
     path = Path(path)
     display = str(path)
+    check_input_file(path, display)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -180,6 +181,7 @@ class _Rows:
         self.kept: list[int] | None = None
         """Positions among the parsed rows of the rows kept (None: every row, no blank lines)."""
         self._lines: list[int] | None = None
+        check_input_file(path, display)
         try:
             with path.open(encoding="utf-8-sig", newline="") as handle:
                 reader = csv.reader(handle, strict=True)

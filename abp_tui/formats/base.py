@@ -8,6 +8,7 @@ problems that make the whole file unusable are *raised* as :class:`InputError`.
 from __future__ import annotations
 
 import json
+import stat as st
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from abp_tui.models import (
 )
 from abp_tui.models.judges import Judge, JudgeVerdict
 from abp_tui.text import json_input
+from abp_tui.text.input_files import not_regular
 
 Record = (
     Study
@@ -115,6 +117,13 @@ def decode_utf8(data: bytes, display: str, line: int | None = None) -> str:
         raise InputError(display, f"invalid UTF-8 at {where}: expected UTF-8 text", line) from None
 
 
+def check_input_file(path: Path, display: str) -> None:
+    """Refuse, unopened, an input file that is not a regular file (:func:`not_regular`)."""
+    kind = not_regular(path)
+    if kind is not None:
+        raise InputError(display, f"{kind}: expected a regular file")
+
+
 def read_json(path: Path, display: str) -> Any:
     """Parse a whole JSON document, with errors that name the line and column.
 
@@ -124,6 +133,7 @@ def read_json(path: Path, display: str) -> Any:
     peeked = _take_peeked(path)
     if peeked is not None:
         return peeked
+    check_input_file(path, display)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -154,6 +164,7 @@ def iter_jsonl(path: Path, ctx: ParseContext) -> Iterator[tuple[int, bytes]]:
 
     A last line that does not end in a newline and is not complete JSON is reported as truncated.
     """
+    check_input_file(path, ctx.display)
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -239,6 +250,8 @@ def head_bytes(path: Path, size: int = 4096, line_limit: int = 64 << 20) -> byte
     A JSON list is not extended: no JSONL record is a list, and a list written on one line
     would be read whole (twice, by detection) for nothing.
     """
+    if not_regular(path) is not None:
+        return b""
     try:
         with path.open("rb") as handle:
             head = handle.read(size)
@@ -266,7 +279,7 @@ def peek_json(path: Path) -> Any:
         stat = path.stat()
     except OSError:
         return None
-    if stat.st_size > _PEEK_LIMIT:
+    if stat.st_size > _PEEK_LIMIT or not st.S_ISREG(stat.st_mode):
         return None
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key not in _peek_cache:

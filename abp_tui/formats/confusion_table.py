@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 
 from abp_tui.errors import InputError
+from abp_tui.formats.base import check_input_file
 
 __all__ = ["numeric_labels", "read_confusion_table"]
 
@@ -52,6 +53,7 @@ def numeric_labels(labels: list[str]) -> list[str | int | float] | None:
 def read_confusion_table(path: Path) -> tuple[list[str], list[list[int]]]:
     """The categories and the counts of the square confusion matrix in ``path``."""
     where = str(path)
+    check_input_file(path, where)
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             rows = [row for row in csv.reader(handle) if any(cell.strip() for cell in row)]

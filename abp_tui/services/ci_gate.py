@@ -36,7 +36,15 @@ from abp_tui.export.baseline import read_baseline, write_baseline
 from abp_tui.formats import detect
 from abp_tui.formats.abp import AbpRun
 from abp_tui.formats.arena import RunManifest
-from abp_tui.formats.base import Format, Invalid, ParseContext, peek_json, read_json, validate
+from abp_tui.formats.base import (
+    Format,
+    Invalid,
+    ParseContext,
+    check_input_file,
+    peek_json,
+    read_json,
+    validate,
+)
 from abp_tui.models import Condition, Run, RunFacts
 from abp_tui.store import bulk
 from abp_tui.store.db import utc_now
@@ -50,6 +58,7 @@ OpenDb = Callable[[], sqlite_utils.Database]
 def _sha256(path: Path, display: str) -> tuple[str, int]:
     hasher = hashlib.sha256()
     size = 0
+    check_input_file(path, display)
     try:
         with path.open("rb") as handle:
             while chunk := handle.read(1 << 20):

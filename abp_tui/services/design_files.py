@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from abp_tui.errors import AbpError, InputError
-from abp_tui.formats.base import loads_json, validate
+from abp_tui.formats.base import check_input_file, loads_json, validate
 from abp_tui.models import AcceptanceRule, Dimension, InlineRubric, Rubric, StudyDesign
 from abp_tui.models.design import SCALE
 from abp_tui.text import json_input
@@ -47,6 +47,7 @@ def _retarget(exc: InputError, toml: bool) -> InputError:
 def load_design_file(path: Path) -> StudyDesign:
     """A design from TOML or JSON, with errors naming the file and the key."""
     display = str(path)
+    check_input_file(path, display)
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -373,6 +373,16 @@ def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
     (protocol ``pack``) are not studies anyone picks by default.
     """
     if study is not None:
+        if study_protocol(db, study) is None:
+            known = [s.id for s in list_studies(db) if s.protocol != "pack"]
+            raise AbpError(
+                f"no study {study!r} in the database"
+                + (
+                    f" (one of: {', '.join(known[:20])}{', ...' if len(known) > 20 else ''})"
+                    if known
+                    else ": it has none"
+                )
+            )
         return study
     ids = [s.id for s in list_studies(db) if s.protocol != "pack"]
     if len(ids) != 1:

@@ -21,6 +21,7 @@ from abp_tui.errors import ImportFailed, InputError
 from abp_tui.formats import detect, not_imported, unknown_format
 from abp_tui.formats.base import Format, head_bytes, malformed_json
 from abp_tui.formats.layouts import Layout, recognise
+from abp_tui.text.input_files import not_regular
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,12 @@ def plan_import(paths: Iterable[Path], fmt: Format | None) -> ImportPlan:
             else:
                 plan.files.append(PlannedFile(path, found))
         else:
-            problems.append(InputError(str(path), "no such file or folder"))
+            kind = not_regular(path)
+            problems.append(
+                InputError(str(path), f"{kind}: expected a file or folder of run records")
+                if kind is not None
+                else InputError(str(path), "no such file or folder")
+            )
     if problems:
         raise ImportFailed(problems)
     return plan

@@ -37,7 +37,7 @@ from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
-from abp_tui.stats.resampling import resamples_refusal
+from abp_tui.stats.limits import MAX_SEED, resamples_problem
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
 from abp_tui.store.queries import list_studies, run_facts, unblinded
@@ -163,9 +163,10 @@ def judge_report(
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
     if not 0 <= epsilon < 1:
         raise AbpError(f"--epsilon: expected a margin from 0 up to 1 (e.g. 0.2), got {epsilon}")
-    refusal = resamples_refusal(resamples)
-    if refusal is not None:
-        raise AbpError(f"--resamples: {refusal}")
+    if (problem := resamples_problem(resamples)) is not None:
+        raise AbpError(f"--resamples: {problem}")
+    if not 0 <= seed <= MAX_SEED:
+        raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     study_id = judged_study(db, study)
     if viewer is not None:
         shows = "the judge report shows the AI judges' verdicts and the people's decisions on them"

@@ -48,7 +48,7 @@ from abp_tui.models import StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
-from abp_tui.stats.resampling import resamples_refusal
+from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 from abp_tui.store import judging
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
@@ -240,11 +240,12 @@ def ranking_report(
     fixed = parse_anchor(anchor)
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
-    refusal = resamples_refusal(resamples)
-    if refusal is not None:
-        raise AbpError(f"--resamples: {refusal}")
-    if not (math.isfinite(prior) and prior >= 0):
-        raise AbpError(f"--prior: expected a number of pseudo-ties of 0 or more, got {prior}")
+    if (problem := resamples_problem(resamples)) is not None:
+        raise AbpError(f"--resamples: {problem}")
+    if (problem := prior_problem(prior)) is not None:
+        raise AbpError(f"--prior: {problem}")
+    if not 0 <= seed <= MAX_SEED:
+        raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     study_id = find_study(db, study)
     if unblinded(db, study_id) is None:
         raise StudyIsBlind(

@@ -15,6 +15,8 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.export.errors import ExportError
+from abp_tui.export.targets import check_target
 from abp_tui.formats import native
 from abp_tui.models import Condition, Rubric, Run, Study, Task, TraceEvent
 from abp_tui.services.adjudicating import final_verdicts
@@ -66,7 +68,11 @@ def write_schemas(
 ) -> list[Path]:
     """Write the schemas and ``metadata.json`` into ``out``; with ``db``, refresh its views and
     final verdicts first, and describe its columns as they are (score columns included)."""
-    out.mkdir(parents=True, exist_ok=True)
+    check_target(out, "folder", "the schemas")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"{out}: cannot write the schemas there ({exc.strerror})") from None
     written = [_write_json(out / name, schema) for name, schema in native_schemas().items()]
     if db is None:
         db = connect(Path(":memory:"))  # a new database: every table and view, no scores

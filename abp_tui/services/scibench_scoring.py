@@ -35,7 +35,7 @@ from abp_tui.analysis.scibench_scoring import (
 )
 from abp_tui.errors import AbpError, InputError
 from abp_tui.formats import detect
-from abp_tui.formats.base import read_json, validate
+from abp_tui.formats.base import check_input_file, read_json, validate
 from abp_tui.formats.scibench import SciPilotRun, SciSpec
 from abp_tui.models import Model
 from abp_tui.store.automated import (
@@ -95,6 +95,7 @@ class SciBenchReport(Model):
 
 
 def _sha(path: Path, display: str) -> str:
+    check_input_file(path, display)
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError as exc:

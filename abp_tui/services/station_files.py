@@ -24,8 +24,10 @@ from typing import Any, Final, Literal
 from pydantic import Field
 
 from abp_tui.errors import InputError
-from abp_tui.formats.base import loads_json, validate
-from abp_tui.models import Judgment, Model, Rubric
+from abp_tui.export.errors import ExportError
+from abp_tui.export.targets import check_target
+from abp_tui.formats.base import check_input_file, loads_json, validate
+from abp_tui.models import Judgment, Model, ResultState, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
 
 PACK_FORMAT: Final = "abp-tui-reviewer-pack/v2"
@@ -60,12 +62,13 @@ class PackResponse(Model):
     key: str
     text: str
     masked: int
-    record_state: str | None = None
+    record_state: ResultState | None = None
+    """The run's record state, as the runs of the study know it (refused otherwise)."""
     trace: list[PackTraceEvent] = Field(default_factory=list)
 
 
 class PackTask(Model):
-    id: str
+    id: str = Field(min_length=1)
     title: str = ""
     prompt: str = ""
     base_instruction: str = ""
@@ -148,10 +151,17 @@ def signed_by(document: dict[str, Any], key: str) -> bool:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write a pack or ratings file whole or not at all; a place it cannot go is refused in one
+    line naming it (:func:`abp_tui.export.targets.check_target`)."""
+    check_target(path, "file", "a pack or ratings file")
     tmp = path.with_name(f".{path.name}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ExportError(f"{path}: cannot write it there ({exc.strerror})") from None
 
 
 def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:
@@ -163,6 +173,7 @@ def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
     own ``sha256``, and the name errors give it. The reader refuses NaN, Infinity and whatever
     else no record can hold (:func:`abp_tui.formats.base.loads_json`)."""
     display = str(path)
+    check_input_file(path, display)
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -29,6 +29,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.errors import AbpError
+from abp_tui.export.targets import check_target
 from abp_tui.models import Condition, Run, Study, Task
 from abp_tui.models.builtin_rubrics import PREFERENCE_ONLY
 from abp_tui.services.merging import merge_ratings
@@ -177,6 +178,7 @@ def write_study_pack(
 ) -> StudyPack:
     """Issue a reviewer's pack (recorded, with their key) and write it to ``out``; the design is
     frozen from then on."""
+    check_target(out, "file", "the study pack")  # before the pack is recorded as issued
     with db.atomic():
         pack = build_study_pack(db, design_pk, reviewer)
         psql.record_pack(db, pack.sha256, design_pk, reviewer, len(pack.items))

@@ -22,7 +22,7 @@ from abp_tui.stats.agreement import (
     WEIGHT_BASES,
     WeightBasis,
 )
-from abp_tui.stats.resampling import resamples_refusal
+from abp_tui.stats.limits import resamples_problem
 
 
 def check_settings(
@@ -37,9 +37,10 @@ def check_settings(
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise AbpError(f"seed: expected an integer, got {seed!r}")
     for name, count in (("resamples", resamples), ("pair resamples", pair_resamples)):
-        refusal = resamples_refusal(count)
-        if refusal is not None:
-            raise AbpError(f"{name}: {refusal}")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise AbpError(f"{name}: expected a count of 0 or more (0: no interval), got {count!r}")
+        if (problem := resamples_problem(count)) is not None:
+            raise AbpError(f"{name}: {problem} (0: no interval)")
     if not isinstance(confidence, int | float) or not 0 < confidence < 1:
         raise AbpError(
             f"confidence: expected a level strictly between 0 and 1 (e.g. 0.95), got {confidence!r}"

@@ -150,8 +150,6 @@ from abp_tui.stats.agreement_models import (
     VariableSpec,
 )
 from abp_tui.stats.agreement_pairs import (
-    CONFUSION_COLUMNS,
-    CONFUSION_ROWS,
     _pair,
     pair_from_counts,
 )
@@ -534,9 +532,9 @@ def pair_from_confusion(
     """Percent agreement and Cohen's kappa of two raters from their square confusion matrix.
 
     ``counts[k][l]`` is the number of items rater A (the rows) put in category k and rater B (the
-    columns) in category l. The matrix is unrolled into the items it counts and computed by the
-    same code as every reviewer pair (:func:`compute_variable`, no bootstrap), so the figures
-    are those ``abp-tui agreement`` reports for the same judgments; an ordered ``level`` adds
+    columns) in category l. Computed from the counts by the same code as every reviewer pair
+    (:func:`pair_from_counts`, no bootstrap), so the figures are those ``abp-tui agreement``
+    reports for the same judgments; an ordered ``level`` adds
     the weighted kappas on ``categories`` as a declared scale. Raises AgreementError for a
     matrix that is not square, does not match its categories, or holds a negative count.
     """
@@ -561,22 +559,13 @@ def pair_from_confusion(
         raise AgreementError("the confusion matrix counts no items (every cell is 0)")
     if total > _CONFUSION_LIMIT:
         raise AgreementError(f"the counts add up to {total}, above the limit of {_CONFUSION_LIMIT}")
-    records: list[Observation] = []
-    item = 0
-    for k, row in enumerate(counts):
-        for col, count in enumerate(row):
-            for _ in range(count):
-                name = str(item)
-                records.append((name, CONFUSION_ROWS, categories[k]))
-                records.append((name, CONFUSION_COLUMNS, categories[col]))
-                item += 1
-    variable = compute_variable(
-        records,
-        level,
-        list(categories),
-        resamples=0,
-        pair_resamples=0,
-        confidence=confidence,
-        weight_basis=weight_basis,
+    # From the cell counts alone (an 800 x 800 table unrolled into its items took minutes):
+    # the figures compute_variable gives those items, the same code every reviewer pair uses.
+    # The declared scale as compute_variable reads it (numbers ascending, labels as given).
+    cats = declared_categories(level, categories, "value")
+    where = {category: k for k, category in enumerate(categories)}
+    order = [where[c] for c in cats]
+    square = np.asarray(counts, dtype=np.int64)[np.ix_(order, order)]
+    return pair_from_counts(
+        square, cats, level=level, confidence=confidence, weight_basis=weight_basis
     )
-    return variable.pairs[0]
