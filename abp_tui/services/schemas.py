@@ -18,8 +18,8 @@ import sqlite_utils
 from abp_tui.formats import native
 from abp_tui.models import Condition, Rubric, Run, Study, Task, TraceEvent
 from abp_tui.services.adjudicating import final_verdicts
-from abp_tui.store import connect, views
-from abp_tui.store.db import utc_now
+from abp_tui.store import views
+from abp_tui.store.db import connect_memory, utc_now
 from abp_tui.store.metadata import datasette_metadata
 from abp_tui.text.canonical import canonical_json
 
@@ -69,7 +69,7 @@ def write_schemas(
     out.mkdir(parents=True, exist_ok=True)
     written = [_write_json(out / name, schema) for name, schema in native_schemas().items()]
     if db is None:
-        db = connect(Path(":memory:"))  # a new database: every table and view, no scores
+        db = connect_memory()  # a new database: every table and view, no scores
     else:
         views.refresh_views(db)
         refresh_final_verdicts(db)
