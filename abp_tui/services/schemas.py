@@ -15,6 +15,8 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.errors import writing
+from abp_tui.export.bundle import write_file
 from abp_tui.formats import native
 from abp_tui.models import Condition, Rubric, Run, Study, Task, TraceEvent
 from abp_tui.services.adjudicating import final_verdicts
@@ -34,7 +36,8 @@ def native_schemas() -> dict[str, dict[str, Any]]:
 
 
 def _write_json(path: Path, document: Any) -> Path:
-    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    """Written whole or not at all; a full disk is one WriteError naming the file."""
+    write_file(path, (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     return path
 
 
@@ -66,7 +69,8 @@ def write_schemas(
 ) -> list[Path]:
     """Write the schemas and ``metadata.json`` into ``out``; with ``db``, refresh its views and
     final verdicts first, and describe its columns as they are (score columns included)."""
-    out.mkdir(parents=True, exist_ok=True)
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
     written = [_write_json(out / name, schema) for name, schema in native_schemas().items()]
     if db is None:
         db = connect_memory()  # a new database: every table and view, no scores

@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 from pydantic import Field
 
 from abp_tui.errors import InputError
+from abp_tui.export.bundle import placed_when_done
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import Judgment, Model, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
@@ -148,10 +149,9 @@ def signed_by(document: dict[str, Any], key: str) -> bool:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    """Write ``path`` whole or not at all; a full disk is one WriteError, nothing left behind."""
+    with placed_when_done(path, text.encode("utf-8")):
+        pass
 
 
 def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:
