@@ -114,14 +114,14 @@ def test_pack_study_still_writes_and_records_its_pack(tmp_path: Path, cli: Cli) 
 def test_a_pack_whose_record_fails_is_not_left_in_place(
     tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from abp_tui.services import stations
+    from abp_tui.store import packs
 
     _study(tmp_path, cli)
 
     def failing_audit(*args: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(stations.psql, "audit", failing_audit)
+    monkeypatch.setattr(packs, "audit", failing_audit)
     out = tmp_path / "out" / "ann.pack.json"
     result = cli("pack", "study", "--db", cli.db_path, "--reviewer", "ann", "--out", out)
     _one_line(result, "the disk is full")

@@ -28,7 +28,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.errors import StoreError
-from abp_tui.store import ownership
+from abp_tui.store import import_sessions, ownership
 from abp_tui.store.schema import MIGRATIONS
 from abp_tui.store.views import refresh_views
 
@@ -199,6 +199,7 @@ def connect(path: Path) -> sqlite_utils.Database:
             db.execute("PRAGMA synchronous = NORMAL")
             migrate(db)
             refresh_views(db)
+            import_sessions.clean_stale(db)  # what killed imports left staged, if any
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(exc, path) or StoreError(
