@@ -105,6 +105,15 @@ def _wal_with_its_log(path: Path) -> Path:
     return path
 
 
+def _corrupt(path: Path) -> Path:
+    """A SQLite header over pages that are not SQLite's."""
+    _sqlite(path, "CREATE TABLE t (a); INSERT INTO t VALUES (1);")
+    data = bytearray(path.read_bytes())
+    data[100:] = b"\xa5" * (len(data) - 100)
+    path.write_bytes(bytes(data))
+    return path
+
+
 FOREIGN: dict[str, tuple[Callable[[Path], Path], str]] = {
     "only a view": (_only_a_view, "1 view of another program (answer)"),
     "sqliteXdata": (_sqlite_x_data, "1 table of another program (sqliteXdata)"),
@@ -114,6 +123,7 @@ FOREIGN: dict[str, tuple[Callable[[Path], Path], str]] = {
     "0001_initial of another tool": (_our_first_migration_name, "(users)"),
     "WAL at rest": (_wal_at_rest, "1 table of another program (t)"),
     "WAL with its log": (_wal_with_its_log, "1 table of another program (t)"),
+    "corrupt": (_corrupt, "SQLite cannot read it"),
 }
 
 

@@ -35,6 +35,7 @@ from abp_tui.store.views import refresh_views
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = ownership.SQLITE_HEADER
 FIRST_MIGRATION = ownership.FIRST_MIGRATION
+MIGRATIONS_NAMES = tuple(name for name, _ in MIGRATIONS)
 
 
 def utc_now() -> str:
@@ -236,16 +237,18 @@ def _refuse_newer(applied: set[str]) -> None:
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply the migrations not yet recorded, each in its own transaction; return their names."""
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-    )
-    applied = {row[0] for row in db.execute("SELECT name FROM _migrations").fetchall()}
-    _refuse_newer(applied)
+    applied = set(MIGRATIONS_NAMES) - set(pending(db))  # refuses a newer abp-tui's
     done: list[str] = []
     for name, sql in MIGRATIONS:
         if name in applied:
             continue
         with db.atomic():
+            # The schema record appears with the first migration's tables, in one commit: a
+            # process looking meanwhile (ownership.check) never sees one without the other.
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             # Another process may have applied it while this one waited for the lock.
             if db.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchone():
                 continue

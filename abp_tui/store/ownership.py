@@ -29,6 +29,7 @@ import shutil
 import sqlite3
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -51,6 +52,14 @@ _KINDS: Final = (
     (stat.S_ISCHR, "a device"),
     (stat.S_ISBLK, "a device"),
 )
+
+
+LOOKS: Final = 3
+"""How many times a file SQLite cannot read is looked at before it is refused."""
+
+
+class _Unreadable(Exception):
+    """SQLite could not read the file's schema (corrupt, or caught mid-write)."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +135,15 @@ def check(path: Path) -> Verdict:
         raise StoreError(f"{path}: cannot read the database: {exc.strerror}") from None
     if len(header) < 100 or not header.startswith(SQLITE_HEADER):
         raise _refused(path, "it is not a SQLite file")
-    kind = _schema_verdict(path, header, log_size > 0)
-    return Verdict(kind)
+    for attempt in range(LOOKS):
+        try:
+            return Verdict(_schema_verdict(path, header, log_size > 0))
+        except _Unreadable as exc:
+            # Read without a lock, a page may be caught as another process rewrites it.
+            if attempt == LOOKS - 1:
+                raise _refused(path, f"SQLite cannot read it ({exc})") from None
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _schema_verdict(path: Path, header: bytes, hot_log: bool) -> Literal["new", "ours"]:
@@ -139,7 +155,8 @@ def _schema_verdict(path: Path, header: bytes, hot_log: bool) -> Literal["new", 
             shutil.copyfile(path, copy)
             shutil.copyfile(wal_of(path), wal_of(copy))
             verdict = _look(copy, path, immutable=False)
-            header = copy.read_bytes()[:100]
+            with copy.open("rb") as handle:
+                header = handle.read(100)
     user_version = int.from_bytes(header[60:64], "big")
     application_id = int.from_bytes(header[68:72], "big")
     if application_id not in (0, APPLICATION_ID):
@@ -183,7 +200,7 @@ def _look(target: Path, path: Path, immutable: bool = True) -> Literal["ours"] |
         if recorded:
             return "ours"
     except sqlite3.DatabaseError as exc:
-        raise _refused(path, f"SQLite cannot read it ({exc})") from None
+        raise _Unreadable(str(exc)) from None
     finally:
         conn.close()
     raise _refused(path, f"it holds {_listed(objects)} and no abp-tui schema record")
