@@ -258,7 +258,8 @@ def test_what_cannot_be_a_database_file_is_one_line_and_exit_1(
     else:
         target = str(tmp_path / ("a" * 300 + ".db"))
     before = _folder_state(tmp_path)
-    for argv in (("status",), ("study", "list"), ("import", str(tmp_path / "x.jsonl"))):
+    schemas = ("schema", "--out", str(tmp_path / "schemas"))
+    for argv in (("status",), ("study", "list"), ("import", str(tmp_path / "x.jsonl")), schemas):
         result = cli(*argv, "--db", target)
         assert result.code == 1, (argv, result.err)
         lines = result.err.strip().splitlines()

@@ -24,12 +24,18 @@ def db_path(args: argparse.Namespace) -> Path:
 
 
 def exists(path: Path) -> bool:
-    """Whether something is at ``path``; False for a name the system cannot even look up (too
-    long, say): opening it then says why, in one line."""
+    """Whether something is at the database path ``path``. A name that can name no database
+    (``:memory:``, a name the system cannot hold) is refused here, in one line."""
+    from abp_tui.errors import StoreError
+
+    if str(path) == ":memory:":
+        from abp_tui.store.db import refuse_memory
+
+        refuse_memory(path)
     try:
         return path.exists()
-    except OSError:
-        return False
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open the database: {exc.strerror}") from None
 
 
 def open_db(args: argparse.Namespace) -> sqlite_utils.Database:

@@ -142,7 +142,7 @@ def _writable(path: Path) -> bool:
     return ownership.writable(path)
 
 
-def _refuse_memory(path: Path) -> None:
+def refuse_memory(path: Path) -> None:
     if str(path) == ":memory:":
         raise StoreError(
             f"{path}: an in-memory database keeps nothing once the command ends; "
@@ -165,7 +165,7 @@ def connect(path: Path) -> sqlite_utils.Database:
     Raises StoreError, having changed nothing, for a file that is not an abp-tui database.
     """
     path = Path(path)
-    _refuse_memory(path)
+    refuse_memory(path)
     verdict = ownership.check(path)
     read_only = verdict.kind == "ours" and not _writable(path)
     if verdict.kind == "new":
