@@ -149,3 +149,22 @@ def test_schema_on_a_full_disk_is_one_line_and_leaves_nothing(
         result = cli(*argv)
         _one_line(result, "schema.json: cannot write it (No space left on device)")
         assert [p for p in full_disk.rglob("*") if p.is_file()] == []
+
+
+def test_an_export_whose_record_fails_is_not_left_in_place(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abp_tui.store import packs
+
+    _study(tmp_path, cli)
+    assert cli("unblind", "--yes").code == 0
+
+    def failing_audit(*args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(packs, "audit", failing_audit)
+    out = tmp_path / "exported"
+    out.mkdir()
+    result = cli("export", "verdicts", "--db", cli.db_path, "--out", out / "v.jsonl")
+    _one_line(result, "the disk is full")
+    assert list(out.iterdir()) == []
