@@ -167,7 +167,7 @@ def test_a_database_of_a_newer_abp_tui_is_refused_before_anything_is_written(
     conn.execute("PRAGMA journal_mode = DELETE")  # as a newer version might leave it
     conn.close()
     before = _folder_state(tmp_path)
-    with pytest.raises(StoreError, match="written by a newer abp-tui"):
+    with pytest.raises(StoreError, match=r"newer\.db: the database was written by a newer abp-tui"):
         connect(path)
     assert _folder_state(tmp_path) == before
 

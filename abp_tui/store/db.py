@@ -8,9 +8,11 @@ only then reads. A deferred transaction that read first and wrote second would f
 there: its snapshot is already stale), which is how reviewers' saves failed beside an import.
 Long imports commit in short batches (:mod:`abp_tui.store.staging`), so a wait stays short.
 
-**Refusing.** A file that is not SQLite, or a SQLite database holding tables and no abp-tui
-schema record (``_migrations`` with our first migration), is refused before anything is written
-to it; an empty or new file is initialised. A file that cannot be written is opened read-only.
+**Refusing.** Whose file it is is decided before anything is written to it, or beside it
+(:mod:`abp_tui.store.ownership`): a new, 0-byte or schema-less file is initialised (its header
+then carries our application id); our database is opened; anything else is refused in one line
+naming it, as is a database of a newer abp-tui. A file that cannot be written is opened
+read-only, and immutable in a folder that cannot be written (read-only media).
 
 **Errors.** What the disk or another process does to a write (busy past the timeout, read-only,
 full, I/O errors) leaves the transaction rolled back and becomes one :class:`StoreError` line
@@ -222,17 +224,14 @@ def pending(db: sqlite_utils.Database) -> list[str]:
         if has_table
         else set()
     )
-    _refuse_newer(applied)
-    return [name for name, _ in MIGRATIONS if name not in applied]
-
-
-def _refuse_newer(applied: set[str]) -> None:
-    unknown = applied - {name for name, _ in MIGRATIONS}
+    unknown = applied - set(MIGRATIONS_NAMES)
     if unknown:
         raise StoreError(
-            f"the database was written by a newer abp-tui (migrations {sorted(unknown)}); "
-            "upgrade abp-tui to open it"
+            f"{getattr(db, 'path', 'the database')}: the database was written by a newer "
+            f"abp-tui (migrations {sorted(unknown)}); {_NOTHING_CHANGED} (upgrade abp-tui to "
+            "open it)"
         )
+    return [name for name, _ in MIGRATIONS if name not in applied]
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
