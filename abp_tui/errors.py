@@ -5,6 +5,8 @@ An :class:`InputError` names the file, the line or JSON path, the field and what
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -49,3 +51,22 @@ class ImportFailed(AbpError):
 
 class StoreError(AbpError):
     """The database could not be opened or is not an abp-tui database."""
+
+
+class WriteError(AbpError):
+    """A file could not be written (a full disk, read-only media, no permission); nothing was
+    left half-written and nothing was recorded."""
+
+    def __init__(self, path: object, exc: OSError) -> None:
+        self.path = str(path)
+        reason = exc.strerror or type(exc).__name__
+        super().__init__(f"{path}: cannot write it ({reason}); nothing was written")
+
+
+@contextlib.contextmanager
+def writing(path: object) -> Iterator[None]:
+    """What the disk does to writing ``path`` (OSError) becomes its one-line WriteError."""
+    try:
+        yield
+    except OSError as exc:
+        raise WriteError(path, exc) from None

@@ -15,6 +15,7 @@ import sqlite_utils
 
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.bench.export import bench_export
+from abp_tui.errors import WriteError
 from abp_tui.export import BundleMismatch, UnsafeBundle, verify
 from abp_tui.export import bundle as bundle_module
 from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
@@ -465,9 +466,9 @@ def test_a_failure_mid_export_leaves_nothing(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(bundle_module, "write_zip", broken)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(WriteError, match="No space left"):
         export_bundle(db, pk, out / "new")
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(WriteError, match="No space left"):
         export_bundle(db, pk, out / "kept")
     # No partial folder or zip, no temporary leftovers, the earlier bundle untouched.
     assert sorted(p.name for p in out.iterdir()) == ["kept", "kept.zip"]

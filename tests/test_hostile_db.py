@@ -73,7 +73,7 @@ def test_a_database_of_another_program_is_refused_and_left_unchanged(tmp_path: P
         connect(path)
     message = str(caught.value)
     assert message.startswith(f"{path}: not a usable abp-tui database")
-    assert "2 tables of another program (notes, tags" in message
+    assert "4 schema objects of another program (notes, tagged, tags, tags_note)" in message
     assert "nothing was changed" in message
     assert _digest(path) == before
     assert _tables(path) == tables == ["notes", "tagged", "tags", "tags_note"]

@@ -7,7 +7,8 @@ the names and checks the numbers.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,11 +28,58 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(getattr(args, "db", None) or DEFAULT_DB)
 
 
+def exists(path: Path) -> bool:
+    """Whether something is at the database path ``path``. A name that can name no database
+    (``:memory:``, a name the system cannot hold) is refused here, in one line."""
+    from abp_tui.errors import StoreError
+
+    if str(path) == ":memory:":
+        from abp_tui.store.db import refuse_memory
+
+        refuse_memory(path)
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open the database: {exc.strerror}") from None
+
+
 def open_db(args: argparse.Namespace) -> sqlite_utils.Database:
     """The database named by ``--db``, opened (and migrated) by the store."""
     from abp_tui.store import connect
 
     return connect(db_path(args))
+
+
+@contextlib.contextmanager
+def opened_or_removed(args: argparse.Namespace) -> Iterator[sqlite_utils.Database]:
+    """The database named by ``--db``; when this command created it and fails (a refused
+    import, a refused pack), it leaves no database behind (nor the folder made for it). Only a
+    file this command created, and only when it holds no import."""
+    path = db_path(args)
+    created = not exists(path)
+    made_folder = not exists(path.parent)
+    db = open_db(args)
+    try:
+        yield db
+    except BaseException:
+        if created:
+            _remove_if_empty(db, path, made_folder)
+        raise
+
+
+def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
+    try:
+        stored = db.execute("SELECT count(*) FROM imports").fetchone()[0]
+    except Exception:
+        stored = None
+    db.close()
+    if stored != 0:
+        return
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    if made_folder:
+        with contextlib.suppress(OSError):  # not empty after all: leave it
+            path.parent.rmdir()
 
 
 def actor(args: argparse.Namespace) -> str:

@@ -39,6 +39,7 @@ from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
+from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.bundle_reading import (
@@ -234,32 +235,41 @@ def _swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
 
 def write_bundle(out_dir: Path, files: dict[str, bytes]) -> Path:
     """Write a bundle's files to the folder ``out_dir`` and to ``out_dir.zip``, atomically (an
-    existing bundle there is replaced; anything else there is refused); return the zip's path."""
+    existing bundle there is replaced; anything else there is refused); return the zip's path.
+    What the disk refuses (full, read-only) is one WriteError, with nothing left behind."""
     out_dir = Path(out_dir)
     zip_path = out_dir.parent / f"{out_dir.name}.zip"
-    with _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
+    with writing(out_dir), _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
         write_folder(tmp, files)
         write_zip(tmp_zip, files)
     return zip_path
 
 
-def write_file(path: Path, data: bytes) -> None:
-    """Write one exported file atomically (a temporary name beside it, renamed into place); a
-    place it cannot go is refused in one line naming it."""
+@contextmanager
+def placed_when_done(path: Path, data: bytes, what: str = "the export") -> Iterator[None]:
+    """Write ``data`` under a temporary name beside ``path``, renamed into place when the block
+    ends without an error and removed when it does not (so a caller records what it wrote
+    inside the block, and a failed record leaves no file). What the disk refuses (full,
+    read-only) is one WriteError naming ``path``, with no temporary file left."""
     path = Path(path)
-    check_target(path, "file", "the export")
+    check_target(path, "file", what)  # a folder, a pipe or a path under a file: one line
     tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.partial"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("xb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except OSError as exc:
+        with writing(path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tmp.open("xb") as out:
+                out.write(data)
+        yield
+        with writing(path):
+            os.replace(tmp, path)
+    finally:
         tmp.unlink(missing_ok=True)
-        raise ExportError(f"{path}: cannot write the export there ({exc.strerror})") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write one exported file atomically (a temporary name beside it, renamed into place)."""
+    with placed_when_done(path, data):
+        pass
 
 
 # -- reading and verifying -------------------------------------------------------------------------
@@ -521,6 +531,7 @@ __all__ = [
     "VerifyReport",
     "bundle_files",
     "environment",
+    "placed_when_done",
     "read_bundle",
     "verify",
     "write_bundle",

@@ -141,9 +141,7 @@ def replay_judgments(db: sqlite_utils.Database, path: Path) -> int:
         raise InputError(display, f"cannot read file: {exc.strerror}") from None
     document = validate(DemoJudgments, loads_json(raw, display), display)
     design = find_design(db, document.study, document.design)
-    reviewers = {j.reviewer for j in document.judgments}
-    if any(psql.all_judgments(db, design.pk, r) for r in sorted(reviewers)):
-        return 0
+    reviewers = sorted({j.reviewer for j in document.judgments})
     items = {(i.task, i.trial): i for i in sql.items(db, design.pk) if i.is_pair}
     gate = {c.id: True for c in Rubric.model_validate(design.rubric).validity_gate}
 
@@ -174,6 +172,9 @@ def replay_judgments(db: sqlite_utils.Database, path: Path) -> int:
 
     sessions: dict[str, ReviewSession] = {}
     with db.atomic():
+        # Asked under the write lock: another load of the demo may have replayed them meanwhile.
+        if any(psql.all_judgments(db, design.pk, r) for r in reviewers):
+            return 0
         for number, entry in enumerate(document.judgments):
             where = f"$.judgments[{number}]"
             item = item_of(entry.task, entry.trial, where)

@@ -11,6 +11,7 @@ is :mod:`abp_tui.services.design_files`'s.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from itertools import combinations
@@ -141,6 +142,14 @@ def study_masker(db: sqlite_utils.Database, design: StudyDesign) -> Masker:
     return identity_terms(ids, labels, values, design.mask_terms, design.mask_well_known)
 
 
+class _Replan(Exception):
+    """Another process stored a version of the design while this one planned it."""
+
+
+REPLANS = 5
+"""How many times a design is planned again when other processes keep storing it meanwhile."""
+
+
 def create_design(
     db: sqlite_utils.Database,
     design: StudyDesign,
@@ -151,12 +160,37 @@ def create_design(
     """Plan and store a design; idempotent for an unchanged design. ``source``: the design
     file, named by errors about its keys.
 
+    Planning reads the database before the write lock is taken; if another process stored a
+    version of the design meanwhile (two ``study create`` of one file at once), the design is
+    planned again against it, and is then usually found unchanged.
+
     The plan is derived from the design's plan secret (:mod:`abp_tui.analysis.blinding`): the
     latest version's when it has one, else a fresh one; a new version of a frozen design gets a
     fresh one. ``plan_secret`` imposes one (the bundled demo's published secret). A design
     stored before plan secrets is planned again with one: replaced while nobody judged it, else
     a new version. The secret stays in this database; the design records its commitment.
     """
+    for _ in range(REPLANS):
+        with contextlib.suppress(_Replan):
+            return _create_once(db, design, source, plan_secret)
+    raise AbpError(
+        f"design {design.name}: other processes kept storing it while it was planned; "
+        "nothing was changed (try again)"
+    )
+
+
+def _state(row: sql.DesignRow | None) -> tuple[int, str, str | None] | None:
+    return None if row is None else (row.pk, row.sha256, row.frozen_at)
+
+
+def _latest(db: sqlite_utils.Database, study: str, name: str) -> sql.DesignRow | None:
+    versions = [d for d in sql.designs(db, study) if d.name == name]
+    return versions[-1] if versions else None
+
+
+def _create_once(
+    db: sqlite_utils.Database, design: StudyDesign, source: str, plan_secret: str | None
+) -> CreatedDesign:
     sql.study_rubric_id(db, design.study)  # the study must exist
     if study_protocol(db, design.study) == "pack":
         raise AbpError(
@@ -183,8 +217,7 @@ def create_design(
     rubric_doc = rubric.model_dump_json()
     facts = run_facts(db, design.study)
     runs = _plannable(db, design, facts)
-    versions = [d for d in sql.designs(db, design.study) if d.name == design.name]
-    latest = versions[-1] if versions else None
+    latest = _latest(db, design.study, design.name)
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
     secret = plan_secret or stored or new_plan_secret()
     # A version stored before items sharing a run were laid apart keeps its plan while the
@@ -222,6 +255,8 @@ def create_design(
             held,
         )
     with db.atomic():
+        if _state(_latest(db, design.study, design.name)) != _state(latest):
+            raise _Replan  # rolled back: nothing written
         version_no = 1
         status = "created"
         if latest is not None and latest.frozen_at is None:

@@ -13,10 +13,11 @@ refused; the first :data:`MAX_ERRORS_LISTED` are listed and the rest counted.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -32,7 +33,8 @@ from abp_tui.services.import_plan import (
     content_sha256,
     plan_import,
 )
-from abp_tui.store import ImportWriter
+from abp_tui.store import ImportWriter, import_sessions
+from abp_tui.store.db import translated
 from abp_tui.store.queries import import_seen
 from abp_tui.store.staging import SpoolBudget, StagedFile
 from abp_tui.store.views import refresh_views
@@ -99,6 +101,20 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+@contextlib.contextmanager
+def _rolled_back_on_error(
+    staged: list[tuple[FileReport, StagedFile, InputError | None, str, str | None]],
+) -> Iterator[None]:
+    """A transaction that failed after some files were committed into it rolled them back:
+    their staged traces are to be discarded again."""
+    try:
+        yield
+    except BaseException:
+        for _, stage, *_ in staged:
+            stage.rolled_back()
+        raise
+
+
 def _without_cycle_collection(func: Callable[P, R]) -> Callable[P, R]:
     """Run ``func`` with the cycle collector paused. An import holds hundreds of thousands of
     records until its end, which the collector kept walking (a twentieth of a large pairwise
@@ -131,8 +147,42 @@ def import_paths(
     """Import every file named (folders: every file of a known format in them).
 
     Raises ImportFailed, having written nothing, when any file is unusable or has an invalid
-    record and ``skip_invalid`` is off.
+    record and ``skip_invalid`` is off. The import is recorded as in progress while it stages
+    (:mod:`abp_tui.store.import_sessions`), and first deletes what imports that never finished
+    left staged.
     """
+    run = functools.partial(
+        _import_paths,
+        db,
+        paths,
+        study=study,
+        fmt=fmt,
+        skip_invalid=skip_invalid,
+        options=options,
+        progress=progress,
+    )
+    if db.conn.in_transaction:  # nothing is committed before the caller's own commit
+        return run()
+    with translated(getattr(db, "path", "the database")):
+        session = import_sessions.begin(db)
+    try:
+        with translated(getattr(db, "path", "the database")):
+            import_sessions.clean_stale(db, own=session, sweep=True)
+        return run()
+    finally:
+        import_sessions.end(db, session)
+
+
+def _import_paths(
+    db: sqlite_utils.Database,
+    paths: Iterable[Path],
+    *,
+    study: str | None,
+    fmt: str | None,
+    skip_invalid: bool,
+    options: dict[str, str] | None,
+    progress: Progress | None,
+) -> ImportReport:
     chosen = format_by_name(fmt) if fmt else None
     plan = plan_import(paths, chosen)
     report = ImportReport(folders=plan.folders)
@@ -247,7 +297,7 @@ def import_paths(
         if found_errors and not skip_invalid:
             raise ImportFailed(errors, omitted=found_errors - len(errors))
         late: list[StagedFile] = []
-        with db.atomic():
+        with _rolled_back_on_error(staged), db.atomic():
             for file_report, stage, stopped, sha, file_study in staged:
                 # Another process may have imported the same file while this one parsed it.
                 seen = import_seen(db, sha, file_study)

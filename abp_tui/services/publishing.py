@@ -22,6 +22,7 @@ None and the ``study``; the bundle's design is the scope's, its items and judgme
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import time
@@ -605,20 +606,23 @@ def _export_one(
         else:
             data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
     _note_export(db, looked, design_pk, viewer)
-    writer.write_file(out, data)
     design = json.loads(collected.files[rec.DESIGN])
-    psql.audit(
-        db,
-        actor,
-        f"{EXPORT_ACTION_PREFIX} {what}",
-        {
-            "study": design["study"],
-            "design": design["name"],
-            "version": design["version"],
-            "file": Path(out).name,
-            "sha256": sha256_bytes(data),
-        },
-    )
+    # Written first under a temporary name, renamed into place once the export is recorded:
+    # a disk that refuses either leaves neither.
+    with contextlib.ExitStack() as placed, db.atomic():
+        placed.enter_context(writer.placed_when_done(out, data))
+        psql.audit(
+            db,
+            actor,
+            f"{EXPORT_ACTION_PREFIX} {what}",
+            {
+                "study": design["study"],
+                "design": design["name"],
+                "version": design["version"],
+                "file": Path(out).name,
+                "sha256": sha256_bytes(data),
+            },
+        )
     return data, analysis
 
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import sqlite_utils
 
-from abp_tui.export.errors import ExportError
+from abp_tui.errors import writing
+from abp_tui.export.bundle import write_file
 from abp_tui.export.targets import check_target
 from abp_tui.formats import native
 from abp_tui.models import Condition, Rubric, Run, Study, Task, TraceEvent
 from abp_tui.services.adjudicating import final_verdicts
-from abp_tui.store import connect, views
-from abp_tui.store.db import utc_now
+from abp_tui.store import views
+from abp_tui.store.db import connect_memory, utc_now
 from abp_tui.store.metadata import datasette_metadata
 from abp_tui.text.canonical import canonical_json
 
@@ -36,7 +37,8 @@ def native_schemas() -> dict[str, dict[str, Any]]:
 
 
 def _write_json(path: Path, document: Any) -> Path:
-    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    """Written whole or not at all; a full disk is one WriteError naming the file."""
+    write_file(path, (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8"))
     return path
 
 
@@ -69,13 +71,11 @@ def write_schemas(
     """Write the schemas and ``metadata.json`` into ``out``; with ``db``, refresh its views and
     final verdicts first, and describe its columns as they are (score columns included)."""
     check_target(out, "folder", "the schemas")
-    try:
+    with writing(out):
         out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"{out}: cannot write the schemas there ({exc.strerror})") from None
     written = [_write_json(out / name, schema) for name, schema in native_schemas().items()]
     if db is None:
-        db = connect(Path(":memory:"))  # a new database: every table and view, no scores
+        db = connect_memory()  # a new database: every table and view, no scores
     else:
         views.refresh_views(db)
         refresh_final_verdicts(db)

@@ -24,8 +24,7 @@ from typing import Any, Final, Literal
 from pydantic import Field
 
 from abp_tui.errors import InputError
-from abp_tui.export.errors import ExportError
-from abp_tui.export.targets import check_target
+from abp_tui.export.bundle import placed_when_done
 from abp_tui.formats.base import check_input_file, loads_json, validate
 from abp_tui.models import Judgment, Model, ResultState, Rubric
 from abp_tui.text.canonical import canonical_json, sha256_text
@@ -151,17 +150,10 @@ def signed_by(document: dict[str, Any], key: str) -> bool:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write a pack or ratings file whole or not at all; a place it cannot go is refused in one
-    line naming it (:func:`abp_tui.export.targets.check_target`)."""
-    check_target(path, "file", "a pack or ratings file")
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(f"{path}: cannot write it there ({exc.strerror})") from None
+    """Write a pack or ratings file whole or not at all; a place it cannot go (a folder, a
+    pipe, a full disk) is refused in one line naming it, nothing left behind."""
+    with placed_when_done(path, text.encode("utf-8"), "a pack or ratings file"):
+        pass
 
 
 def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:

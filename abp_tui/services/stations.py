@@ -21,6 +21,7 @@ back into the coordinator's database (:mod:`abp_tui.services.merging`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.errors import AbpError
-from abp_tui.export.targets import check_target
+from abp_tui.export.bundle import placed_when_done
 from abp_tui.models import Condition, Run, Study, Task
 from abp_tui.models.builtin_rubrics import PREFERENCE_ONLY
 from abp_tui.services.merging import merge_ratings
@@ -177,10 +178,13 @@ def write_study_pack(
     db: sqlite_utils.Database, design_pk: int, reviewer: str, out: Path
 ) -> StudyPack:
     """Issue a reviewer's pack (recorded, with their key) and write it to ``out``; the design is
-    frozen from then on."""
-    check_target(out, "file", "the study pack")  # before the pack is recorded as issued
-    with db.atomic():
+    frozen from then on. The file is written first, under a temporary name: a disk that
+    refuses it leaves nothing recorded, frozen or written; the file takes its name only once
+    the record is committed."""
+    with contextlib.ExitStack() as placed, db.atomic():
         pack = build_study_pack(db, design_pk, reviewer)
+        # Written now; renamed into place when the ExitStack closes, after the commit.
+        placed.enter_context(placed_when_done(out, dumps(pack).encode("utf-8"), "the study pack"))
         psql.record_pack(db, pack.sha256, design_pk, reviewer, len(pack.items))
         psql.freeze_design(db, design_pk)
         psql.audit(
@@ -189,7 +193,6 @@ def write_study_pack(
             "pack issued",
             {"design": pack.design.model_dump(), "pack": pack.sha256, "items": len(pack.items)},
         )
-    write_atomic(out, dumps(pack))
     return pack
 
 

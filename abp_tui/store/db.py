@@ -8,9 +8,11 @@ only then reads. A deferred transaction that read first and wrote second would f
 there: its snapshot is already stale), which is how reviewers' saves failed beside an import.
 Long imports commit in short batches (:mod:`abp_tui.store.staging`), so a wait stays short.
 
-**Refusing.** A file that is not SQLite, or a SQLite database holding tables and no abp-tui
-schema record (``_migrations`` with our first migration), is refused before anything is written
-to it; an empty or new file is initialised. A file that cannot be written is opened read-only.
+**Refusing.** Whose file it is is decided before anything is written to it, or beside it
+(:mod:`abp_tui.store.ownership`): a new, 0-byte or schema-less file is initialised (its header
+then carries our application id); our database is opened; anything else is refused in one line
+naming it, as is a database of a newer abp-tui. A file that cannot be written is opened
+read-only, and immutable in a folder that cannot be written (read-only media).
 
 **Errors.** What the disk or another process does to a write (busy past the timeout, read-only,
 full, I/O errors) leaves the transaction rolled back and becomes one :class:`StoreError` line
@@ -20,7 +22,6 @@ full, I/O errors) leaves the transaction rolled back and becomes one :class:`Sto
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -29,12 +30,14 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.errors import StoreError
+from abp_tui.store import import_sessions, ownership
 from abp_tui.store.schema import MIGRATIONS
 from abp_tui.store.views import refresh_views
 
 BUSY_TIMEOUT_MS = 5000
-SQLITE_HEADER = b"SQLite format 3\x00"
-FIRST_MIGRATION = MIGRATIONS[0][0]
+SQLITE_HEADER = ownership.SQLITE_HEADER
+FIRST_MIGRATION = ownership.FIRST_MIGRATION
+MIGRATIONS_NAMES = tuple(name for name, _ in MIGRATIONS)
 
 
 def utc_now() -> str:
@@ -42,7 +45,7 @@ def utc_now() -> str:
 
 
 # -- errors ---------------------------------------------------------------------------------------
-_NOTHING_CHANGED = "nothing was changed"
+_NOTHING_CHANGED = ownership.NOTHING_CHANGED
 
 
 def store_error(exc: sqlite3.Error, where: object) -> StoreError | None:
@@ -137,55 +140,25 @@ def read_snapshot(db: sqlite_utils.Database) -> Iterator[None]:
 
 # -- opening --------------------------------------------------------------------------------------
 def _writable(path: Path) -> bool:
-    """Whether the file (or, for a new one, its folder) can be written; WAL needs the folder."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.exists() and not os.access(path, os.W_OK):
-        return False
-    return os.access(folder, os.W_OK)
+    """Whether the file (or, for a new one, its folder) can be written (tests replace it)."""
+    return ownership.writable(path)
 
 
-def _refuse_other_files(path: Path) -> None:
-    """Refuse a file that is not SQLite before SQLite opens it (an empty file is fine)."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read the database: {exc.strerror}") from None
-    if head and head != SQLITE_HEADER:
+def refuse_memory(path: Path) -> None:
+    if str(path) == ":memory:":
         raise StoreError(
-            f"{path}: not a usable abp-tui database: it is not a SQLite file; "
-            f"{_NOTHING_CHANGED} (name a new file with --db)"
+            f"{path}: an in-memory database keeps nothing once the command ends; "
+            f"{_NOTHING_CHANGED} (name a database file with --db)"
         )
 
 
-def _refuse_other_schemas(db: sqlite_utils.Database, path: object) -> None:
-    """Refuse a SQLite database that holds tables but no abp-tui schema record."""
-    tables = [
-        str(r[0])
-        for r in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        ).fetchall()
-    ]
-    others = [t for t in tables if t != "_migrations"]
-    if not others:
-        return
-    ours = False
-    if "_migrations" in tables:
-        with contextlib.suppress(sqlite3.Error):
-            ours = (
-                db.execute("SELECT 1 FROM _migrations WHERE name = ?", [FIRST_MIGRATION]).fetchone()
-                is not None
-            )
-    if not ours:
-        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-        raise StoreError(
-            f"{path}: not a usable abp-tui database: it holds {len(others)} "
-            f"table{'s' if len(others) != 1 else ''} of another program ({shown}) and no "
-            f"abp-tui schema record; {_NOTHING_CHANGED} (name a new file with --db)"
-        )
+def connect_memory() -> sqlite_utils.Database:
+    """A new in-memory database at the current schema (what ``abp-tui schema`` describes)."""
+    db = Database(sqlite3.connect(":memory:", check_same_thread=False), execute_plugins=False)
+    db.execute("PRAGMA foreign_keys = ON")
+    migrate(db)
+    refresh_views(db)
+    return db
 
 
 def connect(path: Path) -> sqlite_utils.Database:
@@ -193,20 +166,17 @@ def connect(path: Path) -> sqlite_utils.Database:
 
     Raises StoreError, having changed nothing, for a file that is not an abp-tui database.
     """
-    memory = str(path) == ":memory:"
-    read_only = False
-    if not memory:
+    path = Path(path)
+    refuse_memory(path)
+    verdict = ownership.check(path)
+    read_only = verdict.kind == "ours" and not _writable(path)
+    if verdict.kind == "new":
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create its folder: {exc.strerror}") from None
-        _refuse_other_files(path)
-        read_only = path.exists() and not _writable(path)
+    target, uri = (ownership.read_only_uri(path), True) if read_only else (str(path), False)
     try:
-        if read_only:
-            target, uri = f"{path.resolve().as_uri()}?mode=ro", True
-        else:
-            target, uri = str(path), False
         conn = sqlite3.connect(
             target, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, uri=uri
         )
@@ -216,20 +186,23 @@ def connect(path: Path) -> sqlite_utils.Database:
         db = Database(conn, execute_plugins=False)
         db.path = str(path)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        _refuse_other_schemas(db, path)
+        todo = pending(db)  # refuses a database of a newer abp-tui before anything is written
         db.execute("PRAGMA foreign_keys = ON")
-        if not memory and not read_only:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
         if read_only:
-            if pending(db):
+            if todo:
                 raise StoreError(
                     f"{path}: the database is read-only and needs upgrading by this version of "
                     f"abp-tui; {_NOTHING_CHANGED} (make it writable once)"
                 )
         else:
+            if verdict.kind == "new":
+                # In the header from the first write on, before the log holds anything.
+                db.execute(f"PRAGMA application_id = {ownership.APPLICATION_ID}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
             migrate(db)
             refresh_views(db)
+            import_sessions.clean_stale(db)  # what killed imports left staged, if any
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(exc, path) or StoreError(
@@ -251,31 +224,30 @@ def pending(db: sqlite_utils.Database) -> list[str]:
         if has_table
         else set()
     )
-    _refuse_newer(applied)
-    return [name for name, _ in MIGRATIONS if name not in applied]
-
-
-def _refuse_newer(applied: set[str]) -> None:
-    unknown = applied - {name for name, _ in MIGRATIONS}
+    unknown = applied - set(MIGRATIONS_NAMES)
     if unknown:
         raise StoreError(
-            f"the database was written by a newer abp-tui (migrations {sorted(unknown)}); "
-            "upgrade abp-tui to open it"
+            f"{getattr(db, 'path', 'the database')}: the database was written by a newer "
+            f"abp-tui (migrations {sorted(unknown)}); {_NOTHING_CHANGED} (upgrade abp-tui to "
+            "open it)"
         )
+    return [name for name, _ in MIGRATIONS if name not in applied]
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
     """Apply the migrations not yet recorded, each in its own transaction; return their names."""
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-    )
-    applied = {row[0] for row in db.execute("SELECT name FROM _migrations").fetchall()}
-    _refuse_newer(applied)
+    applied = set(MIGRATIONS_NAMES) - set(pending(db))  # refuses a newer abp-tui's
     done: list[str] = []
     for name, sql in MIGRATIONS:
         if name in applied:
             continue
         with db.atomic():
+            # The schema record appears with the first migration's tables, in one commit: a
+            # process looking meanwhile (ownership.check) never sees one without the other.
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations "
+                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             # Another process may have applied it while this one waited for the lock.
             if db.execute("SELECT 1 FROM _migrations WHERE name = ?", [name]).fetchone():
                 continue

@@ -327,6 +327,16 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "viewed_at": "First look (UTC).",
         },
     ),
+    "import_sessions": (
+        "Imports in progress: a row left by one that never finished lets the next import "
+        "delete what it staged.",
+        {
+            "pk": _KEY,
+            "host": "The machine the import ran on.",
+            "pid": "Its process id.",
+            "started_at": "When it began (UTC).",
+        },
+    ),
     "merges": (
         "Ratings files merged back from stations.",
         {

@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from abp_tui.store import ownership
 from abp_tui.store.schema import MIGRATIONS
 from abp_tui.text.natural import natural_key  # standard library only, as this module
 
@@ -121,8 +122,11 @@ def unblinded(conn: sqlite3.Connection, study_id: str) -> tuple[str, str] | None
 
 
 def _open_current(path: Path) -> sqlite3.Connection | None:
-    """The database opened for reading when it exists at the current schema, else None."""
-    if str(path) == ":memory:" or not path.is_file():
+    """The database opened for reading when it is ours, writable, and at the current schema,
+    else None. A file that is not ours is refused here, before SQLite opens it."""
+    if str(path) == ":memory:":
+        return None
+    if ownership.check(path).kind == "new" or not ownership.writable(path):
         return None
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_S)

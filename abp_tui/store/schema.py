@@ -508,3 +508,22 @@ BEGIN SELECT RAISE(ABORT, 'coordinator views are append-only: they are never del
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0011_import_sessions",
+        # The imports in progress (abp_tui.store.import_sessions): an import stages its trace
+        # events in committed batches, where no run names them yet; one killed leaves them
+        # behind. Its row here, left behind too, says so: the next import or opening removes
+        # what it staged once no import is running. The index finds traces no run names.
+        """
+CREATE TABLE import_sessions (
+    pk INTEGER PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at TEXT NOT NULL
+);
+CREATE INDEX runs_trace ON runs (trace_pk);
+""",
+    )
+)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from abp_tui.store import ownership
 from abp_tui.store.overview import unblinded
 
 LOG_SCHEMA = "inspect-log/v1"
@@ -159,7 +160,7 @@ def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
 
 def read(path: Path) -> dict[str, list[LogSummary]]:
     """Every study's log summaries (studies without any are left out), read-only."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(ownership.read_only_uri(path), uri=True)
     try:
         ids = [r[0] for r in conn.execute("SELECT id FROM studies ORDER BY id").fetchall()]
         found = {study: log_summaries(conn, study) for study in ids}

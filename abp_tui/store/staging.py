@@ -16,8 +16,10 @@ held the lock for seconds, and reviewers' saves beside it waited past the busy t
   pydantic models, reading them back had cost a quarter of a pairwise import.)
 
 A file refused, an error or an interrupt :meth:`StagedFile.discard`\\ s its staged traces, in
-short batches too. A process killed mid-import leaves its staged traces behind, unreachable
-(no run names them) and harmless; :func:`orphan_traces` counts them.
+short batches too (also when the transaction it was committed into is rolled back). A process
+killed mid-import leaves its staged traces behind, unreachable (no run names them);
+:func:`orphan_traces` counts them, and :mod:`abp_tui.store.import_sessions` deletes them once
+no import is running.
 """
 
 from __future__ import annotations
@@ -199,6 +201,11 @@ class StagedFile:
         counts = self.writer.finish(partial=partial)
         self._close()
         return counts
+
+    def rolled_back(self) -> None:
+        """The caller's transaction this file was committed into was rolled back: what it
+        staged is staged again, for :meth:`discard`."""
+        self._done = False
 
     def discard(self) -> None:
         """Delete what was staged (nothing once committed); each batch its own transaction."""

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from abp_tui.cli.options import db_path, open_db
+from abp_tui.cli.options import db_path, exists, open_db
 from abp_tui.cli.output import EXIT_ERROR, EXIT_OK, emit
 from abp_tui.errors import AbpError
 from abp_tui.text.safe import safe_line
@@ -57,7 +57,7 @@ def drop_points(value: str) -> float:
 def _db(args: argparse.Namespace) -> sqlite_utils.Database:
     # RESULTS that is not a file names a study: never create an empty database to look for it.
     path = db_path(args)
-    if not path.exists():
+    if not exists(path):
         raise AbpError(
             f"{args.results}: no such file or folder, and no database at {path} to find a study in"
         )

@@ -4,45 +4,35 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from abp_tui.cli.options import db_path, open_db
+from abp_tui.cli.options import db_path, exists, open_db, opened_or_removed
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.cli.progress import import_progress
 from abp_tui.errors import AbpError
-
-if TYPE_CHECKING:
-    import sqlite_utils
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from abp_tui.services.importing import import_paths
     from abp_tui.text.safe import safe_line
 
-    path = db_path(args)
-    created = not path.exists()
-    made_folder = not path.parent.exists()
-    db = open_db(args)
     options = dict(opt.split("=", 1) for opt in args.option)
     progress_cb, finish = import_progress(args)
-    try:
-        report = import_paths(
-            db,
-            [Path(p) for p in args.paths],
-            study=args.study,
-            fmt=args.format,
-            skip_invalid=args.skip_invalid,
-            options=options,
-            progress=progress_cb,
-        )
-    except BaseException:
-        finish()
-        if created:
-            _remove_if_empty(db, path, made_folder)
-        raise
+    with opened_or_removed(args) as db:
+        try:
+            report = import_paths(
+                db,
+                [Path(p) for p in args.paths],
+                study=args.study,
+                fmt=args.format,
+                skip_invalid=args.skip_invalid,
+                options=options,
+                progress=progress_cb,
+            )
+        except BaseException:
+            finish()
+            raise
     finish()
     files = [f.__dict__ for f in report.files]
     lines = []
@@ -73,23 +63,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
-    """A refused import into a database it created leaves no database behind (nor the folder
-    made for it). Only a file this command created, and only when it holds no import."""
-    try:
-        stored = db.execute("SELECT count(*) FROM imports").fetchone()[0]
-    except Exception:
-        stored = None
-    db.close()
-    if stored != 0:
-        return
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-    if made_folder:
-        with contextlib.suppress(OSError):  # not empty after all: leave it
-            path.parent.rmdir()
-
-
 def cmd_formats(args: argparse.Namespace) -> int:
     from abp_tui.formats import FORMATS
 
@@ -107,7 +80,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     # An existing database is brought up to date for browsing (views, final verdicts) and its
     # metadata.json describes it; without one, metadata.json describes a new database.
     path = db_path(args)
-    db = open_db(args) if path.exists() else None
+    db = open_db(args) if exists(path) else None
     written = write_schemas(Path(args.out), db, database=path.stem)
     emit(args, {"written": [str(p) for p in written]}, "\n".join(f"wrote {p}" for p in written))
     return EXIT_OK

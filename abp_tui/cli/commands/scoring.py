@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from abp_tui.cli.options import db_path, open_db
+from abp_tui.cli.options import db_path, exists, open_db
 from abp_tui.cli.output import EXIT_ERROR, EXIT_OK, emit
 from abp_tui.errors import AbpError
 from abp_tui.text.safe import safe_line
@@ -127,7 +127,7 @@ def cmd_score_scibench(args: argparse.Namespace) -> int:
     provenance = Path(args.provenance) if args.provenance else None
     report = score_files(paths, provenance)
     if args.study:
-        if not db_path(args).exists():
+        if not exists(db_path(args)):
             raise AbpError(
                 f"score sci-bench: no database at {db_path(args)} (import the study first)"
             )

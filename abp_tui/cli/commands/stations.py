@@ -12,7 +12,7 @@ import argparse
 import shlex
 from pathlib import Path
 
-from abp_tui.cli.options import db_path, open_db
+from abp_tui.cli.options import db_path, open_db, opened_or_removed
 from abp_tui.cli.output import EXIT_OK, emit
 
 
@@ -40,7 +40,8 @@ def cmd_pack_open(args: argparse.Namespace) -> int:
     from abp_tui.services.stations import open_station
     from abp_tui.text.safe import safe_line
 
-    opened = open_station(open_db(args), Path(args.file))
+    with opened_or_removed(args) as db:
+        opened = open_station(db, Path(args.file))
     where = db_path(args)
     design = f"design {opened.design.name} v{opened.design.version}"
     done = "was already open" if opened.already_open else "opened"
