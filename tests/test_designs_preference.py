@@ -156,13 +156,20 @@ def test_preference_only_chain_agreement_adjudication_results_and_bundle(
     unblind(db, "pref", "coordinator")
     results = compute_results(db, created.pk)
     (comparison,) = results.comparisons
-    # The tally of the reviewers' judgments: a preferred 20+5+10 times by one reviewer or the
-    # other, as the kappa table says (the conditions are the runs' sides: run a is A, B first).
+    # The tally of the items' final preferences, one per pair: run a by both reviewers 20
+    # times, by the adjudicator on the 15 conflicts; run b by both 15 times (the conditions are
+    # the runs' sides: run a is A, B first). The reviewers' 100 judgments stand behind it.
     prefs = comparison.preferences
     wins = {comparison.a: prefs.wins_a, comparison.b: prefs.wins_b}
-    by_side = {"A": 20 * 2 + 5 + 10, "B": 15 * 2 + 5 + 10}
-    assert sorted(wins.values()) == sorted(by_side.values())
+    assert sorted(wins.values()) == [15, 20 + 15]
     assert (prefs.ties, prefs.insufficient) == (0, 0)
+    assert prefs.sources == {
+        "unanimous": 35,
+        "adjudicated": 15,
+        "single review": 0,
+        "unresolved": 0,
+    }
+    assert prefs.judgments == 100
     assert all(g.pass_rate.n == 0 for g in results.conditions)  # no result state to count
 
     bundle = export_bundle(db, created.pk, tmp_path / "bundle", actor="coordinator")

@@ -48,6 +48,13 @@ def preferred(j: JudgmentRevision) -> str | None:
     return choice.value
 
 
+def shown_as(placement: Mapping[str, str], run: str) -> str | None:
+    """Where ``run`` was shown ("1" first, "2" second) under ``placement``; None when it was not
+    shown (a tie, insufficient evidence). The one translation from runs back to screen positions,
+    as :func:`preferred` is the one from positions to runs."""
+    return next((position for position, shown in placement.items() if shown == run), None)
+
+
 def preferred_run(j: JudgmentRevision) -> str | None:
     """The run id preferred, or None for no preference, a tie or insufficient evidence."""
     found = preferred(j)
