@@ -33,6 +33,7 @@ from abp_tui.analysis.abp_efficiency import (
 )
 from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
+from abp_tui.analysis.headline import headline
 from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
@@ -452,6 +453,9 @@ class Results:
     """Engines (ABP, Arena): each engine's own efficiency medians, shown whatever the models."""
     reclassifications: list[Reclassification] = field(default_factory=list)
     """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside, with why."""
+    headline: list[str] = field(default_factory=list)
+    """The answer to the design's question in a few sentences (:mod:`abp_tui.analysis.
+    headline`); empty for automated outcomes alone."""
 
     @property
     def warnings(self) -> list[str]:
@@ -477,6 +481,8 @@ class ResultsReport(Model):
 
     warnings: list[str] = Field(default_factory=list)
     """What the report leads with: engines that did not run on the same model."""
+    headline: list[str] = Field(default_factory=list)
+    """The answer to the design's question in a few sentences, before every table."""
     study: str
     design: str
     design_version: int
@@ -540,32 +546,35 @@ def results(
     rubric = records.rubric
     open_items = unresolved_items(decisions)
     held_back = open_disagreements(decisions)
+    groups = [
+        group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
+        for c in conditions
+    ]
+    compared = [
+        compare(
+            a,
+            b,
+            by_condition,
+            preferences(decisions.preferences, a, b),
+            records.seed,
+            confidence,
+            engines=model_match is not None,
+        )
+        for a, b in contrasts_of(records.design, conditions)
+        if a in by_condition and b in by_condition and engines_comparable(model_match)
+    ]
+    automated = is_automated(records.design.name, rubric.id)
     return Results(
-        conditions=[
-            group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
-            for c in conditions
-        ],
+        conditions=groups,
         by_task=[
             group_result(c, t, by_cell[(c, t)], rubric, open_items, confidence)
             for c, t in sorted(by_cell, key=lambda ct: (ct[0], natural_key(ct[1])))
         ],
-        comparisons=[
-            compare(
-                a,
-                b,
-                by_condition,
-                preferences(decisions.preferences, a, b),
-                records.seed,
-                confidence,
-                engines=model_match is not None,
-            )
-            for a, b in contrasts_of(records.design, conditions)
-            if a in by_condition and b in by_condition and engines_comparable(model_match)
-        ],
+        comparisons=compared,
         position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,
         confidence=confidence,
-        verdict_source="automated" if is_automated(records.design.name, rubric.id) else "design",
+        verdict_source="automated" if automated else "design",
         automated_judge=judge_tallies(run_outcomes, judge_dimensions or {}),
         model_match=model_match,
         engine_efficiency=[]
@@ -577,4 +586,5 @@ def results(
         reclassifications=reclassifications(
             records.runs, decisions, records.superseded, records.design
         ),
+        headline=[] if automated else headline(records, decisions, groups, compared, confidence),
     )

@@ -405,6 +405,8 @@ class Summary(Model):
 
     warnings: list[str] = Field(default_factory=list)
     """What the results lead with: engines that did not run on the same model."""
+    headline: list[str] = Field(default_factory=list)
+    """The answer to the design's question in a few sentences, before every table."""
     study: str
     design: str
     design_version: int
@@ -455,6 +457,7 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
     versions = recorded_versions(inputs.study.protocol, inputs.runs, states)
     return Summary(
         warnings=[*found.warnings, *version_warnings(versions)],
+        headline=found.headline,
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,

@@ -177,6 +177,7 @@ def _report(
     return BusinessReport(
         business=business,
         warnings=[*found.warnings, *version_warnings(versions)],
+        headline=found.headline,
         study=study_id,
         design=name,
         design_version=version,
