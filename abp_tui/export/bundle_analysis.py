@@ -59,6 +59,7 @@ from abp_tui.models import (
     DesignRecords,
     FindingRevision,
     Item,
+    ItemPreference,
     JudgmentRevision,
     Model,
     OutcomeSource,
@@ -275,6 +276,10 @@ class RunVerdict(Model):
     material: Material
     """``development``, ``holdout`` or ``benchmark`` (seed 002, :mod:`abp_tui.analysis.material`):
     a development run's outcome is never a benchmark result."""
+    preferences: tuple[ItemPreference, ...] = Field(default=(), exclude_if=lambda v: not v)
+    """The final preference of each judged pair the run is in, with its source and the
+    reviewers' picks behind it (a preference belongs to the pair: both its runs carry it);
+    absent from a line when the run is in no judged pair."""
 
 
 @dataclass
@@ -360,6 +365,10 @@ def analyse(inputs: Inputs) -> Analysis:
             for run, response in j.judgment.responses.items():
                 reviews[run].append(_review(rubric, j, run, response))
     human = {v.run: v for v in decisions.verdicts}
+    preferred: dict[str, list[ItemPreference]] = defaultdict(list)
+    for p in decisions.preferences:
+        for run in p.runs:
+            preferred[run].append(p)
     run_outcomes = held_outcomes(records, decisions)  # a record failure's state stands
     verdicts = []
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
@@ -387,6 +396,7 @@ def analyse(inputs: Inputs) -> Analysis:
                 if adjudication is None
                 else _adjudicated(rubric, adjudication, published.id),
                 material=task_material(inputs.study_design, published.task),
+                preferences=tuple(preferred.get(published.id, ())),
             )
         )
     return Analysis(

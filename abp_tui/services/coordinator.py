@@ -26,7 +26,7 @@ Blinding rules kept here, so no screen can forget them:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -46,6 +46,7 @@ from abp_tui.models import (
 from abp_tui.services.adjudicating import (
     adjudicate,
     disagreements,
+    final_preferences,
     final_verdicts,
     item_judgments,
 )
@@ -189,7 +190,10 @@ class DisagreementQueue:
     rows: tuple[DisagreementRow, ...]
     """In the plan's order."""
     verdict_sources: dict[str, int]
-    """How many runs' final verdicts come from each source (adjudicated, unanimous...)."""
+    """How many runs' final verdicts come from each source (adjudicated, unanimous...), over
+    the runs a person scored or gave a state (a preference alone is its pair's, below)."""
+    preference_sources: dict[str, int] = field(default_factory=dict)
+    """How many judged pairs' final preferences come from each source."""
 
     @property
     def open(self) -> int:
@@ -221,10 +225,13 @@ def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> Disagreeme
                     locked,
                 )
             )
-        sources: Counter[str] = Counter(v.source for v in final_verdicts(db, design_pk))
+        sources: Counter[str] = Counter(
+            v.source for v in final_verdicts(db, design_pk) if not v.preference_only
+        )
+        preferred: Counter[str] = Counter(p.source for p in final_preferences(db, design_pk))
     finally:
         db.close()
-    return DisagreementQueue(design, tuple(rows), dict(sources))
+    return DisagreementQueue(design, tuple(rows), dict(sources), dict(preferred))
 
 
 # -- one item to adjudicate ------------------------------------------------------------------------

@@ -570,11 +570,12 @@ def export_verdicts(
     *,
     actor: str = "coordinator",
     study: str | None = None,
-) -> int:
+) -> tuple[int, int]:
     """``verdicts.jsonl``: one final verdict per run of the design (or, ``design_pk`` None, of
-    ``study``'s automated outcomes); returns the line count."""
+    ``study``'s automated outcomes), each with the final preferences of the judged pairs it is
+    in; returns the line count and how many judged pairs have a final preference."""
     _data, analysis = _export_one(db, design_pk, out, "verdicts", actor, study)
-    return len(analysis.verdicts)
+    return len(analysis.verdicts), len(analysis.decisions.preferences)
 
 
 def export_judgments(
