@@ -25,6 +25,8 @@ from textual.widgets import Static
 
 from abp_tui.analysis.verdicts import decide
 from abp_tui.export import verify
+from abp_tui.export.bundle_analysis import verdict_line_schema
+from abp_tui.export.validation import VERDICTS_SCHEMA_FILE, load_schema, schema_errors
 from abp_tui.models import DesignRecords, Judgment, PreferenceChoice
 from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.coordinator import disagreement_queue
@@ -37,7 +39,7 @@ from abp_tui.store import connect, judging
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.disagreements import verdict_sources
 from abp_tui.tui.screens.results import ResultsScreen
-from tests.factories import Cli, flipped
+from tests.factories import Cli, flipped, write_jsonl
 from tests.tui_helpers import drive, plain, press, screen_text, settle, until
 
 DPO, BASE = "phi-3-dpo", "phi-3"
@@ -321,3 +323,68 @@ async def test_the_results_screen_opens_with_the_answer(tmp_path: Path, referenc
         ]
         shown = screen_text(pilot)
         assert "Pass rate by condition" not in shown and "Unjudged" not in shown
+
+
+def test_verdicts_lines_match_the_shipped_schema(tmp_path: Path, reference: Path, cli: Cli) -> None:
+    # The shipped schema is the model's: a field added to a line is added to the schema too.
+    assert load_schema(VERDICTS_SCHEMA_FILE) == json.loads(json.dumps(verdict_line_schema()))
+    db = connect(cli.db_path)
+    judged_study(db, reference)
+    db.close()
+    out = tmp_path / "verdicts.jsonl"
+    assert cli("export", "verdicts", "--out", out).code == 0
+    lines = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert [schema_errors(v, VERDICTS_SCHEMA_FILE) for v in lines] == [[]] * 12
+    # A line of a run in no judged pair (as every line before preferences were published)
+    # stays valid: the field is optional.
+    older = {k: v for k, v in lines[0].items() if k != "preferences"}
+    assert schema_errors(older, VERDICTS_SCHEMA_FILE) == []
+    broken = json.loads(json.dumps(lines[0]))
+    broken["preferences"][0]["source"] = "majority"
+    assert any("source" in e for e in schema_errors(broken, VERDICTS_SCHEMA_FILE))
+
+
+def test_three_systems_lead_with_each_contrast_and_their_ranking(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """One reviewer prefers A to B and to C, and B to C, on every one of three prompts."""
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": "three", "name": "Three prompts"},
+        *({"type": "condition", "id": c, "label": f"System {c}"} for c in "ABC"),
+    ]
+    for n in range(3):
+        lines.append({"type": "task", "id": f"T{n}", "prompt": f"Answer question {n}."})
+        lines += [
+            {
+                "type": "run",
+                "id": f"T{n}-{c}",
+                "task_id": f"T{n}",
+                "condition_id": c,
+                "output": f"Answer {n} by {c}.",
+            }
+            for c in "ABC"
+        ]
+    import_paths(db, [write_jsonl(tmp_path / "three.jsonl", lines)])
+    created = create_from_choices(db, DesignChoices(rubric="none", reviewers="ann", seed=3))
+    session = ReviewSession(db, created.pk, "ann")
+    for row in session.queue():
+        item = judging.item_by_code(db, created.pk, row.code)
+        best = min(item.conditions)  # A before B before C
+        choice = _choice(db, created.pk, row.code, best, row.flipped)
+        session.save(row.code, Judgment(preference=choice, justification="Better."), 2, submit=True)
+    unblind(db, "three", "coordinator")
+    headline = compute_results(db, created.pk).headline
+    assert headline[0] == "Compared A, B, C: 9 of 9 planned pairs judged blind by 1 reviewer."
+    contrasts = [h for h in headline if "preferred over" in h]
+    assert len(contrasts) == 3 and all("on 3 of 3 decisive items" in h for h in contrasts)
+    assert {
+        h.split(" preferred over ")[0] + h.split(" preferred over ")[1][:2] for h in contrasts
+    } == {
+        "AB ",
+        "AC ",
+        "BC ",
+    }
+    counting = "Counts each item's final verdict: 0 unanimous, 0 adjudicated, 9 single review,"
+    assert f"{counting} 0 unresolved." in headline
+    (ranked,) = [h for h in headline if h.startswith("Ranking of 3 systems")]
+    assert ranked.endswith(": A > B > C.")

@@ -14,7 +14,7 @@ per-run verdicts' (:mod:`abp_tui.analysis.verdicts`), applied to the pair's pref
   preference; insufficient evidence is no pick against one).
 
 Screen positions (Response 1 / 2) become runs in one place, :func:`abp_tui.analysis.records.
-preferred`, and runs become positions in :func:`abp_tui.analysis.records.shown_as`. Pure: no
+picked`, and runs become positions in :func:`abp_tui.analysis.records.shown_as`. Pure: no
 database, no files.
 """
 
@@ -78,7 +78,7 @@ def item_preference(
     latest adjudication and whether its disagreement is open (``disputed``: the reviewers
     disagree and nobody adjudicated); None when nobody stated a preference of it."""
     picked = [(j, p) for j in judgments if (p := preferred(j)) is not None]
-    final = None if adjudication is None else preferred_of(adjudication)
+    final = None if adjudication is None else preferred(adjudication)
     if not picked and final is None:
         return None
     source: VerdictSource
@@ -106,16 +106,6 @@ def item_preference(
         if adjudication is not None and source == "adjudicated"
         else None,
     )
-
-
-def preferred_of(adjudication: AdjudicationRevision) -> str | None:
-    """The run id an adjudication preferred, ``tie``, ``insufficient_evidence`` or None."""
-    choice = adjudication.judgment.preference
-    if choice is None:
-        return None
-    if choice in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-        return adjudication.placement["1" if choice == PreferenceChoice.RESPONSE_1 else "2"]
-    return choice.value
 
 
 def item_preferences(

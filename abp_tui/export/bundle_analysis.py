@@ -31,7 +31,7 @@ from abp_tui.analysis.business import BusinessResults, benchmark_records, busine
 from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
-from abp_tui.analysis.records import design_document
+from abp_tui.analysis.records import design_document, shown_as
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, listed_reclassifications
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
@@ -282,6 +282,17 @@ class RunVerdict(Model):
     absent from a line when the run is in no judged pair."""
 
 
+def verdict_line_schema() -> dict[str, Any]:
+    """The JSON Schema of a line of ``verdicts.jsonl`` (``abp-tui-verdicts/v1``), as shipped in
+    ``abp_tui/export/schemas/``: fields are only ever added to it, optional (``preferences``)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": rec.VERDICTS_SCHEMA,
+        "title": "abp-tui final verdict of one run (a line of results/verdicts.jsonl)",
+        **RunVerdict.model_json_schema(mode="serialization"),
+    }
+
+
 @dataclass
 class Analysis:
     inputs: Inputs
@@ -334,12 +345,11 @@ def _judged(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
 
 
 def _review(rubric: Rubric, j: JudgmentRevision, run: str, r: ResponseJudgment) -> Review:
-    positions = {key: position for position, key in j.placement.items()}
     return Review(
         item=j.item,
         reviewer=j.reviewer,
         revision=j.revision,
-        position=positions.get(run, ""),
+        position=shown_as(j.placement, run) or "",
         **_judged(rubric, r),
     )
 
