@@ -348,10 +348,8 @@ def test_three_systems_lead_with_each_contrast_and_their_ranking(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     """One reviewer prefers A to B and to C, and B to C, on every one of three prompts."""
-    lines: list[dict[str, object]] = [
-        {"type": "study", "id": "three", "name": "Three prompts"},
-        *({"type": "condition", "id": c, "label": f"System {c}"} for c in "ABC"),
-    ]
+    lines: list[dict[str, object]] = [{"type": "study", "id": "three", "name": "Three prompts"}]
+    lines += [{"type": "condition", "id": c, "label": f"System {c}"} for c in "ABC"]
     for n in range(3):
         lines.append({"type": "task", "id": f"T{n}", "prompt": f"Answer question {n}."})
         lines += [
