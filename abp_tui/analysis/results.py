@@ -476,6 +476,29 @@ def study_notes(match: ModelMatch | None) -> list[str]:
     return notes
 
 
+def document_fields(
+    found: Results, scibench: SciBenchResults | None, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """What a results document (``abp-tui results`` / the results screen from the database, a
+    bundle's ``summary.json`` / report from its records) takes from the results as computed:
+    one assembly for both, so neither can lead with, count or withhold something the other
+    does not. ``warnings`` are added after the results' own (model versions)."""
+    return {
+        "warnings": [*found.warnings, *warnings],
+        "headline": found.headline,
+        "confidence": found.confidence,
+        "verdict_source": found.verdict_source,
+        "conditions": found.conditions,
+        "by_task": found.by_task,
+        # Seed 004: no condition effect before the human gate.
+        "comparisons": found.comparisons if scibench is None or not scibench.withheld else [],
+        "position_bias": found.position_bias,
+        "automated_judge": found.automated_judge,
+        "engine_efficiency": found.engine_efficiency,
+        "scibench": scibench,
+    }
+
+
 class ResultsReport(Model):
     """The results of a design as ``abp-tui results`` reports them, with who unblinded it."""
 

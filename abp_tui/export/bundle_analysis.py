@@ -40,6 +40,7 @@ from abp_tui.analysis.results import (
     GroupResult,
     PositionBiasResult,
     VerdictSource,
+    document_fields,
     results,
 )
 from abp_tui.analysis.scibench_results import (
@@ -476,28 +477,18 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
     states = {o.run_id: o.state for o in found.outcomes}
     versions = recorded_versions(inputs.study.protocol, inputs.runs, states)
     return Summary(
-        warnings=[*found.warnings, *version_warnings(versions)],
-        headline=found.headline,
+        **document_fields(found, sci, version_warnings(versions)),
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,
         design_sha256=inputs.design.sha256,
         rubric=inputs.rubric.id,
-        confidence=found.confidence,
-        verdict_source=found.verdict_source,
-        conditions=found.conditions,
-        by_task=found.by_task,
-        comparisons=found.comparisons if sci is None or not sci.withheld else [],
-        position_bias=found.position_bias,
-        automated_judge=found.automated_judge,
         notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
         model_match=match,
-        engine_efficiency=found.engine_efficiency,
         # Seed 000 lists every reclassification, development material's too (each marked).
         reclassifications=found.reclassifications
         if whole
         else listed_reclassifications(analysis.records, analysis.decisions),
-        scibench=sci,
         business=business_results(
             analysis.records,
             protocol=inputs.study.protocol,
