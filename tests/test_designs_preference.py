@@ -233,6 +233,19 @@ limitations = ["Eight prompts of one model pair: a demonstration, not a comparis
     assert study["description"].endswith("judged again, blind, by one reviewer.")
     conditions = json.loads((bundle.folder / published.CONDITIONS).read_text("utf-8"))
     assert all(c["instructions"].startswith("The model's answer") for c in conditions)
+    # Each pair's final preference is ann's: PandaLM's imported annotator labels are a ranking
+    # source of their own, never a reviewer behind a final verdict.
+    lines = (bundle.folder / "results" / "verdicts.jsonl").read_text("utf-8").splitlines()
+    finals = {p["item"]: p for v in map(json.loads, lines) for p in v["preferences"]}
+    assert len(finals) == 8
+    assert {(p["source"], p["preferred"]) for p in finals.values()} == {("single review", "tie")}
+    assert {r["reviewer"] for p in finals.values() for r in p["reviews"]} == {"ann"}
+    summary = json.loads((bundle.folder / "results" / "summary.json").read_text("utf-8"))
+    assert summary["headline"][0].endswith("8 of 8 planned pairs judged blind by 1 reviewer.")
+    assert (
+        "Counts each item's final verdict: 0 unanimous, 0 adjudicated, 8 single review, "
+        "0 unresolved." in summary["headline"]
+    )
     assert verify(bundle.zip_path).status == "results published"
 
 
