@@ -158,13 +158,20 @@ def test_preference_only_chain_agreement_adjudication_results_and_bundle(
     unblind(db, "pref", "coordinator")
     results = compute_results(db, created.pk)
     (comparison,) = results.comparisons
-    # The tally of the reviewers' judgments: a preferred 20+5+10 times by one reviewer or the
-    # other, as the kappa table says (the conditions are the runs' sides: run a is A, B first).
+    # The tally of the items' final preferences, one per pair: run a by both reviewers 20
+    # times, by the adjudicator on the 15 conflicts; run b by both 15 times (the conditions are
+    # the runs' sides: run a is A, B first). The reviewers' 100 judgments stand behind it.
     prefs = comparison.preferences
     wins = {comparison.a: prefs.wins_a, comparison.b: prefs.wins_b}
-    by_side = {"A": 20 * 2 + 5 + 10, "B": 15 * 2 + 5 + 10}
-    assert sorted(wins.values()) == sorted(by_side.values())
+    assert sorted(wins.values()) == [15, 20 + 15]
     assert (prefs.ties, prefs.insufficient) == (0, 0)
+    assert prefs.sources == {
+        "unanimous": 35,
+        "adjudicated": 15,
+        "single review": 0,
+        "unresolved": 0,
+    }
+    assert prefs.judgments == 100
     assert all(g.pass_rate.n == 0 for g in results.conditions)  # no result state to count
 
     bundle = export_bundle(db, created.pk, tmp_path / "bundle", actor="coordinator")
@@ -228,6 +235,19 @@ limitations = ["Eight prompts of one model pair: a demonstration, not a comparis
     assert study["description"].endswith("judged again, blind, by one reviewer.")
     conditions = json.loads((bundle.folder / published.CONDITIONS).read_text("utf-8"))
     assert all(c["instructions"].startswith("The model's answer") for c in conditions)
+    # Each pair's final preference is ann's: PandaLM's imported annotator labels are a ranking
+    # source of their own, never a reviewer behind a final verdict.
+    lines = (bundle.folder / "results" / "verdicts.jsonl").read_text("utf-8").splitlines()
+    finals = {p["item"]: p for v in map(json.loads, lines) for p in v["preferences"]}
+    assert len(finals) == 8
+    assert {(p["source"], p["preferred"]) for p in finals.values()} == {("single review", "tie")}
+    assert {r["reviewer"] for p in finals.values() for r in p["reviews"]} == {"ann"}
+    summary = json.loads((bundle.folder / "results" / "summary.json").read_text("utf-8"))
+    assert summary["headline"][0].endswith("8 of 8 planned pairs judged blind by 1 reviewer.")
+    assert (
+        "Counts each item's final verdict: 0 unanimous, 0 adjudicated, 8 single review, "
+        "0 unresolved." in summary["headline"]
+    )
     assert verify(bundle.zip_path).status == "results published"
 
 

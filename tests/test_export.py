@@ -563,8 +563,12 @@ def test_abp_verdict_is_valid_against_the_shipped_schema(
 
 def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Database) -> None:
     pk = abp_judged(db)
-    assert export_verdicts(db, pk, tmp_path / "verdicts.jsonl") == 24
+    # 24 runs; the two pairs 'demo' preferred one response of, each a single review.
+    assert export_verdicts(db, pk, tmp_path / "verdicts.jsonl") == (24, 2)
     verdicts = [json.loads(x) for x in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
+    preferred = {p["item"]: p for v in verdicts for p in v.get("preferences", [])}
+    assert [p["source"] for p in preferred.values()] == ["single review"] * 2
+    assert sum(1 for v in verdicts if "preferences" in v) == 4  # both runs of each pair
     assert {v["source"] for v in verdicts} == {"single review", "automated"}
     judged = [v for v in verdicts if v["source"] == "single review"]
     assert all(v["automated_state"] is not None and v["human_state"] for v in judged)

@@ -62,14 +62,19 @@ def test_an_open_disagreement_leaves_the_preference_tally_and_position_bias(
     report = compute_results(db, pk)
     (cmp,) = report.comparisons
     prefs = cmp.preferences
-    # Only the agreed item counts: both reviewers preferred the same run.
-    assert sorted((prefs.wins_a, prefs.wins_b)) == [0, 2]
-    assert (prefs.ties, prefs.insufficient, prefs.total, prefs.decisive) == (0, 0, 2, 2)
+    # Only the agreed item counts, once (its final verdict): both reviewers preferred one run.
+    assert sorted((prefs.wins_a, prefs.wins_b)) == [0, 1]
+    assert (prefs.ties, prefs.insufficient, prefs.total, prefs.decisive) == (0, 0, 1, 1)
     assert (prefs.unresolved_judgments, prefs.unresolved_items) == (2, [disputed])
-    # Exact two-sided binomial test of 2 wins in 2 decisive judgments against 1/2:
-    # 2 * P(X = 2) = 2 * (1/2)^2 = 0.5 (not 4 judgments, as counting the disputed item would).
-    assert prefs.test.n == 2 and prefs.test.p_value == pytest.approx(0.5)
-    assert (prefs.a_share.x, prefs.a_share.n) == (prefs.wins_a, 2)
+    assert prefs.sources == {"unanimous": 1, "adjudicated": 0, "single review": 0, "unresolved": 1}
+    assert (
+        prefs.counting
+        == "Counts each item's final verdict: 1 unanimous, 0 adjudicated, 1 unresolved."
+    )
+    # Exact two-sided binomial test of 1 win in 1 decisive item against 1/2: 2 * (1/2) = 1
+    # (not 2 judgments of one item, nor 4 with the disputed item's).
+    assert prefs.test.n == 1 and prefs.test.p_value == pytest.approx(1.0)
+    assert (prefs.a_share.x, prefs.a_share.n) == (prefs.wins_a, 1)
 
     bias = report.position_bias
     # a put Response 1 first on the agreed item; b saw the same run first or second.
@@ -90,7 +95,7 @@ def test_the_held_back_judgments_are_in_every_face(
     comparison = dict(zip(header, rows[0], strict=True))
     assert comparison["pref_unresolved"] == 2
     assert comparison["pref_unresolved_items"] == disputed
-    assert comparison["pref_total"] == 2 and comparison["pref_decisive"] == 2
+    assert comparison["pref_total"] == 1 and comparison["pref_decisive"] == 1
     header, rows = csv_rows(tables.position_bias)
     bias = dict(zip(header, rows[0], strict=True))
     assert (bias["decisive"], bias["unresolved"], bias["unresolved_items"]) == (2, 2, disputed)
@@ -122,7 +127,7 @@ def test_the_cli_counts_them_apart(tmp_path: Path, cli: Cli) -> None:
     doc = json.loads(cli("results", "--study", "s", "--json").out)
     (cmp,) = doc["comparisons"]
     assert cmp["preferences"]["unresolved_items"] == [disputed]
-    assert (cmp["preferences"]["total"], cmp["preferences"]["unresolved_judgments"]) == (2, 2)
+    assert (cmp["preferences"]["total"], cmp["preferences"]["unresolved_judgments"]) == (1, 2)
     assert doc["position_bias"]["unresolved_items"] == [disputed]
     text = cli("results", "--study", "s")
     assert text.code == 0, text.err
@@ -152,12 +157,13 @@ def test_adjudicating_the_item_brings_its_preferences_back(
 
 def _assert_back(before: ResultsReport, after: ResultsReport) -> None:
     (was,), (now,) = before.comparisons, after.comparisons
-    # The reviewers' own judgments count again: one more win each way.
-    assert (now.preferences.wins_a, now.preferences.wins_b) == (
-        was.preferences.wins_a + 1,
-        was.preferences.wins_b + 1,
+    # The item counts again, once, by the adjudicator's pick; the reviewers' own judgments
+    # are back in the position-bias test (a test of the reviewers).
+    assert now.preferences.wins_a + now.preferences.wins_b == (
+        was.preferences.wins_a + was.preferences.wins_b + 1
     )
-    assert (now.preferences.total, now.preferences.decisive) == (4, 4)
+    assert (now.preferences.total, now.preferences.decisive) == (2, 2)
+    assert now.preferences.sources["adjudicated"] == 1
     assert (now.preferences.unresolved_judgments, now.preferences.unresolved_items) == (0, [])
     assert after.position_bias.decisive == 4
     assert (after.position_bias.unresolved_judgments, after.position_bias.unresolved_items) == (

@@ -167,11 +167,17 @@ def test_the_ranking_is_held_back_from_a_reviewer_with_pending_items(
         "imported labels' and the AI judges' votes on them, so it is held back from b until "
         "they submit their own judgments\n"
     )
-    # a has submitted every item: the ranking a sees is everyone's (both of a's votes, b's one).
+    # a has submitted every item: the ranking a sees is everyone's, one vote per item (its
+    # final verdict: the first item's two reviewers agree, the second is a's single review).
     monkeypatch.setattr(getpass, "getuser", lambda: "a")
     shown = cli("ranking", "--db", target, "--study", "s", "--resamples", "0", "--json")
     assert shown.code == 0, shown.err
-    assert json.loads(shown.out)["comparisons"] == 3
+    ranked = json.loads(shown.out)
+    assert ranked["comparisons"] == 2
+    assert ranked["notes"][0] == (
+        "Counts each item's final verdict: 1 unanimous, 0 adjudicated, 1 single review, "
+        "0 unresolved."
+    )
 
 
 def test_an_ai_judges_ranking_is_refused_as_its_report_is(

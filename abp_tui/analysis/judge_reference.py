@@ -57,12 +57,9 @@ def design_reference(records: DesignRecords, decisions: Decisions, name: str) ->
                 raters[j.reviewer][key] = choice
         adjudication = decisions.adjudications.get(item.code)
         if adjudication is not None:
-            chosen = adjudication.judgment.preference
-            if chosen in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-                slot = "1" if chosen == PreferenceChoice.RESPONSE_1 else "2"
-                pairs[key] = adjudication.placement[slot]
-            elif chosen == PreferenceChoice.TIE:
-                pairs[key] = TIE
+            chosen = preferred(adjudication)
+            if chosen is not None and chosen != PreferenceChoice.INSUFFICIENT.value:
+                pairs[key] = TIE if chosen == PreferenceChoice.TIE.value else chosen
             else:
                 reasons[key] = "adjudicated without a preference"
             continue
@@ -81,8 +78,8 @@ def design_reference(records: DesignRecords, decisions: Decisions, name: str) ->
     run_reasons: dict[str, str] = {}
     scores: dict[str, float] = {}
     for verdict in decisions.verdicts:
-        if verdict.run in records.superseded:
-            continue
+        if verdict.run in records.superseded or verdict.preference_only:
+            continue  # a preference alone gives a run no state: its pair's, above
         if verdict.scores:
             scores[verdict.run] = sum(verdict.scores.values())
         if verdict.result_state in (ResultState.MODEL_PASS, ResultState.MODEL_FAIL):

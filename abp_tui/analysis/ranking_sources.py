@@ -1,9 +1,9 @@
 """What counts as a vote for a ranking, for each source; the sources are never mixed.
 
-- ``verdicts``: a design's final human preferences. An adjudicated item counts its
-  adjudication's preference (one vote); an item whose reviewers disagree and nobody adjudicated
-  is held back (counted apart, as the results' preference tally holds it back); every other pair
-  item counts each reviewer's latest submitted preference, as the results' tally does.
+- ``verdicts``: a design's final human preferences, one vote per pair: the item's final
+  preference (:mod:`abp_tui.analysis.item_preferences`: adjudicated, unanimous or single
+  review), exactly what the results' preference tally counts; an item whose reviewers disagree
+  and nobody adjudicated is held back (one per item, counted apart).
 - ``labels``: every imported annotator's latest label of each pair (PandaLM's three annotators
   are three votes on the pair's task).
 - ``judge:ID``: one AI judge's picks on each pair (and turn), combined over the two presentation
@@ -29,9 +29,8 @@ import numpy.typing as npt
 from abp_tui.analysis.judge_arrays import NO_RUN, NO_VERDICT, PREFERENCE, TIE_PICK, VerdictTable
 from abp_tui.analysis.ranking import A_WON, B_WON, TIE, Votes
 from abp_tui.analysis.ranking_models import Excluded
-from abp_tui.analysis.results import open_disagreements
 from abp_tui.analysis.verdicts import Decisions
-from abp_tui.models import DesignRecords, Judgment, PreferenceChoice
+from abp_tui.models import DesignRecords, PreferenceChoice
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -124,62 +123,46 @@ def label_votes(
     return votes, _excluded(counts)
 
 
-def _vote(
-    judgment: Judgment, placement: Mapping[str, str], runs: tuple[str, str]
-) -> int | str | None:
-    """A judgment's preference as an outcome of runs[0] against runs[1]; a str: excluded."""
-    choice = judgment.preference
-    if choice is None:
-        return None
-    if choice == PreferenceChoice.TIE:
+def _final_vote(pick: str, runs: tuple[str, str]) -> int | str:
+    """An item's final preference as an outcome of runs[0] against runs[1]; a str: excluded."""
+    if pick == PreferenceChoice.TIE.value:
         return TIE
-    if choice == PreferenceChoice.INSUFFICIENT:
+    if pick == PreferenceChoice.INSUFFICIENT.value:
         return INSUFFICIENT
-    run = placement.get("1" if choice == PreferenceChoice.RESPONSE_1 else "2")
-    return A_WON if run == runs[0] else B_WON
+    return A_WON if pick == runs[0] else B_WON
 
 
 def design_votes(
     records: DesignRecords, decisions: Decisions, sides: Mapping[str, Side]
 ) -> tuple[Votes, list[Excluded]]:
-    """A design's final human preferences as votes (see the module docstring)."""
-    held_back = open_disagreements(decisions)
+    """A design's final human preferences as votes, one per pair: the item's final preference
+    (:mod:`abp_tui.analysis.item_preferences`), as the results' tally counts it."""
     counts: Counter[str] = Counter()
     rows: list[tuple[str, str, str, int, float | None, float | None]] = []
-    for item in records.items:
-        if not item.is_pair:
+    for final in decisions.preferences:
+        runs = (final.runs[0], final.runs[1])
+        if final.preferred is None:
+            counts[UNRESOLVED] += 1
             continue
-        runs = (item.runs[0], item.runs[1])
-        adjudication = decisions.adjudications.get(item.code)
-        judged = decisions.latest.get(item.code, [])
-        if adjudication is not None:
-            found = [_vote(adjudication.judgment, adjudication.placement, runs)]
+        vote = _final_vote(final.preferred, runs)
+        if isinstance(vote, str):
+            counts[vote] += 1
+        elif final.conditions[0] == final.conditions[1]:
+            counts[SAME_CONDITION] += 1
+        elif runs[0] in records.superseded or runs[1] in records.superseded:
+            counts[STALE] += 1
         else:
-            found = [_vote(j.judgment, j.placement, runs) for j in judged]
-        if adjudication is None and item.code in held_back:
-            counts[UNRESOLVED] += sum(1 for v in found if v is not None)
-            continue
-        for vote in found:
-            if vote is None:
-                continue
-            if isinstance(vote, str):
-                counts[vote] += 1
-            elif item.conditions[0] == item.conditions[1]:
-                counts[SAME_CONDITION] += 1
-            elif item.runs[0] in records.superseded or item.runs[1] in records.superseded:
-                counts[STALE] += 1
-            else:
-                a, b = sides.get(runs[0]), sides.get(runs[1])
-                rows.append(
-                    (
-                        item.task,
-                        item.conditions[0],
-                        item.conditions[1],
-                        vote,
-                        None if a is None else a.length,
-                        None if b is None else b.length,
-                    )
+            a, b = sides.get(runs[0]), sides.get(runs[1])
+            rows.append(
+                (
+                    final.task,
+                    final.conditions[0],
+                    final.conditions[1],
+                    vote,
+                    None if a is None else a.length,
+                    None if b is None else b.length,
                 )
+            )
     return Votes.from_rows(rows), _excluded(counts)
 
 

@@ -46,14 +46,29 @@ def in_scope(design: StudyDesign, task: str, condition: str) -> bool:
     )
 
 
-def preferred(j: JudgmentRevision) -> str | None:
-    """The run id preferred, "tie", "insufficient_evidence", or None for no preference."""
-    choice = j.judgment.preference
+def picked(choice: PreferenceChoice | None, placement: Mapping[str, str]) -> str | None:
+    """A preference as shown (Response 1 / 2, tie, insufficient evidence) in run terms under the
+    ``placement`` it was made on (position -> run id): the run id preferred, "tie",
+    "insufficient_evidence", or None for no preference (or a position nothing was shown at).
+    The one translation from screen positions to runs; :func:`shown_as` is the other way."""
     if choice is None:
         return None
     if choice in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-        return j.placement["1" if choice == PreferenceChoice.RESPONSE_1 else "2"]
+        return placement.get("1" if choice == PreferenceChoice.RESPONSE_1 else "2")
     return choice.value
+
+
+def preferred(j: JudgmentRevision | AdjudicationRevision) -> str | None:
+    """The run id a judgment or an adjudication preferred, "tie", "insufficient_evidence", or
+    None for no preference."""
+    return picked(j.judgment.preference, j.placement)
+
+
+def shown_as(placement: Mapping[str, str], run: str) -> str | None:
+    """Where ``run`` was shown ("1" first, "2" second) under ``placement``; None when it was not
+    shown (a tie, insufficient evidence). The one translation from runs back to screen positions,
+    as :func:`picked` is the one from positions to runs."""
+    return next((position for position, shown in placement.items() if shown == run), None)
 
 
 def preferred_run(j: JudgmentRevision) -> str | None:

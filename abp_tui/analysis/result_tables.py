@@ -631,11 +631,15 @@ class ResultsTables:
     preference_only: bool = False
     """A preference-only design: people preferred one response of a pair and scored nothing."""
     verdicts: bool = True
-    """Some run has a verdict (a person's, an automated outcome or its record's state)."""
+    """Some run has a result state to count (a person's verdict, an automated outcome or its
+    record's state); a preference alone gives a run none."""
     head_to_head: Table = field(default_factory=lambda: head_to_head_table(()))
     """Engines' wins, losses and ties in seed 003's strict efficiency order (rows for engines)."""
     warnings: tuple[str, ...] = ()
     """What every face leads with: engines that did not run on the same model."""
+    headline: tuple[str, ...] = ()
+    """The answer to the design's question (:mod:`abp_tui.analysis.headline`), after the
+    warnings and before every table."""
     engine_efficiency: Table = field(default_factory=lambda: engine_efficiency_table(()))
     """Engines' own efficiency medians (rows for engines that measured any)."""
     business: tuple[Table, ...] = ()
@@ -708,7 +712,8 @@ def results_tables(
     if preference_only is None:
         preference_only = rubric is not None and rubric.preference_only
     preference_only = preference_only and not automated
-    verdicts = any(g.runs > g.unjudged for g in results.conditions)
+    # A state to count (a person's, automated, a record's): a preference alone gives none.
+    verdicts = any(sum(g.states.values()) for g in results.conditions)
     # Imported here: the business tables are built from this module's columns. Only a business
     # design's results carry them (``business``).
     from abp_tui.analysis.business_tables import business_headline, business_tables
@@ -756,6 +761,7 @@ def results_tables(
         head_to_head=head_to_head_table(results.comparisons),
         # Not every source has warnings (they come with engines that ran on different models).
         warnings=tuple(getattr(results, "warnings", ())),
+        headline=tuple(getattr(results, "headline", ())),
         engine_efficiency=engine_efficiency_table(getattr(results, "engine_efficiency", ())),
         business=business,
         reclassified=reclassified_table(getattr(results, "reclassifications", ())),

@@ -33,13 +33,14 @@ from abp_tui.analysis.abp_efficiency import (
 )
 from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
+from abp_tui.analysis.headline import headline
+from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
     ModelMatch,
     engines_comparable,
     leading_warnings,
 )
-from abp_tui.analysis.records import preferred
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, reclassifications
 from abp_tui.analysis.scibench_results import SciBenchResults
 from abp_tui.analysis.scoring import result_state
@@ -47,7 +48,7 @@ from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     DesignRecords,
-    Item,
+    ItemPreference,
     JudgmentRevision,
     Model,
     PreferenceChoice,
@@ -122,8 +123,8 @@ RUN_NOTES: Final = frozenset({PASS_RATE_NOTE, UNRESOLVED_RUNS_NOTE})
 """Notes on the runs' verdicts: not printed beside a preference tally alone."""
 RESULTS_NOTES: Final = (
     PASS_RATE_NOTE,
-    "Preferences count each reviewer's judgment of a pair; judgments of one pair by "
-    "several reviewers are not independent.",
+    "Preferences count each pair once, by its final verdict (adjudicated, unanimous or single "
+    "review); the reviewers' own judgments enter agreement and position bias only.",
     UNRESOLVED_RUNS_NOTE,
     "Preferences of an item whose reviewers disagree (not adjudicated yet) are counted apart "
     "with the item and enter neither the preference tally nor the position-bias test until "
@@ -184,12 +185,24 @@ class Efficiency(Model):
 
 
 class PreferenceResult(PreferenceTest):
-    """A contrast's preference tally and test, and the judgments held back from both."""
+    """A contrast's preference tally and test over its items' final preferences (one count per
+    item), and the items held back from both."""
 
     unresolved_judgments: NonNegativeInt = 0
-    """Preference judgments of items with an open disagreement: in no count above."""
+    """Reviewers' preferences of items with an open disagreement: in no count above."""
     unresolved_items: list[str] = Field(default_factory=list)
     """Blind codes of the contrast's judged items with an open disagreement, sorted."""
+    sources: dict[str, NonNegativeInt] = Field(default_factory=dict)
+    """Source of the items' final preferences (unanimous, adjudicated, single review,
+    unresolved) -> how many items."""
+    judgments: NonNegativeInt = 0
+    """The reviewers' own preferences of these items (agreement counts them; the tally does
+    not)."""
+
+    @property
+    def counting(self) -> str:
+        """The one line saying which judgments the tally counts."""
+        return counting_line(self.sources)
 
 
 class PositionBiasResult(PositionBias):
@@ -255,7 +268,7 @@ def group_result(
         condition=condition,
         task=task,
         runs=len(everything),
-        unjudged=sum(1 for o in rows if o.state is None),
+        unjudged=sum(1 for o in rows if o.source == "unjudged"),
         unresolved=len(pending),
         unresolved_items=codes,
         states={s.value: states.get(s.value, 0) for s in ResultState},
@@ -269,55 +282,57 @@ def group_result(
 
 @dataclass(frozen=True)
 class Preferences:
-    """A contrast's preference judgments: the counted ones, and those held back."""
+    """A contrast's pairs, each counted once by its final preference; those held back apart."""
 
     wins_a: int = 0
     wins_b: int = 0
     ties: int = 0
     insufficient: int = 0
     unresolved_judgments: int = 0
-    """Judgments with a preference on items with an open disagreement (in no count above)."""
+    """Reviewers' preferences of the items with no final preference yet (in no count above)."""
     unresolved_items: tuple[str, ...] = ()
-    """The contrast's judged items with an open disagreement, sorted."""
+    """The contrast's judged items with no final preference yet (open disagreements), sorted."""
+    sources: tuple[tuple[str, int], ...] = ()
+    """Source of the items' final preferences -> how many items (every source, zeros too)."""
+    judgments: int = 0
+    """The reviewers' preferences behind the items counted (for agreement, not in a count)."""
 
     @property
     def counted(self) -> tuple[int, int, int, int]:
         return self.wins_a, self.wins_b, self.ties, self.insufficient
 
 
-def preferences(
-    items: Iterable[Item],
-    latest: Mapping[str, list[JudgmentRevision]],
-    a: str,
-    b: str,
-    held_back: Collection[str] = frozenset(),
-) -> Preferences:
-    """Wins of a, wins of b, ties and insufficient over the judgments of pairs of a and b; the
-    judgments of the items in ``held_back`` (open disagreements) are counted apart."""
-    wins_a = wins_b = ties = insufficient = unresolved = 0
+def preferences(final: Iterable[ItemPreference], a: str, b: str) -> Preferences:
+    """Wins of a, wins of b, ties and insufficient evidence over the final preferences of the
+    pairs of a and b (:mod:`abp_tui.analysis.item_preferences`): one count per item, whoever
+    judged it; an item with no final preference yet (an open disagreement) is counted apart,
+    with its reviewers' preferences, until adjudicated."""
+    wins_a = wins_b = ties = insufficient = unresolved = judgments = 0
     codes: set[str] = set()
-    for item in items:
-        if not item.is_pair or set(item.conditions) != {a, b}:
-            continue
-        condition_of = dict(zip(item.runs, item.conditions, strict=True))
-        judgments = latest.get(item.code, ())
-        if judgments and item.code in held_back:
-            codes.add(item.code)
-        for j in judgments:
-            choice = preferred(j)
-            if choice is None:
-                continue
-            if item.code in held_back:
-                unresolved += 1
-            elif choice == PreferenceChoice.TIE.value:
-                ties += 1
-            elif choice == PreferenceChoice.INSUFFICIENT.value:
-                insufficient += 1
-            elif condition_of[choice] == a:
-                wins_a += 1
-            else:
-                wins_b += 1
-    return Preferences(wins_a, wins_b, ties, insufficient, unresolved, tuple(sorted(codes)))
+    mine = [p for p in final if len(p.runs) == 2 and set(p.conditions) == {a, b}]
+    for p in mine:
+        judgments += len(p.reviews)
+        if p.preferred is None:
+            unresolved += len(p.reviews)
+            codes.add(p.item)
+        elif p.preferred == PreferenceChoice.TIE.value:
+            ties += 1
+        elif p.preferred == PreferenceChoice.INSUFFICIENT.value:
+            insufficient += 1
+        elif p.preferred_condition == a:
+            wins_a += 1
+        else:
+            wins_b += 1
+    return Preferences(
+        wins_a,
+        wins_b,
+        ties,
+        insufficient,
+        unresolved,
+        tuple(sorted(codes)),
+        tuple(source_counts(mine).items()),
+        judgments,
+    )
 
 
 def _paired(rows: Sequence[RunOutcome]) -> dict[tuple[str, int], ResultState | None]:
@@ -364,6 +379,8 @@ def compare(
             **preference_test(*preferred.counted, confidence=confidence).model_dump(),
             unresolved_judgments=preferred.unresolved_judgments,
             unresolved_items=list(preferred.unresolved_items),
+            sources=dict(preferred.sources),
+            judgments=preferred.judgments,
         ),
         efficiency=efficiency,
         head_to_head=head_to_head(rows[a], rows[b]) if engines else None,
@@ -436,6 +453,9 @@ class Results:
     """Engines (ABP, Arena): each engine's own efficiency medians, shown whatever the models."""
     reclassifications: list[Reclassification] = field(default_factory=list)
     """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside, with why."""
+    headline: list[str] = field(default_factory=list)
+    """The answer to the design's question in a few sentences (:mod:`abp_tui.analysis.
+    headline`); empty for automated outcomes alone."""
 
     @property
     def warnings(self) -> list[str]:
@@ -456,11 +476,36 @@ def study_notes(match: ModelMatch | None) -> list[str]:
     return notes
 
 
+def document_fields(
+    found: Results, scibench: SciBenchResults | None, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """What a results document (``abp-tui results`` / the results screen from the database, a
+    bundle's ``summary.json`` / report from its records) takes from the results as computed:
+    one assembly for both, so neither can lead with, count or withhold something the other
+    does not. ``warnings`` are added after the results' own (model versions)."""
+    return {
+        "warnings": [*found.warnings, *warnings],
+        "headline": found.headline,
+        "confidence": found.confidence,
+        "verdict_source": found.verdict_source,
+        "conditions": found.conditions,
+        "by_task": found.by_task,
+        # Seed 004: no condition effect before the human gate.
+        "comparisons": found.comparisons if scibench is None or not scibench.withheld else [],
+        "position_bias": found.position_bias,
+        "automated_judge": found.automated_judge,
+        "engine_efficiency": found.engine_efficiency,
+        "scibench": scibench,
+    }
+
+
 class ResultsReport(Model):
     """The results of a design as ``abp-tui results`` reports them, with who unblinded it."""
 
     warnings: list[str] = Field(default_factory=list)
     """What the report leads with: engines that did not run on the same model."""
+    headline: list[str] = Field(default_factory=list)
+    """The answer to the design's question in a few sentences, before every table."""
     study: str
     design: str
     design_version: int
@@ -524,32 +569,35 @@ def results(
     rubric = records.rubric
     open_items = unresolved_items(decisions)
     held_back = open_disagreements(decisions)
+    groups = [
+        group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
+        for c in conditions
+    ]
+    compared = [
+        compare(
+            a,
+            b,
+            by_condition,
+            preferences(decisions.preferences, a, b),
+            records.seed,
+            confidence,
+            engines=model_match is not None,
+        )
+        for a, b in contrasts_of(records.design, conditions)
+        if a in by_condition and b in by_condition and engines_comparable(model_match)
+    ]
+    automated = is_automated(records.design.name, rubric.id)
     return Results(
-        conditions=[
-            group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
-            for c in conditions
-        ],
+        conditions=groups,
         by_task=[
             group_result(c, t, by_cell[(c, t)], rubric, open_items, confidence)
             for c, t in sorted(by_cell, key=lambda ct: (ct[0], natural_key(ct[1])))
         ],
-        comparisons=[
-            compare(
-                a,
-                b,
-                by_condition,
-                preferences(records.items, decisions.latest, a, b, held_back),
-                records.seed,
-                confidence,
-                engines=model_match is not None,
-            )
-            for a, b in contrasts_of(records.design, conditions)
-            if a in by_condition and b in by_condition and engines_comparable(model_match)
-        ],
+        comparisons=compared,
         position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,
         confidence=confidence,
-        verdict_source="automated" if is_automated(records.design.name, rubric.id) else "design",
+        verdict_source="automated" if automated else "design",
         automated_judge=judge_tallies(run_outcomes, judge_dimensions or {}),
         model_match=model_match,
         engine_efficiency=[]
@@ -561,4 +609,5 @@ def results(
         reclassifications=reclassifications(
             records.runs, decisions, records.superseded, records.design
         ),
+        headline=[] if automated else headline(records, decisions, groups, compared, confidence),
     )

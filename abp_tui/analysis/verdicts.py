@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from abp_tui.analysis.item_preferences import item_preferences
 from abp_tui.analysis.records import (
     in_plan_order,
     latest_adjudications,
@@ -29,6 +30,7 @@ from abp_tui.models import (
     AdjudicationRevision,
     DesignRecords,
     DisagreementRules,
+    ItemPreference,
     JudgmentRevision,
     OutcomeSource,
     PreferenceChoice,
@@ -134,6 +136,9 @@ class Decisions:
     """One per judged run, by run id."""
     adjudicated_by: dict[str, AdjudicationRevision]
     """Run id -> the adjudication its verdict comes from."""
+    preferences: list[ItemPreference] = field(default_factory=list)
+    """The final preference of every pair somebody stated one of, in plan order: a preference
+    belongs to its pair (:mod:`abp_tui.analysis.item_preferences`)."""
 
 
 def decide(records: DesignRecords) -> Decisions:
@@ -162,6 +167,8 @@ def decide(records: DesignRecords) -> Decisions:
                 adjudicated_by[run] = adjudication
         elif reasons:
             unresolved.update(run for j in js for run in j.judgment.responses)
+    open_codes = {d.code for d in found if not d.adjudicated}
+    preferences = item_preferences(records.items, latest, adjudications, open_codes)
     verdicts = []
     for run in sorted(per_run):
         adjudicated = adjudicated_by.get(run)
@@ -171,8 +178,46 @@ def decide(records: DesignRecords) -> Decisions:
             verdicts.append(_adjudicated(rubric, run, chosen, len(per_run[run]), items))
         else:
             verdicts.append(_reviewed(rubric, run, per_run[run], run in unresolved, items))
+    verdicts.extend(_preferred_only(preferences, set(per_run)))
+    verdicts.sort(key=lambda v: v.run)
     judged = {run: a for run, a in adjudicated_by.items() if run in per_run}
-    return Decisions(latest, adjudications, found, verdicts, judged)
+    return Decisions(latest, adjudications, found, verdicts, judged, preferences)
+
+
+def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list[Verdict]:
+    """A verdict for each run judged by preference alone (none of its judgments scored it):
+    no state, no scores; its source is its pairs' final preferences' (unresolved when one of
+    them is, else adjudicated when one is, else single review when all are, else unanimous)."""
+    of_run: dict[str, list[ItemPreference]] = defaultdict(list)
+    for p in preferences:
+        for run in p.runs:
+            if run not in scored:
+                of_run[run].append(p)
+    out = []
+    for run, found in of_run.items():
+        sources = {p.source for p in found}
+        source: VerdictSource
+        if "unresolved" in sources:
+            source = "unresolved"
+        elif "adjudicated" in sources:
+            source = "adjudicated"
+        elif sources == {"single review"}:
+            source = "single review"
+        else:
+            source = "unanimous"
+        out.append(
+            Verdict(
+                run=run,
+                source=source,
+                result_state=None,
+                scores={},
+                fatal_hits=(),
+                judgments=sum(len(p.reviews) for p in found),
+                items=tuple(sorted(p.item for p in found)),
+                preference_only=True,
+            )
+        )
+    return out
 
 
 def _adjudicated(
@@ -227,17 +272,21 @@ def automated_state(outcome: str | None) -> ResultState | None:
 
 def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
     """The outcome that counts for a run: a person's final verdict, else automated verification,
-    else the state its record carries, else unjudged. A human verdict supersedes an automated
-    one; both are kept."""
+    else the state its record carries, else unjudged. A run judged by preference alone has no
+    state of its own: automated verification or its record's state stands, else its source is
+    its preference verdict's, with no state (judged, never "unjudged"). A human verdict
+    supersedes an automated one; both are kept."""
     automated = automated_state(run.automated_outcome)
     source: OutcomeSource
     state: ResultState | None
-    if verdict is not None:
+    if verdict is not None and not verdict.preference_only:
         state, source = verdict.result_state, verdict.source
     elif automated is not None:
         state, source = automated, "automated"
     elif run.origin_status is not None:
         state, source = run.origin_status, "record"
+    elif verdict is not None:  # judged by preference alone: judged, with no state
+        state, source = None, verdict.source
     else:
         state, source = None, "unjudged"
     return RunOutcome(

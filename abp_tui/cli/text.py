@@ -66,6 +66,8 @@ def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> 
         f"Results of study {safe_line(report.study)}, {scope}; unblinded by "
         f"{safe_line(report.unblinded_by)} at {safe_line(report.unblinded_at)}",
     ]
+    if tables.headline:  # the answer to the design's question leads
+        lines += ["", *(safe_line(h) for h in tables.headline)]
     for table in tables.in_order:
         lines += ["", *section(table)]
     lines.append("")

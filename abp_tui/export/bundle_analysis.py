@@ -31,7 +31,7 @@ from abp_tui.analysis.business import BusinessResults, benchmark_records, busine
 from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
-from abp_tui.analysis.records import design_document
+from abp_tui.analysis.records import design_document, shown_as
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, listed_reclassifications
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
@@ -40,6 +40,7 @@ from abp_tui.analysis.results import (
     GroupResult,
     PositionBiasResult,
     VerdictSource,
+    document_fields,
     results,
 )
 from abp_tui.analysis.scibench_results import (
@@ -60,6 +61,7 @@ from abp_tui.models import (
     DesignRecords,
     FindingRevision,
     Item,
+    ItemPreference,
     JudgmentRevision,
     Model,
     OutcomeSource,
@@ -280,6 +282,21 @@ class RunVerdict(Model):
     material: Material
     """``development``, ``holdout`` or ``benchmark`` (seed 002, :mod:`abp_tui.analysis.material`):
     a development run's outcome is never a benchmark result."""
+    preferences: tuple[ItemPreference, ...] = Field(default=(), exclude_if=lambda v: not v)
+    """The final preference of each judged pair the run is in, with its source and the
+    reviewers' picks behind it (a preference belongs to the pair: both its runs carry it);
+    absent from a line when the run is in no judged pair."""
+
+
+def verdict_line_schema() -> dict[str, Any]:
+    """The JSON Schema of a line of ``verdicts.jsonl`` (``abp-tui-verdicts/v1``), as shipped in
+    ``abp_tui/export/schemas/``: fields are only ever added to it, optional (``preferences``)."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": rec.VERDICTS_SCHEMA,
+        "title": "abp-tui final verdict of one run (a line of results/verdicts.jsonl)",
+        **RunVerdict.model_json_schema(mode="serialization"),
+    }
 
 
 @dataclass
@@ -334,12 +351,11 @@ def _judged(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
 
 
 def _review(rubric: Rubric, j: JudgmentRevision, run: str, r: ResponseJudgment) -> Review:
-    positions = {key: position for position, key in j.placement.items()}
     return Review(
         item=j.item,
         reviewer=j.reviewer,
         revision=j.revision,
-        position=positions.get(run, ""),
+        position=shown_as(j.placement, run) or "",
         **_judged(rubric, r),
     )
 
@@ -365,6 +381,10 @@ def analyse(inputs: Inputs) -> Analysis:
             for run, response in j.judgment.responses.items():
                 reviews[run].append(_review(rubric, j, run, response))
     human = {v.run: v for v in decisions.verdicts}
+    preferred: dict[str, list[ItemPreference]] = defaultdict(list)
+    for p in decisions.preferences:
+        for run in p.runs:
+            preferred[run].append(p)
     run_outcomes = held_outcomes(records, decisions)  # a record failure's state stands
     verdicts = []
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
@@ -392,6 +412,7 @@ def analyse(inputs: Inputs) -> Analysis:
                 if adjudication is None
                 else _adjudicated(rubric, adjudication, published.id),
                 material=task_material(inputs.study_design, published.task),
+                preferences=tuple(preferred.get(published.id, ())),
             )
         )
     return Analysis(
@@ -410,6 +431,8 @@ class Summary(Model):
 
     warnings: list[str] = Field(default_factory=list)
     """What the results lead with: engines that did not run on the same model."""
+    headline: list[str] = Field(default_factory=list)
+    """The answer to the design's question in a few sentences, before every table."""
     study: str
     design: str
     design_version: int
@@ -459,27 +482,18 @@ def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Sum
     states = {o.run_id: o.state for o in found.outcomes}
     versions = recorded_versions(inputs.study.protocol, inputs.runs, states)
     return Summary(
-        warnings=[*found.warnings, *version_warnings(versions)],
+        **document_fields(found, sci, version_warnings(versions)),
         study=inputs.study.id,
         design=inputs.design.name,
         design_version=inputs.design.version,
         design_sha256=inputs.design.sha256,
         rubric=inputs.rubric.id,
-        confidence=found.confidence,
-        verdict_source=found.verdict_source,
-        conditions=found.conditions,
-        by_task=found.by_task,
-        comparisons=found.comparisons if sci is None or not sci.withheld else [],
-        position_bias=found.position_bias,
-        automated_judge=found.automated_judge,
         notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
         model_match=match,
-        engine_efficiency=found.engine_efficiency,
         # Seed 000 lists every reclassification, development material's too (each marked).
         reclassifications=found.reclassifications
         if whole
         else listed_reclassifications(analysis.records, analysis.decisions),
-        scibench=sci,
         business=business_results(
             analysis.records,
             protocol=inputs.study.protocol,

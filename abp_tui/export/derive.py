@@ -49,8 +49,9 @@ PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
 PLOT_TASKS = "plots/pass_rate_by_task.svg"
 
 STANDARD_LIMITATIONS: Final = (
-    "Preferences by several reviewers of the same pair are not independent judgments; the "
-    "binomial tests on preferences and on position bias count them as if they were.",
+    "The preference tally counts each pair once, by its final preference; the position-bias "
+    "test counts the reviewers' own judgments, and several reviewers' judgments of one pair "
+    "are not independent, although the test counts them as if they were.",
     "Repeated runs (trials) of one task are not independent tasks; pass rates pool them, and a "
     "condition's rate is dominated by the tasks with the most runs.",
     "Runs in INFRA_ERROR, PROVIDER_BLOCK, INVALID_TEST or GRADER_DISPUTE are excluded from pass "

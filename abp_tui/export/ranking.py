@@ -30,6 +30,7 @@ from typing import Any, Final, Literal
 
 from pydantic import NonNegativeFloat, ValidationError
 
+from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking import (
     A_WON,
@@ -265,6 +266,9 @@ def bundle_rankings(
         points[s.source] = report.too_few_votes or dict(
             zip(votes[s.source].systems, theta.tolist(), strict=True)
         )
+        if s.source == VERDICTS:  # which judgments the votes are: each item's final verdict
+            counting = counting_line(source_counts(analysis.decisions.preferences))
+            report = report.model_copy(update={"notes": [counting, *report.notes]})
         reports.append(report)
     if len(sources) > 1:  # Kendall's tau between the sources' point fits
         reports = [r.model_copy(update={"sources": _agreements(r.source, points)}) for r in reports]

@@ -141,6 +141,12 @@ def _compact(detail: Mapping[str, Any]) -> str:
     return json.dumps(detail, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _no_state(source: str) -> str:
+    """The state column of a run with none: unjudged, or judged with no state to give (a
+    preference alone, an open disagreement)."""
+    return "unjudged" if source == "unjudged" else "no state"
+
+
 def render(
     analysis: Analysis,
     gate: GateStatus,
@@ -168,7 +174,7 @@ def render(
                 v.condition,
                 v.trial,
                 *((v.material,) if material else ()),
-                v.state.value if v.state else "unjudged",
+                v.state.value if v.state else _no_state(v.source),
                 v.source,
                 v.automated_outcome,
                 ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
@@ -280,6 +286,16 @@ def render(
     if results.business:  # seed 002's section, after the comparisons
         at = [anchor for anchor, _label in nav].index("comparisons") + 1
         nav = (*nav[:at], ("business", "Business protocol"), *nav[at:])
+    # A preference design with no state to count leads with its preferences: no pass rate,
+    # state or dimension table of zeros is drawn.
+    preferences_first = results.preference_only and not results.verdicts
+    if preferences_first:
+        nav = tuple(
+            (anchor, "Preferences" if anchor == "comparisons" else label)
+            for anchor, label in nav
+            if anchor != "summary"
+        )
+    nav = (("answer", "Answer"), *nav) if results.headline else nav
     template = _environment().get_template("report.html.j2")
     return template.render(
         study=inputs.study,
@@ -296,6 +312,8 @@ def render(
         charts={k: Markup(v) for k, v in charts.items()},
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
+        headline=results.headline,
+        preferences_first=preferences_first,
         # Seed 003 section 7: unmatched models lead the page and withhold every comparison.
         warnings=results.warnings,
         material=material_headline(inputs.study_design, (r.task for r in inputs.runs)),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from abp_tui.analysis.material import splits_tasks, task_material
+from abp_tui.analysis.records import picked
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.tables import (
     Cell,
@@ -31,7 +32,6 @@ from abp_tui.models import (
     AdjudicationRevision,
     FindingRevision,
     JudgmentRevision,
-    PreferenceChoice,
 )
 from abp_tui.stats.agreement import AgreementReport
 
@@ -197,12 +197,8 @@ def judgments_table(analysis: Analysis) -> Table:
     for _key, e in sorted(entries, key=lambda x: x[0]):
         item = items.get(e.item)
         judgment = e.judgment
-        preferred = ""
         choice = judgment.preference
-        if choice in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-            preferred = e.placement.get("1" if choice == PreferenceChoice.RESPONSE_1 else "2", "")
-        elif choice is not None:
-            preferred = choice.value
+        preferred = picked(choice, e.placement) or ""
         failed = tuple(k for k, ok in sorted(judgment.validity.items()) if not ok)
         if isinstance(e, JudgmentRevision):
             kind, who, status, reason, seconds = (

@@ -1,7 +1,8 @@
 """JSON Schema validation of what an export writes and ``verify`` reads, by the jsonschema package.
 
 The schemas ship in ``abp_tui/export/schemas/`` (draft 2020-12): ``abp-verdict/v1`` (seed 003
-section 8) and the bundle's ``manifest.json`` (``abp-tui-bundle/v1``). Violations come back as
+section 8), the bundle's ``manifest.json`` (``abp-tui-bundle/v1``) and a line of
+``results/verdicts.jsonl`` (``abp-tui-verdicts/v1``). Violations come back as
 one line each, ``$.json.path: what was expected``, in the project's own wording, so a refused
 file names the field the way every other input error does.
 """
@@ -18,6 +19,8 @@ from jsonschema.exceptions import ValidationError
 
 VERDICT_SCHEMA_FILE: Final = "abp-verdict-v1.schema.json"
 MANIFEST_SCHEMA_FILE: Final = "abp-tui-bundle-v1.schema.json"
+VERDICTS_SCHEMA_FILE: Final = "abp-tui-verdicts-v1.schema.json"
+"""A line of ``results/verdicts.jsonl`` (``abp-tui-verdicts/v1``)."""
 
 
 @cache

@@ -181,6 +181,46 @@ class Verdict(Model):
     """How many reviewer judgments of the run stand behind it."""
     items: tuple[str, ...]
     """Blind codes of the items the run was judged in."""
+    preference_only: bool = False
+    """The run was judged by preference alone (its pairs' final preferences,
+    :class:`ItemPreference`): no result state, no scores; ``source`` and ``judgments`` are its
+    pairs' preferences'."""
+
+
+class PreferenceReview(Model):
+    """One reviewer's latest submitted preference of a pair, in run terms."""
+
+    reviewer: str
+    revision: int
+    pick: str
+    """The run id preferred, ``tie`` or ``insufficient_evidence``."""
+    shown_as: str | None
+    """Where the preferred run was shown ("1" first, "2" second); None for a tie or
+    insufficient evidence."""
+    placement: dict[str, str]
+    """Position shown ("1", "2") -> run id: what the reviewer saw where."""
+
+
+class ItemPreference(Model):
+    """The final preference of one judged pair: a preference belongs to the pair, not a run."""
+
+    item: str
+    """The item's blind code."""
+    task: str
+    runs: tuple[str, ...]
+    """The item's runs, in its own orientation (a, b)."""
+    conditions: tuple[str, ...]
+    """The conditions of ``runs``, in the same order."""
+    source: VerdictSource
+    """adjudicated, unanimous, single review or unresolved."""
+    preferred: str | None
+    """The run id preferred, ``tie``, ``insufficient_evidence``; None while unresolved."""
+    preferred_condition: str | None
+    """The preferred run's condition (None for a tie, insufficient evidence or unresolved)."""
+    reviews: tuple[PreferenceReview, ...]
+    """The reviewers' own preferences behind it, by reviewer."""
+    adjudicator: str | None = None
+    """Who settled it, when adjudicated."""
 
 
 class RunOutcome(Model):

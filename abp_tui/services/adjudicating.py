@@ -30,7 +30,7 @@ from abp_tui.analysis.verdicts import (
     find_disagreements,
 )
 from abp_tui.errors import AbpError
-from abp_tui.models import Judgment, JudgmentRevision, Rubric
+from abp_tui.models import ItemPreference, Judgment, JudgmentRevision, Rubric
 from abp_tui.services.reclassify import refused_override
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
@@ -43,6 +43,7 @@ __all__ = [
     "adjudicate",
     "adjudication_refused",
     "disagreements",
+    "final_preferences",
     "final_verdicts",
     "find_disagreements",
     "item_judgments",
@@ -107,6 +108,11 @@ def disagreements(db: sqlite_utils.Database, design_pk: int) -> list[Disagreemen
 def final_verdicts(db: sqlite_utils.Database, design_pk: int) -> list[Verdict]:
     """One verdict per judged run of the design, with its source."""
     return decide(sql.records_of_design(db, design_pk, with_runs=False)).verdicts
+
+
+def final_preferences(db: sqlite_utils.Database, design_pk: int) -> list[ItemPreference]:
+    """The final preference of every judged pair of the design, with its source."""
+    return decide(sql.records_of_design(db, design_pk, with_runs=False)).preferences
 
 
 def adjudicate(

@@ -34,7 +34,7 @@ Blinding rules kept here, so no screen can forget them:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -118,10 +118,13 @@ class DisagreementQueue:
     """In the plan's order; never an item held back from the viewer."""
     verdict_sources: dict[str, int]
     """How many runs' final verdicts come from each source (adjudicated, unanimous...), over
-    the items not held back."""
+    the items not held back and the runs a person scored or gave a state (a preference alone is
+    its pair's, below)."""
     held_back: int = 0
     """Items of the design left out of the queue and the counts: the viewer still has to judge
     them, or an item sharing a response with them."""
+    preference_sources: dict[str, int] = field(default_factory=dict)
+    """How many judged pairs' final preferences come from each source."""
 
     @property
     def open(self) -> int:
@@ -154,10 +157,11 @@ def disagreement_queue(db_path: Path, design_pk: int, viewer: str) -> Disagreeme
                     "" if refused is None else str(refused),
                 )
             )
-        sources: Counter[str] = Counter(v.source for v in decided.verdicts)
+        sources: Counter[str] = Counter(v.source for v in decided.verdicts if not v.preference_only)
+        preferred: Counter[str] = Counter(p.source for p in decided.preferences)
     finally:
         db.close()
-    return DisagreementQueue(design, tuple(rows), dict(sources), len(hidden))
+    return DisagreementQueue(design, tuple(rows), dict(sources), len(hidden), dict(preferred))
 
 
 # -- one item to adjudicate ------------------------------------------------------------------------

@@ -634,12 +634,13 @@ def export_verdicts(
     actor: str = "coordinator",
     study: str | None = None,
     viewer: str | None = None,
-) -> int:
+) -> tuple[int, int]:
     """``verdicts.jsonl``: one final verdict per run of the design (or, ``design_pk`` None, of
-    ``study``'s automated outcomes); returns the line count. Every export is refused to a
-    ``viewer`` the results are held back from."""
+    ``study``'s automated outcomes), each with the final preferences of the judged pairs it is
+    in; returns the line count and how many judged pairs have a final preference. Every export
+    is refused to a ``viewer`` the results are held back from."""
     _data, analysis = _export_one(db, design_pk, out, "verdicts", actor, study, viewer)
-    return len(analysis.verdicts)
+    return len(analysis.verdicts), len(analysis.decisions.preferences)
 
 
 def export_judgments(

@@ -24,6 +24,7 @@ from typing import Final
 
 import sqlite_utils
 
+from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking import (
     DEFAULT_RESAMPLES,
@@ -69,6 +70,8 @@ class SourceVotes:
     votes: Votes
     excluded: list[Excluded]
     design: str | None = None
+    counting: str | None = None
+    """Which judgments the votes are (a design's verdicts: each item's final verdict)."""
 
 
 def kept_votes(
@@ -163,8 +166,10 @@ def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> Sour
             "--source labels or --source judge:ID, or create a design and judge it"
         )
     records = judging.records_of_design(db, row.pk, with_runs=False)
-    votes, excluded = design_votes(records, decide(records), _sides(db, study))
-    return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}")
+    decisions = decide(records)
+    votes, excluded = design_votes(records, decisions, _sides(db, study))
+    counting = counting_line(source_counts(decisions.preferences))
+    return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}", counting)
 
 
 def study_sources(db: sqlite_utils.Database, study: str) -> list[str]:
@@ -283,6 +288,8 @@ def ranking_report(
         ties=TIES + (SWAP_TIES if chosen.name.startswith(JUDGE) else ""),
         excluded=chosen.excluded,
     )
+    if chosen.counting is not None:
+        report = report.model_copy(update={"notes": [chosen.counting, *report.notes]})
     others = [s for s in held if s != chosen.name]
     if not others:
         return report

@@ -47,6 +47,7 @@ from abp_tui.analysis.results import (
     Tally,
     confidence_level,
     counts_for_efficiency,
+    document_fields,
     group_result,
     results,
 )
@@ -175,8 +176,8 @@ def _report(
         db, study_id, study_protocol(db, study_id) or "", found.outcomes
     )
     return BusinessReport(
+        **document_fields(found, sci, version_warnings(versions)),
         business=business,
-        warnings=[*found.warnings, *version_warnings(versions)],
         study=study_id,
         design=name,
         design_version=version,
@@ -184,23 +185,14 @@ def _report(
         rubric=records.rubric.id,
         unblinded_by=who[0],
         unblinded_at=who[1],
-        confidence=found.confidence,
-        verdict_source=found.verdict_source,
-        conditions=found.conditions,
-        by_task=found.by_task,
-        comparisons=found.comparisons if sci is None or not sci.withheld else [],
-        position_bias=found.position_bias,
         outcomes=found.outcomes,
-        automated_judge=found.automated_judge,
         notes=found.notes,
         preference_only=records.rubric.preference_only and found.verdict_source != "automated",
         model_match=match,
-        engine_efficiency=found.engine_efficiency,
         # Seed 000 lists every reclassification, development material's too (each marked).
         reclassifications=found.reclassifications
         if bench is records
         else listed_reclassifications(records),
-        scibench=sci,
     )
 
 

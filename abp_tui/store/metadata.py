@@ -460,6 +460,31 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "computed_at": "When this snapshot was taken (UTC).",
         },
     ),
+    "final_preferences": (
+        "The final preference of every judged pair of every design, with its source "
+        "(adjudicated, unanimous, single review, unresolved): what results and rankings count, "
+        "once per pair. A snapshot: abp-tui schema rewrites it; computed_at says when.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "study_id": _STUDY,
+            "design": "Design name.",
+            "design_version": "Design version.",
+            "item": "The pair's blind code.",
+            "task_id": "Task id.",
+            "run_a_id": "The pair's first run (its own orientation, not as shown).",
+            "condition_a_id": "The first run's condition.",
+            "run_b_id": "The pair's second run.",
+            "condition_b_id": "The second run's condition.",
+            "source": "adjudicated, unanimous, single review or unresolved.",
+            "preferred": "The run preferred, tie or insufficient_evidence; empty while unresolved.",
+            "preferred_condition_id": "The preferred run's condition.",
+            "judgments": "Reviewers' preferences of the pair (for agreement; counted once).",
+            "reviews": "Each reviewer's pick in run terms and where the picked run was shown "
+            "(JSON list).",
+            "adjudicator": "Who settled the pair, when adjudicated.",
+            "computed_at": "When this snapshot was taken (UTC).",
+        },
+    ),
 }
 """Table -> (description, column -> description)."""
 
@@ -499,8 +524,9 @@ VIEWS: Final[dict[str, tuple[str, dict[str, str]]]] = {
         },
     ),
     "latest_judgments": (
-        "Each reviewer's latest submitted judgment, one row per judged run, with the rubric's "
-        "scores as columns (score_<dimension>).",
+        "Each reviewer's latest submitted judgment, one row per judged run (a preference "
+        "alone: one per run of its pair), with the rubric's scores as columns "
+        "(score_<dimension>).",
         {
             "study_id": _STUDY,
             "design": "Design name.",
@@ -522,6 +548,7 @@ VIEWS: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "preference": "The item's preference as shown: response_1, response_2, tie or "
             "insufficient_evidence.",
             "preferred_run_id": "The run the preference names; empty for a tie or none.",
+            "preferred_condition_id": "The preferred run's condition.",
             "justification": "The preference's justification.",
             "revision_reason": "Why a submitted judgment was changed.",
         },
@@ -564,6 +591,7 @@ def datasette_metadata(
     return {
         "title": title,
         "description": "Runs, blind judgments, adjudications and verdicts of benchmark studies, "
-        "as stored by abp-tui. Start with current_runs, latest_judgments and final_verdicts.",
+        "as stored by abp-tui. Start with current_runs, latest_judgments, final_verdicts and "
+        "final_preferences.",
         "databases": {database: {"tables": tables}},
     }

@@ -527,3 +527,34 @@ CREATE INDEX runs_trace ON runs (trace_pk);
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0012_final_preferences",
+        # A preference belongs to a pair: the final preference of every judged pair item of
+        # every design (abp_tui.analysis.item_preferences), beside final_verdicts' runs. A
+        # snapshot, like final_verdicts: abp-tui schema rewrites it.
+        """
+CREATE TABLE final_preferences (
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    study_id TEXT NOT NULL,
+    design TEXT NOT NULL,
+    design_version INTEGER NOT NULL,
+    item TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    run_a_id TEXT NOT NULL,
+    condition_a_id TEXT NOT NULL,
+    run_b_id TEXT NOT NULL,
+    condition_b_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    preferred TEXT,
+    preferred_condition_id TEXT,
+    judgments INTEGER NOT NULL,
+    reviews TEXT NOT NULL,
+    adjudicator TEXT,
+    computed_at TEXT NOT NULL,
+    PRIMARY KEY (design_pk, item)
+);
+""",
+    )
+)

@@ -6,12 +6,15 @@ payloads); these views join them into what a person asks for:
 
 - ``current_runs`` (migration ``0005_browsing``): the current version of every run, with its
   task, condition label and output text;
-- ``latest_judgments``: each reviewer's latest submitted judgment, one row per judged run, with
+- ``latest_judgments``: each reviewer's latest submitted judgment, one row per judged run (a
+  preference alone, as a preference-only design records it, has a row per run of its pair), with
   the rubric's dimension scores as columns (``score_<dimension>``), built from the dimensions of
   the rubrics the database holds, so it is rebuilt when a new dimension appears;
 - ``final_verdicts`` (migration ``0005_browsing``): a table, not a view, because a final verdict
   follows rules that live in Python (:mod:`abp_tui.analysis.verdicts`); it is a snapshot
-  written by ``abp-tui schema``, and its ``computed_at`` column says when.
+  written by ``abp-tui schema``, and its ``computed_at`` column says when;
+- ``final_preferences`` (migration ``0012_final_preferences``): the same snapshot for the final
+  preference of every judged pair (a preference belongs to its pair, not to a run).
 
 The views add no information the tables do not hold, and never change them.
 """
@@ -36,22 +39,34 @@ SELECT d.study_id, d.name AS design, d.version_no AS design_version, i.code AS i
        l.reviewer, l.revision, l.created_at AS submitted_at, l.seconds_spent,
        r.id AS run_id, t.id AS task_id, c.id AS condition_id, r.trial,
        (SELECT p.key FROM json_each(l.placement) p WHERE p.value = r.pk) AS shown_as,
-       json_extract(resp.value, '$.state_override') AS state_override,
-       json_extract(resp.value, '$.fatal_hits') AS fatal_hits,
-       (SELECT sum(s.value) FROM json_each(resp.value, '$.scores') s) AS total_score,
+       json_extract(l.resp, '$.state_override') AS state_override,
+       json_extract(l.resp, '$.fatal_hits') AS fatal_hits,
+       (SELECT sum(s.value) FROM json_each(l.resp, '$.scores') s) AS total_score,
        json_extract(l.payload, '$.preference') AS preference,
-       (SELECT pr.id FROM runs pr WHERE pr.pk = json_extract(
-            l.placement,
-            CASE json_extract(l.payload, '$.preference')
-                WHEN 'response_1' THEN '$."1"' WHEN 'response_2' THEN '$."2"' END
-       )) AS preferred_run_id,
+       (SELECT pr.id FROM runs pr WHERE pr.pk = l.preferred_pk) AS preferred_run_id,
+       (SELECT pc.id FROM runs pr JOIN conditions pc ON pc.pk = pr.condition_pk
+        WHERE pr.pk = l.preferred_pk) AS preferred_condition_id,
        json_extract(l.payload, '$.justification') AS justification,
        l.reason AS revision_reason{scores}
-FROM latest l
+FROM (
+    -- Every run of the item: a judgment that scored it has its response; a preference alone
+    -- (a preference-only design) has none, and still one row per run of its pair.
+    SELECT latest.*, r.pk AS run_pk,
+           json_extract(latest.payload, '$.responses."' || r.pk || '"') AS resp,
+           json_extract(
+               latest.placement,
+               CASE json_extract(latest.payload, '$.preference')
+                   WHEN 'response_1' THEN '$."1"' WHEN 'response_2' THEN '$."2"' END
+           ) AS preferred_pk
+    FROM latest
+    JOIN items it ON it.pk = latest.item_pk
+    JOIN runs r ON r.pk IN (it.run_a_pk, it.run_b_pk)
+    WHERE json_extract(latest.payload, '$.responses."' || r.pk || '"') IS NOT NULL
+       OR json_extract(latest.payload, '$.preference') IS NOT NULL
+) l
 JOIN items i ON i.pk = l.item_pk
 JOIN designs d ON d.pk = i.design_pk
-JOIN json_each(l.payload, '$.responses') resp
-JOIN runs r ON r.pk = CAST(resp.key AS INTEGER)
+JOIN runs r ON r.pk = l.run_pk
 JOIN tasks t ON t.pk = r.task_pk
 JOIN conditions c ON c.pk = r.condition_pk
 """
@@ -82,7 +97,7 @@ def dimension_ids(db: sqlite_utils.Database) -> list[str]:
 def latest_judgments_sql(dimensions: Sequence[str]) -> str:
     """The ``latest_judgments`` view with one ``score_<dimension>`` column per dimension."""
     scores = "".join(
-        f",\n       json_extract(resp.value, {_quote_string(f'$.scores.{_json_key(dim)}')})"
+        f",\n       json_extract(l.resp, {_quote_string(f'$.scores.{_json_key(dim)}')})"
         f" AS {_quote_identifier('score_' + dim)}"
         for dim in dimensions
     )
@@ -135,6 +150,34 @@ def replace_final_verdicts(
             "INSERT INTO final_verdicts (design_pk, study_id, design, design_version, run_id,"
             " task_id, condition_id, trial, source, result_state, scores, fatal_hits,"
             " judgments, items, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            stored,
+        )
+    return len(stored)
+
+
+FinalPreferenceRow = tuple[Any, ...]
+"""(item, task_id, run_a_id, condition_a_id, run_b_id, condition_b_id, source, preferred,
+preferred_condition_id, judgments, reviews JSON, adjudicator), as
+:func:`replace_final_preferences` stores them."""
+
+
+def replace_final_preferences(
+    db: sqlite_utils.Database, design_pk: int, rows: Iterable[FinalPreferenceRow], computed_at: str
+) -> int:
+    """Replace the snapshot of one design's final preferences; return how many rows it holds."""
+    design = db.execute(
+        "SELECT study_id, name, version_no FROM designs WHERE pk = ?", [design_pk]
+    ).fetchone()
+    if design is None:
+        raise KeyError(design_pk)
+    stored = [(design_pk, *design, *row, computed_at) for row in rows]
+    with db.atomic():
+        db.execute("DELETE FROM final_preferences WHERE design_pk = ?", [design_pk])
+        db.conn.executemany(
+            "INSERT INTO final_preferences (design_pk, study_id, design, design_version, item,"
+            " task_id, run_a_id, condition_a_id, run_b_id, condition_b_id, source, preferred,"
+            " preferred_condition_id, judgments, reviews, adjudicator, computed_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             stored,
         )
     return len(stored)

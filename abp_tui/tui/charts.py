@@ -421,14 +421,19 @@ def _section(table: Table) -> list[RenderableType]:
 
 
 def results_body(results: ResultsSource | ResultsTables) -> RenderableType:
-    """The whole results page, in reading order: every results table, the pass-rate charts
-    before the tables they draw, position bias as a sentence."""
+    """The whole results page, in reading order: the answer to the design's question, every
+    results table, the pass-rate charts before the tables they draw, position bias as a
+    sentence."""
     if isinstance(results, ResultsTables):
         tables = results
     else:
         pref = isinstance(results, ResultsReport) and results.preference_only
         tables = results_tables(results, preference_only=pref)
     parts: list[RenderableType] = []
+    if tables.headline:  # the answer to the design's question leads
+        parts += [Text("Answer", style="bold underline")]
+        parts += [Text(safe_line(h)) for h in tables.headline]
+        parts += [Text("")]
     for table in tables.in_order:
         if table is tables.conditions:
             parts += [

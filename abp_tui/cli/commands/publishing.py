@@ -88,8 +88,11 @@ def cmd_export(args: argparse.Namespace) -> int:
             "confidence": confidence,
         }
     elif args.what == "verdicts":
-        n = export.export_verdicts(db, pk, out, actor=by, study=study, viewer=looking)
-        lines, document = [f"wrote {out}: {n} run verdicts"], {"file": str(out), "verdicts": n}
+        n, pairs = export.export_verdicts(db, pk, out, actor=by, study=study, viewer=looking)
+        said = f"wrote {out}: {n} run verdicts" + (
+            f", with the final preferences of {pairs} judged pairs" if pairs else ""
+        )
+        lines, document = [said], {"file": str(out), "verdicts": n, "preferences": pairs}
     elif args.what == "judgments":
         design = find_design(db, args.study, args.design)
         study = design.study_id

@@ -35,6 +35,22 @@ REASONS_WIDTH = 100
 """Cells of the reasons column; longer reasons wrap onto more lines of their row."""
 
 
+def verdict_sources(queue: DisagreementQueue) -> Text:
+    """Where the final verdicts come from, at the level the design judged: runs (their states
+    and scores), pairs (their preferences); both for a design that judges both."""
+    lines = []
+    counted = (
+        ("Final verdicts of judged runs: ", queue.verdict_sources, "runs"),
+        ("Final preferences of judged pairs: ", queue.preference_sources, "items"),
+    )
+    for title, sources, unit in counted:
+        total = sum(sources.values())
+        if total or (unit == "runs" and not queue.preference_sources):
+            said = ", ".join(f"{sources.get(s, 0)} {s}" for s in SOURCES)
+            lines.append(f"{title}{said} (of {total} {unit})")
+    return Text("\n".join(lines), style="dim")
+
+
 def shown(rows: tuple[DisagreementRow, ...], status_filter: str) -> list[DisagreementRow]:
     if status_filter == "open":
         return [r for r in rows if not r.adjudicated]
@@ -150,14 +166,7 @@ class DisagreementsScreen(DesignScreen):
                 style="bold",
             )
         self.query_one("#disagreements-summary", Static).update(summary)
-        total = sum(queue.verdict_sources.values())
-        sources = Text("Final verdicts of judged runs: ", style="dim")
-        sources.append(
-            ", ".join(f"{queue.verdict_sources.get(s, 0)} {s}" for s in SOURCES)
-            + f" (of {total} runs)",
-            style="dim",
-        )
-        self.query_one("#verdict-sources", Static).update(sources)
+        self.query_one("#verdict-sources", Static).update(verdict_sources(queue))
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column(Text("Item"), key="item", width=12)

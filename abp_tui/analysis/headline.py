@@ -1,0 +1,173 @@
+"""The answer to a design's question, in a few sentences every face leads with.
+
+A preference design asks which of the compared systems people prefer: the headline names what was
+compared, by how many reviewers, on how many items, who was preferred how often over the decisive
+items with its Wilson interval and the exact binomial (sign) test, the ties, which judgments are
+counted (:func:`abp_tui.analysis.item_preferences.counting_line`), the ranking when three or more
+systems are compared, and what is still pending. A rubric design asks how often each condition
+passes: its headline gives each condition's pass rate with its interval, and what is pending.
+
+Pure: built from the records and the results computed from them, so a bundle's ``verify``
+re-derives the same lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from abp_tui.analysis.item_preferences import counting_line
+from abp_tui.analysis.ranking import NoRanking, point_scores
+from abp_tui.analysis.ranking_sources import Side, design_votes
+from abp_tui.analysis.verdicts import Decisions
+from abp_tui.models import DesignRecords
+from abp_tui.stats.inference import Proportion
+
+if TYPE_CHECKING:  # the results import this module
+    from abp_tui.analysis.results import Comparison, GroupResult
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.0f}%"
+
+
+def _interval(p: Proportion, level: str) -> str:
+    if p.low is None or p.high is None:
+        return "no interval"
+    return f"Wilson {level} CI {_percent(p.low)} to {_percent(p.high)}"
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def _p(value: float | None) -> str:
+    return "undefined" if value is None else f"p = {value:.3g}"
+
+
+def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]:
+    """One sentence per contrast with a preference: who was preferred, how often, with its
+    uncertainty; then which judgments are counted."""
+    lines: list[str] = []
+    sources: dict[str, int] = {}
+    for c in comparisons:
+        prefs = c.preferences
+        if not prefs.total and not prefs.unresolved_items:
+            continue
+        for source, n in prefs.sources.items():
+            sources[source] = sources.get(source, 0) + n
+        others = f"{_plural(prefs.ties, 'tie')}, {prefs.insufficient} insufficient evidence"
+        if not prefs.decisive:
+            lines.append(
+                f"{c.a} vs {c.b}: no decisive item yet ({others}); no preference can be stated."
+            )
+            continue
+        if prefs.wins_a >= prefs.wins_b:
+            winner, loser, wins, share = c.a, c.b, prefs.wins_a, prefs.a_share
+        else:
+            winner, loser, wins = c.b, c.a, prefs.wins_b
+            share = Proportion(
+                x=prefs.wins_b,
+                n=prefs.decisive,
+                point=None if prefs.a_share.point is None else 1 - prefs.a_share.point,
+                low=None if prefs.a_share.high is None else 1 - prefs.a_share.high,
+                high=None if prefs.a_share.low is None else 1 - prefs.a_share.low,
+            )
+        verb = "preferred over" if wins * 2 != prefs.decisive else "and"
+        said = (
+            f"{winner} {verb} {loser} on {wins} of {prefs.decisive} decisive items "
+            f"({_percent(share.point)}, {_interval(share, level)})"
+            if wins * 2 != prefs.decisive
+            else f"{winner} and {loser} preferred equally: {wins} of {prefs.decisive} decisive "
+            f"items each"
+        )
+        lines.append(
+            f"{said}; exact binomial test {_p(prefs.test.p_value)}; {others}; "
+            f"{_plural(prefs.total + len(prefs.unresolved_items), 'item')}, "
+            f"{_plural(prefs.judgments, 'reviewer judgment')}."
+        )
+    if sources:
+        lines.append(counting_line(sources))
+    return lines
+
+
+def ranking_line(records: DesignRecords, decisions: Decisions) -> str | None:
+    """The systems in order of their Bradley-Terry scores over the items' final preferences,
+    when three or more are compared (None: fewer, or no finite scores)."""
+    sides = {r.id: Side(r.task, r.condition, None) for r in records.runs}
+    votes, _excluded = design_votes(records, decisions, sides)
+    if len(votes.systems) < 3:
+        return None
+    try:
+        scores = point_scores(votes, prior=1.0)
+    except NoRanking:
+        return None
+    order = sorted(range(len(votes.systems)), key=lambda i: (-scores[i], votes.systems[i]))
+    ranked = " > ".join(votes.systems[i] for i in order)
+    return (
+        f"Ranking of {len(votes.systems)} systems (Bradley-Terry over the items' final "
+        f"preferences, 1 pseudo-tie per compared pair; see abp-tui ranking): {ranked}."
+    )
+
+
+def pending_line(records: DesignRecords, decisions: Decisions) -> str:
+    """What is still to do: planned items nobody judged, open disagreements."""
+    judged = set(decisions.latest)
+    awaiting = sum(1 for i in records.items if i.code not in judged)
+    open_items = sum(1 for d in decisions.disagreements if not d.adjudicated)
+    if not awaiting and not open_items:
+        return "Nothing pending: every planned item is judged and every disagreement settled."
+    parts = []
+    if awaiting:
+        parts.append(f"{_plural(awaiting, 'planned item')} with no submitted judgment")
+    if open_items:
+        parts.append(f"{_plural(open_items, 'disagreement')} to adjudicate")
+    return "Pending: " + ", ".join(parts) + "."
+
+
+def scope_line(records: DesignRecords, decisions: Decisions, conditions: Sequence[str]) -> str:
+    """What was compared, by how many reviewers, on how many items."""
+    reviewers = {j.reviewer for js in decisions.latest.values() for j in js}
+    judged = len(decisions.latest)
+    kind = "pairs" if records.rubric.preference_only else "items"
+    return (
+        f"Compared {', '.join(conditions) or 'no condition'}: {judged} of "
+        f"{len(records.items)} planned {kind} judged blind by "
+        f"{_plural(len(reviewers), 'reviewer')}."
+    )
+
+
+def pass_rate_lines(groups: Sequence[GroupResult], level: str) -> list[str]:
+    """A rubric design's answer: each condition's pass rate with its interval."""
+    lines = []
+    for g in groups:
+        p = g.pass_rate
+        rate = (
+            f"{p.x}/{p.n} passed ({_percent(p.point)}, {_interval(p, level)})"
+            if p.n
+            else "no pass or fail verdict yet"
+        )
+        lines.append(f"{g.condition}: {rate}.")
+    return lines
+
+
+def headline(
+    records: DesignRecords,
+    decisions: Decisions,
+    conditions: Sequence[GroupResult],
+    comparisons: Sequence[Comparison],
+    confidence: float,
+) -> list[str]:
+    """The headline of a design's results (see the module docstring)."""
+    level = f"{confidence * 100:.10g}%"
+    lines = [scope_line(records, decisions, [g.condition for g in conditions])]
+    preferred = preference_lines(comparisons, level)
+    if records.rubric.preference_only:
+        lines += preferred or ["No pair has a preference yet."]
+        ranked = ranking_line(records, decisions)
+        if ranked is not None:
+            lines.append(ranked)
+    else:
+        lines += pass_rate_lines(conditions, level) + preferred
+    lines.append(pending_line(records, decisions))
+    return lines
