@@ -315,8 +315,9 @@ def test_nothing_is_stored_for_an_answer_the_study_does_not_hold(
 
 
 def test_a_study_that_is_not_there_is_refused(db: sqlite_utils.Database, bench: Path) -> None:
-    with pytest.raises(AbpError, match=r"no study 'nope' in the database$"):
+    with pytest.raises(AbpError) as refused:
         store_report(db, "nope", score_files([bench]), [bench])
+    assert str(refused.value) == f"score sci-bench: no study 'nope' in {db.path}"
 
 
 def test_a_wrong_study_name_is_told_the_one_import_chose(
@@ -327,7 +328,7 @@ def test_a_wrong_study_name_is_told_the_one_import_chose(
     with pytest.raises(AbpError) as refused:
         store_report(db, "parallel-member-limits-v1", score_files([bench]), [bench])
     assert str(refused.value) == (
-        "score sci-bench: no study 'parallel-member-limits-v1' in the database (import names "
+        f"score sci-bench: no study 'parallel-member-limits-v1' in {db.path} (import names "
         f"the spec's study after its benchmark_id: --study {STUDY})"
     )
 

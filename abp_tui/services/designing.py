@@ -49,6 +49,7 @@ from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_text
+from abp_tui.text.hints import command
 
 
 @dataclass(frozen=True)
@@ -368,7 +369,7 @@ def find_design_if_any(
             every = [s.id for s in list_studies(db) if s.protocol != "pack"]
             raise AbpError(f"choose a study with --study (one of: {', '.join(every)})")
     if not rows and name is not None:
-        _no_design(study, name)
+        _no_design(db, study, name)
     return rows[-1] if rows else None
 
 
@@ -379,15 +380,15 @@ def find_design(
     when the database holds none."""
     row = find_design_if_any(db, study, name)
     if row is None:
-        _no_design(study, name)
+        _no_design(db, study, name)
     return row
 
 
-def _no_design(study: str | None, name: str | None) -> NoReturn:
+def _no_design(db: sqlite_utils.Database, study: str | None, name: str | None) -> NoReturn:
     what = f"design {name!r}" if name else "study design"
     where = f" for study {study!r}" if study else ""
     raise AbpError(
-        f"no {what}{where}; create one with: abp-tui study create --study STUDY (or FILE)"
+        f"no {what}{where}; create one with: {command('study create --study STUDY', db)} (or FILE)"
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from abp_tui.cli.options import actor, db_path, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.errors import AbpError
+from abp_tui.text.hints import command, no_such_study, quoted
 
 if TYPE_CHECKING:  # the services load when a command runs, not when the CLI starts
     from abp_tui.services.designing import CreatedDesign
@@ -31,7 +32,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     doc: list[dict[str, Any]] = []
     lines = [f"Database: {path}", ""]
     if not studies:
-        lines.append("No studies yet. Import run records with: abp-tui import PATH")
+        lines.append(f"No studies yet. Import run records with: {command('import PATH', path)}")
     for found in studies:
         s = found.study
         doc.append(
@@ -206,7 +207,8 @@ def cmd_study_list(args: argparse.Namespace) -> int:
         )
     if not lines:
         lines.append(
-            "No study designs yet. Create one with: abp-tui study create --study STUDY (or FILE)"
+            "No study designs yet. Create one with: "
+            f"{command('study create --study STUDY', db_path(args))} (or FILE)"
         )
     emit(args, {"designs": doc}, "\n".join(lines))
     return EXIT_OK
@@ -215,13 +217,17 @@ def cmd_study_list(args: argparse.Namespace) -> int:
 def cmd_unblind(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import find_study
     from abp_tui.services.results_report import unblind
+    from abp_tui.store.queries import study_protocol
 
     db = open_db(args)
     study = find_study(db, args.study)
+    if study_protocol(db, study) is None:
+        raise AbpError(no_such_study(study, db))
     if not args.yes:
         raise AbpError(
             f"unblinding shows the results of study {study!r} by condition and cannot be undone; "
-            f"it is recorded in the audit log. Confirm with: abp-tui unblind --study {study} --yes"
+            "it is recorded in the audit log. Confirm with: "
+            + command(f"unblind --study {quoted(study)} --yes", db_path(args))
         )
     who, when = unblind(db, study, actor(args))
     emit(

@@ -33,6 +33,7 @@ from abp_tui.services.studies import (
     read_studies,
     read_study_detail,
 )
+from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import (
     DesignCreated,
@@ -206,13 +207,12 @@ class HomeScreen(Screen[None]):
             table.add_row(*cells, key=key)
 
     def import_hint_text(self) -> Text:
-        db = shlex.quote(str(self.db_path))
         return Text.assemble(
             ("Import: ", "bold"),
             "quit (q) and run ",
-            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            (safe_line(command("import PATH", self.db_path)), "bold"),
             "  ·  demo data: ",
-            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            (safe_line(command("demo", self.db_path)), "bold"),
             "  ·  then press r to reload",
         )
 
@@ -396,13 +396,12 @@ class HomeScreen(Screen[None]):
         self.set_class(shown is not None and shown.synthetic, "-synthetic-shown")
 
     def empty_text(self) -> Text:
-        db = shlex.quote(str(self.db_path))
         return Text.assemble(
             ("No studies in this database yet.\n\n", "bold"),
             "Import run records:      ",
-            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            (safe_line(command("import PATH", self.db_path)), "bold"),
             "\nOr load the demo data:   ",
-            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            (safe_line(command("demo", self.db_path)), "bold"),
             "\n\nThen press r here to reload (q quits).",
         )
 
