@@ -36,6 +36,7 @@ from abp_tui.store import ImportWriter
 from abp_tui.store.queries import import_seen
 from abp_tui.store.staging import SpoolBudget, StagedFile
 from abp_tui.store.views import refresh_views
+from abp_tui.text.counts import counted, counts_text
 
 MAX_ERRORS_LISTED = 20
 """Problems listed (of a refused import, or skipped per file); the rest are counted."""
@@ -71,6 +72,25 @@ class ImportReport:
         for f in self.files:
             total.update(f.counts)
         return dict(sorted(total.items()))
+
+    @property
+    def summary(self) -> str:
+        """The one line that ends an import, as the command line and the workstation say it:
+        how many files were imported (unchanged, skipped, failed) and what they added."""
+        files = Counter(f.status for f in self.files)
+        read = ", ".join(
+            f"{counted(files[s], 'file')} {s}"
+            for s in ("imported", "unchanged", "skipped", "failed")
+            if files[s]
+        )
+        added = counts_text({k: v for k, v in self.totals.items() if "unchanged" not in k})
+        if not added:
+            return "Nothing new was added." + (f" {_sentence(read)}." if read else "")
+        return f"{_sentence(read)}: {added}." if read else f"{_sentence(added)}."
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _bind_progress(
