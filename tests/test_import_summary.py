@@ -36,3 +36,23 @@ def test_an_import_of_one_study_says_one_study(tmp_path: Path, cli: Cli) -> None
     )
     again = cli("import", tmp_path / "s.jsonl")
     assert again.out.splitlines()[-1] == "Nothing new was added. 1 file unchanged."
+
+
+def test_a_file_that_is_not_json_is_told_to_be_fixed_not_skipped(tmp_path: Path, cli: Cli) -> None:
+    broken = tmp_path / "testset.json"
+    broken.write_text('[{"instruction": "a",\n  "response1": "b",\n  "response2": \n')
+    out = cli("import", broken)
+    assert out.code == 1
+    assert out.err.splitlines() == [
+        "abp-tui: import refused; nothing was written (1 error):",
+        f"  {broken}:4: malformed JSON at line 4, column 1: Expecting value; the file is not "
+        "valid JSON: fix or re-export it",
+    ]
+    # A bad line of a JSON Lines file is a record: skipping it does help, and is suggested.
+    lines = tmp_path / "s.jsonl"
+    lines.write_text('{"type": "study", "id": "s"}\n{"type": "run", oops\n')
+    out = cli("import", lines)
+    assert out.code == 1
+    assert out.err.splitlines()[-1] == (
+        "Fix the input, or use --skip-invalid to import the valid records."
+    )

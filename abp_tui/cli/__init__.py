@@ -58,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(
                 f"  ... and {total - len(shown)} more (the first {len(shown)} listed)\n"
             )
-        if any(err.line is not None or err.path for err in exc.errors):
+        # --skip-invalid skips invalid records of a readable file, never a file that does not
+        # parse: suggested only where it helps.
+        if any((err.line is not None or err.path) and not err.whole_file for err in exc.errors):
             sys.stderr.write("Fix the input, or use --skip-invalid to import the valid records.\n")
         return EXIT_ERROR
     except AbpError as exc:
