@@ -22,6 +22,7 @@ from abp_tui.tui.screens.judges import JudgesScreen
 from tests.factories import Cli, write_jsonl
 from tests.tui_helpers import drive, press, settle, static_text, until
 
+
 def withheld(db_path: Path) -> str:
     """The line that withholds the estimates: its command runs on ``db_path``."""
     return (
