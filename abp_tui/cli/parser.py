@@ -113,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--reviewers", default=None, help="names: ann,bo (default: none listed, an open design)"
     )
-    p.add_argument("--reviewers-per-item", type=int, default=None, metavar="N", help="default 1")
+    p.add_argument(
+        "--reviewers-per-item", type=int, default=None, metavar="N", help="default: all listed"
+    )
     p.add_argument("--seed", type=int, default=None, help="default: a fresh seed (printed)")
     p.add_argument("--single-items", action="store_true", help="also score each run on its own")
     p.set_defaults(func=cmd_study_create)

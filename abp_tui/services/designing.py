@@ -421,7 +421,9 @@ class DesignChoices:
     """``all`` or task ids separated by commas."""
     reviewers: str = ""
     """Reviewer names separated by commas; empty: an open design."""
-    reviewers_per_item: int = 1
+    reviewers_per_item: int | None = None
+    """Default: every listed reviewer judges every item (one reviewer each in an open design).
+    A design file's own default stays 1, so an existing file keeps planning what it planned."""
     seed: int | None = None
     """Default: a fresh seed (reported with the design)."""
     single_items: bool = False
@@ -527,6 +529,10 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
     tasks: str | list[str] = ALL
     if choices.tasks.strip().lower() not in (ALL, ""):
         tasks = split_names(choices.tasks)
+    reviewers = split_names(choices.reviewers)
+    per_item = choices.reviewers_per_item
+    if per_item is None:
+        per_item = max(1, len(reviewers))
     try:
         return StudyDesign.model_validate(
             {
@@ -538,8 +544,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "conditions": chosen,
                 "contrasts": pairs,
                 "single_items": choices.single_items,
-                "reviewers": split_names(choices.reviewers),
-                "reviewers_per_item": choices.reviewers_per_item,
+                "reviewers": reviewers,
+                "reviewers_per_item": per_item,
             }
         )
     except ValidationError as exc:

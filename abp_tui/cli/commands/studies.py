@@ -153,7 +153,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             pairs=args.pairs or "all",
             tasks=args.tasks or "all",
             reviewers=args.reviewers or "",
-            reviewers_per_item=1 if args.reviewers_per_item is None else args.reviewers_per_item,
+            reviewers_per_item=args.reviewers_per_item,
             seed=args.seed,
             single_items=args.single_items,
         )
