@@ -29,6 +29,7 @@ from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import ask_then
+from abp_tui.tui.screens.join_design import ask_to_join
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
@@ -132,7 +133,13 @@ def open_judging(
             return
         # Refused before any screen opens: the reviewer stays where they were, told why.
         pick = _first_allowed(db_path, reviewer, chosen)
-        app.call_from_thread(_judge, app, Desk(db_path, pick.pk, reviewer))
+        desk = Desk(db_path, pick.pk, reviewer)
+        if pick.assigned or pick.joined:
+            app.call_from_thread(_judge, app, desk)
+        else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
+            app.call_from_thread(
+                ask_to_join, app, reviewer, pick.label, pick.total, lambda: _judge(app, desk)
+            )
 
     run_in_background(
         app, find, group="open-judging", description="Reading the study designs", exclusive=True
