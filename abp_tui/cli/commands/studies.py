@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from abp_tui.cli.options import actor, db_path, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.errors import AbpError
+from abp_tui.text.counts import counted
 from abp_tui.text.hints import command, no_such_study, quoted
 
 if TYPE_CHECKING:  # the services load when a command runs, not when the CLI starts
@@ -40,6 +41,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                 **asdict(s),
                 "condition_runs": {c.id: c.runs for c in found.conditions},
                 "task_runs": {t.id: t.runs for t in found.tasks},
+                # Who judged and how much: blind-safe (what they picked waits for unblinding).
+                "judges": [asdict(j) for j in found.judges],
                 "designs": [
                     {
                         "name": d.name,
@@ -68,6 +71,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 + (f"  {safe_line(c.label)}" if c.label else "")
             )
         lines.extend(_log_lines(logs.get(s.id, []), safe_line))
+        lines.extend(_judge_lines(found.judges, safe_line))
         for d in found.designs:
             lines.append(f"    design {safe_line(d.name)} v{d.version_no}:")
             lines.extend(
@@ -79,6 +83,20 @@ def cmd_status(args: argparse.Namespace) -> int:
                 lines.append("      no reviewer has opened it yet (open design)")
     emit(args, {"database": str(path), "studies": doc}, "\n".join(lines))
     return EXIT_OK
+
+
+def _judge_lines(judges: list[Any], safe_line: Any) -> list[str]:
+    """Each AI judge of the study: its id, model and verdicts by kind (never their outcomes)."""
+    return [
+        f"    AI judge {safe_line(j.id)} (model {safe_line(j.model)}): "
+        + counted(j.verdicts, "verdict")
+        + (
+            " (" + ", ".join(f"{n} {safe_line(k)}" for k, n in sorted(j.kinds.items())) + ")"
+            if len(j.kinds) > 1
+            else f" ({safe_line(next(iter(j.kinds)))})"
+        )
+        for j in judges
+    ]
 
 
 def _log_lines(logs: list[Any], safe_line: Any) -> list[str]:
