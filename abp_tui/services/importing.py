@@ -37,6 +37,7 @@ from abp_tui.store.queries import import_seen
 from abp_tui.store.staging import SpoolBudget, StagedFile
 from abp_tui.store.views import refresh_views
 from abp_tui.text.counts import counted, counts_text
+from abp_tui.text.safe import safe_line
 
 MAX_ERRORS_LISTED = 20
 """Problems listed (of a refused import, or skipped per file); the rest are counted."""
@@ -288,3 +289,34 @@ def import_paths(
         raise
     refresh_views(db)  # a newly imported rubric may add score columns to latest_judgments
     return report
+
+
+def import_into(
+    db_path: Path, paths: Iterable[Path], *, progress: Progress | None = None
+) -> ImportReport:
+    """:func:`import_paths` on the database at ``db_path`` (opened and closed here): what the
+    workstation's import calls, as ``abp-tui import`` does, with the formats detected."""
+    from abp_tui.store import connect
+
+    db = connect(db_path)
+    try:
+        return import_paths(db, paths, progress=progress)
+    finally:
+        db.close()
+
+
+def refusal_lines(exc: ImportFailed, listed: int = 50) -> list[str]:
+    """A refused import as the user reads it, the command line and the workstation alike: what
+    happened, each problem on its own line (the first ``listed``), and what to do about it.
+    Record text is made safe (:func:`abp_tui.text.safe.safe_line`)."""
+    total = len(exc.errors) + exc.omitted
+    lines = [f"import refused; nothing was written ({counted(total, 'error')}):"]
+    shown = exc.errors[:listed]
+    lines += [f"  {safe_line(str(err))}" for err in shown]
+    if total > len(shown):
+        lines.append(f"  ... and {total - len(shown)} more (the first {len(shown)} listed)")
+    # --skip-invalid skips invalid records of a readable file, never a file that does not
+    # parse: suggested only where it helps.
+    if any((err.line is not None or err.path) and not err.whole_file for err in exc.errors):
+        lines.append("Fix the input, or use --skip-invalid to import the valid records.")
+    return lines
