@@ -95,7 +95,8 @@ def test_the_bundles_scores_are_evalicas_on_the_annotators_votes(
     testset = reference / "pandalm" / "testset-v1.json"
     import_paths(db, [testset])
     tasks = [str(i) for i in range(60)]
-    pk = create_design(db, StudyDesign(study="pandalm-testset-v1", name="d", seed=2, tasks=tasks)).pk
+    design = StudyDesign(study="pandalm-testset-v1", name="d", seed=2, tasks=tasks)
+    pk = create_design(db, design).pk
     unblind(db, "pandalm-testset-v1", "coordinator")
     files = build_bundle(db, pk)
     first, second, winner = [], [], []
