@@ -23,6 +23,9 @@ class InputError(AbpError):
     line: int | None = None
     path: str | None = None
     """JSON path within the document or line, e.g. ``$.fixtures[3].task``."""
+    whole_file: bool = False
+    """The file as a whole cannot be read (a JSON document that does not parse): skipping
+    invalid records cannot help, only fixing or re-exporting the file can."""
 
     def __post_init__(self) -> None:
         super().__init__(str(self))

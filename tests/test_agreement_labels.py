@@ -138,7 +138,7 @@ def test_pandalm_annotators_among_themselves_are_the_published_kappas(
     pk = create_design(
         db,
         StudyDesign(
-            study="testset-v1",
+            study="pandalm-testset-v1",
             name="small",
             seed=7,
             tasks=["0", "13", "17"],
@@ -150,7 +150,7 @@ def test_pandalm_annotators_among_themselves_are_the_published_kappas(
     ann = ReviewSession(db, pk, "ann")
     for row in ann.queue():
         ann.save(row.code, _prefer(ann, row.code, "a"), 3.0, submit=True)
-    report = study_agreement(db, "testset-v1", pk, resamples=0, viewer="coordinator")
+    report = study_agreement(db, "pandalm-testset-v1", pk, resamples=0, viewer="coordinator")
     among = report.label_agreement
     assert among is not None and (among.n_items, among.n_reviewers) == (999, 3)
     kappas = {
@@ -171,9 +171,9 @@ def test_pandalm_annotators_among_themselves_are_the_published_kappas(
     assert among.krippendorff_alpha.value == pytest.approx(expected, abs=1e-12)
     # Each annotator is a reference for the design's reviewer, on the design's three items.
     assert [(r.reference, r.pair.n_items) for r in report.references] == [
-        ("testset-v1:annotator1", 3),
-        ("testset-v1:annotator2", 3),
-        ("testset-v1:annotator3", 3),
+        ("pandalm-testset-v1:annotator1", 3),
+        ("pandalm-testset-v1:annotator2", 3),
+        ("pandalm-testset-v1:annotator3", 3),
     ]
 
 

@@ -42,7 +42,7 @@ def test_imported_pandalm_labels_go_through_the_same_code(
     reference: Path, db: sqlite_utils.Database
 ) -> None:
     import_paths(db, [reference / "pandalm" / "testset-v1.json"])
-    report = study_agreement(db, "testset-v1", None, resamples=0)
+    report = study_agreement(db, "pandalm-testset-v1", None, resamples=0)
     (pref,) = report.variables
     assert (pref.n_items, pref.n_reviewers, pref.n_judgments) == (999, 3, 2997)
     assert pref.krippendorff_alpha.value is not None

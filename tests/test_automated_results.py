@@ -190,7 +190,7 @@ def test_a_study_with_neither_a_design_nor_automated_outcomes_is_refused(
         assert "Traceback" not in found.err
     assert not (tmp_path / "b").exists() and not (tmp_path / "v.json").exists()
     unknown = cli("results", "--study", "nope")
-    assert unknown.code == 1 and "no study 'nope' in the database" in unknown.err
+    assert unknown.code == 1 and f"no study 'nope' in {cli.db_path}" in unknown.err
 
 
 def test_results_stay_blind_until_unblinded(db: sqlite_utils.Database) -> None:

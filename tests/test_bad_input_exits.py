@@ -111,7 +111,8 @@ def test_a_study_named_but_absent_is_said_to_be_absent(ranked: Cli, command: str
     result = ranked(command, "--study", "nope")
     assert result.code == 1
     err = _one_line(result.err)
-    assert "no study 'nope' in the database (one of: split)" in err
+    assert "no study 'nope' in " in err and "(one of: pandalm-split)" in err
+    assert str(ranked.db_path) in err  # the database it read, so a wrong --db shows
     assert "blind" not in err  # not "still blind": there is nothing to unblind
 
 

@@ -389,8 +389,8 @@ def test_results_that_are_neither_a_run_nor_a_study_are_refused(cli: Cli, baseli
     result = cli("gate", "no-such-study", "--baseline", baseline)
     assert result.code == 1
     assert result.err.strip() == (
-        "abp-tui: no-such-study: no such file or folder, and no study 'no-such-study' in the "
-        "database"
+        "abp-tui: no-such-study: no such file or folder, and no study 'no-such-study' in "
+        f"{cli.db_path}"
     )
 
 

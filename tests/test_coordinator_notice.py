@@ -27,6 +27,7 @@ from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import CoordinatorNoticeScreen
 from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.join_design import JoinDesignScreen
 from abp_tui.tui.screens.judges import JudgesScreen
 from abp_tui.tui.screens.results import ResultsScreen
 from tests.factories import (
@@ -111,8 +112,11 @@ async def test_k_in_the_demo_asks_first_and_going_back_keeps_judging_open(
         await press(pilot, "escape")
         assert isinstance(app.screen, HomeScreen)
         assert _views(db_path, "abp-demo", "demo") == []
-        # demo can still judge abp-demo: Enter on the study opens its design, and enrols them.
+        # demo can still judge abp-demo: Enter on the study asks, then opens its design and
+        # enrols them.
         await press(pilot, "enter")
+        await until(pilot, lambda: isinstance(app.screen, JoinDesignScreen), "the question")
+        await press(pilot, "y")
         screen = await compare_screen(pilot)
         assert screen.desk.reviewer == "demo"
     assert _enrolled(db_path, "demo") == 1

@@ -39,10 +39,11 @@ def test_study_create_from_options_with_their_defaults(tmp_path: Path, cli: Cli)
     # Naming an existing design versions it, keeping its seed unless one is given.
     named = cli("study", "create", "--db", db, "--name", "pairs", "--reviewers", "ann,bo", "--json")
     (again,) = json.loads(named.out)["designs"]
+    # (both reviewers named judge every item: 2 items, 4 assignments).
     assert (again["status"], again["seed"], again["assignments"]) == (
         "replaced",
         made["seed"],
-        2,
+        4,
     )
     text = cli(
         "study", "create", "--db", db, "--rubric", "none", "--pairs", "C:A", "--name", "prefs"

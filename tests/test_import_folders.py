@@ -218,7 +218,7 @@ def test_mt_bench_reference_answers_named_alone_say_where_they_belong(
 def test_llmbar_evaluators_never_become_human_labels(reference: Path, cli: Cli) -> None:
     _import(cli, reference / "llmbar-manual")
     # The evaluators' result.json files (AI judges) add no study of their own ("result").
-    assert _studies(cli) == ["dataset"]
+    assert _studies(cli) == ["llmbar-manual"]
     # Only the human label of each pair is a preference.
-    assert _rows(cli, "SELECT DISTINCT reviewer FROM preferences") == [("dataset:label",)]
+    assert _rows(cli, "SELECT DISTINCT reviewer FROM preferences") == [("llmbar-manual:label",)]
     assert _rows(cli, "SELECT count(*) FROM preferences") == [(46,)]

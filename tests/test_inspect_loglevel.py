@@ -82,15 +82,14 @@ def test_status_withholds_a_logs_scores_and_usage_while_the_study_is_blind(
     assert "samples 1 of 1" in text
     assert f"{raw['stats']['started_at']} to {raw['stats']['completed_at']}" in text
     assert "plan: system_message; generate" in text
-    assert "results and model usage: withheld until `abp-tui unblind --study popularity --yes`" in (
-        text
-    )
+    hint = f"`abp-tui unblind --study popularity --yes --db {cli.db_path}`"
+    assert f"results and model usage: withheld until {hint}" in text
     assert "accuracy" not in text and "total 69" not in text and "in 66" not in text
     doc = json.loads(cli("status", "--json").out)
     (study,) = doc["studies"]
     (shown,) = study["source_logs"]
     assert (shown["metrics"], shown["usage"]) == ([], [])
-    assert shown["withheld"] == "withheld until `abp-tui unblind --study popularity --yes`"
+    assert shown["withheld"] == f"withheld until {hint}"
     kept = shown["document"]
     assert kept["plan"] == raw["plan"] and kept["eval"]["model"] == raw["eval"]["model"]
     assert kept["results"] == {

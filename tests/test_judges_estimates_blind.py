@@ -22,10 +22,13 @@ from abp_tui.tui.screens.judges import JudgesScreen
 from tests.factories import Cli, write_jsonl
 from tests.tui_helpers import drive, press, settle, static_text, until
 
-WITHHELD = (
-    "Judge-assisted estimates by condition (1) withheld until "
-    "`abp-tui unblind --study judged --yes`: the study is blind."
-)
+
+def withheld(db_path: Path) -> str:
+    """The line that withholds the estimates: its command runs on ``db_path``."""
+    return (
+        "Judge-assisted estimates by condition (1) withheld until "
+        f"`abp-tui unblind --study judged --yes --db {db_path}`: the study is blind."
+    )
 
 
 def _judged_study(db_path: Path, folder: Path) -> None:
@@ -78,11 +81,11 @@ def test_the_judges_command_withholds_estimates_by_condition_until_unblinded(
     _judged_study(cli.db_path, tmp_path)
     text = cli("judges", "--study", "judged")
     assert text.code == 0, text.err
-    assert WITHHELD in text.out
+    assert withheld(cli.db_path) in text.out
     assert "judge-assisted" not in text.out and "win rate of A against B" not in text.out
     assert "position consistency" in text.out and "Cohen's kappa" in text.out
     doc = json.loads(cli("judges", "--study", "judged", "--json").out)
-    assert doc["estimates_withheld"] == WITHHELD
+    assert doc["estimates_withheld"] == withheld(cli.db_path)
     (judge,) = doc["judges"]
     assert judge["estimates"] == []
     assert judge["orders"] and judge["position"]["consistency"]["n"] > 0
@@ -116,7 +119,7 @@ async def test_the_judges_screen_withholds_them_too(tmp_path: Path) -> None:
     db_path = tmp_path / "judges.db"
     _judged_study(db_path, tmp_path)
     lines, body = await _judges_screen(db_path)
-    assert lines[2] == WITHHELD and WITHHELD in body
+    assert lines[2] == withheld(db_path) and withheld(db_path) in body
     assert "judge-assisted" not in body and "position consistency" in body
     db = connect(db_path)
     try:

@@ -79,33 +79,33 @@ def test_pandalm_reference_set(reference: Path, cli: Cli) -> None:
     }
     reviewers = _rows(cli, "SELECT name, external FROM reviewers ORDER BY name")
     assert reviewers == [
-        ("testset-v1:annotator1", 1),
-        ("testset-v1:annotator2", 1),
-        ("testset-v1:annotator3", 1),
+        ("pandalm-testset-v1:annotator1", 1),
+        ("pandalm-testset-v1:annotator2", 1),
+        ("pandalm-testset-v1:annotator3", 1),
     ]
     conditions = {r[0] for r in _rows(cli, "SELECT id FROM conditions")}
     assert conditions == {"bloom-7b", "llama-7b", "opt-7b", "cerebras-gpt-6.7B", "pythia-6.9b"}
     # Item 0: bloom-7b vs llama-7b, all three annotators prefer response2.
     assert _choices(cli, "0") == {
-        "testset-v1:annotator1": "response_2",
-        "testset-v1:annotator2": "response_2",
-        "testset-v1:annotator3": "response_2",
+        "pandalm-testset-v1:annotator1": "response_2",
+        "pandalm-testset-v1:annotator2": "response_2",
+        "pandalm-testset-v1:annotator3": "response_2",
     }
     # Item 1: all prefer response1. Item 157: two prefer response1, annotator3 calls a tie.
     assert set(_choices(cli, "1").values()) == {"response_1"}
-    assert _choices(cli, "157")["testset-v1:annotator3"] == "tie"
-    assert _choices(cli, "157")["testset-v1:annotator1"] == "response_1"
+    assert _choices(cli, "157")["pandalm-testset-v1:annotator3"] == "tie"
+    assert _choices(cli, "157")["pandalm-testset-v1:annotator1"] == "response_1"
     ties = _rows(
         cli, "SELECT reviewer, COUNT(*) FROM preferences WHERE choice = 'tie' GROUP BY reviewer"
     )
     assert dict(ties) == {
-        "testset-v1:annotator1": 97,
-        "testset-v1:annotator2": 116,
-        "testset-v1:annotator3": 113,
+        "pandalm-testset-v1:annotator1": 97,
+        "pandalm-testset-v1:annotator2": 116,
+        "pandalm-testset-v1:annotator3": 113,
     }
     db = sqlite_utils.Database(cli.db_path)
-    first = load_run(db, "testset-v1", "0/1")
-    second = load_run(db, "testset-v1", "0/2")
+    first = load_run(db, "pandalm-testset-v1", "0/1")
+    second = load_run(db, "pandalm-testset-v1", "0/2")
     assert first is not None and second is not None
     assert (first.condition_id, second.condition_id) == ("bloom-7b", "llama-7b")
     assert first.output == "If you have any questions about my rate, please let me know."
@@ -120,7 +120,7 @@ def test_pandalm_reference_set(reference: Path, cli: Cli) -> None:
     )
     assert pref == [("0/1", "0/2")]
     # Item 157's response1 is a bare JSON `true` in the file: kept as its JSON text, flagged.
-    odd = load_run(db, "testset-v1", "157/1")
+    odd = load_run(db, "pandalm-testset-v1", "157/1")
     assert odd is not None
     assert odd.output == "true"
     assert odd.metadata["output_json_type"] == "boolean"
@@ -214,10 +214,16 @@ def test_ambiguous_or_absent_cmp_key_falls_back_to_positions(tmp_path: Path, cli
         ("1/1", "response1", None),
         ("1/2", "response2", None),
     ]
-    run = load_run(sqlite_utils.Database(cli.db_path), "amb", "0/1")
+    # A PandaLM-style file is a PandaLM data set: its study says so.
+    run = load_run(sqlite_utils.Database(cli.db_path), "pandalm-amb", "0/1")
     assert run is not None
     assert run.metadata["cmp_key_unresolved"] is True
     assert run.shown("model") == "missing"  # the format names models; this item does not
+    labels = _rows(cli, "SELECT id, label FROM conditions ORDER BY id")
+    assert labels == [
+        ("response1", "response 1 (position; the data set does not name the models)"),
+        ("response2", "response 2 (position; the data set does not name the models)"),
+    ]
 
 
 # -- bad input ----------------------------------------------------------------------------------

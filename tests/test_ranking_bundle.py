@@ -108,8 +108,9 @@ def test_the_bundles_scores_are_evalicas_on_the_annotators_votes(
     testset = reference / "pandalm" / "testset-v1.json"
     import_paths(db, [testset])
     tasks = [str(i) for i in range(60)]
-    pk = create_design(db, StudyDesign(study="testset-v1", name="d", seed=2, tasks=tasks)).pk
-    unblind(db, "testset-v1", "coordinator")
+    design = StudyDesign(study="pandalm-testset-v1", name="d", seed=2, tasks=tasks)
+    pk = create_design(db, design).pk
+    unblind(db, "pandalm-testset-v1", "coordinator")
     files = build_bundle(db, pk)
     first, second, winner = [], [], []
     outcome = {1: evalica.Winner.X, 2: evalica.Winner.Y, 0: evalica.Winner.Draw}
@@ -132,7 +133,7 @@ def test_the_bundles_scores_are_evalicas_on_the_annotators_votes(
     # The JSON keeps six significant digits.
     assert scores == pytest.approx(elo.tolist(), rel=1e-5)
     # The intervals are the core's bootstrap over the same votes, seeded by the design's seed.
-    found = read_source(db, "testset-v1", "labels")
+    found = read_source(db, "pandalm-testset-v1", "labels")
     keep = np.isin(np.array(found.votes.tasks)[found.votes.task], tasks)
     rows = [
         (
@@ -155,7 +156,7 @@ def test_the_bundles_scores_are_evalicas_on_the_annotators_votes(
         )
         if k
     ]
-    again = rank(Votes.from_rows(rows), study="testset-v1", source="labels", seed=2)
+    again = rank(Votes.from_rows(rows), study="pandalm-testset-v1", source="labels", seed=2)
     for ours, theirs_row in zip(labels["systems"], again.systems, strict=True):
         assert ours["condition"] == theirs_row.condition
         assert ours["interval"] == pytest.approx(list(theirs_row.interval or ()), rel=1e-5)

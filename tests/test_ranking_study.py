@@ -56,7 +56,7 @@ def test_pandalm_annotators_ranked_as_evalica_ranks_them(
 ) -> None:
     testset = _testset(reference)
     import_paths(db, [testset])
-    found = read_source(db, "testset-v1", "labels")
+    found = read_source(db, "pandalm-testset-v1", "labels")
     votes = found.votes
     assert votes.systems == MODELS
     assert (len(votes), len(votes.tasks)) == (2997, 999)
@@ -76,7 +76,7 @@ def test_pandalm_annotators_ranked_as_evalica_ranks_them(
     )
     logits = np.log(theirs.scores.reindex(list(MODELS)).to_numpy(dtype=float))
     elo = 1000 + ELO_PER_LOGIT * (logits - logits.mean())
-    unblind(db, "testset-v1", "coordinator")
+    unblind(db, "pandalm-testset-v1", "coordinator")
     from abp_tui.services.ranking import ranking_report
 
     report = ranking_report(db, source="labels", resamples=200, seed=1)
@@ -210,7 +210,7 @@ def test_a_designs_final_verdicts_are_refused_while_blind_then_ranked(
     pk = create_design(
         db,
         StudyDesign(
-            study="testset-v1",
+            study="pandalm-testset-v1",
             name="three",
             seed=3,
             tasks=[str(i) for i in range(60)],
@@ -224,7 +224,7 @@ def test_a_designs_final_verdicts_are_refused_while_blind_then_ranked(
         ann.save(row.code, _prefer(ann, row.code, sides[row.code]), 3.0, submit=True)
     with pytest.raises(AbpError, match="still blind"):
         ranking_report(db, source="verdicts")
-    unblind(db, "testset-v1", "coordinator")
+    unblind(db, "pandalm-testset-v1", "coordinator")
     report = ranking_report(db, source="verdicts", resamples=100, prior=0.5)
     assert report.design == "three v1" and report.source == "verdicts"
     assert report.comparisons == len(sides)
@@ -331,7 +331,7 @@ def test_a_disputed_item_is_held_back_until_adjudicated_then_counts_once(
     pk = create_design(
         db,
         StudyDesign(
-            study="testset-v1",
+            study="pandalm-testset-v1",
             name="two",
             seed=5,
             tasks=[str(i) for i in range(30)],
@@ -344,7 +344,7 @@ def test_a_disputed_item_is_held_back_until_adjudicated_then_counts_once(
     for n, code in enumerate(codes):
         ann.save(code, _prefer(ann, code, "a"), 3.0, submit=True)
         bo.save(code, _prefer(bo, code, "b" if n == 0 else "a"), 3.0, submit=True)
-    unblind(db, "testset-v1", "coordinator")
+    unblind(db, "pandalm-testset-v1", "coordinator")
     before = ranking_report(db, source="verdicts", resamples=0, prior=1.0)
     # One vote per item, its final verdict (unanimous here), as the results' tally counts it.
     assert before.comparisons == len(codes) - 1

@@ -62,20 +62,20 @@ async def test_labels_without_a_design_are_ranked_after_unblinding(
         text = screen_text(pilot)
         assert "no study design" in text and "still blind" in text
         assert "The ranking of its systems (it names them) appears only after" in text
-        assert "abp-tui unblind --study testset-v1 --yes" in text and "Press u" in text
+        assert "abp-tui unblind --study pandalm-testset-v1 --yes" in text and "Press u" in text
         panel = screen.query_one(RankingPanel)
         assert panel.view is None  # nothing is computed, let alone shown, while blind
         assert "llama-7b" not in text
         await press(pilot, "u")
         assert isinstance(app.screen, UnblindScreen)
-        await press(pilot, *"testset-v1", "enter")
+        await press(pilot, *"pandalm-testset-v1", "enter")
         await until(pilot, lambda: panel.view is not None, "the ranking")
         await settle(pilot)
         view = panel.view
         assert view is not None and view.report is not None
         db = connect(db_path)
         try:
-            expected = ranking_report(db, "testset-v1")
+            expected = ranking_report(db, "pandalm-testset-v1")
         finally:
             db.close()
         assert view.report == expected  # the command's figures, the same seed and resamples

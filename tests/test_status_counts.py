@@ -93,7 +93,7 @@ def test_four_times_the_pairs_is_about_four_times_the_counting(
         write_pairs(path, pairs)
         db = copy_db(empty_db_template, tmp_path / f"p{pairs}.db")
         try:
-            import_paths(db, [path])
+            import_paths(db, [path], study=path.stem)
             steps.append(_steps(db, path.stem))
         finally:
             db.close()

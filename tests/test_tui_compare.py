@@ -30,6 +30,7 @@ from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.join_design import JoinDesignScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen
 from abp_tui.tui.typing_guard import TYPING_SECONDS
@@ -845,8 +846,10 @@ async def test_no_design_opens_home_and_an_open_design_waits_for_the_reviewer(
         assert isinstance(app.screen, HomeScreen)
         enrolled = connect(db_path).execute("SELECT COUNT(*) FROM enrolments").fetchone()[0]
         assert enrolled == 0
-        # ...but `j` (judge) opens it and enrols them.
+        # ...but `j` (judge) opens it and, once they say yes, enrols them.
         await press(pilot, "j")
+        await until(pilot, lambda: isinstance(app.screen, JoinDesignScreen), "the question")
+        await press(pilot, "y")
         screen = await compare_screen(pilot)
         assert screen.item is not None and screen.item.total == 2
 

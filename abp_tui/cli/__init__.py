@@ -56,22 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return _reader_gone()
     except ImportFailed as exc:
-        from abp_tui.text.safe import safe_line
+        from abp_tui.services.importing import refusal_lines
 
-        total = len(exc.errors) + exc.omitted
-        sys.stderr.write(
-            f"abp-tui: import refused; nothing was written ({total} "
-            f"error{'s' if total != 1 else ''}):\n"
-        )
-        shown = exc.errors[:50]
-        for err in shown:
-            sys.stderr.write(f"  {safe_line(str(err))}\n")
-        if total > len(shown):
-            sys.stderr.write(
-                f"  ... and {total - len(shown)} more (the first {len(shown)} listed)\n"
-            )
-        if any(err.line is not None or err.path for err in exc.errors):
-            sys.stderr.write("Fix the input, or use --skip-invalid to import the valid records.\n")
+        first, *rest = refusal_lines(exc)
+        sys.stderr.write(f"abp-tui: {first}\n" + "".join(f"{line}\n" for line in rest))
         return EXIT_ERROR
     except AbpError as exc:
         from abp_tui.text.safe import safe_line

@@ -18,9 +18,9 @@ from abp_tui.stats.limits import MAX_SEED, resamples_problem
 if TYPE_CHECKING:
     import sqlite_utils
 
-DEFAULT_DB = Path("data") / "abp.db"
-"""Where the workstation keeps its database when ``--db`` is not given (relative to the current
-folder, so ``make run`` in a checkout opens the demo data beside it)."""
+from abp_tui.text.hints import DEFAULT_DB
+
+__all__ = ["DEFAULT_DB", "actor", "db_path", "open_db"]
 
 
 def db_path(args: argparse.Namespace) -> Path:

@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole("--reviewers-per-item", 1, MAX_REVIEWERS_PER_ITEM, "a count"),
         default=None,
         metavar="N",
-        help="default 1",
+        help="default: all listed",
     )
     p.add_argument(
         "--adjudicators",

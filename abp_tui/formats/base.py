@@ -152,11 +152,12 @@ def loads_json(data: bytes, display: str, line: int | None = None) -> Any:
     except json_input.JsonRefused as exc:
         at = exc.line if line is None else line
         if exc.path is not None:
-            raise InputError(display, exc.reason, at, exc.path) from None
+            raise InputError(display, exc.reason, at, exc.path, whole_file=line is None) from None
         problem = "malformed JSON" if exc.malformed else "JSON refused"
-        raise InputError(
-            display, f"{problem} at line {at}, column {exc.column}: {exc.reason}", at
-        ) from None
+        message = f"{problem} at line {at}, column {exc.column}: {exc.reason}"
+        if line is None and exc.malformed:  # a whole document: no record of it can be read
+            message += "; the file is not valid JSON: fix or re-export it"
+        raise InputError(display, message, at, whole_file=line is None) from None
 
 
 def iter_jsonl(path: Path, ctx: ParseContext) -> Iterator[tuple[int, bytes]]:

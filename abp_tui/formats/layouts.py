@@ -15,7 +15,8 @@ names, the manifest first. Each layout states how its study is named:
   read with the questions); named after the folder holding ``question.jsonl``.
   ``model_judgment/`` holds the AI judge's verdicts, imported after the answers they judge.
 - **LLMBar folder**: ``dataset.json`` with ``evaluators/``; each evaluator's ``result.json``
-  holds an AI judge's verdicts, imported into the dataset's study. The dataset names its study.
+  holds an AI judge's verdicts, imported into the dataset's study, named after the data set's
+  folders as LLMBar names it (``llmbar-natural``, ``llmbar-adversarial-manual``).
 
 ``--study`` names the study instead. This module only looks at files; it never reads records.
 """
@@ -142,8 +143,8 @@ def _llmbar(folder: Path) -> Layout | None:
         return None
     return Layout(
         "LLMBar folder",
-        None,
-        "each file names its own study",
+        pairwise.llmbar_study_name(folder),
+        "named after the LLMBar data set's folders",
         first=("dataset.json",),
         # Each evaluator's result.json (abp_tui.formats.llmbar_eval): the same pairs and an AI
         # judge's verdicts on them, in the dataset's study unless --study names one.

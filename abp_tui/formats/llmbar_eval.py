@@ -11,9 +11,10 @@ evaluators into one study adds each pair once), plus one
 :class:`~abp_tui.models.judges.JudgeVerdict` per order by the AI judge named after the evaluator
 folder (``GPT-4-Vanilla``: model ``GPT-4``, prompting ``Vanilla``).
 
-The study defaults to the dataset file's stem when ``../../dataset.json`` sits beside the
-``evaluators`` folder (as in the LLMBar repository), so that a folder import puts the dataset
-and its evaluators in one study; ``--study`` names one. An item that holds no pick in one of
+The study defaults to the data set's name, from its folders (``llmbar-natural``,
+``llmbar-adversarial-manual``: :func:`abp_tui.formats.pairwise.llmbar_study_name`), as the
+dataset file's own, so that the dataset and its evaluators go into one study; ``--study`` names
+one. An item that holds no pick in one of
 the two orders (empty ``results``, or ``"swap = True"`` missing) is refused by its JSON path:
 LLMBar writes both, so a missing one is a run cut short, never a verdict (``--skip-invalid``
 skips the item and lists it). This module parses; it never writes.
@@ -89,14 +90,11 @@ def _not_judged(item: Any) -> str | None:
 
 
 def study_default(path: Path) -> str:
-    """The dataset's stem when the file is ``<root>/evaluators/<name>/result.json`` beside
-    ``<root>/dataset.json``; else the evaluator folder's parent's name."""
+    """The data set's study (:func:`pairwise.llmbar_study_name` of its folder) when the file is
+    ``<root>/evaluators/<name>/result.json``; else that of the evaluator folder's parent."""
     folder = path.absolute().parent
     root = folder.parent.parent if folder.parent.name == "evaluators" else folder.parent
-    dataset = root / "dataset.json"
-    if dataset.is_file():
-        return dataset.stem
-    return root.name or "llmbar"
+    return pairwise.llmbar_study_name(root)
 
 
 def judge_of(path: Path, ctx: ParseContext) -> Judge:
@@ -227,7 +225,7 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         for run in runs:
             if run.condition_id not in conditions:
                 conditions.add(run.condition_id)
-                yield pairwise.condition(run.condition_id)
+                yield pairwise.condition(run.condition_id, "llmbar")
         yield task
         yield from runs
         for _name, choice in labels:

@@ -349,7 +349,7 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     items = _reader(path, ctx)
     style, keys = _style(items, ctx)
     pairs = resolve_cmp_keys(keys)
-    study_id = ctx.study(path.stem)
+    study_id = ctx.study(study_name(path, style))
     if style == "pandalm":
         description = (
             "Pairwise comparisons (PandaLM style): an instruction, two model responses, "
@@ -360,7 +360,7 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             "Pairwise comparisons (LLMBar style): an input, two outputs and one gold label "
             "(1 or 2, the better output)."
         )
-    yield Study(id=study_id, name=path.stem, protocol="pairwise", description=description)
+    yield Study(id=study_id, name=study_id, protocol="pairwise", description=description)
 
     conditions: set[str] = set()
     reviewers: set[str] = set()
@@ -394,7 +394,7 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
         for run in runs:
             if run.condition_id not in conditions:
                 conditions.add(run.condition_id)
-                yield _condition(run.condition_id)
+                yield _condition(run.condition_id, style)
         yield task
         yield from runs
         for reviewer_name, choice in labels:
@@ -411,14 +411,45 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
             )
 
 
-def _condition(cond_id: str) -> Condition:
+POSITION_NOTE = "position; the data set does not name the models"
+"""What a fallback condition's label says: it is a position in the data, not a model."""
+
+
+def _condition(cond_id: str, style: str = "pandalm") -> Condition:
+    """The condition of a response: the model the item names, else its position (``response1``:
+    PandaLM's ``response1``, LLMBar's ``output_1``), labelled as a position."""
     if cond_id in FALLBACK_CONDITIONS:
+        word = "output" if style == "llmbar" else "response"
         return Condition(
             id=cond_id,
-            label=f"{cond_id} (model not named)",
+            label=f"{word} {cond_id[-1]} ({POSITION_NOTE})",
             metadata={"note": "the item does not name this response's model unambiguously"},
         )
     return Condition(id=cond_id, label=cond_id, metadata={"model": cond_id})
+
+
+def llmbar_study_name(folder: Path) -> str:
+    """LLMBar's own name for the data set in ``folder``: its path under the repository's
+    ``LLMBar`` folder (``Dataset/LLMBar/Natural`` is ``llmbar-natural``,
+    ``Dataset/LLMBar/Adversarial/Manual`` ``llmbar-adversarial-manual``), else the folder's name,
+    led by ``llmbar-`` unless it starts so (``llmbar-manual``)."""
+    parts = [part.lower().replace(" ", "-") for part in folder.absolute().parts]
+    if "llmbar" in parts:
+        at = len(parts) - 1 - parts[::-1].index("llmbar")
+        return "-".join(["llmbar", *parts[at + 1 :]])
+    name = parts[-1] if parts and parts[-1] != "/" else ""
+    return name if name.startswith("llmbar") else "-".join(p for p in ("llmbar", name) if p)
+
+
+def study_name(path: Path, style: str) -> str:
+    """The study a pairwise file names by default: the data set's own name (PandaLM's
+    ``testset-v1.json`` is ``pandalm-testset-v1``; LLMBar's ``dataset.json`` is named by its
+    folders, :func:`llmbar_study_name`); any other file, its stem."""
+    if style == "pandalm":
+        return path.stem if path.stem.lower().startswith("pandalm") else f"pandalm-{path.stem}"
+    if path.stem == "dataset":
+        return llmbar_study_name(path.parent)
+    return path.stem
 
 
 def _item_records(

@@ -50,6 +50,7 @@ from abp_tui.store import bulk
 from abp_tui.store.db import utc_now
 from abp_tui.store.queries import diff_bytes, run_facts, study_protocol
 from abp_tui.store.receipts import study_exists, study_imports
+from abp_tui.text.hints import no_such_study
 
 OpenDb = Callable[[], sqlite_utils.Database]
 """Opens the database only when RESULTS names a study rather than a file."""
@@ -249,7 +250,7 @@ def load_run(target: str, open_db: OpenDb) -> RunFigures:
         )
     db = open_db()
     if not study_exists(db, target):
-        raise AbpError(f"{target}: no such file or folder, and no study {target!r} in the database")
+        raise AbpError(f"{target}: no such file or folder, and {no_such_study(target, db)}")
     return _study(db, target)
 
 

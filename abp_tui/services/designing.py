@@ -59,6 +59,7 @@ from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json
+from abp_tui.text.hints import command, no_such_study
 
 
 @dataclass(frozen=True)
@@ -411,7 +412,7 @@ def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
         if study_protocol(db, study) is None:
             known = [s.id for s in list_studies(db) if s.protocol != "pack"]
             raise AbpError(
-                f"no study {study!r} in the database"
+                no_such_study(study, db)
                 + (
                     f" (one of: {', '.join(known[:20])}{', ...' if len(known) > 20 else ''})"
                     if known
@@ -446,7 +447,7 @@ def find_design_if_any(
             every = [s.id for s in list_studies(db) if s.protocol != "pack"]
             raise AbpError(f"choose a study with --study (one of: {', '.join(every)})")
     if not rows and name is not None:
-        _no_design(study, name)
+        _no_design(db, study, name)
     return rows[-1] if rows else None
 
 
@@ -457,15 +458,15 @@ def find_design(
     when the database holds none."""
     row = find_design_if_any(db, study, name)
     if row is None:
-        _no_design(study, name)
+        _no_design(db, study, name)
     return row
 
 
-def _no_design(study: str | None, name: str | None) -> NoReturn:
+def _no_design(db: sqlite_utils.Database, study: str | None, name: str | None) -> NoReturn:
     what = f"design {name!r}" if name else "study design"
     where = f" for study {study!r}" if study else ""
     raise AbpError(
-        f"no {what}{where}; create one with: abp-tui study create --study STUDY (or FILE)"
+        f"no {what}{where}; create one with: {command('study create --study STUDY', db)} (or FILE)"
     )
 
 
@@ -498,7 +499,9 @@ class DesignChoices:
     """``all`` or task ids separated by commas."""
     reviewers: str = ""
     """Reviewer names separated by commas; empty: an open design."""
-    reviewers_per_item: int = 1
+    reviewers_per_item: int | None = None
+    """Default: every listed reviewer judges every item (one reviewer each in an open design).
+    A design file's own default stays 1, so an existing file keeps planning what it planned."""
     seed: int | None = None
     """Default: a fresh seed (reported with the design)."""
     single_items: bool = False
@@ -607,6 +610,10 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
     tasks: str | list[str] = ALL
     if choices.tasks.strip().lower() not in (ALL, ""):
         tasks = split_names(choices.tasks)
+    reviewers = split_names(choices.reviewers)
+    per_item = choices.reviewers_per_item
+    if per_item is None:
+        per_item = max(1, len(reviewers))
     try:
         return StudyDesign.model_validate(
             {
@@ -618,8 +625,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "conditions": chosen,
                 "contrasts": pairs,
                 "single_items": choices.single_items,
-                "reviewers": split_names(choices.reviewers),
-                "reviewers_per_item": choices.reviewers_per_item,
+                "reviewers": reviewers,
+                "reviewers_per_item": per_item,
                 "adjudicators": split_names(choices.adjudicators),
             }
         )

@@ -38,6 +38,8 @@ from abp_tui.store.db import translated
 from abp_tui.store.queries import import_seen
 from abp_tui.store.staging import SpoolBudget, StagedFile
 from abp_tui.store.views import refresh_views
+from abp_tui.text.counts import counted, counts_text
+from abp_tui.text.safe import safe_line
 
 MAX_ERRORS_LISTED = 20
 """Problems listed (of a refused import, or skipped per file); the rest are counted."""
@@ -73,6 +75,25 @@ class ImportReport:
         for f in self.files:
             total.update(f.counts)
         return dict(sorted(total.items()))
+
+    @property
+    def summary(self) -> str:
+        """The one line that ends an import, as the command line and the workstation say it:
+        how many files were imported (unchanged, skipped, failed) and what they added."""
+        files = Counter(f.status for f in self.files)
+        read = ", ".join(
+            f"{counted(files[s], 'file')} {s}"
+            for s in ("imported", "unchanged", "skipped", "failed")
+            if files[s]
+        )
+        added = counts_text({k: v for k, v in self.totals.items() if "unchanged" not in k})
+        if not added:
+            return "Nothing new was added." + (f" {_sentence(read)}." if read else "")
+        return f"{_sentence(read)}: {added}." if read else f"{_sentence(added)}."
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _bind_progress(
@@ -318,3 +339,34 @@ def _import_paths(
         raise
     refresh_views(db)  # a newly imported rubric may add score columns to latest_judgments
     return report
+
+
+def import_into(
+    db_path: Path, paths: Iterable[Path], *, progress: Progress | None = None
+) -> ImportReport:
+    """:func:`import_paths` on the database at ``db_path`` (opened and closed here): what the
+    workstation's import calls, as ``abp-tui import`` does, with the formats detected."""
+    from abp_tui.store import connect
+
+    db = connect(db_path)
+    try:
+        return import_paths(db, paths, progress=progress)
+    finally:
+        db.close()
+
+
+def refusal_lines(exc: ImportFailed, listed: int = 50) -> list[str]:
+    """A refused import as the user reads it, the command line and the workstation alike: what
+    happened, each problem on its own line (the first ``listed``), and what to do about it.
+    Record text is made safe (:func:`abp_tui.text.safe.safe_line`)."""
+    total = len(exc.errors) + exc.omitted
+    lines = [f"import refused; nothing was written ({counted(total, 'error')}):"]
+    shown = exc.errors[:listed]
+    lines += [f"  {safe_line(str(err))}" for err in shown]
+    if total > len(shown):
+        lines.append(f"  ... and {total - len(shown)} more (the first {len(shown)} listed)")
+    # --skip-invalid skips invalid records of a readable file, never a file that does not
+    # parse: suggested only where it helps.
+    if any((err.line is not None or err.path) and not err.whole_file for err in exc.errors):
+        lines.append("Fix the input, or use --skip-invalid to import the valid records.")
+    return lines

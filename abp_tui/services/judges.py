@@ -42,6 +42,7 @@ from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
 from abp_tui.store.queries import list_studies, run_facts, unblinded
 from abp_tui.store.receipts import study_exists
+from abp_tui.text.hints import command, database_named, quoted
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
@@ -58,7 +59,7 @@ def judged_study(db: sqlite_utils.Database, study: str | None) -> str:
         if not study_exists(db, study):
             held = [s.id for s in list_studies(db) if s.protocol != "pack"]
             raise AbpError(
-                f"study {study!r} does not exist"
+                f"study {study!r} does not exist in {database_named(db)}"
                 + (f": expected one of {', '.join(held)}" if held else ": the database has none")
             )
         return study
@@ -197,7 +198,7 @@ def judge_report(
         if taken:
             withheld = (
                 f"Judge-assisted estimates by condition ({taken}) withheld until "
-                f"`abp-tui unblind --study {study_id} --yes`: the study is blind."
+                f"`{command(f'unblind --study {quoted(study_id)} --yes', db)}`: the study is blind."
             )
     return JudgesView(
         **dict(report),

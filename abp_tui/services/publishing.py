@@ -61,6 +61,7 @@ from abp_tui.store.diffs import diff_bytes, diff_sha256
 from abp_tui.store.judges import study_judges, study_verdicts
 from abp_tui.store.queries import study_protocol, unblinded
 from abp_tui.text.canonical import sha256_bytes
+from abp_tui.text.hints import command, no_such_study, quoted
 
 __all__ = [
     "BundleResult",
@@ -132,7 +133,8 @@ def require_unblinded(db: sqlite_utils.Database, design: Published) -> tuple[str
     if who is None:
         raise StudyIsBlind(
             f"study {design.study_id!r} is still blind: exports of results appear only after "
-            f"`abp-tui unblind --study {design.study_id} --yes` (recorded in the audit log)"
+            f"`{command(f'unblind --study {quoted(design.study_id)} --yes', db)}` (recorded in the "
+            "audit log)"
         )
     return who
 
@@ -253,7 +255,7 @@ def protocol_sources(
     (:func:`published_plan_hmac`)."""
     study = bulk.study(db, design.study_id)
     if study is None:
-        raise AbpError(f"no study {design.study_id!r} in the database")
+        raise AbpError(no_such_study(design.study_id, db))
     scope = StudyDesign.model_validate(design_document(design.document))
     files: dict[str, bytes] = {
         # What the design adds (description, limitations) is published as the study's.
@@ -544,7 +546,8 @@ def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str
         raise AbpError(
             f"design {design.name} v{design.version_no} was planned before plan secrets: its "
             "plan follows from its seed, so its protocol cannot be published blind; plan it "
-            "again with `abp-tui study create` and its file (a new version when it was judged)"
+            f"again with `{command('study create', db)}` and its file (a new version when it was "
+            "judged)"
         )
     mac = published_plan_hmac(db, design_pk, design)
     files, _scope, _tasks = protocol_sources(db, design, plan_mac=mac)

@@ -54,6 +54,7 @@ from abp_tui.store import judging
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
 from abp_tui.store.ranking import held_sources, label_columns, run_sides
+from abp_tui.text.hints import command, quoted
 
 VERDICTS: Final = "verdicts"
 LABELS: Final = "labels"
@@ -255,7 +256,8 @@ def ranking_report(
     if unblinded(db, study_id) is None:
         raise StudyIsBlind(
             f"study {study_id!r} is still blind: a ranking names the systems, so it appears only "
-            f"after `abp-tui unblind --study {study_id} --yes` (recorded in the audit log)"
+            f"after `{command(f'unblind --study {quoted(study_id)} --yes', db)}` (recorded in the "
+            "audit log)"
         )
     if viewer is not None:
         shows = (

@@ -23,6 +23,7 @@ from abp_tui.services.ranking import ranking_report, study_sources
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.store import connect
 from abp_tui.store.queries import unblinded
+from abp_tui.text.hints import command, quoted
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,11 @@ def ranking_hint(db: sqlite_utils.Database, study: str | None) -> str | None:
     if not held:
         return None
     blind = unblinded(db, study_id) is None
-    after = f" after `abp-tui unblind --study {study_id} --yes`" if blind else ""
+    after = f" after `{command(f'unblind --study {quoted(study_id)} --yes', db)}`" if blind else ""
     return (
         f"study {study_id!r} has no study design, so no results by condition; its pairwise "
-        f"preferences ({', '.join(held)}) rank its systems: `abp-tui ranking --study "
-        f"{study_id}`{after}"
+        f"preferences ({', '.join(held)}) rank its systems: "
+        f"`{command(f'ranking --study {quoted(study_id)}', db)}`{after}"
     )
 
 

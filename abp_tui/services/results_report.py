@@ -63,6 +63,7 @@ from abp_tui.store import packs as psql
 from abp_tui.store.automated import study_scores
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
 from abp_tui.store.token_checks import unverified_token_runs
+from abp_tui.text.hints import command, no_such_study, quoted
 
 __all__ = [
     "AUTOMATED_STATES",
@@ -104,7 +105,7 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     """Unblind a study (recorded in the audit log with who and when); idempotent."""
     protocol = study_protocol(db, study_id)
     if protocol is None:
-        raise AbpError(f"no study {study_id!r} in the database")
+        raise AbpError(no_such_study(study_id, db))
     if protocol == "pack":
         raise AbpError("this is a reviewer station: results are never unblinded here")
     done = unblinded(db, study_id)
@@ -121,7 +122,8 @@ def _unblinded_by(db: sqlite_utils.Database, study_id: str) -> tuple[str, str]:
     if who is None:
         raise StudyIsBlind(
             f"study {study_id!r} is still blind: results by condition appear only after "
-            f"`abp-tui unblind --study {study_id} --yes` (recorded in the audit log)"
+            f"`{command(f'unblind --study {quoted(study_id)} --yes', db)}` (recorded in the "
+            "audit log)"
         )
     return who
 
@@ -246,10 +248,10 @@ class AutomatedScope:
 def automated_scope(db: sqlite_utils.Database, study_id: str) -> AutomatedScope:
     """The automated scope of a study (NoDesign when no run of it carries an automated outcome)."""
     if study_protocol(db, study_id) is None:
-        raise AbpError(f"no study {study_id!r} in the database")
+        raise AbpError(no_such_study(study_id, db))
     runs = run_facts(db, study_id)
     if not has_automated_outcomes(runs):
-        _no_design(study_id)
+        _no_design(db, study_id)
     seed = shared_seed(c.metadata for c in bulk.conditions(db, study_id))
     records = automated_records(study_id, seed, runs)
     return AutomatedScope(
@@ -266,11 +268,11 @@ def automated_scope(db: sqlite_utils.Database, study_id: str) -> AutomatedScope:
     )
 
 
-def _no_design(study_id: str | None) -> NoReturn:
+def _no_design(db: sqlite_utils.Database, study_id: str | None) -> NoReturn:
     where = f" for study {study_id!r}" if study_id else ""
     raise NoDesign(
         f"no study design{where}, and no automated outcomes to report without one; create a "
-        "design with: abp-tui study create --study STUDY (or FILE)"
+        f"design with: {command('study create --study STUDY', db)} (or FILE)"
     )
 
 
@@ -282,7 +284,7 @@ def compute_automated_results(
     outcomes."""
     confidence = confidence_level(confidence)
     if study_protocol(db, study_id) is None:
-        raise AbpError(f"no study {study_id!r} in the database")
+        raise AbpError(no_such_study(study_id, db))
     who = _unblinded_by(db, study_id)
     scope = automated_scope(db, study_id)
     return _report(
@@ -319,9 +321,9 @@ def find_scope(
         return Scope(row.study_id, row.pk, row.name, row.version_no)
     study_id = find_study(db, study)
     if study_protocol(db, study_id) is None:
-        raise AbpError(f"no study {study_id!r} in the database")
+        raise AbpError(no_such_study(study_id, db))
     if not has_automated_outcomes(run_facts(db, study_id)):
-        _no_design(study_id)
+        _no_design(db, study_id)
     return Scope(study_id, None, AUTOMATED_DESIGN, 1)
 
 

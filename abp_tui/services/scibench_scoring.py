@@ -47,6 +47,7 @@ from abp_tui.store.automated import (
 )
 from abp_tui.store.judging import item_by_code
 from abp_tui.store.receipts import study_exists
+from abp_tui.text.hints import no_such_study
 
 KINDS = {"sci-spec": "spec", "sci-submission": "submission", "sci-run": "run"}
 
@@ -266,7 +267,7 @@ def store_report(
             if study_exists(db, report.benchmark_id)
             else ""
         )
-        raise AbpError(f"score sci-bench: no study {study!r} in the database{hint}")
+        raise AbpError(f"score sci-bench: {no_such_study(study, db)}{hint}")
     runs = current_run_pks(db, study)
     answers: dict[tuple[str, str], Any] = {}
     found = _collect(paths)

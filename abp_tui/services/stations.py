@@ -60,6 +60,7 @@ from abp_tui.store import packs as psql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.queries import study_protocol
 from abp_tui.text.canonical import canonical_json
+from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 
 __all__ = [
@@ -103,7 +104,8 @@ def _refuse_unblindable(db: sqlite_utils.Database, design: sql.DesignRow) -> Non
         raise AbpError(
             f"design {design.name} v{design.version_no} was planned before plan secrets: its "
             "blind codes and placement follow from its seed, which a reviewer could recover "
-            "from a pack by guessing; plan it again with `abp-tui study create` and its file "
+            f"from a pack by guessing; plan it again with `{command('study create', db)}` and its "
+            "file "
             "(a new version when it was judged) and issue packs of that (refused)"
         )
 

@@ -39,6 +39,7 @@ from abp_tui.store import overview
 from abp_tui.store.db import utc_now
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
 from abp_tui.store.queries import run_facts
+from abp_tui.text.hints import no_such_study
 
 
 class BlindingError(AbpError):
@@ -600,7 +601,7 @@ def rubric_document(db: sqlite_utils.Database, rubric_id: str) -> str | None:
 def study_rubric_id(db: sqlite_utils.Database, study_id: str) -> str | None:
     row = db.execute("SELECT rubric_id FROM studies WHERE id = ?", [study_id]).fetchone()
     if row is None:
-        raise AbpError(f"no study {study_id!r} in the database (import it first)")
+        raise AbpError(f"{no_such_study(study_id, db)} (import it first)")
     return str(row[0]) if row[0] else None
 
 

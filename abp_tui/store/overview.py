@@ -76,11 +76,23 @@ class DesignProgress:
 
 
 @dataclass(frozen=True)
+class JudgeCount:
+    """An AI judge of a study with how many verdicts it gave there, by kind (preference, score,
+    pass_fail). Blind-safe: who judged and how much, never what they picked for which condition."""
+
+    id: str
+    model: str
+    verdicts: int
+    kinds: dict[str, int]
+
+
+@dataclass(frozen=True)
 class StudyOverview:
     study: StudyCounts
     conditions: list[CountedRuns]
     tasks: list[CountedRuns]
     designs: list[DesignProgress] = field(default_factory=list)
+    judges: list[JudgeCount] = field(default_factory=list)
 
 
 def read(path: Path) -> list[StudyOverview]:
@@ -104,11 +116,32 @@ def read(path: Path) -> list[StudyOverview]:
                         [study.id],
                     ).fetchall()
                 ],
+                judges(conn, study.id),
             )
             for study in studies(conn)
         ]
     finally:
         conn.close()
+
+
+def judges(conn: sqlite3.Connection, study_id: str) -> list[JudgeCount]:
+    """The AI judges with verdicts on the study (by judge id; its models joined when versions of
+    it name several), with their verdicts counted by kind."""
+    found: dict[str, tuple[list[str], dict[str, int]]] = {}
+    for judge_id, model, kind, n in conn.execute(
+        "SELECT j.id, j.model, v.kind, count(*) FROM judge_verdicts v "
+        "JOIN judges j ON j.pk = v.judge_pk WHERE v.study_id = ? "
+        "GROUP BY j.id, j.model, v.kind ORDER BY j.id, j.model, v.kind",
+        [study_id],
+    ).fetchall():
+        models, kinds = found.setdefault(str(judge_id), ([], {}))
+        if model not in models:
+            models.append(str(model))
+        kinds[str(kind)] = kinds.get(str(kind), 0) + int(n)
+    return [
+        JudgeCount(judge_id, ", ".join(models), sum(kinds.values()), kinds)
+        for judge_id, (models, kinds) in sorted(found.items(), key=lambda kv: natural_key(kv[0]))
+    ]
 
 
 def unblinded(conn: sqlite3.Connection, study_id: str) -> tuple[str, str] | None:

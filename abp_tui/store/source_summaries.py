@@ -21,6 +21,7 @@ from typing import Any
 
 from abp_tui.store import ownership
 from abp_tui.store.overview import unblinded
+from abp_tui.text.hints import command, quoted
 
 LOG_SCHEMA = "inspect-log/v1"
 """As :data:`abp_tui.formats.inspect_log.LOG_SCHEMA` (not imported: pydantic is slow to load)."""
@@ -64,7 +65,7 @@ SHOWN_WHILE_BLIND: dict[str, tuple[str, ...] | None] = {
 listed). Everything else, scores, reductions and model usage among them, waits for unblinding."""
 
 
-def withhold(summary: LogSummary, study_id: str) -> LogSummary:
+def withhold(summary: LogSummary, study_id: str, db: object = None) -> LogSummary:
     """The summary as a blind study shows it: no metrics, no usage, only the document's fields
     that score nothing (:data:`SHOWN_WHILE_BLIND`)."""
     doc = summary.document
@@ -82,7 +83,7 @@ def withhold(summary: LogSummary, study_id: str) -> LogSummary:
         metrics=(),
         usage=(),
         document=kept,
-        withheld=f"withheld until `abp-tui unblind --study {study_id} --yes`",
+        withheld=f"withheld until `{command(f'unblind --study {quoted(study_id)} --yes', db)}`",
     )
 
 
@@ -141,8 +142,9 @@ def summarize(log_id: str, doc: dict[str, Any]) -> LogSummary:
     )
 
 
-def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
-    """The study's logs' own figures, in import order (withheld while the study is blind)."""
+def log_summaries(conn: sqlite3.Connection, study_id: str, db: object = None) -> list[LogSummary]:
+    """The study's logs' own figures, in import order (withheld while the study is blind; the
+    hint names ``db``, the database's path, when it is not the default)."""
     blind = unblinded(conn, study_id) is None
     rows = conn.execute(
         "SELECT id, document FROM reference_verdicts WHERE study_id = ? AND schema_name = ? "
@@ -154,7 +156,7 @@ def log_summaries(conn: sqlite3.Connection, study_id: str) -> list[LogSummary]:
         doc = json.loads(document)
         if isinstance(doc, dict):
             found = summarize(str(log_id), doc)
-            out.append(withhold(found, study_id) if blind else found)
+            out.append(withhold(found, study_id, db) if blind else found)
     return out
 
 
@@ -163,7 +165,7 @@ def read(path: Path) -> dict[str, list[LogSummary]]:
     conn = sqlite3.connect(ownership.read_only_uri(path), uri=True)
     try:
         ids = [r[0] for r in conn.execute("SELECT id FROM studies ORDER BY id").fetchall()]
-        found = {study: log_summaries(conn, study) for study in ids}
+        found = {study: log_summaries(conn, study, path) for study in ids}
     finally:
         conn.close()
     return {study: logs for study, logs in found.items() if logs}

@@ -11,6 +11,7 @@ from abp_tui.cli.options import db_path, exists, open_db, opened_or_removed
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.cli.progress import import_progress
 from abp_tui.errors import AbpError
+from abp_tui.text.counts import counts_text
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -41,7 +42,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         lines.append(f"{safe_line(folder.folder)}: {folder.layout} -> {study} ({folder.naming})")
         lines.extend(f"    {safe_line(note)}" for note in folder.notes)
     for f in report.files:
-        counts = ", ".join(f"{v} {k}" for k, v in sorted(f.counts.items()) if v)
+        counts = counts_text(dict(sorted(f.counts.items())))
         label = f"{f.status:9} {safe_line(f.file)}"
         if f.format:
             label += f" [{f.format}]"
@@ -53,8 +54,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         lines.append(f"{label}: {safe_line(detail)}")
         lines.extend(f"    skipped: {safe_line(s)}" for s in f.skipped)
     totals = report.totals
-    if not any(v for k, v in totals.items() if "unchanged" not in k):
-        lines.append("Nothing new was added.")
+    lines.append(report.summary)
     emit(
         args,
         {"folders": [asdict(f) for f in report.folders], "files": files, "totals": totals},
@@ -100,7 +100,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     emit(
         args,
         {"fixtures": str(folder), "totals": totals},
-        f"Loaded demo data from {folder}: "
-        + (", ".join(f"{v} {k}" for k, v in totals.items() if v) or "nothing new"),
+        f"Loaded demo data from {folder}: " + counts_text(totals, "nothing new"),
     )
     return EXIT_OK

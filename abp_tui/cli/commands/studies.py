@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from abp_tui.cli.options import actor, db_path, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.errors import AbpError
+from abp_tui.text.counts import counted
+from abp_tui.text.hints import command, no_such_study, quoted
 
 if TYPE_CHECKING:  # the services load when a command runs, not when the CLI starts
     from abp_tui.services.designing import CreatedDesign
@@ -31,7 +33,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     doc: list[dict[str, Any]] = []
     lines = [f"Database: {path}", ""]
     if not studies:
-        lines.append("No studies yet. Import run records with: abp-tui import PATH")
+        lines.append(f"No studies yet. Import run records with: {command('import PATH', path)}")
     for found in studies:
         s = found.study
         doc.append(
@@ -39,6 +41,8 @@ def cmd_status(args: argparse.Namespace) -> int:
                 **asdict(s),
                 "condition_runs": {c.id: c.runs for c in found.conditions},
                 "task_runs": {t.id: t.runs for t in found.tasks},
+                # Who judged and how much: blind-safe (what they picked waits for unblinding).
+                "judges": [asdict(j) for j in found.judges],
                 "designs": [
                     {
                         "name": d.name,
@@ -67,6 +71,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                 + (f"  {safe_line(c.label)}" if c.label else "")
             )
         lines.extend(_log_lines(logs.get(s.id, []), safe_line))
+        lines.extend(_judge_lines(found.judges, safe_line))
         for d in found.designs:
             lines.append(f"    design {safe_line(d.name)} v{d.version_no}:")
             lines.extend(
@@ -78,6 +83,20 @@ def cmd_status(args: argparse.Namespace) -> int:
                 lines.append("      no reviewer has opened it yet (open design)")
     emit(args, {"database": str(path), "studies": doc}, "\n".join(lines))
     return EXIT_OK
+
+
+def _judge_lines(judges: list[Any], safe_line: Any) -> list[str]:
+    """Each AI judge of the study: its id, model and verdicts by kind (never their outcomes)."""
+    return [
+        f"    AI judge {safe_line(j.id)} (model {safe_line(j.model)}): "
+        + counted(j.verdicts, "verdict")
+        + (
+            " (" + ", ".join(f"{n} {safe_line(k)}" for k, n in sorted(j.kinds.items())) + ")"
+            if len(j.kinds) > 1
+            else f" ({safe_line(next(iter(j.kinds)))})"
+        )
+        for j in judges
+    ]
 
 
 def _log_lines(logs: list[Any], safe_line: Any) -> list[str]:
@@ -153,7 +172,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             pairs=args.pairs or "all",
             tasks=args.tasks or "all",
             reviewers=args.reviewers or "",
-            reviewers_per_item=1 if args.reviewers_per_item is None else args.reviewers_per_item,
+            reviewers_per_item=args.reviewers_per_item,
             seed=args.seed,
             single_items=args.single_items,
             adjudicators=args.adjudicators or "",
@@ -208,7 +227,8 @@ def cmd_study_list(args: argparse.Namespace) -> int:
         )
     if not lines:
         lines.append(
-            "No study designs yet. Create one with: abp-tui study create --study STUDY (or FILE)"
+            "No study designs yet. Create one with: "
+            f"{command('study create --study STUDY', db_path(args))} (or FILE)"
         )
     emit(args, {"designs": doc}, "\n".join(lines))
     return EXIT_OK
@@ -217,13 +237,17 @@ def cmd_study_list(args: argparse.Namespace) -> int:
 def cmd_unblind(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import find_study
     from abp_tui.services.results_report import unblind
+    from abp_tui.store.queries import study_protocol
 
     db = open_db(args)
     study = find_study(db, args.study)
+    if study_protocol(db, study) is None:
+        raise AbpError(no_such_study(study, db))
     if not args.yes:
         raise AbpError(
             f"unblinding shows the results of study {study!r} by condition and cannot be undone; "
-            f"it is recorded in the audit log. Confirm with: abp-tui unblind --study {study} --yes"
+            "it is recorded in the audit log. Confirm with: "
+            + command(f"unblind --study {quoted(study)} --yes", db_path(args))
         )
     who, when = unblind(db, study, actor(args))
     emit(

@@ -25,9 +25,11 @@ from textual.widgets.option_list import Option
 from abp_tui.services.coordinator_notice import check_judging, view_notices
 from abp_tui.services.design_choices import BlindingError, DesignChoice, design_choices
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
+from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import ask_then
+from abp_tui.tui.screens.join_design import ask_to_join
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
 
@@ -131,7 +133,13 @@ def open_judging(
             return
         # Refused before any screen opens: the reviewer stays where they were, told why.
         pick = _first_allowed(db_path, reviewer, chosen)
-        app.call_from_thread(_judge, app, Desk(db_path, pick.pk, reviewer))
+        desk = Desk(db_path, pick.pk, reviewer)
+        if pick.assigned or pick.joined:
+            app.call_from_thread(_judge, app, desk)
+        else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
+            app.call_from_thread(
+                ask_to_join, app, reviewer, pick.label, pick.total, lambda: _judge(app, desk)
+            )
 
     run_in_background(
         app, find, group="open-judging", description="Reading the study designs", exclusive=True
@@ -199,7 +207,7 @@ def open_for_design(
         )
         places = [(c.study_id, c.pk) for c in choices]
         notices.update(zip(choices, view_notices(db_path, viewer, purpose, places), strict=True))
-        app.call_from_thread(_choose, app, purpose, choices, study, pk, show)
+        app.call_from_thread(_choose, app, db_path, purpose, choices, study, pk, show)
 
     run_in_background(
         app, find, group="open-design", description="Reading the study designs", exclusive=True
@@ -208,6 +216,7 @@ def open_for_design(
 
 def _choose(
     app: App[None],
+    db_path: Path,
     purpose: str,
     choices: list[DesignChoice],
     study: str | None,
@@ -217,8 +226,8 @@ def _choose(
     if not choices:
         app.notify(
             "No study design yet. Create one on the home screen (h, then n), or with: "
-            "abp-tui study create --study STUDY (or a DESIGN.toml file; see the README section "
-            "on study designs).",
+            f"{command('study create --study STUDY', db_path)} (or a DESIGN.toml file; see the "
+            "README section on study designs).",
             title=PURPOSES.get(purpose, purpose),
             severity="warning",
             markup=False,

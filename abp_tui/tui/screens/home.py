@@ -9,7 +9,6 @@ that came from a study or a run record is displayed as ``rich.text.Text`` made f
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import ClassVar
 
@@ -33,6 +32,7 @@ from abp_tui.services.studies import (
     read_studies,
     read_study_detail,
 )
+from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import (
     DesignCreated,
@@ -146,10 +146,11 @@ class HomeScreen(Screen[None]):
         ),
         Binding(
             "i",
-            "import_hint",
+            "import_files",
             "Import",
             id="home.import",
-            tooltip="Show the command that imports run records into this database.",
+            tooltip="Import run records (a file or a folder) into this database, as "
+            "`abp-tui import` does.",
         ),
     ]
 
@@ -206,13 +207,12 @@ class HomeScreen(Screen[None]):
             table.add_row(*cells, key=key)
 
     def import_hint_text(self) -> Text:
-        db = shlex.quote(str(self.db_path))
         return Text.assemble(
             ("Import: ", "bold"),
-            "quit (q) and run ",
-            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            "press i, or run ",
+            (safe_line(command("import PATH", self.db_path)), "bold"),
             "  ·  demo data: ",
-            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            (safe_line(command("demo", self.db_path)), "bold"),
             "  ·  then press r to reload",
         )
 
@@ -396,13 +396,12 @@ class HomeScreen(Screen[None]):
         self.set_class(shown is not None and shown.synthetic, "-synthetic-shown")
 
     def empty_text(self) -> Text:
-        db = shlex.quote(str(self.db_path))
         return Text.assemble(
             ("No studies in this database yet.\n\n", "bold"),
-            "Import run records:      ",
-            (safe_line(f"abp-tui import PATH --db {db}"), "bold"),
+            "Import run records (i):  ",
+            (safe_line(command("import PATH", self.db_path)), "bold"),
             "\nOr load the demo data:   ",
-            (safe_line(f"abp-tui demo --db {db}"), "bold"),
+            (safe_line(command("demo", self.db_path)), "bold"),
             "\n\nThen press r here to reload (q quits).",
         )
 
@@ -414,7 +413,7 @@ class HomeScreen(Screen[None]):
     def action_new_design(self) -> None:
         if self.shown_study is None:
             self.notify(
-                "There is no study to design yet: import run records first (i shows how).",
+                "There is no study to design yet: import run records first (press i).",
                 title="New design",
                 severity="warning",
                 markup=False,
@@ -482,14 +481,12 @@ class HomeScreen(Screen[None]):
         viewer = getattr(self.app, "reviewer", None)
         ask_before_viewing(self.app, self.db_path, viewer, "judges", study, None, push)
 
-    def action_import_hint(self) -> None:
-        db = shlex.quote(str(self.db_path))
-        self.notify(
-            safe_line(
-                f"Quit (q) and run: abp-tui import PATH --db {db} — a file or a folder; "
-                "formats are detected (abp-tui formats lists them). Then press r to reload."
-            ),
-            title="Import run records",
-            markup=False,
-            timeout=12,
-        )
+    def action_import_files(self) -> None:
+        from abp_tui.tui.screens.import_files import ImportScreen
+
+        def imported(summary: str | None) -> None:
+            if summary is not None:
+                self.notify(summary, title="Import", markup=False, timeout=12)
+                self.action_reload()
+
+        self.app.push_screen(ImportScreen(self.db_path), imported)

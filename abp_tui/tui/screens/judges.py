@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 from abp_tui.analysis.judge_view import view_lines
 from abp_tui.services.coordinator import DesignChoice, design_choices
 from abp_tui.services.judges import ReferenceChoice, read_judge_report
+from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import JudgesComputed, WorkerFailed
 from abp_tui.tui.screens.designs import DesignPickerScreen
@@ -231,7 +232,7 @@ class JudgesScreen(Screen[None]):
             else:
                 text = (
                     f"{study} has no study design: the final human verdicts need one "
-                    "(abp-tui study create --study STUDY)."
+                    f"({command('study create --study STUDY', self.db_path)})."
                 )
             self.notify(text, title="Design", severity="information", markup=False)
             return

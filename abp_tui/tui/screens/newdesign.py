@@ -108,7 +108,9 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                         yield Input(d.reviewers, id="design-reviewers")
                     with Vertical():
                         yield Label("Reviewers per item")
-                        yield Input("1", type="integer", id="design-per-item")
+                        yield Input(
+                            "", placeholder="all listed", type="integer", id="design-per-item"
+                        )
                 yield Label("Or a design file (TOML or JSON; it holds its own choices)")
                 yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
             yield Static("", id="design-shared", classes="dialog-text")
@@ -152,11 +154,13 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
         except ValueError:
             self._refuse("The seed is a whole number.")
             return
-        try:
-            per_item = int(self._value("per-item"))
-        except ValueError:
-            per_item = 0
-        if per_item < 1:
+        per_item: int | None = None  # empty: every listed reviewer judges every item
+        if self._value("per-item"):
+            try:
+                per_item = int(self._value("per-item"))
+            except ValueError:
+                per_item = 0
+        if per_item is not None and per_item < 1:
             self._refuse("Reviewers per item is a whole number, at least 1.")
             return
         picked = self.query_one(SelectionList).selected

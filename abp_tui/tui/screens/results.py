@@ -37,6 +37,7 @@ from abp_tui.services.coordinator import (
     unblind_study,
 )
 from abp_tui.services.ranking_view import labels_only_view
+from abp_tui.text.hints import command, quoted
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
 from abp_tui.tui.messages import ResultsComputed, StudyUnblinded, WorkerFailed
@@ -291,7 +292,10 @@ class ResultsScreen(DesignScreen):
                     "the audit log with who and when.\n\nPress u to unblind as ",
                     (safe_line(self.reviewer), "bold"),
                     " (you will be asked to type the study id), or run ",
-                    (f"abp-tui unblind --study {study} --yes", "bold"),
+                    (
+                        safe_line(command(f"unblind --study {quoted(study)} --yes", self.db_path)),
+                        "bold",
+                    ),
                     ".",
                 )
             blind.update(text)

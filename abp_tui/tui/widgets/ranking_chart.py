@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from abp_tui.analysis.ranking_models import Bound, RankingReport
 from abp_tui.analysis.ranking_text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
 from abp_tui.services.ranking_view import RankingView, read_ranking_view
+from abp_tui.text.hints import is_default_db
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import plain
 from abp_tui.tui.workers import background
@@ -206,7 +207,7 @@ def ranking_command(
     """The ``abp-tui ranking`` command that ranks what ``view`` shows (``design``: the one
     whose verdicts the screen ranks)."""
     command = ["abp-tui", "ranking"]
-    if db_path is not None:
+    if db_path is not None and not is_default_db(db_path):  # as every hint (text.hints)
         command += ["--db", str(db_path)]
     command += ["--study", view.study]
     if design is not None and view.source == "verdicts":
