@@ -93,7 +93,11 @@ def _fraction(where: str, line: int, column: str, text: str, what: str) -> float
         raise InputError(
             where, f"column {column}: {text[:40]!r} is not a number: expected {what}", line
         ) from None
-    if not (math.isfinite(value) and 0 <= value <= 1):
+    if not math.isfinite(value):
+        raise InputError(
+            where, f"column {column}: {text[:40]!r} is not a finite number: expected {what}", line
+        )
+    if not 0 <= value <= 1:
         raise InputError(
             where, f"column {column}: {text[:40]!r} is out of range: expected {what}", line
         )
