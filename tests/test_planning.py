@@ -19,6 +19,7 @@ from abp_tui.stats.planning import (
     wilson_half_width,
     wilson_n,
 )
+from abp_tui.stats.ppi import ppi_mean
 
 Z = normal_quantile(0.95)
 
@@ -110,3 +111,23 @@ def test_a_table_with_no_variance_plans_nothing() -> None:
 def test_a_half_width_must_be_positive(w: float) -> None:
     with pytest.raises(ValueError, match="half-width"):
         wilson_n(0.5, w)
+
+
+def test_the_planned_ppi_count_gives_the_width_on_drawn_data() -> None:
+    # People pass 40%; the judge agrees with people 90% of the time. The population moments
+    # plan n; PPI++ on n drawn labels and N judge-only units then has that half-width, up to
+    # the noise of the estimated variances (a few percent at these sizes).
+    p, accuracy, big_n, w = 0.4, 0.9, 40_000, 0.03
+    q_f = p * accuracy + (1 - p) * (1 - accuracy)  # the judge's pass rate
+    cov = p * accuracy - p * q_f  # E[Y f] - E[Y] E[f]
+    n = ppi_n(w, p * (1 - p), q_f * (1 - q_f), cov, big_n)
+    assert n is not None and n < normal_n(p * (1 - p), w)
+    rng = np.random.default_rng(12)
+    widths = []
+    for _ in range(20):
+        truth = (rng.random(n + big_n) < p).astype(float)
+        judge = np.where(rng.random(n + big_n) < accuracy, truth, 1 - truth)
+        est = ppi_mean(truth[:n], judge[:n], judge[n:], tuned=True)
+        assert est.low is not None and est.high is not None
+        widths.append((est.high - est.low) / 2)
+    assert float(np.mean(widths)) == pytest.approx(w, rel=0.03)
