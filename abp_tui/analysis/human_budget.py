@@ -19,7 +19,8 @@ Read from what the judge report already measured (:mod:`abp_tui.analysis.judges`
   gives n = z^2 V / w^2 (:func:`~abp_tui.stats.planning.kappa_n`). The judge cannot stand in
   for people here: kappa measures it.
 
-"More" is the count needed minus the human judgments the figure has now (never negative).
+"More" is the count needed minus the human judgments the figure has now (never negative); for
+a pass rate without the judge it counts from Wilson's count, the interval the results print.
 While the study is blind the rates by condition are withheld (the report's rule), and so are
 their plans: only the kappas are planned. Pure: a report in, a plan out.
 """
