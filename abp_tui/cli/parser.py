@@ -30,6 +30,7 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
 from abp_tui.cli.options import real, resamples, seed, whole
+from abp_tui.cli.parser_planning import add_plan, add_stats_tables
 from abp_tui.stats.limits import MAX_PRIOR, MAX_RESAMPLES, MAX_SEED, MIN_SEED
 from abp_tui.stats.resampling import MIN_RESAMPLES
 
@@ -362,7 +363,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--study", default=None, help="also store the outcomes on this study's runs")
     p.set_defaults(func=cmd_score_scibench)
 
-    stats = sub.add_parser("stats", help="statistics from counts: wilson, mcnemar, binomial, kappa")
+    stats = sub.add_parser(
+        "stats",
+        help="statistics from counts or small tables: wilson, mcnemar, binomial, kappa, ppi, cs",
+    )
     stats_sub = stats.add_subparsers(dest="stats_command", metavar="STATISTIC", required=True)
     p = stats_sub.add_parser(
         "wilson", parents=[common, figures], help="Wilson score interval of X successes in N"
@@ -405,6 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="weights on the table's categories, or on the ranks of those used (declared)",
     )
     p.set_defaults(func=cmd_stats_kappa)
+    add_stats_tables(stats_sub, common, figures)
+    add_plan(sub, common, figures)
 
     p = sub.add_parser("bench", parents=[common], help="benchmarks (print JSON)")
     p.add_argument(
