@@ -1,5 +1,6 @@
-"""The README cannot drift from the code: every command it must document is found by walking the
-real argument parser, and every package by walking the real source tree."""
+"""The documentation cannot drift from the code: every command the reference (``docs/``) must
+document is found by walking the real argument parser, every package by walking the real source
+tree, every type the data model names in ``abp_tui.models``; and the README stays a tour."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from abp_tui.stats.inference import BOOTSTRAP_RESAMPLES, Z_95
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+REFERENCE = "\n".join(path.read_text(encoding="utf-8") for path in DOCS)
+"""The reference, every file of ``docs/`` (each ``## `` section is found wherever it is)."""
 PACKAGE = Path(abp_tui.__file__).resolve().parent
 
 
@@ -52,8 +56,8 @@ def _choices(path: tuple[str, ...]) -> list[str]:
 
 
 def _section(title: str) -> str:
-    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", README, re.M | re.S)
-    assert match, f"README.md has no '## {title}' section"
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^#{{1,2}} |\Z)", REFERENCE, re.M | re.S)
+    assert match, f"docs/ has no '## {title}' section"
     return match.group(1)
 
 
@@ -73,11 +77,11 @@ def test_the_walk_finds_the_commands() -> None:
 def test_the_commands_table_documents_every_command(path: tuple[str, ...]) -> None:
     name = "abp-tui " + " ".join(path)
     rows = [line for line in COMMANDS_TABLE if f"`{name}" in line]
-    assert rows, f"the README's Commands table does not document `{name}`"
+    assert rows, f"the reference's Commands table does not document `{name}`"
     row = " ".join(rows)
     for choice in _choices(path):
         assert re.search(rf"[ |\\]{re.escape(choice)}\b", row), (
-            f"the README's row for `{name}` does not name `{choice}`"
+            f"the reference's row for `{name}` does not name `{choice}`"
         )
 
 
@@ -118,12 +122,12 @@ def test_the_layout_names_every_package_and_top_level_module() -> None:
     assert "store" in _packages() and "errors.py" in _packages()
     entries = set(_layout_entries())
     missing = [name for name in _packages() if _shown(name) not in entries]
-    assert missing == [], f"the README's Layout section does not name: {missing}"
+    assert missing == [], f"the reference's Layout section does not name: {missing}"
 
 
 def test_the_layout_names_nothing_that_is_gone() -> None:
     gone = set(_layout_entries()) - {_shown(name) for name in _packages()}
-    assert gone == set(), f"the README's Layout section names what is not there: {gone}"
+    assert gone == set(), f"the reference's Layout section names what is not there: {gone}"
 
 
 # -- the statistics a methods reviewer checks -----------------------------------------------------
@@ -135,11 +139,11 @@ STATISTICS = _section("Statistics")
     sorted({c.label for c in (*VARIABLE_COEFFICIENTS, *PAIR_COEFFICIENTS)}),
 )
 def test_the_statistics_section_lists_every_declared_coefficient(label: str) -> None:
-    # A coefficient declared in the code and published in every bundle is in the README's
+    # A coefficient declared in the code and published in every bundle is in the reference's
     # table with its formula and source, so a reader can check it without the code.
     rows = [line for line in STATISTICS.splitlines() if line.startswith("| ")]
     assert any(label in row.split(" | ")[0] for row in rows), (
-        f"the README's Statistics section has no row naming {label!r}"
+        f"the reference's Statistics section has no row naming {label!r}"
     )
 
 
@@ -150,3 +154,31 @@ def test_the_statistics_section_states_the_codes_settings() -> None:
     assert f"{Z_95:.6f} at 0.95" in STATISTICS
     for figure in ("Wilson", "McNemar", "binomial test", "relative median difference"):
         assert figure in STATISTICS
+
+
+# -- the README is a tour --------------------------------------------------------------------------
+def test_the_readme_is_a_tour_that_links_every_reference_file() -> None:
+    assert len(README.splitlines()) <= 300
+    assert "make run" in README and "make test" in README
+    for path in DOCS:
+        assert f"(docs/{path.name})" in README, f"the README does not link docs/{path.name}"
+
+
+def test_every_link_of_the_documentation_points_at_a_file() -> None:
+    for path in [ROOT / "README.md", *DOCS]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", path.read_text("utf-8")):
+            assert (path.parent / target).exists(), f"{path.name} links {target}, not there"
+
+
+def test_the_data_model_names_only_types_that_exist() -> None:
+    import abp_tui.models as models
+    from abp_tui.models import judges
+
+    text = _section("Data model")
+    named = set(re.findall(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)+|[A-Z][a-z]{3,})\b", text))
+    # Words of the prose that are not type names.
+    prose = {"One", "Built", "Only"}
+    missing = sorted(n for n in named - prose if not (hasattr(models, n) or hasattr(judges, n)))
+    assert missing == [], f"the data model names types abp_tui.models does not have: {missing}"
+    for kept in ("Judgment", "ItemPreference", "AdjudicationRevision", "StudyDesign"):
+        assert kept in named

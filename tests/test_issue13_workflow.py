@@ -22,12 +22,12 @@ import pytest
 from abp_tui.cli import main
 from tests.factories import FIXTURES
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text(encoding="utf-8")
 
 
 def _workflow_steps() -> list[str]:
     section = re.search(r"^### The CI gate\n(.*?)(?=^##)", README, re.M | re.S)
-    assert section, "README.md has no '### The CI gate' section"
+    assert section, "docs/commands.md has no '### The CI gate' section"
     block = re.search(r"```yaml\n(.*?)```", section.group(1), re.S)
     assert block, "the CI gate section has no yaml block"
     return [

@@ -99,7 +99,7 @@ def test_the_held_back_judgments_are_in_every_face(
     header, rows = csv_rows(tables.position_bias)
     bias = dict(zip(header, rows[0], strict=True))
     assert (bias["decisive"], bias["unresolved"], bias["unresolved_items"]) == (2, 2, disputed)
-    assert "Unresolved prefs" in [c.header for c in tables.comparisons.shown]
+    assert "Unresolved judgments" in [c.header for c in tables.comparisons.shown]
 
     result = export_bundle(db, pk, tmp_path / "bundle")
     folder = result.folder

@@ -292,7 +292,7 @@ def comparisons_table(
             csv=(("pref_p_exact", "p"), ("pref_undefined", "reason")),
         ),
         # Last, so that the files only gained fields (issue 14).
-        Column("pref_unresolved", "Unresolved prefs", Kind.COUNT, short="Unres."),
+        Column("pref_unresolved", "Unresolved judgments", Kind.COUNT, short="Unres. judg."),
         Column("pref_unresolved_items", "Unresolved items", short="Unres. items"),
         Column("pref_a_share_confidence", kind=Kind.NUMBER, shown=False),
     )

@@ -1,9 +1,11 @@
-"""Judgments made by people: reviewers, ratings, preferences, adjudications and the audit log."""
+"""Judgments made by people: reviewers, the judgment of an item (each response's scores and
+state, the validity gate, the preference and its justification), imported preferences and
+findings."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -28,19 +30,6 @@ class Reviewer(Model):
     """True for annotators whose labels were imported rather than made here."""
 
 
-class Rating(Model):
-    """One reviewer's rubric judgment of one run."""
-
-    reviewer: str
-    run_id: str
-    scores: dict[str, int]
-    """Dimension id -> 0, 1 or 2."""
-    rationales: dict[str, str] = Field(default_factory=dict)
-    fatal_hits: tuple[str, ...] = ()
-    result_state: ResultState
-    reason: str = ""
-
-
 class Preference(Model):
     """One reviewer's preference between two runs of the same task."""
 
@@ -54,24 +43,6 @@ class Preference(Model):
     """The run shown as Response 2."""
     choice: PreferenceChoice
     justification: str = ""
-
-
-class Adjudication(Model):
-    """A final judgment that settles a disagreement; the originals are kept."""
-
-    adjudicator: str
-    item_id: str
-    note: str = Field(min_length=1)
-    result: dict[str, Any]
-
-
-class AuditEvent(Model):
-    """Something that happened, who did it and when."""
-
-    at: str
-    actor: str
-    action: str
-    detail: dict[str, Any] = Field(default_factory=dict)
 
 
 VALIDITY_CHECKS: tuple[tuple[str, str], ...] = tuple((c.id, c.text) for c in AFP_VALIDITY_GATE)

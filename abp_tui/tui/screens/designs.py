@@ -227,7 +227,7 @@ def _choose(
         app.notify(
             "No study design yet. Create one on the home screen (h, then n), or with: "
             f"{command('study create --study STUDY', db_path)} (or a DESIGN.toml file; see the "
-            "README section on study designs).",
+            "docs/designs.md).",
             title=PURPOSES.get(purpose, purpose),
             severity="warning",
             markup=False,
