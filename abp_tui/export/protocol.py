@@ -9,8 +9,8 @@ traces, items, judgments, audit log or results: nothing that ties an output to i
 
 The one thing is the **plan secret**, and there is one commitment scheme for it. Every blind
 code, the assignment, the placement and every reviewer's order are derived from the design's
-plan secret (256 random bits kept in the coordinator's database; docs/designs.md, "The plan"), so the
-seed alone unlocks nothing and is shown. When the design is stored, its document records
+plan secret (256 random bits kept in the coordinator's database; docs/designs.md, "The
+plan"), so the seed alone unlocks nothing and is shown. When the design is stored, its document records
 ``plan_secret_sha256``, the SHA-256 of the secret's UTF-8 text
 (:func:`abp_tui.analysis.blinding.plan_commitment`); the document, and so the design hash,
 commits to the secret before anyone judges. The protocol-only bundle publishes that commitment;

@@ -226,7 +226,7 @@ def _choose(
     if not choices:
         app.notify(
             "No study design yet. Create one on the home screen (h, then n), or with: "
-            f"{command('study create --study STUDY', db_path)} (or a DESIGN.toml file; see the "
+            f"{command('study create --study STUDY', db_path)} (or a DESIGN.toml file; see "
             "docs/designs.md).",
             title=PURPOSES.get(purpose, purpose),
             severity="warning",
