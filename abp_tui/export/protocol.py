@@ -45,7 +45,12 @@ from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
-from abp_tui.export.claims import check_design_hash, check_framing, check_times
+from abp_tui.export.claims import (
+    check_commitment,
+    check_design_hash,
+    check_framing,
+    check_times,
+)
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Condition, Item, Rubric, Study, StudyDesign
 from abp_tui.text.canonical import sha256_bytes
@@ -157,6 +162,7 @@ def check_protocol_files(
     check_design_hash(files, design, tool)
     check_framing(study, scope, conditions)
     check_times(design)
+    check_commitment(files, design)
     return study, design
 
 
