@@ -38,6 +38,7 @@ from typing import Final
 from abp_tui.analysis.automated import AUTOMATED_DESIGN, automated_hash
 from abp_tui.analysis.blinding import design_hash
 from abp_tui.analysis.commitment import COMMITMENT_KEY, record_sha256, run_record, runs_sha256
+from abp_tui.analysis.judgment_checks import CLOCK_SKEW
 from abp_tui.analysis.matched_models import ENGINE_PROTOCOLS
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json
@@ -260,7 +261,8 @@ def _aware(value: str) -> datetime | None:
 
 def check_times(design: rec.PublishedDesign, inputs: Inputs | None = None) -> None:
     """The design was frozen after it was stored, and stored after every run it plans was
-    made (a design is planned from runs already imported); judged, it is frozen."""
+    made (a design is planned from runs already imported); judged, it is frozen, no later than
+    its first judgment (within the clock skew merging allows a station)."""
     if not design.created_at:
         return  # a study's automated scope whose outcomes carry no time
     created = _time(design.created_at, "created_at")
@@ -275,7 +277,12 @@ def check_times(design: rec.PublishedDesign, inputs: Inputs | None = None) -> No
             rec.DESIGN, "frozen_at: missing, but the design was judged (judging freezes it)"
         )
     judged = sorted(t for t in map(_aware, (j.created_at for j in inputs.judgments)) if t)
-    if design.frozen_at is not None and judged and _time(design.frozen_at, "frozen_at") > judged[0]:
+    # A station's clock may be behind the coordinator's by CLOCK_SKEW (merging allows it).
+    if (
+        design.frozen_at is not None
+        and judged
+        and _time(design.frozen_at, "frozen_at") > judged[0] + CLOCK_SKEW
+    ):
         raise BundleMismatch(
             rec.DESIGN,
             f"frozen_at {design.frozen_at} is after the first judgment in {rec.JUDGMENTS} "
