@@ -34,19 +34,28 @@ from typing import Any
 import pytest
 
 from abp_tui.analysis.blinding import design_hash, plan_hmac
+from abp_tui.errors import AbpError
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import bundle_files, read_bundle, write_bundle
 from abp_tui.export.bundle_analysis import analyse, parse
 from abp_tui.models import StudyDesign
 from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle, export_protocol_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.text.canonical import canonical_json
-from tests.factories import FIXTURES, Cli, abp_judged, afp_study
+from tests.factories import (
+    FIXTURES,
+    Cli,
+    abp_judged,
+    afp_study,
+    afp_study_lines,
+    write_jsonl,
+)
 
 Files = dict[str, bytes]
 LIMITATION = "Reviewers saw outputs cut at 4,000 characters."
@@ -573,5 +582,29 @@ def test_a_changed_design_stored_before_commitments_gets_a_version_that_commits(
         stored = sql.design(db, changed.pk)
         assert stored.document["commitment"]["created_at"] == stored.created_at
         assert set(stored.document["commitment"]["tasks"]) == {"P01", "P02"}
+    finally:
+        db.close()
+
+
+def test_an_export_after_a_planned_task_was_imported_again_is_refused(tmp_path: Path) -> None:
+    """The bundle publishes a study's current tasks: one imported again since the design was
+    stored is not the one it planned, and the export says so rather than write a bundle that
+    ``verify`` would refuse."""
+    db = connect(tmp_path / "a.db")
+    try:
+        afp_study(tmp_path, db)
+        pk = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")])).pk
+        lines = [
+            {**line, "prompt": "Task P01, reworded"} if line.get("id") == "P01" else line
+            for line in afp_study_lines()
+        ]
+        import_paths(db, [write_jsonl(tmp_path / "s2.jsonl", lines)])
+        with pytest.raises(AbpError) as refused:
+            export_protocol_bundle(db, pk, tmp_path / "proto")
+        assert str(refused.value).startswith(
+            "design m v1: protocol/tasks.json: task 'P01': its content hash is "
+        ), str(refused.value)
+        assert "was imported again after the design was stored" in str(refused.value)
+        assert not (tmp_path / "proto.zip").exists()
     finally:
         db.close()
