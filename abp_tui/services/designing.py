@@ -2,10 +2,12 @@
 them; make one from choices instead of a file; find the study and design a command means.
 
 A design is frozen once its first judgment is saved, its first pack is issued or its protocol
-is published: its hash (design with the commitment to its plan secret, rubric and the exact run
-versions of every item) is recorded, and a changed design under the same name becomes a new
-version. Before that, a changed design simply replaces the plan nobody has judged yet. The plan
-secret stays in the coordinator's database (:mod:`abp_tui.store.secrets`). Reading design files
+is published: its hash (design with the commitment to its plan secret, rubric, the exact run
+versions of every item, and the content hashes of the tasks, conditions and runs it planned with
+the time it was stored, :mod:`abp_tui.analysis.commitment`) is recorded, and a changed design
+under the same name becomes a new version. Before that, a changed design simply replaces the
+plan nobody has judged yet. The plan secret stays in the coordinator's database
+(:mod:`abp_tui.store.secrets`). Reading design files
 is :mod:`abp_tui.services.design_files`'s.
 """
 
@@ -196,7 +198,7 @@ def create_design(
     # design is unchanged; anything planned anew lays them apart.
     apart_runs = latest is None or bool(latest.document.get(SHARED_RUNS_KEY))
     plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs)
-    committed = _planned_records(db, design, plan.items)  # the same runs under any secret
+    committed = _commitment_of(db, design, plan.items)  # the same runs under any secret
 
     def is_latest(found: _Planned) -> bool:
         """Whether ``found`` is the latest version as stored (its commitment's time and all;
@@ -369,7 +371,7 @@ def _plan(
     )
 
 
-def _planned_records(
+def _commitment_of(
     db: sqlite_utils.Database, design: StudyDesign, items: list[PlannedItem]
 ) -> Callable[[str], dict[str, Any]]:
     """The commitment of a design whose plan is ``items``, as a function of the time it is
