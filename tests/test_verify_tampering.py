@@ -608,3 +608,22 @@ def test_an_export_after_a_planned_task_was_imported_again_is_refused(tmp_path: 
         assert not (tmp_path / "proto.zip").exists()
     finally:
         db.close()
+
+
+def test_a_commitment_of_another_version_is_named_not_misread(
+    afp: tuple[Files, Files, str], tmp_path: Path
+) -> None:
+    """A later format's commitment (its design hash consistent with it) is not checked by rules
+    that are not its own: verify names the version."""
+    _protocol, full, _sha = afp
+    rubric = json.loads(full[rec.RUBRIC])
+
+    def later(design: dict[str, Any]) -> None:
+        design["document"]["commitment"]["version"] = 3
+        design["sha256"] = design_hash(design["document"], rubric, design["plan_hmac"])
+
+    refused = _checked(tmp_path, _rederive(_design(later)(full)))
+    assert str(refused) == (
+        "protocol/design.json: document.commitment.version: 3, this abp-tui checks version 2: "
+        "verify the bundle with the abp-tui that made it"
+    )

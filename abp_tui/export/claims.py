@@ -37,7 +37,13 @@ from typing import Final
 
 from abp_tui.analysis.automated import AUTOMATED_DESIGN, automated_hash
 from abp_tui.analysis.blinding import design_hash
-from abp_tui.analysis.commitment import COMMITMENT_KEY, record_sha256, run_record, runs_sha256
+from abp_tui.analysis.commitment import (
+    COMMITMENT_KEY,
+    COMMITMENT_VERSION,
+    record_sha256,
+    run_record,
+    runs_sha256,
+)
 from abp_tui.analysis.judgment_checks import CLOCK_SKEW
 from abp_tui.analysis.matched_models import ENGINE_PROTOCOLS
 from abp_tui.export import records as rec
@@ -125,6 +131,13 @@ def check_commitment(
         return False
     if not isinstance(found, dict) or not isinstance(found.get("created_at"), str):
         raise BundleMismatch(rec.DESIGN, "document.commitment: expected an object with created_at")
+    if found.get("version") != COMMITMENT_VERSION:
+        raise BundleMismatch(
+            rec.DESIGN,
+            f"document.commitment.version: {safe_line(json.dumps(found.get('version')))[:20]}, "
+            f"this abp-tui checks version {COMMITMENT_VERSION}: verify the bundle with the "
+            "abp-tui that made it",
+        )
     if design.created_at != found["created_at"]:
         raise BundleMismatch(
             rec.DESIGN,
