@@ -11,6 +11,14 @@ and conditions, each engine run's model, the design's times and that every liste
 an export writes (:mod:`abp_tui.export.claims`). Each attack below is the strongest a forger
 has without the design hash itself: edit the records, derive every derived file again, and list
 every new hash in the manifest.
+
+What was left after that: task prompts, condition labels and run records outside the design
+hash (a protocol-only bundle with another prompt verified), and the design's times bound only by
+the runs' start times (``created_at`` moved to any time after them verified). Now a design's hash
+commits to the content hash of every task, condition and run it planned and to its
+``created_at`` (:mod:`abp_tui.analysis.commitment`), ``verify`` recomputes them from the bundle,
+and ``frozen_at`` may not follow the first judgment. A design stored before that commitment is
+reported as an older format, never as changed.
 """
 
 from __future__ import annotations
@@ -19,22 +27,35 @@ import hashlib
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from abp_tui.analysis.blinding import design_hash, plan_hmac
+from abp_tui.errors import AbpError
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import bundle_files, read_bundle, write_bundle
 from abp_tui.export.bundle_analysis import analyse, parse
 from abp_tui.models import StudyDesign
 from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle, export_protocol_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
-from tests.factories import FIXTURES, Cli, abp_judged, afp_study
+from abp_tui.store import secrets as secret_sql
+from abp_tui.text.canonical import canonical_json
+from tests.factories import (
+    FIXTURES,
+    Cli,
+    abp_judged,
+    afp_study,
+    afp_study_lines,
+    write_jsonl,
+)
 
 Files = dict[str, bytes]
 LIMITATION = "Reviewers saw outputs cut at 4,000 characters."
@@ -346,20 +367,263 @@ def test_a_design_stored_before_plan_secrets_verifies_with_its_hash_not_recomput
     assert "not recomputed: the design was stored before plan secrets" in result.out
 
 
-def test_a_protocol_bundle_edit_the_design_hash_does_not_cover_shows_in_the_manifest_hash(
-    afp: tuple[Files, Files, str], tmp_path: Path, cli: Cli
-) -> None:
-    """A task's text is not in the design hash: a protocol-only bundle with another prompt and
-    a manifest listing it again verifies, and what tells it from the published one is the
-    SHA-256 of its manifest, which the export printed and verify prints."""
-    protocol, _full, sha = afp
-    published = hashlib.sha256(protocol[rec.MANIFEST]).hexdigest()
-    write_bundle(tmp_path / "proto", protocol)
-    assert verify(tmp_path / "proto.zip").manifest_sha256 == published
+# -- what the design hash commits to: planned records and times ----------------------------------
+def _task_prompt(files: Files) -> Files:
+    return _json(files, rec.TASKS, lambda t: t[0].update(prompt="Another task"))
 
-    forged = _rehash(_json(protocol, rec.TASKS, lambda t: t[0].update(prompt="Another task")))
-    write_bundle(tmp_path / "forged", forged)
-    result = cli("verify", tmp_path / "forged.zip")
+
+def _task_metadata(files: Files) -> Files:
+    return _json(files, rec.TASKS, lambda t: t[0].update(metadata={"difficulty": "easy"}))
+
+
+def _condition_label(files: Files) -> Files:
+    return _json(files, rec.CONDITIONS, lambda c: c[0].update(label="Another label"))
+
+
+def _shift(value: str, **delta: float) -> str:
+    moved = datetime.fromisoformat(value) + timedelta(**delta)
+    return moved.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _created_later(files: Files) -> Files:
+    """``created_at`` moved later, still before the design was frozen (and after every run)."""
+
+    def change(d: dict[str, Any]) -> None:
+        created, frozen = (datetime.fromisoformat(d[k]) for k in ("created_at", "frozen_at"))
+        assert frozen > created
+        d["created_at"] = _shift(d["created_at"], seconds=(frozen - created).total_seconds() / 2)
+
+    return _design(change)(files)
+
+
+def _created_earlier(files: Files) -> Files:
+    """``created_at`` backdated by a second: still after every run it plans started."""
+    return _design(lambda d: d.update(created_at=_shift(d["created_at"], seconds=-1)))(files)
+
+
+def _frozen_later(files: Files) -> Files:
+    """``frozen_at`` moved a day later: after the judgments were made."""
+    return _design(lambda d: d.update(frozen_at=_shift(d["frozen_at"], days=1)))(files)
+
+
+def _run_line(change: Callable[[dict[str, Any]], object]) -> Callable[[Files], Files]:
+    def tamper(files: Files) -> Files:
+        lines = files[rec.RUNS].decode("utf-8").splitlines()
+        first = json.loads(lines[0])
+        change(first)
+        lines[0] = json.dumps(first, sort_keys=True)
+        return {**files, rec.RUNS: ("\n".join(lines) + "\n").encode("utf-8")}
+
+    return tamper
+
+
+def _output(files: Files) -> Files:
+    """A planned run's output rewritten, with the SHA-256 runs.jsonl gives it."""
+    first = json.loads(files[rec.RUNS].decode("utf-8").splitlines()[0])
+    path = first["output"]["path"]
+    data = b"A better answer.\n"
+    files = {**files, path: data}
+
+    def change(line: dict[str, Any]) -> None:
+        line["output"].update(sha256=hashlib.sha256(data).hexdigest(), chars=len(data))
+
+    return _run_line(change)(files)
+
+
+TASK = r"^protocol/tasks\.json: task 'P01': its content hash is [0-9a-f]{64}, not the "
+CONDITION = r"^protocol/conditions\.json: condition 'A': its content hash is [0-9a-f]{64}, not "
+CREATED = r"^protocol/design\.json: created_at \S+ is not the \S+ the design hash commits to"
+RUNS = r"^runs/runs\.jsonl: the runs the design plans hash to [0-9a-f]{64}, not the "
+
+
+@pytest.mark.parametrize(
+    ("tamper", "expected"),
+    [
+        pytest.param(_task_prompt, TASK, id="task-prompt"),
+        pytest.param(_task_metadata, TASK, id="task-metadata"),
+        pytest.param(_condition_label, CONDITION, id="condition-label"),
+        pytest.param(_created_later, CREATED, id="created-later"),
+        pytest.param(_created_earlier, CREATED, id="created-earlier"),
+    ],
+)
+def test_a_protocol_bundle_edit_outside_the_document_is_refused_naming_it(
+    afp: tuple[Files, Files, str],
+    tmp_path: Path,
+    tamper: Callable[[Files], Files],
+    expected: str,
+) -> None:
+    """A protocol-only bundle has nothing derived: the forger re-hashes the manifest."""
+    protocol, _full, _sha = afp
+    refused = _checked(tmp_path, _rehash(tamper(protocol)))
+    assert re.search(expected, str(refused)), str(refused)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "expected"),
+    [
+        pytest.param(_task_prompt, TASK, id="task-prompt"),
+        pytest.param(_condition_label, CONDITION, id="condition-label"),
+        pytest.param(_created_later, CREATED, id="created-later"),
+        pytest.param(_run_line(lambda r: r.update(trial=7)), RUNS, id="run-trial"),
+    ],
+)
+def test_an_edited_full_bundle_outside_the_document_is_refused_naming_it(
+    afp: tuple[Files, Files, str],
+    tmp_path: Path,
+    tamper: Callable[[Files], Files],
+    expected: str,
+) -> None:
+    _protocol, full, _sha = afp
+    refused = _checked(tmp_path, _rederive(tamper(full)))
+    assert re.search(expected, str(refused)), str(refused)
+
+
+@pytest.mark.parametrize(
+    ("tamper", "expected"),
+    [
+        pytest.param(_created_earlier, CREATED, id="created-backdated-after-the-runs"),
+        pytest.param(
+            _frozen_later,
+            r"^protocol/design\.json: frozen_at \S+ is after the first judgment in "
+            r"judging/judgments\.jsonl",
+            id="frozen-later",
+        ),
+        pytest.param(
+            _run_line(lambda r: r["record"].update(output_tokens=1)), RUNS, id="run-tokens"
+        ),
+        pytest.param(_output, RUNS, id="run-output"),
+    ],
+)
+def test_an_edited_engine_bundle_outside_the_document_is_refused_naming_it(
+    abp: Files, tmp_path: Path, tamper: Callable[[Files], Files], expected: str
+) -> None:
+    refused = _checked(tmp_path, _rederive(tamper(abp)))
+    assert re.search(expected, str(refused)), str(refused)
+
+
+def test_untouched_bundles_say_their_records_are_bound(
+    afp: tuple[Files, Files, str], abp: Files, tmp_path: Path, cli: Cli
+) -> None:
+    protocol, full, _sha = afp
+    for name, files in (("proto", protocol), ("full", full), ("abp", abp)):
+        write_bundle(tmp_path / name, files)
+        assert verify(tmp_path / f"{name}.zip").records_bound, name
+    result = cli("verify", tmp_path / "proto.zip")
     assert result.code == 0, result.err
-    assert f"Design hash {sha}" in result.out  # unchanged: the prompt is not in it
-    assert "manifest.json SHA-256 " in result.out and published not in result.out
+    assert "It commits to the tasks, conditions and runs the design planned" in result.out
+
+
+def _legacy_design(cli: Cli, tmp_path: Path) -> tuple[int, str]:
+    """A design stored as before commitments (its document without one, hashed as it was),
+    exported as protocol and full bundles; (its key, its hash)."""
+    db = connect(cli.db_path)
+    try:
+        afp_study(tmp_path, db)
+        design = StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")])
+        pk = create_design(db, design).pk
+        document = json.loads(
+            db.execute("SELECT document FROM designs WHERE pk = ?", [pk]).fetchone()[0]
+        )
+        rubric = json.loads(
+            db.execute("SELECT rubric FROM designs WHERE pk = ?", [pk]).fetchone()[0]
+        )
+        document.pop("commitment")
+        secret = secret_sql.plan_secret(db, pk)
+        assert secret is not None
+        legacy = design_hash(document, rubric, plan_hmac(secret, secret_sql.plan_rows(db, pk)))
+        db.execute(
+            "UPDATE designs SET document = ?, sha256 = ? WHERE pk = ?",
+            [canonical_json(document), legacy, pk],
+        )
+        db.conn.commit()
+        # Planning the unchanged design again keeps the stored one: its hash is kept as it was.
+        again = create_design(db, design)
+        assert (again.status, again.pk, again.sha256) == ("unchanged", pk, legacy)
+        export_protocol_bundle(db, pk, tmp_path / "proto")
+        unblind(db, "s", "lead")
+        export_bundle(db, pk, tmp_path / "full")
+        return pk, legacy
+    finally:
+        db.close()
+
+
+def test_a_design_stored_before_commitments_is_an_older_format_never_a_changed_one(
+    tmp_path: Path, cli: Cli
+) -> None:
+    _pk, legacy = _legacy_design(cli, tmp_path)
+    for name in ("proto", "full"):
+        report = verify(tmp_path / f"{name}.zip")
+        assert report.design_hash_recomputed and not report.records_bound, name
+        assert report.design_sha256 == legacy
+        result = cli("verify", tmp_path / f"{name}.zip")
+        assert result.code == 0, result.err
+        assert (
+            "Older format: task texts, condition labels, run records and the design's times "
+            "are not bound by the hash"
+        ) in result.out
+    # Its task texts are not bound: what tells an edited one is the manifest's SHA-256.
+    files = read_bundle(tmp_path / "proto.zip")
+    published = hashlib.sha256(files[rec.MANIFEST]).hexdigest()
+    write_bundle(tmp_path / "forged", _rehash(_task_prompt(files)))
+    forged = verify(tmp_path / "forged.zip")
+    assert forged.design_sha256 == legacy and forged.manifest_sha256 != published
+
+
+def test_a_changed_design_stored_before_commitments_gets_a_version_that_commits(
+    tmp_path: Path, cli: Cli
+) -> None:
+    pk, _legacy = _legacy_design(cli, tmp_path)
+    db = connect(cli.db_path)
+    try:
+        changed = create_design(
+            db, StudyDesign(study="s", name="m", seed=4, contrasts=[("C", "A")])
+        )
+        assert changed.status == "new version" and changed.pk != pk
+        stored = sql.design(db, changed.pk)
+        assert stored.document["commitment"]["created_at"] == stored.created_at
+        assert set(stored.document["commitment"]["tasks"]) == {"P01", "P02"}
+    finally:
+        db.close()
+
+
+def test_an_export_after_a_planned_task_was_imported_again_is_refused(tmp_path: Path) -> None:
+    """The bundle publishes a study's current tasks: one imported again since the design was
+    stored is not the one it planned, and the export says so rather than write a bundle that
+    ``verify`` would refuse."""
+    db = connect(tmp_path / "a.db")
+    try:
+        afp_study(tmp_path, db)
+        pk = create_design(db, StudyDesign(study="s", name="m", seed=3, contrasts=[("C", "A")])).pk
+        lines = [
+            {**line, "prompt": "Task P01, reworded"} if line.get("id") == "P01" else line
+            for line in afp_study_lines()
+        ]
+        import_paths(db, [write_jsonl(tmp_path / "s2.jsonl", lines)])
+        with pytest.raises(AbpError) as refused:
+            export_protocol_bundle(db, pk, tmp_path / "proto")
+        assert str(refused.value).startswith(
+            "design m v1: protocol/tasks.json: task 'P01': its content hash is "
+        ), str(refused.value)
+        assert "was imported again after the design was stored" in str(refused.value)
+        assert not (tmp_path / "proto.zip").exists()
+    finally:
+        db.close()
+
+
+def test_a_commitment_of_another_version_is_named_not_misread(
+    afp: tuple[Files, Files, str], tmp_path: Path
+) -> None:
+    """A later format's commitment (its design hash consistent with it) is not checked by rules
+    that are not its own: verify names the version."""
+    _protocol, full, _sha = afp
+    rubric = json.loads(full[rec.RUBRIC])
+
+    def later(design: dict[str, Any]) -> None:
+        design["document"]["commitment"]["version"] = 3
+        design["sha256"] = design_hash(design["document"], rubric, design["plan_hmac"])
+
+    refused = _checked(tmp_path, _rederive(_design(later)(full)))
+    assert str(refused) == (
+        "protocol/design.json: document.commitment.version: 3, this abp-tui checks version 2: "
+        "verify the bundle with the abp-tui that made it"
+    )

@@ -21,6 +21,7 @@ from abp_tui.models import (
 )
 
 PLAN_KEYS: Final = (
+    "commitment",
     "masked_terms",
     "masked_short_ids",
     "pack",
@@ -30,7 +31,8 @@ PLAN_KEYS: Final = (
 """Keys the store adds to a design document that are not part of the design file
 (``plan_secret_sha256`` is the commitment to the design's plan secret,
 :func:`abp_tui.analysis.blinding.plan_commitment`; ``shared_runs_apart`` says its plan lays
-items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`)."""
+items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`; ``commitment`` binds the
+records it planned and its times, :mod:`abp_tui.analysis.commitment`)."""
 _NOT_A_RUN: Final = frozenset({PreferenceChoice.TIE.value, PreferenceChoice.INSUFFICIENT.value})
 
 

@@ -13,7 +13,8 @@ source files from the database, and recording an export, is
 in the manifest and re-derives every derived file from the bundle's own source files with the
 same function the export used, at the confidence level the manifest records; before that, what
 the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: the design hash
-recomputed from the bundle's document and rubric, the design's framing of the study and
+recomputed from the bundle's document and rubric, the planned tasks, conditions, runs and time
+it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
 first difference is raised, naming the file. The records it parses are counted against a budget
 as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`), so its memory is bounded.
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from abp_tui import __version__
+from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
@@ -52,6 +54,7 @@ from abp_tui.export.bundle_reading import (
 )
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.claims import (
+    check_commitment,
     check_design_hash,
     check_framing,
     check_models,
@@ -100,6 +103,10 @@ class VerifyReport:
     manifest_sha256: str = ""
     """SHA-256 of ``manifest.json``, which binds every file of the bundle: the export prints
     it and the audit log records it, so a reader compares it with the one published."""
+    records_bound: bool = False
+    """Whether the design hash commits to the tasks, conditions and runs it planned and to its
+    ``created_at``, and ``verify`` found them unchanged (False: an older design format, whose
+    hash does not bind task texts, condition labels, run records nor times)."""
 
 
 # -- writing ---------------------------------------------------------------------------------------
@@ -426,6 +433,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
             design.sha256,
             design.plan_hmac is not None,
             sha256_bytes(manifest_bytes),
+            COMMITMENT_KEY in design.document,  # checked by check_protocol
         )
 
     inputs = parse(files)
@@ -437,6 +445,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
     check_framing(inputs.study, inputs.study_design, inputs.conditions)
     check_models(inputs)
     check_times(inputs.design, inputs)
+    # What is left to a forger past those checks, bound by the hash recomputed above.
+    bound = recomputed and check_commitment(files, inputs.design, inputs)
     for run in inputs.runs:
         if run.output is not None:
             digest = digests.get(run.output.path)
@@ -497,6 +507,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
         design.sha256,
         recomputed,
         sha256_bytes(manifest_bytes),
+        bound,
     )
 
 

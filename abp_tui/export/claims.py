@@ -17,7 +17,12 @@ hash check; what stops them is a fact that the edited file must still agree with
   ``protocol/study.json``, its instructions in ``protocol/conditions.json``.
 - **The models**: each run's model is the one the results state its condition ran on (the run
   configuration's, for engines).
-- **The design's times**: stored after its runs were made, frozen after it was stored.
+- **What the design planned and when** (a design stored since designs carry a ``commitment``,
+  :mod:`abp_tui.analysis.commitment`): its ``created_at``, each task and condition its items use
+  and its planned runs' facts, records and outputs are the ones the design hash commits to.
+  Older designs' hashes bind none of these, and ``verify`` says so.
+- **The design's times**: stored after its runs were made, frozen after it was stored and no
+  later than its first judgment (frozen_at comes after the hash and is bound only by these).
 - **The files**: every file the manifest lists is one an export writes.
 
 Each check raises :class:`BundleMismatch` naming the file and what differs.
@@ -32,6 +37,14 @@ from typing import Final
 
 from abp_tui.analysis.automated import AUTOMATED_DESIGN, automated_hash
 from abp_tui.analysis.blinding import design_hash
+from abp_tui.analysis.commitment import (
+    COMMITMENT_KEY,
+    COMMITMENT_VERSION,
+    record_sha256,
+    run_record,
+    runs_sha256,
+)
+from abp_tui.analysis.judgment_checks import CLOCK_SKEW
 from abp_tui.analysis.matched_models import ENGINE_PROTOCOLS
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json
@@ -106,6 +119,82 @@ def _automated(
     return True
 
 
+def check_commitment(
+    files: Mapping[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
+) -> bool:
+    """The records and time the design hash commits to (:mod:`abp_tui.analysis.commitment`)
+    are the bundle's: ``created_at``, each planned task and condition (``protocol/``) and, with
+    ``inputs`` (a full bundle), the planned runs. Call it once the design hash is recomputed
+    (which binds the commitment itself). False for a design stored before commitments."""
+    found = design.document.get(COMMITMENT_KEY)
+    if found is None:
+        return False
+    if not isinstance(found, dict) or not isinstance(found.get("created_at"), str):
+        raise BundleMismatch(rec.DESIGN, "document.commitment: expected an object with created_at")
+    if found.get("version") != COMMITMENT_VERSION:
+        raise BundleMismatch(
+            rec.DESIGN,
+            f"document.commitment.version: {safe_line(json.dumps(found.get('version')))[:20]}, "
+            f"this abp-tui checks version {COMMITMENT_VERSION}: verify the bundle with the "
+            "abp-tui that made it",
+        )
+    if design.created_at != found["created_at"]:
+        raise BundleMismatch(
+            rec.DESIGN,
+            f"created_at {safe_line(design.created_at)[:40]} is not the "
+            f"{safe_line(found['created_at'])[:40]} the design hash commits to: the design's "
+            "time was changed",
+        )
+    for path, kind in ((rec.TASKS, "tasks"), (rec.CONDITIONS, "conditions")):
+        _check_records(files, path, kind, found.get(kind))
+    if inputs is not None:
+        planned = {r for item in inputs.items for r in item.runs}
+        runs = [
+            (
+                r.id,
+                run_record(
+                    r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                    None if r.output is None else r.output.sha256,
+                ),
+            )
+            for r in inputs.runs
+            if r.id in planned
+        ]
+        digest = runs_sha256(runs)
+        if digest != found.get("runs_sha256"):
+            raise BundleMismatch(
+                rec.RUNS,
+                f"the runs the design plans hash to {digest}, not the "
+                f"{safe_line(str(found.get('runs_sha256')))[:64]} the design hash commits to: a "
+                "planned run's facts, record (model, tokens, metadata...) or output was changed",
+            )
+    return True
+
+
+def _check_records(files: Mapping[str, bytes], path: str, kind: str, committed: object) -> None:
+    """Each record the design committed to (id -> content hash) is in ``path``, unchanged."""
+    if not isinstance(committed, dict):
+        raise BundleMismatch(rec.DESIGN, f"document.commitment.{kind}: expected an object")
+    raw = _json(files, path)
+    records = raw if isinstance(raw, list) else []
+    by_id = {r.get("id"): r for r in records if isinstance(r, dict)}
+    noun = kind.rstrip("s")
+    for key, want in sorted(committed.items()):
+        record = by_id.get(key)
+        if record is None:
+            raise BundleMismatch(
+                path, f"{noun} {safe_line(key)!r}, which the design plans, is missing"
+            )
+        digest = record_sha256(record)
+        if digest != want:
+            raise BundleMismatch(
+                path,
+                f"{noun} {safe_line(key)!r}: its content hash is {digest}, not the "
+                f"{safe_line(str(want))[:64]} the design hash commits to: the {noun} (its "
+                "text, label, instructions or metadata) was changed after the design was stored",
+            )
+
+
 def _rubric(files: Mapping[str, bytes]) -> dict[str, object]:
     rubric = _json(files, rec.RUBRIC)
     if not isinstance(rubric, dict):
@@ -174,9 +263,19 @@ def _time(value: str, field: str) -> datetime:
     return found
 
 
+def _aware(value: str) -> datetime | None:
+    """A record's time with its zone, or None when it is not one (checked where it is read)."""
+    try:
+        found = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return found if found.tzinfo is not None else None
+
+
 def check_times(design: rec.PublishedDesign, inputs: Inputs | None = None) -> None:
     """The design was frozen after it was stored, and stored after every run it plans was
-    made (a design is planned from runs already imported); judged, it is frozen."""
+    made (a design is planned from runs already imported); judged, it is frozen, no later than
+    its first judgment (within the clock skew merging allows a station)."""
     if not design.created_at:
         return  # a study's automated scope whose outcomes carry no time
     created = _time(design.created_at, "created_at")
@@ -189,6 +288,18 @@ def check_times(design: rec.PublishedDesign, inputs: Inputs | None = None) -> No
     if design.frozen_at is None and inputs.judgments:
         raise BundleMismatch(
             rec.DESIGN, "frozen_at: missing, but the design was judged (judging freezes it)"
+        )
+    judged = sorted(t for t in map(_aware, (j.created_at for j in inputs.judgments)) if t)
+    # A station's clock may be behind the coordinator's by CLOCK_SKEW (merging allows it).
+    if (
+        design.frozen_at is not None
+        and judged
+        and _time(design.frozen_at, "frozen_at") > judged[0] + CLOCK_SKEW
+    ):
+        raise BundleMismatch(
+            rec.DESIGN,
+            f"frozen_at {design.frozen_at} is after the first judgment in {rec.JUDGMENTS} "
+            f"({judged[0].isoformat()}): a design is frozen by its first judgment at the latest",
         )
     planned = {r for item in inputs.items for r in item.runs}
     for run in inputs.runs:

@@ -10,8 +10,8 @@ traces, items, judgments, audit log or results: nothing that ties an output to i
 The one thing is the **plan secret**, and there is one commitment scheme for it. Every blind
 code, the assignment, the placement and every reviewer's order are derived from the design's
 plan secret (256 random bits kept in the coordinator's database; docs/designs.md, "The
-plan"), so the seed alone unlocks nothing and is shown. When the design is stored, its document records
-``plan_secret_sha256``, the SHA-256 of the secret's UTF-8 text
+plan"), so the seed alone unlocks nothing and is shown. When the design is stored, its document
+records ``plan_secret_sha256``, the SHA-256 of the secret's UTF-8 text
 (:func:`abp_tui.analysis.blinding.plan_commitment`); the document, and so the design hash,
 commits to the secret before anyone judges. The protocol-only bundle publishes that commitment;
 the full bundle, written only after unblinding, reveals the secret itself (``plan_secret`` in
@@ -45,7 +45,12 @@ from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
-from abp_tui.export.claims import check_design_hash, check_framing, check_times
+from abp_tui.export.claims import (
+    check_commitment,
+    check_design_hash,
+    check_framing,
+    check_times,
+)
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Condition, Item, Rubric, Study, StudyDesign
 from abp_tui.text.canonical import sha256_bytes
@@ -157,6 +162,7 @@ def check_protocol_files(
     check_design_hash(files, design, tool)
     check_framing(study, scope, conditions)
     check_times(design)
+    check_commitment(files, design)
     return study, design
 
 

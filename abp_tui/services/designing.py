@@ -2,10 +2,12 @@
 them; make one from choices instead of a file; find the study and design a command means.
 
 A design is frozen once its first judgment is saved, its first pack is issued or its protocol
-is published: its hash (design with the commitment to its plan secret, rubric and the exact run
-versions of every item) is recorded, and a changed design under the same name becomes a new
-version. Before that, a changed design simply replaces the plan nobody has judged yet. The plan
-secret stays in the coordinator's database (:mod:`abp_tui.store.secrets`). Reading design files
+is published: its hash (design with the commitment to its plan secret, rubric, the exact run
+versions of every item, and the content hashes of the tasks, conditions and runs it planned with
+the time it was stored, :mod:`abp_tui.analysis.commitment`) is recorded, and a changed design
+under the same name becomes a new version. Before that, a changed design simply replaces the
+plan nobody has judged yet. The plan secret stays in the coordinator's database
+(:mod:`abp_tui.store.secrets`). Reading design files
 is :mod:`abp_tui.services.design_files`'s.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, NoReturn
@@ -34,6 +37,7 @@ from abp_tui.analysis.blinding import (
     plan_hmac,
     plan_items,
 )
+from abp_tui.analysis.commitment import COMMITMENT_KEY, commitment, run_record
 from abp_tui.analysis.material import unlisted_tasks, unlisted_warning
 from abp_tui.analysis.reruns import (
     HeldRun,
@@ -50,15 +54,18 @@ from abp_tui.analysis.shared_runs import (
     shared_runs_warning,
 )
 from abp_tui.errors import AbpError, InputError
+from abp_tui.export import records as rec
 from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
+from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
+from abp_tui.store.db import utc_now
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
-from abp_tui.text.canonical import canonical_json
+from abp_tui.text.canonical import canonical_json, sha256_bytes
 from abp_tui.text.hints import command, no_such_study
 
 
@@ -224,27 +231,39 @@ def _create_once(
     # A version stored before items sharing a run were laid apart keeps its plan while the
     # design is unchanged; anything planned anew lays them apart.
     apart_runs = latest is None or bool(latest.document.get(SHARED_RUNS_KEY))
-    items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, apart_runs)
-    if latest is not None and latest.sha256 != sha and not apart_runs:
+    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs)
+    committed = _commitment_of(db, design, plan.items)  # the same runs under any secret
+
+    def is_latest(found: _Planned) -> bool:
+        """Whether ``found`` is the latest version as stored (its commitment's time and all;
+        a version stored before commitments, as it was hashed)."""
+        if latest is None:
+            return False
+        kept = latest.document.get(COMMITMENT_KEY)
+        at = kept.get("created_at") if isinstance(kept, dict) else None
+        return found.sealed(committed(at) if isinstance(at, str) else None)[1] == latest.sha256
+
+    if latest is not None and not is_latest(plan) and not apart_runs:
         apart_runs = True
-        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, True)
-    changed_frozen = latest is not None and latest.sha256 != sha and latest.frozen_at is not None
+        plan = _plan(design, runs, masker, rubric_doc, secret, True)
+    changed_frozen = latest is not None and not is_latest(plan) and latest.frozen_at is not None
     if changed_frozen and plan_secret is None:  # a new version: a plan of its own
         secret = new_plan_secret()
-        items, assignments, document, sha = _plan(design, runs, masker, rubric_doc, secret, True)
+        plan = _plan(design, runs, masker, rubric_doc, secret, True)
+    items, assignments = plan.items, plan.assignments
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
     shared = _shared_runs_warning(design, items, assignments)
     warnings = tuple(w for w in (unlisted, shared) if w)
     planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
     held = tuple(held_back(design, facts, planned))
-    if latest is not None and latest.sha256 == sha:
+    if latest is not None and is_latest(plan):
         return CreatedDesign(
             latest.pk,
             design.study,
             design.name,
             latest.version_no,
-            sha,
+            latest.sha256,
             "unchanged",
             len(items),
             pairs,
@@ -255,6 +274,8 @@ def _create_once(
             warnings,
             held,
         )
+    created_at = utc_now()
+    document, sha = plan.sealed(committed(created_at))
     with db.atomic():
         if _state(_latest(db, design.study, design.name)) != _state(latest):
             raise _Replan  # rolled back: nothing written
@@ -275,6 +296,7 @@ def _create_once(
             canonical_json(document),
             rubric_doc,
             design.seed,
+            created_at,
         )
         secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
         masking: dict[str, dict[str, int]] = {}
@@ -330,6 +352,26 @@ def _shared_runs_warning(
     return shared_runs_warning(design, run_ids, len(exposed))
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A design's plan under one secret, its stored document before its commitment, and the
+    plan's part of its hash."""
+
+    items: list[PlannedItem]
+    assignments: list[Assignment]
+    document: dict[str, Any]
+    plan_mac: str
+    rubric: dict[str, Any]
+
+    def sealed(self, commitment: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+        """The stored document and its hash, with ``commitment`` (None: a design stored before
+        commitments, hashed as it was)."""
+        document = dict(self.document)
+        if commitment is not None:
+            document[COMMITMENT_KEY] = commitment
+        return document, design_hash(document, self.rubric, self.plan_mac)
+
+
 def _plan(
     design: StudyDesign,
     runs: list[PlanRun],
@@ -337,13 +379,14 @@ def _plan(
     rubric_doc: str,
     secret: str,
     apart_runs: bool,
-) -> tuple[list[PlannedItem], list[Assignment], dict[str, Any], str]:
-    """The plan of a design under ``secret``, its stored document and its hash (``apart_runs``:
-    lay items sharing a run apart, recorded in the document when it changes the plan).
+) -> _Planned:
+    """The plan of a design under ``secret`` and its stored document (``apart_runs``: lay items
+    sharing a run apart, recorded in the document when it changes the plan).
 
-    The hash covers the document (with the secret's commitment), the rubric and the plan; the
-    plan enters it as an HMAC keyed by the secret, so a hash a pack carries reveals nothing of
-    the plan to anyone who could otherwise try the few plans a small design allows.
+    The hash covers the document (with the secret's commitment and the records it planned), the
+    rubric and the plan; the plan enters it as an HMAC keyed by the secret, so a hash a pack
+    carries reveals nothing of the plan to anyone who could otherwise try the few plans a small
+    design allows.
     """
     try:
         items = plan_items(design, runs, secret, apart_runs)
@@ -359,8 +402,41 @@ def _plan(
     plan_doc = [
         [i.key, i.code, i.run_a.pk, i.run_b.pk if i.run_b else None, i.base_flip] for i in items
     ]
-    sha = design_hash(document, json.loads(rubric_doc), plan_hmac(secret, plan_doc))
-    return items, assignments, document, sha
+    return _Planned(
+        items, assignments, document, plan_hmac(secret, plan_doc), json.loads(rubric_doc)
+    )
+
+
+def _commitment_of(
+    db: sqlite_utils.Database, design: StudyDesign, items: list[PlannedItem]
+) -> Callable[[str], dict[str, Any]]:
+    """The commitment of a design whose plan is ``items``, as a function of the time it is
+    stored: the tasks, conditions and runs its items use, as a bundle publishes them."""
+    runs = {r.id: r for i in items for r in (i.run_a, i.run_b) if r is not None}
+    task_ids = {r.task_id for r in runs.values()}
+    condition_ids = {r.condition_id for r in runs.values()}
+    tasks = [
+        rec.PublishedTask(**task.model_dump(), placeholder=placeholder).model_dump(mode="json")
+        for task, placeholder in bulk.tasks(db, design.study)
+        if task.id in task_ids
+    ]
+    conditions = [
+        design.framed_condition(c).model_dump(mode="json")
+        for c in bulk.conditions(db, design.study)
+        if c.id in condition_ids
+    ]
+    planned = [
+        (
+            stored.facts.id,
+            run_record(
+                {**stored.facts.model_dump(mode="json"), "record": stored.record},
+                None if stored.output is None else sha256_bytes(stored.output.encode("utf-8")),
+            ),
+        )
+        for stored in bulk.current_runs(db, design.study)
+        if stored.facts.id in runs
+    ]
+    return lambda created_at: commitment(created_at, tasks, conditions, planned)
 
 
 def _refused(design: StudyDesign, source: str, key: tuple[str, ...], message: str) -> AbpError:

@@ -41,10 +41,11 @@ from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.export import bundle as writer
 from abp_tui.export import records as rec
-from abp_tui.export.bundle_analysis import Analysis, analyse, parse
+from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
+from abp_tui.export.claims import check_commitment
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
-from abp_tui.export.errors import ExportError
+from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
 from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
@@ -414,9 +415,28 @@ def _collected_and_analysed(
 ) -> tuple[Collected, Analysis]:
     """The source files, and the analysis of those files as ``verify`` will read them."""
     collected = collect(db, design_pk, study)
-    analysis = analyse(parse(collected.files))
+    inputs = parse(collected.files)
+    _planned_records(collected.files, inputs.design, inputs)
+    analysis = analyse(inputs)
     _cross_check(collected, analysis)
     return collected, analysis
+
+
+def _planned_records(
+    files: dict[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
+) -> None:
+    """Refuse to publish other records than the ones the design committed to (a task,
+    condition or run imported again since, which its bundle would publish in their stead and
+    ``verify`` would refuse): :func:`abp_tui.export.claims.check_commitment`."""
+    try:
+        check_commitment(files, design, inputs)
+    except BundleMismatch as exc:
+        raise AbpError(
+            f"design {design.name} v{design.version}: {exc.path}: {exc.detail.split(': the ')[0]}"
+            ": a record it planned was imported again after the design was stored, and the "
+            "bundle would publish the new version; plan the design again (`abp-tui study "
+            "create`, a new version once judged) to publish what it judges"
+        ) from None
 
 
 # -- exporting -------------------------------------------------------------------------------------
@@ -551,6 +571,7 @@ def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str
         )
     mac = published_plan_hmac(db, design_pk, design)
     files, _scope, _tasks = protocol_sources(db, design, plan_mac=mac)
+    _planned_records(files, rec.PublishedDesign.model_validate_json(files[rec.DESIGN]))
     return protocol_files(files, writer.environment())
 
 

@@ -147,11 +147,13 @@ def insert_design(
     document: str,
     rubric: str,
     seed: int,
+    created_at: str | None = None,
 ) -> int:
+    """Store a design (``created_at``: the time its hash commits to; default: now)."""
     cur = db.execute(
         "INSERT INTO designs (study_id, name, version_no, sha256, document, rubric, seed, "
         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [study_id, name, version_no, sha256, document, rubric, seed, utc_now()],
+        [study_id, name, version_no, sha256, document, rubric, seed, created_at or utc_now()],
     )
     assert cur.lastrowid is not None
     return int(cur.lastrowid)

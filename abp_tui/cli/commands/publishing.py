@@ -133,6 +133,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             "design_sha256": report.design_sha256,
             "design_hash_recomputed": report.design_hash_recomputed,
             "manifest_sha256": report.manifest_sha256,
+            "records_bound": report.records_bound,
         },
         f"OK: {report.files} files match manifest.json; {report.derived} derived files "
         f"re-derived from the bundle's records and identical. Study {safe_line(report.study)}, "
@@ -144,6 +145,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
             if report.design_hash_recomputed
             else "not recomputed: the design was stored before plan secrets, and its hash "
             "covers database keys no bundle carries."
+        )
+        + (
+            " It commits to the tasks, conditions and runs the design planned and to the time "
+            "it was stored, and the bundle's are those."
+            if report.records_bound
+            else " Older format: task texts, condition labels, run records and the design's "
+            "times are not bound by the hash (the design was stored before designs committed "
+            "to them, or this is a study's automated scope)."
         )
         + f" manifest.json SHA-256 {report.manifest_sha256} (the export printed it and the "
         "audit log recorded it: compare it with the one published).",
