@@ -32,7 +32,10 @@ def task_text(task: BlindTask) -> Text:
             body.append(f"{label}\n", style="bold")
             body.append(safe_text(value.strip()))
 
-    section("Title", task.title)
+    # The panel's own title shows a short one-line title whole: the body starts with the prompt.
+    title = task.title.strip()
+    if len(title) > TITLE_CHARACTERS or "\n" in title or not task.prompt.strip():
+        section("Title", task.title)
     section("Prompt", task.prompt)
     section("Base instruction", task.base_instruction)
     section("Evidence", task.evidence)
