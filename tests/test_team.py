@@ -121,6 +121,19 @@ def test_team_add_writes_its_block_and_keeps_every_other_line(
     assert actions == ["add", "add", "role", "remove"]
 
 
+def test_team_add_says_when_other_accounts_may_read_the_database(
+    tmp_path: Path, team: Path, cli: Cli
+) -> None:
+    ak = ("--authorized-keys", str(tmp_path / "ak"))
+    assert _team(cli, team, "add", "alice", "--key", _key(tmp_path, "alice"), *ak)[2] == ""
+    os.chmod(team.parent, 0o755)
+    try:
+        code, _, err = _team(cli, team, "add", "bob", "--key", _key(tmp_path, "bob"), *ak)
+    finally:
+        os.chmod(team.parent, 0o700)
+    assert code == 0 and "may be read by other accounts of this server" in err
+
+
 def test_each_database_keeps_its_own_block(tmp_path: Path, team: Path, cli: Cli) -> None:
     keys = tmp_path / "authorized_keys"
     other = tmp_path / "other" / "other.db"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import pwd
 import stat
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ __all__ = [
     "default_authorized_keys",
     "member_details",
     "open_session",
+    "readable_by_others",
     "refuse_shared_writes",
     "remove_member",
     "session_program",
@@ -63,14 +65,37 @@ def default_authorized_keys() -> Path:
 
 def session_program() -> list[str]:
     """How a forced command runs this abp-tui: this interpreter, by its absolute path, with
-    ``-m abp_tui``; with this package's folder on ``PYTHONPATH`` when that is how it was found
-    (sshd passes no environment of ours)."""
+    ``-m abp_tui``; with this package's folder on ``PYTHONPATH`` when the interpreter, started
+    as sshd starts it (from the account's home, none of our environment), would not find this
+    very package."""
     program = [sys.executable, "-m", "abp_tui"]
-    root = Path(abp_tui.__file__).resolve().parent.parent
-    given = [Path(p).resolve() for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root in given:
-        program = ["env", f"PYTHONPATH={root}", *program]
+    here = Path(abp_tui.__file__).resolve()
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    try:
+        found = subprocess.run(
+            [sys.executable, "-c", "import abp_tui; print(abp_tui.__file__)"],
+            env=plain,
+            cwd=pwd.getpwuid(os.getuid()).pw_dir,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        same = found.returncode == 0 and Path(found.stdout.strip()).resolve() == here
+    except (OSError, subprocess.SubprocessError):
+        same = False
+    if not same:
+        program = ["env", f"PYTHONPATH={here.parent.parent}", *program]
     return program
+
+
+def readable_by_others(db_path: Path) -> Path | None:
+    """The database's folder when other accounts of the server may read or list it (they could
+    read the judgments, unblinded, behind the tool's back); None when it is private."""
+    folder = db_path.resolve().parent
+    try:
+        return folder if folder.stat().st_mode & 0o077 else None
+    except OSError:
+        return None
 
 
 def _absolute(db_path: Path) -> Path:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def _document(member: Any) -> dict[str, Any]:
 
 
 def cmd_team_add(args: argparse.Namespace) -> int:
-    from abp_tui.services.team import add_member
+    from abp_tui.services.team import add_member, readable_by_others
     from abp_tui.text.safe import safe_line
 
     keys = _keys_file(args)
@@ -98,6 +99,15 @@ def cmd_team_add(args: argparse.Namespace) -> int:
             f"them: ssh -t {_account()}@HOST"
         ),
     )
+    open_folder = readable_by_others(db_path(args))
+    if open_folder is not None:
+        sys.stderr.write(
+            safe_line(
+                f"notice: {open_folder} may be read by other accounts of this server, who could "
+                "read the judgments behind the tool's back: chmod 700 it"
+            )
+            + "\n"
+        )
     return EXIT_OK
 
 
@@ -163,6 +173,6 @@ def cmd_team_remove(args: argparse.Namespace) -> int:
     emit(
         args,
         {**_document(member), "done": "removed", "authorized_keys": str(keys)},
-        safe_line(f"{member.name} removed: key {member.fingerprint} no longer opens {keys}"),
+        safe_line(f"{member.name} removed: key {member.fingerprint} no longer granted in {keys}"),
     )
     return EXIT_OK
