@@ -231,7 +231,7 @@ def test_each_key_opens_a_session_as_its_own_person_and_nothing_else(server: Ser
     server.grant("carol", role="coordinator")
 
     screen = _workstation_screen(server, "alice")
-    assert "reviewer: alice" in screen, screen[-2000:]
+    assert "reviewer: alice (reviewer of the team)" in screen, screen[-2000:]
 
     # The client cannot choose who they are: --reviewer is dropped, the key's person stays.
     screen = _workstation_screen(server, "alice", "abp-tui", "--reviewer", "bob")
