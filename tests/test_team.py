@@ -219,10 +219,8 @@ def _session(
     cli: Cli, db: Path, name: str, request: str, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[int, str, str]:
     monkeypatch.setenv("SSH_ORIGINAL_COMMAND", request)
-    try:
-        result = cli("--db", db, "session", name)
-    finally:
-        roles.sign_out()
+    result = cli("--db", db, "session", name)
+    assert roles.signed_in() is None  # signed out as the session ends, refused or not
     return result.code, result.out, result.err
 
 

@@ -77,24 +77,33 @@ def requested(text: str, name: str) -> tuple[list[str], list[str]]:
 
 def cmd_session(args: argparse.Namespace) -> int:
     from abp_tui.cli.options import db_path
+    from abp_tui.services.roles import sign_out
     from abp_tui.services.team import open_session
-    from abp_tui.text.safe import safe_line
 
     member = open_session(db_path(args), args.name)
-    words, notices = requested(os.environ.get("SSH_ORIGINAL_COMMAND", ""), member.name)
+    try:
+        return _requested_command(args, member.name)
+    finally:
+        sign_out()
+
+
+def _requested_command(args: argparse.Namespace, name: str) -> int:
+    from abp_tui.text.safe import safe_line
+
+    words, notices = requested(os.environ.get("SSH_ORIGINAL_COMMAND", ""), name)
     for notice in notices:
         sys.stderr.write(f"abp-tui: {safe_line(notice)}\n")
-    args.reviewer = member.name  # who looks and who acts: the key's person, whatever was asked
+    args.reviewer = name  # who looks and who acts: the key's person, whatever was asked
     if not words or words == ["tui"]:
         return _workstation(args)
     if words[0] == "status":
         return _status(args, words[1:])
     if words[:2] == ["pack", "ratings"]:
-        return _ratings(args, words[2:], member.name)
+        return _ratings(args, words[2:], name)
     if words[0] == "unblind":
         return _unblind(args, words[1:])
     raise SessionRefused(
-        f"{member.name}'s key opens the workstation (ssh -t), status, pack ratings or unblind "
+        f"{name}'s key opens the workstation (ssh -t), status, pack ratings or unblind "
         f"here, nothing else: not {safe_line(shlex.join(words))!r}"
     )
 
