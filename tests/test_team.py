@@ -21,7 +21,7 @@ import sqlite_utils
 from abp_tui.cli.options import actor, viewer
 from abp_tui.models import PreferenceChoice, StudyDesign
 from abp_tui.services import roles
-from abp_tui.services.adjudicating import adjudication_refused
+from abp_tui.services.adjudicating import NotAnAdjudicator, adjudication_refused
 from abp_tui.services.authorized_keys import line_key
 from abp_tui.services.coordinator_identity import first_look, note_view
 from abp_tui.services.designing import create_design
@@ -334,7 +334,7 @@ def test_only_a_coordinator_or_an_adjudicator_adjudicates(
     assert adjudication_refused(db, design, item, "lead") is None
     with roles.session("lead", "reviewer"):
         refused = adjudication_refused(db, design, item, "lead")
-        assert isinstance(refused, RoleRefused)
+        assert isinstance(refused, NotAnAdjudicator)
         assert f"lead is a reviewer of this team: they cannot adjudicate {codes[0]}" in str(refused)
     for role in ("adjudicator", "coordinator"):
         with roles.session("lead", role):

@@ -67,9 +67,9 @@ def adjudication_refused(
     (read when not given). In a team session, only a coordinator or an adjudicator
     adjudicates (:mod:`abp_tui.services.roles`)."""
     code = item.code
-    refused = refusal("adjudicate", f"adjudicate {code}")
-    if refused is not None:
-        return refused
+    role = refusal("adjudicate", f"adjudicate {code}")
+    if role is not None:
+        return NotAnAdjudicator(str(role))
     reviewed = sql.assignment(db, item.pk, adjudicator) is not None
     if reviewed and not sql.has_submitted(db, item.pk, adjudicator):
         return sql.BlindingError(
