@@ -158,6 +158,8 @@ def test_each_database_keeps_its_own_block(tmp_path: Path, team: Path, cli: Cli)
         ("private", "this is a private key: give the public one"),
         ("judge", "gpt-judge is an AI judge's id: a judge is never a team member"),
         ("name", "team member name 'bob smith': expected letters, digits"),
+        ("pipe", "bob.pipe: not a regular file: expected an OpenSSH public key"),
+        ("keys pipe", "authorized_keys: not a regular file: expected an authorized_keys file"),
     ],
 )
 def test_team_add_refuses_in_one_line_and_changes_nothing(
@@ -196,11 +198,20 @@ def test_team_add_refuses_in_one_line_and_changes_nothing(
         db.close()
     elif case == "name":
         name = "bob smith"
+    elif case == "pipe":  # would never end if it were read
+        key = tmp_path / "bob.pipe"
+        os.mkfifo(key)
     before = keys.read_bytes()
+    if case == "keys pipe":
+        keys = tmp_path / "pipe" / "authorized_keys"
+        keys.parent.mkdir()
+        os.mkfifo(keys)
+        ak = ("--authorized-keys", str(keys))
     code, out, err = _team(cli, team, "add", name, "--key", key, *ak)
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and expected in err, err
-    assert keys.read_bytes() == before
+    if case != "keys pipe":
+        assert keys.read_bytes() == before
     listed = json.loads(_team(cli, team, "list", "--json")[1])["team"]
     assert [m["name"] for m in listed] == ["alice"]
 

@@ -20,6 +20,7 @@ import hashlib
 import os
 import re
 import shlex
+import stat
 import struct
 import tempfile
 from dataclasses import dataclass
@@ -87,8 +88,24 @@ def parse_key(words: list[str], where: str) -> PublicKey:
     return PublicKey(kind, text)
 
 
+def _regular(path: Path, what: str) -> bool:
+    """Whether ``path`` is a regular file (False: there is none); KeyRefused for anything else
+    (a folder, a named pipe that would never end, a device), before it is opened."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise KeyRefused(f"{path}: cannot read {what}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise KeyRefused(f"{path}: not a regular file: expected {what}")
+    return True
+
+
 def read_key_file(path: Path) -> PublicKey:
     """The one public key in ``path`` (a ``.pub`` file)."""
+    if not _regular(path, "an OpenSSH public key (.pub)"):
+        raise KeyRefused(f"{path}: cannot read the key: no such file")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -162,6 +179,8 @@ def _block_markers(db: Path) -> tuple[str, str]:
 
 
 def read_lines(path: Path) -> list[str]:
+    if not _regular(path, "an authorized_keys file"):
+        return []
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
