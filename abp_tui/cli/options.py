@@ -83,7 +83,13 @@ def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -
 
 
 def actor(args: argparse.Namespace) -> str:
-    """Who acts, for the audit log: ``--by``, else ``--reviewer``, else the user logged in."""
+    """Who acts, for the audit log: the person a team session signed in, else ``--by``, else
+    ``--reviewer``, else the user logged in."""
+    from abp_tui.services.roles import signed_in
+
+    member = signed_in()
+    if member is not None:
+        return member.name
     for option in ("by", "reviewer"):
         if getattr(args, option, None):
             return str(getattr(args, option))
@@ -98,7 +104,13 @@ def actor(args: argparse.Namespace) -> str:
 def viewer(args: argparse.Namespace) -> str:
     """Who looks at what a command shows of people's judgments: ``--reviewer`` (given before or
     after the command), else :func:`actor`. Every command that shows or exports judgments asks
-    this, so a reviewer still judging is held back or refused whichever way they are named."""
+    this, so a reviewer still judging is held back or refused whichever way they are named.
+    In a team session, always the person signed in."""
+    from abp_tui.services.roles import signed_in
+
+    member = signed_in()
+    if member is not None:
+        return member.name
     reviewer = getattr(args, "reviewer", None)
     return str(reviewer) if reviewer is not None else actor(args)
 

@@ -28,6 +28,7 @@ from abp_tui.cli.commands.stats import (
     cmd_stats_wilson,
 )
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
+from abp_tui.cli.commands.team import add_team_commands
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
 from abp_tui.cli.options import real, resamples, seed, whole
 from abp_tui.cli.parser_planning import add_plan, add_stats_tables
@@ -340,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_verify)
 
     _add_gate(sub, common, figures)
+    add_team_commands(sub, common, figures)
 
     score = sub.add_parser("score", help="automated judges: score sci-bench submissions")
     score_sub = score.add_subparsers(dest="score_command", metavar="BENCHMARK", required=True)

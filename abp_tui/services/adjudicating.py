@@ -32,6 +32,7 @@ from abp_tui.analysis.verdicts import (
 from abp_tui.errors import AbpError
 from abp_tui.models import ItemPreference, Judgment, JudgmentRevision, Rubric
 from abp_tui.services.reclassify import refused_override
+from abp_tui.services.roles import refusal
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
 
@@ -64,8 +65,12 @@ def adjudication_refused(
 ) -> AbpError | None:
     """Why ``adjudicator`` may not adjudicate ``item`` (the error to raise, in one line), or
     None. ``pending``: the runs of the adjudicator's items of the study not submitted yet
-    (read when not given)."""
+    (read when not given). In a team session, only a coordinator or an adjudicator
+    adjudicates (:mod:`abp_tui.services.roles`)."""
     code = item.code
+    role = refusal("adjudicate", f"adjudicate {code}")
+    if role is not None:
+        return NotAnAdjudicator(str(role))
     reviewed = sql.assignment(db, item.pk, adjudicator) is not None
     if reviewed and not sql.has_submitted(db, item.pk, adjudicator):
         return sql.BlindingError(

@@ -43,6 +43,7 @@ from __future__ import annotations
 import sqlite_utils
 
 from abp_tui.errors import AbpError
+from abp_tui.services.roles import may, require
 from abp_tui.store import coordinator_views as sql
 from abp_tui.store import judging
 from abp_tui.store.judging import BlindingError
@@ -79,6 +80,12 @@ def note_view(
     could_enrol = sql.open_designs_without(db, study_id, viewer)
     if not could_enrol and pending_by_design(db, study_id, viewer):
         return
+    if could_enrol:
+        require(
+            "coordinate",
+            f"see {NAMES[figure]} of study {study_id} while they could still "
+            "enrol in one of its open designs",
+        )
     if sql.record_view(db, study_id, design_pk, viewer, figure) or not could_enrol:
         return  # not on record only on a read-only database, where nobody can enrol
     raise BlindingError(
@@ -107,6 +114,8 @@ def first_look(db: sqlite_utils.Database, study_id: str, viewer: str | None) -> 
     changes for them)."""
     if viewer is None or not sql.open_designs_without(db, study_id, viewer):
         return False
+    if not may("coordinate"):
+        return False  # refused, not asked (note_view)
     return sql.first_pk(db, study_id, viewer) is None
 
 

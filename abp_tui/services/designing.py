@@ -59,6 +59,7 @@ from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
+from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
@@ -177,7 +178,9 @@ def create_design(
     fresh one. ``plan_secret`` imposes one (the bundled demo's published secret). A design
     stored before plan secrets is planned again with one: replaced while nobody judged it, else
     a new version. The secret stays in this database; the design records its commitment.
+    Refused to a team session's reviewer or adjudicator (:mod:`abp_tui.services.roles`).
     """
+    require("design")
     for _ in range(REPLANS):
         with contextlib.suppress(_Replan):
             return _create_once(db, design, source, plan_secret)

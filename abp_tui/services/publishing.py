@@ -52,6 +52,7 @@ from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.ranking_bundle import ranking_source_files
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
+from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
@@ -523,6 +524,7 @@ def export_bundle(
     recorded in the audit log (who, what, the manifest's hash); that entry is never part of a
     bundle.
     """
+    require("export")
     out_dir = Path(out_dir)
     looked = _held_back(db, design_pk, study, viewer)
     files = build_bundle(db, design_pk, timings, confidence, study)
@@ -586,6 +588,7 @@ def export_protocol_bundle(
     that the design recorded when it was stored (:mod:`abp_tui.export.protocol`); exporting it
     again gives the same bytes. Nothing is frozen or recorded when the bundle cannot be written.
     """
+    require("export")
     out_dir = Path(out_dir)
     with db.atomic():
         design = sql.design(db, design_pk)
@@ -620,6 +623,7 @@ def _export_one(
     study: str | None = None,
     viewer: str | None = None,
 ) -> tuple[bytes, Analysis]:
+    require("export")
     looked = _held_back(db, design_pk, study, viewer)
     with _collector_paused():
         collected, analysis = _collected_and_analysed(db, design_pk, study)

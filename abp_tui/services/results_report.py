@@ -56,6 +56,7 @@ from abp_tui.errors import AbpError
 from abp_tui.models import DesignRecords, OutcomeSource, RunFacts, RunOutcome
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.model_versions import study_model_versions
+from abp_tui.services.roles import require
 from abp_tui.services.scibench_results import study_scibench
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -102,7 +103,9 @@ class StudyIsBlind(AbpError):
 
 
 def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, str]:
-    """Unblind a study (recorded in the audit log with who and when); idempotent."""
+    """Unblind a study (recorded in the audit log with who and when); idempotent. Refused to a
+    team session's reviewer or adjudicator (:mod:`abp_tui.services.roles`)."""
+    require("unblind")
     protocol = study_protocol(db, study_id)
     if protocol is None:
         raise AbpError(no_such_study(study_id, db))

@@ -23,6 +23,7 @@ from abp_tui.services.designing import (
     design_defaults,
     load_design_file,
 )
+from abp_tui.services.roles import require
 from abp_tui.store import connect, judging
 from abp_tui.store.judging import ReviewerProgress as ReviewerProgress
 from abp_tui.store.overview import StudyCounts as StudyCounts
@@ -113,7 +114,9 @@ def read_study_detail(db_path: Path, study_id: str) -> StudyDetail:
 
 
 def create_design_file(db_path: Path, path: Path) -> CreatedDesign:
-    """Create or version the study design in a TOML or JSON file (blocking)."""
+    """Create or version the study design in a TOML or JSON file (blocking); a team session's
+    reviewer is refused before the file is read."""
+    require("design")
     design = load_design_file(path)
     db = connect(db_path)
     try:

@@ -337,6 +337,30 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "started_at": "When it began (UTC).",
         },
     ),
+    "team_members": (
+        "The team of a shared server: who may open a session over SSH, with which key and role.",
+        {
+            "name": "The member's name (the reviewer name their key opens the workstation as).",
+            "role": "reviewer, adjudicator or coordinator.",
+            "public_key": "Their OpenSSH public key (type and base64).",
+            "fingerprint": "The key's SHA256 fingerprint, as ssh-keygen -l prints it.",
+            "added_by": "Who added them (the account running team add).",
+            "added_at": "When (UTC).",
+        },
+    ),
+    "team_audit": (
+        "Every change to the team (append-only).",
+        {
+            "pk": _KEY,
+            "at": "When (UTC).",
+            "actor": "Who changed it.",
+            "action": "add, role (a changed role) or remove.",
+            "name": "The member.",
+            "role": "Their role after the change; empty for a removal.",
+            "fingerprint": "Their key's SHA256 fingerprint.",
+            "authorized_keys": "The authorized_keys file written.",
+        },
+    ),
     "merges": (
         "Ratings files merged back from stations.",
         {

@@ -558,3 +558,37 @@ CREATE TABLE final_preferences (
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0013_team",
+        # The team of a shared server (abp_tui.store.team): who may open a session over SSH,
+        # with which public key and role. The key, not a flag, names the person: one key is one
+        # member. Every change is recorded in team_audit (append-only), apart from the study
+        # audit log a publication bundle carries (key fingerprints are not the study's).
+        """
+CREATE TABLE team_members (
+    name TEXT PRIMARY KEY,
+    role TEXT NOT NULL CHECK (role IN ('reviewer', 'adjudicator', 'coordinator')),
+    public_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL UNIQUE,
+    added_by TEXT NOT NULL,
+    added_at TEXT NOT NULL
+);
+CREATE TABLE team_audit (
+    pk INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('add', 'role', 'remove')),
+    name TEXT NOT NULL,
+    role TEXT,
+    fingerprint TEXT NOT NULL,
+    authorized_keys TEXT NOT NULL
+);
+CREATE TRIGGER team_audit_no_update BEFORE UPDATE ON team_audit
+BEGIN SELECT RAISE(ABORT, 'the team audit is append-only: it is never changed'); END;
+CREATE TRIGGER team_audit_no_delete BEFORE DELETE ON team_audit
+BEGIN SELECT RAISE(ABORT, 'the team audit is append-only: it is never deleted'); END;
+""",
+    )
+)

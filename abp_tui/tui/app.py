@@ -16,6 +16,7 @@ from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from abp_tui.services.roles import signed_in
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
@@ -160,6 +161,9 @@ class AbpApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
+        member = signed_in()
+        if member is not None:  # a team session: the key's person, in their role
+            self.sub_title += f" ({member.role} of the team)"
         self.push_screen(HomeScreen(self.db_path))
         self.open_judging(None)
 

@@ -1,0 +1,68 @@
+"""The workstation in a team session: a reviewer's keys reach the core's role checks, which
+refuse unblinding and adjudication whatever the screens offer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from abp_tui.services import roles
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.adjudicate import AdjudicationScreen
+from abp_tui.tui.screens.designs import open_review_screen
+from abp_tui.tui.screens.disagreements import DisagreementsScreen
+from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
+from tests.tui_helpers import STUDY, admin_database, drive, press, rows, settle, until
+
+SIZE = (160, 45)
+
+
+async def _open(pilot: Pilot[Any], purpose: str) -> None:
+    app: Any = pilot.app
+    await settle(pilot)
+    open_review_screen(app, app.db_path, app.reviewer, purpose)
+    await settle(pilot)
+
+
+async def test_a_team_reviewer_cannot_unblind_from_the_results_screen(tmp_path: Path) -> None:
+    db_path, _pk, _codes = admin_database(tmp_path)
+    with roles.session("dee", "reviewer"):
+        app = make_app(db_path, reviewer="dee")
+        async with drive(app, SIZE) as pilot:
+            assert app.sub_title == "reviewer: dee (reviewer of the team)"
+            await _open(pilot, "results")
+            assert isinstance(app.screen, ResultsScreen)
+            await press(pilot, "u")
+            assert isinstance(app.screen, UnblindScreen)
+            await press(pilot, *STUDY, "enter")
+            await until(pilot, lambda: app.failures, "the unblinding refused")
+            assert "dee is a reviewer of this team: they cannot unblind" in app.failures[0].reason
+            assert not app.failures[0].internal
+    assert rows(db_path, "SELECT COUNT(*) FROM audit_log WHERE action = 'unblind'") == [(0,)]
+
+
+async def test_a_team_reviewer_sees_every_disagreement_refused_for_adjudication(
+    tmp_path: Path,
+) -> None:
+    db_path, _pk, codes = admin_database(tmp_path)
+    with roles.session("dee", "reviewer"):
+        app = make_app(db_path, reviewer="dee")
+        async with drive(app, SIZE) as pilot:
+            await _open(pilot, "disagreements")
+            screen = app.screen
+            assert isinstance(screen, DisagreementsScreen) and screen.queue is not None
+            (row,) = screen.queue.rows
+            assert row.code == codes[0]
+            assert "dee is a reviewer of this team: they cannot adjudicate" in row.refused
+            await press(pilot, "enter")
+            adjudicating = app.screen
+            assert isinstance(adjudicating, AdjudicationScreen)
+            await until(pilot, lambda: adjudicating.refused_reason, "the item refused")
+            assert "dee is a reviewer of this team: they cannot adjudicate" in str(
+                adjudicating.refused_reason
+            )
+            assert adjudicating.item is None  # nothing of the judgments shown
+            assert app.failures == []
+    assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]
