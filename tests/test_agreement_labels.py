@@ -298,7 +298,7 @@ def test_pandalm_ac1_counts_only_the_three_categories_its_annotators_may_give(
     counts the scale's categories in its chance term, so the fourth category of a reviewer's
     preference (insufficient evidence), which no PandaLM label can be, is not one of them."""
     import_paths(db, [reference / "pandalm" / "testset-v1.json"])
-    report = study_agreement(db, "testset-v1", None, resamples=0)
+    report = study_agreement(db, "pandalm-testset-v1", None, resamples=0)
     (among,) = report.variables
     assert among.categories == ("1", "2", "tie")
     # irrCAC's gwet.ac1.raw on the file's three annotator columns (categories 0, 1, 2): its

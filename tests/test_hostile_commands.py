@@ -33,9 +33,10 @@ from tests.factories import abp_judged
 SECONDS = 60
 """A case still running after this long waits on something: it fails (a bound, not a timing)."""
 INTERACTIVE = {("tui",)}
-CONTEXT = {"study": "abp-demo"}
+CONTEXT = {"study": "abp-demo", "events": "2000", "repeat": "1"}
 """Given whenever a command takes it and it is not the argument tested: the database holds
-several studies, and a command that must be told which one would stop there."""
+several studies, and a command that must be told which one would stop there; a benchmark runs
+on a small input once (its own sizes are the ones varied when they are tested)."""
 PATH_WORDS = ("PATH", "FILE", "CSV", "TOML", "DIR", "JSON", "PACK", "BUNDLE", "RATINGS", "RESULTS")
 NUMBER_WORDS = ("N", "K", "X", "B", "C", "LEVEL", "FRACTION", "PCT")
 NUMBERS = ("-1", "0", "1000000000000", "1e300", "nan", "inf", "-9223372036854775809", "9" * 30)

@@ -51,4 +51,4 @@ def test_bench_import_pairwise_prints_ours_beside_the_bare_loop(cli: Cli) -> Non
 def test_bench_import_pairwise_rejects_no_pairs(cli: Cli) -> None:
     result = cli("bench", "import", "--format", "pairwise", "--pairs", "0", "--repeat", "1")
     assert result.code == 1
-    assert "--pairs must be at least 1" in result.err
+    assert "--pairs: expected a whole number from 1 to" in result.err

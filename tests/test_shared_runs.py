@@ -227,6 +227,8 @@ def test_the_cli_prints_the_warning(tmp_path: Path, cli: Cli) -> None:
         "B:A, C:A, D:A",
         "--reviewers",
         "x, y, z",
+        "--reviewers-per-item",
+        "1",
     )
     assert result.code == 0 and "warning" not in result.out
 

@@ -160,3 +160,20 @@ def test_transcript_snapshot(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=transcripts)
+
+
+async def test_shift_down_pages_the_transcripts_as_it_pages_the_outputs(tmp_path: Path) -> None:
+    app = make_app(agent_database(tmp_path), reviewer="ana")
+    async with drive(app, (120, 30)) as pilot:
+        screen = await compare_screen(pilot)
+        views = await transcripts_shown(pilot, screen)
+        pane = views[0].transcript_pane
+        assert pane.scroll_y == 0 and pane.max_scroll_y > 0
+        await press(pilot, "shift+down")
+        await settle(pilot)
+        assert pane.scroll_y > 0  # the transcript shown moved a page, not the hidden output
+        assert views[0].pane.scroll_y == 0
+        paged = pane.scroll_y
+        await press(pilot, "pagedown")  # PageDown pages the responses too, not the form
+        await settle(pilot)
+        assert pane.scroll_y > paged

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from abp_tui.errors import InputError
+from abp_tui.formats.base import check_input_file
 
 __all__ = ["UnitsTable", "read_stream", "read_units_table"]
 
@@ -47,6 +48,7 @@ class UnitsTable:
 def _rows(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header (names stripped, lower case) and the other non-blank rows with their lines."""
     where = str(path)
+    check_input_file(path, where)  # a named pipe or a folder: refused unopened, never waited on
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.reader(handle, strict=True)

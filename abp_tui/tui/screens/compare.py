@@ -184,19 +184,22 @@ class CompareScreen(Screen[None]):
             key_display="{",
         ),
         _binding(
-            "shift+down",
+            "shift+down,pagedown",
             "scroll_responses(1)",
             "Scroll down",
-            "Scroll the responses down a page (they move together).",
+            "Scroll the responses down a page (they move together), or the transcripts when "
+            "the Trace tabs are open.",
             show=False,
+            priority=True,
             name="scroll_down",
         ),
         _binding(
-            "shift+up",
+            "shift+up,pageup",
             "scroll_responses(-1)",
             "Scroll up",
-            "Scroll the responses up a page.",
+            "Scroll the responses (or transcripts) up a page.",
             show=False,
+            priority=True,
             name="scroll_up",
         ),
         _binding("h", "home", "Home", "Back to the list of studies (asks first if a save failed)."),
@@ -769,6 +772,10 @@ class CompareScreen(Screen[None]):
         self.aids.fold(every=True)
 
     def action_scroll_responses(self, direction: int) -> None:
+        if self.narrow and self.form_shown:  # the form is what is on screen
+            scoring = self.query_one("#scoring", VerticalScroll)
+            scoring.scroll_page_down() if direction > 0 else scoring.scroll_page_up()
+            return
         self.pair.scroll_page(direction)
 
     def action_section(self, step: int) -> None:

@@ -433,7 +433,8 @@ class ResponsePair(Horizontal):
         return status
 
     def scroll_page(self, direction: int) -> None:
-        pane = self.panes()[0]
+        # The tab shown: the output, or the transcript when the Trace tab is open.
+        pane = self.views()[0].visible_pane()
         if direction > 0:
             pane.scroll_page_down(animate=False)
         else:
