@@ -9,6 +9,7 @@ these tests check what really happens at run time, lazy imports included.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 import abp_tui
 from abp_tui.store import connect
 
+PACKAGE_ROOT = Path(abp_tui.__file__).resolve().parent
 FACES = ("abp_tui.cli", "abp_tui.tui", "abp_tui.export", "abp_tui.bench")
 """The packages that talk to people (a terminal, a file a person reads): Rich is theirs."""
 TUI_DRIVERS = ("abp_tui.__main__", "abp_tui.bench.ui")
@@ -141,3 +143,18 @@ def test_every_module_stays_under_the_size_limit() -> None:
     }
     too_long = {name: lines for name, lines in sorted(sizes.items()) if lines > MAX_MODULE_LINES}
     assert too_long == {}
+
+
+def test_sql_is_run_only_in_the_store() -> None:
+    """One package owns SQL (``abp_tui.store``); the benchmarks' baselines run their own bare
+    SQL on purpose (that is what they measure against)."""
+    found = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        relative = path.relative_to(PACKAGE_ROOT).as_posix()
+        if relative.startswith(("store/", "bench/")):
+            continue
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if re.search(r"\.(execute|executemany|executescript)\(", code):
+                found.append(f"{relative}:{number}")
+    assert found == [], f"SQL outside abp_tui/store: {found}"

@@ -68,10 +68,9 @@ def opened_or_removed(args: argparse.Namespace) -> Iterator[sqlite_utils.Databas
 
 
 def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
-    try:
-        stored = db.execute("SELECT count(*) FROM imports").fetchone()[0]
-    except Exception:
-        stored = None
+    from abp_tui.store.receipts import imports_stored
+
+    stored = imports_stored(db)
     db.close()
     if stored != 0:
         return

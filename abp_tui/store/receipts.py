@@ -29,3 +29,11 @@ def study_imports(db: sqlite_utils.Database, study_id: str) -> list[ImportedFile
 
 def study_exists(db: sqlite_utils.Database, study_id: str) -> bool:
     return db.execute("SELECT 1 FROM studies WHERE id = ?", [study_id]).fetchone() is not None
+
+
+def imports_stored(db: sqlite_utils.Database) -> int | None:
+    """How many imports the database records (None: it cannot say, e.g. no schema yet)."""
+    try:
+        return int(db.execute("SELECT count(*) FROM imports").fetchone()[0])
+    except Exception:  # a database half made, or not ours: the caller leaves it alone
+        return None
