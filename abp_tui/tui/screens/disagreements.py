@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
@@ -27,6 +27,7 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import DisagreementsLoaded, WorkerFailed
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 FILTERS = ("open", "all", "adjudicated")
@@ -93,7 +94,7 @@ class DisagreementsScreen(DesignScreen):
         yield Static("", id="verdict-sources")
         yield DataTable[Text](id="disagreements", cursor_type="row", zebra_stripes=True)
         yield Static("", id="disagreements-empty")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()
