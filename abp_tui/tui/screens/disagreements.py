@@ -32,8 +32,11 @@ from abp_tui.tui.workers import background
 
 FILTERS = ("open", "all", "adjudicated")
 SOURCES = ("adjudicated", "unanimous", "single review", "unresolved")
-REASONS_WIDTH = 100
-"""Cells of the reasons column; longer reasons wrap onto more lines of their row."""
+REASONS_WIDTH = 160
+"""Cells of the reasons column at most; longer reasons wrap onto more lines of their row."""
+OTHER_COLUMNS = 12 + 12 + 11 + 3 * 2 + 2 + 2 + 2
+"""Cells the other columns take (each with its padding), the table's margins, the reasons
+column's padding and the scroll bar: the reasons get the rest of the width."""
 
 
 def shown(rows: tuple[DisagreementRow, ...], status_filter: str) -> list[DisagreementRow]:
@@ -86,6 +89,7 @@ class DisagreementsScreen(DesignScreen):
         self.reviewer = reviewer
         self.status_filter = "open"
         self.queue: DisagreementQueue | None = None
+        self._filled_width = 0
         self.current: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -98,6 +102,10 @@ class DisagreementsScreen(DesignScreen):
 
     def on_mount(self) -> None:
         self.load()
+
+    def on_resize(self) -> None:
+        if self.queue is not None and self.app.size.width != self._filled_width:
+            self.fill()  # the reasons column follows the terminal's width
 
     def on_screen_resume(self) -> None:
         if self.queue is not None:
@@ -164,7 +172,10 @@ class DisagreementsScreen(DesignScreen):
         table.add_column(Text("Item"), key="item", width=12)
         table.add_column(Text("Status"), key="status", width=12)
         table.add_column(Text("Judged by"), key="reviewers", width=11)
-        table.add_column(Text("Why they disagree"), key="reasons", width=REASONS_WIDTH)
+        # The reasons take the rest of the terminal's width (wrapping), never cut off at its edge.
+        width = max(24, min(REASONS_WIDTH, self.app.size.width - OTHER_COLUMNS))
+        self._filled_width = self.app.size.width
+        table.add_column(Text("Why they disagree"), key="reasons", width=width)
         visible = shown(rows, self.status_filter)
         for row in visible:
             reasons = Text("; ".join(safe_line(r) for r in row.reasons))
