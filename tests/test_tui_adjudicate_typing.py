@@ -205,3 +205,26 @@ async def test_a_deliberate_key_acts_after_its_moment(tmp_path: Path) -> None:
         await asyncio.sleep(DEFER + 0.2)
         await settle(pilot)
         assert app.screen is not screen  # back to the list
+
+
+async def test_hiding_the_form_keeps_the_focus_out_of_its_text_fields(tmp_path: Path) -> None:
+    """A narrow terminal: o hides the final judgment while the preference row has the focus.
+    The focus stays on the row (its keys bring the form back), not on the justification field
+    beside it, where the next keys would be typed out of sight."""
+    db_path, _pk, _codes = admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (80, 24)) as pilot:
+        screen, clock = await _adjudication(pilot)
+        screen.guard.defer_seconds = 0
+        screen.show_form(True)
+        row = screen.query_one("#preference-row", ChoiceRow)
+        row.focus()
+        await pilot.pause()
+        clock.now += 5
+        await press(pilot, "o")
+        assert not screen.form_shown
+        assert app.focused is row
+        clock.now += 5
+        await press(pilot, "t")  # the row's key: a tie, on a form brought back on screen
+        assert screen.form_shown
+        assert screen.final.preference is PreferenceChoice.TIE
