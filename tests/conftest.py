@@ -122,3 +122,7 @@ def _leaving_keys_act_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     submits or leaves acts at once instead of waiting a moment for a following letter. The
     typing tests that check that wait (tests/test_tui_typing.py) set it back."""
     monkeypatch.setattr("abp_tui.tui.typing_guard.DEFER_SECONDS", 0.0)
+    # For the same reason the guards' clock moves a person's pace (a second) per key it reads:
+    # only the typing tests, which set their own clock, make a burst of typing.
+    pace = itertools.count(1000.0)
+    monkeypatch.setattr("abp_tui.tui.typing_guard.CLOCK", lambda: float(next(pace)))

@@ -53,6 +53,12 @@ ADJUDICATION_KEYS: list[BindingType] = [
         key_display="[",
         name="previous",
     ),
+    _binding(
+        "o",
+        "toggle_form",
+        "Form",
+        "Narrow terminal: show the final judgment, or the item again (one at a time).",
+    ),
     task_key("adjudicate"),
     trace_key("adjudicate"),
     _binding(

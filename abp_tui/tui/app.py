@@ -20,11 +20,11 @@ from abp_tui.services.roles import signed_in
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
-from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
+from abp_tui.tui.typing_shield import HoldsBackTyping
 
 DEFAULT_REVIEWER = "demo"
 
@@ -127,12 +127,12 @@ class AbpApp(App[None]):
             )
 
     async def on_event(self, event: events.Event) -> None:
-        # Before any key binding: the compare screen may hold back keys typed as text outside
-        # a text field (they would otherwise score, submit or leave the screen).
+        # Before any key binding: the compare and adjudication screens may hold back keys typed
+        # as text outside a text field (they would otherwise score, submit or leave the screen).
         if (
             isinstance(event, events.Key)
             and not event.is_forwarded
-            and isinstance(self.screen, CompareScreen)
+            and isinstance(self.screen, HoldsBackTyping)
             and self.screen.holds_back(event)
         ):
             return

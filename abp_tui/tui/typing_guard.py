@@ -1,11 +1,11 @@
-"""The compare screen's typing guard: text typed while no text field has the focus is held back.
+"""The judging screens' typing guard: text typed while no text field has the focus is held back.
 
-Keys act at once on the compare screen (a score, a submit, the next item), so a sentence typed
-into the screen instead of a field would score, submit or leave the item letter by letter. A
-printable key that nothing on the screen binds starts a burst of typing: it and every key that
-follows it closely are held back, with one notice per burst. A key that submits or leaves the
-item is also held back when it follows another key that was not a score very closely (the "h"
-of "the"). Scores typed in a burst ("2221") still act.
+Keys act at once on the compare and adjudication screens (a score, a submit, the next item), so a
+sentence typed into the screen instead of a field would score, submit or leave the item letter by
+letter. A printable key that nothing on the screen binds starts a burst of typing: it and every
+key that follows it closely are held back, with one notice per burst. A key that submits or leaves
+the item is also held back when it follows another key that was not a score very closely (the
+"h" of "the"). Scores typed in a burst ("2221") still act.
 
 The first key of a burst cannot be told from a deliberate key when it arrives, so:
 
@@ -18,8 +18,9 @@ The first key of a burst cannot be told from a deliberate key when it arrives, s
   the reviewer is told (the "i" of "i think" no longer makes the preference "insufficient").
   Digits are scores and stay, so scores typed in a burst still act.
 
-The rules are pure: the screen tells :meth:`TypingGuard.holds_back` what it knows about a key.
-Nothing here imports Textual.
+The rules are pure: the screen tells :meth:`TypingGuard.holds_back` what it knows about a key
+(:mod:`abp_tui.tui.typing_shield` does, and carries out the verdict). Nothing here imports
+Textual.
 """
 
 from __future__ import annotations
@@ -43,6 +44,17 @@ LEAVING_KEYS = frozenset(
         "compare.queue",
         "compare.home",
         "compare.finding",
+        "compare.toggle_form",
+        # The adjudication screen: recording, moving to another disagreement or the list, and
+        # the keys whose effect a following letter could not take back (the reviewers' names
+        # shown are recorded as seen; the form filled from a reviewer's judgment).
+        "adjudicate.record",
+        "adjudicate.next",
+        "adjudicate.previous",
+        "adjudicate.back",
+        "adjudicate.toggle_names",
+        "adjudicate.prefill",
+        "adjudicate.toggle_form",
         "app.quit",
         "app.help",
         "app.judge",
@@ -51,7 +63,11 @@ LEAVING_KEYS = frozenset(
         "app.results",
     }
 )
-"""Keys that submit, or leave the item or the screen: never taken from a burst of typing."""
+"""Keys that submit, or leave the item or the screen, or switch a narrow terminal between the texts
+and the form (and, on the adjudication screen, reveal the reviewers' names or replace the form):
+never taken from a burst of typing."""
+CLOCK: Callable[[], float] = time.monotonic
+"""The guards' clock unless one is given (the test suite's moves a person's pace per key)."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +104,8 @@ class Verdict:
 class TypingGuard:
     """Remembers the keys of the last moments and decides whether the next one is typing."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self.clock = clock if clock is not None else CLOCK
         """Seconds, for the distance between keys (monotonic)."""
         self._typing_until = 0.0
         self._last_key: tuple[float, bool] = (0.0, False)

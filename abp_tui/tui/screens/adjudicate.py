@@ -32,7 +32,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
@@ -61,8 +61,10 @@ from abp_tui.tui.reading_aids import ReadingAids
 from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
+from abp_tui.tui.typing_shield import HoldsBackTyping, TypingShield
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
+from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
@@ -74,10 +76,19 @@ OPEN_GROUP = "adjudicate-open"
 RECORD_GROUP = "adjudicate-record"
 
 
-class AdjudicationScreen(AdjudicationReading, DesignScreen):
+NARROW_WIDTH = 110
+"""Below this many columns the item and the final judgment take turns on the screen."""
+
+
+class AdjudicationScreen(HoldsBackTyping, AdjudicationReading, DesignScreen):
     """Adjudicate the disputed items of a design, one at a time."""
 
     CSS_PATH = "../styles/adjudicate.tcss"
+    # As on the compare screen: below NARROW_WIDTH columns the item (responses and reviewers'
+    # judgments) and the final judgment take turns on the whole width (o switches); a short
+    # terminal drops the header and keeps the reasons to a line.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_WIDTH, "-roomy")]  # noqa: RUF012
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = ADJUDICATION_KEYS
     HELP_HINTS: ClassVar[tuple[str, ...]] = (HELP_HINT,)
 
@@ -111,6 +122,8 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
         self.pair = ResponsePair(follow=False, full_transcripts=True)
         self.search_bar = SearchBar("search the responses shown", id="search-bar")
         self.aids = ReadingAids(self, self.transcripts, self.pair, self.search_bar, FOLD_KEY)
+        self.shield = TypingShield(self, self)
+        """Text typed outside the note holds back instead of deciding or leaving."""
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -144,7 +157,8 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
                     )
                     yield Static("", id="note-error")
                     yield Static("", id="missing")
-        yield Footer(compact=True)
+        # The app's screens stay on their keys (and in the help), not in this bar.
+        yield KeyBar(hide=APP_SCREEN_KEYS)
 
     def on_mount(self) -> None:
         self.query_one("#final", VerticalScroll).can_focus = False
@@ -159,6 +173,8 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
             return self.item is not None
         if action in ("search", "next_hit", "fold", "fold_all"):
             return self.item is not None
+        if action == "toggle_form":
+            return self.item is not None and self.narrow
         # n / N belong to the search only while one is on; otherwise n is the gate's key.
         if action == "jump_hit":
             return self.item is not None and self.searching
@@ -236,7 +252,8 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
     @on(DisagreementOpened)
     async def opened(self, message: DisagreementOpened) -> None:
         item = message.item
-        await self.form.build(item.rubric)
+        if await self.form.build(item.rubric):
+            self.shield.keys_changed()  # the rows bring their keys
         self.refused_reason = None
         self.set_class(False, "-refused")
         self.item = item
@@ -260,6 +277,7 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
         note.value = ""
         self.query_one("#note-error", Static).update("")
         self._show_names()
+        self.show_form(False)  # a new item is read first (on a narrow terminal)
         form = self.query_one("#final", VerticalScroll)
         if item.latest is not None:
             # Already adjudicated: the form holds that judgment; a new revision needs a note.
@@ -297,7 +315,9 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
 
     # -- the form ---------------------------------------------------------------------------
     @on(JudgmentForm.Changed)
-    def judgment_changed(self) -> None:
+    def judgment_changed(self, event: JudgmentForm.Changed) -> None:
+        # A key's decision: a letter's stays tentative for a moment (the typing shield).
+        self.shield.judgment_changed(event.urgent)
         self._update_missing()
         self._update_bar()
 
@@ -523,7 +543,43 @@ class AdjudicationScreen(AdjudicationReading, DesignScreen):
         if isinstance(self.focused, Input):
             self.set_focus(None)
             return
+        if self.narrow and self.form_shown:
+            self.show_form(False)  # back to the item
+            return
         self.action_back()
+
+    # -- a narrow terminal: the item and the final judgment take turns ----------------------
+    @property
+    def narrow(self) -> bool:
+        return 0 < self.size.width < NARROW_WIDTH
+
+    @property
+    def form_shown(self) -> bool:
+        """The final judgment is on screen (always, unless the terminal is narrow)."""
+        return not self.narrow or self.has_class("-form-shown")
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
+    def show_form(self, shown: bool) -> None:
+        if shown == self.has_class("-form-shown"):
+            return
+        self.set_class(shown, "-form-shown")
+        if not shown:
+            self.shield.form_hidden(self.focused)
+        if shown:
+            self.query_one("#final", VerticalScroll).scroll_to_widget(
+                self.focused or self.form, animate=False
+            )
+        self.refresh_bindings()
+
+    def action_toggle_form(self) -> None:
+        self.show_form(not self.has_class("-form-shown"))
+
+    def restore_judgment(self, before: Judgment) -> None:
+        """Put back what the form held before a letter that was the start of typing."""
+        self._load_form(before)
+        self._update_bar()
 
     def action_toggle_task(self) -> None:
         self.query_one(TaskPanel).toggle()

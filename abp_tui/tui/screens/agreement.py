@@ -29,7 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape as escape_markup
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.agreement_labels import StudyAgreementReport, view_summary
@@ -40,6 +40,7 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import VARIABLE_COLUMNS, rich_table, variable_detail, variable_row
 from abp_tui.tui.messages import AgreementComputed, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 SEED = 0
@@ -126,7 +127,7 @@ class AgreementScreen(DesignScreen):
         yield DataTable[Text](id="variables", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="variable-detail"):
             yield Static("", id="detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#variable-detail").border_title = "Highlighted variable"

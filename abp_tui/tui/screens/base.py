@@ -12,8 +12,12 @@ from abp_tui.services.design_choices import DesignChoice
 class DesignScreen(Screen[None]):
     """A screen about one study design (disagreements, adjudication, agreement, results).
 
-    Their workers' failures arrive as ``abp_tui.tui.messages.WorkerFailed``.
+    Their workers' failures arrive as ``abp_tui.tui.messages.WorkerFailed``. On a short
+    terminal (``-short``) their styles give the header's line to the content: the summary
+    names the study and the design.
     """
+
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
 
     def __init__(self, db_path: Path, design: DesignChoice) -> None:
         super().__init__()

@@ -10,7 +10,7 @@ still lacks. The screen wires these together; the parts live elsewhere:
 - where a draft is saved, and a submission (staged on the desk, stored by a worker), with what
   the item bar says about it, a refused save retried, and the question before leaving one:
   :mod:`abp_tui.tui.drafts`;
-- holding back text typed outside a text field: :mod:`abp_tui.tui.typing_guard`;
+- holding back text typed outside a text field: :mod:`abp_tui.tui.typing_shield`;
 - the diff's helper process and the garbage-collector freeze: :mod:`abp_tui.tui.responsive`;
 - what the workers report: :mod:`abp_tui.tui.messages`;
 - the automated judge's outcome, read once the reviewer has submitted the item (on submission
@@ -33,14 +33,11 @@ from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Header, Input, Static
 
 from abp_tui.models import Judgment
@@ -72,20 +69,20 @@ from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
 from abp_tui.tui.screens.unsaved import report_lost
-from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
+from abp_tui.tui.typing_shield import HoldsBackTyping, TypingShield
 from abp_tui.tui.widgets import ai_verdicts
 from abp_tui.tui.widgets.ai_verdicts import AiVerdictsPanel
 from abp_tui.tui.widgets.automated_judge import AutomatedJudgePanel, summary
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.item_bar import ItemBar
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
-from abp_tui.tui.widgets.keybar import KeyBar
+from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from abp_tui.tui.workers import EXPECTED_ERRORS
 
-COORDINATOR_KEYS = frozenset({"app.judge", "app.disagreements", "app.agreement", "app.results"})
+COORDINATOR_KEYS = APP_SCREEN_KEYS
 """App keys left out of the compare screen's key bar (it has room for the judging keys only)."""
 
 
@@ -93,13 +90,11 @@ _binding = partial(screen_binding, "compare")
 """A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
 
 
-FORM_KEYS = frozenset({"tab", "shift+tab", "left_curly_bracket", "right_curly_bracket"})
-"""Keys that move through the scoring form: on a narrow terminal they bring it on screen."""
 NARROW_WIDTH = 110
 """Below this many columns the responses and the scoring form take turns on the screen."""
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(HoldsBackTyping, Screen[None]):
     """Judge the items of one study design, one blind item at a time."""
 
     CSS_PATH = "../styles/compare.tcss"
@@ -228,7 +223,7 @@ class CompareScreen(Screen[None]):
         self.navigator = Navigator(read_ahead=self.READ_AHEAD)
         self.reader = ItemReader(self, desk)
         self.drafts = Drafts(self, desk)
-        self.guard = TypingGuard()
+        self.shield = TypingShield(self, self)
         self.long_lived = LongLived()
         # The parts the screen talks to, made here so that it never has to look them up.
         self.bar = ItemBar()
@@ -239,12 +234,7 @@ class CompareScreen(Screen[None]):
         self.form = JudgmentForm(id="form")
         self.automated_panel = AutomatedJudgePanel()
         self.ai_panel = AiVerdictsPanel(desk)
-        self._keys: frozenset[str] | None = None
         self._missing_shown = ""
-        self._tentative: tuple[Judgment, Widget | None, str] | None = None
-        """The judgment and the focus before the last decision key, and the key's character."""
-        self._deferred: Timer | None = None
-        """The key that submits or leaves, waiting for :data:`DEFER_SECONDS` to act."""
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -282,89 +272,15 @@ class CompareScreen(Screen[None]):
     def is_pair(self) -> bool:
         return self.item is not None and len(self.item.responses) > 1
 
-    # -- typing outside a text field --------------------------------------------------------
-    def holds_back(self, event: events.Key) -> bool:
-        """Whether a key is typing meant for a text field, to be ignored (the app asks first;
-        the rules are in :mod:`abp_tui.tui.typing_guard`)."""
-        in_field = isinstance(self.focused, Input)
-        active = None
-        if in_field or not event.is_printable:
-            facts = KeyFacts(in_field, event.is_printable)
-        else:
-            active = self.active_bindings.get(event.key)
-            facts = KeyFacts(
-                False,
-                True,
-                bound=active is not None,
-                binding_id=active.binding.id if active is not None else None,
-                bound_elsewhere=event.key in self._screen_keys(),
-                # The focused row's keys are priority bindings: those are scores.
-                score=active is not None and active.binding.priority,
-            )
-        verdict = self.guard.holds_back(facts)
-        moves_in_form = event.key in FORM_KEYS
-        if not self.form_shown and (facts.score or in_field or moves_in_form) and not verdict.hold:
-            # A decision is never made on a form the reviewer cannot see: it comes on screen.
-            self.show_form(True)
-        if verdict.cancel and self._deferred is not None:
-            self._deferred.stop()
-            self._deferred = None
-        undone = self._undo_tentative(event.character) if verdict.undo else ""
-        self._tentative = None
-        if verdict.defer and active is not None:
-            binding, node = active.binding, active.node
-            self._deferred = self.set_timer(
-                self.guard.defer_seconds, lambda: self._act_deferred(binding.action, node)
-            )
-            return True
-        if verdict.announce:
-            self.notify(
-                (f"{undone} " if undone else "")
-                + "No text field had the focus, so keys act at once here: the typing was "
-                "ignored. Tab moves to the next field; Esc leaves a field.",
-                title="Typing ignored",
-                severity="warning",
-                markup=False,
-            )
-        if not verdict.hold and facts.score:
-            # A decision key: what the form held before it, in case it was typing after all.
-            self._tentative = (self.form.judgment, self.focused, event.character or "")
-        return verdict.hold
-
-    async def _act_deferred(self, action: str, node: DOMNode) -> None:
-        """A key that submits or leaves, held back a moment, acts: no letter followed it."""
-        self._deferred = None
-        self.guard.deferred_done()
-        if self.is_attached and self.app.screen is self:
-            await self.app.run_action(action, node)
-
-    def _undo_tentative(self, typed: str | None) -> str:
-        """Undo the decision a letter made just before typing began; say what was undone."""
-        tentative, self._tentative = self._tentative, None
-        if tentative is None or self.item is None or tentative[0] == self.form.judgment:
-            return ""
-        before, focused_before, letter = tentative
-        focused_now = self.focused
+    # -- typing outside a text field (abp_tui.tui.typing_shield) ----------------------------
+    def restore_judgment(self, before: Judgment) -> None:
+        """Put back what the form held before a letter that was the start of typing."""
+        if self.item is None:
+            return
         self.form.load(before, self.item.responses, self.item.task.fatal_criteria)
         if self.drafts.change(before, urgent=True):
             self._update_bar()
             self._update_missing()
-        if isinstance(focused_now, Input) and focused_now is not focused_before and letter:
-            # The letter had moved the focus to this field: it was the field's first letter.
-            focused_now.value += letter
-            focused_now.cursor_position = len(focused_now.value)
-        elif focused_before is not None and focused_before.is_attached:
-            self.set_focus(focused_before)
-        return f"The key {letter!r} was the start of typing: its decision was undone."
-
-    def _screen_keys(self) -> frozenset[str]:
-        """Every key bound anywhere on this screen or by the app, whatever has the focus."""
-        if self._keys is None:
-            keys: set[str] = set(self.app._bindings.key_to_bindings)
-            for node in self.walk_children(with_self=True):
-                keys.update(node._bindings.key_to_bindings)
-            self._keys = frozenset(keys)
-        return self._keys
 
     # -- opening items (read by abp_tui.tui.reading) ---------------------------------------
     def _read_ahead(self) -> None:
@@ -403,7 +319,7 @@ class CompareScreen(Screen[None]):
             self.reader.enter(item.code)
         form = self.form
         if await form.build(item.rubric, item.timing_rule):
-            self._keys = None  # the rows bring their keys
+            self.shield.keys_changed()  # the rows bring their keys
             self.call_after_refresh(self.long_lived.freeze)
         self.item = item
         self.drafts.load(item)
@@ -478,9 +394,8 @@ class CompareScreen(Screen[None]):
     # -- changes, drafts and submitting (stored by abp_tui.tui.drafts) -----------------------
     @on(JudgmentForm.Changed)
     def judgment_changed(self, event: JudgmentForm.Changed) -> None:
-        if self._tentative is not None and event.urgent:
-            # A key's decision: a letter's stays tentative for a moment (the typing guard).
-            self.guard.decided(letter=self._tentative[2].isalpha())
+        # A key's decision: a letter's stays tentative for a moment (the typing guard).
+        self.shield.judgment_changed(event.urgent)
         if self.drafts.change(event.judgment, urgent=event.urgent):
             self._update_bar()
             self._update_missing()
@@ -756,6 +671,8 @@ class CompareScreen(Screen[None]):
         if shown == self.has_class("-form-shown"):
             return
         self.set_class(shown, "-form-shown")
+        if not shown:
+            self.shield.form_hidden(self.focused)
         if shown:
             self.query_one("#scoring", VerticalScroll).scroll_to_widget(
                 self.focused or self.form, animate=False

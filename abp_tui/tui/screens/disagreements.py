@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.errors import AbpError
@@ -27,12 +27,16 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import DisagreementsLoaded, WorkerFailed
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 FILTERS = ("open", "all", "adjudicated")
 SOURCES = ("adjudicated", "unanimous", "single review", "unresolved")
-REASONS_WIDTH = 100
-"""Cells of the reasons column; longer reasons wrap onto more lines of their row."""
+REASONS_WIDTH = 160
+"""Cells of the reasons column at most; longer reasons wrap onto more lines of their row."""
+OTHER_COLUMNS = 12 + 12 + 11 + 3 * 2 + 2 + 2 + 2
+"""Cells the other columns take (each with its padding), the table's margins, the reasons
+column's padding and the scroll bar: the reasons get the rest of the width."""
 
 
 def verdict_sources(queue: DisagreementQueue) -> Text:
@@ -101,6 +105,7 @@ class DisagreementsScreen(DesignScreen):
         self.reviewer = reviewer
         self.status_filter = "open"
         self.queue: DisagreementQueue | None = None
+        self._filled_width = 0
         self.current: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -109,10 +114,14 @@ class DisagreementsScreen(DesignScreen):
         yield Static("", id="verdict-sources")
         yield DataTable[Text](id="disagreements", cursor_type="row", zebra_stripes=True)
         yield Static("", id="disagreements-empty")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()
+
+    def on_resize(self) -> None:
+        if self.queue is not None and self.app.size.width != self._filled_width:
+            self.fill()  # the reasons column follows the terminal's width
 
     def on_screen_resume(self) -> None:
         if self.queue is not None:
@@ -172,7 +181,10 @@ class DisagreementsScreen(DesignScreen):
         table.add_column(Text("Item"), key="item", width=12)
         table.add_column(Text("Status"), key="status", width=12)
         table.add_column(Text("Judged by"), key="reviewers", width=11)
-        table.add_column(Text("Why they disagree"), key="reasons", width=REASONS_WIDTH)
+        # The reasons take the rest of the terminal's width (wrapping), never cut off at its edge.
+        width = max(24, min(REASONS_WIDTH, self.app.size.width - OTHER_COLUMNS))
+        self._filled_width = self.app.size.width
+        table.add_column(Text("Why they disagree"), key="reasons", width=width)
         visible = shown(rows, self.status_filter)
         for row in visible:
             reasons = Text("; ".join(safe_line(r) for r in row.reasons))

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.services.designing import DesignChoices
@@ -41,6 +41,7 @@ from abp_tui.tui.messages import (
     StudyDetailLoaded,
     WorkerFailed,
 )
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -179,7 +180,7 @@ class HomeScreen(Screen[None]):
                 yield Static(Text("Tasks"), classes="section-title", markup=False)
                 yield DataTable[Text](id="tasks", cursor_type="row", zebra_stripes=True)
         yield Static(self.import_hint_text(), id="import-hint", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         for name in COLUMNS:

@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.judge_view import view_lines
@@ -36,6 +36,7 @@ from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import JudgesComputed, WorkerFailed
 from abp_tui.tui.screens.designs import DesignPickerScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 CHOICES: tuple[ReferenceChoice | None, ...] = (None, "final", "labels")
@@ -144,7 +145,7 @@ class JudgesScreen(Screen[None]):
         yield Static("", id="judges-choice")
         with VerticalScroll(id="judges-report"):
             yield Static("", id="judges-body")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#judges-report").border_title = PURPOSE

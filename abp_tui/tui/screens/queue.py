@@ -15,12 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.services.desk import Desk, QueueRow, QueueView
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import QueueLoaded, WorkerFailed
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.workers import background
 
@@ -115,7 +116,7 @@ class QueueScreen(Screen[str | None]):
         yield SearchBar("blind code, status or task words", id="queue-find")
         yield DataTable[Text](id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-empty")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

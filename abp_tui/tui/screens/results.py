@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Header, Input, Static
+from textual.widgets import Button, Header, Input, Static
 from textual.worker import get_current_worker
 
 from abp_tui.services.coordinator import (
@@ -42,6 +42,7 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
 from abp_tui.tui.messages import ResultsComputed, StudyUnblinded, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.widgets.ranking_chart import RankingPanel
 from abp_tui.tui.workers import background
 
@@ -225,7 +226,7 @@ class ResultsScreen(DesignScreen):
         with VerticalScroll(id="results-scroll"):
             yield Static("", id="results-body")
             yield self.ranking
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

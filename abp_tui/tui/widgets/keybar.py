@@ -21,6 +21,10 @@ PINNED_KEYS = frozenset({"q", "question_mark"})
 """Quit, and the help key: always shown, the help since it lists every key the bar has no room
 for."""
 
+APP_SCREEN_KEYS = frozenset({"app.judge", "app.disagreements", "app.agreement", "app.results"})
+"""The app's keys that open another screen: left out of the judging screens' bars (they have
+room for their own keys only); still active, and listed by the help."""
+
 
 @dataclass(frozen=True)
 class ShownKey:

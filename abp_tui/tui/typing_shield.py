@@ -1,0 +1,183 @@
+"""The typing guard applied to a screen whose keys act at once on a judgment form.
+
+The compare screen and the adjudication screen both have a :class:`JudgmentForm` whose rows take
+single keys (a score, a choice, a tick) and screen keys that submit, record or leave. A sentence
+typed there while no text field has the focus would decide, submit or leave letter by letter.
+:class:`TypingShield` asks the pure rules of :mod:`abp_tui.tui.typing_guard` about each key as
+the app receives it, and carries out their verdict on the screen: it drops the key, defers a key
+that submits or leaves for a moment (dropped if a letter follows), undoes a letter's decision
+when typing follows it, and tells the reviewer once per burst. A screen using it inherits
+:class:`HoldsBackTyping` (the app asks those screens about every key first) and answers the
+few questions of :class:`FormHost`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from textual import events
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Input
+
+from abp_tui.models import Judgment
+from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
+from abp_tui.tui.widgets.judgment_form import JudgmentForm
+
+FORM_KEYS = frozenset({"tab", "shift+tab", "left_curly_bracket", "right_curly_bracket"})
+"""Keys that move through the form: on a narrow terminal they bring it on screen."""
+
+
+class FormHost(Protocol):
+    """What the shield needs of its screen besides the screen itself."""
+
+    @property
+    def form(self) -> JudgmentForm: ...
+
+    @property
+    def form_shown(self) -> bool:
+        """The form is on screen (a narrow terminal shows the texts or the form in turn)."""
+        ...
+
+    def show_form(self, shown: bool) -> None: ...
+
+    def restore_judgment(self, before: Judgment) -> None:
+        """Put ``before`` back in the form, as the reviewer's own change (stored as drafts are)."""
+        ...
+
+
+class TypingShield:
+    """Holds back typing on ``screen``, whose judgment form ``host`` describes."""
+
+    def __init__(self, screen: Screen[Any], host: FormHost) -> None:
+        self.screen = screen
+        self.host = host
+        self.guard = TypingGuard()
+        self._keys: frozenset[str] | None = None
+        self._tentative: tuple[Judgment, Widget | None, str] | None = None
+        """The judgment and the focus before the last decision key, and the key's character."""
+        self._deferred: Timer | None = None
+        """The key that submits or leaves, waiting for the guard's moment to act."""
+
+    def keys_changed(self) -> None:
+        """The screen's widgets changed (a form built anew brings its rows' keys)."""
+        self._keys = None
+
+    def holds_back(self, event: events.Key) -> bool:
+        """Whether a key is typing meant for a text field, to be ignored."""
+        screen = self.screen
+        in_field = isinstance(screen.focused, Input)
+        active = None
+        if in_field or not event.is_printable:
+            facts = KeyFacts(in_field, event.is_printable)
+        else:
+            active = screen.active_bindings.get(event.key)
+            facts = KeyFacts(
+                False,
+                True,
+                bound=active is not None,
+                binding_id=active.binding.id if active is not None else None,
+                bound_elsewhere=event.key in self._screen_keys(),
+                # The focused row's keys are priority bindings: those are scores.
+                score=active is not None and active.binding.priority,
+            )
+        verdict = self.guard.holds_back(facts)
+        moves_in_form = event.key in FORM_KEYS
+        host = self.host
+        if not host.form_shown and (facts.score or in_field or moves_in_form) and not verdict.hold:
+            # A decision is never made on a form the reviewer cannot see: it comes on screen.
+            host.show_form(True)
+        if verdict.cancel and self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        undone = self._undo_tentative(event.character) if verdict.undo else ""
+        self._tentative = None
+        if verdict.defer and active is not None:
+            binding, node = active.binding, active.node
+            self._deferred = screen.set_timer(
+                self.guard.defer_seconds, lambda: self._act_deferred(binding.action, node)
+            )
+            return True
+        if verdict.announce:
+            screen.notify(
+                (f"{undone} " if undone else "")
+                + "No text field had the focus, so keys act at once here: the typing was "
+                "ignored. Tab moves to the next field; Esc leaves a field.",
+                title="Typing ignored",
+                severity="warning",
+                markup=False,
+            )
+        if not verdict.hold and facts.score:
+            # A decision key: what the form held before it, in case it was typing after all.
+            self._tentative = (host.form.judgment, screen.focused, event.character or "")
+        return verdict.hold
+
+    def form_hidden(self, focused: Widget | None) -> None:
+        """The form was just hidden (a narrow terminal shows the texts) while ``focused`` had
+        the focus. Textual moves the focus off a widget that is hidden, to a sibling; for the
+        preference row that is the justification field, where the next key would be typed out
+        of sight. The focus goes back to ``focused``: the form's keys act there and bring it
+        back on screen."""
+        if focused is None or isinstance(focused, Input):
+            return
+
+        def back() -> None:
+            if isinstance(self.screen.focused, Input) and focused.is_attached:
+                self.screen.set_focus(focused, scroll_visible=False)
+
+        self.screen.call_after_refresh(back)
+
+    def judgment_changed(self, urgent: bool) -> None:
+        """The form changed; a key's change (urgent) made by any key but a digit (a score)
+        stays tentative: a letter, or a space that ticks a criterion amid words."""
+        if self._tentative is not None and urgent:
+            self.guard.decided(letter=not self._tentative[2].isdigit())
+
+    async def _act_deferred(self, action: str, node: DOMNode) -> None:
+        """A key that submits or leaves, held back a moment, acts: no letter followed it."""
+        self._deferred = None
+        self.guard.deferred_done()
+        screen = self.screen
+        if screen.is_attached and screen.app.screen is screen:
+            await screen.app.run_action(action, node)
+
+    def _undo_tentative(self, typed: str | None) -> str:
+        """Undo the decision a letter made just before typing began; say what was undone."""
+        tentative, self._tentative = self._tentative, None
+        if tentative is None or tentative[0] == self.host.form.judgment:
+            return ""
+        before, focused_before, letter = tentative
+        focused_now = self.screen.focused
+        self.host.restore_judgment(before)
+        if isinstance(focused_now, Input) and focused_now is not focused_before and letter:
+            # The letter had moved the focus to this field: it was the field's first letter.
+            focused_now.value += letter
+            focused_now.cursor_position = len(focused_now.value)
+        elif focused_before is not None and focused_before.is_attached:
+            self.screen.set_focus(focused_before)
+        return f"The key {letter!r} was the start of typing: its decision was undone."
+
+    def _screen_keys(self) -> frozenset[str]:
+        """Every key bound anywhere on the screen or by the app, whatever has the focus."""
+        if self._keys is None:
+            keys: set[str] = set(self.screen.app._bindings.key_to_bindings)
+            for node in self.screen.walk_children(with_self=True):
+                keys.update(node._bindings.key_to_bindings)
+            self._keys = frozenset(keys)
+        return self._keys
+
+
+class HoldsBackTyping:
+    """A screen whose keys act at once: the app asks it about every key before any binding."""
+
+    shield: TypingShield
+
+    @property
+    def guard(self) -> TypingGuard:
+        """The rules, with their clock and their moment (a test sets its own)."""
+        return self.shield.guard
+
+    def holds_back(self, event: events.Key) -> bool:
+        return self.shield.holds_back(event)
