@@ -27,7 +27,7 @@ from abp_tui.tui.screens.judges import JudgesScreen
 from abp_tui.tui.screens.newdesign import NewDesignScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.results import ResultsScreen
-from tests.test_tui_snapshots import SnapCompare, _judging_app, _opened
+from tests.snapshot_helpers import SnapCompare, judging_app, opened
 from tests.tui_helpers import (
     STUDY,
     admin_database,
@@ -86,7 +86,7 @@ async def _help(pilot: Pilot[Any]) -> None:
 
 
 async def _disagreements(pilot: Pilot[Any]) -> None:
-    await _opened(pilot, "disagreements", DisagreementsScreen)
+    await opened(pilot, "disagreements", DisagreementsScreen)
     await until(pilot, lambda: pilot.app.screen.query_one(DataTable).row_count == 1)
 
 
@@ -111,14 +111,14 @@ async def _adjudication_form(pilot: Pilot[Any]) -> None:
 
 
 async def _agreement(pilot: Pilot[Any]) -> None:
-    await _opened(pilot, "agreement", AgreementScreen)
+    await opened(pilot, "agreement", AgreementScreen)
     await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
     pilot.app.screen.query_one("#variables", DataTable).move_cursor(row=0)
     await settle(pilot)
 
 
 async def _results(pilot: Pilot[Any]) -> None:
-    await _opened(pilot, "results", ResultsScreen)
+    await opened(pilot, "results", ResultsScreen)
     await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
 
 
@@ -163,7 +163,7 @@ def test_judging_screen(
     screen: str,
     size: tuple[int, int],
 ) -> None:
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=size, run_before=JUDGING_SCREENS[screen])
 
 

@@ -11,9 +11,8 @@ text cursors do not blink, and every state is reached by waiting for its conditi
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -26,25 +25,28 @@ from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.agreement import AgreementScreen
-from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.results import ResultsScreen
 from abp_tui.tui.widgets.response import ResponseView
 from tests.factories import full_judgment
+from tests.snapshot_helpers import (
+    SnapCompare,
+    coordinating_app,
+    judging_app,
+    judging_db,
+    opened,
+)
 from tests.tui_helpers import (
     STUDY,
     admin_database,
     compare_screen,
     home_study,
-    pair_design,
-    pair_study,
     press,
     settle,
     steady,
     studies_database,
-    study_database,
     until,
 )
 
@@ -52,63 +54,6 @@ JUDGING = (160, 45)
 """The compare screen's terminal (its two panes and the scoring panel side by side)."""
 COORDINATING = (160, 45)
 LISTING = (120, 30)
-
-Before = Callable[[Pilot[Any]], Awaitable[None]]
-
-
-class SnapCompare(Protocol):
-    def __call__(self, app: Any, *, terminal_size: tuple[int, int], run_before: Before) -> bool: ...
-
-
-# -- the studies ----------------------------------------------------------------------------------
-def _judging_db(tmp_path: Path) -> Path:
-    """Two pair items with short outputs (one empty, one with text that looks like markup) and a
-    trace for each run of the second task."""
-    outputs = {
-        ("T2", "A"): "The launch moves to May.\nAna owns the checklist.\n\n- risk: none stated",
-        ("T2", "C"): "The launch moves to June.\nAna owns the checklist and the budget.",
-        ("T1", "A"): "",
-        ("T1", "C"): "漢字 and plain text; [bold]not markup[/]",
-    }
-    lines = pair_study(outputs)
-    for run_id in ("T2-A", "T2-C"):
-        events: list[dict[str, Any]] = [
-            {"type": "trace_event", "run_id": run_id, "seq": 1, "kind": "model.call"},
-            {
-                "type": "trace_event",
-                "run_id": run_id,
-                "seq": 2,
-                "kind": "tool.call",
-                "tool": "read_file",
-                "input_tokens": 1200,
-                "output_tokens": 80,
-                "duration_ms": 350.0,
-            },
-        ]
-        at = next(i for i, x in enumerate(lines) if x.get("id") == run_id)
-        lines[at:at] = events
-    return study_database(tmp_path, lines, pair_design(), name="snap.db")
-
-
-def _judging_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.chdir(tmp_path)
-    _judging_db(tmp_path)
-    return make_app(Path("snap.db"), reviewer="ana")
-
-
-def _coordinating_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.chdir(tmp_path)
-    admin_database(tmp_path)
-    return make_app(Path("admin.db"), reviewer="carol")
-
-
-async def _opened(pilot: Pilot[Any], purpose: str, screen: type[object]) -> None:
-    """Open a coordinator's screen (as its key would) and wait until it has what it shows."""
-    app: Any = pilot.app
-    await settle(pilot)
-    open_review_screen(app, app.db_path, app.reviewer, purpose)
-    await until(pilot, lambda: isinstance(pilot.app.screen, screen), f"the {purpose} screen")
-    await settle(pilot)
 
 
 # -- home -----------------------------------------------------------------------------------------
@@ -135,7 +80,7 @@ def test_compare_empty(
         await compare_screen(pilot)
         steady(pilot)
 
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=JUDGING, run_before=ready)
 
 
@@ -152,7 +97,7 @@ def test_compare_partly_scored(
         await until(pilot, lambda: screen.drafts.revision == 3, "the third draft")
         steady(pilot)
 
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=JUDGING, run_before=scored)
 
 
@@ -161,7 +106,7 @@ def test_compare_submitted(
 ) -> None:
     """An item submitted earlier: its judgment shown, "submitted", changes need a reason."""
     monkeypatch.chdir(tmp_path)
-    db_path = _judging_db(tmp_path)
+    db_path = judging_db(tmp_path)
     db = connect(db_path)
     try:
         design_pk = db.execute("SELECT pk FROM designs").fetchone()[0]
@@ -199,7 +144,7 @@ def test_compare_trace_tab(
         )
         steady(pilot)
 
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=JUDGING, run_before=traces)
 
 
@@ -214,7 +159,7 @@ def test_queue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Sn
         await until(pilot, lambda: isinstance(pilot.app.screen, QueueScreen), "the queue")
         await until(pilot, lambda: pilot.app.screen.query_one(DataTable).row_count == 2)
 
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=LISTING, run_before=queue)
 
 
@@ -226,7 +171,7 @@ def test_help(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snap_compare: Sna
         await press(pilot, "question_mark")
         await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
 
-    app = _judging_app(tmp_path, monkeypatch)
+    app = judging_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=JUDGING, run_before=keys)
 
 
@@ -237,10 +182,10 @@ def test_disagreements(
     """The disputed item, why the two reviewers disagree, and the verdict sources."""
 
     async def listed(pilot: Pilot[Any]) -> None:
-        await _opened(pilot, "disagreements", DisagreementsScreen)
+        await opened(pilot, "disagreements", DisagreementsScreen)
         await until(pilot, lambda: pilot.app.screen.query_one(DataTable).row_count == 1)
 
-    app = _coordinating_app(tmp_path, monkeypatch)
+    app = coordinating_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=COORDINATING, run_before=listed)
 
 
@@ -251,7 +196,7 @@ def test_adjudication(
     empty final judgment."""
 
     async def adjudicating(pilot: Pilot[Any]) -> None:
-        await _opened(pilot, "disagreements", DisagreementsScreen)
+        await opened(pilot, "disagreements", DisagreementsScreen)
         await press(pilot, "enter")
         await until(
             pilot,
@@ -263,7 +208,7 @@ def test_adjudication(
         await settle(pilot)
         steady(pilot)
 
-    app = _coordinating_app(tmp_path, monkeypatch)
+    app = coordinating_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=COORDINATING, run_before=adjudicating)
 
 
@@ -273,12 +218,12 @@ def test_agreement(
     """Every variable's figures with denominators; the first one's pairs and heat map."""
 
     async def computed(pilot: Pilot[Any]) -> None:
-        await _opened(pilot, "agreement", AgreementScreen)
+        await opened(pilot, "agreement", AgreementScreen)
         await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
         pilot.app.screen.query_one("#variables", DataTable).move_cursor(row=0)
         await settle(pilot)
 
-    app = _coordinating_app(tmp_path, monkeypatch)
+    app = coordinating_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=COORDINATING, run_before=computed)
 
 
@@ -288,10 +233,10 @@ def test_results_blind(
     """Before the unblinding: no figure, what unblinding means, and how to do it (u)."""
 
     async def blind(pilot: Pilot[Any]) -> None:
-        await _opened(pilot, "results", ResultsScreen)
+        await opened(pilot, "results", ResultsScreen)
         await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
 
-    app = _coordinating_app(tmp_path, monkeypatch)
+    app = coordinating_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=COORDINATING, run_before=blind)
 
 
@@ -311,7 +256,7 @@ def test_results_unblinded(
     app = make_app(Path("admin.db"), reviewer="carol")
 
     async def unblinded(pilot: Pilot[Any]) -> None:
-        await _opened(pilot, "results", ResultsScreen)
+        await opened(pilot, "results", ResultsScreen)
         await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
 
     assert snap_compare(app, terminal_size=COORDINATING, run_before=unblinded)
