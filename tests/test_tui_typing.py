@@ -17,7 +17,15 @@ from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS
 from abp_tui.tui.widgets.choices import ChoiceRow
-from tests.tui_helpers import compare_screen, drive, pair_design, pair_study, press, study_database
+from tests.tui_helpers import (
+    compare_screen,
+    drive,
+    pair_design,
+    pair_study,
+    press,
+    study_database,
+    type_text,
+)
 
 SIZE = (160, 50)
 KEY_GAP = 0.1
@@ -135,3 +143,21 @@ async def test_a_leaving_key_alone_acts_after_its_moment(tmp_path: Path) -> None
         await pilot.pause()
         assert app.screen is not screen  # ... then Home, as asked
         assert not isinstance(app.screen, CompareScreen)
+
+
+async def test_a_notice_replaces_the_ones_before_it(tmp_path: Path) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
+        code = screen.item.code if screen.item else None
+        await press(pilot, "s")  # nothing decided yet: refused, and said
+        assert any("Cannot submit" in (n.title or n.message) for n in app._notifications)
+        await press(pilot, *"YYYY")  # shift+y: all five checks hold
+        await press(pilot, *"2222", "tab", "tab", *"2222", "tab", "tab", "t")
+        await type_text(pilot, "same")
+        await press(pilot, "enter", "s")
+        assert screen.item is not None and screen.item.code != code
+        shown = [f"{n.title} {n.message}" for n in app._notifications]
+        assert any("Submitted" in m for m in shown)
+        assert not any("Cannot submit" in m for m in shown), shown

@@ -13,10 +13,12 @@ few questions of :class:`FormHost`.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import threading
+from typing import Any, Protocol, cast
 
 from textual import events
 from textual.dom import DOMNode
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -181,3 +183,19 @@ class HoldsBackTyping:
 
     def holds_back(self, event: events.Key) -> bool:
         return self.shield.holds_back(event)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notice replaces the ones before it: the reviewer reads what is true now, never
+        "Cannot submit" beside "Submitted" (from a worker thread it is only added)."""
+        app = cast(Any, self).app
+        if threading.get_ident() == app._thread_id:
+            app.clear_notifications()
+        app.notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
