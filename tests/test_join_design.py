@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import DataTable
+
 from abp_tui.models.design import StudyDesign
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
@@ -30,6 +32,12 @@ def _open_database(tmp_path: Path) -> Path:
     return study_database(tmp_path, pair_study(), design)
 
 
+def _studies_listed(app: object) -> bool:
+    """The home screen shows, and its worker has listed the studies (Enter acts on a row)."""
+    screen = app.screen  # type: ignore[attr-defined]
+    return isinstance(screen, HomeScreen) and screen.query_one("#studies", DataTable).row_count > 0
+
+
 def _enrolled(db_path: Path) -> list[tuple[object, ...]]:
     return rows(db_path, "SELECT reviewer FROM enrolments") + rows(
         db_path, "SELECT reviewer FROM assignments"
@@ -40,7 +48,7 @@ async def test_enter_on_a_study_asks_before_joining_its_open_design(tmp_path: Pa
     db_path = _open_database(tmp_path)
     app = make_app(db_path, reviewer="alice")
     async with drive(app, SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
+        await until(pilot, lambda: _studies_listed(app), "the studies listed")
         await press(pilot, "enter")
         await until(pilot, lambda: isinstance(app.screen, JoinDesignScreen), "the question")
         assert app.screen.focused is not None and app.screen.focused.id == "no"

@@ -219,7 +219,7 @@ async def test_hiding_the_form_keeps_the_focus_out_of_its_text_fields(tmp_path: 
         screen.show_form(True)
         row = screen.query_one("#preference-row", ChoiceRow)
         row.focus()
-        await pilot.pause()
+        await until(pilot, lambda: app.focused is row, "the preference row focused")
         clock.now += 5
         await press(pilot, "o")
         assert not screen.form_shown
