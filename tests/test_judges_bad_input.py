@@ -367,7 +367,8 @@ def test_an_ai_judge_is_never_issued_a_pack(judged: Cli, tmp_path: Path) -> None
 
 def test_judges_of_a_study_that_does_not_exist(judged: Cli) -> None:
     message = _refused_by_cli(judged("judges", "--study", "nope"))
-    assert "'nope'" in message and "does not exist" in message
+    # The same words as every command's: the study, the database read, the ones it holds.
+    assert "no study 'nope' in " in message and str(judged.db_path) in message
 
 
 def test_the_fixture_judge_is_in_the_database(judged: Cli) -> None:

@@ -40,9 +40,8 @@ from abp_tui.stats.alt_test import DEFAULT_EPSILON
 from abp_tui.stats.limits import MAX_SEED, resamples_problem
 from abp_tui.store import connect, judging
 from abp_tui.store import judges as sql
-from abp_tui.store.queries import list_studies, run_facts, unblinded
-from abp_tui.store.receipts import study_exists
-from abp_tui.text.hints import command, database_named, quoted
+from abp_tui.store.queries import run_facts, unblinded
+from abp_tui.text.hints import command, quoted
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
@@ -56,13 +55,7 @@ def judged_study(db: sqlite_utils.Database, study: str | None) -> str:
     """The study a judges command means: the one named, else the only one with judge verdicts,
     else the only study."""
     if study is not None:
-        if not study_exists(db, study):
-            held = [s.id for s in list_studies(db) if s.protocol != "pack"]
-            raise AbpError(
-                f"study {study!r} does not exist in {database_named(db)}"
-                + (f": expected one of {', '.join(held)}" if held else ": the database has none")
-            )
-        return study
+        return find_study(db, study)  # the one wording of an absent study, as every command
     found = sql.judged_studies(db)
     return found[0] if len(found) == 1 else find_study(db, None)
 
