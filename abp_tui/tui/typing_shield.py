@@ -14,9 +14,10 @@ few questions of :class:`FormHost`.
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol, cast
+from typing import Any, ClassVar, Protocol, cast
 
 from textual import events
+from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -169,6 +170,46 @@ class TypingShield:
                 keys.update(node._bindings.key_to_bindings)
             self._keys = frozenset(keys)
         return self._keys
+
+
+NARROW_WIDTH = 110
+"""Below this many columns a judging screen shows its texts or its form in turn."""
+
+
+class TakesTurns:
+    """A judging screen whose texts and form take turns on a narrow terminal: ``o``, Tab or a
+    scoring key bring the form (the panel ``FORM_PANEL``), Escape the texts again."""
+
+    FORM_PANEL: ClassVar[str]
+    """The selector of the container that holds the form."""
+    shield: TypingShield
+
+    @property
+    def narrow(self) -> bool:
+        return 0 < cast(Screen[Any], self).size.width < NARROW_WIDTH
+
+    @property
+    def form_shown(self) -> bool:
+        """The form is on screen (always, unless the terminal is narrow)."""
+        return not self.narrow or cast(Screen[Any], self).has_class("-form-shown")
+
+    def on_resize(self) -> None:
+        cast(Screen[Any], self).refresh_bindings()
+
+    def show_form(self, shown: bool) -> None:
+        screen = cast(Screen[Any], self)
+        if shown == screen.has_class("-form-shown"):
+            return
+        screen.set_class(shown, "-form-shown")
+        if shown:
+            panel = screen.query_one(self.FORM_PANEL, VerticalScroll)
+            panel.scroll_to_widget(screen.focused or panel.query_one(JudgmentForm), animate=False)
+        else:
+            self.shield.form_hidden(screen.focused)
+        screen.refresh_bindings()
+
+    def action_toggle_form(self) -> None:
+        self.show_form(not cast(Screen[Any], self).has_class("-form-shown"))
 
 
 class HoldsBackTyping:

@@ -61,7 +61,7 @@ from abp_tui.tui.reading_aids import ReadingAids
 from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
-from abp_tui.tui.typing_shield import HoldsBackTyping, TypingShield
+from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
 from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
@@ -76,12 +76,10 @@ OPEN_GROUP = "adjudicate-open"
 RECORD_GROUP = "adjudicate-record"
 
 
-NARROW_WIDTH = 110
-"""Below this many columns the item and the final judgment take turns on the screen."""
-
-
-class AdjudicationScreen(HoldsBackTyping, AdjudicationReading, DesignScreen):
+class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, DesignScreen):
     """Adjudicate the disputed items of a design, one at a time."""
+
+    FORM_PANEL = "#final"
 
     CSS_PATH = "../styles/adjudicate.tcss"
     # As on the compare screen: below NARROW_WIDTH columns the item (responses and reviewers'
@@ -549,33 +547,6 @@ class AdjudicationScreen(HoldsBackTyping, AdjudicationReading, DesignScreen):
         self.action_back()
 
     # -- a narrow terminal: the item and the final judgment take turns ----------------------
-    @property
-    def narrow(self) -> bool:
-        return 0 < self.size.width < NARROW_WIDTH
-
-    @property
-    def form_shown(self) -> bool:
-        """The final judgment is on screen (always, unless the terminal is narrow)."""
-        return not self.narrow or self.has_class("-form-shown")
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    def show_form(self, shown: bool) -> None:
-        if shown == self.has_class("-form-shown"):
-            return
-        self.set_class(shown, "-form-shown")
-        if not shown:
-            self.shield.form_hidden(self.focused)
-        if shown:
-            self.query_one("#final", VerticalScroll).scroll_to_widget(
-                self.focused or self.form, animate=False
-            )
-        self.refresh_bindings()
-
-    def action_toggle_form(self) -> None:
-        self.show_form(not self.has_class("-form-shown"))
-
     def restore_judgment(self, before: Judgment) -> None:
         """Put back what the form held before a letter that was the start of typing."""
         self._load_form(before)

@@ -69,7 +69,7 @@ from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.revise import ReviseScreen, Revision
 from abp_tui.tui.screens.unsaved import report_lost
-from abp_tui.tui.typing_shield import HoldsBackTyping, TypingShield
+from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
 from abp_tui.tui.widgets import ai_verdicts
 from abp_tui.tui.widgets.ai_verdicts import AiVerdictsPanel
 from abp_tui.tui.widgets.automated_judge import AutomatedJudgePanel, summary
@@ -90,12 +90,10 @@ _binding = partial(screen_binding, "compare")
 """A compare-screen key; its id (for remapping) is ``compare.`` + ``name`` or the action."""
 
 
-NARROW_WIDTH = 110
-"""Below this many columns the responses and the scoring form take turns on the screen."""
-
-
-class CompareScreen(HoldsBackTyping, Screen[None]):
+class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     """Judge the items of one study design, one blind item at a time."""
+
+    FORM_PANEL = "#scoring"
 
     CSS_PATH = "../styles/compare.tcss"
     COMMANDS: ClassVar = {CompareCommands}
@@ -655,33 +653,6 @@ class CompareScreen(HoldsBackTyping, Screen[None]):
         return True
 
     # -- a narrow terminal: the responses and the form take turns ------------------------------
-    @property
-    def narrow(self) -> bool:
-        return 0 < self.size.width < NARROW_WIDTH
-
-    @property
-    def form_shown(self) -> bool:
-        """The scoring form is on screen (always, unless the terminal is narrow)."""
-        return not self.narrow or self.has_class("-form-shown")
-
-    def on_resize(self) -> None:
-        self.refresh_bindings()
-
-    def show_form(self, shown: bool) -> None:
-        if shown == self.has_class("-form-shown"):
-            return
-        self.set_class(shown, "-form-shown")
-        if not shown:
-            self.shield.form_hidden(self.focused)
-        if shown:
-            self.query_one("#scoring", VerticalScroll).scroll_to_widget(
-                self.focused or self.form, animate=False
-            )
-        self.refresh_bindings()
-
-    def action_toggle_form(self) -> None:
-        self.show_form(not self.has_class("-form-shown"))
-
     def action_fold(self) -> None:
         self.aids.fold(every=False)
 
