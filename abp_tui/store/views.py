@@ -134,25 +134,66 @@ FinalVerdictRow = tuple[Any, ...]
 judgments, items JSON), as :func:`replace_final_verdicts` stores them."""
 
 
-def replace_final_verdicts(
-    db: sqlite_utils.Database, design_pk: int, rows: Iterable[FinalVerdictRow], computed_at: str
+_DESIGN_COLUMNS: Final = ("design_pk", "study_id", "design", "design_version")
+_VERDICT_COLUMNS: Final = (
+    "run_id",
+    "task_id",
+    "condition_id",
+    "trial",
+    "source",
+    "result_state",
+    "scores",
+    "fatal_hits",
+    "judgments",
+    "items",
+)
+_PREFERENCE_COLUMNS: Final = (
+    "item",
+    "task_id",
+    "run_a_id",
+    "condition_a_id",
+    "run_b_id",
+    "condition_b_id",
+    "source",
+    "preferred",
+    "preferred_condition_id",
+    "judgments",
+    "reviews",
+    "adjudicator",
+)
+
+
+def _replace_snapshot(
+    db: sqlite_utils.Database,
+    table: str,
+    columns: Sequence[str],
+    design_pk: int,
+    rows: Iterable[tuple[Any, ...]],
+    computed_at: str,
 ) -> int:
-    """Replace the snapshot of one design's final verdicts; return how many rows it holds."""
+    """Replace one design's rows of a snapshot table (each row: the design's key, study, name
+    and version, then ``columns``, then when it was computed); return how many it holds."""
     design = db.execute(
         "SELECT study_id, name, version_no FROM designs WHERE pk = ?", [design_pk]
     ).fetchone()
     if design is None:
         raise KeyError(design_pk)
     stored = [(design_pk, *design, *row, computed_at) for row in rows]
+    names = (*_DESIGN_COLUMNS, *columns, "computed_at")
     with db.atomic():
-        db.execute("DELETE FROM final_verdicts WHERE design_pk = ?", [design_pk])
+        db.execute(f"DELETE FROM {table} WHERE design_pk = ?", [design_pk])
         db.conn.executemany(
-            "INSERT INTO final_verdicts (design_pk, study_id, design, design_version, run_id,"
-            " task_id, condition_id, trial, source, result_state, scores, fatal_hits,"
-            " judgments, items, computed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
             stored,
         )
     return len(stored)
+
+
+def replace_final_verdicts(
+    db: sqlite_utils.Database, design_pk: int, rows: Iterable[FinalVerdictRow], computed_at: str
+) -> int:
+    """Replace the snapshot of one design's final verdicts; return how many rows it holds."""
+    return _replace_snapshot(db, "final_verdicts", _VERDICT_COLUMNS, design_pk, rows, computed_at)
 
 
 FinalPreferenceRow = tuple[Any, ...]
@@ -165,22 +206,9 @@ def replace_final_preferences(
     db: sqlite_utils.Database, design_pk: int, rows: Iterable[FinalPreferenceRow], computed_at: str
 ) -> int:
     """Replace the snapshot of one design's final preferences; return how many rows it holds."""
-    design = db.execute(
-        "SELECT study_id, name, version_no FROM designs WHERE pk = ?", [design_pk]
-    ).fetchone()
-    if design is None:
-        raise KeyError(design_pk)
-    stored = [(design_pk, *design, *row, computed_at) for row in rows]
-    with db.atomic():
-        db.execute("DELETE FROM final_preferences WHERE design_pk = ?", [design_pk])
-        db.conn.executemany(
-            "INSERT INTO final_preferences (design_pk, study_id, design, design_version, item,"
-            " task_id, run_a_id, condition_a_id, run_b_id, condition_b_id, source, preferred,"
-            " preferred_condition_id, judgments, reviews, adjudicator, computed_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            stored,
-        )
-    return len(stored)
+    return _replace_snapshot(
+        db, "final_preferences", _PREFERENCE_COLUMNS, design_pk, rows, computed_at
+    )
 
 
 def design_pks(db: sqlite_utils.Database) -> list[int]:
