@@ -30,6 +30,7 @@ judged, disagreeing on one item). This module holds no tests; the generic factor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import io
 import re
@@ -47,6 +48,7 @@ from textual.app import App
 from textual.keys import _character_to_key, key_to_character
 from textual.pilot import Pilot
 from textual.widgets import Collapsible, DataTable, Input, OptionList, Static, Tab
+from textual.worker import WorkerCancelled
 
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment, ResultState, StudyDesign
 from abp_tui.services.designing import create_design
@@ -330,7 +332,10 @@ async def settle(pilot: Pilot[Any], timeout: float = TIMEOUT) -> None:
             raise AssertionError(f"the app did not settle within {timeout} s")
         if _busy(app):
             quiet = 0
-            await app.workers.wait_for_complete()
+            # An exclusive worker replaced by a newer one (the import path's completion, at each
+            # key) ends cancelled: finished, not failed (drive() reports workers that failed).
+            with contextlib.suppress(WorkerCancelled):
+                await app.workers.wait_for_complete()
         await pilot.pause(0)
         quiet = quiet + 1 if not _busy(app) else 0
 
