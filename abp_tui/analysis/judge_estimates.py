@@ -31,11 +31,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import NonNegativeInt
+from pydantic import Field, NonNegativeInt
 
+from abp_tui.analysis.judge_active import ActiveEstimate, active_estimate
 from abp_tui.analysis.judge_arrays import F64, I64, Bools
 from abp_tui.analysis.judge_pairs import PICK_VALUE, JudgePicks, PairUnits, judged_value
-from abp_tui.analysis.judge_units import CalibrationSample
+from abp_tui.analysis.judge_units import AllocationUnits, CalibrationSample
 from abp_tui.models.base import Model
 from abp_tui.stats.ppi import PredictionPowered, ppi_mean
 
@@ -58,6 +59,9 @@ class LabelledSet(Model):
     not_used: NonNegativeInt = 0
     """Units people judged outside the calibration sample: counted by the judge's verdict
     alone, their human verdict not used as a label."""
+    active: bool = Field(default=False, exclude_if=lambda v: not v)
+    """The units drawn under the design's human budget (``calibration`` is then True: the
+    counts are the draw's): each labelled unit weighted by 1 / its probability."""
 
 
 def statement(labelled: LabelledSet) -> str:
@@ -76,10 +80,17 @@ def statement(labelled: LabelledSet) -> str:
         )
         if count
     ]
-    text = f"labelled set: the calibration sample, n = {labelled.n} of {labelled.drawn} drawn"
+    sample = "the units drawn for people" if labelled.active else "the calibration sample"
+    text = f"labelled set: {sample}, n = {labelled.n} of {labelled.drawn} drawn"
     if missing:
         text += f" ({', '.join(missing)})"
-    text += "; a seeded random sample, so valid whatever the judge's quality"
+    if labelled.active:
+        text += (
+            "; drawn with known probabilities growing with the judges' uncertainty, each "
+            "weighted by 1 / its probability, so valid whatever the judge's quality"
+        )
+    else:
+        text += "; a seeded random sample, so valid whatever the judge's quality"
     if labelled.without_verdict:
         text += ", assuming those without a usable verdict are missing at random"
     if labelled.not_used:
@@ -103,6 +114,10 @@ class JudgeAssisted(Model):
     """Which units' human verdicts correct the judge."""
     assumption: str
     """:func:`statement` of ``labelled``: what the interval's validity rests on."""
+    active: ActiveEstimate | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A design with a human budget: the inverse-probability-weighted estimate (the figure),
+    beside the people-only and the uniform-sample ones (``estimate`` is then the latter's
+    prediction-powered form, for comparison only)."""
 
 
 def assisted(
@@ -113,12 +128,14 @@ def assisted(
     status: I64,
     confidence: float,
     sampled: Bools | None = None,
+    probability: F64 | None = None,
 ) -> tuple[JudgeAssisted, ...]:
     """One estimate per group that holds a unit: ``figures[g]`` is group g's (name, sort key);
     per unit, its ``group`` (-1: none), the judge's value, people's value and its ``status``:
     1 judged by people, 0 by the judge alone, -1 judged by people without a usable verdict;
     ``sampled``, whether it is in the design's calibration sample (None: the design draws none,
-    and every unit people judged is labelled)."""
+    and every unit people judged is labelled); with a human budget, ``sampled`` is whether the
+    draw sent it to people and ``probability`` its probability of reaching them."""
     out = []
     for g in sorted(np.unique(group[group >= 0]).tolist(), key=lambda g: figures[g][1]):
         here = group == g
@@ -139,6 +156,13 @@ def assisted(
                 without_verdict=int(np.count_nonzero(drawn & (status == -1))),
                 not_yet_judged=int(np.count_nonzero(drawn & (status == 0))),
                 not_used=int(np.count_nonzero(outside)),
+                active=probability is not None,
+            )
+        active = None
+        if probability is not None:
+            units = here & (status != -1)
+            active = active_estimate(
+                judged[units], human[units], labelled[units], probability[units], confidence
             )
         out.append(
             JudgeAssisted(
@@ -153,6 +177,7 @@ def assisted(
                 human_without_verdict=int(np.count_nonzero(here & (status == -1))),
                 labelled=found,
                 assumption=statement(found),
+                active=active,
             )
         )
     return tuple(out)
@@ -175,6 +200,23 @@ def sampled_pairs(units: PairUnits, calibration: CalibrationSample | None) -> Bo
     return np.isin(unit_key, np.asarray(keys, dtype=np.int64))
 
 
+def drawn_pairs(units: PairUnits, allocation: AllocationUnits) -> tuple[Bools, F64]:
+    """Per preference unit: its pair was drawn for people, and its probability of being drawn
+    (NaN: no item of the design holds it)."""
+    keys = [units.key(u) for u in range(units.count)]
+    drawn = np.fromiter((k in allocation.drawn_pairs for k in keys), np.bool_, len(keys))
+    pi = np.fromiter((allocation.pairs.get(k, np.nan) for k in keys), np.float64, len(keys))
+    return drawn, pi
+
+
+def drawn_runs(runs: Sequence[str], allocation: AllocationUnits) -> tuple[Bools, F64]:
+    """Per run: an item holding it was drawn for people, and its probability of reaching
+    people (NaN: no item of the design holds it)."""
+    drawn = np.fromiter((r in allocation.drawn_runs for r in runs), np.bool_, len(runs))
+    pi = np.fromiter((allocation.runs.get(r, np.nan) for r in runs), np.float64, len(runs))
+    return drawn, pi
+
+
 def sampled_runs(runs: Sequence[str], calibration: CalibrationSample | None) -> Bools | None:
     """Per run (``runs``: a verdict table's run ids, by code): it is a run of an item of the
     calibration sample (None: no sample)."""
@@ -189,10 +231,12 @@ def win_rates(
     picks: JudgePicks,
     confidence: float,
     calibration: CalibrationSample | None = None,
+    allocation: AllocationUnits | None = None,
 ) -> tuple[JudgeAssisted, ...]:
     """Each contrast's win rate (the first condition in sorted order against the other), from
     a preference judge's picks: a unit judged in both orders counts the mean of its two. With
-    the reference's ``calibration`` sample, only its pairs are labelled."""
+    the reference's ``calibration`` sample, only its pairs are labelled; with its
+    ``allocation``, only the pairs drawn, weighted by their probabilities."""
     value, decided = judged_value(picks)
     live = picks.judged & ~picks.stale & decided & (units.contrast >= 0)
     judged = np.where(units.flip, 1 - value, value)
@@ -200,6 +244,9 @@ def win_rates(
     people = np.where(units.flip, 1 - people, people)
     status = np.where(units.human >= 0, 1, np.where(units.human_reason == 0, 0, -1))
     names = [(f"win rate of {a} against {b}", (a, b)) for a, b in units.contrasts]
+    sampled, probability = sampled_pairs(units, calibration), None
+    if allocation is not None:
+        sampled, probability = drawn_pairs(units, allocation)
     return assisted(
         names,
         np.where(live, units.contrast, -1),
@@ -207,7 +254,8 @@ def win_rates(
         people,
         status,
         confidence,
-        sampled_pairs(units, calibration),
+        sampled,
+        probability,
     )
 
 
@@ -219,6 +267,7 @@ def pass_rates(
     status: I64,
     confidence: float,
     sampled: Bools | None = None,
+    probability: F64 | None = None,
 ) -> tuple[JudgeAssisted, ...]:
     """Each condition's pass rate, from a pass/fail judge: per verdict its ``condition`` (-1:
     left out), whether the judge passed it, people's pass (1) or fail (0), its status as for
@@ -233,6 +282,7 @@ def pass_rates(
         status,
         confidence,
         sampled,
+        probability,
     )
 
 
@@ -240,6 +290,8 @@ __all__ = [
     "JudgeAssisted",
     "LabelledSet",
     "assisted",
+    "drawn_pairs",
+    "drawn_runs",
     "pass_rates",
     "sampled_pairs",
     "sampled_runs",

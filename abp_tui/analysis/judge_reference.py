@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from abp_tui.analysis.allocation import allocation_units
 from abp_tui.analysis.judge_queue import calibration_sample
 from abp_tui.analysis.judge_units import CalibrationSample, Reference, pair_key
 from abp_tui.analysis.records import first_submitted, preferred
@@ -100,6 +101,7 @@ def design_reference(records: DesignRecords, decisions: Decisions, name: str) ->
         scores=scores,
         conditions={f.id: f.condition for f in records.runs},
         calibration=design_calibration(records),
+        allocation=allocation_units(records.design, records.items, records.allocation),
     )
 
 

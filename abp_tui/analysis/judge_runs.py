@@ -26,7 +26,7 @@ from abp_tui.analysis.judge_arrays import (
     Bools,
     VerdictTable,
 )
-from abp_tui.analysis.judge_estimates import pass_rates, sampled_runs
+from abp_tui.analysis.judge_estimates import drawn_runs, pass_rates, sampled_runs
 from abp_tui.analysis.judge_models import Correlation, PassFailJudgeReport, ScoreJudgeReport
 from abp_tui.analysis.judge_pairs import NO_HUMAN, LeftOuts
 from abp_tui.analysis.judge_units import Reference, unit_name
@@ -58,7 +58,10 @@ class RunSide:
     """Index into ``conditions``, -1 unknown."""
     conditions: tuple[str, ...]
     sampled: Bools | None = None
-    """Per run: it is in the design's calibration sample (None: the reference has none)."""
+    """Per run: it is in the design's calibration sample, or drawn for people under its human
+    budget (None: the reference has neither)."""
+    probability: F64 | None = None
+    """Per run under a human budget: its probability of reaching people (else None)."""
 
 
 def run_side(table: VerdictTable, reference: Reference) -> RunSide:
@@ -84,9 +87,19 @@ def run_side(table: VerdictTable, reference: Reference) -> RunSide:
         named = reference.conditions.get(run)
         if named is not None:
             condition[r] = conditions.setdefault(named, len(conditions))
-    sampled = sampled_runs(table.runs, reference.calibration)
+    sampled, probability = sampled_runs(table.runs, reference.calibration), None
+    if reference.allocation is not None:
+        sampled, probability = drawn_runs(table.runs, reference.allocation)
     return RunSide(
-        passed, listed, why, tuple(reasons), score, condition, tuple(conditions), sampled
+        passed,
+        listed,
+        why,
+        tuple(reasons),
+        score,
+        condition,
+        tuple(conditions),
+        sampled,
+        probability,
     )
 
 
@@ -212,6 +225,7 @@ def pass_fail_report(
             status,
             confidence,
             None if side.sampled is None else side.sampled[run],
+            None if side.probability is None else side.probability[run],
         ),
         left_out=left.models(),
     )

@@ -5,6 +5,7 @@ shows (both faces write these lines, so they cannot drift). Every name that come
 
 from __future__ import annotations
 
+from abp_tui.analysis.judge_active import ActiveEstimate
 from abp_tui.analysis.judge_estimates import JudgeAssisted
 from abp_tui.analysis.judge_pairs import left_out_count
 from abp_tui.analysis.judges import (
@@ -15,6 +16,7 @@ from abp_tui.analysis.judges import (
 )
 from abp_tui.stats.agreement import REFUSED, Figure, PairAgreement
 from abp_tui.stats.inference import Proportion
+from abp_tui.stats.ppi_units import UnitsEstimate
 from abp_tui.text.safe import safe_line
 
 GAP = "  "
@@ -125,7 +127,42 @@ def _mean(label: str, point: float | None, low: float | None, high: float | None
     return f"{shown} (n = {n})"
 
 
+def _units(label: str, u: UnitsEstimate) -> str:
+    if u.point is None or u.low is None or u.high is None:
+        return f"{label}: undefined ({u.undefined_reason})"
+    lam = "" if u.lam is None else f", lam {u.lam:.3f}"
+    return f"{label}: {u.point:.3f} [{u.low:.3f}, {u.high:.3f}]{lam}"
+
+
+def _active(e: JudgeAssisted, a: ActiveEstimate) -> list[str]:
+    """A figure of a design with a human budget: the weighted estimate, then the others."""
+    head = (
+        f"{GAP}judge-assisted {safe_line(e.figure)}: "
+        f"{_units('active allocation (inverse-probability weighted)', a.active)} "
+        f"({a.n_labelled} drawn units judged by people, {a.n_units} units)"
+    )
+    out = [head, f"{GAP}{GAP}{e.assumption}"]
+    out.append(f"{GAP}{GAP}{_units('people only (Horvitz-Thompson)', a.people_only)}")
+    out.append(f"{GAP}{GAP}{_units('uniform sample (for comparison only)', a.uniform)}")
+    j = e.estimate.judge_only
+    out.append(f"{GAP}{GAP}{_mean('judge alone (biased, no interval)', j.point, None, None, j.n)}")
+    effective = a.active.effective_labels
+    if effective is not None and a.human_judgments_saved is not None:
+        out.append(
+            f"{GAP}{GAP}worth {effective:.1f} human judgments of a uniform sample; human "
+            f"judgments saved {a.human_judgments_saved:+.1f}"
+        )
+    if e.human_without_verdict:
+        out.append(
+            f"{GAP}{GAP}{e.human_without_verdict} judged by people without a usable verdict "
+            "(in neither set)"
+        )
+    return out
+
+
 def _estimate(e: JudgeAssisted) -> list[str]:
+    if e.active is not None:
+        return _active(e, e.active)
     p = e.estimate
     head = f"{GAP}judge-assisted {safe_line(e.figure)}: "
     if p.point is None:

@@ -76,6 +76,25 @@ class CalibrationSample:
 
 
 @dataclass(frozen=True)
+class AllocationUnits:
+    """A design's active allocation (``human_budget``) as the estimates' units: each pair's and
+    each run's probability of reaching people, and which the seeded draw sent to people
+    (:func:`abp_tui.analysis.allocation.allocation_units`)."""
+
+    budget: str
+    """The design's ``human_budget`` as written (``200``, ``25%``)."""
+    floor: float
+    items: int
+    drawn_items: int
+    expected: float
+    """The expected number of items drawn: the budget in items."""
+    pairs: Mapping[Pair, float] = field(default_factory=dict)
+    runs: Mapping[str, float] = field(default_factory=dict)
+    drawn_pairs: frozenset[Pair] = frozenset()
+    drawn_runs: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class Reference:
     """What people decided, for the units a judge is compared on."""
 
@@ -100,6 +119,9 @@ class Reference:
     """The design's calibration sample; None when there is none (imported labels, or a design
     without ``calibration_sample``): the judge-assisted estimates then take every unit people
     judged as labelled and say that it is assumed, not known, to be a random sample."""
+    allocation: AllocationUnits | None = None
+    """The design's active allocation (None: it sets no ``human_budget``): the units drawn
+    for people are the labelled set, each weighted by the inverse of its probability."""
 
 
 def majority(picks: list[str]) -> str | None:
@@ -119,6 +141,7 @@ __all__ = [
     "INCONSISTENT",
     "ORDERS",
     "TIES_RULE",
+    "AllocationUnits",
     "CalibrationSample",
     "Reference",
     "ReferenceKind",

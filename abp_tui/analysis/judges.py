@@ -197,7 +197,7 @@ def _preference(
         int(np.count_nonzero(verdict < 0)),
         int(np.count_nonzero(verdict == TIE_PICK)),
     )
-    estimates = win_rates(units, p, confidence, reference.calibration)
+    estimates = win_rates(units, p, confidence, reference.calibration, reference.allocation)
 
     def build() -> PreferenceJudgeReport:
         return PreferenceJudgeReport(

@@ -133,6 +133,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: a fresh seed (printed)",
     )
     p.add_argument("--single-items", action="store_true", help="also score each run on its own")
+    p.add_argument(
+        "--human-budget",
+        default=None,
+        metavar="N|N%",
+        help="active allocation: people judge about N items (or N%% of them), drawn with "
+        "probabilities that grow with the AI judges' uncertainty (default: every item)",
+    )
+    p.add_argument(
+        "--allocation-floor",
+        type=real("--allocation-floor", 0.0, 1.0, "a probability"),
+        default=None,
+        metavar="P",
+        help="with --human-budget: the least probability of any item (0.05)",
+    )
     p.set_defaults(func=cmd_study_create)
     p = study_sub.add_parser(
         "list", parents=[common, figures], help="study designs with their progress per reviewer"

@@ -43,6 +43,7 @@ from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
+from abp_tui.export.allocation import check_allocation
 from abp_tui.export.bundle_analysis import Analysis, analyse, parse
 from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
@@ -438,6 +439,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
 
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
+    check_allocation(inputs)  # a human budget: each probability and draw re-derived
     tool = manifest.get("tool", {}).get("version")
     # What the records claim beyond their hashes (abp_tui.export.claims), before anything is
     # re-derived from them, so that the first difference named is the edited record's.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -57,6 +57,7 @@ from abp_tui.export.canonical import jsonl_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
     AdjudicationRevision,
+    AllocationDraw,
     Condition,
     DesignRecords,
     FindingRevision,
@@ -149,6 +150,8 @@ class Inputs:
     audit: list[rec.PublishedAuditEntry]
     judge_scores: list[rec.PublishedJudgeScore]
     """The automated judge's outcomes of the runs it scored (none in a bundle without it)."""
+    allocation: list[AllocationDraw] = field(default_factory=list)
+    """A design with a human budget: its draws (``judging/allocation.jsonl``); else none."""
 
     @property
     def judge_dimensions(self) -> dict[str, list[dict[str, Any]]]:
@@ -186,6 +189,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         judge_scores=_jsonl(files, rec.JUDGE_SCORES, rec.PublishedJudgeScore)
         if rec.JUDGE_SCORES in files
         else [],
+        allocation=_jsonl(files, rec.ALLOCATION, AllocationDraw) if rec.ALLOCATION in files else [],
     )
     _check_references(inputs)
     return inputs
@@ -336,6 +340,7 @@ def bundle_records(inputs: Inputs) -> DesignRecords:
         adjudications=tuple(inputs.adjudications),
         runs=tuple(inputs.runs),
         task_criteria={t.id: t.fatal_criteria for t in inputs.tasks},
+        allocation=tuple(inputs.allocation),
     )
 
 

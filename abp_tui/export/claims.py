@@ -54,8 +54,9 @@ from abp_tui.export.ranking import SOURCES, VOTES
 from abp_tui.models import Condition, RunFacts, Study, StudyDesign
 from abp_tui.text.safe import safe_line
 
-OPTIONAL_SOURCES: Final = (JUDGES, VERDICTS, VOTES, SOURCES)
-"""Source files a bundle has only when it has AI judges' verdicts or votes to rank."""
+OPTIONAL_SOURCES: Final = (JUDGES, VERDICTS, VOTES, SOURCES, rec.ALLOCATION)
+"""Source files a bundle has only when it has AI judges' verdicts or votes to rank, or a
+design with a human budget (its draws)."""
 
 
 def check_design_hash(

@@ -46,6 +46,9 @@ JUDGMENTS = "judging/judgments.jsonl"
 ADJUDICATIONS = "judging/adjudications.jsonl"
 FINDINGS = "judging/findings.jsonl"
 AUDIT = "audit/audit_log.jsonl"
+ALLOCATION = "judging/allocation.jsonl"
+"""A design with a human budget: each item's uncertainty, probability and whether it was drawn
+for people (:mod:`abp_tui.export.allocation`); absent from any other bundle."""
 SOURCE_FILES: Final = (
     STUDY,
     DESIGN,

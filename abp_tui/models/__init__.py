@@ -14,6 +14,7 @@ from abp_tui.models.judgments import (
 )
 from abp_tui.models.records import (
     AdjudicationRevision,
+    AllocationDraw,
     DesignRecords,
     FindingRevision,
     Item,
@@ -45,6 +46,7 @@ __all__ = [
     "VALIDITY_CHECKS",
     "AcceptanceRule",
     "AdjudicationRevision",
+    "AllocationDraw",
     "Condition",
     "DesignRecords",
     "Dimension",

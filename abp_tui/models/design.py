@@ -155,6 +155,15 @@ class StudyDesign(Model):
     """A seeded random share of the items people judge first, blind, so that judge-assisted
     estimates are unbiased (abp_tui.analysis.judge_queue); the rest of each queue follows,
     where the AI judges are least trustworthy first."""
+    human_budget: int | str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Active allocation (abp_tui.stats.allocation): how many items people judge, a count
+    (200) or a share of the items ("25%"); each item goes to people with a probability that
+    grows with the AI judges' uncertainty on it, never below ``allocation_floor``, and only the
+    items drawn enter the reviewers' queues."""
+    allocation_floor: float | None = Field(
+        default=None, gt=0, le=1, allow_inf_nan=False, exclude_if=lambda v: v is None
+    )
+    """The least probability of any item under ``human_budget`` (default 0.05)."""
     # Seed 002 (business evaluation); left out of the stored document while unset, so that a
     # design written before them keeps its hash.
     correction_effort: CorrectionEffort | None = Field(default=None, exclude_if=lambda v: v is None)
@@ -170,6 +179,43 @@ class StudyDesign(Model):
     """Who may adjudicate the design's disagreements; empty: anyone. Never a reviewer of the
     item adjudicated, whether listed or not (:mod:`abp_tui.services.adjudicating`). Left out of
     the stored document while empty, so that a design written before it keeps its hash."""
+
+    @field_validator("human_budget")
+    @classmethod
+    def _budget_readable(cls, value: int | str | None) -> int | str | None:
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            raise ValueError('expected a number of items (200) or a share ("25%")')
+        if isinstance(value, int):
+            if value < 1:
+                raise ValueError(f"expected at least 1 item, got {value}")
+            return value
+        text = value.strip()
+        number = text[:-1].strip() if text.endswith("%") else text
+        try:
+            amount = float(number)
+        except ValueError:
+            raise ValueError(
+                f'expected a number of items (200) or a share ("25%"), got {value!r}'
+            ) from None
+        if text.endswith("%"):
+            if not 0 < amount <= 100:
+                raise ValueError(f"a share is more than 0% and at most 100%, got {value!r}")
+            return f"{number}%"
+        if amount != int(amount) or amount < 1:
+            raise ValueError(f"expected a whole number of items, at least 1, got {value!r}")
+        return int(amount)
+
+    @model_validator(mode="after")
+    def _one_way_to_choose_items(self) -> StudyDesign:
+        if self.human_budget is not None and self.calibration_sample is not None:
+            raise ValueError(
+                "human_budget and calibration_sample both choose the items people judge: set one"
+            )
+        if self.allocation_floor is not None and self.human_budget is None:
+            raise ValueError("allocation_floor applies to a human_budget: set human_budget too")
+        return self
 
     @field_validator("contrasts")
     @classmethod

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pydantic import Field
+
 from abp_tui.models.base import Model
 from abp_tui.models.design import DisagreementRules, StudyDesign
 from abp_tui.models.judgments import Finding, Judgment
@@ -248,6 +250,18 @@ class RunOutcome(Model):
     """The verdict's component scores (empty without a human verdict)."""
 
 
+class AllocationDraw(Model):
+    """One item of a design with a human budget: how uncertain the AI judges were on it when
+    the plan was stored, the probability it had of going to people, and whether the seeded
+    draw sent it (``judging/allocation.jsonl`` of a bundle)."""
+
+    item: str
+    """The item's blind code."""
+    uncertainty: float = Field(ge=0, allow_inf_nan=False)
+    probability: float = Field(gt=0, le=1, allow_inf_nan=False)
+    drawn: bool
+
+
 @dataclass(frozen=True)
 class DesignRecords:
     """Everything the rules need of one design: what the store reads from the database and a
@@ -273,6 +287,9 @@ class DesignRecords:
     """Ids of runs whose current version is not the one the design's items hold (a changed
     record was imported after planning): what was judged is other content, so their verdicts
     do not count for the current version, which stays unjudged."""
+    allocation: tuple[AllocationDraw, ...] = ()
+    """A design with a human budget: each item's probability of going to people and whether
+    the draw sent it (:mod:`abp_tui.stats.allocation`); empty for any other design."""
 
     @property
     def rules(self) -> DisagreementRules:

@@ -91,6 +91,9 @@ class CreatedDesign:
     development_tasks nor holdout_tasks, counted as benchmark material)."""
     held_back: tuple[HeldRun, ...] = ()
     """Seed 000: runs whose record says INFRA_ERROR / PROVIDER_BLOCK, held back from reviewers."""
+    drawn: int | None = None
+    """A human budget: the items drawn for people (None: no budget, or the design unchanged)."""
+    expected_drawn: float = 0.0
 
     @property
     def held_back_note(self) -> str | None:
@@ -309,9 +312,13 @@ def _create_once(
                 counts["b"] = _masked_count(db, masker, item.run_b.pk)
             masking[item.key] = counts
         key_to_pk = sql.insert_items(db, pk, items, masking)
-        sql.insert_assignments(db, key_to_pk, assignments)
         # NumPy, imported when a design is created, not when the workstation starts.
+        from abp_tui.services.allocating import draw_design, drawn_only
         from abp_tui.services.judge_order import order_queues
+
+        draws = draw_design(db, pk, design)  # a human budget: only the drawn items
+        assignments = drawn_only(db, pk, key_to_pk, assignments)
+        sql.insert_assignments(db, key_to_pk, assignments)
 
         order_queues(db, pk)  # a calibration sample first, then where AI judges are unsure
     refresh_views(db)  # the design's rubric may add score columns to latest_judgments
@@ -330,6 +337,8 @@ def _create_once(
         rubric.id,
         warnings,
         held,
+        sum(d.drawn for d in draws) if draws else None,
+        sum(d.probability for d in draws),
     )
 
 
@@ -587,6 +596,9 @@ class DesignChoices:
     adjudicators: str = ""
     """Who may adjudicate, names separated by commas; empty: anyone who reviewed none of the
     item."""
+    human_budget: str | None = None
+    """Active allocation: a number of items or a share (``25%``); None: people judge all."""
+    allocation_floor: float | None = None
 
 
 @dataclass(frozen=True)
@@ -707,6 +719,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "reviewers": reviewers,
                 "reviewers_per_item": per_item,
                 "adjudicators": split_names(choices.adjudicators),
+                "human_budget": choices.human_budget,
+                "allocation_floor": choices.allocation_floor,
             }
         )
     except ValidationError as exc:

@@ -41,6 +41,7 @@ from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.export import bundle as writer
 from abp_tui.export import records as rec
+from abp_tui.export.allocation import allocation_source
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
 from abp_tui.export.claims import check_commitment
@@ -57,6 +58,7 @@ from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store import secrets as secret_sql
+from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.automated import study_scores
 from abp_tui.store.db import read_snapshot
 from abp_tui.store.diffs import diff_bytes, diff_sha256
@@ -212,6 +214,8 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
             lambda t: is_development(scope, t),  # seed 002: never a benchmark result
         )
     )
+    draws = allocation_draws(db, design_pk) if design_pk is not None else ()
+    files.update(allocation_source(draws))  # a human budget: each item's probability
     records = DesignRecords(
         design=scope,
         rubric=Rubric.model_validate(design.rubric),
@@ -221,6 +225,7 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
         adjudications=tuple(adjudications),
         runs=tuple(r.facts for r in runs),
         task_criteria={t.id: t.fatal_criteria for t in tasks},
+        allocation=draws,
     )
     return Collected(files, design, records)
 

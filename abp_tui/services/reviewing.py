@@ -197,7 +197,12 @@ class ReviewSession:
                 assignments = enrol(self.design, planned, self.reviewer, slot, secret)
             except PlanError as exc:
                 raise AbpError(str(exc)) from None
-            sql.insert_assignments(self.db, {r.key: r.pk for r in rows}, assignments)
+            keys = {r.key: r.pk for r in rows}
+            from abp_tui.services.allocating import drawn_only
+
+            sql.insert_assignments(
+                self.db, keys, drawn_only(self.db, self.design_pk, keys, assignments)
+            )
             # Imported on enrolment only: ordering by the AI judges' distrust needs NumPy, which
             # the workstation's first screen must not wait for.
             from abp_tui.services.judge_order import order_queues

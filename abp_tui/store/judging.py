@@ -36,6 +36,7 @@ from abp_tui.models import (
     StudyDesign,
 )
 from abp_tui.store import overview
+from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
 from abp_tui.store.queries import run_facts
@@ -169,6 +170,7 @@ def delete_unfrozen_plan(db: sqlite_utils.Database, design_pk: int) -> None:
         [design_pk],
     )
     db.execute("DELETE FROM enrolments WHERE design_pk = ?", [design_pk])
+    db.execute("DELETE FROM allocation_draws WHERE design_pk = ?", [design_pk])
     db.execute("DELETE FROM items WHERE design_pk = ?", [design_pk])
     db.execute("DELETE FROM designs WHERE pk = ?", [design_pk])
 
@@ -784,4 +786,5 @@ def records_of_design(
         runs=runs,
         task_criteria=criteria,
         superseded=superseded,
+        allocation=allocation_draws(db, design_pk),
     )

@@ -592,3 +592,24 @@ BEGIN SELECT RAISE(ABORT, 'the team audit is append-only: it is never deleted');
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0014_allocation_draws",
+        # Active allocation (abp_tui.stats.allocation): for a design with a human budget, each
+        # item's uncertainty (the AI judges' distrust when the plan was stored), the probability
+        # it had of going to people and whether the seeded draw sent it. Written once with the
+        # plan, in the same transaction; only drawn items are assigned to reviewers.
+        """
+CREATE TABLE allocation_draws (
+    design_pk INTEGER NOT NULL REFERENCES designs(pk),
+    item_pk INTEGER NOT NULL REFERENCES items(pk),
+    uncertainty REAL NOT NULL CHECK (uncertainty >= 0),
+    probability REAL NOT NULL CHECK (probability > 0 AND probability <= 1),
+    drawn INTEGER NOT NULL CHECK (drawn IN (0, 1)),
+    draw_seed INTEGER NOT NULL,
+    PRIMARY KEY (design_pk, item_pk)
+);
+""",
+    )
+)

@@ -152,6 +152,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             ("--adjudicators", args.adjudicators),
             ("--seed", args.seed),
             ("--single-items", args.single_items or None),
+            ("--human-budget", args.human_budget),
+            ("--allocation-floor", args.allocation_floor),
         )
         if value is not None
     ]
@@ -176,6 +178,8 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             seed=args.seed,
             single_items=args.single_items,
             adjudicators=args.adjudicators or "",
+            human_budget=args.human_budget,
+            allocation_floor=args.allocation_floor,
         )
         created = [create_from_choices(db, choices)]
     lines = []
@@ -186,6 +190,11 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"single), {c.assignments} assignments, rubric {safe_line(c.rubric)}, seed "
             f"{c.seed}, sha256 {c.sha256[:12]}"
         )
+        if c.drawn is not None:
+            lines.append(
+                f"  human budget: {c.drawn} of {c.items} items drawn for people (expected "
+                f"{c.expected_drawn:g}), the rest judged by the AI judges alone"
+            )
         lines.extend(f"  warning: {safe_line(w)}" for w in c.warnings)
         if c.held_back_note:  # seed 000: record failures held from the plan
             lines.append(f"  {safe_line(c.held_back_note)}")

@@ -1,0 +1,321 @@
+"""A design with a human budget (active allocation, Zrnic and Candès 2024), end to end: the
+draw stored with the plan, only drawn items in the queues, the inverse-probability-weighted
+figures beside the uniform-sample and people-only ones, and a bundle whose ``verify``
+re-derives the probabilities, the draw and the figures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sqlite_utils
+
+from abp_tui.analysis.allocation import allocation_seed
+from abp_tui.analysis.judge_estimates import JudgeAssisted
+from abp_tui.analysis.judge_view import view_lines
+from abp_tui.analysis.judges import JudgesReport, PreferenceJudgeReport
+from abp_tui.export import BundleMismatch, verify
+from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
+from abp_tui.services.designing import create_design
+from abp_tui.services.importing import import_paths
+from abp_tui.services.judges import judge_report
+from abp_tui.services.publishing import export_bundle
+from abp_tui.services.results_report import unblind
+from abp_tui.services.reviewing import ReviewSession
+from abp_tui.stats.allocation import allocation_probabilities, draw
+from abp_tui.stats.ppi_units import estimate_from_units
+from abp_tui.store import allocation as draws_sql
+from abp_tui.store import judging
+from abp_tui.store import secrets as secret_sql
+from abp_tui.store.db import connect
+from tests.factories import Cli, write_jsonl
+
+STUDY = "act"
+JUDGE = "pair-judge/v1"
+TASKS = [f"t{i:02d}" for i in range(1, 41)]
+BUDGET = 12
+FLOOR = 0.1
+WIN_RATE = "win rate of A against B"
+SECRET = "s" * 64
+
+
+def _truth(task: str) -> str:
+    return "B" if int(task[1:]) % 3 == 0 else "A"
+
+
+def _judge_picks(task: str) -> tuple[str, str]:
+    """Shown A first, then B first: split between the orders on every fifth task (the judge is
+    unsure there), wrong in both on every seventh, right otherwise."""
+    right = _truth(task)
+    wrong = "B" if right == "A" else "A"
+    i = int(task[1:])
+    if i % 5 == 0:
+        return right, wrong
+    if i % 7 == 0:
+        return wrong, wrong
+    return right, right
+
+
+def _judged_a(task: str) -> float:
+    return sum(pick == "A" for pick in _judge_picks(task)) / 2
+
+
+def _import(tmp_path: Path, db: sqlite_utils.Database) -> None:
+    lines: list[dict[str, object]] = [
+        {"type": "study", "id": STUDY},
+        {"type": "judge", "id": JUDGE, "model": "judge-model"},
+    ]
+    for t in TASKS:
+        lines.append({"type": "task", "id": t, "prompt": f"Answer {t}."})
+        runs = [f"{t}-A", f"{t}-B"]
+        for run, c in zip(runs, "AB", strict=True):
+            lines.append({"type": "run", "id": run, "task_id": t, "condition_id": c, "output": c})
+        for first, pick in zip(runs, _judge_picks(t), strict=True):
+            lines.append(
+                {
+                    "type": "judge_verdict",
+                    "judge": JUDGE,
+                    "task_id": t,
+                    "runs": runs,
+                    "shown_first": first,
+                    "verdict": f"{t}-{pick}",
+                }
+            )
+    import_paths(db, [write_jsonl(tmp_path / "act.jsonl", lines)])
+
+
+def _design(**more: object) -> StudyDesign:
+    return StudyDesign.model_validate(
+        {
+            "study": STUDY,
+            "name": "d",
+            "seed": 11,
+            "rubric": "none",
+            "contrasts": [("A", "B")],
+            "reviewers": ["alice"],
+            "human_budget": BUDGET,
+            "allocation_floor": FLOOR,
+            **more,
+        }
+    )
+
+
+def _study(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, dict[str, str]]:
+    """The design stored with its draw; alice judges every item in her queue, rightly.
+    Returns the design and the code of each task's item."""
+    _import(tmp_path, db)
+    pk = create_design(db, _design(), plan_secret=SECRET).pk
+    code_of = {item.task: item.code for item in judging.items(db, pk)}
+    session = ReviewSession(db, pk, "alice")
+    task_of = {c: t for t, c in code_of.items()}
+    for row in session.queue():
+        t = task_of[row.code]
+        first_is_a = session.read(row.code).responses[0].text == "A"
+        choice = (
+            PreferenceChoice.RESPONSE_1
+            if first_is_a == (_truth(t) == "A")
+            else PreferenceChoice.RESPONSE_2
+        )
+        session.save(
+            row.code, Judgment(preference=choice, justification="Read both."), 3, submit=True
+        )
+    unblind(db, STUDY, "coordinator")
+    return pk, code_of
+
+
+def _win_rate(report: JudgesReport) -> JudgeAssisted:
+    (judge,) = report.judges
+    assert isinstance(judge, PreferenceJudgeReport)
+    (found,) = judge.estimates
+    assert found.figure == WIN_RATE
+    return found
+
+
+def test_the_draw_is_stored_reproducible_and_only_drawn_items_are_queued(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _import(tmp_path, db)
+    created = create_design(db, _design(), plan_secret=SECRET)
+    pk = created.pk
+    draws = draws_sql.draws(db, pk)
+    items = judging.items(db, pk)
+    assert [d.item for d in draws] == [i.code for i in items]  # plan order, every item
+    by_task = {i.task: d for i, d in zip(items, draws, strict=True)}
+    # Uncertainty: the judge's two orders at odds weigh 2, an agreement 0.
+    for t, d in by_task.items():
+        split = _judge_picks(t)[0] != _judge_picks(t)[1]
+        assert d.uncertainty == (2.0 if split else 0.0)
+    # Round trip: what the rule gives, stored exactly; expected draws = the budget.
+    u = np.array([d.uncertainty for d in draws])
+    pi = allocation_probabilities(u, float(BUDGET), FLOOR)
+    assert [d.probability for d in draws] == pi.tolist()
+    assert sum(d.probability for d in draws) == pytest.approx(BUDGET)
+    assert min(d.probability for d in draws) >= FLOOR
+    seed = allocation_seed(SECRET, 11)
+    assert draws_sql.draw_seed(db, pk) == seed
+    assert [d.drawn for d in draws] == draw(pi, seed).tolist()
+    assert judging.records_of_design(db, pk).allocation == draws
+    # Only the drawn items reach alice.
+    drawn = {d.item for d in draws if d.drawn}
+    assert {row.code for row in judging.queue(db, pk, "alice")} == drawn
+    assert created.drawn == len(drawn) and created.assignments == len(drawn)
+    # The same design and secret in another database draws the same items.
+    other = connect(tmp_path / "other.db")
+    _import(tmp_path, other)
+    again = create_design(other, _design(), plan_secret=SECRET).pk
+    assert draws_sql.draws(other, again) == draws
+    assert secret_sql.plan_secret(other, again) == SECRET
+
+
+def test_an_open_design_enrols_people_on_the_drawn_items_only(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _import(tmp_path, db)
+    pk = create_design(db, _design(reviewers=[], reviewers_per_item=1)).pk
+    drawn = {d.item for d in draws_sql.draws(db, pk) if d.drawn}
+    session = ReviewSession(db, pk, "bo")
+    assert {row.code for row in session.queue()} == drawn
+
+
+def test_the_weighted_win_rate_is_the_papers_estimator_on_the_drawn_units(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, code_of = _study(tmp_path, db)
+    by_code = {d.item: d for d in draws_sql.draws(db, pk)}
+    f = np.array([_judged_a(t) for t in TASKS])
+    drawn = np.array([by_code[code_of[t]].drawn for t in TASKS])
+    pi = np.array([by_code[code_of[t]].probability for t in TASKS])
+    y = np.where(drawn, [1.0 if _truth(t) == "A" else 0.0 for t in TASKS], np.nan)
+    found = _win_rate(judge_report(db, STUDY, resamples=0))
+    assert found.active is not None
+    a = found.active
+    expected = estimate_from_units(f, y, pi, method="ppi++")
+    assert a.active.point == pytest.approx(expected.point, abs=1e-12)
+    assert (a.active.low, a.active.high) == pytest.approx((expected.low, expected.high))
+    ht = estimate_from_units(f, y, pi, method="classical")
+    assert a.people_only.point == pytest.approx(ht.point, abs=1e-12)
+    uniform = estimate_from_units(f, y, None, method="ppi++")
+    assert a.uniform.point == pytest.approx(uniform.point, abs=1e-12)
+    assert a.n_labelled == int(drawn.sum()) and a.n_units == len(TASKS)
+    assert expected.effective_labels is not None
+    assert a.human_judgments_saved == pytest.approx(expected.effective_labels - int(drawn.sum()))
+    assert found.labelled.active and found.labelled.n == int(drawn.sum())
+    assert found.assumption.startswith(
+        f"labelled set: the units drawn for people, n = {int(drawn.sum())} of "
+        f"{int(drawn.sum())} drawn; drawn with known probabilities"
+    )
+    lines = view_lines(judge_report(db, STUDY, resamples=0))
+    text = "\n".join(lines)
+    assert "active allocation (inverse-probability weighted)" in text
+    assert "people only (Horvitz-Thompson)" in text
+    assert "uniform sample (for comparison only)" in text
+    assert "human judgments saved" in text
+
+
+def _rehash(folder: Path, changed: str) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+    data = (folder / changed).read_bytes()
+    for entry in manifest["files"]:
+        if entry["path"] == changed:
+            entry["sha256"], entry["bytes"] = hashlib.sha256(data).hexdigest(), len(data)
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True), "utf-8")
+
+
+def _rewrite(folder: Path, lines: list[dict[str, object]]) -> None:
+    path = folder / "judging" / "allocation.jsonl"
+    path.write_text("".join(json.dumps(x, sort_keys=True) + "\n" for x in lines), "utf-8")
+    _rehash(folder, "judging/allocation.jsonl")
+
+
+def test_the_bundle_carries_the_draw_and_verify_refuses_altered_probabilities(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, _codes = _study(tmp_path, db)
+    out = export_bundle(db, pk, tmp_path / "bundle").folder
+    assert verify(out).status
+    path = out / "judging" / "allocation.jsonl"
+    original = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    assert [x["item"] for x in original] == [d.item for d in draws_sql.draws(db, pk)]
+    published = json.loads((out / "results" / "ai_judges.json").read_text("utf-8"))
+    (estimate,) = published["report"]["judges"][0]["estimates"]
+    assert estimate["active"]["active"]["design"] == "known probabilities"
+
+    # A probability changed (and the manifest rehashed): named with the item.
+    changed = [dict(x) for x in original]
+    changed[0]["probability"] = 0.99
+    _rewrite(out, changed)
+    with pytest.raises(BundleMismatch, match=rf"allocation\.jsonl.*item {original[0]['item']}"):
+        verify(out)
+    # The uncertainty and the probability changed together: the draw no longer follows.
+    flipped = [dict(x) for x in original]
+    target = next(i for i, x in enumerate(flipped) if not x["drawn"])
+    flipped[target]["drawn"] = True
+    _rewrite(out, flipped)
+    with pytest.raises(BundleMismatch, match=r"drawn is true, but the seeded draw gives false"):
+        verify(out)
+    # A line dropped.
+    _rewrite(out, original[1:])
+    with pytest.raises(BundleMismatch, match=r"has no draw"):
+        verify(out)
+    # Restored, it verifies; then an altered figure is caught by re-derivation.
+    _rewrite(out, original)
+    assert verify(out).status
+    report = out / "results" / "ai_judges.json"
+    point = estimate["active"]["active"]["point"]
+    text = report.read_text("utf-8")
+    assert json.dumps(point) in text
+    report.write_text(text.replace(json.dumps(point), json.dumps(point + 0.01), 1), "utf-8")
+    _rehash(out, "results/ai_judges.json")
+    with pytest.raises(BundleMismatch, match=r"results/ai_judges\.json"):
+        verify(out)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (("--human-budget", "lots"), 1, "human budget: "),
+        (("--human-budget", "0"), 1, "at least 1, got"),
+        (("--human-budget", "150%"), 1, "at most 100%"),
+        (("--human-budget", "2.5"), 1, "whole number of items"),
+        (("--human-budget", "1", "--allocation-floor", "0.5"), 1, "lower the floor"),
+        (("--human-budget", "5", "--allocation-floor", "1.5"), 1, "--allocation-floor: expected"),
+        (("--human-budget", "5", "--allocation-floor", "0"), 1, "allocation floor: "),
+        (("--allocation-floor", "0.2"), 1, "set human_budget too"),
+    ],
+)
+def test_design_options_with_bad_values_are_one_line_errors(
+    tmp_path: Path, cli: Cli, args: tuple[str, ...], code: int, message: str
+) -> None:
+    lines: list[dict[str, object]] = [{"type": "study", "id": STUDY}]
+    for t in TASKS[:10]:
+        lines.append({"type": "task", "id": t, "prompt": "p"})
+        for c in "AB":
+            lines.append(
+                {"type": "run", "id": f"{t}-{c}", "task_id": t, "condition_id": c, "output": c}
+            )
+    assert cli("import", write_jsonl(tmp_path / "s.jsonl", lines)).code == 0
+    db = ("--db", str(cli.db_path))
+    found = cli("study", "create", *db, "--rubric", "none", *args)
+    assert found.code == code, found.err
+    assert message in found.err
+    assert "Traceback" not in found.err
+    if code == 1:
+        assert len(found.err.strip().splitlines()) == 1
+    assert cli("status").code == 0
+    ok = cli("study", "create", *db, "--rubric", "none", "--human-budget", "40%")
+    assert ok.code == 0, ok.err
+    assert "human budget:" in ok.out and "of 10 items drawn for people" in ok.out
+
+
+def test_a_floor_that_is_no_number_is_a_usage_error(
+    cli: Cli, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli(
+            "study", "create", "--db", cli.db_path, "--human-budget", "5", "--allocation-floor", "x"
+        )
+    assert exited.value.code == 2
+    assert "argument --allocation-floor: invalid float value: 'x'" in capsys.readouterr().err
