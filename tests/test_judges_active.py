@@ -243,6 +243,12 @@ def test_the_bundle_carries_the_draw_and_verify_refuses_altered_probabilities(
     (estimate,) = published["report"]["judges"][0]["estimates"]
     assert estimate["active"]["active"]["design"] == "known probabilities"
 
+    page = (out / "report.html").read_text("utf-8")
+    section = page[page.index('id="judges-assisted"') :]
+    assert f"{WIN_RATE} (active allocation, inverse-probability weighted)" in section
+    assert f"{WIN_RATE} (uniform sample, for comparison only)" in section
+    assert "Active allocation (human_budget)" in section
+
     # A probability changed (and the manifest rehashed): named with the item.
     changed = [dict(x) for x in original]
     changed[0]["probability"] = 0.99

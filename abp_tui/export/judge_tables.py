@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from abp_tui.analysis.judge_active import ActiveEstimate
 from abp_tui.analysis.judge_models import (
     JudgesReport,
     PassFailJudgeReport,
@@ -20,6 +21,7 @@ from abp_tui.analysis.judge_pairs import left_out_count
 from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, PValue, Table
 from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import REFUSED, Figure
+from abp_tui.stats.ppi import MeanEstimate
 
 NONE = "no pair judged in both orders"
 LABELLED_NOTES: Final = {
@@ -31,6 +33,14 @@ LABELLED_NOTES: Final = {
 }
 """The estimates table's note for each kind of labelled set it holds (calibration sample or
 not), beside each figure's own statement."""
+ACTIVE_NOTE: Final = (
+    "Active allocation (human_budget): people judged the units a seeded draw sent them, each "
+    "with a known probability growing with the AI judges' uncertainty; the weighted figure "
+    "corrects the judge by each drawn unit's error times 1 / its probability (Zrnic & Candès "
+    "2024), valid whatever the judge's quality. Beside it, people alone is Horvitz-Thompson "
+    "(1 / probability weights, no judge); the uniform-sample row treats the drawn units as a "
+    "simple random sample, which they are not, and is shown for comparison only."
+)
 
 
 def _named(judge: Judge) -> str:
@@ -64,6 +74,25 @@ def _columns(*spec: tuple[str, Kind]) -> tuple[Column, ...]:
     return tuple(Column(label, kind=kind) for label, kind in spec)
 
 
+def _active_row(
+    name: str, figure: str, a: ActiveEstimate, alone: MeanEstimate, assumption: str
+) -> tuple[Cell, ...]:
+    """A figure of a design with a human budget: the weighted estimate, people alone weighted
+    (Horvitz-Thompson)."""
+    w, h = a.active, a.people_only
+    return (
+        name,
+        f"{figure} (active allocation, inverse-probability weighted)",
+        Estimate(w.point, w.low, w.high, w.undefined_reason, w.confidence),
+        Estimate(h.point, h.low, h.high, h.undefined_reason, h.confidence),
+        Number(alone.point, reason=alone.undefined_reason),
+        a.n_labelled,
+        a.n_units - a.n_labelled,
+        Number(w.effective_labels, reason=w.undefined_reason),
+        assumption,
+    )
+
+
 def judge_tables(report: JudgesReport) -> dict[str, Table]:
     """The page's judge tables by name: against people (every judge, order by order), position
     (preference judges), alt-test, estimates (judge-assisted), and judges' agreement."""
@@ -72,6 +101,7 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
     alt: list[tuple[Cell, ...]] = []
     estimates: list[tuple[Cell, ...]] = []
     sets: set[bool] = set()
+    active = False
     for j in report.judges:
         name = _named(j.judge)
         left = left_out_count(j.left_out)
@@ -135,10 +165,15 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
         for e in getattr(j, "estimates", ()):
             est = e.estimate
             h, alone = est.human_only, est.judge_only
+            if e.active is not None:
+                estimates.append(_active_row(name, e.figure, e.active, alone, e.assumption))
+                active = True
             estimates.append(
                 (
                     name,
-                    f"{e.figure} (judge-assisted)",
+                    f"{e.figure} (uniform sample, for comparison only)"
+                    if e.active is not None
+                    else f"{e.figure} (judge-assisted)",
                     Estimate(est.point, est.low, est.high, est.undefined_reason, est.confidence),
                     Estimate(h.point, h.low, h.high, h.undefined_reason, est.confidence),
                     Number(alone.point, reason=alone.undefined_reason),
@@ -221,7 +256,8 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                 ("labelled set", Kind.TEXT),
             ),
             tuple(estimates),
-            tuple(LABELLED_NOTES[c] for c in sorted(sets, reverse=True)),
+            tuple(LABELLED_NOTES[c] for c in sorted(sets, reverse=True))
+            + ((ACTIVE_NOTE,) if active else ()),
         ),
         "between": Table(
             "judges-between",
