@@ -129,3 +129,34 @@ def test_the_active_estimate_is_unbiased_whatever_the_judge_in_simulation() -> N
         assert found.low is not None and found.high is not None
         covered += found.low <= y.mean() <= found.high
     assert 0.91 <= covered / trials <= 0.985
+
+
+def test_verdicts_on_the_decision_boundary_add_to_the_uncertainty() -> None:
+    from abp_tui.analysis.allocation import boundary_items, uncertainty
+    from abp_tui.analysis.judge_arrays import VerdictTable
+    from abp_tui.analysis.judge_queue import JUDGES_DISAGREE
+    from abp_tui.analysis.judge_units import VerdictRow
+
+    def row(
+        runs: tuple[str, ...], kind: str, verdict: str | None, score: float | None = None
+    ) -> VerdictRow:
+        first = runs[0] if len(runs) == 2 else None
+        return VerdictRow("j", runs, first, None, kind, verdict, score, None, True, "")
+
+    table = VerdictTable.from_rows(
+        [
+            row(("p1", "p2"), "preference", "tie"),
+            row(("q1", "q2"), "preference", "q1"),
+            row(("r1",), "pass_fail", "partial"),
+            row(("r2",), "pass_fail", "pass"),
+            row(("s1",), "score", None, 5.0),
+            row(("s2",), "score", None, 10.0),
+            row(("s3",), "score", None, 0.0),
+            row(("s4",), "score", None, 6.6),
+        ]
+    )
+    near = boundary_items(table, {})  # scores placed on the judge's own range, 0 to 10
+    assert near == {("p1", "p2"), ("r1",), ("s1",)}
+    assert uncertainty((), True) == 1.0
+    assert uncertainty((JUDGES_DISAGREE,), True) == 3.0
+    assert uncertainty((), False) == 0.0

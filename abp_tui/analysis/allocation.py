@@ -4,7 +4,9 @@ probabilities that grow with the AI judges' uncertainty (:mod:`abp_tui.stats.all
 An item's **uncertainty** is its distrust as the judge-informed queue measures it
 (:func:`abp_tui.analysis.judge_queue.distrust`): the sum of the ``WEIGHTS`` of its reasons, a
 judge's two presentation orders at odds or two judges at odds 2 each, scores far apart 2, a
-fatal criterion named 3, a judge's error 1; 0 where the judges agree (or none judged it). The
+fatal criterion named 3, a judge's error 1; plus 1 where a judge's verdict sits on the
+decision boundary (:func:`boundary_items`: a tie, a partial pass, a score within 0.1 of its
+scale's middle); 0 where the judges agree and are decided (or none judged it). The
 probabilities are computed once, when the plan is stored, from the verdicts stored then; the
 draw is seeded by :func:`allocation_seed`, an HMAC of the design's seed under its plan secret,
 so it is secret while the study is blind and anyone can redraw it once a full bundle reveals
@@ -22,11 +24,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from abp_tui.analysis.judge_queue import WEIGHTS
+from abp_tui.analysis.judge_arrays import (
+    NO_RUN,
+    PARTIAL,
+    PASS_FAIL,
+    PREFERENCE,
+    SCORE,
+    TIE_PICK,
+    VerdictTable,
+)
+from abp_tui.analysis.judge_queue import WEIGHTS, ItemKey, ScaleKey, item_key, place_on_scale
 from abp_tui.analysis.judge_units import AllocationUnits, Pair, pair_key
 from abp_tui.models import AllocationDraw, Item, StudyDesign
 from abp_tui.stats.allocation import (
@@ -38,6 +49,11 @@ from abp_tui.stats.allocation import (
 )
 
 _TOLERANCE = 1e-9
+BOUNDARY_WEIGHT = 1
+"""What a verdict on the decision boundary adds to an item's uncertainty."""
+MIDDLE_BAND = 0.1
+"""A score within this share of its scale from the middle is on the boundary (4.6 to 6.4 on
+1 to 10)."""
 
 
 def allocation_seed(secret: str | None, seed: int) -> int:
@@ -50,9 +66,37 @@ def allocation_seed(secret: str | None, seed: int) -> int:
     return int.from_bytes(mac.digest()[:8], "big", signed=True)
 
 
-def uncertainty(reasons: Sequence[str]) -> float:
-    """An item's uncertainty: the sum of its distrust reasons' weights."""
-    return float(sum(WEIGHTS.get(r, 1) for r in reasons))
+def uncertainty(reasons: Sequence[str], near_boundary: bool = False) -> float:
+    """An item's uncertainty: the sum of its distrust reasons' weights, plus
+    ``BOUNDARY_WEIGHT`` when a judge's verdict on it sits on the decision boundary."""
+    return float(sum(WEIGHTS.get(r, 1) for r in reasons) + BOUNDARY_WEIGHT * near_boundary)
+
+
+def boundary_items(
+    table: VerdictTable, scales: Mapping[ScaleKey, tuple[float, float]]
+) -> set[ItemKey]:
+    """The items (:func:`abp_tui.analysis.judge_queue.item_key`) a judge's current verdict puts
+    on the decision boundary: a pair it calls a tie, a run it passes partially, or a run whose
+    score sits within ``MIDDLE_BAND`` of the middle of its scale (the scale the verdict
+    states, else the judge's own range, as the queue places scores)."""
+    runs = table.runs
+    out: set[ItemKey] = set()
+    current = table.current
+    pair = current & (table.kind == PREFERENCE) & (table.run_b != NO_RUN)
+    for row in np.flatnonzero(pair & (table.verdict == TIE_PICK)).tolist():
+        out.add(item_key((runs[int(table.run_a[row])], runs[int(table.run_b[row])])))
+    single = current & (table.run_b == NO_RUN) & (table.kind != PREFERENCE)
+    partial = single & (table.kind == PASS_FAIL) & (table.verdict == PARTIAL)
+    for row in np.flatnonzero(partial).tolist():
+        out.add((runs[int(table.run_a[row])],))
+    scored = np.flatnonzero(single & (table.kind == SCORE) & ~np.isnan(table.score))
+    if scored.size:
+        place = place_on_scale(table, scored, scales)
+        with np.errstate(invalid="ignore"):
+            near = np.abs(place - 0.5) <= MIDDLE_BAND + 1e-9
+        for row in scored[near].tolist():
+            out.add((runs[int(table.run_a[row])],))
+    return out
 
 
 def floor_of(design: StudyDesign) -> float:
@@ -157,6 +201,7 @@ __all__ = [
     "allocate",
     "allocation_seed",
     "allocation_units",
+    "boundary_items",
     "check_draws",
     "floor_of",
     "probabilities",

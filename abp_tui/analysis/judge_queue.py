@@ -203,7 +203,7 @@ def _spread(unit: I64, value: F64) -> F64:
     return np.where(np.isfinite(lowest), highest - lowest, 0.0)
 
 
-def _on_scale(
+def place_on_scale(
     table: VerdictTable, rows: I64, scales: Mapping[ScaleKey, tuple[float, float]]
 ) -> F64:
     """Each score row's place on its judge's scale (0 lowest, 1 highest); NaN where the judge
@@ -257,7 +257,7 @@ def _single_reasons(
         flag(table.run_a[verdicts[first[split]]], JUDGES_DISAGREE)
     scored = np.flatnonzero(single & (table.kind == SCORE) & ~np.isnan(table.score))
     if scored.size:
-        place = _on_scale(table, scored, scales)
+        place = place_on_scale(table, scored, scales)
         placed = ~np.isnan(place)
         scored, place = scored[placed], place[placed]
     if scored.size:
@@ -366,6 +366,7 @@ __all__ = [
     "distrust",
     "item_key",
     "names_criterion",
+    "place_on_scale",
     "review_order",
     "reviewer_order",
 ]

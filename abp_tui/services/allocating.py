@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import sqlite_utils
 
-from abp_tui.analysis.allocation import allocate, allocation_seed, uncertainty
+from abp_tui.analysis.allocation import allocate, allocation_seed
 from abp_tui.analysis.blinding import Assignment
 from abp_tui.errors import AbpError
 from abp_tui.models import AllocationDraw, StudyDesign
@@ -28,17 +28,16 @@ def draw_design(
     human budget). Call it inside the transaction that stores the plan, after its items."""
     if design.human_budget is None:
         return ()
-    from abp_tui.services.judge_order import review_queue  # NumPy: on demand
+    from abp_tui.services.judge_order import item_uncertainty  # NumPy: on demand
 
-    queued = review_queue(db, design_pk)
-    reasons = {q.code: q.reasons for q in queued}
+    uncertain = item_uncertainty(db, design_pk)
     rows = judging.items(db, design_pk)
     codes = [r.code for r in rows]
     seed = allocation_seed(
         secret_sql.plan_secret(db, design_pk), judging.design(db, design_pk).seed
     )
     try:
-        draws = allocate(design, codes, [uncertainty(reasons.get(c, ())) for c in codes], seed)
+        draws = allocate(design, codes, [uncertain[c] for c in codes], seed)
     except ValueError as exc:
         raise AbpError(f"design {design.name!r}: human_budget: {exc}") from None
     pks = {r.code: r.pk for r in rows}

@@ -18,11 +18,21 @@ stored verdicts only when the study holds score verdicts on single runs).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import sqlite_utils
 
+from abp_tui.analysis.allocation import boundary_items, uncertainty
 from abp_tui.analysis.judge_arrays import NO_RUN, SCORE, VerdictTable
-from abp_tui.analysis.judge_queue import QueuedItem, ScaleKey, review_order, reviewer_order
+from abp_tui.analysis.judge_queue import (
+    QueuedItem,
+    ScaleKey,
+    distrust,
+    item_key,
+    review_order,
+    reviewer_order,
+)
 from abp_tui.analysis.judge_units import Pair, pair_key
 from abp_tui.analysis.records import design_document
 from abp_tui.models import DesignRecords, StudyDesign
@@ -36,7 +46,18 @@ def review_queue(db: sqlite_utils.Database, design_pk: int) -> list[QueuedItem]:
     return _queue(db, design_pk, judging.records_of_design(db, design_pk, with_runs=False))
 
 
-def _queue(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) -> list[QueuedItem]:
+@dataclass(frozen=True)
+class _Inputs:
+    """What the judge-informed order reads of a design: the study's verdicts, each item's
+    fatal criteria and the scales the score verdicts state."""
+
+    table: VerdictTable
+    pairs: dict[Pair, tuple[str, ...]]
+    singles: dict[str, tuple[str, ...]]
+    scales: dict[ScaleKey, tuple[float, float]]
+
+
+def _inputs(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) -> _Inputs:
     study_id = judging.design(db, design_pk).study_id
     table = sql.verdict_table(db, study_id, explanations=True)
     general = tuple(records.rubric.fatal_criteria)
@@ -48,15 +69,34 @@ def _queue(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) ->
             pairs[pair_key(item.runs)] = named
         else:
             singles[item.runs[0]] = named
+    return _Inputs(table, pairs, singles, _scales(db, study_id, table))
+
+
+def _queue(db: sqlite_utils.Database, design_pk: int, records: DesignRecords) -> list[QueuedItem]:
+    found = _inputs(db, design_pk, records)
     return review_order(
         [(item.code, item.runs) for item in records.items],
-        table,
-        pairs,
+        found.table,
+        found.pairs,
         records.design.calibration_sample,
         records.seed,
-        run_criteria=singles,
-        scales=_scales(db, study_id, table),
+        run_criteria=found.singles,
+        scales=found.scales,
     )
+
+
+def item_uncertainty(db: sqlite_utils.Database, design_pk: int) -> dict[str, float]:
+    """Each item's uncertainty for active allocation (by code,
+    :func:`abp_tui.analysis.allocation.uncertainty`): its distrust reasons' weights, plus one
+    where a judge's verdict sits on the decision boundary."""
+    records = judging.records_of_design(db, design_pk, with_runs=False)
+    found = _inputs(db, design_pk, records)
+    why = distrust(found.table, found.pairs, run_criteria=found.singles, scales=found.scales)
+    near = boundary_items(found.table, found.scales)
+    return {
+        item.code: uncertainty(why.get(item_key(item.runs), ()), item_key(item.runs) in near)
+        for item in records.items
+    }
 
 
 def _scales(
@@ -93,4 +133,4 @@ def order_queues(db: sqlite_utils.Database, design_pk: int, reviewer: str | None
     return done
 
 
-__all__ = ["order_queues", "review_queue"]
+__all__ = ["item_uncertainty", "order_queues", "review_queue"]
