@@ -8,6 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from abp_tui.analysis.allocation import boundary_items, uncertainty
+from abp_tui.analysis.judge_arrays import VerdictTable
+from abp_tui.analysis.judge_queue import JUDGES_DISAGREE
+from abp_tui.analysis.judge_units import VerdictRow
 from abp_tui.stats.allocation import (
     allocation_probabilities,
     budget_items,
@@ -132,11 +136,6 @@ def test_the_active_estimate_is_unbiased_whatever_the_judge_in_simulation() -> N
 
 
 def test_verdicts_on_the_decision_boundary_add_to_the_uncertainty() -> None:
-    from abp_tui.analysis.allocation import boundary_items, uncertainty
-    from abp_tui.analysis.judge_arrays import VerdictTable
-    from abp_tui.analysis.judge_queue import JUDGES_DISAGREE
-    from abp_tui.analysis.judge_units import VerdictRow
-
     def row(
         runs: tuple[str, ...], kind: str, verdict: str | None, score: float | None = None
     ) -> VerdictRow:

@@ -15,8 +15,14 @@ import sqlite_utils
 
 from abp_tui.analysis.allocation import allocation_seed
 from abp_tui.analysis.judge_estimates import JudgeAssisted
+from abp_tui.analysis.judge_units import AllocationUnits, Reference, VerdictRow
 from abp_tui.analysis.judge_view import view_lines
-from abp_tui.analysis.judges import JudgesReport, PreferenceJudgeReport
+from abp_tui.analysis.judges import (
+    JudgesReport,
+    PassFailJudgeReport,
+    PreferenceJudgeReport,
+    judges_report,
+)
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
@@ -325,3 +331,74 @@ def test_a_floor_that_is_no_number_is_a_usage_error(
         )
     assert exited.value.code == 2
     assert "argument --allocation-floor: invalid float value: 'x'" in capsys.readouterr().err
+
+
+def test_pass_rates_weight_each_drawn_run_by_its_inclusion_probability() -> None:
+    """A pass/fail judge's pass rate of a condition under a human budget: the runs drawn are
+    labelled, each weighted by 1 / its probability; the figure is the paper's estimator on
+    exactly those, and runs people judged outside the draw count by the judge alone."""
+    rng = np.random.default_rng(9)
+    runs = [f"r{i:03d}" for i in range(300)]
+    truth = {r: bool(rng.random() < 0.6) for r in runs}
+    said = {r: truth[r] if rng.random() < 0.8 else not truth[r] for r in runs}
+    u = np.array([0.0 if said[r] == truth[r] else 2.0 for r in runs]) + rng.random(300)
+    pi = allocation_probabilities(u, 60.0, 0.05)
+    drawn = draw(pi, 4)
+    chosen = {r for r, d in zip(runs, drawn.tolist(), strict=True) if d}
+    outside = [r for r in runs if r not in chosen][:10]  # judged by people, never drawn
+    allocation = AllocationUnits(
+        budget="60",
+        floor=0.05,
+        items=300,
+        drawn_items=len(chosen),
+        expected=60.0,
+        runs=dict(zip(runs, pi.tolist(), strict=True)),
+        drawn_runs=frozenset(chosen),
+    )
+    reference = Reference(
+        name="t",
+        kind="final",
+        runs={r: truth[r] for r in (*chosen, *outside)},
+        conditions=dict.fromkeys(runs, "C"),
+        allocation=allocation,
+    )
+    rows = [
+        VerdictRow("pf", (r,), None, None, "pass_fail", "pass" if said[r] else "fail", None, None)
+        for r in runs
+    ]
+    (judge,) = judges_report("s", [], rows, reference, resamples=0).judges
+    assert isinstance(judge, PassFailJudgeReport)
+    (found,) = judge.estimates
+    assert found.active is not None
+    f = np.array([float(said[r]) for r in runs])
+    y = np.array([float(truth[r]) if r in chosen else np.nan for r in runs])
+    expected = estimate_from_units(f, y, pi, method="ppi++")
+    assert found.active.active.point == pytest.approx(expected.point, abs=1e-12)
+    assert found.active.active.low == pytest.approx(expected.low, abs=1e-12)
+    assert found.labelled.not_used == 10 and found.labelled.n == len(chosen)
+    # Hand check of the lam = 1 form on the same units: mean(f + (y - f) xi / pi).
+    terms = f + np.where(drawn, (np.nan_to_num(y) - f) / pi, 0.0)
+    ppi = estimate_from_units(f, y, pi, method="ppi")
+    assert ppi.point == pytest.approx(float(terms.mean()), abs=1e-12)
+
+
+def test_a_replaced_design_draws_again_under_its_new_budget(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    _import(tmp_path, db)
+    first = create_design(db, _design(), plan_secret=SECRET)
+    second = create_design(db, _design(human_budget="50%"), plan_secret=SECRET)
+    assert second.status == "replaced"
+    draws = draws_sql.draws(db, second.pk)
+    assert len(draws) == len(TASKS)
+    assert sum(d.probability for d in draws) == pytest.approx(len(TASKS) / 2)
+    assert draws_sql.draws(db, first.pk) == () or first.pk == second.pk
+    count = db.execute("SELECT COUNT(*) FROM allocation_draws").fetchone()[0]
+    assert count == len(TASKS)
+
+
+def test_the_budget_is_read_as_a_count_or_a_share() -> None:
+    assert _design(human_budget="25%").human_budget == "25%"
+    assert _design(human_budget=" 12 ").human_budget == 12
+    with pytest.raises(ValueError, match="both choose the items people judge"):
+        _design(calibration_sample=0.1)
