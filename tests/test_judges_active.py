@@ -242,6 +242,12 @@ def test_the_bundle_carries_the_draw_and_verify_refuses_altered_probabilities(
     pk, _codes = _study(tmp_path, db)
     out = export_bundle(db, pk, tmp_path / "bundle").folder
     assert verify(out).status
+    # People judged every drawn item: the gate asks nothing of the items left to the judges.
+    status = json.loads((out / "status.json").read_text("utf-8"))
+    (judged,) = [c for c in status["checks"] if c["requirement"] == "every item judged"]
+    drawn = sum(d.drawn for d in draws_sql.draws(db, pk))
+    assert judged["met"], judged
+    assert judged["detail"].startswith(f"{drawn} items (the items drawn under the human budget)")
     path = out / "judging" / "allocation.jsonl"
     original = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
     assert [x["item"] for x in original] == [d.item for d in draws_sql.draws(db, pk)]

@@ -312,17 +312,21 @@ def evaluate(analysis: Analysis) -> GateStatus:
     needed = max(1, inputs.study_design.reviewers_per_item)
     # Seed 002: the figures are over benchmark material; development material's gaps are
     # listed apart and do not hold back a benchmark result.
+    # A human budget: people judge the items drawn for them, the AI judges the rest.
     design = inputs.study_design
     task_of = {i.code: i.task for i in inputs.items}
-    bench_items = [i for i in inputs.items if not is_development(design, i.task)]
+    drawn = {d.item for d in inputs.allocation if d.drawn}
+    people_items = [i for i in inputs.items if not inputs.allocation or i.code in drawn]
+    bench_items = [i for i in people_items if not is_development(design, i.task)]
     lacking = [
-        (i.task, i.code) for i in inputs.items if len(analysis.latest.get(i.code, ())) < needed
+        (i.task, i.code) for i in people_items if len(analysis.latest.get(i.code, ())) < needed
     ]
     unjudged, dev_unjudged = (sorted(codes) for codes in split_apart(design, lacking))
+    budget = " (the items drawn under the human budget)" if inputs.allocation else ""
     check(
         "every item judged",
         unjudged,
-        f"{len(bench_items)} items judged by {needed} reviewer(s) each",
+        f"{len(bench_items)} items{budget} judged by {needed} reviewer(s) each",
         f"{len(unjudged)} of {len(bench_items)} items lack a submitted judgment "
         f"({needed} needed per item)",
     )
