@@ -14,6 +14,7 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.allocation import allocation_seed
+from abp_tui.analysis.headline import pending_line, scope_line
 from abp_tui.analysis.judge_estimates import JudgeAssisted
 from abp_tui.analysis.judge_units import AllocationUnits, Reference, VerdictRow
 from abp_tui.analysis.judge_view import view_lines
@@ -23,6 +24,7 @@ from abp_tui.analysis.judges import (
     PreferenceJudgeReport,
     judges_report,
 )
+from abp_tui.analysis.verdicts import decide
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
@@ -219,6 +221,14 @@ def test_the_weighted_win_rate_is_the_papers_estimator_on_the_drawn_units(
     assert "people only (Horvitz-Thompson)" in text
     assert "uniform sample (for comparison only)" in text
     assert "human judgments saved" in text
+    # The results' headline counts the drawn items, and says they are no random sample.
+    records = judging.records_of_design(db, pk)
+    decisions = decide(records)
+    assert scope_line(records, decisions, ["A", "B"]).startswith(
+        f"Compared A, B: {int(drawn.sum())} of {int(drawn.sum())} pairs drawn for people under "
+        f"the human budget ({len(TASKS)} planned"
+    )
+    assert pending_line(records, decisions).startswith("Nothing pending: every item drawn")
 
 
 def _rehash(folder: Path, changed: str) -> None:

@@ -20,7 +20,7 @@ from abp_tui.analysis.item_preferences import counting_line
 from abp_tui.analysis.ranking import NoRanking, point_scores
 from abp_tui.analysis.ranking_sources import Side, design_votes
 from abp_tui.analysis.verdicts import Decisions
-from abp_tui.models import DesignRecords
+from abp_tui.models import DesignRecords, Item
 from abp_tui.stats.inference import Proportion
 
 if TYPE_CHECKING:  # the results import this module
@@ -110,13 +110,23 @@ def ranking_line(records: DesignRecords, decisions: Decisions) -> str | None:
     )
 
 
+def _for_people(records: DesignRecords) -> list[Item]:
+    """The items people are to judge: every planned item, or under a human budget the ones
+    drawn for them."""
+    if not records.allocation:
+        return list(records.items)
+    drawn = {d.item for d in records.allocation if d.drawn}
+    return [i for i in records.items if i.code in drawn]
+
+
 def pending_line(records: DesignRecords, decisions: Decisions) -> str:
     """What is still to do: planned items nobody judged, open disagreements."""
     judged = set(decisions.latest)
-    awaiting = sum(1 for i in records.items if i.code not in judged)
+    awaiting = sum(1 for i in _for_people(records) if i.code not in judged)
     open_items = sum(1 for d in decisions.disagreements if not d.adjudicated)
     if not awaiting and not open_items:
-        return "Nothing pending: every planned item is judged and every disagreement settled."
+        items = "item drawn for people" if records.allocation else "planned item"
+        return f"Nothing pending: every {items} is judged and every disagreement settled."
     parts = []
     if awaiting:
         parts.append(f"{_plural(awaiting, 'planned item')} with no submitted judgment")
@@ -130,6 +140,15 @@ def scope_line(records: DesignRecords, decisions: Decisions, conditions: Sequenc
     reviewers = {j.reviewer for js in decisions.latest.values() for j in js}
     judged = len(decisions.latest)
     kind = "pairs" if records.rubric.preference_only else "items"
+    if records.allocation:
+        return (
+            f"Compared {', '.join(conditions) or 'no condition'}: {judged} of "
+            f"{len(_for_people(records))} {kind} drawn for people under the human budget "
+            f"({len(records.items)} planned; the AI judges alone judged the rest) judged blind "
+            f"by {_plural(len(reviewers), 'reviewer')}. The draw favours the items the AI "
+            "judges were least sure of, so the counts below are not a random sample; abp-tui "
+            "judges gives the estimates weighted by each item's probability."
+        )
     return (
         f"Compared {', '.join(conditions) or 'no condition'}: {judged} of "
         f"{len(records.items)} planned {kind} judged blind by "
