@@ -170,6 +170,11 @@ def test_the_draw_is_stored_reproducible_and_only_drawn_items_are_queued(
     drawn = {d.item for d in draws if d.drawn}
     assert {row.code for row in judging.queue(db, pk, "alice")} == drawn
     assert created.drawn == len(drawn) and created.assignments == len(drawn)
+    # Given again unchanged, the design keeps its draw and says so.
+    unchanged = create_design(db, _design(), plan_secret=SECRET)
+    assert unchanged.status == "unchanged"
+    assert (unchanged.drawn, unchanged.assignments) == (len(drawn), len(drawn))
+    assert draws_sql.draws(db, pk) == draws
     # The same design and secret in another database draws the same items.
     other = connect(tmp_path / "other.db")
     _import(tmp_path, other)

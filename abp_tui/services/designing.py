@@ -63,6 +63,7 @@ from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
+from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
 from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
@@ -264,6 +265,8 @@ def _create_once(
     planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
     held = tuple(held_back(design, facts, planned))
     if latest is not None and is_latest(plan):
+        kept = allocation_draws(db, latest.pk)  # a human budget: the draw stored with the plan
+        drawn = {i.key for i in items if i.code in {d.item for d in kept if d.drawn}}
         return CreatedDesign(
             latest.pk,
             design.study,
@@ -274,11 +277,13 @@ def _create_once(
             len(items),
             pairs,
             len(items) - pairs,
-            len(assignments),
+            len([a for a in assignments if not kept or a.item_key in drawn]),
             design.seed,
             rubric.id,
             warnings,
             held,
+            len(drawn) if kept else None,
+            sum(d.probability for d in kept),
         )
     created_at = utc_now()
     document, sha = plan.sealed(committed(created_at))
