@@ -1,7 +1,8 @@
 """A design with a human budget (active allocation, Zrnic and Candès 2024), end to end: the
 draw stored with the plan, only drawn items in the queues, the inverse-probability-weighted
 figures beside the uniform-sample and people-only ones, and a bundle whose ``verify``
-re-derives the probabilities, the draw and the figures."""
+re-derives the probabilities, the draw and the figures; the coordinator's Judges screen shows
+them as the command line does."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ from abp_tui.store import allocation as draws_sql
 from abp_tui.store import judging
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.db import connect
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.judges import JudgesScreen
 from tests.factories import Cli, write_jsonl
+from tests.tui_helpers import drive, press, settle, static_text, until
 
 STUDY = "act"
 JUDGE = "pair-judge/v1"
@@ -423,3 +427,30 @@ def test_the_budget_is_read_as_a_count_or_a_share() -> None:
     assert _design(human_budget=" 12 ").human_budget == 12
     with pytest.raises(ValueError, match="both choose the items people judge"):
         _design(calibration_sample=0.1)
+
+
+async def test_the_judges_screen_shows_the_active_allocation_figures(tmp_path: Path) -> None:
+    db_path = tmp_path / "active.db"
+    db = connect(db_path)
+    try:
+        _study(tmp_path, db)
+        expected = view_lines(judge_report(db, STUDY, viewer="coordinator"))
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="coordinator")
+    async with drive(app, (160, 60)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g")
+        screen = app.screen
+        assert isinstance(screen, JudgesScreen)
+        await until(pilot, lambda: bool(screen.lines), "the judge report")
+        await settle(pilot)
+        assert screen.lines == expected
+        body = static_text(pilot, "#judges-body")
+        for shown in (
+            "active allocation (inverse-probability weighted)",
+            "people only (Horvitz-Thompson)",
+            "uniform sample (for comparison only)",
+            "human judgments saved",
+        ):
+            assert shown in body
