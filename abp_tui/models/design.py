@@ -182,9 +182,13 @@ class StudyDesign(Model):
 
     @field_validator("human_budget")
     @classmethod
-    def _budget_readable(cls, value: int | str | None) -> int | str | None:
+    def _budget_readable(cls, value: int | str | None, info: ValidationInfo) -> int | str | None:
         if value is None:
             return None
+        if info.data.get("calibration_sample") is not None:
+            raise ValueError(
+                "human_budget and calibration_sample both choose the items people judge: set one"
+            )
         if isinstance(value, bool):
             raise ValueError('expected a number of items (200) or a share ("25%")')
         if isinstance(value, int):
@@ -196,9 +200,7 @@ class StudyDesign(Model):
         try:
             amount = float(number)
         except ValueError:
-            raise ValueError(
-                f'expected a number of items (200) or a share ("25%"), got {value!r}'
-            ) from None
+            raise ValueError('expected a number of items (200) or a share ("25%")') from None
         if text.endswith("%"):
             if not 0 < amount <= 100:
                 raise ValueError(f"a share is more than 0% and at most 100%, got {value!r}")
@@ -207,15 +209,13 @@ class StudyDesign(Model):
             raise ValueError(f"expected a whole number of items, at least 1, got {value!r}")
         return int(amount)
 
-    @model_validator(mode="after")
-    def _one_way_to_choose_items(self) -> StudyDesign:
-        if self.human_budget is not None and self.calibration_sample is not None:
-            raise ValueError(
-                "human_budget and calibration_sample both choose the items people judge: set one"
-            )
-        if self.allocation_floor is not None and self.human_budget is None:
+    @field_validator("allocation_floor")
+    @classmethod
+    def _floor_with_budget(cls, value: float | None, info: ValidationInfo) -> float | None:
+        # A budget that failed its own check is not in info.data: that error is the one said.
+        if value is not None and "human_budget" in info.data and info.data["human_budget"] is None:
             raise ValueError("allocation_floor applies to a human_budget: set human_budget too")
-        return self
+        return value
 
     @field_validator("contrasts")
     @classmethod
