@@ -13,6 +13,12 @@ estimate states which labelled set it used (:class:`LabelledSet`):
   units the judges are unsure of first): it counts by the judge's verdict alone, like the
   sample's units nobody has judged yet, so the unlabelled set stays the rest of the units the
   judge judged instead of losing the ones people happened to pick.
+- **a design's human budget** (``human_budget``, carried by the reference as
+  :class:`~abp_tui.analysis.judge_units.AllocationUnits`): the labelled set is the units the
+  seeded draw sent to people that they judged with a usable verdict, and each figure also
+  carries the inverse-probability-weighted estimate over every unit
+  (:mod:`abp_tui.analysis.judge_active`), the one valid under that draw; ``estimate`` is then
+  the uniform-sample form, for comparison only.
 - **no calibration sample** (imported labels, or a design without one): every unit people
   judged is labelled, and the estimate says that this is assumed, not verified, to be a random
   sample.
