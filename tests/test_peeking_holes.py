@@ -179,3 +179,14 @@ def test_every_command_takes_reviewer_before_or_after_it(
     parser = build_parser()
     for argv in (["--reviewer", "alice", "tui"], ["tui", "--reviewer", "alice"]):
         assert parser.parse_args(argv).reviewer == "alice", argv
+
+
+def test_common_options_are_taken_between_a_command_and_its_action() -> None:
+    """``abp-tui study --db X list`` names the database as ``abp-tui study list --db X`` does
+    (the group's parser refused it as an unknown action)."""
+    parser = build_parser()
+    groups = (("study", "list"), ("stats", "wilson", "3", "10"), ("team", "list"))
+    for group, action, *rest in groups:
+        argv = [group, "--db", "x.db", "--reviewer", "alice", action, *rest]
+        args = parser.parse_args(argv)
+        assert args.db == "x.db" and args.reviewer == "alice", argv

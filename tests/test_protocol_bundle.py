@@ -185,3 +185,18 @@ def test_cli_exports_a_protocol_bundle_before_unblinding(tmp_path: Path, cli: Cl
     assert cli("export", "bundle", "--study", "afp-pilot-demo", "--out", tmp_path / "x").code == 1
     wrong = cli("export", "verdicts", "--study", "afp-pilot-demo", "--protocol-only", "--out", out)
     assert wrong.code == 1 and "--protocol-only is for `export bundle`" in wrong.err
+
+
+def test_a_preference_only_design_publishes_its_protocol(tmp_path: Path, cli: Cli) -> None:
+    """``--rubric none`` names the built-in preference-only rubric: its protocol bundle exports
+    and verifies (it was refused as naming another rubric than the one it carries)."""
+    db = connect(cli.db_path)
+    afp_study(tmp_path, db)
+    db.close()
+    made = cli("study", "create", "--study", "s", "--rubric", "none", "--reviewers", "a,b")
+    assert made.code == 0, made.err
+    out = tmp_path / "pref-protocol"
+    exported = cli("export", "bundle", "--study", "s", "--protocol-only", "--out", out)
+    assert exported.code == 0, exported.err
+    checked = cli("verify", tmp_path / "pref-protocol.zip")
+    assert checked.code == 0 and "protocol only" in checked.out, checked.err

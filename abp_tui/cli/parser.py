@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_import)
 
-    study = sub.add_parser("study", help="study designs: create, list")
+    study = sub.add_parser("study", parents=[common], help="study designs: create, list")
     study_sub = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
     p = study_sub.add_parser(
         "create",
@@ -154,7 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--study", default=None)
     p.set_defaults(func=cmd_study_list)
 
-    pack = sub.add_parser("pack", help="offline reviewer stations: study packs and ratings")
+    pack = sub.add_parser(
+        "pack", parents=[common], help="offline reviewer stations: study packs and ratings"
+    )
     pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)
     p = pack_sub.add_parser(
         "study", parents=[common, figures], help="write the study pack of one reviewer"
@@ -357,7 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub, common, figures)
     add_team_commands(sub, common, figures)
 
-    score = sub.add_parser("score", help="automated judges: score sci-bench submissions")
+    score = sub.add_parser(
+        "score", parents=[common], help="automated judges: score sci-bench submissions"
+    )
     score_sub = score.add_subparsers(dest="score_command", metavar="BENCHMARK", required=True)
     p = score_sub.add_parser(
         "sci-bench",
@@ -381,6 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     stats = sub.add_parser(
         "stats",
+        parents=[common],
         help="statistics from counts or small tables: wilson, mcnemar, binomial, kappa, ppi, cs",
     )
     stats_sub = stats.add_subparsers(dest="stats_command", metavar="STATISTIC", required=True)
@@ -554,7 +559,9 @@ def _add_gate(
 ) -> None:
     """``baseline save`` and ``gate``: the CI regression gate (seed 003 section 10)."""
     results_help = "an Arena results.json (or its run folder), an ABP run folder, or a study id"
-    baseline = sub.add_parser("baseline", help="CI baselines: save a run's headline figures")
+    baseline = sub.add_parser(
+        "baseline", parents=[common], help="CI baselines: save a run's headline figures"
+    )
     baseline_sub = baseline.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
     p = baseline_sub.add_parser(
         "save", parents=[common, figures], help="snapshot a run as the committed CI baseline"

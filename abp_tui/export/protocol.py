@@ -53,6 +53,7 @@ from abp_tui.export.claims import (
 )
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Condition, Item, Rubric, Study, StudyDesign
+from abp_tui.models.builtin_rubrics import NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.text.canonical import sha256_bytes
 
 PROTOCOL_SCHEMA: Final = "abp-tui-protocol/v1"
@@ -153,7 +154,8 @@ def check_protocol_files(
     conditions = _records(files, rec.CONDITIONS, Condition)
     if design.study != study.id or scope.study != study.id:
         raise BundleMismatch(rec.DESIGN, f"a design of study {design.study!r}, not {study.id!r}")
-    if isinstance(scope.rubric, str) and scope.rubric != rubric.id:
+    named = PREFERENCE_ONLY.id if scope.rubric == NO_RUBRIC else scope.rubric
+    if isinstance(named, str) and named != rubric.id:
         raise BundleMismatch(
             rec.RUBRIC, f"rubric {rubric.id!r}, but the design names {scope.rubric!r}"
         )

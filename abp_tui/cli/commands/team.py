@@ -28,7 +28,9 @@ def add_team_commands(
         help="the authorized_keys file granting the team (default: ~/.ssh/authorized_keys of "
         "the account running the command)",
     )
-    team = sub.add_parser("team", help="the team of a shared server: who may log in, as whom")
+    team = sub.add_parser(
+        "team", parents=[common], help="the team of a shared server: who may log in, as whom"
+    )
     team_sub = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
     p = team_sub.add_parser(
         "add",
