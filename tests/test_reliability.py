@@ -17,17 +17,23 @@ from typing import Any
 import numpy as np
 import pytest
 import sqlite_utils
+from textual.widgets import Static
 
 from abp_tui.analysis.reliability import PairLabel, Unit, reliability
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
+from abp_tui.services.design_choices import design_choices
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.reliability import study_reliability
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.stats.reliability import LabelData, bootstrap, fit
+from abp_tui.store import connect
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.agreement import AgreementScreen, reliability_section
 from tests.factories import Cli, flipped
+from tests.tui_helpers import drive, settle, until
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "reference_values" / "crowdkit_dawid_skene.json").read_text("utf-8")
@@ -329,3 +335,62 @@ def test_the_command_prints_the_model_and_refuses_bad_input(
         assert found.code == 1, (args, found.err)
         lines = _lines(found)
         assert len(lines) == 1 and says in lines[0] and "Traceback" not in found.err
+
+
+def _section(app: Any) -> str:
+    if not isinstance(app.screen, AgreementScreen):
+        return ""
+    return str(app.screen.query_one("#reliability", Static).render())
+
+
+async def test_the_agreement_screen_shows_the_model_under_the_figures(
+    tmp_path: Path, reference: Path
+) -> None:
+    db_path = tmp_path / "llmbar.db"
+    db = connect(db_path)
+    try:
+        _import(db, reference, "llmbar")
+    finally:
+        db.close()
+    (choice,) = design_choices(db_path, imported_labels=True)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 45)) as pilot:
+        await settle(pilot)
+        await app.push_screen(AgreementScreen(db_path, choice))
+        await settle(pilot)
+        await until(pilot, lambda: "Dawid-Skene" in _section(app), "the reliability section")
+        shown = _section(app)
+        await settle(pilot)
+    assert "Reliability beyond agreement" in shown
+    assert "Dawid-Skene over 46 items and 230 labels" in shown
+    assert "GPT-4-Vanilla (original order)" in shown and "llmbar:label" in shown
+    assert "withheld until" in shown  # the study is blind: no priors, no item's posterior
+
+
+def test_the_screens_section_says_why_there_is_no_model(tmp_path: Path) -> None:
+    db_path = tmp_path / "one.db"
+    path = tmp_path / "panda.json"
+    rows = [
+        {
+            "idx": i,
+            "instruction": f"Rewrite sentence {i} plainly.",
+            "input": "",
+            "response1": f"First rewrite of sentence {i}.",
+            "response2": f"Second rewrite of sentence {i}.",
+            "cmp_key": "m1_m2",
+            "annotator1": 1 + i % 2,
+        }
+        for i in range(4)
+    ]
+    path.write_text(json.dumps(rows), "utf-8")
+    db = connect(db_path)
+    try:
+        import_paths(db, [path], study="panda")
+    finally:
+        db.close()
+    (choice,) = design_choices(db_path, imported_labels=True)
+    lines = reliability_section(db_path, choice, "carol")
+    assert lines[-1] == (
+        "No model of the annotators: reliability needs the labels of two or more annotators, "
+        "found 1: judge the design, import labels or AI judges' verdicts"
+    )

@@ -15,6 +15,7 @@ is blind the priors and each item's posterior and label are withheld
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import sqlite_utils
 
@@ -35,7 +36,7 @@ from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.stats.limits import MAX_SEED, resamples_problem
 from abp_tui.stats.reliability import MODELS, ModelName
-from abp_tui.store import judging
+from abp_tui.store import connect, judging
 from abp_tui.store.judges import imported_labels
 from abp_tui.store.queries import unblinded
 from abp_tui.store.reliability import judge_preferences, pending_run_ids
@@ -119,12 +120,41 @@ def study_reliability(
     viewer: str | None = None,
 ) -> ReliabilityReport:
     """Every annotator of the study in ``model``, compared with the final verdicts, as
-    ``viewer`` may see it (module notes)."""
+    ``viewer`` may see it (module notes): the design named (else the study's latest; none:
+    the imported labels, else the AI judges' pairs)."""
     _check(model, resamples, seed, confidence, viewer)
     study_id = find_study(db, study)
     row = find_design_if_any(db, study_id, design)
+    return reliability_of(
+        db,
+        study_id,
+        row.pk if row is not None else None,
+        model=model,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        viewer=viewer,
+    )
+
+
+def reliability_of(
+    db: sqlite_utils.Database,
+    study_id: str,
+    design_pk: int | None,
+    *,
+    model: ModelName = "dawid-skene",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+    viewer: str | None = None,
+    figure: str = "reliability",
+) -> ReliabilityReport:
+    """:func:`study_reliability` of a stored study and design (None: without a design); the
+    look is recorded as ``figure`` (the agreement screen's section: the agreement's look)."""
+    _check(model, resamples, seed, confidence, viewer)
+    row = judging.design(db, design_pk) if design_pk is not None else None
     # Recorded before anything is computed: whoever sees these figures may not enrol later.
-    note_view(db, study_id, row.pk if row is not None else None, viewer, "reliability")
+    note_view(db, study_id, row.pk if row is not None else None, viewer, figure)
     pending = pending_run_ids(db, study_id, viewer) if viewer is not None else frozenset()
     label_units, labels = _imported(db, study_id)
     judge_units, verdicts = _judges(db, study_id)
@@ -183,3 +213,32 @@ def study_reliability(
         viewer=viewer,
         items_held_back=len(units) - len(kept),
     )
+
+
+def read_reliability(
+    db_path: Path,
+    study_id: str,
+    design_pk: int | None,
+    viewer: str,
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> ReliabilityReport | str:
+    """The workstation's reliability section (the agreement screen's): the report as ``viewer``
+    may see it, or the one-line reason there is none (too few annotators or categories). The
+    look is the agreement screen's, recorded as the agreement."""
+    db = connect(db_path)
+    try:
+        return reliability_of(
+            db,
+            study_id,
+            design_pk,
+            seed=seed,
+            resamples=resamples,
+            viewer=viewer,
+            figure="agreement",
+        )
+    except AbpError as exc:
+        return str(exc)
+    finally:
+        db.close()

@@ -103,7 +103,7 @@ class LabelData:
         ):
             if int(column.min()) < 0 or int(column.max()) >= bound:
                 raise ValueError(f"{name} index out of range 0..{bound - 1}")
-        if len(np.unique(self.item)) != self.n_items:
+        if not np.bincount(self.item, minlength=self.n_items).all():
             raise ValueError("every item needs at least one label")
 
 
