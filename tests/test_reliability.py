@@ -20,6 +20,7 @@ import sqlite_utils
 from textual.widgets import Static
 
 from abp_tui.analysis.reliability import PairLabel, Unit, reliability
+from abp_tui.analysis.reliability_text import reliability_lines
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.design_choices import design_choices
@@ -285,6 +286,10 @@ def test_a_reviewer_still_judging_sees_nothing_of_their_items(
     shown = {i.item for i in report.items} | set(report.parted)
     assert not shown & pending
     assert report.n_items == 5
+    assert reliability_lines(report)[1] == (
+        "Seen by ann: 7 items held back from the model, until ann submits their own judgment "
+        "of them."
+    )
     coordinator = study_reliability(db, "llmbar", resamples=0, viewer="coordinator")
     assert coordinator.items_held_back == 0 and coordinator.n_items == 12
 

@@ -96,10 +96,12 @@ def _judges(db: sqlite_utils.Database, study: str) -> tuple[list[Unit], list[Pai
 
 
 def _majority(labels: list[PairLabel]) -> dict[frozenset[str], str]:
-    """Each pair's pick by more than half of the label sets that label it."""
+    """Each pair's pick by more than half of the label sets that label it (each set's latest
+    label of the pair)."""
+    latest = {(label.annotator, pair_of(label.runs)): label.pick for label in labels}
     picks: dict[frozenset[str], list[str]] = defaultdict(list)
-    for label in labels:
-        picks[pair_of(label.runs)].append(label.pick)
+    for (_annotator, pair), pick in latest.items():
+        picks[pair].append(pick)
     out = {}
     for pair, found in picks.items():
         for pick in set(found):
@@ -182,11 +184,12 @@ def reliability_of(
     elif label_units:
         units, final, sides = label_units, _majority(labels), ("1", "2")
         sets = sorted({label.annotator for label in labels})
-        reference = (
-            f"the labels imported with the study ({sets[0]})"
-            if len(sets) == 1
-            else f"the majority of the labels imported with the study ({', '.join(sets)})"
-        )
+        if not sets:  # every label says insufficient evidence: no pick to compare with
+            reference = "none: no imported label picks a response"
+        elif len(sets) == 1:
+            reference = f"the labels imported with the study ({sets[0]})"
+        else:
+            reference = f"the majority of the labels imported with the study ({', '.join(sets)})"
     else:
         units, final, sides = judge_units, {}, ("a", "b")
         reference = "none: the study has no design and no imported labels"
