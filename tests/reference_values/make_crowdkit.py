@@ -7,6 +7,11 @@ reference sets, for tests/test_reliability.py to compare ours against:
   (``evaluators/*/result.json``) in each presentation order (``swap = False``: the original
   order; ``swap = True``: swapped), as annotators.
 
+- a synthetic set (seeded): 60 items, 40 annotators of skill 0.6 to 0.99 each labelling about
+  two thirds of the items, one who always says ``tie`` and one who always says the opposite of
+  the truth; so many agreeing labels drive posteriors to exactly 0 and error rates to the floor
+  (1e-10), where the floors of both models show.
+
 A label is the response preferred in the source's own orientation (``"1"``, ``"2"``) or
 ``"tie"`` (PandaLM's 0). The input rows are stored beside the fitted values. Run it where
 crowd-kit is installed, with the reference data folder as its argument:
@@ -49,6 +54,26 @@ def llmbar_rows(reference: Path) -> list[list[str]]:
     return rows
 
 
+def synthetic_rows() -> list[list[str]]:
+    import numpy as np
+
+    rng = np.random.default_rng(20261206)
+    categories = ["1", "2", "tie"]
+    truth = rng.choice(3, 60, p=[0.45, 0.45, 0.1])
+    skills = rng.uniform(0.6, 0.99, 40)
+    rows = []
+    for item, true in enumerate(truth):
+        for worker, skill in enumerate(skills):
+            if rng.random() < 1 / 3:
+                continue
+            right = rng.random() < skill
+            label = true if right else rng.choice([k for k in range(3) if k != true])
+            rows.append([str(item), f"w{worker:02d}", categories[label]])
+        rows.append([str(item), "always-tie", "tie"])
+        rows.append([str(item), "contrarian", categories[1 if true == 0 else 0]])
+    return rows
+
+
 def fitted(rows: list[list[str]]) -> dict[str, object]:
     frame = pd.DataFrame(rows, columns=["task", "worker", "label"])
     out: dict[str, object] = {"rows": rows}
@@ -83,7 +108,11 @@ def fitted(rows: list[list[str]]) -> dict[str, object]:
 
 def main() -> None:
     reference = Path(sys.argv[1])
-    cases = {"pandalm": fitted(pandalm_rows(reference)), "llmbar": fitted(llmbar_rows(reference))}
+    cases = {
+        "pandalm": fitted(pandalm_rows(reference)),
+        "llmbar": fitted(llmbar_rows(reference)),
+        "synthetic": fitted(synthetic_rows()),
+    }
     path = Path(__file__).with_name("crowdkit_dawid_skene.json")
     document = {"crowd-kit": version("crowd-kit"), "n_iter": N_ITER, "tol": TOL, "cases": cases}
     path.write_text(json.dumps(document) + "\n", encoding="utf-8")
