@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.services.results_report import unblind
@@ -220,6 +220,9 @@ def test_agreement(
     async def computed(pilot: Pilot[Any]) -> None:
         await opened(pilot, "agreement", AgreementScreen)
         await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
+        # The reliability section comes after the figures, from the same worker.
+        section = pilot.app.screen.query_one("#reliability", Static)
+        await until(pilot, lambda: "Computing" not in str(section.render()), "the reliability")
         pilot.app.screen.query_one("#variables", DataTable).move_cursor(row=0)
         await settle(pilot)
 

@@ -18,6 +18,7 @@ from abp_tui.cli.commands.importing import cmd_demo, cmd_formats, cmd_import, cm
 from abp_tui.cli.commands.judges import cmd_judges
 from abp_tui.cli.commands.publishing import cmd_export, cmd_verify
 from abp_tui.cli.commands.ranking import cmd_ranking
+from abp_tui.cli.commands.reliability import cmd_reliability
 from abp_tui.cli.commands.results import cmd_agreement, cmd_results
 from abp_tui.cli.commands.scoring import cmd_score_scibench
 from abp_tui.cli.commands.stations import cmd_merge, cmd_pack_open, cmd_pack_ratings, cmd_pack_study
@@ -272,6 +273,32 @@ def build_parser() -> argparse.ArgumentParser:
         "crowd workers)",
     )
     p.set_defaults(func=cmd_judges)
+
+    p = sub.add_parser(
+        "reliability",
+        parents=[common, figures],
+        help="every annotator (people, imported labels, AI judges) in Dawid-Skene or the "
+        "one-coin model, beside the final verdicts",
+    )
+    p.add_argument("--study", default=None)
+    p.add_argument("--design", default=None, help="the design whose reviewers and verdicts count")
+    p.add_argument(
+        "--model",
+        choices=["dawid-skene", "one-coin"],
+        default="dawid-skene",
+        help="a confusion matrix per annotator, or one competence each (dawid-skene)",
+    )
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
+    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
+    p.add_argument(
+        "--resamples",
+        type=resamples("--resamples"),
+        default=1000,
+        metavar="N",
+        help=f"bootstrap resamples of the items, the model refitted on each (1000; 0: no "
+        f"intervals; else {MIN_RESAMPLES} to {MAX_RESAMPLES})",
+    )
+    p.set_defaults(func=cmd_reliability)
 
     _add_ranking(sub, common, figures)
 

@@ -50,7 +50,15 @@ from abp_tui.store.judging import BlindingError
 from abp_tui.store.pending_items import pending_by_design, pending_items
 from abp_tui.text.safe import safe_line
 
-FIGURES = ("agreement", "disagreements", "adjudication", "results", "judges", "exports")
+FIGURES = (
+    "agreement",
+    "disagreements",
+    "adjudication",
+    "results",
+    "judges",
+    "exports",
+    "reliability",
+)
 NAMES = {
     "agreement": "the agreement",
     "disagreements": "the disagreements",
@@ -58,6 +66,7 @@ NAMES = {
     "results": "the results",
     "judges": "the AI judges' report",
     "exports": "an export of its judgments or results",
+    "reliability": "the annotators' reliability",
 }
 """How a notice names each figure."""
 

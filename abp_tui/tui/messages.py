@@ -263,6 +263,14 @@ class AgreementComputed(Message):
         self.shown = shown
 
 
+class ReliabilityComputed(Message):
+    """The agreement screen's reliability section: the report's lines, or why there is none."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+
 class JudgesComputed(Message):
     """The judge report of a study, as the lines the Judges screen shows."""
 

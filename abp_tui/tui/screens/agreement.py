@@ -5,7 +5,10 @@ denominators and each figure's value, or "undefined"; with imported labels of tw
 their agreement among themselves as one more row. Below: the highlighted variable's figures
 with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
 Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map; under the preference,
-each reviewer against each imported label set. The statistics and
+each reviewer against each imported label set. Under it, reliability beyond agreement: every
+annotator (reviewers, imported label sets, AI judges) in Dawid-Skene, computed after the agreement
+(:func:`abp_tui.services.reliability.read_reliability`, the function behind
+``abp-tui reliability``). The statistics and
 every heat map are computed in a worker thread
 (:func:`abp_tui.services.agreement_report.study_agreement`, the
 same function as ``abp-tui agreement``); the screen only shows them.
@@ -33,18 +36,21 @@ from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.agreement_labels import StudyAgreementReport, view_summary
+from abp_tui.analysis.reliability_text import reliability_lines
 from abp_tui.analysis.tables import references_table
 from abp_tui.services.coordinator import DesignChoice, read_agreement
+from abp_tui.services.reliability import read_reliability
 from abp_tui.stats.agreement import VariableAgreement
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import VARIABLE_COLUMNS, rich_table, variable_detail, variable_row
-from abp_tui.tui.messages import AgreementComputed, WorkerFailed
+from abp_tui.tui.messages import AgreementComputed, ReliabilityComputed, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 SEED = 0
 RESAMPLES = 1000
+COMPUTING_RELIABILITY = "\nComputing reliability beyond agreement…"
 VARIABLE_WIDTH = 34
 DEFINITION = (
     "Percent agreement: mean pairwise agreement over items with at least two judgments. "
@@ -83,6 +89,17 @@ def build(report: StudyAgreementReport) -> ShownAgreement:
             detail = Group(detail, _references(report))
         details.append(detail)
     return ShownAgreement(report, variables, tuple(details))
+
+
+def reliability_section(db_path: Path, design: DesignChoice, viewer: str) -> list[str]:
+    """The reliability section's lines: a heading, then the report's or why there is none."""
+    found = read_reliability(
+        db_path, design.study_id, design.pk, viewer, seed=SEED, resamples=RESAMPLES
+    )
+    head = ["", "Reliability beyond agreement (abp-tui reliability)"]
+    if isinstance(found, str):
+        return [*head, f"No model of the annotators: {safe_line(found)}"]
+    return [*head, *reliability_lines(found)]
 
 
 def _row(v: VariableAgreement) -> list[Text]:
@@ -127,6 +144,7 @@ class AgreementScreen(DesignScreen):
         yield DataTable[Text](id="variables", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="variable-detail"):
             yield Static("", id="detail")
+            yield Static(Text(COMPUTING_RELIABILITY), id="reliability")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -147,8 +165,17 @@ class AgreementScreen(DesignScreen):
             self.db_path, self.design, self.reviewer, seed=SEED, resamples=RESAMPLES
         )
         shown = build(report)
+        if get_current_worker().is_cancelled:
+            return
+        self.post_message(AgreementComputed(shown))
+        lines = reliability_section(self.db_path, self.design, self.reviewer)
         if not get_current_worker().is_cancelled:
-            self.post_message(AgreementComputed(shown))
+            self.post_message(ReliabilityComputed(lines))
+
+    @on(ReliabilityComputed)
+    def reliability_computed(self, message: ReliabilityComputed) -> None:
+        # Lines of plain text: names from records were made safe, and none is markup.
+        self.query_one("#reliability", Static).update(Text("\n".join(message.lines)))
 
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
@@ -208,6 +235,7 @@ class AgreementScreen(DesignScreen):
 
     def action_reload(self) -> None:
         self.query_one("#agreement-summary", Static).update(Text("Computing agreement…"))
+        self.query_one("#reliability", Static).update(Text(COMPUTING_RELIABILITY))
         self.compute()
 
     def action_back(self) -> None:
