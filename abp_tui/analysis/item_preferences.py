@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final
 
-from abp_tui.analysis.records import preferred, shown_as
+from abp_tui.analysis.placement import shown_as
+from abp_tui.analysis.records import preferred
 from abp_tui.models import (
     AdjudicationRevision,
     Item,
