@@ -241,7 +241,7 @@ def placement_translations(source: str) -> list[int]:
         )
         named = isinstance(node, ast.Attribute) and node.attr in {"RESPONSE_1", "RESPONSE_2"}
         if inside or built or named:
-            found.append(getattr(node, "lineno", 0) or getattr(node.value, "lineno", 0))
+            found.append(getattr(node, "lineno", 0))
     return sorted(set(found))
 
 

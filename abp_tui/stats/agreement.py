@@ -8,10 +8,13 @@ value or the reason it is undefined. Degenerate data (one reviewer, no variation
 fewer than two items) gives ``undefined_reason``, never NaN, inf or an exception.
 
 Each coefficient is declared once (:class:`Coefficient`: its key, label, short label, what it
-measures, its formula, its source and whether the compact list of variables shows it) in
+measures, its formula, its source, whether the compact list of variables shows it, the levels it
+applies to and, for a multi-reviewer one, its kernel and when its figure is undefined) in
 :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`; the figures follow the declarations
-and every face (command line, workstation, CSV, report) lists them from there. A new coefficient
-is its computation here and its declaration.
+(:func:`_declared_figure` builds each multi-reviewer figure from its declaration and its
+kernel's values) and every face (command line, workstation, CSV, JSON, report) lists them from
+there. A new multi-reviewer coefficient is its declaration and its kernel
+(:mod:`abp_tui.stats.agreement_kernels`), nothing else.
 
 This module does not read the database, decide which judgments belong to a study or import the
 UI; the caller collects the judgments (:mod:`abp_tui.formats.agreement_table` reads them from a
