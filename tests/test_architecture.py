@@ -191,6 +191,23 @@ def _builds_a_mapping(node: ast.AST) -> bool:
     )
 
 
+def _numbers_positions(node: ast.AST) -> bool:
+    """``{str(i): run for i, run in enumerate(runs, start=1)}``: positions numbered from runs."""
+    return (
+        isinstance(node, ast.DictComp)
+        and isinstance(node.key, ast.Call)
+        and isinstance(node.key.func, ast.Name)
+        and node.key.func.id == "str"
+        and any(
+            isinstance(g.iter, ast.Call)
+            and isinstance(g.iter.func, ast.Name)
+            and g.iter.func.id == "enumerate"
+            and any(k.arg == "start" for k in g.iter.keywords)
+            for g in node.generators
+        )
+    )
+
+
 def placement_translations(source: str) -> list[int]:
     """Lines of ``source`` that look inside a placement (its items, keys, values, a position
     of it, its size), build one from a mapping, or name Response 1 / 2 as a preference."""
@@ -240,7 +257,7 @@ def placement_translations(source: str) -> list[int]:
             )
         )
         named = isinstance(node, ast.Attribute) and node.attr in {"RESPONSE_1", "RESPONSE_2"}
-        if inside or built or named:
+        if inside or built or named or _numbers_positions(node):
             found.append(getattr(node, "lineno", 0))
     return sorted(set(found))
 
@@ -257,6 +274,7 @@ def test_the_placement_checker_finds_each_way_of_translating() -> None:
         "placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})",
         "revision.model_copy(update={'placement': {p: p for p in sorted(shown)}})",
         "theirs = {PreferenceChoice.RESPONSE_1: '2', PreferenceChoice.RESPONSE_2: '1'}",
+        "adjudicate(final, {str(p): pk for p, pk in enumerate(item.run_pks, start=1)})",
     ]
     assert [bool(placement_translations(s)) for s in samples] == [True] * len(samples)
     assert placement_translations("shown_as(j.placement, pick)\ndict(j.placement)") == []
