@@ -8,6 +8,7 @@ these tests check what really happens at run time, lazy imports included.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -158,3 +159,139 @@ def test_sql_is_run_only_in_the_store() -> None:
             if re.search(r"\.(execute|executemany|executescript)\(", code):
                 found.append(f"{relative}:{number}")
     assert found == [], f"SQL outside abp_tui/store: {found}"
+
+
+PLACEMENT_MODULE = "analysis/placement.py"
+"""The one translation between the positions a judgment was given in and the runs it names."""
+POSITION_NAMERS = {
+    "models/judgments.py": "defines the choices",
+    "formats/pairwise.py": "reads a source's own 1 and 2 as the choice given",
+    "tui/widgets/preference.py": "the keys and words of each choice on the form",
+    "tui/widgets/judgments_table.py": "the words of each choice in the table",
+    "analysis/results.py": "position bias counts positions, never runs",
+    "analysis/agreement_labels.py": "imported labels among themselves, in the source's positions",
+    "services/agreement_report.py": "imported labels among themselves, in the source's positions",
+}
+"""Modules that name Response 1 / Response 2 without turning them into runs, and why."""
+_HOLDERS = frozenset({"placement"})
+_INSPECTING_CALLS = frozenset(
+    {"sorted", "list", "set", "tuple", "reversed", "len", "iter", "next", "enumerate", "zip"}
+)
+
+
+def _holds_placement(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr in _HOLDERS) or (
+        isinstance(node, ast.Name) and node.id in _HOLDERS
+    )
+
+
+def _builds_a_mapping(node: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.DictComp) or (isinstance(n, ast.Dict) and n.keys) for n in ast.walk(node)
+    )
+
+
+def _numbers_positions(node: ast.AST) -> bool:
+    """``{str(i): run for i, run in enumerate(runs, start=1)}``: positions numbered from runs."""
+    return (
+        isinstance(node, ast.DictComp)
+        and isinstance(node.key, ast.Call)
+        and isinstance(node.key.func, ast.Name)
+        and node.key.func.id == "str"
+        and any(
+            isinstance(g.iter, ast.Call)
+            and isinstance(g.iter.func, ast.Name)
+            and g.iter.func.id == "enumerate"
+            and any(k.arg == "start" for k in g.iter.keywords)
+            for g in node.generators
+        )
+    )
+
+
+def placement_translations(source: str) -> list[int]:
+    """Lines of ``source`` that look inside a placement (its items, keys, values, a position
+    of it, its size), build one from a mapping, or name Response 1 / 2 as a preference."""
+    found: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        inside = (
+            (isinstance(node, ast.Subscript) and _holds_placement(node.value))
+            or (
+                isinstance(node, ast.Attribute)
+                and node.attr in {"items", "keys", "values", "get"}
+                and _holds_placement(node.value)
+            )
+            or (isinstance(node, ast.For | ast.comprehension) and _holds_placement(node.iter))
+            or (
+                isinstance(node, ast.Compare)
+                and any(isinstance(op, ast.In | ast.NotIn) for op in node.ops)
+                and any(_holds_placement(c) for c in node.comparators)
+            )
+            or (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in _INSPECTING_CALLS
+                and any(_holds_placement(a) for a in node.args)
+            )
+        )
+        built = (
+            (
+                isinstance(node, ast.Assign | ast.AnnAssign)
+                and node.value is not None
+                and any(
+                    _holds_placement(t)
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                )
+                and _builds_a_mapping(node.value)
+            )
+            or (
+                isinstance(node, ast.keyword)
+                and node.arg in _HOLDERS
+                and _builds_a_mapping(node.value)
+            )
+            or (
+                isinstance(node, ast.Dict)
+                and any(
+                    isinstance(k, ast.Constant) and k.value in _HOLDERS and _builds_a_mapping(v)
+                    for k, v in zip(node.keys, node.values, strict=True)
+                )
+            )
+        )
+        named = isinstance(node, ast.Attribute) and node.attr in {"RESPONSE_1", "RESPONSE_2"}
+        if inside or built or named or _numbers_positions(node):
+            found.append(getattr(node, "lineno", 0))
+    return sorted(set(found))
+
+
+def test_the_placement_checker_finds_each_way_of_translating() -> None:
+    """Translations the code base once held in seven places, each found by the rule below."""
+    samples = [
+        "by_run = {run: pos for pos, run in j.placement.items()}",
+        "run_shown = placement.get('1')",
+        "if key not in placement:\n    pass",
+        "responses[str(placement[key])] = response",
+        "single = len(latest.placement) == 1",
+        "for position, run in sorted(placement.items()):\n    pass",
+        "placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})",
+        "revision.model_copy(update={'placement': {p: p for p in sorted(shown)}})",
+        "theirs = {PreferenceChoice.RESPONSE_1: '2', PreferenceChoice.RESPONSE_2: '1'}",
+        "adjudicate(final, {str(p): pk for p, pk in enumerate(item.run_pks, start=1)})",
+    ]
+    assert [bool(placement_translations(s)) for s in samples] == [True] * len(samples)
+    assert placement_translations("shown_as(j.placement, pick)\ndict(j.placement)") == []
+
+
+def test_positions_and_runs_are_translated_in_one_module() -> None:
+    """Only :mod:`abp_tui.analysis.placement` looks inside a placement (position -> run), builds
+    one, or turns Response 1 / 2 into a run; every other module calls it. Modules that name
+    Response 1 / 2 as words or positions alone are listed with the reason."""
+    found = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        relative = path.relative_to(PACKAGE_ROOT).as_posix()
+        if relative == PLACEMENT_MODULE:
+            continue
+        lines = placement_translations(path.read_text("utf-8"))
+        if relative in POSITION_NAMERS:
+            source = path.read_text("utf-8").splitlines()
+            lines = [n for n in lines if "RESPONSE_" not in source[n - 1]]
+        found += [f"{relative}:{n}" for n in lines]
+    assert found == [], f"position <-> run translated outside {PLACEMENT_MODULE}: {found}"

@@ -180,3 +180,19 @@ def test_reading_ahead_writes_nothing_and_entering_stores_staged_drafts(
         assert ReviewSession(db, created.pk, "a").resume_code() == second
     finally:
         desk.close()
+
+
+def test_others_preference_is_given_in_this_reviewers_positions(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    # The two reviewers see each pair the other way round: a's Response 1 is b's Response 2,
+    # so a's preference reaches b naming the run a preferred where b sees it.
+    _pk, a, b, _codes = two_reviewer_design(tmp_path, db)
+    code = a.queue()[0].code
+    assert next(r.flipped for r in a.queue() if r.code == code) != next(
+        r.flipped for r in b.queue() if r.code == code
+    )
+    a.save(code, full_judgment(2, PreferenceChoice.RESPONSE_1), 1.0, submit=True)
+    b.save(code, full_judgment(2, PreferenceChoice.TIE), 1.0, submit=True)
+    assert [j.preference for j in b.others(code)] == [PreferenceChoice.RESPONSE_2]
+    assert [j.preference for j in a.others(code)] == [PreferenceChoice.TIE]

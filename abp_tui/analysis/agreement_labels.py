@@ -30,6 +30,7 @@ from typing import Final
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.agreement_input import PREFERENCE_SCALE
+from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.models import DesignRecords, PreferenceChoice
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement import (
@@ -221,12 +222,10 @@ def side_records(
         if item.code in hidden:
             tally[1] += 1
             continue
-        if label.choice == PreferenceChoice.RESPONSE_1.value:
-            value = "a" if item.run_pks[0] == label.run_1_pk else "b"
-        elif label.choice == PreferenceChoice.RESPONSE_2.value:
-            value = "a" if item.run_pks[0] == label.run_2_pk else "b"
-        else:
-            value = label.choice  # tie or insufficient_evidence: the same whichever side
+        # The label's own placement: the source showed run 1, then run 2.
+        run = run_picked(label.choice, placement_of((label.run_1_pk, label.run_2_pk)))
+        # A tie or insufficient evidence is the same whichever side.
+        value = label.choice if run is None else ("a" if item.run_pks[0] == run else "b")
         found[reviewer].append((order[item.code], (item.code, reviewer, value)))
     records = {name: [obs for _n, obs in sorted(rows)] for name, rows in found.items()}
     return records, {name: (t[0], t[1]) for name, t in counts.items()}

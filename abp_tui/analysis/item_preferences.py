@@ -13,9 +13,9 @@ per-run verdicts' (:mod:`abp_tui.analysis.verdicts`), applied to the pair's pref
   disagreement, the preferred run is the final preference (a tie then agrees with any
   preference; insufficient evidence is no pick against one).
 
-Screen positions (Response 1 / 2) become runs in one place, :func:`abp_tui.analysis.records.
-picked`, and runs become positions in :func:`abp_tui.analysis.records.shown_as`. Pure: no
-database, no files.
+Screen positions (Response 1 / 2) become runs, and runs positions, in one module,
+:mod:`abp_tui.analysis.placement` (:func:`~abp_tui.analysis.placement.picked`,
+:func:`~abp_tui.analysis.placement.shown_as`). Pure: no database, no files.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final
 
-from abp_tui.analysis.records import preferred, shown_as
+from abp_tui.analysis.placement import shown_as
+from abp_tui.analysis.records import preferred
 from abp_tui.models import (
     AdjudicationRevision,
     Item,

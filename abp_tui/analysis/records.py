@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from abp_tui.analysis.placement import picked as picked
+from abp_tui.analysis.placement import run_picked
+from abp_tui.analysis.placement import shown_as as shown_as
 from abp_tui.models import (
     AdjudicationRevision,
     Item,
     JudgmentRevision,
-    PreferenceChoice,
     StudyDesign,
 )
 
@@ -33,7 +35,6 @@ PLAN_KEYS: Final = (
 :func:`abp_tui.analysis.blinding.plan_commitment`; ``shared_runs_apart`` says its plan lays
 items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`; ``commitment`` binds the
 records it planned and its times, :mod:`abp_tui.analysis.commitment`)."""
-_NOT_A_RUN: Final = frozenset({PreferenceChoice.TIE.value, PreferenceChoice.INSUFFICIENT.value})
 
 
 def design_document(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -48,35 +49,15 @@ def in_scope(design: StudyDesign, task: str, condition: str) -> bool:
     )
 
 
-def picked(choice: PreferenceChoice | None, placement: Mapping[str, str]) -> str | None:
-    """A preference as shown (Response 1 / 2, tie, insufficient evidence) in run terms under the
-    ``placement`` it was made on (position -> run id): the run id preferred, "tie",
-    "insufficient_evidence", or None for no preference (or a position nothing was shown at).
-    The one translation from screen positions to runs; :func:`shown_as` is the other way."""
-    if choice is None:
-        return None
-    if choice in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-        return placement.get("1" if choice == PreferenceChoice.RESPONSE_1 else "2")
-    return choice.value
-
-
 def preferred(j: JudgmentRevision | AdjudicationRevision) -> str | None:
     """The run id a judgment or an adjudication preferred, "tie", "insufficient_evidence", or
     None for no preference."""
     return picked(j.judgment.preference, j.placement)
 
 
-def shown_as(placement: Mapping[str, str], run: str) -> str | None:
-    """Where ``run`` was shown ("1" first, "2" second) under ``placement``; None when it was not
-    shown (a tie, insufficient evidence). The one translation from runs back to screen positions,
-    as :func:`picked` is the one from positions to runs."""
-    return next((position for position, shown in placement.items() if shown == run), None)
-
-
 def preferred_run(j: JudgmentRevision) -> str | None:
     """The run id preferred, or None for no preference, a tie or insufficient evidence."""
-    found = preferred(j)
-    return None if found is None or found in _NOT_A_RUN else found
+    return run_picked(j.judgment.preference, j.placement)
 
 
 def side(item: Item, run: str) -> str:

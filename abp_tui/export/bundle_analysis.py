@@ -31,6 +31,7 @@ from abp_tui.analysis.business import BusinessResults, benchmark_records, busine
 from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions, version_warnings
+from abp_tui.analysis.placement import runs_shown
 from abp_tui.analysis.records import design_document, shown_as
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, listed_reclassifications
 from abp_tui.analysis.results import (
@@ -202,7 +203,7 @@ def _check_references(inputs: Inputs) -> None:
     rows: list[tuple[str, int, str, set[str]]] = []
     for number, j in enumerate(inputs.judgments, start=1):
         rows.append(
-            (rec.JUDGMENTS, number, j.item, set(j.placement.values()) | set(j.judgment.responses))
+            (rec.JUDGMENTS, number, j.item, runs_shown(j.placement) | set(j.judgment.responses))
         )
     for number, a in enumerate(inputs.adjudications, start=1):
         rows.append(
@@ -210,7 +211,7 @@ def _check_references(inputs: Inputs) -> None:
                 rec.ADJUDICATIONS,
                 number,
                 a.item,
-                set(a.placement.values()) | set(a.judgment.responses),
+                runs_shown(a.placement) | set(a.judgment.responses),
             )
         )
     published = {r.id for r in inputs.runs}

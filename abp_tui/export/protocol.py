@@ -40,6 +40,7 @@ from abp_tui.analysis.blinding import (
     blind,
     plan_commitment,
 )
+from abp_tui.analysis.placement import is_flipped
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
@@ -277,7 +278,7 @@ def _check_placements(inputs: Inputs, items: list[Item], secret: str, apart_runs
         item = by_code.get(j.item)
         if item is None or not item.is_pair:
             continue
-        flipped = j.placement.get("1") == item.runs[1]
+        flipped = is_flipped(j.placement, item.runs)
         where = f"line {number}: {j.reviewer}'s judgment of {j.item}"
         if design.reviewers:
             expected = flips.get((j.item, j.reviewer))

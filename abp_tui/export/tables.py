@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from abp_tui.analysis.material import splits_tasks, task_material
-from abp_tui.analysis.records import picked
+from abp_tui.analysis.placement import in_order, picked
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.tables import (
     Cell,
@@ -216,7 +216,7 @@ def judgments_table(analysis: Analysis) -> Table:
                 e.note,
                 None,
             )
-        for position, run in sorted(e.placement.items()):
+        for position, run in in_order(e.placement):
             response = judgment.responses.get(run)
             scores = response.scores if response else {}
             rationales = response.rationales if response else {}

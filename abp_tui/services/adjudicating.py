@@ -20,6 +20,7 @@ import json
 
 import sqlite_utils
 
+from abp_tui.analysis.placement import by_run, order_of, runs_shown
 from abp_tui.analysis.records import latest_submitted
 from abp_tui.analysis.scoring import problems
 from abp_tui.analysis.verdicts import (
@@ -137,23 +138,22 @@ def adjudicate(
     refused = adjudication_refused(db, sql.design(db, design_pk), item, adjudicator)
     if refused is not None:
         raise refused
-    expected = {item.run_a_pk, item.run_b_pk} - {None}
-    if set(placement.values()) != expected:
+    if runs_shown(placement) != set(item.run_pks):
         raise AbpError(f"the placement does not match the runs of {code}")
-    responses = {}
-    for key, response in final.responses.items():
-        if key not in placement:
-            raise AbpError(f"unknown response {key!r}")
-        responses[str(placement[key])] = response
-    by_run = final.model_copy(update={"responses": responses})
+    by_run_pk = by_run(final, placement)
+    order = order_of(placement)
     rubric = Rubric.model_validate(sql.design(db, design_pk).rubric)
-    missing = problems(
-        rubric, by_run, [str(placement[k]) for k in sorted(placement)], item.run_b_pk is not None
-    )
+    missing = problems(rubric, by_run_pk, [str(pk) for pk in order], item.run_b_pk is not None)
     if missing:
         raise AbpError("the final judgment is incomplete: " + "; ".join(missing))
     # What a review session refuses of a run's state, the verdict that counts may not hold.
-    refused_override(db, rubric, code, [placement[k] for k in sorted(placement)], by_run)
+    refused_override(db, rubric, code, order, by_run_pk)
     return sql.append_adjudication(
-        db, item.pk, adjudicator, by_run.model_dump_json(), json.dumps(placement), note, show_names
+        db,
+        item.pk,
+        adjudicator,
+        by_run_pk.model_dump_json(),
+        json.dumps(placement),
+        note,
+        show_names,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from abp_tui.analysis.placement import order_of
 from abp_tui.analysis.transcript import Transcript
 from abp_tui.errors import AbpError
 from abp_tui.services.adjudicating import adjudication_refused
@@ -40,7 +41,7 @@ def adjudication_transcripts(
         refused = adjudication_refused(db, sql.design(db, design_pk), item, adjudicator)
         if refused is not None:
             raise refused
-        order = [placement[position] for position in sorted(placement)]
+        order = order_of(placement)
         if sorted(order) != sorted(item.run_pks):
             raise AbpError(f"{code}: the placement given does not name this item's responses")
         mask = design_masker(sql.design(db, design_pk)).mask

@@ -36,17 +36,22 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from abp_tui.analysis.agreement_labels import ItemRuns, StudyAgreementReport, held_back, visible
+from abp_tui.analysis.placement import (
+    on_screen,
+    order_of,
+    placement_of,
+    relabel,
+    reverse,
+    swapped,
+)
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
     Judgment,
     JudgmentRevision,
-    PreferenceChoice,
-    ResponseJudgment,
     Rubric,
 )
 from abp_tui.services.adjudicating import (
@@ -210,46 +215,6 @@ class AdjudicationItem:
         return tuple(r.reviewer for r in self.reviewers)
 
 
-def _to_positions(
-    judgment: Judgment, placement: dict[str, str], shown_as: dict[str, str]
-) -> Judgment:
-    """A judgment keyed by run id, whose preference was given as ``placement`` showed the runs,
-    re-keyed to the positions of ``shown_as`` (position -> run id)."""
-    position_of = {run: position for position, run in shown_as.items()}
-    responses: dict[str, ResponseJudgment] = {}
-    for run, response in judgment.responses.items():
-        if run in position_of:
-            responses[position_of[run]] = response
-    preference = judgment.preference
-    if preference in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-        run_shown = placement.get("1" if preference == PreferenceChoice.RESPONSE_1 else "2")
-        position = position_of.get(run_shown) if run_shown is not None else None
-        preference = None
-        if position is not None:
-            preference = (
-                PreferenceChoice.RESPONSE_1 if position == "1" else (PreferenceChoice.RESPONSE_2)
-            )
-    return judgment.model_copy(update={"responses": responses, "preference": preference})
-
-
-def _swapped(placement: dict[str, str], shown: dict[str, str]) -> bool:
-    """Whether ``placement`` (position -> run id, as a reviewer saw the pair) shows the runs the
-    other way round from ``shown`` (this screen's)."""
-    return len(shown) > 1 and placement.get("1") == shown.get("2")
-
-
-R = TypeVar("R", JudgmentRevision, AdjudicationRevision)
-
-
-def _on_screen(revision: R, shown: dict[str, str]) -> R:
-    """A revision re-keyed to the adjudication screen's positions (``shown``: position -> run
-    id): its responses and placement by position, its preference as the screen shows the runs."""
-    judgment = _to_positions(revision.judgment, revision.placement, shown)
-    return revision.model_copy(
-        update={"judgment": judgment, "placement": {p: p for p in sorted(shown)}}
-    )
-
-
 def open_adjudication(
     db_path: Path, design_pk: int, code: str, adjudicator: str
 ) -> AdjudicationItem:
@@ -275,10 +240,9 @@ def open_adjudication(
         note_view(db, row.study_id, design_pk, adjudicator, "adjudication")
         order = sql.submission_order(db, item.pk)
         judged = sorted(judged, key=lambda j: (order.index(j.reviewer), j.reviewer))
-        first = judged[0].placement
-        shown = {"1": first["2"], "2": first["1"]} if item.is_pair else {"1": item.runs[0]}
-        reviewers = tuple(_on_screen(j, shown) for j in judged)
-        seen_swapped = tuple(_swapped(j.placement, shown) for j in judged)
+        shown = reverse(judged[0].placement) if item.is_pair else placement_of(item.runs[:1])
+        reviewers = tuple(on_screen(j, shown) for j in judged)
+        seen_swapped = tuple(swapped(j.placement, shown) for j in judged)
         latest_swapped = False
         reasons: tuple[str, ...] = ()
         for d in disagreements(db, design_pk):
@@ -287,14 +251,12 @@ def open_adjudication(
         latest = None
         for past in sql.latest_adjudications(db, design_pk):
             if past.item == code:
-                latest, latest_swapped = _on_screen(past, shown), _swapped(past.placement, shown)
+                latest, latest_swapped = on_screen(past, shown), swapped(past.placement, shown)
         pk_of = dict(zip(item.runs, item.run_pks, strict=True))
-        placement = {position: pk_of[run] for position, run in shown.items()}
+        placement = relabel(shown, pk_of.__getitem__)
         rubric = Rubric.model_validate(row.rubric)
         task = blind_task(db, item.task_pk, rubric)
-        responses = blind_responses(
-            db, design_masker(row), [placement[k] for k in sorted(placement)]
-        )
+        responses = blind_responses(db, design_masker(row), order_of(placement))
     finally:
         db.close()
     return AdjudicationItem(

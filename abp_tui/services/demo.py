@@ -15,6 +15,14 @@ from typing import Literal
 import sqlite_utils
 from pydantic import Field
 
+from abp_tui.analysis.placement import (
+    by_position,
+    choice_at,
+    order_of,
+    placement_of,
+    seen_order,
+    shown_as,
+)
 from abp_tui.errors import InputError
 from abp_tui.formats.base import loads_json, validate
 from abp_tui.models import (
@@ -151,24 +159,20 @@ def replay_judgments(db: sqlite_utils.Database, path: Path) -> int:
             raise InputError(display, f"no pair item of task {task!r}, trial {trial}", None, where)
         return found
 
-    def positioned(entry: DemoJudgment, conditions: tuple[str, ...], where: str) -> Judgment:
+    def positioned(entry: DemoJudgment, shown: dict[str, str], where: str) -> Judgment:
+        """``entry`` (keyed by condition) by the positions ``shown`` (position -> condition)."""
+        conditions = order_of(shown)
         if set(entry.responses) != set(conditions):
-            raise InputError(display, f"expected conditions {list(conditions)}", None, where)
-        responses = {
-            str(position): ResponseJudgment(**entry.responses[c].model_dump())
-            for position, c in enumerate(conditions, start=1)
-        }
-        if entry.preference in conditions:
-            position = conditions.index(entry.preference) + 1
-            preference = PreferenceChoice(f"response_{position}")
-        else:
-            preference = PreferenceChoice(entry.preference)
-        return Judgment(
-            responses=responses,
-            preference=preference,
+            raise InputError(display, f"expected conditions {conditions}", None, where)
+        by_condition = Judgment(
+            responses={c: ResponseJudgment(**entry.responses[c].model_dump()) for c in conditions},
             justification=entry.justification,
             validity=gate,
         )
+        preference = choice_at(shown_as(shown, entry.preference)) or PreferenceChoice(
+            entry.preference
+        )
+        return by_position(by_condition, shown).model_copy(update={"preference": preference})
 
     sessions: dict[str, ReviewSession] = {}
     with db.atomic():
@@ -183,7 +187,7 @@ def replay_judgments(db: sqlite_utils.Database, path: Path) -> int:
             found = sql.assignment(db, item.pk, entry.reviewer)
             if found is None:
                 raise InputError(display, f"{item.code} is not assigned to {entry.reviewer}")
-            shown = item.conditions[::-1] if found[1] else item.conditions
+            shown = placement_of(seen_order(item.conditions, found[1]))
             session.save(item.code, positioned(entry, shown, where), entry.seconds, submit=True)
         for number, adjudication in enumerate(document.adjudications):
             where = f"$.adjudications[{number}]"
@@ -193,8 +197,8 @@ def replay_judgments(db: sqlite_utils.Database, path: Path) -> int:
                 design.pk,
                 item.code,
                 adjudication.adjudicator,
-                positioned(adjudication, item.conditions, where),
-                {str(p): pk for p, pk in enumerate(item.run_pks, start=1)},
+                positioned(adjudication, placement_of(item.conditions), where),
+                placement_of(item.run_pks),
                 adjudication.note,
             )
         for number, finding in enumerate(document.findings):

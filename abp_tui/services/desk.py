@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from abp_tui.analysis.placement import in_order
 from abp_tui.analysis.transcript import Transcript
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
@@ -260,7 +261,7 @@ class Desk:
             placement = latest.placement if latest is not None else {}
             masked = session.masker.mask
             found = []
-            for position, run in sorted(placement.items()):
+            for position, run in in_order(placement):
                 score = scores.get(run)
                 if score is None:
                     continue

@@ -21,6 +21,7 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.analysis.masking import Masker
+from abp_tui.analysis.placement import labels
 from abp_tui.models.judges import TIE, JudgeVerdict, VerdictKind
 from abp_tui.services.reviewing import design_masker
 from abp_tui.store import connect
@@ -126,10 +127,7 @@ def item_verdicts_shown(
     latest = sql.latest_judgment(db, item.pk, reviewer)
     if latest is None:  # the store refuses before a submission; kept safe all the same
         return None
-    single = len(latest.placement) == 1
-    position = {
-        run: "Response" if single else f"Response {key}" for key, run in latest.placement.items()
-    }
+    position = labels(latest.placement)
     design = sql.design(db, design_pk)
     models = {j.id: j.model for j in verdicts_sql.study_judges(db, design.study_id)}
     masker = design_masker(design)

@@ -29,6 +29,7 @@ from abp_tui.analysis.judge_reference import design_reference
 from abp_tui.analysis.judge_units import Reference, majority, pair_key
 from abp_tui.analysis.judge_view import JudgesView, withhold_estimates
 from abp_tui.analysis.judges import RESAMPLES, judges_report
+from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
@@ -45,10 +46,6 @@ from abp_tui.text.hints import command, quoted
 
 ReferenceChoice = Literal["final", "labels"]
 REFERENCES: tuple[ReferenceChoice, ...] = ("final", "labels")
-_LABELS = {
-    PreferenceChoice.RESPONSE_1.value: 0,
-    PreferenceChoice.RESPONSE_2.value: 1,
-}
 
 
 def judged_study(db: sqlite_utils.Database, study: str | None) -> str:
@@ -64,10 +61,12 @@ def labels_reference(db: sqlite_utils.Database, study: str) -> Reference:
     """The human labels imported with the study, as the reference."""
     raters: dict[str, dict[tuple[str, str], str]] = defaultdict(dict)
     for _item, reviewer, choice, run_1, run_2 in sql.imported_labels(db, study):
+        # The label's own placement: the source showed run 1, then run 2.
+        run = run_picked(choice, placement_of((run_1, run_2)))
         if choice == PreferenceChoice.TIE.value:
             pick = TIE
-        elif choice in _LABELS:
-            pick = (run_1, run_2)[_LABELS[choice]]
+        elif run is not None:
+            pick = run
         else:
             continue  # insufficient evidence: no pick
         raters[reviewer][pair_key((run_1, run_2))] = pick

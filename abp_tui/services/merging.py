@@ -28,6 +28,7 @@ from typing import Any
 import sqlite_utils
 
 from abp_tui.analysis.judgment_checks import implausible_seconds, implausible_time, utc_time
+from abp_tui.analysis.placement import placement_of, seen_order
 from abp_tui.errors import AbpError, InputError
 from abp_tui.models import Judgment, Rubric
 from abp_tui.services.revision_rules import (
@@ -186,15 +187,9 @@ def _merge_item(
     found = sql.assignment(db, item.pk, reviewer)
     if found is None:
         raise file.refuse(f"item {code} is not assigned to {reviewer}", f"{first}.code")
-    order = (
-        [item.run_a_pk]
-        if item.run_b_pk is None
-        else [item.run_b_pk, item.run_a_pk]
-        if found[1]
-        else [item.run_a_pk, item.run_b_pk]
-    )
+    order = seen_order(item.run_pks, found[1])
     rules = item_rules(db, design, rubric, item, order)
-    placement = json.dumps({str(i): pk for i, pk in enumerate(order, start=1)})
+    placement = json.dumps(placement_of(order))
     stored = psql.revisions(db, item.pk, reviewer)
     added = 0
     for number, j in sorted(revisions, key=lambda r: r[1].revision):

@@ -14,12 +14,19 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
+from abp_tui.analysis.placement import (
+    by_position,
+    placement_of,
+    positions_shown,
+    relabel,
+    run_at,
+    seen_order,
+)
 from abp_tui.analysis.records import design_document
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     Finding,
     Judgment,
-    ResponseJudgment,
     ResultState,
     Rubric,
     StudyDesign,
@@ -245,9 +252,7 @@ class ReviewSession:
         if found is None:
             raise AbpError(f"item {item.code} is not assigned to {self.reviewer}")
         _slot, flipped = found
-        if item.run_b_pk is None:
-            return [item.run_a_pk]
-        return [item.run_b_pk, item.run_a_pk] if flipped else [item.run_a_pk, item.run_b_pk]
+        return seen_order(item.run_pks, flipped)
 
     def open(self, code: str) -> BlindItem:
         """The item ``code``, which becomes where the reviewer is (resumed there next time)."""
@@ -272,7 +277,7 @@ class ReviewSession:
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         judgment = Judgment()
         if latest is not None:
-            judgment = _to_positions(latest.judgment, latest.placement)
+            judgment = by_position(latest.judgment, latest.placement)
         return BlindItem(
             code=code,
             kind=item.kind,
@@ -317,7 +322,7 @@ class ReviewSession:
             reason=reason,
             previous=latest.status if latest is not None else None,
         )
-        placement = {str(i): pk for i, pk in enumerate(order, start=1)}
+        placement = placement_of(order)
         total = (latest.seconds_spent if latest else 0.0) + max(0.0, seconds)
         status = "submitted" if submit else "draft"
         revision = sql.append_judgment(
@@ -342,12 +347,13 @@ class ReviewSession:
         if problem is not None:
             raise AbpError(f"finding {finding.id}: {problem}")
         item = sql.item_by_code(self.db, self.design_pk, code)
-        order = self._placement(item)
+        shown = placement_of(self._placement(item))
         chosen = []
-        for key in positions or tuple(str(i) for i in range(1, len(order) + 1)):
-            if not key.isdigit() or not 1 <= int(key) <= len(order):
-                raise AbpError(f"unknown response {key!r}: expected 1..{len(order)}")
-            chosen.append(order[int(key) - 1])
+        for key in positions or positions_shown(shown):
+            run = run_at(shown, key)
+            if run is None:
+                raise AbpError(f"unknown response {key!r}: expected 1..{len(shown)}")
+            chosen.append(run)
         return sql.append_finding(
             self.db,
             self.design_row.study_id,
@@ -365,15 +371,5 @@ class ReviewSession:
         item = sql.item_by_code(self.db, self.design_pk, code)
         order = self._placement(item)
         rows = sql.others_judgments(self.db, item.pk, self.reviewer)
-        placement = {str(i): item.run_id(pk) for i, pk in enumerate(order, start=1)}
-        return [_to_positions(r.judgment, placement) for r in rows]
-
-
-def _to_positions(judgment: Judgment, placement: dict[str, str]) -> Judgment:
-    """A judgment keyed by run id, keyed by the positions of ``placement`` (position -> id)."""
-    by_pk = {str(pk): pos for pos, pk in placement.items()}
-    responses: dict[str, ResponseJudgment] = {}
-    for run_key, response in judgment.responses.items():
-        if run_key in by_pk:
-            responses[by_pk[run_key]] = response
-    return judgment.model_copy(update={"responses": responses})
+        mine = relabel(placement_of(order), item.run_id)
+        return [by_position(r.judgment, r.placement, mine) for r in rows]

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import sqlite_utils
 
 from abp_tui.analysis.judgment_checks import malformed
+from abp_tui.analysis.placement import by_run as by_run_of
+from abp_tui.analysis.placement import placement_of, positions_shown
 from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
 from abp_tui.models import OVERRIDE_STATES, Judgment, Rubric
@@ -64,7 +66,7 @@ class ItemRules:
 
     @property
     def positions(self) -> list[str]:
-        return [str(i) for i in range(1, len(self.order) + 1)]
+        return positions_shown(placement_of(self.order))
 
 
 def item_rules(
@@ -106,7 +108,7 @@ def check_revision(
     refused = malformed(rules.rubric, judgment, rules.positions) + _beyond_the_item(rules, judgment)
     if refused:
         raise RevisionRefused(f"{code}: {refused[0]}")
-    by_run = _to_runs(judgment, rules.order)
+    by_run = by_run_of(judgment, placement_of(rules.order))
     try:
         refused_override(db, rules.rubric, code, rules.order, by_run)
     except AbpError as exc:
@@ -154,9 +156,3 @@ def _beyond_the_item(rules: ItemRules, judgment: Judgment) -> list[str]:
         if override is not None and override not in OVERRIDE_STATES:
             out.append(f"{label}: {override.value} cannot be set by hand")
     return out
-
-
-def _to_runs(judgment: Judgment, order: tuple[int, ...]) -> Judgment:
-    """``judgment`` keyed by run pk (its position keys checked by ``malformed`` already)."""
-    responses = {str(order[int(key) - 1]): r for key, r in judgment.responses.items()}
-    return judgment.model_copy(update={"responses": responses})

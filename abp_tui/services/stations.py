@@ -29,6 +29,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from abp_tui.analysis.placement import by_position
 from abp_tui.errors import AbpError
 from abp_tui.export.bundle import placed_when_done
 from abp_tui.models import Condition, Run, Study, Task
@@ -420,10 +421,7 @@ def write_ratings(
         )
     judgments = []
     for j in psql.all_judgments(station, design.pk, reviewer):
-        by_run = {run: pos for pos, run in j.placement.items()}
-        positional = j.judgment.model_copy(
-            update={"responses": {by_run[k]: v for k, v in j.judgment.responses.items()}}
-        )
+        positional = by_position(j.judgment, j.placement)
         judgments.append(
             RatedJudgment(
                 code=j.item,

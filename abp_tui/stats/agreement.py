@@ -8,10 +8,13 @@ value or the reason it is undefined. Degenerate data (one reviewer, no variation
 fewer than two items) gives ``undefined_reason``, never NaN, inf or an exception.
 
 Each coefficient is declared once (:class:`Coefficient`: its key, label, short label, what it
-measures, its formula, its source and whether the compact list of variables shows it) in
+measures, its formula, its source, whether the compact list of variables shows it, the levels it
+applies to and, for a multi-reviewer one, its kernel and when its figure is undefined) in
 :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`; the figures follow the declarations
-and every face (command line, workstation, CSV, report) lists them from there. A new coefficient
-is its computation here and its declaration.
+(:func:`_declared_figure` builds each multi-reviewer figure from its declaration and its
+kernel's values) and every face (command line, workstation, CSV, JSON, report) lists them from
+there. A new multi-reviewer coefficient is its declaration and its kernel
+(:mod:`abp_tui.stats.agreement_kernels`), nothing else.
 
 This module does not read the database, decide which judgments belong to a study or import the
 UI; the caller collects the judgments (:mod:`abp_tui.formats.agreement_table` reads them from a
@@ -89,27 +92,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from abp_tui.stats.agreement_coefficients import (
     AC2_WEIGHTS,
-    FLEISS_KAPPA,
-    FLEISS_KAPPA_GENERALIZED,
-    FLEISS_KAPPA_LINEAR,
-    FLEISS_KAPPA_ORDINAL,
-    FLEISS_KAPPA_QUADRATIC,
-    GWET_AC1,
     GWET_AC2,
-    GWET_AC2_LINEAR,
-    GWET_AC2_ORDINAL,
-    GWET_AC2_QUADRATIC,
-    KRIPPENDORFF_ALPHA,
     PAIR_COEFFICIENTS,
-    PERCENT_AGREEMENT,
     VARIABLE_COEFFICIENTS,
     Coefficient,
     basis_text,
@@ -128,10 +121,9 @@ from abp_tui.stats.agreement_figures import (
     bootstrap_interval,
 )
 from abp_tui.stats.agreement_kernels import (
-    EPS,
     MIN_USABLE_SHARE,
+    Sums,
     multi_kernel,
-    ordinal_fits,
 )
 from abp_tui.stats.agreement_models import (
     BENCH_GOAL_RATIO,
@@ -298,10 +290,10 @@ def _compute(
             )
     boot = resamples if common_reason is None and q >= 2 else 0
     k: dict[str, F64] = {}
-    n_patterns = 0
+    patterns: F64 = np.zeros((0, q))
+    weights: F64 = np.zeros((1, 0))
     if n_judged:
         patterns, freq = count_patterns(counts)
-        n_patterns = int(freq.size)
         weights = freq[None, :].astype(np.float64)
         if boot:
             # Resampling items with replacement = multinomial counts of their count patterns.
@@ -309,125 +301,26 @@ def _compute(
             weights = np.vstack([weights, rng.multinomial(n_judged, freq / n_judged, size=boot)])
         k = multi_kernel(patterns, weights, q, level, coords(cats), weight_sets)
 
-    def point(key: str) -> float:
-        return float(k[key][0]) if key in k else math.nan
-
-    def samples(key: str) -> F64 | None:
-        return k[key][1:] if boot and key in k else None
-
-    base = _Base(n2, n_reviewers, judgments_two, resamples, seed, confidence, "items")
-    base_chance = _Base(
-        n2, n_reviewers, n_judgments, resamples, seed, confidence, "items", n_judged
+    sums = Sums(
+        patterns=patterns,
+        weights=weights,
+        q=q,
+        level=level,
+        coords=coords(cats),
+        weight_sets=weight_sets,
+        shared=k,
+        resamples=boot,
+        judgments_per_item=(int(per_item.min()), int(per_item.max())) if n_judged else (0, 0),
+        no_variation=no_variation,
     )
-
-    pa_fig = _figure(base, PERCENT_AGREEMENT, point("pa"), samples("pa"), common_reason)
-
-    pe_is_one = point("fleiss_pe") >= 1 - EPS
-    gen_reason = chance_reason
-    if gen_reason is None and pe_is_one:
-        gen_reason = no_variation or "chance agreement is 1"
-    fleiss_reason = chance_reason
-    if fleiss_reason is None and int(per_item.min()) != int(per_item.max()):
-        fleiss_reason = (
-            f"reviewers per item differ ({int(per_item.min())} to {int(per_item.max())}); "
-            "see Fleiss' kappa generalized"
-        )
-    fleiss_reason = fleiss_reason or gen_reason
-    kappa_args: dict[str, Any] = {"pa": point("pa"), "pe": point("fleiss_pe")}
-    fleiss_fig = _figure(
-        base_chance,
-        FLEISS_KAPPA,
-        point("fleiss"),
-        samples("fleiss"),
-        fleiss_reason,
-        **kappa_args,
+    reasons = _Reasons(common_reason, chance_reason, weights_reason)
+    bases = (
+        _Base(n2, n_reviewers, judgments_two, resamples, seed, confidence, "items"),
+        _Base(n2, n_reviewers, n_judgments, resamples, seed, confidence, "items", n_judged),
     )
-    gen_fig = _figure(
-        base_chance,
-        FLEISS_KAPPA_GENERALIZED,
-        point("fleiss"),
-        samples("fleiss"),
-        gen_reason,
-        **kappa_args,
-    )
-
-    def weighted(coefficient: Coefficient, family: str, kind: str, see: str) -> Figure:
-        """A weighted figure (``family`` "fleiss" or "ac2") with the weighting ``kind``."""
-        if level == "nominal":  # the level says why, whatever else is missing
-            reason: str | None = f"{weights_reason}; see {see}"
-        else:
-            reason = chance_reason or weights_reason
-        pe = point(f"{family}_pe_{kind}")
-        if reason is None and family == "fleiss" and pe >= 1 - EPS:
-            reason = no_variation or "chance agreement is 1"
-        return _figure(
-            base_chance,
-            coefficient,
-            point(f"{family}_{kind}"),
-            samples(f"{family}_{kind}"),
-            reason,
-            definition=coefficient.formula.format(weights=kind, basis=basis_text(weight_basis)),
-            weights=kind if level != "nominal" else None,
-            weight_basis=weight_basis if level != "nominal" else None,
-            pa=point(f"pa_{kind}"),
-            pe=pe,
-        )
-
-    fleiss_weighted = {
-        c.key: weighted(c, "fleiss", c.weights or "", "Fleiss' kappa generalized")
-        for c in (FLEISS_KAPPA_LINEAR, FLEISS_KAPPA_QUADRATIC, FLEISS_KAPPA_ORDINAL)
-    }
-
-    alpha_reason = chance_reason
-    if alpha_reason is None and not math.isfinite(point("alpha")):
-        alpha_reason = no_variation or "no variation among the pairable judgments"
-    alpha_note = None
-    if boot and level == "ordinal" and not ordinal_fits(n_patterns, q, boot + 1):
-        alpha_note = (
-            f"bootstrap not computed for ordinal alpha with {q} categories (too large to vectorise)"
-        )
-    alpha_fig = _figure(
-        base,
-        KRIPPENDORFF_ALPHA,
-        point("alpha"),
-        samples("alpha"),
-        alpha_reason,
-        name=f"{KRIPPENDORFF_ALPHA.label} ({level})",
-        definition=KRIPPENDORFF_ALPHA.formula.format(level=level),
-        boot_note=alpha_note,
-    )
-
-    ac1_fig = _figure(
-        base_chance,
-        GWET_AC1,
-        point("ac1"),
-        samples("ac1"),
-        chance_reason,
-        weights="identity",
-        pa=point("pa"),
-        pe=point("ac1_pe"),
-    )
-    ac2_kind = AC2_WEIGHTS.get(level)
-    if ac2_kind is None:
-        ac2_fig = _figure(
-            base_chance,
-            GWET_AC2,
-            math.nan,
-            None,
-            "nominal variable: AC2 needs ordered categories; see Gwet's AC1",
-            definition=GWET_AC2.formula.format(weights="ordered", basis=basis_text(weight_basis)),
-        )
-    else:
-        default = weighted(GWET_AC2, "ac2", ac2_kind, "Gwet's AC1")
-        ac2_fig = default.model_copy(
-            update={
-                "name": f"{GWET_AC2.label} ({ac2_kind} weights)",
-                "source": GWET_AC2.source + f", weights = '{ac2_kind}'",
-            }
-        )
-    ac2_weighted = {
-        c.key: weighted(c, "ac2", c.weights or "", "Gwet's AC1")
-        for c in (GWET_AC2_LINEAR, GWET_AC2_QUADRATIC, GWET_AC2_ORDINAL)
+    figures = {
+        c.key: _declared_figure(c, sums, reasons, bases, weight_basis)
+        for c in VARIABLE_COEFFICIENTS
     }
 
     kinds = ("identity",) if level == "nominal" else ("identity", "linear", "quadratic")
@@ -459,15 +352,61 @@ def _compute(
         n_judgments=n_judgments,
         min_judgments_per_item=int(per_item.min()) if n_judged else 0,
         max_judgments_per_item=int(per_item.max()) if n_judged else 0,
-        percent_agreement=pa_fig,
-        fleiss_kappa=fleiss_fig,
-        fleiss_kappa_generalized=gen_fig,
-        krippendorff_alpha=alpha_fig,
-        gwet_ac1=ac1_fig,
-        gwet_ac2=ac2_fig,
         pairs=pairs,
-        **fleiss_weighted,
-        **ac2_weighted,
+        **figures,
+    )
+
+
+@dataclass(frozen=True)
+class _Reasons:
+    """Why every figure of a variable is undefined (``common``), every chance-corrected one
+    (``chance``: also a scale of one category), every weighted one (``weights``)."""
+
+    common: str | None
+    chance: str | None
+    weights: str | None
+
+
+def _declared_figure(
+    c: Coefficient,
+    sums: Sums,
+    reasons: _Reasons,
+    bases: tuple[_Base, _Base],
+    weight_basis: WeightBasis,
+) -> Figure:
+    """The figure of a declared coefficient, from its kernel's values and its declaration."""
+    level = sums.level
+    base = bases[0] if c.pairable_only else bases[1]
+    kind = c.weighting(level)
+    weighted = kind in WEIGHTINGS
+    definition = c.formula.format(
+        level=level, weights=kind or "ordered", basis=basis_text(weight_basis)
+    )
+    if not c.applies(level):  # the level says why, whatever else is missing
+        why = f"nominal variable: {c.nominal_reason}"
+        return _figure(base, c, math.nan, None, why, definition=definition)
+    assert c.kernel is not None, f"{c.key} is declared without a kernel"
+    values = c.kernel(sums, kind)
+    reason = reasons.chance if c.chance_corrected else reasons.common
+    if reason is None and weighted:
+        reason = reasons.weights
+    if reason is None:
+        reason = values.reason
+    rows = values.rows
+    return _figure(
+        base,
+        c,
+        float(rows[0]) if rows is not None else math.nan,
+        rows[1:] if rows is not None and sums.resamples else None,
+        reason,
+        name=c.name.format(label=c.label, level=level, weights=kind),
+        definition=definition,
+        source=c.source + f", weights = '{kind}'" if c.by_level is not None else None,
+        weights=kind,
+        weight_basis=weight_basis if weighted else None,
+        pa=float(values.observed[0]) if values.observed is not None else None,
+        pe=float(values.chance[0]) if values.chance is not None else None,
+        boot_note=values.boot_note,
     )
 
 

@@ -1,14 +1,33 @@
 """The agreement coefficients, each declared once (:class:`Coefficient`): key, label, short
-label, what it measures, its formula and its source, in the order every face lists them, and the
-wording of the weights and intervals the figures carry."""
+label, what it measures, its formula and its source, the levels it applies to and its kernel, in
+the order every face lists them, and the wording of the weights and intervals the figures carry.
+
+A declaration is all a new multi-reviewer coefficient needs beside its kernel
+(:mod:`abp_tui.stats.agreement_kernels`): :data:`VARIABLE_COEFFICIENTS` holds it, the computation
+builds its figure from it (:func:`abp_tui.stats.agreement.compute_variable`), the documents carry
+it under its key (:class:`abp_tui.stats.agreement_models.VariableAgreement`) and every face (CLI,
+workstation, CSV, JSON, report) lists it from there.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, overload
 
 import numpy as np
 import numpy.typing as npt
+
+from abp_tui.stats.agreement_kernels import (
+    Kernel,
+    ac1_kernel,
+    ac2_kernel,
+    alpha_values_kernel,
+    fleiss_generalized_kernel,
+    fleiss_kernel,
+    fleiss_weighted_kernel,
+    percent_agreement_kernel,
+)
 
 F64 = npt.NDArray[np.float64]
 
@@ -23,10 +42,11 @@ AC2_WEIGHTS: Final[dict[str, str]] = {
 # -- the coefficients, declared once -------------------------------------------------------------
 @dataclass(frozen=True)
 class Coefficient:
-    """One agreement coefficient: what every face (CLI, workstation, CSV, report) lists it as.
+    """One agreement coefficient: what every face (CLI, workstation, CSV, report) lists it as,
+    and, for a multi-reviewer one, how its figure is computed.
 
     The faces iterate over :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`, never over
-    a list of their own, so a new coefficient is its computation here plus its declaration.
+    a list of their own, so a new coefficient is its kernel plus its declaration.
     """
 
     key: str
@@ -50,10 +70,68 @@ class Coefficient:
     ordered: bool = False
     """It gives partial credit to near categories, so it needs ordered ones: not applicable to
     a nominal scale (its figure there is undefined, and the faces list it once as such)."""
+    kernel: Kernel | None = None
+    """Its values from a variable's sums (a multi-reviewer coefficient; a pair's figures are
+    :mod:`abp_tui.stats.agreement_pairs`')."""
+    nominal_reason: str = "needs ordered categories"
+    """Why an ``ordered`` coefficient is undefined on a nominal variable, after "nominal
+    variable: " (and the figure to see instead)."""
+    pairable_only: bool = False
+    """Its figure rests on the items with two or more judgments alone (their judgments are the
+    ones counted); otherwise its chance term counts every judged item too."""
+    chance_corrected: bool = True
+    """It corrects for chance agreement, which a scale of one category leaves undefined."""
+    name: str = "{label}"
+    """Its figure's name (``{label}``, ``{level}`` and ``{weights}`` filled in)."""
+    by_level: Mapping[str, str] | None = None
+    """The weighting it uses at each level, when that follows the level (its figure's name and
+    source then say which)."""
 
     def applies(self, level: str) -> bool:
         """Whether the coefficient means anything at ``level``."""
         return not (self.ordered and level == "nominal")
+
+    def weighting(self, level: str) -> str | None:
+        """The weights its figure uses at ``level`` (None: unweighted, or not applicable)."""
+        return self.by_level.get(level) if self.by_level is not None else self.weights
+
+
+class Declared(Sequence[Coefficient]):
+    """The declared coefficients of one kind, in the order every face lists them. One object
+    that every face reads, so a coefficient declared (:meth:`declare`) is listed everywhere."""
+
+    def __init__(self, coefficients: Iterable[Coefficient]) -> None:
+        self._declared: list[Coefficient] = []
+        for coefficient in coefficients:
+            self.declare(coefficient)
+
+    @overload
+    def __getitem__(self, index: int) -> Coefficient: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Coefficient]: ...
+
+    def __getitem__(self, index: int | slice) -> Coefficient | Sequence[Coefficient]:
+        return self._declared[index]
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+    def __iter__(self) -> Iterator[Coefficient]:
+        return iter(tuple(self._declared))
+
+    def declared_keys(self) -> tuple[str, ...]:
+        return tuple(c.key for c in self._declared)
+
+    def declare(self, coefficient: Coefficient) -> None:
+        """Add a coefficient after those declared (its key must be new)."""
+        if coefficient.key in self.declared_keys():
+            raise ValueError(f"the coefficient {coefficient.key!r} is declared already")
+        self._declared.append(coefficient)
+
+    def withdraw(self, key: str) -> None:
+        """Remove the coefficient ``key``."""
+        self._declared = [c for c in self._declared if c.key != key]
 
 
 _WEIGHTED_PO = (
@@ -70,6 +148,9 @@ PERCENT_AGREEMENT: Final = Coefficient(
         "judgments, sum_k n_ik(n_ik - 1) / (n_i(n_i - 1)); agreement is an exact category match"
     ),
     source="Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC pa.coeff.raw",
+    kernel=percent_agreement_kernel,
+    pairable_only=True,
+    chance_corrected=False,
 )
 FLEISS_KAPPA: Final = Coefficient(
     key="fleiss_kappa",
@@ -85,6 +166,7 @@ FLEISS_KAPPA: Final = Coefficient(
         "Fleiss (1971), Measuring nominal scale agreement among many raters, "
         "Psychological Bulletin 76(5), 378-382"
     ),
+    kernel=fleiss_kernel,
 )
 FLEISS_KAPPA_GENERALIZED: Final = Coefficient(
     key="fleiss_kappa_generalized",
@@ -101,6 +183,7 @@ FLEISS_KAPPA_GENERALIZED: Final = Coefficient(
         "Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC fleiss.kappa.raw, "
         "unweighted"
     ),
+    kernel=fleiss_generalized_kernel,
 )
 
 
@@ -125,6 +208,8 @@ def _weighted_fleiss(weights: str, short: str) -> Coefficient:
         compact=False,
         weights=weights,
         ordered=True,
+        kernel=fleiss_weighted_kernel,
+        nominal_reason="weights need ordered categories; see Fleiss' kappa generalized",
     )
 
 
@@ -145,6 +230,9 @@ KRIPPENDORFF_ALPHA: Final = Coefficient(
         "package's coincidence-matrix formula, vectorised here over bootstrap resamples and tested "
         "against it"
     ),
+    kernel=alpha_values_kernel,
+    pairable_only=True,
+    name="{label} ({level})",
 )
 GWET_AC1: Final = Coefficient(
     key="gwet_ac1",
@@ -159,6 +247,8 @@ GWET_AC1: Final = Coefficient(
         "Gwet (2008), Computing inter-rater reliability and its variance in the presence of high "
         "agreement, BJMSP 61, 29-48; irrCAC gwet.ac1.raw"
     ),
+    weights="identity",
+    kernel=ac1_kernel,
 )
 _AC2_FORMULA = (
     "(P_o - P_e) / (1 - P_e) with {weights} weights w_kl {basis}; "
@@ -176,6 +266,10 @@ GWET_AC2: Final = Coefficient(
     formula=_AC2_FORMULA,
     source="Gwet (2014), Handbook of Inter-Rater Reliability, 4th ed.; irrCAC gwet.ac1.raw",
     ordered=True,
+    kernel=ac2_kernel,
+    nominal_reason="AC2 needs ordered categories; see Gwet's AC1",
+    name="{label} ({weights} weights)",
+    by_level=AC2_WEIGHTS,
 )
 
 
@@ -193,25 +287,29 @@ def _weighted_ac2(weights: str, short: str) -> Coefficient:
         compact=False,
         weights=weights,
         ordered=True,
+        kernel=ac2_kernel,
+        nominal_reason="weights need ordered categories; see Gwet's AC1",
     )
 
 
 GWET_AC2_LINEAR: Final = _weighted_ac2("linear", "lin.")
 GWET_AC2_QUADRATIC: Final = _weighted_ac2("quadratic", "quad.")
 GWET_AC2_ORDINAL: Final = _weighted_ac2("ordinal", "ord.")
-VARIABLE_COEFFICIENTS: Final[tuple[Coefficient, ...]] = (
-    PERCENT_AGREEMENT,
-    FLEISS_KAPPA,
-    FLEISS_KAPPA_GENERALIZED,
-    FLEISS_KAPPA_LINEAR,
-    FLEISS_KAPPA_QUADRATIC,
-    FLEISS_KAPPA_ORDINAL,
-    KRIPPENDORFF_ALPHA,
-    GWET_AC1,
-    GWET_AC2,
-    GWET_AC2_LINEAR,
-    GWET_AC2_QUADRATIC,
-    GWET_AC2_ORDINAL,
+VARIABLE_COEFFICIENTS: Final = Declared(
+    (
+        PERCENT_AGREEMENT,
+        FLEISS_KAPPA,
+        FLEISS_KAPPA_GENERALIZED,
+        FLEISS_KAPPA_LINEAR,
+        FLEISS_KAPPA_QUADRATIC,
+        FLEISS_KAPPA_ORDINAL,
+        KRIPPENDORFF_ALPHA,
+        GWET_AC1,
+        GWET_AC2,
+        GWET_AC2_LINEAR,
+        GWET_AC2_QUADRATIC,
+        GWET_AC2_ORDINAL,
+    )
 )
 """The multi-reviewer figures of a variable, in the order every face lists them."""
 
@@ -263,7 +361,7 @@ COHEN_KAPPA_QUADRATIC: Final = Coefficient(
     weights="quadratic",
     ordered=True,
 )
-PAIR_COEFFICIENTS: Final[tuple[Coefficient, ...]] = (
+PAIR_COEFFICIENTS: Final[Sequence[Coefficient]] = (
     PAIR_PERCENT_AGREEMENT,
     COHEN_KAPPA,
     COHEN_KAPPA_LINEAR,
@@ -297,13 +395,13 @@ LARGE_SAMPLE_METHOD: Final = (
 NOT_APPLICABLE: Final = "not applicable to a nominal scale (no order for partial credit): "
 
 
-def not_applicable(level: str, *declared: tuple[Coefficient, ...]) -> tuple[Coefficient, ...]:
+def not_applicable(level: str, *declared: Sequence[Coefficient]) -> tuple[Coefficient, ...]:
     """The declared coefficients that mean nothing at ``level`` (the weighted ones, at the
     nominal level), in declaration order."""
     return tuple(c for coefficients in declared for c in coefficients if not c.applies(level))
 
 
-def not_applicable_line(level: str, *declared: tuple[Coefficient, ...]) -> str | None:
+def not_applicable_line(level: str, *declared: Sequence[Coefficient]) -> str | None:
     """The one line that says which declared coefficients do not apply at ``level`` (None:
     every one does), listed instead of a row of "undefined" each."""
     found = not_applicable(level, *declared)

@@ -10,7 +10,8 @@ and one matrix product evaluates every resample; row 0 is the data themselves.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -18,6 +19,9 @@ import numpy.typing as npt
 
 __all__ = [
     "MIN_USABLE_SHARE",
+    "Kernel",
+    "Sums",
+    "Values",
     "alpha_kernel",
     "chance_corrected",
     "kappa_standard_errors",
@@ -96,6 +100,134 @@ def multi_kernel(
             out[f"fleiss_{kind}"] = chance_corrected(pa_w, pe_w)
         out["alpha"] = alpha_kernel(p, m, two, weights, level, coords)
     return out
+
+
+@dataclass(frozen=True)
+class Sums:
+    """What a multi-reviewer coefficient's kernel reads for one variable.
+
+    Row 0 of ``weights`` (and of every array a kernel returns) is the data, the other rows the
+    bootstrap resamples (``resamples`` of them; none when the figures are not resampled).
+    """
+
+    patterns: F64
+    """The distinct count vectors of the items (patterns x categories)."""
+    weights: F64
+    """How many items of each pattern each row holds (rows x patterns)."""
+    q: int
+    """Categories of the scale."""
+    level: str
+    coords: F64
+    """Numeric values of the categories (positions 1..q for labels)."""
+    weight_sets: Mapping[str, tuple[F64, int]]
+    """Weighting -> its q x q weights and the categories they span (:func:`multi_kernel`)."""
+    shared: Mapping[str, F64]
+    """:func:`multi_kernel`'s sums, computed once for every declared coefficient."""
+    resamples: int
+    judgments_per_item: tuple[int, int]
+    """The fewest and the most judgments of an item."""
+    no_variation: str | None
+    """"no variation: every judgment is ..." when one category alone was used, else None."""
+
+    def row(self, key: str) -> F64 | None:
+        """One of :attr:`shared`'s arrays (None: not computed for these data)."""
+        return self.shared.get(key)
+
+    def point(self, key: str) -> float:
+        found = self.shared.get(key)
+        return float(found[0]) if found is not None else math.nan
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a kernel gives: the coefficient for each row, and what its figure carries."""
+
+    rows: F64 | None
+    """Row 0 the value, the others the resamples (NaN where undefined); None: not computed."""
+    observed: F64 | None = None
+    """P_o (row 0 is reported), for a coefficient with a chance term."""
+    chance: F64 | None = None
+    """P_e (row 0 is reported)."""
+    reason: str | None = None
+    """Why the figure is undefined for these data, beyond what makes every figure undefined."""
+    boot_note: str | None = None
+    """Why its resamples were not computed, when they were not."""
+
+
+Kernel = Callable[[Sums, str | None], Values]
+"""A coefficient's kernel: its values from a variable's sums, under a weighting (None:
+unweighted)."""
+
+
+def _chance_is_one(sums: Sums, key: str) -> str | None:
+    if sums.point(key) >= 1 - EPS:
+        return sums.no_variation or "chance agreement is 1"
+    return None
+
+
+def percent_agreement_kernel(sums: Sums, _weights: str | None) -> Values:
+    return Values(sums.row("pa"))
+
+
+def fleiss_generalized_kernel(sums: Sums, _weights: str | None) -> Values:
+    return Values(
+        sums.row("fleiss"),
+        sums.row("pa"),
+        sums.row("fleiss_pe"),
+        _chance_is_one(sums, "fleiss_pe"),
+    )
+
+
+def fleiss_kernel(sums: Sums, weights: str | None) -> Values:
+    """Fleiss' kappa: the generalized one, defined only when every item has the same number of
+    judgments."""
+    found = fleiss_generalized_kernel(sums, weights)
+    low, high = sums.judgments_per_item
+    if low != high:
+        return Values(
+            found.rows,
+            found.observed,
+            found.chance,
+            f"reviewers per item differ ({low} to {high}); see Fleiss' kappa generalized",
+        )
+    return found
+
+
+def fleiss_weighted_kernel(sums: Sums, weights: str | None) -> Values:
+    return Values(
+        sums.row(f"fleiss_{weights}"),
+        sums.row(f"pa_{weights}"),
+        sums.row(f"fleiss_pe_{weights}"),
+        _chance_is_one(sums, f"fleiss_pe_{weights}"),
+    )
+
+
+def alpha_values_kernel(sums: Sums, _weights: str | None) -> Values:
+    reason = None
+    if not math.isfinite(sums.point("alpha")):
+        reason = sums.no_variation or "no variation among the pairable judgments"
+    note = None
+    patterns = int(sums.patterns.shape[0])
+    if (
+        sums.resamples
+        and sums.level == "ordinal"
+        and not ordinal_fits(patterns, sums.q, sums.resamples + 1)
+    ):
+        note = (
+            f"bootstrap not computed for ordinal alpha with {sums.q} categories (too large "
+            "to vectorise)"
+        )
+    return Values(sums.row("alpha"), reason=reason, boot_note=note)
+
+
+def ac1_kernel(sums: Sums, _weights: str | None) -> Values:
+    return Values(sums.row("ac1"), sums.row("pa"), sums.row("ac1_pe"))
+
+
+def ac2_kernel(sums: Sums, weights: str | None) -> Values:
+    return Values(
+        sums.row(f"ac2_{weights}"), sums.row(f"pa_{weights}"), sums.row(f"ac2_pe_{weights}")
+    )
 
 
 def kappa_standard_errors(cells: F64, w: F64) -> tuple[float, float, float, float, float]:

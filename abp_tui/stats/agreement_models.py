@@ -3,11 +3,12 @@ reviewers, a variable, the whole report; and the defaults of a computation."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import FiniteFloat, NonNegativeInt, model_validator
+from pydantic import ConfigDict, FiniteFloat, NonNegativeInt, model_validator
 
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement_coefficients import (
@@ -157,7 +158,13 @@ class PairAgreement(Model):
 
 
 class VariableAgreement(Model):
-    """Every agreement figure for one variable, with its denominators."""
+    """Every agreement figure for one variable, with its denominators: one field per declared
+    coefficient (:data:`VARIABLE_COEFFICIENTS`), under its key. The coefficients declared
+    first are fields here too, for their readers; one declared later is carried all the same
+    (after ``pairs`` in its document)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Figure]  # the figures of coefficients declared later
 
     variable: str
     level: Level
@@ -189,13 +196,24 @@ class VariableAgreement(Model):
     pairs: tuple[PairAgreement, ...]
     """Every pair of reviewers, names in sorted order."""
 
+    @model_validator(mode="after")
+    def _declared_figures(self) -> VariableAgreement:
+        declared = VARIABLE_COEFFICIENTS.declared_keys()
+        unknown = sorted(set(self.__pydantic_extra__ or {}) - set(declared))
+        if unknown:
+            raise ValueError(f"no coefficient is declared as {', '.join(unknown)}")
+        missing = [key for key in declared if not isinstance(getattr(self, key, None), Figure)]
+        if missing:
+            raise ValueError(f"no figure of the declared {', '.join(missing)}")
+        return self
+
     def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
         """Each declared coefficient with its figure, in :data:`VARIABLE_COEFFICIENTS` order."""
         return _declared(self, VARIABLE_COEFFICIENTS)
 
 
 def _declared(
-    model: Model, coefficients: tuple[Coefficient, ...]
+    model: Model, coefficients: Sequence[Coefficient]
 ) -> tuple[tuple[Coefficient, Figure], ...]:
     out = []
     for coefficient in coefficients:

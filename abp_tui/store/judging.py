@@ -21,6 +21,7 @@ from typing import Any
 import sqlite_utils
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
+from abp_tui.analysis.placement import relabel
 from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.errors import AbpError
 from abp_tui.models import (
@@ -381,7 +382,7 @@ def _by_run_id(
     document = json.loads(payload)
     responses = document.get("responses", {})
     document["responses"] = {run_ids[int(k)]: v for k, v in responses.items()}
-    shown = {position: run_ids[int(pk)] for position, pk in json.loads(placement).items()}
+    shown = relabel(json.loads(placement), lambda pk: run_ids[int(pk)])
     return Judgment.model_validate(document), shown
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
+from abp_tui.analysis.placement import other_position
 from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import (
     Judgment,
@@ -65,9 +66,9 @@ def _preference(judgment: Judgment, swapped: bool) -> Text:
     if judgment.preference is None:
         return Text("—", style="dim")
     text = Text(PREFERENCE_TEXT[judgment.preference], style="bold")
-    theirs = {PreferenceChoice.RESPONSE_1: "2", PreferenceChoice.RESPONSE_2: "1"}
-    if swapped and judgment.preference in theirs:
-        text.append(f"\n(their Response {theirs[judgment.preference]}, as they saw it)")
+    theirs = other_position(judgment.preference)
+    if swapped and theirs is not None:
+        text.append(f"\n(their Response {theirs}, as they saw it)")
     return text
 
 
