@@ -19,6 +19,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.records import preferred
 from abp_tui.analysis.reliability import (
     TIE,
@@ -44,7 +45,6 @@ from abp_tui.text.hints import command, quoted
 
 DEFAULT_RESAMPLES = 1000
 INSUFFICIENT = PreferenceChoice.INSUFFICIENT.value
-_PICK = {PreferenceChoice.RESPONSE_1.value: 0, PreferenceChoice.RESPONSE_2.value: 1}
 
 
 def _check(model: str, resamples: int, seed: int, confidence: float, viewer: str | None) -> None:
@@ -68,8 +68,8 @@ def _imported(db: sqlite_utils.Database, study: str) -> tuple[list[Unit], list[P
         units.setdefault(pair_of((run_1, run_2)), Unit(item, (run_1, run_2)))
         if choice == PreferenceChoice.TIE.value:
             pick = TIE
-        elif choice in _PICK:
-            pick = (run_1, run_2)[_PICK[choice]]
+        elif (run := run_picked(choice, placement_of((run_1, run_2)))) is not None:
+            pick = run
         else:
             continue  # insufficient evidence: no label
         labels.append(PairLabel(reviewer, "imported labels", (run_1, run_2), pick))
