@@ -313,3 +313,37 @@ def test_a_page_starts_where_it_was_asked_to(tmp_path: Path) -> None:
     page = queue_pages.page(db, _design_pk(db), "ann", "all", [], 3, 4)
     assert page.start == 3 and [r.order_index for r in page.rows] == [3, 4, 5, 6]
     assert set(page.tasks) == {r.code for r in page.rows}
+
+
+def test_the_migration_counts_what_was_judged_before_it(tmp_path: Path) -> None:
+    path = _study(tmp_path, 12)
+    db = connect(path)
+    pk = _design_pk(db)
+    ann = ReviewSession(db, pk, "ann")
+    codes = [r.code for r in ann.queue()]
+    ann.save(codes[0], _preference(), 1.0, submit=True)
+    ann.save(codes[1], _preference(), 1.0)
+    ann.save(codes[2], _preference(), 1.0)
+    ann.save(codes[2], _preference(), 1.0, submit=True)
+    expected = _counted(ann.queue())
+    # The database as an abp-tui before the summaries left it.
+    for statement in (
+        "DROP TRIGGER queue_summaries_assigned",
+        "DROP TRIGGER queue_summaries_unassigned",
+        "DROP TRIGGER queue_summaries_judged",
+        "DROP TRIGGER queue_summaries_design_deleted",
+        "DROP TABLE queue_summaries",
+        "DROP TABLE task_order",
+        "DROP TABLE task_order_stamps",
+        "DROP INDEX tasks_current",
+        "DROP INDEX runs_study_counts",
+        "DROP INDEX runs_task",
+        "DELETE FROM _migrations WHERE name = '0014_workstation_summaries'",
+    ):
+        db.execute(statement)
+    db.conn.commit()
+    db.close()
+    again = connect(path)  # migrates
+    held = ReviewSession(again, pk, "ann").counts()
+    assert (held.assigned, held.submitted, held.drafts) == expected == (12, 2, 1)
+    assert ReviewSession(again, pk, "bo").counts().assigned == 12

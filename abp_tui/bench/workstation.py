@@ -214,13 +214,16 @@ def _beside(figures: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]
     return out
 
 
-def bench_workstation(sizes: Sequence[int] = SIZES, presses: int = PRESSES) -> dict[str, Any]:
-    """Open and drive the workstation on each size beside the 2,000-item study; the JSON."""
+def bench_workstation(
+    sizes: Sequence[int] = SIZES, presses: int = PRESSES, baseline_items: int = BASELINE_ITEMS
+) -> dict[str, Any]:
+    """Open and drive the workstation on each size beside the ``baseline_items`` study (2,000
+    items; the tests use a smaller one); the JSON document."""
     if presses < 1:
         raise AbpError("bench workstation: --repeat (key presses) must be at least 1")
-    if any(n < 10 for n in sizes):
+    if any(n < 10 for n in (*sizes, baseline_items)):
         raise AbpError("bench workstation: each --items size must be at least 10")
-    measured = [BASELINE_ITEMS, *(n for n in sizes if n != BASELINE_ITEMS)]
+    measured = [baseline_items, *(n for n in sizes if n != baseline_items)]
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="abp-bench-workstation-") as tmp:
         root = Path(tmp)
@@ -230,7 +233,7 @@ def bench_workstation(sizes: Sequence[int] = SIZES, presses: int = PRESSES) -> d
             results[str(items)] = {"items": items, "build_seconds": round(built, 2), **figures}
             for suffix in ("", "-wal", "-shm"):
                 Path(str(db_path) + suffix).unlink(missing_ok=True)
-    baseline = results[str(BASELINE_ITEMS)]
+    baseline = results[str(baseline_items)]
     goals: dict[str, Any] = {
         "open_goal_seconds": OPEN_GOAL_SECONDS,
         "next_goal_ratio": NEXT_GOAL_RATIO,
@@ -250,7 +253,7 @@ def bench_workstation(sizes: Sequence[int] = SIZES, presses: int = PRESSES) -> d
     return {
         "benchmark": "workstation",
         "input": {
-            "baseline_items": BASELINE_ITEMS,
+            "baseline_items": baseline_items,
             "sizes": measured,
             "presses": presses,
             "reviewers": REVIEWERS.split(","),
