@@ -31,6 +31,7 @@ from abp_tui.store.judging import QueueRow
 from abp_tui.store.transcripts import task_texts
 from abp_tui.text.natural import natural_key
 from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.queue import PAGE, QueueScreen
 from tests.tui_helpers import compare_screen, drive, plain, press, until
 
@@ -347,3 +348,29 @@ def test_the_migration_counts_what_was_judged_before_it(tmp_path: Path) -> None:
     held = ReviewSession(again, pk, "ann").counts()
     assert (held.assigned, held.submitted, held.drafts) == expected == (12, 2, 1)
     assert ReviewSession(again, pk, "bo").counts().assigned == 12
+
+
+async def test_the_home_screen_pages_through_many_tasks(tmp_path: Path) -> None:
+    path = _study(tmp_path, 450)
+    app = make_app(path, reviewer="coordinator")  # nothing to judge: the home screen stays
+    async with drive(app, SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await until(pilot, lambda: "pandalm-pairs" in home.details, "the study's detail")
+        table = home.table("tasks")
+        title = home.query_one("#tasks-title")
+
+        def ids() -> list[str]:
+            return [plain(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+        first = ids()
+        assert len(first) == 200 and "1-200 of 450" in plain(title.render())
+        await press(pilot, "right_square_bracket")
+        await until(pilot, lambda: ids() != first, "the next page")
+        assert "201-400 of 450" in plain(title.render())
+        second = ids()
+        await press(pilot, "right_square_bracket")
+        await until(pilot, lambda: ids() != second, "the last page")
+        assert len(ids()) == 50 and "401-450 of 450" in plain(title.render())
+        listed = first + second + ids()
+        assert listed == sorted(listed, key=natural_key) and len(set(listed)) == 450

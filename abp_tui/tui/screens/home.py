@@ -355,7 +355,7 @@ class HomeScreen(Screen[None]):
             self.load_detail(study.id)
 
     def tasks_title(self, detail: StudyDetail | None) -> Text:
-        """ "Tasks", with the page shown when they do not fit on one."""
+        """The tasks pane's title, with the page shown when the tasks do not fit on one."""
         title = Text("Tasks")
         if detail is not None and detail.task_total > len(detail.tasks):
             first = detail.task_start + 1 if detail.tasks else 0
