@@ -374,3 +374,25 @@ async def test_the_home_screen_pages_through_many_tasks(tmp_path: Path) -> None:
         assert len(ids()) == 50 and "401-450 of 450" in plain(title.render())
         listed = first + second + ids()
         assert listed == sorted(listed, key=natural_key) and len(set(listed)) == 450
+
+
+def test_the_queue_opens_on_the_page_of_the_item_shown(tmp_path: Path) -> None:
+    path = _study(tmp_path, 30)
+    db = connect(path)
+    pk = _design_pk(db)
+    rows = ReviewSession(db, pk, "ann").queue()
+    desk = Desk(path, pk, "ann")
+    try:
+        page = desk.queue_page("all", [], None, 7, around=rows[16].code)
+        assert page.start == 14 and [r.code for r in page.rows] == [r.code for r in rows[14:21]]
+        assert (page.matching, page.counts.assigned) == (30, 30)
+        # Past the last row: the last page, never a page of one row out of step.
+        late = desk.queue_page("all", [], 29, 7)
+        assert late.start == 28 and len(late.rows) == 2
+        assert desk.queue_page("all", [], 500, 7).start == 28
+        # Not in the filtered rows: the page where it would be.
+        desk.store_staged()
+        none = desk.queue_page("submitted", [], None, 7, around=rows[16].code)
+        assert none.start == 0 and none.rows == [] and none.matching == 0
+    finally:
+        desk.close()

@@ -269,7 +269,8 @@ class Desk:
                 if around is not None:
                     before = session.queue_rows_before(around, status_filter, words)
                 start = 0 if before is None else before - before % size
-            start = max(0, min(start, max(0, matching - 1)))
+            last_page = max(0, (matching - 1) // size * size)
+            start = max(0, min(start, last_page))
             found = session.queue_page(status_filter, words, start, size)
             return QueuePage(
                 session.design_row.study_id,
