@@ -23,8 +23,9 @@ from abp_tui.store import connect
 PACKAGE_ROOT = Path(abp_tui.__file__).resolve().parent
 FACES = ("abp_tui.cli", "abp_tui.tui", "abp_tui.export", "abp_tui.bench")
 """The packages that talk to people (a terminal, a file a person reads): Rich is theirs."""
-TUI_DRIVERS = ("abp_tui.__main__", "abp_tui.bench.ui")
-"""Modules that run the Textual app: ``__main__`` starts the CLI, ``bench ui`` drives the app."""
+TUI_DRIVERS = ("abp_tui.__main__", "abp_tui.bench.ui", "abp_tui.bench.workstation")
+"""Modules that run the Textual app: ``__main__`` starts the CLI, ``bench ui`` and ``bench
+workstation`` drive the app."""
 
 
 def _modules() -> list[str]:
@@ -91,8 +92,9 @@ def test_the_core_loads_neither_textual_nor_rich() -> None:
 
 
 def test_the_headless_faces_do_not_load_textual() -> None:
-    # The CLI, the exporters and the benchmarks other than ``bench ui`` run on a machine with
-    # no terminal at all (a CI job, a pipe); Rich is allowed there, Textual is not.
+    # The CLI, the exporters and the benchmarks other than ``bench ui`` and ``bench
+    # workstation`` run on a machine with no terminal at all (a CI job, a pipe); Rich is
+    # allowed there, Textual is not.
     assert _leaks(HEADLESS_FACES, {"textual"}) == {}
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from abp_tui.models import Judgment
 from abp_tui.models.builtin_rubrics import AFP_V01
-from abp_tui.services.desk import QueueRow, QueueView
 from abp_tui.services.reviewing import BlindItem, BlindTask
 from abp_tui.tui.navigation import CodeList, Move, Navigator, QueueEnd, ShownItem, destination
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS, TYPING_SECONDS, KeyFacts, TypingGuard
@@ -49,20 +48,10 @@ class FakeQueue:
             i += step
         return None
 
-    def queue(self) -> QueueView:
-        rows = [
-            QueueRow(
-                item_pk=i,
-                code=code,
-                kind="pair",
-                order_index=i,
-                flipped=False,
-                status=status,
-                revisions=0,
-            )
-            for i, (code, status) in enumerate(self.status.items())
-        ]
-        return QueueView("s", "d", rows)
+    def first_unfinished(self, other_than: str | None = None) -> str | None:
+        return next(
+            (c for c, s in self.status.items() if s != "submitted" and c != other_than), None
+        )
 
 
 @pytest.mark.parametrize(

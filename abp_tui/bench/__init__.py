@@ -13,7 +13,9 @@ benchmark module is imported only when its benchmark runs.
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
   same saves alone;
 - ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy;
-- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``.
+- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``;
+- ``workstation``: the home screen, the first item and the next-item key on studies of
+  ``--items`` sizes, beside a 2,000-item study.
 """
 
 from __future__ import annotations
@@ -33,9 +35,24 @@ REPEAT = {
     "contention": 1,
     "judges": 7,
     "ranking": 3,
+    "workstation": 20,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
+
+
+ITEMS = 10_000
+"""Items of ``agreement`` and ``judges`` when ``--items`` is not given."""
+
+
+def _one_size(what: str, args: argparse.Namespace) -> int:
+    """The one ``--items`` size of a benchmark that takes one (``workstation`` takes several)."""
+    sizes = getattr(args, "items", None)
+    if not sizes:
+        return ITEMS
+    if len(sizes) > 1:
+        raise AbpError(f"bench {what}: --items takes one number here, got {len(sizes)}")
+    return int(sizes[0])
 
 
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -52,14 +69,14 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "table", False):
             from abp_tui.bench.agreement_table import bench_agreement_table
 
-            return bench_agreement_table(items=args.items, repeat=repeat)
+            return bench_agreement_table(items=_one_size(what, args), repeat=repeat)
         from abp_tui.bench.agreement import bench_agreement
 
-        return bench_agreement(items=args.items, repeat=repeat)
+        return bench_agreement(items=_one_size(what, args), repeat=repeat)
     if what == "judges":
         from abp_tui.bench.judges import bench_judges
 
-        return bench_judges(items=args.items, repeat=repeat)
+        return bench_judges(items=_one_size(what, args), repeat=repeat)
     if what == "ranking":
         from abp_tui.bench.ranking import bench_ranking
 
@@ -89,4 +106,9 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.contention import bench_contention
 
         return bench_contention(events=args.events)
+    if what == "workstation":
+        from abp_tui.bench.workstation import SIZES, bench_workstation
+
+        sizes = getattr(args, "items", None)
+        return bench_workstation(sizes=sizes or SIZES, presses=repeat)
     raise AbpError(f"bench {what}: unknown benchmark; expected: {', '.join(REPEAT)}")

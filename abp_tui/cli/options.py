@@ -142,6 +142,21 @@ def whole(option: str, low: int, high: int, what: str = "a whole number") -> Cal
     return parse
 
 
+def wholes(option: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]:
+    """``type=`` of an option taking one or more whole numbers from ``low`` to ``high``,
+    separated by commas (``2000,20000``)."""
+    one = whole(option, low, high)
+
+    def parse(text: str) -> tuple[int, ...]:
+        parts = [part.strip() for part in text.split(",")]
+        if not all(parts):
+            raise OptionError(f"{option}: expected whole numbers separated by commas, got {text!r}")
+        return tuple(one(part) for part in parts)
+
+    parse.__name__ = "int"
+    return parse
+
+
 def resamples(option: str) -> Callable[[str], int]:
     """``type=`` of a number of bootstrap resamples: 0 (no interval) to MAX_RESAMPLES."""
 

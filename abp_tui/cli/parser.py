@@ -31,7 +31,7 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.team import add_team_commands
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
-from abp_tui.cli.options import real, resamples, seed, whole
+from abp_tui.cli.options import real, resamples, seed, whole, wholes
 from abp_tui.cli.parser_planning import add_plan, add_stats_tables
 from abp_tui.stats.limits import MAX_PRIOR, MAX_RESAMPLES, MAX_SEED, MIN_SEED
 from abp_tui.stats.resampling import MIN_RESAMPLES
@@ -473,10 +473,16 @@ def build_parser() -> argparse.ArgumentParser:
             "contention",
             "judges",
             "ranking",
+            "workstation",
         ],
     )
     p.add_argument(
-        "--items", type=whole("--items", 1, 10**7), default=10_000, help="items (agreement, judges)"
+        "--items",
+        type=wholes("--items", 1, 10**7),
+        default=None,
+        metavar="N[,N...]",
+        help="items (agreement, judges: one number, default 10,000; workstation: the study "
+        "sizes measured beside a 2,000-item one, default 20,000)",
     )
     p.add_argument(
         "--table",
@@ -526,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--repeat",
         type=whole("--repeat", 1, 1000),
         default=None,
-        help="repetitions, the median is reported (default 3; ui: 15 key presses; startup: 11)",
+        help="repetitions, the median is reported (default 3; ui: 15 key presses; startup: 11; "
+        "workstation: 20 key presses)",
     )
     p.set_defaults(func=cmd_bench)
     return parser

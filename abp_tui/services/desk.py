@@ -28,10 +28,11 @@ from abp_tui.analysis.transcript import Transcript
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
 from abp_tui.services.transcripts import task_texts, transcript_of, transcript_records
-from abp_tui.store import connect
+from abp_tui.store import connect, queue_pages
 from abp_tui.store import judging as store
 from abp_tui.store.judging import BlindingError
 from abp_tui.store.judging import QueueRow as QueueRow
+from abp_tui.store.queue_pages import QueueCounts
 
 
 @dataclass(frozen=True)
@@ -67,19 +68,19 @@ def judgeable_designs(db_path: Path, reviewer: str) -> list[JudgeableDesign]:
     """
     db = connect(db_path)
     try:
-        latest: dict[tuple[str, str], store.DesignRow] = {}
-        for row in store.designs(db):
+        latest: dict[tuple[str, str], queue_pages.DesignHead] = {}
+        for row in queue_pages.design_heads(db):
             latest[(row.study_id, row.name)] = row
         found = []
         for row in latest.values():
-            reviewers = list(row.document.get("reviewers") or [])
+            reviewers = row.reviewers
             if reviewers and reviewer not in reviewers:
                 continue
             mine = {p.reviewer: p for p in store.progress(db, row.pk)}.get(reviewer)
             if mine is not None:
                 total, submitted = mine.assigned, mine.submitted
             else:
-                total, submitted = len(store.items(db, row.pk)), 0
+                total, submitted = queue_pages.design_items(db, row.pk), 0
             found.append(
                 JudgeableDesign(
                     row.pk,
@@ -126,6 +127,23 @@ class AutomatedOutcome:
     outcome: str
     """passed or failed."""
     dimensions: tuple[AutomatedDimension, ...]
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """A page of the reviewer's queue (blind codes only), as the queue screen shows it."""
+
+    study_id: str
+    design_name: str
+    start: int
+    """The first row's place (0-based) among the rows the filters keep."""
+    rows: list[QueueRow]
+    tasks: dict[str, str]
+    """Each row's task text (title, then prompt) by blind code."""
+    matching: int
+    """How many rows the filters keep in all."""
+    counts: QueueCounts
+    """The whole queue's items by status."""
 
 
 @dataclass(frozen=True)
@@ -220,11 +238,50 @@ class Desk:
             self._store_staged()
             return self._open_session().next_code(code, step, unfinished)
 
+    def first_unfinished(self, other_than: str | None = None) -> str | None:
+        """The first item of the queue not submitted yet, other than ``other_than``."""
+        with self._lock:
+            self._store_staged()
+            return self._open_session().first_unfinished(other_than)
+
     def queue(self) -> QueueView:
+        """The whole queue (a pack, a test); the queue screen reads it a page at a time."""
         with self._lock:
             self._store_staged()
             session = self._open_session()
             return QueueView(session.design_row.study_id, session.design.name, session.queue())
+
+    def queue_page(
+        self,
+        status_filter: str,
+        words: list[str],
+        start: int | None,
+        size: int,
+        around: str | None = None,
+    ) -> QueuePage:
+        """``size`` rows of the queue from row ``start`` among those the filters keep (None:
+        the page holding item ``around``, else the first), with the counts of the queue."""
+        with self._lock:
+            self._store_staged()
+            session = self._open_session()
+            matching = session.queue_matching(status_filter, words)
+            if start is None:
+                before = None
+                if around is not None:
+                    before = session.queue_rows_before(around, status_filter, words)
+                start = 0 if before is None else before - before % size
+            last_page = max(0, (matching - 1) // size * size)
+            start = max(0, min(start, last_page))
+            found = session.queue_page(status_filter, words, start, size)
+            return QueuePage(
+                session.design_row.study_id,
+                session.design.name,
+                found.start,
+                found.rows,
+                found.tasks,
+                matching,
+                session.counts(),
+            )
 
     def transcripts(self, code: str) -> tuple[Transcript, ...]:
         """The item's responses as transcripts, masked, by position (built after the session
@@ -256,7 +313,7 @@ class Desk:
                 scores = revealed_scores(session.db, self.design_pk, code, self.reviewer)
             except BlindingError:
                 return None
-            item = store.item_by_code(session.db, self.design_pk, code)
+            item = store.item_by_code(session.db, self.design_pk, code, placed=False)
             latest = store.latest_judgment(session.db, item.pk, self.reviewer)
             placement = latest.placement if latest is not None else {}
             masked = session.masker.mask

@@ -33,7 +33,7 @@ from abp_tui.services.import_plan import (
     content_sha256,
     plan_import,
 )
-from abp_tui.store import ImportWriter, import_sessions
+from abp_tui.store import ImportWriter, import_sessions, task_order
 from abp_tui.store.db import translated
 from abp_tui.store.queries import import_seen
 from abp_tui.store.staging import SpoolBudget, StagedFile
@@ -338,6 +338,9 @@ def _import_paths(
             stage.discard()
         raise
     refresh_views(db)  # a newly imported rubric may add score columns to latest_judgments
+    # The home screen lists a study's tasks a page at a time, in natural order, from here.
+    for study_id in sorted({f.study for f in report.files if f.study}):
+        task_order.refresh(db, study_id)
     return report
 
 

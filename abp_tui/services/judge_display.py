@@ -119,7 +119,7 @@ def item_verdicts_shown(
     # screen must not load before its first item (most designs never show AI verdicts).
     from abp_tui.store import judges as verdicts_sql
 
-    item = sql.item_by_code(db, design_pk, code)
+    item = sql.item_by_code(db, design_pk, code, placed=False)
     try:
         found = verdicts_sql.item_verdicts(db, item.pk, reviewer)
     except BlindingError:

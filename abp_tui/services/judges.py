@@ -228,7 +228,8 @@ def verdicts_for_code(
     db: sqlite_utils.Database, design_pk: int, code: str, reviewer: str
 ) -> list[JudgeVerdict]:
     """:func:`verdicts_for_reviewer` for an item named by its blind code."""
-    return verdicts_for_reviewer(db, judging.item_by_code(db, design_pk, code).pk, reviewer)
+    item = judging.item_by_code(db, design_pk, code, placed=False)
+    return verdicts_for_reviewer(db, item.pk, reviewer)
 
 
 __all__ = [

@@ -35,6 +35,7 @@ from abp_tui.services.coordinator_identity import refuse_enrolment
 from abp_tui.services.revision_rules import NotReady as NotReady
 from abp_tui.services.revision_rules import check_revision, item_rules
 from abp_tui.store import judging as sql
+from abp_tui.store import queue_pages
 from abp_tui.store.secrets import plan_secret
 
 RECORD_STATES = (ResultState.PROVIDER_BLOCK.value, ResultState.INFRA_ERROR.value)
@@ -222,29 +223,58 @@ class ReviewSession:
 
     def resume_code(self) -> str | None:
         """Where the reviewer left off, else the first item not yet submitted."""
-        rows = self.queue()
         pos = sql.position(self.db, self.reviewer, self.design_pk)
-        for r in rows:
-            if r.item_pk == pos:
-                return r.code
-        for r in rows:
-            if r.status != "submitted":
-                return r.code
-        return rows[0].code if rows else None
+        if pos is not None:
+            code = queue_pages.code_of(self.db, self.design_pk, self.reviewer, pos)
+            if code is not None:
+                return code
+        return queue_pages.first(
+            self.db, self.design_pk, self.reviewer, unfinished=True
+        ) or queue_pages.first(self.db, self.design_pk, self.reviewer)
 
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
-        rows = self.queue()
-        codes = [r.code for r in rows]
-        if code not in codes:
-            return codes[0] if codes else None
-        i = codes.index(code)
-        for k in range(1, len(rows) + 1):
-            j = i + step * k
-            if not 0 <= j < len(rows):
-                return None
-            if not unfinished or rows[j].status != "submitted":
-                return rows[j].code
-        return None
+        """The item ``step`` places after ``code`` (before, when negative; ``unfinished``: the
+        nearest not submitted that way); None past an end; the first item when ``code`` is not
+        in the queue. Read from ``code``'s place by index, whatever the queue's length."""
+        index = queue_pages.place(self.db, self.design_pk, self.reviewer, code)
+        if index is None:
+            return queue_pages.first(self.db, self.design_pk, self.reviewer)
+        return queue_pages.neighbour(
+            self.db, self.design_pk, self.reviewer, index, step or 1, unfinished
+        )
+
+    def first_unfinished(self, other_than: str | None = None) -> str | None:
+        """The first item of the queue not submitted yet, other than ``other_than``."""
+        return queue_pages.first(
+            self.db, self.design_pk, self.reviewer, unfinished=True, other_than=other_than
+        )
+
+    def counts(self) -> queue_pages.QueueCounts:
+        """The reviewer's items by status (kept on write: no item is read)."""
+        return queue_pages.counts(self.db, self.design_pk, self.reviewer)
+
+    def queue_page(
+        self, status_filter: str, words: list[str], start: int, size: int
+    ) -> queue_pages.QueuePage:
+        """``size`` rows of the queue from row ``start`` of those the filters keep."""
+        return queue_pages.page(
+            self.db, self.design_pk, self.reviewer, status_filter, words, start, size
+        )
+
+    def queue_matching(self, status_filter: str, words: list[str]) -> int:
+        """How many rows of the queue the filters keep."""
+        return queue_pages.matching_count(
+            self.db, self.design_pk, self.reviewer, status_filter, words
+        )
+
+    def queue_rows_before(self, code: str, status_filter: str, words: list[str]) -> int | None:
+        """How many rows the filters keep before item ``code`` (None: not in the queue)."""
+        index = queue_pages.place(self.db, self.design_pk, self.reviewer, code)
+        if index is None:
+            return None
+        return queue_pages.rows_before(
+            self.db, self.design_pk, self.reviewer, index, status_filter, words
+        )
 
     # -- one item -------------------------------------------------------------------------------
     def _placement(self, item: sql.StoredItem) -> list[int]:
@@ -262,18 +292,19 @@ class ReviewSession:
 
     def enter(self, code: str) -> int:
         """Make ``code`` where the reviewer is; its latest revision (0: never saved)."""
-        item = sql.item_by_code(self.db, self.design_pk, code)
+        item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         sql.set_position(self.db, self.reviewer, self.design_pk, item.pk)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         return latest.revision if latest else 0
 
     def read(self, code: str) -> BlindItem:
         """The item ``code`` as this reviewer sees it, without moving the reviewer there."""
-        item = sql.item_by_code(self.db, self.design_pk, code)
+        item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
         responses = blind_responses(self.db, self.masker, order)
-        rows = self.queue()
-        index = next(i for i, r in enumerate(rows) if r.code == code)
+        # Its place from its assignment, the queue's length from the summary: not the queue.
+        index = queue_pages.place(self.db, self.design_pk, self.reviewer, code) or 0
+        total = self.counts().assigned
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         judgment = Judgment()
         if latest is not None:
@@ -282,7 +313,7 @@ class ReviewSession:
             code=code,
             kind=item.kind,
             index=index,
-            total=len(rows),
+            total=total,
             task=blind_task(self.db, item.task_pk, self.rubric),
             responses=responses,
             rubric=self.rubric,
@@ -310,7 +341,7 @@ class ReviewSession:
         shown or last saved; it is added to the running total. Changing a submitted judgment
         needs a ``reason``.
         """
-        item = sql.item_by_code(self.db, self.design_pk, code)
+        item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         # The one check of what a revision may hold; a merge applies the same (revision_rules).
@@ -346,7 +377,7 @@ class ReviewSession:
         problem = finding.retest_problem()  # seed 002: a retest lists what it retested
         if problem is not None:
             raise AbpError(f"finding {finding.id}: {problem}")
-        item = sql.item_by_code(self.db, self.design_pk, code)
+        item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         shown = placement_of(self._placement(item))
         chosen = []
         for key in positions or positions_shown(shown):
@@ -368,7 +399,7 @@ class ReviewSession:
 
         Raises BlindingError until this reviewer has submitted their own.
         """
-        item = sql.item_by_code(self.db, self.design_pk, code)
+        item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
         rows = sql.others_judgments(self.db, item.pk, self.reviewer)
         mine = relabel(placement_of(order), item.run_id)

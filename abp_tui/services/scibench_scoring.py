@@ -326,4 +326,4 @@ def revealed_scores(
 ) -> dict[str, AutomatedScore]:
     """The automated outcomes of an item's runs for a reviewer who has submitted their own
     judgment of it, keyed by run id (BlindingError before that: it would anchor them)."""
-    return item_scores(db, item_by_code(db, design_pk, code).pk, reviewer)
+    return item_scores(db, item_by_code(db, design_pk, code, placed=False).pk, reviewer)

@@ -32,7 +32,7 @@ def transcript_of(record: store.RunRecord, mask: Mask) -> Transcript:
 def transcript_records(session: ReviewSession, code: str) -> tuple[store.RunRecord, ...]:
     """What the transcripts of item ``code``'s responses are made from, in the order this
     reviewer sees the responses."""
-    item = sql.item_by_code(session.db, session.design_pk, code)
+    item = sql.item_by_code(session.db, session.design_pk, code, placed=False)
     # The session's own placement: the transcripts line up with the outputs shown.
     order = session._placement(item)
     return tuple(store.run_record(session.db, pk) for pk in order)

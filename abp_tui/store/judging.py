@@ -316,12 +316,15 @@ def items(db: sqlite_utils.Database, design_pk: int) -> list[StoredItem]:
     return [_item(r, index) for index, r in enumerate(rows)]
 
 
-def item_by_code(db: sqlite_utils.Database, design_pk: int, code: str) -> StoredItem:
+def item_by_code(
+    db: sqlite_utils.Database, design_pk: int, code: str, *, placed: bool = True
+) -> StoredItem:
+    """The item ``code`` of a design; ``placed`` False leaves its place in the plan uncounted
+    (``index`` -1): counting it reads every item of the design stored before it."""
     # The item's place in the plan: how many of the design's items were stored before it.
+    more = ", (SELECT COUNT(*) FROM items k WHERE k.design_pk = i.design_pk AND k.pk < i.pk)"
     row = db.execute(
-        _ITEM_SELECT.format(
-            more=", (SELECT COUNT(*) FROM items k WHERE k.design_pk = i.design_pk AND k.pk < i.pk)"
-        )
+        _ITEM_SELECT.format(more=more if placed else ", -1")
         + "WHERE i.design_pk = ? AND i.code = ?",
         [design_pk, code],
     ).fetchone()

@@ -361,6 +361,34 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "authorized_keys": "The authorized_keys file written.",
         },
     ),
+    "queue_summaries": (
+        "Each reviewer's items of a design, by the status of their latest revision: kept in "
+        "step with assignments and judgments by triggers, so counts never read every item.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "reviewer": "The reviewer.",
+            "assigned": "Items in their queue.",
+            "submitted": "Items whose latest revision is submitted.",
+            "drafts": "Items whose latest revision is a draft.",
+        },
+    ),
+    "task_order": (
+        "Each study's current tasks in natural order (T2 before T10), ranked after an import: "
+        "the home screen lists them a page at a time from here.",
+        {
+            "study_id": _STUDY,
+            "rank": "The task's place in natural order (0 first).",
+            "task_pk": "The task (tasks.pk).",
+        },
+    ),
+    "task_order_stamps": (
+        "What task_order was ranked from, to tell when it is out of date.",
+        {
+            "study_id": _STUDY,
+            "tasks": "Current tasks of the study when they were ranked.",
+            "last_pk": "The newest task key of the study when they were ranked.",
+        },
+    ),
     "merges": (
         "Ratings files merged back from stations.",
         {

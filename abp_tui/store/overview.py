@@ -214,23 +214,15 @@ def studies(conn: sqlite3.Connection) -> list[StudyCounts]:
 
 
 def progress(conn: sqlite3.Connection, design_pk: int) -> list[ReviewerProgress]:
-    """Per reviewer: items assigned, submitted and in draft (by each one's latest revision)."""
+    """Per reviewer: items assigned, submitted and in draft (by each one's latest revision),
+    from ``queue_summaries``, which triggers keep in step with assignments and judgments: one
+    row per reviewer, whatever the design's size."""
     rows = conn.execute(
-        """
-        SELECT a.reviewer, COUNT(*),
-          SUM(CASE WHEN l.status = 'submitted' THEN 1 ELSE 0 END),
-          SUM(CASE WHEN l.status = 'draft' THEN 1 ELSE 0 END)
-        FROM assignments a JOIN items i ON i.pk = a.item_pk
-        LEFT JOIN (
-          SELECT j.item_pk, j.reviewer, j.status FROM judgments j
-          WHERE j.revision = (SELECT MAX(revision) FROM judgments k
-                              WHERE k.item_pk = j.item_pk AND k.reviewer = j.reviewer)
-        ) l ON l.item_pk = a.item_pk AND l.reviewer = a.reviewer
-        WHERE i.design_pk = ? GROUP BY a.reviewer ORDER BY a.reviewer
-        """,
+        "SELECT reviewer, assigned, submitted, drafts FROM queue_summaries "
+        "WHERE design_pk = ? AND assigned > 0 ORDER BY reviewer",
         [design_pk],
     ).fetchall()
-    return [ReviewerProgress(r[0], r[1], r[2] or 0, r[3] or 0) for r in rows]
+    return [ReviewerProgress(r[0], r[1], r[2], r[3]) for r in rows]
 
 
 def current_runs_by(column: str) -> str:

@@ -613,3 +613,91 @@ CREATE TABLE allocation_draws (
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0015_workstation_summaries",
+        # What the workstation shows of a large study, read without reading it whole
+        # (abp_tui.store.queue_pages, abp_tui.store.task_order, abp_tui.store.overview):
+        # queue_summaries counts each reviewer's items of a design by the status of their
+        # latest revision, kept in step by triggers on assignments, judgments and designs
+        # (filled here from what is stored); task_order holds each study's current tasks in
+        # natural order (T2 before T10), rebuilt after an import, with the tasks it was built
+        # from (task_order_stamps) so a reader can tell it is stale; the indexes count a
+        # study's runs by condition and by task, and its current tasks, from the index alone.
+        """
+CREATE TABLE queue_summaries (
+    design_pk INTEGER NOT NULL,
+    reviewer TEXT NOT NULL,
+    assigned INTEGER NOT NULL,
+    submitted INTEGER NOT NULL,
+    drafts INTEGER NOT NULL,
+    PRIMARY KEY (design_pk, reviewer)
+);
+INSERT INTO queue_summaries (design_pk, reviewer, assigned, submitted, drafts)
+SELECT i.design_pk, a.reviewer, COUNT(*),
+  SUM(CASE WHEN l.status = 'submitted' THEN 1 ELSE 0 END),
+  SUM(CASE WHEN l.status = 'draft' THEN 1 ELSE 0 END)
+FROM assignments a JOIN items i ON i.pk = a.item_pk
+LEFT JOIN (
+  SELECT j.item_pk, j.reviewer, j.status FROM judgments j
+  WHERE j.revision = (SELECT MAX(revision) FROM judgments k
+                      WHERE k.item_pk = j.item_pk AND k.reviewer = j.reviewer)
+) l ON l.item_pk = a.item_pk AND l.reviewer = a.reviewer
+GROUP BY i.design_pk, a.reviewer;
+CREATE TRIGGER queue_summaries_assigned AFTER INSERT ON assignments
+BEGIN INSERT INTO queue_summaries (design_pk, reviewer, assigned, submitted, drafts)
+SELECT i.design_pk, NEW.reviewer, 1,
+  (SELECT status FROM judgments j WHERE j.item_pk = NEW.item_pk AND j.reviewer = NEW.reviewer
+   ORDER BY j.revision DESC LIMIT 1) IS 'submitted',
+  (SELECT status FROM judgments j WHERE j.item_pk = NEW.item_pk AND j.reviewer = NEW.reviewer
+   ORDER BY j.revision DESC LIMIT 1) IS 'draft'
+FROM items i WHERE i.pk = NEW.item_pk
+ON CONFLICT (design_pk, reviewer) DO UPDATE SET assigned = assigned + excluded.assigned,
+  submitted = submitted + excluded.submitted, drafts = drafts + excluded.drafts
+; END;
+CREATE TRIGGER queue_summaries_unassigned AFTER DELETE ON assignments
+BEGIN UPDATE queue_summaries SET assigned = assigned - 1,
+  submitted = submitted - ((SELECT status FROM judgments j WHERE j.item_pk = OLD.item_pk
+    AND j.reviewer = OLD.reviewer ORDER BY j.revision DESC LIMIT 1) IS 'submitted'),
+  drafts = drafts - ((SELECT status FROM judgments j WHERE j.item_pk = OLD.item_pk
+    AND j.reviewer = OLD.reviewer ORDER BY j.revision DESC LIMIT 1) IS 'draft')
+WHERE design_pk = (SELECT design_pk FROM items WHERE pk = OLD.item_pk)
+  AND reviewer = OLD.reviewer
+; END;
+CREATE TRIGGER queue_summaries_judged AFTER INSERT ON judgments
+WHEN NOT EXISTS (SELECT 1 FROM judgments k WHERE k.item_pk = NEW.item_pk
+    AND k.reviewer = NEW.reviewer AND k.revision > NEW.revision)
+  AND EXISTS (SELECT 1 FROM assignments a WHERE a.item_pk = NEW.item_pk
+    AND a.reviewer = NEW.reviewer)
+BEGIN UPDATE queue_summaries SET
+  submitted = submitted + (NEW.status = 'submitted') - ((SELECT status FROM judgments k
+    WHERE k.item_pk = NEW.item_pk AND k.reviewer = NEW.reviewer AND k.revision < NEW.revision
+    ORDER BY k.revision DESC LIMIT 1) IS 'submitted'),
+  drafts = drafts + (NEW.status = 'draft') - ((SELECT status FROM judgments k
+    WHERE k.item_pk = NEW.item_pk AND k.reviewer = NEW.reviewer AND k.revision < NEW.revision
+    ORDER BY k.revision DESC LIMIT 1) IS 'draft')
+WHERE design_pk = (SELECT design_pk FROM items WHERE pk = NEW.item_pk)
+  AND reviewer = NEW.reviewer
+; END;
+CREATE TRIGGER queue_summaries_design_deleted AFTER DELETE ON designs
+BEGIN DELETE FROM queue_summaries WHERE design_pk = OLD.pk; END;
+CREATE TABLE task_order (
+    study_id TEXT NOT NULL,
+    rank INTEGER NOT NULL,
+    task_pk INTEGER NOT NULL,
+    PRIMARY KEY (study_id, rank)
+);
+CREATE TABLE task_order_stamps (
+    study_id TEXT PRIMARY KEY,
+    tasks INTEGER NOT NULL,
+    last_pk INTEGER NOT NULL
+);
+CREATE INDEX tasks_current ON tasks (study_id, current);
+CREATE INDEX runs_study_counts ON runs (
+    study_id, current, condition_pk, origin_status, excluded_reason, trace_pk
+);
+CREATE INDEX runs_task ON runs (task_pk, current);
+""",
+    )
+)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from abp_tui.models import Judgment
     from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
     from abp_tui.services.designing import CreatedDesign, DesignDefaults
-    from abp_tui.services.desk import AutomatedOutcome, QueueView, StoredDraft
+    from abp_tui.services.desk import AutomatedOutcome, QueuePage, StoredDraft
     from abp_tui.services.reviewing import SaveResult
     from abp_tui.services.studies import StudyCounts, StudyDetail
     from abp_tui.tui.navigation import ShownItem
@@ -207,13 +207,12 @@ class FindingRecorded(Message):
 
 
 class QueueLoaded(Message):
-    """The reviewer's queue, with each item's status and task text (what ``/`` filters by)."""
+    """A page of the reviewer's queue, with each row's status and task text (what ``/``
+    filters by) and the counts of the whole queue."""
 
-    def __init__(self, view: QueueView, tasks: dict[str, str] | None = None) -> None:
+    def __init__(self, page: QueuePage) -> None:
         super().__init__()
-        self.view = view
-        self.tasks = tasks or {}
-        """Each item's task text (title, then prompt) by blind code."""
+        self.page = page
 
 
 # -- the coordinator's screens --------------------------------------------------------------------

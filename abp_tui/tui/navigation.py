@@ -17,7 +17,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from abp_tui.services.desk import QueueView
 from abp_tui.services.reviewing import BlindItem
 from abp_tui.tui.responsive import DiffRunner
 from abp_tui.tui.widgets.textlayout import DiffMarks, Range, display_text, wrap_offsets
@@ -81,7 +80,7 @@ class Queue(Protocol):
 
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None: ...
 
-    def queue(self) -> QueueView: ...
+    def first_unfinished(self, other_than: str | None = None) -> str | None: ...
 
 
 def destination(queue: Queue, current: str, move: Move) -> str | QueueEnd:
@@ -91,8 +90,7 @@ def destination(queue: Queue, current: str, move: Move) -> str | QueueEnd:
     code = queue.next_code(current, move.step or 1, move.unfinished)
     if code is None and move.unfinished:
         # Past the end: an unfinished item earlier in the queue.
-        rows = queue.queue().rows
-        code = next((r.code for r in rows if r.status != "submitted" and r.code != current), None)
+        code = queue.first_unfinished(other_than=current)
     if code is not None:
         return code
     if move.unfinished:

@@ -23,6 +23,7 @@ from textual.worker import get_current_worker
 
 from abp_tui.services.designing import DesignChoices
 from abp_tui.services.studies import (
+    TASK_PAGE,
     ReviewerProgress,
     StudyCounts,
     StudyDetail,
@@ -146,6 +147,24 @@ class HomeScreen(Screen[None]):
             "kappa, position bias, the alt-test (as `abp-tui judges`).",
         ),
         Binding(
+            "right_square_bracket",
+            "tasks_page(1)",
+            "Next tasks",
+            key_display="]",
+            show=False,
+            id="home.tasks_next",
+            tooltip="A study with many tasks lists them a page at a time: the next page.",
+        ),
+        Binding(
+            "left_square_bracket",
+            "tasks_page(-1)",
+            "Previous tasks",
+            key_display="[",
+            show=False,
+            id="home.tasks_previous",
+            tooltip="A study with many tasks lists them a page at a time: the previous page.",
+        ),
+        Binding(
             "i",
             "import_files",
             "Import",
@@ -177,7 +196,7 @@ class HomeScreen(Screen[None]):
                 yield Static(Text("Conditions"), classes="section-title", markup=False)
                 yield DataTable[Text](id="conditions", cursor_type="row", zebra_stripes=True)
             with Vertical(id="tasks-pane"):
-                yield Static(Text("Tasks"), classes="section-title", markup=False)
+                yield Static(Text("Tasks"), id="tasks-title", classes="section-title", markup=False)
                 yield DataTable[Text](id="tasks", cursor_type="row", zebra_stripes=True)
         yield Static(self.import_hint_text(), id="import-hint", markup=False)
         yield KeyBar()
@@ -225,8 +244,8 @@ class HomeScreen(Screen[None]):
             self.post_message(StudiesLoaded(studies))
 
     @background(group="home-detail", description="Reading a study", exclusive=True)
-    def load_detail(self, study_id: str) -> None:
-        detail = read_study_detail(self.db_path, study_id)
+    def load_detail(self, study_id: str, task_start: int = 0) -> None:
+        detail = read_study_detail(self.db_path, study_id, task_start)
         if not get_current_worker().is_cancelled:
             self.post_message(StudyDetailLoaded(detail))
 
@@ -312,6 +331,7 @@ class HomeScreen(Screen[None]):
         self.update_banner()
         info = self.query_one("#study-info", Static)
         self.query_one("#progress", Static).update("")
+        self.query_one("#tasks-title", Static).update(self.tasks_title(None))
         if study is None:
             info.update("")
             self.fill("conditions", [])
@@ -334,7 +354,27 @@ class HomeScreen(Screen[None]):
             self.fill("tasks", [])
             self.load_detail(study.id)
 
+    def tasks_title(self, detail: StudyDetail | None) -> Text:
+        """The tasks pane's title, with the page shown when the tasks do not fit on one."""
+        title = Text("Tasks")
+        if detail is not None and detail.task_total > len(detail.tasks):
+            first = detail.task_start + 1 if detail.tasks else 0
+            last = detail.task_start + len(detail.tasks)
+            title.append(f"  {first:,}-{last:,} of {detail.task_total:,}")
+            title.append("  ] next page, [ previous", style="dim")
+        return title
+
+    def action_tasks_page(self, step: int) -> None:
+        detail = self.details.get(self.shown_study) if self.shown_study is not None else None
+        if detail is None:
+            return
+        start = detail.task_start + step * TASK_PAGE
+        if start < 0 or start >= detail.task_total or start == detail.task_start:
+            return
+        self.load_detail(detail.study_id, start)
+
     def fill_detail(self, detail: StudyDetail) -> None:
+        self.query_one("#tasks-title", Static).update(self.tasks_title(detail))
         study = self.studies.get(detail.study_id)
         preferences = study.preferences if study is not None else 0
         self.query_one("#progress", Static).update(progress_text(detail.progress, preferences))

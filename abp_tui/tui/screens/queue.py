@@ -4,6 +4,10 @@ Rows carry blind codes and the task (as the compare screen shows it), never a ru
 condition. The queue is read by a worker through the desk; Enter returns the chosen code to the
 compare screen, which opens it. ``f`` cycles the status filter; ``/`` filters by text: every
 word typed must appear in the item's blind code, kind, status or task text.
+
+A queue may hold a hundred thousand items: the screen shows a page of :data:`PAGE` rows at a
+time (the one holding the current item first; ``]`` and ``[`` page), filtered in the store,
+with the counts of the whole queue from the summary the store keeps.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import get_current_worker
 
-from abp_tui.services.desk import Desk, QueueRow, QueueView
+from abp_tui.services.desk import Desk, QueuePage
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import QueueLoaded, WorkerFailed
 from abp_tui.tui.widgets.keybar import KeyBar
@@ -26,30 +30,10 @@ from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.workers import background
 
 FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
+PAGE = 200
+"""Rows shown at a time."""
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
 TASK_WIDTH = 60
-
-
-def shown(rows: list[QueueRow], status_filter: str) -> list[QueueRow]:
-    if status_filter == "all":
-        return rows
-    if status_filter == "unfinished":
-        return [r for r in rows if r.status != "submitted"]
-    return [r for r in rows if r.status == status_filter]
-
-
-def matching(rows: list[QueueRow], text: str, tasks: dict[str, str]) -> list[QueueRow]:
-    """The rows in which every word of ``text`` appears (ignoring case) in the blind code,
-    the kind, the status or the task text."""
-    words = text.lower().split()
-    if not words:
-        return rows
-    found = []
-    for row in rows:
-        haystack = " ".join((row.code, row.kind, row.status, tasks.get(row.code, ""))).lower()
-        if all(word in haystack for word in words):
-            found.append(row)
-    return found
 
 
 def task_line(text: str) -> str:
@@ -92,6 +76,24 @@ class QueueScreen(Screen[str | None]):
             tooltip="Show only items whose blind code, status or task text has every word typed.",
         ),
         Binding(
+            "right_square_bracket",
+            "page(1)",
+            "Next page",
+            key_display="]",
+            show=False,
+            id="queue.next_page",
+            tooltip="The next page of the queue (it is listed a page at a time).",
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            key_display="[",
+            show=False,
+            id="queue.previous_page",
+            tooltip="The previous page of the queue.",
+        ),
+        Binding(
             "escape,l",
             "back",
             "Back",
@@ -106,8 +108,8 @@ class QueueScreen(Screen[str | None]):
         self.desk = desk
         self.current = current
         self.status_filter = status_filter
-        self.view: QueueView | None = None
-        self.tasks: dict[str, str] = {}
+        self.view: QueuePage | None = None
+        """The page shown (its rows, their task texts, the queue's counts)."""
         self.text_filter = ""
 
     def compose(self) -> ComposeResult:
@@ -119,19 +121,21 @@ class QueueScreen(Screen[str | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.load()
+        self.load(None)
+
+    def load(self, start: int | None) -> None:
+        """Read the page from row ``start`` (None: the page holding the current item)."""
+        self._load(start, self.status_filter, self.text_filter.lower().split())
 
     @background(group="queue-load", description="Reading the queue", exclusive=True)
-    def load(self) -> None:
-        view = self.desk.queue()
-        tasks = self.desk.task_texts()
+    def _load(self, start: int | None, status_filter: str, words: list[str]) -> None:
+        page = self.desk.queue_page(status_filter, words, start, PAGE, around=self.current)
         if not get_current_worker().is_cancelled:
-            self.post_message(QueueLoaded(view, tasks))
+            self.post_message(QueueLoaded(page))
 
     @on(QueueLoaded)
     def loaded(self, message: QueueLoaded) -> None:
-        self.view = message.view
-        self.tasks = message.tasks
+        self.view = message.page
         self.fill()
 
     @on(WorkerFailed)
@@ -141,14 +145,14 @@ class QueueScreen(Screen[str | None]):
         )
 
     def fill(self) -> None:
-        if self.view is None:
+        view = self.view
+        if view is None:
             return
-        rows = self.view.rows
-        counts = {s: sum(1 for r in rows if r.status == s) for s in ("todo", "draft", "submitted")}
+        counts = view.counts
         summary = Text.assemble(
-            (safe_line(f"{self.view.study_id} / {self.view.design_name}"), "bold"),
-            f"  ·  {len(rows)} items: {counts['submitted']} submitted, {counts['draft']} in "
-            f"draft, {counts['todo']} to do  ·  showing: ",
+            (safe_line(f"{view.study_id} / {view.design_name}"), "bold"),
+            f"  ·  {counts.assigned:,} items: {counts.submitted:,} submitted, {counts.drafts:,} "
+            f"in draft, {counts.todo:,} to do  ·  showing: ",
             (self.status_filter, "bold"),
             " (f changes)",
         )
@@ -156,13 +160,19 @@ class QueueScreen(Screen[str | None]):
             summary.append("  ·  matching: ")
             summary.append(safe_line(self.text_filter), "bold")
             summary.append(" (/ changes)")
+        if view.matching > len(view.rows):
+            first = view.start + 1 if view.rows else 0
+            summary.append(
+                f"  ·  items {first:,}-{view.start + len(view.rows):,} of {view.matching:,}"
+            )
+            summary.append(" (] next page, [ previous)", style="dim")
         self.query_one("#queue-summary", Static).update(summary)
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
         columns = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
         for label, width in (*columns, ("Task", TASK_WIDTH)):
             table.add_column(Text(label), key=label, width=width)
-        visible = matching(shown(rows, self.status_filter), self.text_filter, self.tasks)
+        visible = view.rows
         for row in visible:
             table.add_row(
                 Text(str(row.order_index + 1), justify="right"),
@@ -170,7 +180,7 @@ class QueueScreen(Screen[str | None]):
                 Text(row.kind),
                 Text(row.status, style=STATUS_STYLE.get(row.status, "")),
                 Text(str(row.revisions), justify="right"),
-                Text(safe_line(task_line(self.tasks.get(row.code, "")))),
+                Text(safe_line(task_line(view.tasks.get(row.code, "")))),
                 key=row.code,
             )
         codes = [r.code for r in visible]
@@ -192,11 +202,19 @@ class QueueScreen(Screen[str | None]):
             empty.update(Text(f"No items are {self.status_filter}. Press f to change the filter."))
         bar = self.query_one(SearchBar)
         if bar.is_open:
-            bar.set_status(Text(f"{len(visible)} of {len(rows)} items", style="dim"))
+            bar.set_status(Text(f"{view.matching} of {counts.assigned} items", style="dim"))
+
+    def action_page(self, step: int) -> None:
+        view = self.view
+        if view is None:
+            return
+        start = view.start + step * PAGE
+        if 0 <= start < view.matching and start != view.start:
+            self.load(start)
 
     def action_filter(self) -> None:
         self.status_filter = FILTERS[(FILTERS.index(self.status_filter) + 1) % len(FILTERS)]
-        self.fill()
+        self.load(None)
 
     def action_find(self) -> None:
         self.query_one(SearchBar).open()
@@ -204,7 +222,7 @@ class QueueScreen(Screen[str | None]):
     @on(Input.Changed, "#queue-find Input")
     def find_typed(self, event: Input.Changed) -> None:
         self.text_filter = event.value
-        self.fill()
+        self.load(None)
 
     @on(SearchBar.Submitted)
     def find_done(self) -> None:
@@ -213,7 +231,7 @@ class QueueScreen(Screen[str | None]):
     @on(SearchBar.Closed)
     def find_closed(self) -> None:
         self.text_filter = ""
-        self.fill()
+        self.load(None)
         self.query_one(DataTable).focus()
 
     def action_open(self) -> None:

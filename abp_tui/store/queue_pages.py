@@ -1,0 +1,268 @@
+"""SQL for moving through a reviewer's queue without reading it whole.
+
+A reviewer's queue of a design is their assignments in ``order_index`` order. Every function
+here reads what one step needs, whatever the queue's length: the item after or before one (by
+the ``assignments_reviewer`` index, from the item's own place), the first item (unfinished),
+a page of rows (``LIMIT``/``OFFSET``, filtered by status and by words), and the counts of the
+queue from ``queue_summaries``, which triggers keep in step with assignments and judgments
+(migration ``0015_workstation_summaries``). Only a search by words counts its matches by
+scanning the queue, in SQL.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from abp_tui.store.judging import QueueRow
+
+_STATUS = (
+    "COALESCE((SELECT j.status FROM judgments j WHERE j.item_pk = i.pk "
+    "AND j.reviewer = a.reviewer ORDER BY j.revision DESC LIMIT 1), 'todo')"
+)
+"""The status of the reviewer's latest revision of the item (todo: none yet)."""
+_REVISIONS = "(SELECT COUNT(*) FROM judgments j WHERE j.item_pk = i.pk AND j.reviewer = a.reviewer)"
+# CROSS JOIN keeps the assignments the outer loop: the queue is walked in the
+# (reviewer, order_index) index's order, so a LIMIT stops the walk after a few rows.
+_QUEUE = (
+    "FROM assignments a CROSS JOIN items i ON i.pk = a.item_pk "
+    "WHERE a.reviewer = :reviewer AND i.design_pk = :design"
+)
+_FILTERS = {
+    "all": "",
+    "unfinished": f" AND {_STATUS} != 'submitted'",
+    "todo": f" AND {_STATUS} = 'todo'",
+    "draft": f" AND {_STATUS} = 'draft'",
+    "submitted": f" AND {_STATUS} = 'submitted'",
+}
+"""The queue screen's status filters, as conditions on a row of :data:`_QUEUE`."""
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    """A reviewer's items of a design, by the status of their latest revision."""
+
+    assigned: int
+    submitted: int
+    drafts: int
+
+    @property
+    def todo(self) -> int:
+        return self.assigned - self.submitted - self.drafts
+
+    def of(self, status_filter: str) -> int:
+        """How many items a status filter shows."""
+        return {
+            "all": self.assigned,
+            "unfinished": self.assigned - self.submitted,
+            "todo": self.todo,
+            "draft": self.drafts,
+            "submitted": self.submitted,
+        }[status_filter]
+
+
+def counts(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> QueueCounts:
+    """The reviewer's counts of the design, from the summary kept on write (one row)."""
+    row = db.execute(
+        "SELECT assigned, submitted, drafts FROM queue_summaries "
+        "WHERE design_pk = ? AND reviewer = ?",
+        [design_pk, reviewer],
+    ).fetchone()
+    return QueueCounts(0, 0, 0) if row is None else QueueCounts(row[0], row[1], row[2])
+
+
+def place(db: sqlite_utils.Database, design_pk: int, reviewer: str, code: str) -> int | None:
+    """The ``order_index`` of item ``code`` in the reviewer's queue (None: not theirs)."""
+    row = db.execute(
+        "SELECT a.order_index FROM items i JOIN assignments a ON a.item_pk = i.pk "
+        "AND a.reviewer = ? WHERE i.design_pk = ? AND i.code = ?",
+        [reviewer, design_pk, code],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def neighbour(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    order_index: int,
+    step: int,
+    unfinished: bool = False,
+) -> str | None:
+    """The code ``step`` items after (before, when negative) the one at ``order_index``;
+    ``unfinished``: the nearest one in that direction not submitted. None past an end."""
+    forward = step > 0
+    sql = (
+        f"SELECT i.code {_QUEUE} AND a.order_index {'>' if forward else '<'} :index"
+        f"{_FILTERS['unfinished'] if unfinished else ''} "
+        f"ORDER BY a.order_index {'' if forward else 'DESC'} LIMIT 1 OFFSET :skip"
+    )
+    params: dict[str, Any] = {
+        "reviewer": reviewer,
+        "design": design_pk,
+        "index": order_index,
+        "skip": 0 if unfinished else abs(step) - 1,
+    }
+    row = db.execute(sql, params).fetchone()
+    return None if row is None else str(row[0])
+
+
+def first(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    *,
+    unfinished: bool = False,
+    other_than: str | None = None,
+) -> str | None:
+    """The code of the first item of the queue (``unfinished``: not submitted; never
+    ``other_than``), None when there is none."""
+    sql = f"SELECT i.code {_QUEUE}{_FILTERS['unfinished'] if unfinished else ''}"
+    params: dict[str, Any] = {"reviewer": reviewer, "design": design_pk}
+    if other_than is not None:
+        sql += " AND i.code != :other"
+        params["other"] = other_than
+    row = db.execute(sql + " ORDER BY a.order_index LIMIT 1", params).fetchone()
+    return None if row is None else str(row[0])
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """Rows of a reviewer's queue, from ``start`` (0-based, among the rows the filters keep),
+    with the task text of each (title, then prompt) by blind code."""
+
+    start: int
+    rows: list[QueueRow]
+    tasks: dict[str, str]
+
+
+def _lower(text: str | None) -> str:
+    return (text or "").lower()
+
+
+def _filtered(
+    db: sqlite_utils.Database, status_filter: str, words: list[str]
+) -> tuple[str, dict[str, Any]]:
+    """The WHERE additions (and parameters) of a status filter and a search by words: every
+    word (lower case) must appear in the blind code, kind, status or task text (as
+    ``str.lower`` reads them: a function of this connection, not SQLite's ASCII ``lower``)."""
+    sql = _FILTERS[status_filter]
+    params: dict[str, Any] = {}
+    if words:
+        db.conn.create_function("abp_lower", 1, _lower, deterministic=True)
+        haystack = (
+            "abp_lower(i.code || ' ' || i.kind || ' ' || "
+            f"{_STATUS} || ' ' || "
+            "(SELECT CASE WHEN t.title != '' AND t.prompt != '' THEN t.title || char(10) || "
+            "t.prompt ELSE t.title || t.prompt END FROM tasks t WHERE t.pk = i.task_pk))"
+        )
+        for n, word in enumerate(words):
+            sql += f" AND instr({haystack}, :w{n}) > 0"
+            params[f"w{n}"] = word
+    return sql, params
+
+
+def matching_count(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    status_filter: str,
+    words: list[str],
+) -> int:
+    """How many rows of the queue a status filter and a search keep (a search scans the
+    queue; without one, the count comes from the summary)."""
+    if not words:
+        return counts(db, design_pk, reviewer).of(status_filter)
+    sql, params = _filtered(db, status_filter, words)
+    row = db.execute(
+        f"SELECT COUNT(*) {_QUEUE}{sql}", {"reviewer": reviewer, "design": design_pk, **params}
+    ).fetchone()
+    return int(row[0])
+
+
+def rows_before(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    order_index: int,
+    status_filter: str,
+    words: list[str],
+) -> int:
+    """How many rows the filters keep before the item at ``order_index``."""
+    sql, params = _filtered(db, status_filter, words)
+    if not sql:  # the whole queue: an item's place is its order_index
+        return order_index
+    row = db.execute(
+        f"SELECT COUNT(*) {_QUEUE} AND a.order_index < :index{sql}",
+        {"reviewer": reviewer, "design": design_pk, "index": order_index, **params},
+    ).fetchone()
+    return int(row[0])
+
+
+def page(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    status_filter: str,
+    words: list[str],
+    start: int,
+    size: int,
+) -> QueuePage:
+    """``size`` rows of the queue from row ``start`` among those the filters keep."""
+    sql, params = _filtered(db, status_filter, words)
+    found = db.execute(
+        f"SELECT i.pk, i.code, i.kind, a.order_index, a.flipped, {_STATUS}, {_REVISIONS}, "
+        f"(SELECT t.title FROM tasks t WHERE t.pk = i.task_pk), "
+        f"(SELECT t.prompt FROM tasks t WHERE t.pk = i.task_pk) "
+        f"{_QUEUE}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start",
+        {"reviewer": reviewer, "design": design_pk, "size": size, "start": start, **params},
+    ).fetchall()
+    return QueuePage(
+        start,
+        [QueueRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5], r[6]) for r in found],
+        {r[1]: "\n".join(p for p in (r[7], r[8]) if p) for r in found},
+    )
+
+
+def code_of(db: sqlite_utils.Database, design_pk: int, reviewer: str, item_pk: int) -> str | None:
+    """The code of item ``item_pk`` when it is in the reviewer's queue of the design."""
+    row = db.execute(
+        "SELECT i.code FROM items i JOIN assignments a ON a.item_pk = i.pk AND a.reviewer = ? "
+        "WHERE i.pk = ? AND i.design_pk = ?",
+        [reviewer, item_pk, design_pk],
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def design_items(db: sqlite_utils.Database, design_pk: int) -> int:
+    """How many items a design has (counted in its index)."""
+    return int(
+        db.execute("SELECT COUNT(*) FROM items WHERE design_pk = ?", [design_pk]).fetchone()[0]
+    )
+
+
+@dataclass(frozen=True)
+class DesignHead:
+    """What lists of designs show of one, without parsing its document (which names every
+    task of the study: megabytes for a large one)."""
+
+    pk: int
+    study_id: str
+    name: str
+    version_no: int
+    reviewers: list[str]
+
+
+def design_heads(db: sqlite_utils.Database, study_id: str | None = None) -> list[DesignHead]:
+    """Every design (of one study), by study, name and version, its reviewers read in SQL."""
+    where = "" if study_id is None else "WHERE study_id = :study "
+    rows = db.execute(
+        "SELECT pk, study_id, name, version_no, "
+        "COALESCE(json_extract(document, '$.reviewers'), '[]') FROM designs "
+        f"{where}ORDER BY study_id, name, version_no",
+        {"study": study_id},
+    ).fetchall()
+    return [DesignHead(r[0], r[1], r[2], r[3], list(json.loads(r[4]) or [])) for r in rows]
