@@ -18,10 +18,12 @@ import pytest
 from abp_tui.models import Rubric
 from abp_tui.services.desk import Desk
 from abp_tui.tui.app import make_app
+from abp_tui.tui.responsive import DiffRunner
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.response_scoring import DimensionRow
+from abp_tui.tui.widgets.textlayout import DiffMarks
 from abp_tui.tui.widgets.textpane import TextPane
 from tests.tui_helpers import (
     TIMEOUT,
@@ -137,3 +139,31 @@ async def test_the_texts_are_drawn_before_the_form_is_built(
         assert len(texts) == 2 and all("The launch moves to May." in t for t in texts)
         # The form is whole and the focus on its first unanswered row.
         assert app.focused is screen.query_one("#check-consistent", ChoiceRow)
+
+
+async def test_the_first_item_does_not_wait_for_the_diff_process_to_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    started = threading.Event()
+    warm_up, diff = DiffRunner.warm_up, DiffRunner.diff
+
+    def slow_start(self: DiffRunner) -> None:
+        started.wait(TIMEOUT)  # the process answers when the test says so
+        warm_up(self)
+
+    def slow_diff(self: DiffRunner, left: str, right: str) -> DiffMarks:
+        started.wait(TIMEOUT)
+        return diff(self, left, right)
+
+    monkeypatch.setattr(DiffRunner, "warm_up", slow_start)
+    monkeypatch.setattr(DiffRunner, "diff", slow_diff)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        screen = _compare(app)
+        assert screen is not None and screen.pair.marks is None  # the texts, not the diff yet
+        started.set()
+        await until(pilot, lambda: screen.pair.marks is not None, "the diff")
+        await settle(pilot)
+        assert screen.pair.marks is not None and screen.pair.marks.hunks
