@@ -218,14 +218,16 @@ async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
         fatal[0].scroll_visible(animate=False)
         await pilot.pause()
         await pilot.click(fatal[0])
-        await pilot.click("#response-2 #--content-tab-trace-2")
+        await press(pilot, "r")  # the Trace tabs (a response without a trace has no tab bar)
+        await pilot.click("#response-2 #--content-tab-output-2")
         await settle(pilot)
         response = screen.drafts.judgment.responses["1"]
         assert response.scores == {"task_correctness": 2}
         assert screen.item is not None
         assert response.fatal_hits == (screen.item.task.fatal_criteria[0],)
         assert response.fatal_hits[0].startswith("Invents an owner")
-        assert screen.query_one("#response-2", ResponseView).showing_trace
+        assert not screen.query_one("#response-2", ResponseView).showing_trace
+        assert screen.query_one("#response-1", ResponseView).showing_trace
 
 
 async def test_fatal_hit_shows_model_fail_and_override_needs_a_reason(tmp_path: Path) -> None:

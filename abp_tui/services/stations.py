@@ -55,6 +55,7 @@ from abp_tui.services.station_files import (
     signature,
     write_atomic,
 )
+from abp_tui.services.station_owner import pack_designs, station_reviewer
 from abp_tui.store import ImportWriter
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
@@ -214,28 +215,12 @@ class StationRefused(AbpError):
     """A pack cannot open into this database (nothing was written)."""
 
 
-def _pack_designs(station: sqlite_utils.Database) -> list[sql.DesignRow]:
-    return [d for d in sql.designs(station) if d.document.get("pack")]
-
-
-def station_reviewer(db: sqlite_utils.Database) -> str | None:
-    """The reviewer a station database judges as (its pack's), or None for any other database.
-
-    This is how a station remembers its reviewer: ``abp-tui --db STATION`` opens as them.
-    """
-    for design in _pack_designs(db):
-        reviewers = design.document.get("reviewers")
-        if isinstance(reviewers, list) and reviewers and isinstance(reviewers[0], str):
-            return reviewers[0]
-    return None
-
-
 def _refusal(station: sqlite_utils.Database, pack: StudyPack, path: Path) -> str | None:
     """Why ``pack`` may not open into ``station`` (None: it may)."""
     where = safe_line(psql.database_file(station) or "this database")
     name = safe_line(path.name)
     use_new = f"abp-tui --db NEW.db pack open {name} (refused; nothing was changed)"
-    held = _pack_designs(station)
+    held = pack_designs(station)
     if held:
         other = held[0]
         reviewer = station_reviewer(station)

@@ -54,9 +54,11 @@ class ItemReader:
         self.differ.close()
 
     def _differ_for(self, item: BlindItem, diff: bool) -> DiffRunner | None:
-        """The differ to prepare ``item`` with: a pair short enough is diffed before it shows."""
+        """The differ to prepare ``item`` with: a pair short enough is diffed before it shows,
+        once the diff process is there (the first item never waits for it to start: its
+        texts show first, its diff when the process is ready)."""
         short = sum(len(r.text) for r in item.responses) <= INLINE_DIFF_CHARACTERS
-        return self.differ if diff and short else None
+        return self.differ if diff and short and self.differ.ready else None
 
     def warm_up(self) -> None:
         """Start the diff process now, before the first pair needs it."""

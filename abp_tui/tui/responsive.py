@@ -41,6 +41,7 @@ class DiffRunner:
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
         self._broken = False
+        self._answered = False
 
     def _executor(self) -> ProcessPoolExecutor | None:
         with self._lock:
@@ -53,12 +54,19 @@ class DiffRunner:
                     self._broken = True
             return self._pool
 
+    @property
+    def ready(self) -> bool:
+        """A diff asked now does not wait for the helper process to start: it has answered (or
+        none can start, and the diff runs in the calling thread)."""
+        return self._answered or self._broken
+
     def warm_up(self) -> None:
         """Start the helper process now (blocking: call it from a worker thread)."""
         pool = self._executor()
         if pool is not None:
             try:
                 pool.submit(_ready).result()
+                self._answered = True
             except (BrokenProcessPool, OSError):
                 self._broken = True
 
@@ -67,7 +75,9 @@ class DiffRunner:
         pool = self._executor()
         if pool is not None:
             try:
-                return pool.submit(diff_marks, left, right).result()
+                marks = pool.submit(diff_marks, left, right).result()
+                self._answered = True
+                return marks
             except (BrokenProcessPool, OSError):
                 self._broken = True
         return diff_marks(left, right)

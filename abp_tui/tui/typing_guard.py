@@ -124,8 +124,10 @@ class TypingGuard:
         """The deferred key acted (nothing followed it in time)."""
         self._deferred_at = None
 
-    def holds_back(self, key: KeyFacts) -> Verdict:
-        now = self.clock()
+    def holds_back(self, key: KeyFacts, at: float | None = None) -> Verdict:
+        """The verdict on ``key``, which came now (or at ``at`` on this guard's clock: a key
+        that waited for the form is judged at the pace it was typed)."""
+        now = self.clock() if at is None else at
         undo = cancel = False
         if key.printable:
             # A run of decisions ("yyny", "2221") stays: only a key that is not one of the

@@ -13,10 +13,12 @@ few questions of :class:`FormHost`.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any, ClassVar, Protocol, cast
 
 from textual import events
+from textual.app import App
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
@@ -63,13 +65,58 @@ class TypingShield:
         """The judgment and the focus before the last decision key, and the key's character."""
         self._deferred: Timer | None = None
         """The key that submits or leaves, waiting for the guard's moment to act."""
+        self._waiting: list[tuple[str, str | None, float]] | None = None
+        """Keys typed before the form was there (key, character, when on the guard's clock);
+        None: keys are judged as they come."""
+        self._replayed: dict[events.Key, float] = {}
+        """The keys that waited, sent again, with when they were typed."""
+        self._sending = False
 
     def keys_changed(self) -> None:
         """The screen's widgets changed (a form built anew brings its rows' keys)."""
         self._keys = None
 
+    # -- keys typed before the form is there -------------------------------------------------
+    def wait_for_form(self) -> None:
+        """From now until :meth:`form_ready`, keys wait instead of acting: the form they are
+        meant for is not there yet (a screen shows its texts first, then builds its form)."""
+        if self._waiting is None:
+            self._waiting = []
+
+    def form_ready(self) -> None:
+        """The form is there (or will not be: no item): the keys that waited are sent again,
+        in order, each once the one before it has been handled, as a person's keys come, and
+        judged by the guard at the moment it was typed (keys typed meanwhile wait behind)."""
+        if self._waiting is not None and not self._sending:
+            self._sending = True
+            app = self.screen.app
+            app.run_worker(self._send_waiting(), group="typing-waited", description="Keys typed")
+
+    async def _send_waiting(self) -> None:
+        app = self.screen.app
+        waiting = self._waiting or []
+        while waiting and app.is_running:
+            if self._deferred is not None:  # a key that submits or leaves acts first
+                await asyncio.sleep(self.guard.defer_seconds / 4)
+                continue
+            key, character, at = waiting.pop(0)
+            again = events.Key(key, character)
+            self._replayed[again] = at
+            app.post_message(again)
+            await _handled(app)
+        self._waiting = None
+        self._sending = False
+
     def holds_back(self, event: events.Key) -> bool:
-        """Whether a key is typing meant for a text field, to be ignored."""
+        """Whether a key is typing meant for a text field, to be ignored (or waits for the
+        form: it is sent again once the form is there)."""
+        at = self._replayed.pop(event, None)
+        if at is None and self._waiting is not None:
+            self._waiting.append((event.key, event.character, self.guard.clock()))
+            return True
+        return self._judge(event, at)
+
+    def _judge(self, event: events.Key, at: float | None) -> bool:
         screen = self.screen
         in_field = isinstance(screen.focused, Input)
         active = None
@@ -86,7 +133,7 @@ class TypingShield:
                 # The focused row's keys are priority bindings: those are scores.
                 score=active is not None and active.binding.priority,
             )
-        verdict = self.guard.holds_back(facts)
+        verdict = self.guard.holds_back(facts, at)
         moves_in_form = event.key in FORM_KEYS
         host = self.host
         if not host.form_shown and (facts.score or in_field or moves_in_form) and not verdict.hold:
@@ -170,6 +217,25 @@ class TypingShield:
                 keys.update(node._bindings.key_to_bindings)
             self._keys = frozenset(keys)
         return self._keys
+
+
+async def _handled(app: App[Any]) -> None:
+    """Wait until a key posted to ``app`` has been handled: by the app, then by the focused widget
+    and each ancestor on the way to the screen (one round per hop), with what it posted there
+    (a form's change reaches the screen before the next key is judged)."""
+    focused = app.focused
+    for _ in range(len(focused.ancestors_with_self) + 1 if focused is not None else 2):
+        if not app.is_running:
+            return
+        nodes: set[DOMNode] = {app, app.screen}
+        if app.focused is not None:
+            nodes.update(app.focused.ancestors_with_self)
+        waits = []
+        for node in nodes:
+            done = asyncio.Event()
+            if node.call_later(done.set):
+                waits.append(done.wait())
+        await asyncio.gather(*waits)
 
 
 NARROW_WIDTH = 110

@@ -13,12 +13,14 @@ from abp_tui.errors import AbpError
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from abp_tui.services.demo import is_empty, load_demo
-    from abp_tui.services.stations import station_reviewer
+    from abp_tui.services.station_owner import station_reviewer
 
     db = open_db(args)
-    if db_path(args) == DEFAULT_DB and is_empty(db):
-        load_demo(db)
+    if db_path(args) == DEFAULT_DB:
+        from abp_tui.services.demo import is_empty, load_demo
+
+        if is_empty(db):
+            load_demo(db)
     # A reviewer station opens as its pack's reviewer unless --reviewer says otherwise.
     reviewer = args.reviewer or station_reviewer(db)
     db.close()

@@ -60,7 +60,7 @@ from abp_tui.tui.messages import (
     TranscriptsRead,
     WorkerFailed,
 )
-from abp_tui.tui.navigation import Move, Navigator
+from abp_tui.tui.navigation import Move, Navigator, ShownItem
 from abp_tui.tui.reading import ENTER_GROUP, OPEN_GROUP, ItemReader
 from abp_tui.tui.reading_aids import HELP_HINTS, READING_BINDINGS, ReadingAids
 from abp_tui.tui.responsive import LongLived
@@ -222,6 +222,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self.reader = ItemReader(self, desk)
         self.drafts = Drafts(self, desk)
         self.shield = TypingShield(self, self)
+        self.shield.wait_for_form()  # keys typed before the first item's form is there wait
         self.long_lived = LongLived()
         # The parts the screen talks to, made here so that it never has to look them up.
         self.bar = ItemBar()
@@ -310,6 +311,22 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             if self.item is not None and message.shown.item.code != self.item.code:
                 self.reader.enter(self.item.code, restart_clock=False)
             return
+        if self.form.rubric is None:
+            # The first item: its texts are drawn before the form is built (the form's many
+            # widgets are most of a paint's layout); keys typed meanwhile wait for the form.
+            self._show_texts(message.shown)
+            self.call_after_refresh(self._show_item, message, texts_shown=True)
+            return
+        await self._show_item(message)
+
+    def _show_texts(self, shown: ShownItem) -> None:
+        item = shown.item
+        self.set_class(len(item.responses) < 2, "-single")
+        self.set_class(item.rubric.preference_only, "-preference-only")
+        self.task_panel.show(item.task)
+        self.pair.show(item.responses, shown.texts, shown.wrapped, shown.marks)
+
+    async def _show_item(self, message: ItemOpened, *, texts_shown: bool = False) -> None:
         self.bar.arrived()
         item = message.shown.item
         self.navigator.arrived(item.code)
@@ -326,12 +343,9 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         if item.status == "submitted":
             self.reader.automated(item.code, submitted_now=False)
             self.ai_panel.read(item.code, submitted_now=False)
-        self.set_class(not self.is_pair, "-single")
-        self.set_class(item.rubric.preference_only, "-preference-only")
-        self.task_panel.show(item.task)
         pair = self.pair
-        shown = message.shown
-        pair.show(item.responses, shown.texts, shown.wrapped, shown.marks)
+        if not texts_shown:
+            self._show_texts(message.shown)
         self.aids.item_shown(item.code)
         form.load(item.judgment, item.responses, item.task.fatal_criteria)
         first = form.first_row()
@@ -352,6 +366,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             self.call_after_refresh(self._read_ahead)
         self._update_bar()
         self._update_missing()
+        self.shield.form_ready()  # after the focus is on its row (both go through the app)
 
     @on(QueueEndReached)
     def queue_end_reached(self, message: QueueEndReached) -> None:
@@ -362,11 +377,14 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     @on(QueueFoundEmpty)
     def queue_found_empty(self) -> None:
         self.bar.say(Text("You have no items in this study design.", style="bold"))
+        self.shield.form_ready()  # there will be no form: the keys that waited act now
 
     @on(WorkerFailed)
     def worker_failed(self, message: WorkerFailed) -> None:
         # The app shows the failure itself; here it is kept in the item bar.
         if message.group in (OPEN_GROUP, ENTER_GROUP):
+            if self.item is None:
+                self.shield.form_ready()  # no form to wait for
             self.bar.say(
                 Text.assemble(("Cannot open the item: ", "bold red"), safe_line(message.reason))
             )

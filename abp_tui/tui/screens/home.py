@@ -42,6 +42,7 @@ from abp_tui.tui.messages import (
     StudyDetailLoaded,
     WorkerFailed,
 )
+from abp_tui.tui.widgets.fitted_columns import Give, cut, fit_columns
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
@@ -61,6 +62,21 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     "tasks": [("ID", "id"), ("Runs", "runs"), ("Excluded", "excluded"), ("Risk type", "risk")],
 }
 """Each table's columns as (header, key), in display order."""
+GIVES: dict[str, list[Give]] = {
+    "studies": [
+        Give("trace_events"),
+        Give("name", 24),
+        Give("excluded"),
+        Give("name", 16),
+        Give("conditions"),
+        Give("protocol", 8),
+        Give("id", 16),
+        Give("name", 8),
+    ],
+    "conditions": [Give("label", 16), Give("excluded"), Give("label", 10), Give("id", 14)],
+    "tasks": [Give("risk", 12), Give("excluded"), Give("risk", 8), Give("id", 14)],
+}
+"""What each table gives up first when the terminal is too narrow for all of its columns."""
 
 ID_WIDTH = 32
 NAME_WIDTH = 36
@@ -180,6 +196,9 @@ class HomeScreen(Screen[None]):
         self.studies: dict[str, StudyCounts] = {}
         self.details: dict[str, StudyDetail] = {}
         self.shown_study: str | None = None
+        self._rows: dict[str, list[tuple[str, list[Text]]]] = {}
+        """Each table's rows as last filled (filled again when its room changes)."""
+        self._room: dict[str, int] = {}
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -216,15 +235,36 @@ class HomeScreen(Screen[None]):
         """Replace the rows of a table (each a key and its cells).
 
         Column widths are computed here from the cells, so they never change after the header
-        has been drawn (a header drawn before an automatic re-measure can stay stale).
+        has been drawn (a header drawn before an automatic re-measure can stay stale); on a
+        narrow terminal the table's less important columns give way (:data:`GIVES`).
         """
+        self._rows[name] = rows
         table = self.table(name)
+        room = table.scrollable_content_region.width
+        self._room[name] = room
+        fitted = fit_columns(COLUMNS[name], [cells for _, cells in rows], room, GIVES[name])
         table.clear(columns=True)
-        for index, (label, key) in enumerate(COLUMNS[name]):
-            width = max([len(label), *(cells[index].cell_len for _, cells in rows)])
-            table.add_column(Text(label), key=key, width=width)
+        for index, width in fitted.columns:
+            label, key = COLUMNS[name][index]
+            table.add_column(cut(Text(label), width), key=key, width=width)
         for key, cells in rows:
-            table.add_row(*cells, key=key)
+            table.add_row(*fitted.cells(cells), key=key)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        """Fill again the tables whose room changed, on the same row."""
+        for name, rows in self._rows.items():
+            table = self.table(name)
+            if table.scrollable_content_region.width != self._room.get(name):
+                row = table.cursor_row
+                self.fill(name, rows)
+                if rows:
+                    table.move_cursor(row=min(row, len(rows) - 1))
 
     def import_hint_text(self) -> Text:
         return Text.assemble(

@@ -30,7 +30,8 @@ NO_STEPS = "(no steps)"
 
 
 class ResponseView(Vertical):
-    """A response pane: a note line, then the Output and Trace tabs."""
+    """A response pane: a note line, then the Output and Trace tabs (the tab bar only when the
+    response has a trace, or its Trace tab is open)."""
 
     class TranscriptWanted(Message):
         """The Trace tab is shown and the view has no transcript yet."""
@@ -114,6 +115,7 @@ class ResponseView(Vertical):
         self.shown = None
         if self.showing_trace:
             self.transcript_pane.show("", READING)
+        self._show_tab_bar()
         label = f"Trace ({len(response.trace)})"
         if label != self._trace_label:
             self._trace_label = label
@@ -146,6 +148,14 @@ class ResponseView(Vertical):
     def show_trace(self, show: bool) -> None:
         tabs = self.query_one(TabbedContent)
         tabs.active = f"{'trace' if show else 'output'}-{self.position}"
+        self._show_tab_bar()
+
+    def _show_tab_bar(self) -> None:
+        """The Output and Trace tabs are shown when there is a trace, or its tab is open."""
+        response = self.response
+        self.set_class(
+            response is not None and not response.trace and not self.showing_trace, "-no-trace"
+        )
 
     @on(TabbedContent.TabActivated)
     def tab_shown(self, event: TabbedContent.TabActivated) -> None:
