@@ -7,9 +7,12 @@ draws stay one multinomial call per table (its own seeded stream, so a table's i
 not depend on which other tables share the batch); what is shared is the arithmetic after
 them: the margins, percent agreement and kappa of every table and resample in a few array
 operations, every resampled kappa and percent agreement sorted in one call and their
-percentile bounds read at once. Tables outside the common case (fewer than two items, a
-single category or eight and more, chance agreement of 1) go through ``pair_from_counts``
-itself.
+percentile bounds read at once (every declared coefficient's resamples with them). Each
+table's figures are then the declared pair coefficients'
+(:func:`~abp_tui.stats.agreement_pairs.pair_values`, ``pair_figures``): a coefficient declared
+later is computed here from its kernel, as for every reviewer pair. Tables outside the common
+case (fewer than two items, a single category or eight and more, chance agreement of 1) go
+through ``pair_from_counts`` itself.
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ AC2_WEIGHTS: Final[dict[str, str]] = {
 @dataclass(frozen=True)
 class Coefficient:
     """One agreement coefficient: what every face (CLI, workstation, CSV, report) lists it as,
-    and, for a multi-reviewer one, how its figure is computed.
+    and how its figure is computed (its kernel: ``kernel`` over all reviewers, ``pair_kernel``
+    for each pair).
 
     The faces iterate over :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`, never over
     a list of their own, so a new coefficient is its kernel plus its declaration.
