@@ -299,3 +299,12 @@ def test_a_pair_figure_of_no_declared_coefficient_is_refused() -> None:
     finally:
         PAIR_COEFFICIENTS.withdraw(PAIR_KEY)
     assert PairAgreement.model_validate(document) == pair
+
+
+def test_a_coefficient_without_the_kernel_of_its_kind_is_not_declared() -> None:
+    with pytest.raises(ValueError, match="'scott_pi' has no kernel"):
+        VARIABLE_COEFFICIENTS.declare(SCOTT)
+    with pytest.raises(ValueError, match="'unanimous_share' has no pair_kernel"):
+        PAIR_COEFFICIENTS.declare(UNANIMOUS)
+    assert PAIR_KEY not in VARIABLE_COEFFICIENTS.declared_keys()
+    assert KEY not in PAIR_COEFFICIENTS.declared_keys()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, overload
+from typing import Final, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -112,7 +112,11 @@ class Declared(Sequence[Coefficient]):
     """The declared coefficients of one kind, in the order every face lists them. One object
     that every face reads, so a coefficient declared (:meth:`declare`) is listed everywhere."""
 
-    def __init__(self, coefficients: Iterable[Coefficient]) -> None:
+    def __init__(
+        self, coefficients: Iterable[Coefficient], kernel: Literal["kernel", "pair_kernel"]
+    ) -> None:
+        self._kernel = kernel
+        """The field holding the kernel every coefficient of this kind needs."""
         self._declared: list[Coefficient] = []
         for coefficient in coefficients:
             self.declare(coefficient)
@@ -139,6 +143,8 @@ class Declared(Sequence[Coefficient]):
         """Add a coefficient after those declared (its key must be new)."""
         if coefficient.key in self.declared_keys():
             raise ValueError(f"the coefficient {coefficient.key!r} is declared already")
+        if getattr(coefficient, self._kernel) is None:
+            raise ValueError(f"the coefficient {coefficient.key!r} has no {self._kernel}")
         self._declared.append(coefficient)
 
     def withdraw(self, key: str) -> None:
@@ -321,7 +327,8 @@ VARIABLE_COEFFICIENTS: Final = Declared(
         GWET_AC2_LINEAR,
         GWET_AC2_QUADRATIC,
         GWET_AC2_ORDINAL,
-    )
+    ),
+    "kernel",
 )
 """The multi-reviewer figures of a variable, in the order every face lists them."""
 
@@ -389,7 +396,8 @@ PAIR_COEFFICIENTS: Final = Declared(
         COHEN_KAPPA,
         COHEN_KAPPA_LINEAR,
         COHEN_KAPPA_QUADRATIC,
-    )
+    ),
+    "pair_kernel",
 )
 """The figures of each pair of reviewers, in the order every face lists them."""
 
