@@ -1,8 +1,10 @@
 """A coefficient is its declaration and its kernel: declared, it is computed, carried in the
 documents and listed by every face, with nothing else to change.
 
-The toy coefficient here (the share of items every judgment of which agrees, on the items with
-two or more) is declared by the test alone and withdrawn after it.
+The toy coefficients here are declared by the test alone and withdrawn after it: over all
+reviewers, the share of items every judgment of which agrees, on the items with two or more;
+for each pair of reviewers, Scott's pi (Scott 1955), whose chance term pools the two
+reviewers' margins.
 """
 
 from __future__ import annotations
@@ -14,15 +16,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from abp_tui.analysis.agreement_tables import agreement_table, figures_table, variables_table
-from abp_tui.analysis.table_model import Number
+from abp_tui.analysis.agreement_tables import (
+    agreement_table,
+    figures_table,
+    pairs_table,
+    variables_table,
+)
+from abp_tui.analysis.table_model import FigureValue, Number
 from abp_tui.stats.agreement import (
+    PAIR_COEFFICIENTS,
     VARIABLE_COEFFICIENTS,
     Coefficient,
+    PairAgreement,
     compute_all,
     compute_variable,
+    pair_from_counts,
 )
-from abp_tui.stats.agreement_kernels import Sums, Values
+from abp_tui.stats.agreement_batch import CountTable, pairs_from_counts
+from abp_tui.stats.agreement_kernels import PairSums, Sums, Values
 from tests.factories import Cli
 
 KEY = "unanimous_share"
@@ -137,3 +148,163 @@ def test_a_figure_of_no_declared_coefficient_is_refused() -> None:
     with pytest.raises(ValueError, match=f"no coefficient is declared as {KEY}"):
         type(variable).model_validate(document)
     assert KEY not in VARIABLE_COEFFICIENTS.declared_keys()
+
+
+# -- a pair coefficient ----------------------------------------------------------------------
+PAIR_KEY = "scott_pi"
+
+
+def scott_kernel(sums: PairSums, _weights: str | None) -> Values:
+    """Scott's pi for each row (the data, then each resample): (p_o - p_e) / (1 - p_e), p_e the
+    sum of the squared mean margins of the two reviewers."""
+    cells = sums.cells() / sums.n
+    po = np.trace(cells, axis1=1, axis2=2)
+    pooled = (cells.sum(axis=2) + cells.sum(axis=1)) / 2
+    pe = (pooled**2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rows = np.where(pe < 1, (po - pe) / (1 - pe), np.nan)
+    return Values(rows, po, pe)
+
+
+SCOTT = Coefficient(
+    key=PAIR_KEY,
+    label="Scott's pi",
+    short="Scott π",
+    measures="agreement of two reviewers beyond chance, their margins pooled",
+    formula="(p_o - p_e) / (1 - p_e), p_e = sum_k ((p_k. + p_.k) / 2)^2",
+    source="Scott (1955), Reliability of content analysis; a toy declared by this test",
+    pair_kernel=scott_kernel,
+)
+
+
+@pytest.fixture
+def pair_declared() -> Iterator[Coefficient]:
+    PAIR_COEFFICIENTS.declare(SCOTT)
+    try:
+        yield SCOTT
+    finally:
+        PAIR_COEFFICIENTS.withdraw(PAIR_KEY)
+
+
+# Reviewers a and b on six items: rows a, columns b: [[3, 2], [0, 1]]. p_o = 4/6; a's margins
+# 5/6, 1/6 and b's 1/2, 1/2 pool to 2/3, 1/3: p_e = 5/9 and pi = (1/9) / (4/9) = 0.25 (Cohen's
+# kappa, with p_e = 1/2, is 1/3).
+PAIR_JUDGMENTS = [
+    (f"i{item}", reviewer, value)
+    for item, (first, second) in enumerate([(1, 1), (1, 1), (1, 1), (2, 2), (1, 2), (1, 2)])
+    for reviewer, value in (("a", first), ("b", second))
+]
+SCOTT_PI = 0.25
+
+
+def test_a_declared_pair_coefficient_is_computed_and_carried(pair_declared: Coefficient) -> None:
+    variable = compute_variable(PAIR_JUDGMENTS, "nominal", resamples=0, pair_resamples=300, seed=5)
+    (pair,) = variable.pairs
+    found = dict((c.key, f) for c, f in pair.figures())
+    figure = found[PAIR_KEY]
+    assert figure.value == pytest.approx(SCOTT_PI)
+    assert found["cohen_kappa"].value == pytest.approx(1 / 3)  # its neighbours unchanged
+    assert (figure.observed_agreement, figure.chance_agreement) == pytest.approx((4 / 6, 5 / 9))
+    assert (figure.name, figure.definition, figure.source) == (
+        pair_declared.label,
+        pair_declared.formula,
+        pair_declared.source,
+    )
+    assert (figure.n_items, figure.n_reviewers, figure.n_judgments) == (6, 2, 12)
+    # Its bootstrap: the pair's own resamples, the draws its kappas use.
+    assert figure.interval is not None and figure.interval.resamples == 300
+    assert figure.interval.method == found["cohen_kappa"].interval.method  # type: ignore[union-attr]
+    assert figure.large_sample is None  # declared without one
+    document = json.loads(variable.model_dump_json())
+    assert document["pairs"][0][PAIR_KEY]["value"] == pytest.approx(SCOTT_PI)
+    assert type(variable).model_validate(document) == variable
+    # The declarations before it give exactly the figures they gave without it.
+    PAIR_COEFFICIENTS.withdraw(PAIR_KEY)
+    try:
+        without = compute_variable(
+            PAIR_JUDGMENTS, "nominal", resamples=0, pair_resamples=300, seed=5
+        )
+    finally:
+        PAIR_COEFFICIENTS.declare(pair_declared)
+    del document["pairs"][0][PAIR_KEY]
+    assert document == json.loads(without.model_dump_json())
+
+
+def test_a_declared_pair_coefficient_comes_from_counts_and_the_batch(
+    pair_declared: Coefficient,
+) -> None:
+    counts = np.array([[3, 2], [0, 1]])
+    single = pair_from_counts(counts, (1, 2), ("a", "b"), resamples=200, seed=2)
+    assert getattr(single, PAIR_KEY).value == pytest.approx(SCOTT_PI)
+    assert getattr(single, PAIR_KEY).interval is not None
+    # The batch (the AI judge report's tables) gives each table pair_from_counts' model.
+    table = CountTable(counts, (1, 2), ("a", "b"), "value")
+    assert pairs_from_counts([table], resamples=200, seed=2) == [single]
+    assert pairs_from_counts([table], resamples=0) == [pair_from_counts(counts, (1, 2), ("a", "b"))]
+
+
+def test_a_declared_pair_coefficient_is_listed_by_every_table(
+    pair_declared: Coefficient, tmp_path: Path, cli: Cli
+) -> None:
+    variable = compute_variable(PAIR_JUDGMENTS, "nominal", resamples=0)
+    pairs = pairs_table(variable)
+    assert pairs.columns[-1].key == PAIR_KEY
+    last = pairs.rows[0][-1]
+    assert isinstance(last, FigureValue) and last.point == pytest.approx(SCOTT_PI)
+    report = compute_all({"v": PAIR_JUDGMENTS}, {"v": "nominal"}, resamples=0)
+    assert [row for row in agreement_table(report).rows if PAIR_KEY in row] != []
+    path = tmp_path / "judgments.csv"
+    path.write_text(
+        "item,reviewer,variable,value\n"
+        + "".join(f"{i},{r},v,{value}\n" for i, r, value in PAIR_JUDGMENTS),
+        encoding="utf-8",
+    )
+    shown = cli("agreement", "--table", path, "--level", "nominal", "--resamples", "0")
+    assert shown.code == 0, shown.err
+    assert "Scott's pi" in shown.out
+    document = cli("agreement", "--table", path, "--level", "nominal", "--resamples", "0", "--json")
+    assert document.code == 0, document.err
+    (pair,) = json.loads(document.out)["variables"][0]["pairs"]
+    assert pair[PAIR_KEY]["value"] == pytest.approx(SCOTT_PI)
+    assert pair[PAIR_KEY]["name"] == pair_declared.label
+
+
+def test_an_ordered_pair_coefficient_is_not_applicable_to_a_nominal_scale() -> None:
+    ordered = Coefficient(**{**SCOTT.__dict__, "ordered": True, "nominal_reason": "no order"})
+    PAIR_COEFFICIENTS.declare(ordered)
+    try:
+        variable = compute_variable(PAIR_JUDGMENTS, "nominal", resamples=0)
+        figure = getattr(variable.pairs[0], PAIR_KEY)
+        assert figure.undefined_reason == "nominal variable: no order"
+        assert "Scott's pi" in figures_table(variable).notes[0]
+        assert PAIR_KEY not in [c.key for c in pairs_table(variable).columns]
+        ordinal = compute_variable(PAIR_JUDGMENTS, "ordinal", resamples=0)
+        assert getattr(ordinal.pairs[0], PAIR_KEY).value == pytest.approx(SCOTT_PI)
+    finally:
+        PAIR_COEFFICIENTS.withdraw(PAIR_KEY)
+
+
+def test_a_pair_figure_of_no_declared_coefficient_is_refused() -> None:
+    (pair,) = compute_variable(PAIR_JUDGMENTS, "nominal", resamples=0).pairs
+    document = json.loads(pair.model_dump_json())
+    document[PAIR_KEY] = document["percent_agreement"]
+    with pytest.raises(ValueError, match=f"no coefficient is declared as {PAIR_KEY}"):
+        PairAgreement.model_validate(document)
+    # Once declared, a pair's document without its figure is refused.
+    del document[PAIR_KEY]
+    PAIR_COEFFICIENTS.declare(SCOTT)
+    try:
+        with pytest.raises(ValueError, match=f"no figure of the declared {PAIR_KEY}"):
+            PairAgreement.model_validate(document)
+    finally:
+        PAIR_COEFFICIENTS.withdraw(PAIR_KEY)
+    assert PairAgreement.model_validate(document) == pair
+
+
+def test_a_coefficient_without_the_kernel_of_its_kind_is_not_declared() -> None:
+    with pytest.raises(ValueError, match="'scott_pi' has no kernel"):
+        VARIABLE_COEFFICIENTS.declare(SCOTT)
+    with pytest.raises(ValueError, match="'unanimous_share' has no pair_kernel"):
+        PAIR_COEFFICIENTS.declare(UNANIMOUS)
+    assert PAIR_KEY not in VARIABLE_COEFFICIENTS.declared_keys()
+    assert KEY not in PAIR_COEFFICIENTS.declared_keys()

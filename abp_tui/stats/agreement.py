@@ -12,9 +12,10 @@ measures, its formula, its source, whether the compact list of variables shows i
 applies to and, for a multi-reviewer one, its kernel and when its figure is undefined) in
 :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`; the figures follow the declarations
 (:func:`_declared_figure` builds each multi-reviewer figure from its declaration and its
-kernel's values) and every face (command line, workstation, CSV, JSON, report) lists them from
-there. A new multi-reviewer coefficient is its declaration and its kernel
-(:mod:`abp_tui.stats.agreement_kernels`), nothing else.
+kernel's values, :func:`abp_tui.stats.agreement_pairs.pair_values` and ``pair_figures`` each
+pair's) and every face (command line, workstation, CSV, JSON, report) lists them from there. A
+new coefficient is its declaration and its kernel (:mod:`abp_tui.stats.agreement_kernels`),
+nothing else.
 
 This module does not read the database, decide which judgments belong to a study or import the
 UI; the caller collects the judgments (:mod:`abp_tui.formats.agreement_table` reads them from a
@@ -143,6 +144,7 @@ from abp_tui.stats.agreement_models import (
 )
 from abp_tui.stats.agreement_pairs import (
     _pair,
+    declared_pair_weights,
     pair_from_counts,
 )
 from abp_tui.stats.agreement_scales import (
@@ -323,16 +325,12 @@ def _compute(
         for c in VARIABLE_COEFFICIENTS
     }
 
-    kinds = ("identity",) if level == "nominal" else ("identity", "linear", "quadratic")
-    declared_weights = (
-        {kind: weight_matrix(kind, cats) for kind in kinds} if weight_basis == "declared" else None
-    )
+    declared_weights = declared_pair_weights(level, cats, weight_basis)
     pairs = tuple(
         _pair(
             table,
             a,
             b,
-            kinds,
             declared_weights,
             weight_basis,
             seed,

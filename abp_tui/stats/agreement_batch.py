@@ -7,44 +7,40 @@ draws stay one multinomial call per table (its own seeded stream, so a table's i
 not depend on which other tables share the batch); what is shared is the arithmetic after
 them: the margins, percent agreement and kappa of every table and resample in a few array
 operations, every resampled kappa and percent agreement sorted in one call and their
-percentile bounds read at once. Tables outside the common case (fewer than two items, a
-single category or eight and more, chance agreement of 1) go through ``pair_from_counts``
-itself.
+percentile bounds read at once (every declared coefficient's resamples with them). Each
+table's figures are then the declared pair coefficients'
+(:func:`~abp_tui.stats.agreement_pairs.pair_values`, ``pair_figures``): a coefficient declared
+later is computed here from its kernel, as for every reviewer pair. Tables outside the common
+case (fewer than two items, a single category or eight and more, chance agreement of 1) go
+through ``pair_from_counts`` itself.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.stats.agreement_coefficients import (
-    _COHEN_BY_WEIGHTS,
-    PAIR_PERCENT_AGREEMENT,
-    basis_text,
-)
 from abp_tui.stats.agreement_data import generator
-from abp_tui.stats.agreement_figures import (
-    _PAIR_NOT_REQUESTED,
-    _check_settings,
-    _large_sample,
-    bootstrap_interval,
+from abp_tui.stats.agreement_figures import _check_settings
+from abp_tui.stats.agreement_kernels import PairSums, chance_corrected
+from abp_tui.stats.agreement_models import PairAgreement
+from abp_tui.stats.agreement_pairs import (
+    declared_pair_weights,
+    make_pair_sums,
+    pair_agreement,
+    pair_base,
+    pair_figures,
+    pair_from_counts,
+    pair_values,
 )
-from abp_tui.stats.agreement_kernels import chance_corrected
-from abp_tui.stats.agreement_models import ConfusionMatrix, Figure, Interval, PairAgreement
-from abp_tui.stats.agreement_pairs import pair_from_counts
 from abp_tui.stats.agreement_scales import Category, weight_matrix
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
-WHAT: Final = "items judged by both"
-UNWEIGHTED: Final = "(unweighted: every disagreement counts in full)"
-NOMINAL: Final = "nominal variable: weighted kappa needs ordered categories"
 
 
 @dataclass(frozen=True)
@@ -67,6 +63,8 @@ class _Drawn:
     po: F64
     pe: F64
     kappa: F64
+    cells: I64
+    """Resamples + 1 rows of the q x q cells, flattened."""
 
 
 @dataclass
@@ -85,12 +83,6 @@ class _Cells:
 def _identity_is_eye(categories: tuple[Category, ...]) -> bool:
     """The scale's identity weights are the identity matrix (what the arithmetic below uses)."""
     return bool(np.array_equal(weight_matrix("identity", categories), np.eye(len(categories))))
-
-
-@lru_cache(maxsize=8)
-def _definition(kind: str) -> str:
-    basis = UNWEIGHTED if kind == "identity" else basis_text("declared")
-    return _COHEN_BY_WEIGHTS[kind].formula.format(weights=kind, basis=basis)
 
 
 def _resample(index: int, t: CountTable, seed: int, resamples: int) -> _Cells | None:
@@ -145,7 +137,8 @@ def _kappas(found: list[_Cells], resamples: int) -> list[_Drawn]:
         with np.errstate(divide="ignore", invalid="ignore"):
             kappa = chance_corrected(po, pe)
         out.extend(
-            _Drawn(c.index, c.table, c.n, po[j], pe[j], kappa[j]) for j, c in enumerate(group)
+            _Drawn(c.index, c.table, c.n, po[j], pe[j], kappa[j], c.cells)
+            for j, c in enumerate(group)
         )
     return out
 
@@ -173,92 +166,52 @@ def _bounds(samples: F64, confidence: float) -> tuple[F64, F64, I64]:
     return out[0], out[1], used
 
 
-Bounds = tuple[tuple[float, float, int], tuple[float, float, int]]
-
-
-def _model(
-    d: _Drawn, bounds: Bounds | None, seed: int, resamples: int, confidence: float
-) -> PairAgreement:
-    """The table's PairAgreement with the fields ``pair_from_counts`` gives it (the tests hold
-    each model equal to ``pair_from_counts``'s, field for field)."""
+def _sums(d: _Drawn, resamples: int) -> PairSums:
+    """The table's sums as :func:`~abp_tui.stats.agreement_pairs.pair_from_counts` builds them
+    (nominal, declared scale), with the observed and chance agreement and kappa computed
+    above for every table at once."""
     t = d.table
     q = len(t.categories)
-    square = np.asarray(t.counts).astype(np.int64).reshape(q, q)
-    common: dict[str, Any] = {
-        "n_items": d.n,
-        "n_items_chance": None,
-        "n_reviewers": 2,
-        "n_judgments": 2 * d.n,
-    }
-    notes: list[tuple[Interval | None, str | None]] = [
-        bootstrap_interval(low, high, used, resamples, seed, WHAT, confidence)
-        for low, high, used in bounds or ()
-    ]
-    if not notes:
-        notes = [(None, _PAIR_NOT_REQUESTED)] * 2
-    percent = PAIR_PERCENT_AGREEMENT
-    po, pe = float(d.po[0]), float(d.pe[0])
-    nz = np.flatnonzero(square.reshape(q * q))
-    used_cats = sorted(set((nz // q).tolist()) | set((nz % q).tolist()))
-    sub = np.ix_(used_cats, used_cats)
-    large, large_note = _large_sample(square[sub].astype(np.float64), np.eye(q)[sub], confidence)
-    identity = _COHEN_BY_WEIGHTS["identity"]
-
-    def weighted(kind: str) -> Figure:
-        coefficient = _COHEN_BY_WEIGHTS[kind]
-        return Figure(
-            undefined_reason=NOMINAL,
-            name=coefficient.label,
-            definition=_definition(kind),
-            source=coefficient.source,
-            weights=kind,
-            weight_basis="declared",
-            **common,
-        )
-
-    return PairAgreement(
-        reviewer_a=t.reviewers[0],
-        reviewer_b=t.reviewers[1],
-        n_items=d.n,
-        percent_agreement=Figure(
-            value=po,
-            interval=notes[1][0],
-            interval_note=notes[1][1],
-            large_sample=None,
-            large_sample_note=None,
-            observed_agreement=None,
-            chance_agreement=None,
-            name=percent.label,
-            definition=percent.formula,
-            source=percent.source,
-            weights=None,
-            weight_basis=None,
-            **common,
-        ),
-        cohen_kappa=Figure(
-            value=float(d.kappa[0]),
-            interval=notes[0][0],
-            interval_note=notes[0][1],
-            large_sample=large,
-            large_sample_note=large_note,
-            observed_agreement=po if math.isfinite(po) else None,
-            chance_agreement=pe if math.isfinite(pe) else None,
-            name=identity.label,
-            definition=_definition("identity"),
-            source=identity.source,
-            weights="identity",
-            weight_basis=None,
-            **common,
-        ),
-        cohen_kappa_linear=weighted("linear"),
-        cohen_kappa_quadratic=weighted("quadratic"),
-        confusion=ConfusionMatrix(
-            rows=t.reviewers[0],
-            columns=t.reviewers[1],
-            categories=t.categories,
-            counts=tuple(map(tuple, square.tolist())),
-        ),
+    nz = np.flatnonzero(d.cells[0])
+    return make_pair_sums(
+        d.cells[:, nz].astype(np.float64),
+        nz,
+        d.cells[0].reshape(q, q),
+        t.categories,
+        "nominal",
+        declared_pair_weights("nominal", t.categories, "declared"),
+        "declared",
+        resamples,
+        {"po_identity": d.po, "pe_identity": d.pe, "kappa_identity": d.kappa},
     )
+
+
+def _models(
+    drawn: list[_Drawn], seed: int, resamples: int, confidence: float
+) -> list[PairAgreement]:
+    """Each table's PairAgreement, every declared pair coefficient's figure from its kernel
+    (the tests hold each model equal to ``pair_from_counts``'s, field for field), every
+    resampled figure's percentile bounds read in one call."""
+    sums = [_sums(d, resamples) for d in drawn]
+    values = [pair_values(s, "nominal", None, None) for s in sums]
+    bounds: list[dict[str, tuple[float, float, int]]] = [{} for _ in drawn]
+    if resamples:
+        resampled = [
+            (j, key, found.rows[1:])
+            for j, per_table in enumerate(values)
+            for key, (found, why) in per_table.items()
+            if why is None and found is not None and found.rows is not None
+        ]
+        if resampled:
+            low, high, used = _bounds(np.stack([rows for _j, _k, rows in resampled]), confidence)
+            for i, (j, key, _rows) in enumerate(resampled):
+                bounds[j][key] = (float(low[i]), float(high[i]), int(used[i]))
+    out = []
+    for d, s, v, b in zip(drawn, sums, values, bounds, strict=True):
+        base = pair_base(d.n, seed, resamples, confidence)
+        figures = pair_figures(v, s, base, "nominal", "declared", b)
+        out.append(pair_agreement(s.counts, d.table.categories, d.table.reviewers, figures))
+    return out
 
 
 def pairs_from_counts(
@@ -290,25 +243,8 @@ def pairs_from_counts(
                 resamples=resamples,
                 confidence=confidence,
             )
-    if drawn:
-        bounds: list[Bounds | None]
-        if resamples:
-            samples = np.concatenate(
-                [np.stack([d.kappa[1:] for d in drawn]), np.stack([d.po[1:] for d in drawn])]
-            )
-            low, high, used = _bounds(samples, confidence)
-            k = len(drawn)
-            bounds = [
-                (
-                    (float(low[j]), float(high[j]), int(used[j])),
-                    (float(low[k + j]), float(high[k + j]), int(used[k + j])),
-                )
-                for j in range(k)
-            ]
-        else:
-            bounds = [None] * len(drawn)
-        for d, b in zip(drawn, bounds, strict=True):
-            out[d.index] = _model(d, b, seed, resamples, confidence)
+    for d, pair in zip(drawn, _models(drawn, seed, resamples, confidence), strict=True):
+        out[d.index] = pair
     return [pair for pair in out if pair is not None]
 
 

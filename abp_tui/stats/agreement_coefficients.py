@@ -2,30 +2,36 @@
 label, what it measures, its formula and its source, the levels it applies to and its kernel, in
 the order every face lists them, and the wording of the weights and intervals the figures carry.
 
-A declaration is all a new multi-reviewer coefficient needs beside its kernel
-(:mod:`abp_tui.stats.agreement_kernels`): :data:`VARIABLE_COEFFICIENTS` holds it, the computation
-builds its figure from it (:func:`abp_tui.stats.agreement.compute_variable`), the documents carry
-it under its key (:class:`abp_tui.stats.agreement_models.VariableAgreement`) and every face (CLI,
-workstation, CSV, JSON, report) lists it from there.
+A declaration is all a new coefficient needs beside its kernel
+(:mod:`abp_tui.stats.agreement_kernels`): :data:`VARIABLE_COEFFICIENTS` holds a multi-reviewer
+one and :data:`PAIR_COEFFICIENTS` one of each pair of reviewers; the computation builds its figure
+from it (:func:`abp_tui.stats.agreement.compute_variable`; a pair's,
+:mod:`abp_tui.stats.agreement_pairs` and the batch of :mod:`abp_tui.stats.agreement_batch`), the
+documents carry it under its key (:class:`abp_tui.stats.agreement_models.VariableAgreement`,
+:class:`~abp_tui.stats.agreement_models.PairAgreement`) and every face (CLI, workstation, CSV,
+JSON, report) lists it from there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, overload
+from typing import Final, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from abp_tui.stats.agreement_kernels import (
     Kernel,
+    PairKernel,
     ac1_kernel,
     ac2_kernel,
     alpha_values_kernel,
+    cohen_kernel,
     fleiss_generalized_kernel,
     fleiss_kernel,
     fleiss_weighted_kernel,
+    pair_percent_agreement_kernel,
     percent_agreement_kernel,
 )
 
@@ -43,7 +49,8 @@ AC2_WEIGHTS: Final[dict[str, str]] = {
 @dataclass(frozen=True)
 class Coefficient:
     """One agreement coefficient: what every face (CLI, workstation, CSV, report) lists it as,
-    and, for a multi-reviewer one, how its figure is computed.
+    and how its figure is computed (its kernel: ``kernel`` over all reviewers, ``pair_kernel``
+    for each pair).
 
     The faces iterate over :data:`VARIABLE_COEFFICIENTS` and :data:`PAIR_COEFFICIENTS`, never over
     a list of their own, so a new coefficient is its kernel plus its declaration.
@@ -71,8 +78,13 @@ class Coefficient:
     """It gives partial credit to near categories, so it needs ordered ones: not applicable to
     a nominal scale (its figure there is undefined, and the faces list it once as such)."""
     kernel: Kernel | None = None
-    """Its values from a variable's sums (a multi-reviewer coefficient; a pair's figures are
-    :mod:`abp_tui.stats.agreement_pairs`')."""
+    """Its values from a variable's sums (a multi-reviewer coefficient)."""
+    pair_kernel: PairKernel | None = None
+    """Its values from a reviewer pair's confusion matrix (a pair coefficient)."""
+    large_sample: bool = False
+    """Its figure carries the large-sample standard error, interval and test of a (weighted)
+    kappa with its weights (Fleiss, Cohen and Everitt 1969): a pair coefficient of the kappa
+    family."""
     nominal_reason: str = "needs ordered categories"
     """Why an ``ordered`` coefficient is undefined on a nominal variable, after "nominal
     variable: " (and the figure to see instead)."""
@@ -100,7 +112,11 @@ class Declared(Sequence[Coefficient]):
     """The declared coefficients of one kind, in the order every face lists them. One object
     that every face reads, so a coefficient declared (:meth:`declare`) is listed everywhere."""
 
-    def __init__(self, coefficients: Iterable[Coefficient]) -> None:
+    def __init__(
+        self, coefficients: Iterable[Coefficient], kernel: Literal["kernel", "pair_kernel"]
+    ) -> None:
+        self._kernel = kernel
+        """The field holding the kernel every coefficient of this kind needs."""
         self._declared: list[Coefficient] = []
         for coefficient in coefficients:
             self.declare(coefficient)
@@ -127,6 +143,8 @@ class Declared(Sequence[Coefficient]):
         """Add a coefficient after those declared (its key must be new)."""
         if coefficient.key in self.declared_keys():
             raise ValueError(f"the coefficient {coefficient.key!r} is declared already")
+        if getattr(coefficient, self._kernel) is None:
+            raise ValueError(f"the coefficient {coefficient.key!r} has no {self._kernel}")
         self._declared.append(coefficient)
 
     def withdraw(self, key: str) -> None:
@@ -309,7 +327,8 @@ VARIABLE_COEFFICIENTS: Final = Declared(
         GWET_AC2_LINEAR,
         GWET_AC2_QUADRATIC,
         GWET_AC2_ORDINAL,
-    )
+    ),
+    "kernel",
 )
 """The multi-reviewer figures of a variable, in the order every face lists them."""
 
@@ -329,6 +348,8 @@ PAIR_PERCENT_AGREEMENT: Final = Coefficient(
     measures="how often the two reviewers gave the same category, chance agreement not removed",
     formula="share of the items judged by both reviewers on which they gave the same category",
     source="Cohen (1960): p_o, the observed agreement of the pair",
+    pair_kernel=pair_percent_agreement_kernel,
+    chance_corrected=False,
 )
 COHEN_KAPPA: Final = Coefficient(
     key="cohen_kappa",
@@ -338,6 +359,8 @@ COHEN_KAPPA: Final = Coefficient(
     formula=_COHEN_FORMULA,
     source="Cohen (1960), A coefficient of agreement for nominal scales" + _COHEN_SE_SOURCE,
     weights="identity",
+    pair_kernel=cohen_kernel,
+    large_sample=True,
 )
 COHEN_KAPPA_LINEAR: Final = Coefficient(
     key="cohen_kappa_linear",
@@ -349,6 +372,9 @@ COHEN_KAPPA_LINEAR: Final = Coefficient(
     + _COHEN_SE_SOURCE,
     weights="linear",
     ordered=True,
+    pair_kernel=cohen_kernel,
+    large_sample=True,
+    nominal_reason="weighted kappa needs ordered categories",
 )
 COHEN_KAPPA_QUADRATIC: Final = Coefficient(
     key="cohen_kappa_quadratic",
@@ -360,19 +386,29 @@ COHEN_KAPPA_QUADRATIC: Final = Coefficient(
     + _COHEN_SE_SOURCE,
     weights="quadratic",
     ordered=True,
+    pair_kernel=cohen_kernel,
+    large_sample=True,
+    nominal_reason="weighted kappa needs ordered categories",
 )
-PAIR_COEFFICIENTS: Final[Sequence[Coefficient]] = (
-    PAIR_PERCENT_AGREEMENT,
-    COHEN_KAPPA,
-    COHEN_KAPPA_LINEAR,
-    COHEN_KAPPA_QUADRATIC,
+PAIR_COEFFICIENTS: Final = Declared(
+    (
+        PAIR_PERCENT_AGREEMENT,
+        COHEN_KAPPA,
+        COHEN_KAPPA_LINEAR,
+        COHEN_KAPPA_QUADRATIC,
+    ),
+    "pair_kernel",
 )
 """The figures of each pair of reviewers, in the order every face lists them."""
-_COHEN_BY_WEIGHTS: Final = {
-    "identity": COHEN_KAPPA,
-    "linear": COHEN_KAPPA_LINEAR,
-    "quadratic": COHEN_KAPPA_QUADRATIC,
-}
+
+
+def pair_weightings(level: str) -> tuple[str, ...]:
+    """The weightings a pair's figures at ``level`` use: identity (the observed agreement),
+    then each weighting a declared pair coefficient applying at ``level`` names."""
+    found = [c.weights for c in PAIR_COEFFICIENTS if c.applies(level) and c.weights]
+    return tuple(dict.fromkeys(["identity", *found]))
+
+
 _BOOT_METHOD = "percentile bootstrap, {what} resampled with replacement"
 _BASIS_TEXT: Final[dict[str, str]] = {
     "declared": (

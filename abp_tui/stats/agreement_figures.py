@@ -111,9 +111,11 @@ def _figure(
     pe: float | None = None,
     boot_note: str | None = None,
     large_sample: tuple[LargeSample | None, str | None] = (None, None),
+    bounds: tuple[float, float, int] | None = None,
 ) -> Figure:
     """The figure of ``coefficient``; ``name``, ``definition`` and ``source`` default to the
-    declaration's label, formula and source."""
+    declaration's label, formula and source. ``bounds``: the percentile bounds of ``samples``
+    already read (:func:`bootstrap_interval`), when a batch reads many at once."""
     common: dict[str, Any] = {
         "name": name or coefficient.label,
         "definition": definition or coefficient.formula,
@@ -131,7 +133,11 @@ def _figure(
         return Figure(undefined_reason=reason, **common)
     interval: Interval | None = None
     note: str | None = boot_note or base.not_requested
-    if samples is not None and boot_note is None and base.resamples:
+    if bounds is not None and boot_note is None and base.resamples:
+        interval, note = bootstrap_interval(
+            *bounds, base.resamples, base.seed, base.what, base.confidence
+        )
+    elif samples is not None and boot_note is None and base.resamples:
         interval, note = _interval(samples, base.resamples, base.seed, base.what, base.confidence)
     return Figure(
         value=point,

@@ -20,6 +20,8 @@ import numpy.typing as npt
 __all__ = [
     "MIN_USABLE_SHARE",
     "Kernel",
+    "PairKernel",
+    "PairSums",
     "Sums",
     "Values",
     "alpha_kernel",
@@ -27,6 +29,7 @@ __all__ = [
     "kappa_standard_errors",
     "multi_kernel",
     "ordinal_fits",
+    "pair_sums",
     "percentile_bounds",
 ]
 
@@ -228,6 +231,93 @@ def ac2_kernel(sums: Sums, weights: str | None) -> Values:
     return Values(
         sums.row(f"ac2_{weights}"), sums.row(f"pa_{weights}"), sums.row(f"ac2_pe_{weights}")
     )
+
+
+# -- a pair of reviewers ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairSums:
+    """What a reviewer-pair coefficient's kernel reads: the pair's confusion matrix.
+
+    A pair's figures depend on nothing else, so its resamples are draws of the occupied cells:
+    row 0 of ``freq`` (and of every array a kernel returns) is the data, the other rows the
+    bootstrap resamples (``resamples`` of them).
+    """
+
+    freq: F64
+    """How many items each occupied cell holds in each row (rows x occupied cells)."""
+    occupied: npt.NDArray[np.int64]
+    """The occupied cells, as flat indices k * q + l (row category k, column category l)."""
+    q: int
+    """Categories of the scale."""
+    n: int
+    """Items judged by both reviewers."""
+    weight_sets: Mapping[str, F64]
+    """Weighting -> its q x q weights, for each weighting a declared coefficient applying at
+    the variable's level uses (identity always)."""
+    weights_reason: Mapping[str, str]
+    """Weighting -> why it has no weights for this pair (weights on the observed ranks of a
+    pair that used one category)."""
+    shared: Mapping[str, F64]
+    """:func:`pair_sums`' arrays, computed once for every declared coefficient."""
+    resamples: int
+    counts: npt.NDArray[np.int64]
+    """The data's q x q table of counts."""
+    used: tuple[int, ...]
+    """The categories the pair used (their positions on the scale)."""
+    used_labels: str
+    """The categories the pair used, as their labels list them."""
+
+    def row(self, key: str) -> F64 | None:
+        """One of :attr:`shared`'s arrays (None: not computed for this pair)."""
+        return self.shared.get(key)
+
+    def cells(self) -> F64:
+        """Every row's full q x q table of counts (rows x q x q)."""
+        full = np.zeros((self.freq.shape[0], self.q * self.q))
+        full[:, self.occupied] = self.freq
+        return full.reshape(-1, self.q, self.q)
+
+
+PairKernel = Callable[[PairSums, str | None], Values]
+"""A reviewer-pair coefficient's kernel: its values from the pair's sums, under a weighting."""
+
+
+def pair_sums(
+    freq: F64, occupied: npt.NDArray[np.int64], q: int, n: int, weight_sets: Mapping[str, F64]
+) -> dict[str, F64]:
+    """For each weighting of ``weight_sets`` and each row of ``freq``: the observed agreement
+    p_o = sum_kl w_kl p_kl (``po_<weighting>``), the chance agreement p_e = sum_kl w_kl p_k.
+    p_.l (``pe_<weighting>``) and Cohen's kappa (``kappa_<weighting>``)."""
+    rows_k, cols_k = occupied // q, occupied % q
+    eye = np.eye(q)
+    row_m = freq @ eye[rows_k] / n
+    col_m = freq @ eye[cols_k] / n
+    out: dict[str, F64] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for kind, w in weight_sets.items():
+            po = freq @ w[rows_k, cols_k] / n
+            pe = ((row_m @ w) * col_m).sum(axis=1)
+            out[f"po_{kind}"] = po
+            out[f"pe_{kind}"] = pe
+            out[f"kappa_{kind}"] = chance_corrected(po, pe)
+    return out
+
+
+def pair_percent_agreement_kernel(sums: PairSums, _weights: str | None) -> Values:
+    return Values(sums.row("po_identity"))
+
+
+def cohen_kernel(sums: PairSums, weights: str | None) -> Values:
+    """Cohen's kappa under ``weights`` (unweighted: identity)."""
+    kind = weights or "identity"
+    if kind in sums.weights_reason:
+        return Values(None, reason=sums.weights_reason[kind])
+    kappa = sums.row(f"kappa_{kind}")
+    reason = None
+    if kappa is not None and not math.isfinite(float(kappa[0])):
+        used = sums.used_labels
+        reason = f"no variation: chance agreement is 1 (both reviewers used only {used})"
+    return Values(kappa, sums.row(f"po_{kind}"), sums.row(f"pe_{kind}"), reason)
 
 
 def kappa_standard_errors(cells: F64, w: F64) -> tuple[float, float, float, float, float]:

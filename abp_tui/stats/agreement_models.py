@@ -15,6 +15,7 @@ from abp_tui.stats.agreement_coefficients import (
     PAIR_COEFFICIENTS,
     VARIABLE_COEFFICIENTS,
     Coefficient,
+    Declared,
 )
 from abp_tui.stats.agreement_scales import (
     Category,
@@ -140,7 +141,13 @@ class ConfusionMatrix(Model):
 
 
 class PairAgreement(Model):
-    """Agreement between two reviewers on the items both judged."""
+    """Agreement between two reviewers on the items both judged: one field per declared pair
+    coefficient (:data:`PAIR_COEFFICIENTS`), under its key. The coefficients declared first are
+    fields here too, for their readers; one declared later is carried all the same (after
+    ``confusion`` in its document)."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Figure]  # the figures of coefficients declared later
 
     reviewer_a: str
     reviewer_b: str
@@ -151,6 +158,11 @@ class PairAgreement(Model):
     cohen_kappa_linear: Figure
     cohen_kappa_quadratic: Figure
     confusion: ConfusionMatrix
+
+    @model_validator(mode="after")
+    def _declared_figures(self) -> PairAgreement:
+        _check_declared(self, PAIR_COEFFICIENTS)
+        return self
 
     def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
         """Each declared pair coefficient with its figure, in :data:`PAIR_COEFFICIENTS` order."""
@@ -198,18 +210,23 @@ class VariableAgreement(Model):
 
     @model_validator(mode="after")
     def _declared_figures(self) -> VariableAgreement:
-        declared = VARIABLE_COEFFICIENTS.declared_keys()
-        unknown = sorted(set(self.__pydantic_extra__ or {}) - set(declared))
-        if unknown:
-            raise ValueError(f"no coefficient is declared as {', '.join(unknown)}")
-        missing = [key for key in declared if not isinstance(getattr(self, key, None), Figure)]
-        if missing:
-            raise ValueError(f"no figure of the declared {', '.join(missing)}")
+        _check_declared(self, VARIABLE_COEFFICIENTS)
         return self
 
     def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
         """Each declared coefficient with its figure, in :data:`VARIABLE_COEFFICIENTS` order."""
         return _declared(self, VARIABLE_COEFFICIENTS)
+
+
+def _check_declared(model: Model, declared: Declared) -> None:
+    """A document holds a figure of each declared coefficient and of no other."""
+    keys = declared.declared_keys()
+    unknown = sorted(set(model.__pydantic_extra__ or {}) - set(keys))
+    if unknown:
+        raise ValueError(f"no coefficient is declared as {', '.join(unknown)}")
+    missing = [key for key in keys if not isinstance(getattr(model, key, None), Figure)]
+    if missing:
+        raise ValueError(f"no figure of the declared {', '.join(missing)}")
 
 
 def _declared(
