@@ -13,7 +13,9 @@ benchmark module is imported only when its benchmark runs.
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
   same saves alone;
 - ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy;
-- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``.
+- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``;
+- ``scale``: every step of a generated study (import to verify) at several sizes, each a fresh
+  process timed with its peak memory beside a baseline, and the memory's slope.
 """
 
 from __future__ import annotations
@@ -33,13 +35,31 @@ REPEAT = {
     "contention": 1,
     "judges": 7,
     "ranking": 3,
+    "scale": 1,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
 
 
+ITEMS = 10_000
+"""Items of the agreement and judges benchmarks when ``--items`` is not given."""
+
+
+def _one_size(what: str, args: argparse.Namespace) -> int:
+    sizes: tuple[int, ...] | None = getattr(args, "items", None)
+    if not sizes:
+        return ITEMS
+    if len(sizes) > 1:
+        raise AbpError(f"bench {what}: --items takes one number (several are for bench scale)")
+    return sizes[0]
+
+
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
+    if what == "scale":
+        from abp_tui.bench.scale import DEFAULT_SIZES, bench_scale
+
+        return bench_scale(sizes=getattr(args, "items", None) or DEFAULT_SIZES)
     if what == "import" and getattr(args, "format", "abp-trace") == "pairwise":
         from abp_tui.bench.pairwise_import import bench_import_pairwise
 
@@ -52,14 +72,14 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, "table", False):
             from abp_tui.bench.agreement_table import bench_agreement_table
 
-            return bench_agreement_table(items=args.items, repeat=repeat)
+            return bench_agreement_table(items=_one_size(what, args), repeat=repeat)
         from abp_tui.bench.agreement import bench_agreement
 
-        return bench_agreement(items=args.items, repeat=repeat)
+        return bench_agreement(items=_one_size(what, args), repeat=repeat)
     if what == "judges":
         from abp_tui.bench.judges import bench_judges
 
-        return bench_judges(items=args.items, repeat=repeat)
+        return bench_judges(items=_one_size(what, args), repeat=repeat)
     if what == "ranking":
         from abp_tui.bench.ranking import bench_ranking
 

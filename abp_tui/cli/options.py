@@ -142,6 +142,21 @@ def whole(option: str, low: int, high: int, what: str = "a whole number") -> Cal
     return parse
 
 
+def wholes(option: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]:
+    """``type=`` of an option taking one whole number or several separated by commas
+    (``2000,20000``), each from ``low`` to ``high``."""
+    one = whole(option, low, high)
+
+    def parse(text: str) -> tuple[int, ...]:
+        values = tuple(one(part.strip()) for part in text.split(",") if part.strip())
+        if not values:
+            raise OptionError(f"{option}: expected a whole number (or several, comma-separated)")
+        return values
+
+    parse.__name__ = "int"
+    return parse
+
+
 def resamples(option: str) -> Callable[[str], int]:
     """``type=`` of a number of bootstrap resamples: 0 (no interval) to MAX_RESAMPLES."""
 

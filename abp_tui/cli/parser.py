@@ -30,7 +30,7 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.team import add_team_commands
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
-from abp_tui.cli.options import real, resamples, seed, whole
+from abp_tui.cli.options import real, resamples, seed, whole, wholes
 from abp_tui.cli.parser_planning import add_plan, add_stats_tables
 from abp_tui.stats.limits import MAX_PRIOR, MAX_RESAMPLES, MAX_SEED, MIN_SEED
 from abp_tui.stats.resampling import MIN_RESAMPLES
@@ -427,10 +427,15 @@ def build_parser() -> argparse.ArgumentParser:
             "contention",
             "judges",
             "ranking",
+            "scale",
         ],
     )
     p.add_argument(
-        "--items", type=whole("--items", 1, 10**7), default=10_000, help="items (agreement, judges)"
+        "--items",
+        type=wholes("--items", 1, 10**7),
+        default=None,
+        help="items (agreement, judges: 10,000); scale: the sizes, comma-separated "
+        "(default 2000,20000)",
     )
     p.add_argument(
         "--table",
