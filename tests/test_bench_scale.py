@@ -85,6 +85,20 @@ def test_slopes_and_goals() -> None:
     assert export["time_over_baseline"]["met"] is True
 
 
+def test_a_step_that_fails_is_reported_and_meets_no_goal(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", "import sys; sys.exit('too large: refused')"]
+    figures = scale._child(argv, tmp_path, "verify", None)
+    assert figures["exit"] == 1
+    assert figures["error"] == "too large: refused"
+    sizes = [_size(2_000, {"verify": 50.0}), _size(20_000, {"verify": 50.0})]
+    sizes[1]["steps"]["verify"]["ours"]["exit"] = 1
+    goals = scale._goals(sizes, scale._slopes(sizes, ("verify",)))["verify"]
+    assert goals["failed_at_items"] == [20_000]
+    assert goals["slope"]["met"] is False
+    assert goals["peak_at_100000_items"]["met"] is False
+    assert goals["time_over_baseline"]["met"] is False
+
+
 def test_a_size_of_100000_is_measured_not_projected() -> None:
     sizes = [_size(20_000, {"agreement": 100.0}), _size(100_000, {"agreement": 700.0})]
     goals = scale._goals(sizes, scale._slopes(sizes, ("agreement",)))

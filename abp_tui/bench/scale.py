@@ -115,8 +115,12 @@ started from this small launcher, every contender starts from the same few megab
 large the process running the benchmark has grown."""
 
 
-def _child(argv: Sequence[str], cwd: Path, what: str, ok: Sequence[int] = (0,)) -> dict[str, Any]:
-    """Run ``argv`` as a child process: its wall-clock seconds and its own peak memory."""
+def _child(
+    argv: Sequence[str], cwd: Path, what: str, ok: Sequence[int] | None = (0,)
+) -> dict[str, Any]:
+    """Run ``argv`` as a child process: its wall-clock seconds and its own peak memory. An exit
+    code not in ``ok`` is an AbpError; with ``ok`` None it is reported, with the last line the
+    child wrote to stderr (a step refused is a figure of the benchmark, not its end)."""
     err_path = cwd / f"{what}.err"
     launched = subprocess.run(
         [sys.executable, "-c", _LAUNCH, str(err_path), *argv],
@@ -128,15 +132,20 @@ def _child(argv: Sequence[str], cwd: Path, what: str, ok: Sequence[int] = (0,)) 
     if launched.returncode != 0:
         raise AbpError(f"bench scale: {what}: {launched.stderr.strip()[-400:]}")
     report = json.loads(launched.stdout)
-    if report["exit"] not in ok:
+    message = ""
+    if report["exit"] != 0:
         message = err_path.read_text(encoding="utf-8", errors="replace").strip()[-400:]
-        raise AbpError(f"bench scale: {what} exited {report['exit']}: {message}")
+        if ok is not None and report["exit"] not in ok:
+            raise AbpError(f"bench scale: {what} exited {report['exit']}: {message}")
     rss = report["maxrss"] * (1 if sys.platform == "darwin" else 1024)
-    return {
+    figures: dict[str, Any] = {
         "seconds": round(report["seconds"], 3),
         "peak_mb": round(rss / _MB, 1),
         "exit": report["exit"],
     }
+    if message:
+        figures["error"] = message.splitlines()[-1]
+    return figures
 
 
 _WRITE = (
@@ -191,11 +200,11 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
     timed: dict[str, Any] = {}
     out["steps"] = timed
 
-    def step(name: str, ours: list[str], baseline: list[str], what: str, ok: Sequence[int]) -> None:
+    def step(name: str, ours: list[str], baseline: list[str], what: str) -> None:
         if name not in steps:
             return
         timed[name] = {
-            "ours": _child(ours, folder, name, ok),
+            "ours": _child(ours, folder, name, None),
             "baseline": {**_child(baseline, folder, f"{name}-baseline"), "what": what},
         }
 
@@ -204,7 +213,6 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
         [*cli, "import", str(source)],
         [*py, _JSON_LOAD, str(source)],
         "json.load of the same file",
-        (0,),
     )
     if steps == ("import",):
         return out
@@ -227,7 +235,6 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
         ],
         [*py, _SELECT, str(db), "SELECT * FROM tasks", "SELECT * FROM runs"],
         "a bare SELECT of the tasks and runs",
-        (0,),
     )
     judging = _child([sys.executable, "-c", _JUDGE, str(db), str(items)], folder, "judging")
     out["judging_setup_seconds"] = judging["seconds"]
@@ -244,7 +251,6 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
             [*cli, *commands[name]],
             [*py, _SELECT, str(db), *_FIGURE_ROWS[name]],
             "a bare SELECT of the rows it reads: " + "; ".join(_FIGURE_ROWS[name]),
-            (0,),
         )
     bundle = folder / "bundle"
     step(
@@ -252,7 +258,6 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
         [*cli, "export", "bundle", "--study", study, "--out", str(bundle)],
         [*py, _ZIP, str(bundle), str(folder / "baseline.zip")],
         "zipfile (deflate) of the same exported folder",
-        (0,),
     )
     zipped = bundle.with_name("bundle.zip")
     if zipped.is_file():
@@ -262,7 +267,6 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
         [*cli, "verify", str(zipped)],
         [*py, _HASH, str(zipped)],
         "hashlib SHA-256 of the zip and of every file read out of it",
-        (0,),
     )
     return out
 
@@ -330,6 +334,11 @@ def _goals(sizes: list[dict[str, Any]], slopes: dict[str, Any]) -> dict[str, Any
                 "goal": f"at most {TIME_GOAL_RATIO}",
                 "met": ratio <= TIME_GOAL_RATIO,
             }
+        failed = [m for m in sizes if m["steps"].get(name, {}).get("ours", {}).get("exit")]
+        if failed:  # a step refused at some size meets no goal
+            for figure in entry.values():
+                figure["met"] = False
+            entry["failed_at_items"] = [m["items"] for m in failed]
         goals[name] = entry
     return goals
 
