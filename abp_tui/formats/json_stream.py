@@ -23,7 +23,9 @@ from abp_tui.text import json_input
 from abp_tui.text.input_files import not_regular
 
 CHUNK: Final = 1 << 20
-"""Characters read at a time."""
+"""Bytes read at a time."""
+PROGRESS_EVERY: Final = 256
+"""Items between two reports of progress."""
 _SPACE: Final = " \t\r\n"
 _NUMBER_TAIL: Final = re.compile(r"[0-9.eE+\-]*")
 _NEAR_END: Final = 16
@@ -62,6 +64,12 @@ class _Text:
         self.column_before = 0
         """Characters of the current line already dropped (the first line of ``text``)."""
         self.first = True
+        self.chars_dropped = 0
+
+    def report(self) -> None:
+        """Progress: how far the items parsed reach, in bytes (counted as characters, which
+        is exact for ASCII and behind for other text, never past the bytes read)."""
+        self.progress(min(self.chars_dropped + self.pos, self.bytes_read))
 
     def close(self) -> None:
         self.handle.close()
@@ -89,7 +97,6 @@ class _Text:
         self.bytes_read += len(data)
         self._drop()  # only now: at the end, a refusal names a place in the text held
         self.text += chunk
-        self.progress(self.bytes_read)
         return True
 
     def _invalid_utf8(self, start: int) -> InputError:
@@ -108,6 +115,7 @@ class _Text:
             self.column_before = pos - (text.rfind("\n", 0, pos) + 1)
         else:
             self.column_before += pos
+        self.chars_dropped += pos
         self.text = text[pos:]
         self.pos = 0
 
@@ -198,8 +206,8 @@ def iter_json_list(
 
     The file must start with ``[`` (:func:`starts_list`); a syntax error anywhere (a truncated
     file, text after the list) is an InputError naming its line and column, a value refused one
-    naming its JSON path, raised when the reader gets there. ``progress`` is called with the
-    bytes read so far.
+    naming its JSON path, raised when the reader gets there. ``progress`` is called now and then
+    with how far into the file the items read so far reach, in bytes.
     """
     kind = not_regular(path)
     if kind is not None:
@@ -219,6 +227,8 @@ def iter_json_list(
                 raise source.malformed("Expecting value", source.pos)
             yield index, _item(source, index)
             index += 1
+            if index % PROGRESS_EVERY == 0:
+                source.report()
             following = source.skip_space()
             if following == ",":
                 source.pos += 1
@@ -230,6 +240,7 @@ def iter_json_list(
         source.pos += 1
         if source.skip_space() != "":
             raise source.malformed("Extra data", source.pos)
+        source.progress(source.bytes_read)
     except OSError as exc:
         raise InputError(display, f"cannot read file: {exc.strerror}") from None
     finally:
