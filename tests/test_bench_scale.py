@@ -99,6 +99,18 @@ def test_a_step_that_fails_is_reported_and_meets_no_goal(tmp_path: Path) -> None
     assert goals["time_over_baseline"]["met"] is False
 
 
+def test_the_slope_is_past_the_constant() -> None:
+    """Memory that grows up to a constant and no further has no slope: it is taken between
+    the two largest sizes."""
+    sizes = [
+        _size(2_000, {"import": 70.0}),
+        _size(20_000, {"import": 170.0}),
+        _size(100_000, {"import": 170.0}),
+    ]
+    slopes = scale._slopes(sizes, ("import",))
+    assert slopes["import"]["ours"]["peak_mb_per_1000_items"] == 0.0
+
+
 def test_a_size_of_100000_is_measured_not_projected() -> None:
     sizes = [_size(20_000, {"agreement": 100.0}), _size(100_000, {"agreement": 700.0})]
     goals = scale._goals(sizes, scale._slopes(sizes, ("agreement",)))
