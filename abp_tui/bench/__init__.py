@@ -16,6 +16,8 @@ benchmark module is imported only when its benchmark runs.
 - ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``;
 - ``workstation``: the home screen, the first item and the next-item key on studies of
   ``--items`` sizes, beside a 2,000-item study.
+- ``scale``: every step of a generated study (import to verify) at several sizes, each a fresh
+  process timed with its peak memory beside a baseline, and the memory's slope.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ REPEAT = {
     "judges": 7,
     "ranking": 3,
     "workstation": 20,
+    "scale": 1,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
@@ -46,7 +49,8 @@ ITEMS = 10_000
 
 
 def _one_size(what: str, args: argparse.Namespace) -> int:
-    """The one ``--items`` size of a benchmark that takes one (``workstation`` takes several)."""
+    """The one ``--items`` size of a benchmark that takes one (``workstation`` and ``scale``
+    take several)."""
     sizes = getattr(args, "items", None)
     if not sizes:
         return ITEMS
@@ -57,6 +61,10 @@ def _one_size(what: str, args: argparse.Namespace) -> int:
 
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
+    if what == "scale":
+        from abp_tui.bench.scale import DEFAULT_SIZES, bench_scale
+
+        return bench_scale(sizes=getattr(args, "items", None) or DEFAULT_SIZES)
     if what == "import" and getattr(args, "format", "abp-trace") == "pairwise":
         from abp_tui.bench.pairwise_import import bench_import_pairwise
 

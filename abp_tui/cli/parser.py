@@ -474,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
             "judges",
             "ranking",
             "workstation",
+            "scale",
         ],
     )
     p.add_argument(
@@ -482,7 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N[,N...]",
         help="items (agreement, judges: one number, default 10,000; workstation: the study "
-        "sizes measured beside a 2,000-item one, default 20,000)",
+        "sizes measured beside a 2,000-item one, default 20,000; scale: the sizes, default "
+        "2000,20000)",
     )
     p.add_argument(
         "--table",

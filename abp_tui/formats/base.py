@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from abp_tui.errors import InputError
+from abp_tui.formats import json_stream
 from abp_tui.models import (
     Condition,
     Preference,
@@ -321,7 +322,11 @@ def malformed_json(path: Path, display: str, head: bytes) -> InputError | None:
         return None
     if suffix in JSON_SUFFIXES or start in (b"{", b"["):
         try:
-            read_json(path, display)
+            if start == b"[":  # read item by item, however long the list
+                for _item in json_stream.iter_json_list(path, display):
+                    pass
+            else:
+                read_json(path, display)
         except InputError as exc:
             return exc
     return None

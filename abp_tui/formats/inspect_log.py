@@ -188,8 +188,8 @@ _HEAD_LOG = re.compile(rb'^\s*\{.*"version"\s*:\s*\d+.*"eval"\s*:\s*\{', re.DOTA
 
 
 def _sniff_json(path: Path, head: bytes) -> bool:
-    if path.suffix.lower() != ".json":
-        return False
+    if path.suffix.lower() != ".json" or head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        return False  # a log is an object; a list (a data set) is not read whole to say so
     data = peek_json(path)
     if data is None:
         # Too large (or broken) to peek at: Inspect writes version and eval first.

@@ -29,7 +29,8 @@ from typing import Any
 
 from abp_tui.errors import InputError
 from abp_tui.formats import pairwise
-from abp_tui.formats.base import Invalid, ParseContext, Record, SimpleFormat, peek_json, read_json
+from abp_tui.formats.base import Invalid, ParseContext, Record, SimpleFormat, read_json
+from abp_tui.formats.json_stream import iter_json_list, leading_items, starts_list
 from abp_tui.models import Preference, Reviewer, Study
 from abp_tui.models.judges import Judge, JudgeVerdict
 
@@ -68,14 +69,18 @@ by its path, rather than letting the file pass for a pairwise dataset)."""
 def _sniff(path: Path, head: bytes) -> bool:
     if path.suffix.lower() != ".json":
         return False
-    data = peek_json(path)
-    if not isinstance(data, list) or not data:
-        return False
     # A dataset holds no results: a judge's pick among the leading items, or results on every
     # one of them (empty when the judge's calls failed), make the file an evaluator's result,
     # whatever the first item or a broken one holds; the parser refuses what is not a pick.
-    first = data[:SNIFFED]
-    return any(_is_result(item) for item in first) or all(_shaped(item) for item in first)
+    # The items are read one at a time (:func:`json_stream.leading_items`), none kept.
+    read = 0
+    shaped = True
+    for item in leading_items(path, SNIFFED):
+        read += 1
+        if _is_result(item):
+            return True
+        shaped = shaped and _shaped(item)
+    return read > 0 and shaped
 
 
 def _not_judged(item: Any) -> str | None:
@@ -182,8 +187,8 @@ def _verdicts(
 
 
 def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
-    document = read_json(path, ctx.display)
-    if not isinstance(document, list):
+    if not starts_list(path):
+        read_json(path, ctx.display)  # a syntax error is reported as such
         raise InputError(ctx.display, "expected a JSON list of LLMBar evaluator results", path="$")
     study_id = ctx.study(study_default(path))
     yield Study(
@@ -198,7 +203,7 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
     labeller = f"{study_id}:label"
     conditions: set[str] = set()
     reviewer_seen = False
-    for position, data in enumerate(document):
+    for position, data in iter_json_list(path, ctx.display, ctx.progress):
         prefix = f"$[{position}]"
         missing = _not_judged(data)
         if missing is not None:
@@ -241,7 +246,6 @@ def _parse(path: Path, ctx: ParseContext) -> Iterator[Record | Invalid]:
                 choice=choice,
             )
         yield from verdicts
-        ctx.advance(position + 1, len(document))
 
 
 FORMAT = SimpleFormat(

@@ -35,10 +35,10 @@ from abp_tui.formats.base import (
     first_jsonl_record,
     iter_jsonl,
     loads_json,
-    peek_json,
     read_json,
     validate,
 )
+from abp_tui.formats.json_stream import first_item, iter_json_list, starts_list
 from abp_tui.models import (
     Condition,
     Preference,
@@ -168,8 +168,7 @@ def ai_judge_note(path: Path, _head: bytes) -> str | None:
     reads the evaluator results it knows; this one has another shape), or None."""
     if path.suffix.lower() != ".json":
         return None
-    data = peek_json(path)
-    if isinstance(data, list) and data and _is_judge_result(data[0]):
+    if _is_judge_result(first_item(path)):
         return (
             "LLMBar evaluator result in a shape the llmbar-eval format does not read (expected "
             "each item's results with the winner for swap = False and swap = True)"
@@ -192,8 +191,7 @@ def _first_line(path: Path, head: bytes) -> Any:
 def _sniff(path: Path, head: bytes) -> bool:
     suffix = path.suffix.lower()
     if suffix == ".json":
-        data = peek_json(path)
-        return isinstance(data, list) and bool(data) and _looks_pairwise(data[0])
+        return _looks_pairwise(first_item(path))
     if suffix in JSONL_SUFFIXES:
         return _looks_pairwise(_first_line(path, head))
     return False
@@ -205,7 +203,8 @@ Items = Callable[[ParseContext], Iterator[_Raw | InputError]]
 
 
 def _reader(path: Path, ctx: ParseContext) -> Items:
-    """How to iterate over the file's items: JSONL streams, a JSON list is read once."""
+    """How to iterate over the file's items: JSONL line by line, a JSON list item by item
+    (:func:`abp_tui.formats.json_stream.iter_json_list`): neither holds more than an item."""
     if path.suffix.lower() in JSONL_SUFFIXES:
 
         def lines(run_ctx: ParseContext) -> Iterator[_Raw | InputError]:
@@ -220,8 +219,8 @@ def _reader(path: Path, ctx: ParseContext) -> Items:
                 position += 1
 
         return lines
-    document = read_json(path, ctx.display)
-    if not isinstance(document, list):
+    if not starts_list(path):
+        read_json(path, ctx.display)  # a syntax error is reported as such
         raise InputError(
             ctx.display,
             "expected a JSON list of pairwise items (PandaLM or LLMBar style)",
@@ -229,12 +228,8 @@ def _reader(path: Path, ctx: ParseContext) -> Items:
         )
 
     def elements(run_ctx: ParseContext) -> Iterator[_Raw | InputError]:
-        total = len(document)
-        for position, item in enumerate(document):
-            if position % 512 == 0:
-                run_ctx.advance(position, total)
+        for position, item in iter_json_list(path, run_ctx.display, run_ctx.progress):
             yield _Raw(position, None, f"$[{position}]", item)
-        run_ctx.advance(total, total)
 
     return elements
 
@@ -258,8 +253,10 @@ def _style(items: Items, ctx: ParseContext) -> tuple[str, list[str]]:
             if isinstance(key, str) and key not in seen:
                 seen.add(key)
                 keys.append(key)
-    except InputError:
-        pass  # a truncated JSONL tail: the main pass reports it where it happens
+    except InputError as exc:
+        if exc.whole_file:  # a JSON list that does not parse: nothing of it is read
+            raise
+        # a truncated JSONL tail: the main pass reports it where it happens
     if not style:
         raise InputError(
             ctx.display,

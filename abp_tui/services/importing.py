@@ -289,7 +289,9 @@ def _import_paths(
                         if not listing_only:
                             stage.write(record)
                 except InputError as exc:
-                    if not skip_invalid or stage.study_id is None:
+                    # A document that stops parsing half-way (a JSON list is read item by
+                    # item) is unusable as a whole: nothing of it is kept.
+                    if not skip_invalid or stage.study_id is None or exc.whole_file:
                         raise
                     # The file stops being readable here (a truncated last line, say):
                     # keep the records read before it and list the rest as skipped.

@@ -52,6 +52,10 @@ if TYPE_CHECKING:
     from abp_tui.store.judges import JudgeWriter
 
 EVENT_BATCH = 5000
+REMEMBERED = 60_000
+"""Rows, preferences and blobs an import remembers before it forgets them (a few tens of
+megabytes): past it, what is pending is written and the lookups ask the store, so that a file
+of a million items is imported in the memory of one of sixty thousand."""
 
 
 @dataclass
@@ -99,6 +103,9 @@ class ImportWriter:
         # every (table, id) this writer wrote or read, and, when this file created the study,
         # the knowledge that no other row of it exists (the store's foreign keys guarantee it).
         self._fresh_study = False
+        self._forgot = False
+        """Whether the lookups were forgotten once (:meth:`_remembered`): since then, an id not
+        remembered is looked up in the store, even in a study this file created."""
         self._known: dict[tuple[str, str], tuple[int, str, int, int]] = {}
         self._reviewers: set[str] = set()
         self._preferences: set[tuple[Any, ...]] | None = None
@@ -286,12 +293,27 @@ class ImportWriter:
             (pk, *values, study_id, key, version_no, 1, int(placeholder), sha, self._now),
         )
         self._known[table, key] = (pk, sha, int(placeholder), version_no)
+        self._remembered()
         return pk, status
+
+    def _remembered(self) -> None:
+        """Past :data:`REMEMBERED` rows, write what is pending and forget the lookups: every
+        row is then in the store (and found there), or written since and remembered."""
+        if len(self._known) + len(self._blobs) + len(self._preferences or ()) < REMEMBERED:
+            return
+        self._rows.flush()
+        self._known.clear()
+        self._task_pk.clear()
+        self._run_pk.clear()
+        self._blobs.clear()  # blobs are inserted or ignored: one written twice is kept once
+        if self._preferences is not None:
+            self._preferences.clear()
+        self._forgot = True
 
     def _current_row(self, table: str, key: str) -> tuple[int, str, int, int] | None:
         """(pk, sha256, placeholder, version_no) of the current row of ``table`` with this id."""
         known = self._known.get((table, key))
-        if known is not None or self._fresh_study:
+        if known is not None or (self._fresh_study and not self._forgot):
             return known
         row = self.db.conn.execute(
             f"SELECT pk, sha256, placeholder, version_no FROM {table} "
@@ -302,6 +324,7 @@ class ImportWriter:
             return None
         found = (int(row[0]), str(row[1]), int(row[2]), int(row[3]))
         self._known[table, key] = found
+        self._remembered()
         return found
 
     def _task(
@@ -541,10 +564,11 @@ class ImportWriter:
         stored = self._preferences
         if stored is None:
             stored = self._stored_preferences(study_id)
-        if key in stored:
+        if key in stored or (self._forgot and self._preference_stored(study_id, key)):
             self.counts["preferences unchanged"] += 1
             return
         stored.add(key)
+        self._remembered()
         # Nothing refers to a preference's row, so preferences are stored in batches.
         self._rows.insert(
             "preferences",
@@ -552,6 +576,16 @@ class ImportWriter:
             (study_id, reviewer, item_id, task_pk, r1, r2, choice, justification, self._now),
         )
         self.counts["preferences added"] += 1
+
+    def _preference_stored(self, study_id: str, key: tuple[Any, ...]) -> bool:
+        """Whether the store holds this preference (once the ones remembered were forgotten:
+        every one not remembered is written)."""
+        row = self.db.conn.execute(
+            "SELECT 1 FROM preferences WHERE study_id = ? AND item_id = ? AND reviewer = ? "
+            "AND run_1_pk = ? AND run_2_pk = ? AND choice = ? AND justification = ? LIMIT 1",
+            [study_id, key[1], key[0], key[2], key[3], key[4], key[5]],
+        ).fetchone()
+        return row is not None
 
     def _stored_preferences(self, study_id: str) -> set[tuple[Any, ...]]:
         """The preferences of the study, and those this file added: read in one query the first

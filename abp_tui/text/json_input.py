@@ -56,6 +56,8 @@ class JsonRefused(ValueError):
         self.line = line
         self.column = column
         self.path = path
+        self.pos: int | None = None
+        """Where in the text a syntax error was found (set by :func:`loads_at`)."""
         super().__init__(str(self))
 
     @property
@@ -84,16 +86,16 @@ def _line_column(text: str, pos: int) -> tuple[int, int]:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
-def _constant_at(text: str) -> tuple[str, int, int]:
-    for match in _STRING_OR_CONSTANT.finditer(text):
+def _constant_at(text: str, pos: int = 0) -> tuple[str, int, int]:
+    for match in _STRING_OR_CONSTANT.finditer(text, pos):
         if match.group(1):
             return (match.group(1), *_line_column(text, match.start(1)))
     return ("NaN", 1, 1)  # pragma: no cover - the parser met one, so the scan does
 
 
-def _too_deep_at(text: str) -> tuple[int, int]:
+def _too_deep_at(text: str, pos: int = 0) -> tuple[int, int]:
     depth = 0
-    for match in _STRING_OR_BRACKET.finditer(text):
+    for match in _STRING_OR_BRACKET.finditer(text, pos):
         bracket = match.group(1)
         if not bracket:
             continue
@@ -103,11 +105,11 @@ def _too_deep_at(text: str) -> tuple[int, int]:
     return 1, 1  # pragma: no cover - only called for a document nested too deeply
 
 
-def _too_deep(text: str) -> JsonRefused:
+def _too_deep(text: str, pos: int = 0) -> JsonRefused:
     return JsonRefused(
         f"arrays and objects nested more than {MAX_DEPTH} levels deep: expected at most "
         f"{MAX_DEPTH}",
-        *_too_deep_at(text),
+        *_too_deep_at(text, pos),
     )
 
 
@@ -181,6 +183,60 @@ def loads(text: str) -> Any:
         if problem is not None:
             raise problem
     return data
+
+
+_PLAIN: Final = json.JSONDecoder()
+
+
+def _syntax_error(exc: json.JSONDecodeError) -> JsonRefused:
+    refused = JsonRefused(exc.msg, exc.lineno, exc.colno, malformed=True)
+    refused.pos = exc.pos
+    return refused
+
+
+def loads_at(text: str, pos: int) -> tuple[Any, int]:
+    """The JSON value starting at index ``pos`` of ``text`` and the index just past it, refused
+    as :func:`loads` refuses (lines and columns counted in ``text``, JSON paths from the value:
+    ``$`` is the value itself). What follows the value is not looked at: a reader of a long
+    document takes its values one at a time (:mod:`abp_tui.formats.json_stream`). A syntax
+    error's :attr:`JsonRefused.pos` is its index in ``text``."""
+    try:
+        data, end = _DECODER.raw_decode(text, pos)
+    except _Constant:
+        name, line, column = _constant_at(text, pos)
+        raise JsonRefused(
+            f"{name} is not a JSON number: expected a finite number (or null)", line, column
+        ) from None
+    except _OutOfRange:
+        try:
+            end = _PLAIN.raw_decode(text, pos)[1]
+        except (ValueError, RecursionError):  # pragma: no cover - broken after the number
+            end = len(text)
+        raise _number_out_of_range(text[pos:end]) from None
+    except json.JSONDecodeError as exc:
+        # Made by a call, not held in a local: the exception's traceback holds this frame, and
+        # a local naming the exception would make a cycle that keeps ``text`` (a megabyte of a
+        # long file) alive while an import runs with the cycle collector paused.
+        raise _syntax_error(exc) from None
+    except RecursionError:
+        raise _too_deep(text, pos) from None
+    except ValueError:
+        found = _LONG_DIGITS.search(text, pos)
+        line, column = _line_column(text, found.start()) if found else (1, 1)
+        raise JsonRefused(
+            f"an integer of thousands of digits: expected one from {INT_MIN} to {INT_MAX}",
+            line,
+            column,
+        ) from None
+    if text.count("[", pos, end) + text.count("{", pos, end) > MAX_DEPTH and _deeper_than(
+        data, MAX_DEPTH
+    ):
+        raise _too_deep(text, pos)
+    if _SURROGATE_ESCAPE.search(text, pos, end) is not None:
+        problem = _first_problem(data, numbers=False, strings=True)
+        if problem is not None:
+            raise problem
+    return data, end
 
 
 def check(data: Any) -> None:
@@ -275,4 +331,4 @@ def _lone_surrogate(text: str) -> bool:
     return False
 
 
-__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "JsonRefused", "check", "loads"]
+__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "JsonRefused", "check", "loads", "loads_at"]
