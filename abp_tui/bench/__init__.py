@@ -13,7 +13,9 @@ benchmark module is imported only when its benchmark runs.
 - ``contention``: reviewers' saves beside an import and an export, each a process, beside the
   same saves alone;
 - ``judges``: the whole AI judge report beside Cohen's kappa alone in NumPy;
-- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``.
+- ``ranking``: Bradley-Terry scores with 1,000 task resamples beside ``evalica``;
+- ``allocation``: coverage and width of the judge-assisted intervals (uniform, active, the
+  confidence sequence) on PandaLM's items, beside people's interval alone, by simulation.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ REPEAT = {
     "contention": 1,
     "judges": 7,
     "ranking": 3,
+    "allocation": 1,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
@@ -68,6 +71,17 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
             systems=getattr(args, "systems", 50),
             tasks=getattr(args, "tasks", 200_000),
             repeat=repeat,
+        )
+    if what == "allocation":
+        from pathlib import Path
+
+        from abp_tui.bench.allocation import bench_allocation, default_pandalm
+
+        pandalm = getattr(args, "pandalm", None)
+        return bench_allocation(
+            pandalm=Path(pandalm) if pandalm else default_pandalm(),
+            studies=getattr(args, "studies", 500),
+            budget=getattr(args, "budget", 200),
         )
     if what == "export":
         from abp_tui.bench.export import bench_export
