@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from abp_tui.analysis.business import benchmark_records
 from abp_tui.analysis.watching import final_values, watch, watch_lines, watched
 from abp_tui.models import PreferenceChoice, StudyDesign
+from abp_tui.services.coordinator import read_results
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import unblind
@@ -46,9 +47,11 @@ def test_a_watched_figure_is_confseqs_hedged_cs_at_the_last_verdict(case: dict[s
     assert found.mean == pytest.approx(float(np.mean(case["x"])))
 
 
-def _study(tmp_path: Path, db: sqlite_utils.Database, tasks: int, **design: Any) -> int:
+def _study(
+    tmp_path: Path, db: sqlite_utils.Database, tasks: int, *, blind: bool = False, **design: Any
+) -> int:
     """Study ``s``: conditions A and C, ``tasks`` tasks with one run each; a C-vs-A design
-    alice judges alone, unblinded."""
+    alice judges alone, unblinded unless ``blind``."""
     lines: list[dict[str, object]] = [
         {"type": "study", "id": "s", "rubric_id": "afp-v0.1"},
         {"type": "condition", "id": "A", "label": "Model Only"},
@@ -74,7 +77,8 @@ def _study(tmp_path: Path, db: sqlite_utils.Database, tasks: int, **design: Any)
             study="s", name="m", seed=5, contrasts=[("C", "A")], reviewers=["alice"], **design
         ),
     ).pk
-    unblind(db, "s", "coordinator")
+    if not blind:
+        unblind(db, "s", "coordinator")
     return pk
 
 
@@ -197,3 +201,18 @@ def test_results_show_the_sequences_and_when_the_rule_is_met(
     assert figures["win rate of C against A"]["stop"] is True
     assert figures["pass rate of A"]["stop"] is False  # the rule watches win rates
     assert document["watching"]["rule"] == "win rate excludes 0.5"
+
+
+def test_nothing_is_watched_while_the_study_is_blind(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk = _study(tmp_path, db, 12, blind=True, stop_when="win rate excludes 0.5")
+    alice = ReviewSession(db, pk, "alice")
+    for row in alice.queue():
+        _prefer(alice, row.code, "C")
+    view = read_results(tmp_path / "test.db", pk, "coordinator")
+    assert view.report is None and view.watch is None
+    unblind(db, "s", "coordinator")
+    view = read_results(tmp_path / "test.db", pk, "coordinator")
+    assert view.watch is not None
+    assert [f.figure for f in view.watch.stopped] == ["win rate of C against A"]
