@@ -17,13 +17,14 @@ from pydantic import ValidationError
 from abp_tui.analysis.business import benchmark_records
 from abp_tui.analysis.watching import final_values, watch, watch_lines, watched
 from abp_tui.models import PreferenceChoice, StudyDesign
+from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.coordinator import read_results
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging as sql
-from tests.factories import Cli, afp_judgment, flipped, write_jsonl
+from tests.factories import Cli, afp_judgment, flipped, two_reviewer_design, write_jsonl
 
 CONFSEQ = json.loads(
     (Path(__file__).parent / "reference_values" / "confseq_sequences.json").read_text("utf-8")
@@ -216,3 +217,39 @@ def test_nothing_is_watched_while_the_study_is_blind(
     view = read_results(tmp_path / "test.db", pk, "coordinator")
     assert view.watch is not None
     assert [f.figure for f in view.watch.stopped] == ["win rate of C against A"]
+
+
+def test_an_adjudicated_verdict_became_final_when_it_was_adjudicated(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    pk, a, b, (disputed, agreed) = two_reviewer_design(tmp_path, db)
+    # The disputed item: a and b prefer different runs; the agreed one: both call it a tie.
+    same = R1 if flipped(a, disputed) == flipped(b, disputed) else R2
+    a.save(disputed, afp_judgment(2, 2, R1), 5, submit=True)
+    b.save(disputed, afp_judgment(2, 2, R2 if same == R1 else R1), 5, submit=True)
+    for session in (a, b):
+        session.save(agreed, afp_judgment(2, 2, PreferenceChoice.TIE), 5, submit=True)
+    runs = db.execute("SELECT run_a_pk, run_b_pk FROM items WHERE code = ?", [disputed]).fetchone()
+    adjudicate(
+        db, pk, disputed, "carol", afp_judgment(2, 2, R1), {"1": runs[0], "2": runs[1]}, "Why."
+    )
+    stored = sql.records_of_design(db, pk)
+
+    def at(judged: dict[str, str], adjudicated: str) -> list[float]:
+        records = dataclasses.replace(
+            stored,
+            judgments=tuple(
+                j.model_copy(update={"created_at": judged[j.item]}) for j in stored.judgments
+            ),
+            adjudications=tuple(
+                x.model_copy(update={"created_at": adjudicated}) for x in stored.adjudications
+            ),
+        )
+        return final_values(records, [("C", "A")])[0][2]
+
+    times = {disputed: "2026-01-01T00:00:01Z", agreed: "2026-01-01T00:00:02Z"}
+    # Judged first, adjudicated after the tie: the adjudicated pick comes last.
+    after = at(times, "2026-01-01T00:00:03Z")
+    assert len(after) == 2 and after[0] == 0.5 and after[1] in (0.0, 1.0)
+    # Adjudicated before the tie's last submission: first, whenever its reviewers submitted.
+    assert at(times, "2026-01-01T00:00:01.5Z") == [after[1], 0.5]
