@@ -193,7 +193,7 @@ def test_results_show_the_sequences_and_when_the_rule_is_met(
     assert expected.first_excluded_at == 10
     line = (
         f"  stop: the win rate of C against A's 95% sequence [{expected.low:.2f}, "
-        f"{expected.high:.2f}] excludes 0.5 after 12 verdicts (first after 10)"
+        f"{expected.high:.2f}] excludes 0.5 after 12 items (first after 10)"
     )
     assert line in result.out.splitlines()
     assert "  pass rate of C: 1.000, sequence [" in result.out

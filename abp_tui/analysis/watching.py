@@ -171,6 +171,12 @@ def watch(records: DesignRecords, contrasts: Iterable[tuple[str, str]]) -> Watch
     )
 
 
+def _unit(figure: WatchedFigure) -> str:
+    """What a figure counts: a win rate items (pairs), a pass rate runs."""
+    unit = "item" if figure.kind == "win rate" else "run"
+    return unit if figure.n == 1 else unit + "s"
+
+
 def watch_lines(found: Watch) -> list[str]:
     """The watched figures in plain lines (the CLI's text and the results screen)."""
     level = f"{found.confidence:.0%}"
@@ -184,8 +190,7 @@ def watch_lines(found: Watch) -> list[str]:
             continue
         lines.append(
             f"  {f.figure}: {f.mean:.3f}, sequence [{f.low:.3f}, {f.high:.3f}] after {f.n} "
-            + ("item" if f.kind == "win rate" else "run")
-            + ("" if f.n == 1 else "s")
+            + _unit(f)
         )
     if found.rule is None:
         lines.append("  No stopping rule: a design may state one (stop_when, docs/designs.md).")
@@ -196,7 +201,7 @@ def watch_lines(found: Watch) -> list[str]:
         if f.stop and f.low is not None and f.high is not None:
             lines.append(
                 f"  stop: the {f.figure}'s {level} sequence [{f.low:.2f}, {f.high:.2f}] "
-                f"excludes {value:g} after {f.n} verdicts (first after {f.first_excluded_at})"
+                f"excludes {value:g} after {f.n} {_unit(f)} (first after {f.first_excluded_at})"
             )
     if not any(f.stop for f in watched):
         lines.append(
