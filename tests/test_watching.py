@@ -202,6 +202,15 @@ def test_results_show_the_sequences_and_when_the_rule_is_met(
     assert figures["win rate of C against A"]["stop"] is True
     assert figures["pass rate of A"]["stop"] is False  # the rule watches win rates
     assert document["watching"]["rule"] == "win rate excludes 0.5"
+    # At the results' level: --confidence 0.9 watches the 90% sequence.
+    narrower = cli("results", "--confidence", "0.9", "--db", tmp_path / "test.db").out
+    at_90 = watched("x", "win rate", [1.0] * 12, 0.5, confidence=0.9)
+    assert at_90.low is not None and expected.low is not None and at_90.low > expected.low
+    assert "Anytime-valid 90% confidence sequences" in narrower
+    assert (
+        f"  win rate of C against A: 1.000, sequence [{at_90.low:.3f}, 1.000] after 12 items"
+        in narrower.splitlines()
+    )
 
 
 def test_nothing_is_watched_while_the_study_is_blind(

@@ -22,7 +22,8 @@ judge-assisted estimates do); insufficient evidence is no value. A pass rate cou
 as 1 and MODEL_FAIL as 0 (the results' denominator); other states are no value.
 
 The rule ``"<figure> excludes P"`` is met for a figure once its sequence (running intersection,
-at 95%) excludes P; the first time it did is given. Pure: records in, a model out.
+at the results' confidence, 95% unless ``--confidence`` says otherwise) excludes P; the first
+time it did is given. Pure: records in, a model out.
 """
 
 from __future__ import annotations
@@ -90,14 +91,18 @@ def _finished(decisions: Decisions, code: str) -> str:
 
 
 def watched(
-    figure: str, kind: str, values: Sequence[float], value: float | None = None
+    figure: str,
+    kind: str,
+    values: Sequence[float],
+    value: float | None = None,
+    confidence: float = CONFIDENCE,
 ) -> WatchedFigure:
     """One figure's sequence over ``values`` (in the order they became final) and, with a
     rule's ``value``, when the sequence first excluded it."""
     x = np.asarray(values, dtype=np.float64)
     if len(x) == 0:
         return WatchedFigure(figure=figure, kind=kind, n=0)
-    sequence = betting_sequence(x, CONFIDENCE)
+    sequence = betting_sequence(x, confidence)
     first = first_exclusion(sequence, value) if value is not None else None
     return WatchedFigure(
         figure=figure,
@@ -157,15 +162,21 @@ def final_values(
     return found
 
 
-def watch(records: DesignRecords, contrasts: Iterable[tuple[str, str]]) -> Watch:
+def watch(
+    records: DesignRecords,
+    contrasts: Iterable[tuple[str, str]],
+    confidence: float = CONFIDENCE,
+) -> Watch:
     """The watched figures of a design's records (those its results count: give the benchmark
-    records), for the contrasts (a, b) its results compare, in their order."""
+    records), for the contrasts (a, b) its results compare, in their order, at the results'
+    ``confidence``."""
     rule = records.design.stop_when
     kind, value = stopping_rule(rule) if rule else (None, None)
     return Watch(
+        confidence=confidence,
         rule=rule,
         figures=[
-            watched(figure, k, values, value if k == kind else None)
+            watched(figure, k, values, value if k == kind else None, confidence)
             for figure, k, values in final_values(records, contrasts)
         ],
     )
@@ -179,7 +190,7 @@ def _unit(figure: WatchedFigure) -> str:
 
 def watch_lines(found: Watch) -> list[str]:
     """The watched figures in plain lines (the CLI's text and the results screen)."""
-    level = f"{found.confidence:.0%}"
+    level = f"{found.confidence * 100:.10g}%"
     lines = [
         f"Anytime-valid {level} confidence sequences (betting) over the {found.order}: valid "
         "however often you look."

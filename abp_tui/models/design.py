@@ -186,9 +186,10 @@ class StudyDesign(Model):
     """The least probability of any item under ``human_budget`` (default 0.05)."""
     stop_when: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """A stopping rule the coordinator watches (abp_tui.analysis.watching): ``"win rate
-    excludes 0.5"`` or ``"pass rate excludes 0.8"``, met once a figure's anytime-valid 95%
-    confidence sequence over the final verdicts excludes that value. Left out of the stored
-    document while unset, so that a design written before it keeps its hash."""
+    excludes 0.5"`` or ``"pass rate excludes 0.8"``, met once a figure's anytime-valid
+    confidence sequence over the final verdicts (at the results' level, 95% by default)
+    excludes that value. Left out of the stored document while unset, so that a design written
+    before it keeps its hash."""
     # Seed 002 (business evaluation); left out of the stored document while unset, so that a
     # design written before them keeps its hash.
     correction_effort: CorrectionEffort | None = Field(default=None, exclude_if=lambda v: v is None)

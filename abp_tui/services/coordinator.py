@@ -389,7 +389,8 @@ def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> Re
                 return ResultsView(design, None, held, held_back=True)
             report = compute_results(db, design_pk)
             note_view(db, design.study_id, design_pk, viewer, "results")
-            watched = design_watch(db, design_pk, [(c.a, c.b) for c in report.comparisons])
+            contrasts = [(c.a, c.b) for c in report.comparisons]
+            watched = design_watch(db, design_pk, contrasts, report.confidence)
             return ResultsView(design, report, watch=watched)
         except StudyIsBlind as exc:
             return ResultsView(design, None, str(exc))

@@ -140,7 +140,8 @@ def cmd_results(args: argparse.Namespace) -> int:
 
         scope = find_scope(db, args.study, args.design)
         assert scope.design_pk is not None  # a design's report
-        watched = design_watch(db, scope.design_pk, [(c.a, c.b) for c in report.comparisons])
+        contrasts = [(c.a, c.b) for c in report.comparisons]
+        watched = design_watch(db, scope.design_pk, contrasts, report.confidence)
         document = {**report.model_dump(mode="json"), "watching": watched.model_dump(mode="json")}
         text = (
             results_text(report)
