@@ -21,7 +21,7 @@ from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.judges import JudgesScreen
-from tests.factories import write_jsonl
+from tests.factories import Cli, write_jsonl
 from tests.tui_helpers import drive, press, settle, static_text, until
 
 SIZE = (120, 40)
@@ -126,3 +126,29 @@ def test_judges_screen_snapshot(
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=computed)
+
+
+async def test_judges_screen_plans_as_abp_tui_plan_prints(
+    reference: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db_path = tmp_path / "judges.db"
+    db = connect(db_path)
+    try:
+        import_paths(db, [reference / "llmbar-manual"], study="llmbar")
+    finally:
+        db.close()
+    printed = Cli(db_path, capsys)("plan", "--reviewer", "coordinator")
+    assert printed.code == 0, printed.err
+    app = make_app(db_path, reviewer="coordinator")
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "g")
+        screen = app.screen
+        assert isinstance(screen, JudgesScreen)
+        await until(pilot, lambda: bool(screen.lines), "the judge report")
+        await settle(pilot)
+        assert screen.planning == printed.out.rstrip("\n").splitlines()
+        assert any("without the judge: " in line for line in screen.planning)
+        body = static_text(pilot, "#judges-body")
+        assert "Planning (as `abp-tui plan`" in body
+        assert "Human judgments for a 95% half-width of 0.05, study llmbar" in body

@@ -39,6 +39,7 @@ from abp_tui.models.base import Model
 from abp_tui.stats.agreement_models import PairAgreement
 from abp_tui.stats.inference import normal_quantile
 from abp_tui.stats.planning import kappa_n, kappa_unit_variance, normal_n, wilson_n
+from abp_tui.text.safe import safe_line
 
 METHOD = (
     "people alone: n = z^2 s^2 / w^2 (normal interval), Wilson's count for a pass rate; with "
@@ -172,4 +173,48 @@ def human_budget(
     )
 
 
-__all__ = ["METHOD", "HumanBudget", "PlannedFigure", "human_budget"]
+DEFAULT_HALF_WIDTH = 0.05
+"""The half-width ``plan`` and the Judges screen plan for unless told otherwise."""
+
+
+def plan_lines(plan: HumanBudget) -> list[str]:
+    """The plan as ``abp-tui plan`` prints it and the Judges screen shows it: plain lines, every
+    name from records made safe."""
+    level = f"{plan.confidence * 100:.10g}%"
+    lines = [
+        f"Human judgments for a {level} half-width of {plan.half_width:g}, study "
+        f"{safe_line(plan.study)} ({safe_line(plan.reference)})"
+    ]
+    for f in plan.figures:
+        head = f"  {safe_line(f.judge)}: {safe_line(f.figure)}, {f.n_now} now"
+        if f.point is not None:
+            head += f", at {f.point:.4f}"
+        lines.append(head)
+        if f.without_judge is not None:
+            text = f"    without the judge: {f.without_judge}"
+            if f.without_judge_wilson is not None:
+                text += f" (Wilson: {f.without_judge_wilson})"
+            lines.append(text + f", {f.more_without_judge} more")
+        if f.with_judge is not None and f.design_effect is not None:
+            lines.append(
+                f"    with the judge (PPI++): {f.with_judge}, {f.more_with_judge} more "
+                f"(design effect {f.design_effect:.3f})"
+            )
+        if f.note:
+            lines.append(f"    {safe_line(f.note)}")
+    if not plan.figures:
+        lines.append("  no figure to plan: no pass/fail or preference judge")
+    if plan.withheld:
+        lines.append(safe_line(plan.withheld))
+    lines.append(f"method: {plan.method}")
+    return lines
+
+
+__all__ = [
+    "DEFAULT_HALF_WIDTH",
+    "METHOD",
+    "HumanBudget",
+    "PlannedFigure",
+    "human_budget",
+    "plan_lines",
+]

@@ -18,6 +18,8 @@ benchmark module is imported only when its benchmark runs.
   ``--items`` sizes, beside a 2,000-item study.
 - ``scale``: every step of a generated study (import to verify) at several sizes, each a fresh
   process timed with its peak memory beside a baseline, and the memory's slope.
+- ``allocation``: coverage and width of the judge-assisted intervals (uniform, active, the
+  confidence sequence) on PandaLM's items, beside people's interval alone, by simulation.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ REPEAT = {
     "ranking": 3,
     "workstation": 20,
     "scale": 1,
+    "allocation": 1,
 }
 """Repetitions when ``--repeat`` is not given: a UI key press and a process start are short and
 noisy, so they are timed more often for a steady median."""
@@ -93,6 +96,17 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
             systems=getattr(args, "systems", 50),
             tasks=getattr(args, "tasks", 200_000),
             repeat=repeat,
+        )
+    if what == "allocation":
+        from pathlib import Path
+
+        from abp_tui.bench.allocation import bench_allocation, default_pandalm
+
+        pandalm = getattr(args, "pandalm", None)
+        return bench_allocation(
+            pandalm=Path(pandalm) if pandalm else default_pandalm(),
+            studies=getattr(args, "studies", 500),
+            budget=getattr(args, "budget", 200),
         )
     if what == "export":
         from abp_tui.bench.export import bench_export

@@ -148,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="P",
         help="with --human-budget: the least probability of any item (0.05)",
     )
+    p.add_argument(
+        "--stop-when",
+        default=None,
+        metavar="RULE",
+        help='a stopping rule to watch: "win rate excludes 0.5" or "pass rate excludes P"',
+    )
     p.set_defaults(func=cmd_study_create)
     p = study_sub.add_parser(
         "list", parents=[common, figures], help="study designs with their progress per reviewer"
@@ -475,6 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
             "ranking",
             "workstation",
             "scale",
+            "allocation",
         ],
     )
     p.add_argument(
@@ -529,6 +536,24 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole("--runs", 1, 10**7),
         default=10_000,
         help="runs of the generated study (export)",
+    )
+    p.add_argument(
+        "--studies",
+        type=whole("--studies", 1, 10**6),
+        default=500,
+        help="simulated studies per setting (allocation)",
+    )
+    p.add_argument(
+        "--budget",
+        type=whole("--budget", 2, 10**6),
+        default=200,
+        help="human judgments per simulated study (allocation)",
+    )
+    p.add_argument(
+        "--pandalm",
+        metavar="PATH",
+        default=None,
+        help="allocation: PandaLM's testset-v1.json (default: ../shared/reference/pandalm/)",
     )
     p.add_argument(
         "--repeat",

@@ -12,6 +12,26 @@ from abp_tui.models.base import Model
 from abp_tui.models.rubric import KEY_PATTERN, ValidityCheck
 from abp_tui.models.study import Condition, Study
 
+STOP_FIGURES: tuple[str, ...] = ("win rate", "pass rate")
+"""The figures a design's ``stop_when`` may watch."""
+
+
+def stopping_rule(text: str) -> tuple[str, float]:
+    """``"win rate excludes 0.5"`` -> ("win rate", 0.5); ValueError in one line otherwise."""
+    expected = 'expected "win rate excludes P" or "pass rate excludes P", P between 0 and 1'
+    words = " ".join(str(text).lower().split())
+    figure, sep, bound = words.partition(" excludes ")
+    if not sep or figure not in STOP_FIGURES:
+        raise ValueError(f"{expected}, got {text!r}")
+    try:
+        value = float(bound)
+    except ValueError:
+        raise ValueError(f"{expected}, got {text!r}") from None
+    if not 0 < value < 1:
+        raise ValueError(f"{expected}, got {text!r}")
+    return figure, value
+
+
 SCALE = (0, 1, 2)
 """The scale of a design file's own rubric dimensions."""
 
@@ -164,6 +184,12 @@ class StudyDesign(Model):
         default=None, gt=0, le=1, allow_inf_nan=False, exclude_if=lambda v: v is None
     )
     """The least probability of any item under ``human_budget`` (default 0.05)."""
+    stop_when: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A stopping rule the coordinator watches (abp_tui.analysis.watching): ``"win rate
+    excludes 0.5"`` or ``"pass rate excludes 0.8"``, met once a figure's anytime-valid
+    confidence sequence over the final verdicts (at the results' level, 95% by default)
+    excludes that value. Left out of the stored document while unset, so that a design written
+    before it keeps its hash."""
     # Seed 002 (business evaluation); left out of the stored document while unset, so that a
     # design written before them keeps its hash.
     correction_effort: CorrectionEffort | None = Field(default=None, exclude_if=lambda v: v is None)
@@ -208,6 +234,14 @@ class StudyDesign(Model):
         if amount != int(amount) or amount < 1:
             raise ValueError(f"expected a whole number of items, at least 1, got {value!r}")
         return int(amount)
+
+    @field_validator("stop_when")
+    @classmethod
+    def _stopping_rule(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        figure, bound = stopping_rule(value)
+        return f"{figure} excludes {bound:g}"
 
     @field_validator("allocation_floor")
     @classmethod

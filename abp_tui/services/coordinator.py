@@ -47,6 +47,7 @@ from abp_tui.analysis.placement import (
     swapped,
 )
 from abp_tui.analysis.verdicts import decide
+from abp_tui.analysis.watching import Watch
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
@@ -77,6 +78,7 @@ from abp_tui.services.reviewing import (
     blind_task,
     design_masker,
 )
+from abp_tui.services.watching import design_watch
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
@@ -322,6 +324,8 @@ class ResultsView:
     held_back: bool = False
     """The study is unblinded but the viewer still has items to submit: ``blind_reason`` says
     how many, in which design (nothing to unblind)."""
+    watch: Watch | None = None
+    """The design's confidence sequences and stopping rule (with the results, never without)."""
 
     @property
     def blind(self) -> bool:
@@ -347,7 +351,9 @@ def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> Re
                 return ResultsView(design, None, held, held_back=True)
             report = compute_results(db, design_pk)
             note_view(db, design.study_id, design_pk, viewer, "results")
-            return ResultsView(design, report)
+            contrasts = [(c.a, c.b) for c in report.comparisons]
+            watched = design_watch(db, design_pk, contrasts, report.confidence)
+            return ResultsView(design, report, watch=watched)
         except StudyIsBlind as exc:
             return ResultsView(design, None, str(exc))
     finally:

@@ -604,6 +604,8 @@ class DesignChoices:
     human_budget: str | None = None
     """Active allocation: a number of items or a share (``25%``); None: people judge all."""
     allocation_floor: float | None = None
+    stop_when: str | None = None
+    """A stopping rule to watch (``win rate excludes 0.5``); None: none."""
 
 
 @dataclass(frozen=True)
@@ -726,6 +728,7 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "adjudicators": split_names(choices.adjudicators),
                 "human_budget": choices.human_budget,
                 "allocation_floor": choices.allocation_floor,
+                "stop_when": choices.stop_when,
             }
         )
     except ValidationError as exc:

@@ -420,10 +420,12 @@ def _section(table: Table) -> list[RenderableType]:
     return [*parts, Text("")]
 
 
-def results_body(results: ResultsSource | ResultsTables) -> RenderableType:
-    """The whole results page, in reading order: the answer to the design's question, every
-    results table, the pass-rate charts before the tables they draw, position bias as a
-    sentence."""
+def results_body(
+    results: ResultsSource | ResultsTables, watching: list[str] | None = None
+) -> RenderableType:
+    """The whole results page, in reading order: the answer to the design's question, the
+    ``watching`` lines (confidence sequences and the stopping rule), every results table, the
+    pass-rate charts before the tables they draw, position bias as a sentence."""
     if isinstance(results, ResultsTables):
         tables = results
     else:
@@ -433,6 +435,12 @@ def results_body(results: ResultsSource | ResultsTables) -> RenderableType:
     if tables.headline:  # the answer to the design's question leads
         parts += [Text("Answer", style="bold underline")]
         parts += [Text(safe_line(h)) for h in tables.headline]
+        parts += [Text("")]
+    if watching:
+        parts += [Text("Watching", style="bold underline")]
+        parts += [
+            Text(safe_line(w), style="bold" if w.startswith("  stop:") else "") for w in watching
+        ]
         parts += [Text("")]
     for table in tables.in_order:
         if table is tables.conditions:

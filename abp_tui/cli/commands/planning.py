@@ -150,11 +150,10 @@ STOPPING_NOTE = (
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.human_budget import human_budget
+    from abp_tui.analysis.human_budget import human_budget, plan_lines
     from abp_tui.cli.options import open_db, viewer
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.judges import judge_report
-    from abp_tui.text.safe import safe_line
 
     confidence = _confidence("plan", args.confidence)
     if not (math.isfinite(args.width) and 0 < args.width < 1):
@@ -178,32 +177,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if notice is not None:
         sys.stderr.write(notice + "\n")
     plan = human_budget(report, args.width, report.estimates_withheld)
-    level = f"{confidence * 100:.10g}%"
-    lines = [
-        f"Human judgments for a {level} half-width of {args.width:g}, study "
-        f"{safe_line(plan.study)} ({safe_line(plan.reference)})"
-    ]
-    for f in plan.figures:
-        head = f"  {safe_line(f.judge)}: {safe_line(f.figure)}, {f.n_now} now"
-        if f.point is not None:
-            head += f", at {f.point:.4f}"
-        lines.append(head)
-        if f.without_judge is not None:
-            text = f"    without the judge: {f.without_judge}"
-            if f.without_judge_wilson is not None:
-                text += f" (Wilson: {f.without_judge_wilson})"
-            lines.append(text + f", {f.more_without_judge} more")
-        if f.with_judge is not None:
-            lines.append(
-                f"    with the judge (PPI++): {f.with_judge}, {f.more_with_judge} more "
-                f"(design effect {f.design_effect:.3f})"
-            )
-        if f.note:
-            lines.append(f"    {safe_line(f.note)}")
-    if not plan.figures:
-        lines.append("  no figure to plan: no pass/fail or preference judge")
-    if plan.withheld:
-        lines.append(safe_line(plan.withheld))
-    lines.append(f"method: {plan.method}")
+    lines = plan_lines(plan)
     emit(args, plan.model_dump(mode="json"), "\n".join(lines))
     return EXIT_OK

@@ -133,5 +133,22 @@ def cmd_results(args: argparse.Namespace) -> int:
         refuse_held_back(db, report.study, viewer)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
+        from abp_tui.analysis.watching import watch_lines
+        from abp_tui.services.results_report import find_scope
+        from abp_tui.services.watching import design_watch
+        from abp_tui.text.safe import safe_line
+
+        scope = find_scope(db, args.study, args.design)
+        assert scope.design_pk is not None  # a design's report
+        contrasts = [(c.a, c.b) for c in report.comparisons]
+        watched = design_watch(db, scope.design_pk, contrasts, report.confidence)
+        document = {**report.model_dump(mode="json"), "watching": watched.model_dump(mode="json")}
+        text = (
+            results_text(report)
+            + "\n\n"
+            + "\n".join(["Watching", *(safe_line(w) for w in watch_lines(watched))])
+        )
+        emit(args, document, text)
+        return EXIT_OK
     emit(args, report.model_dump(mode="json"), results_text(report))
     return EXIT_OK

@@ -154,6 +154,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             ("--single-items", args.single_items or None),
             ("--human-budget", args.human_budget),
             ("--allocation-floor", args.allocation_floor),
+            ("--stop-when", args.stop_when),
         )
         if value is not None
     ]
@@ -180,6 +181,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             adjudicators=args.adjudicators or "",
             human_budget=args.human_budget,
             allocation_floor=args.allocation_floor,
+            stop_when=args.stop_when,
         )
         created = [create_from_choices(db, choices)]
     lines = []

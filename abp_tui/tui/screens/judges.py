@@ -10,9 +10,11 @@ screen says why (:func:`abp_tui.services.coordinator_identity.refuse_pending`).
 The user picks the human reference as ``abp-tui judges --reference`` does (``f`` steps through
 the default, a design's final verdicts and the labels imported with the study) and, when the
 study has several designs, which one (``d``, the designs dialog the coordinator's screens use).
-The report's first line names the reference in use. A choice the service refuses (final verdicts
-of a study without a design) shows its one-line reason above the report computed before, which
-stays on screen.
+The report's first line names the reference in use. Below the report, the human judgments each
+figure needs for a half-width of 0.05 with the judge and without it, as ``abp-tui plan`` prints
+them (:func:`abp_tui.analysis.human_budget.plan_lines`). A choice the service refuses (final
+verdicts of a study without a design) shows its one-line reason above the report computed
+before, which stays on screen.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
+from abp_tui.analysis.human_budget import DEFAULT_HALF_WIDTH, human_budget, plan_lines
 from abp_tui.analysis.judge_view import view_lines
 from abp_tui.services.coordinator import DesignChoice, design_choices
 from abp_tui.services.judges import ReferenceChoice, read_judge_report
@@ -110,11 +113,13 @@ class JudgesScreen(Screen[None]):
             reference: ReferenceChoice | None,
             design: str | None,
             designs: tuple[DesignChoice, ...],
+            planning: list[str] | None = None,
         ) -> None:
             super().__init__(lines)
             self.reference = reference
             self.design = design
             self.designs = designs
+            self.planning = planning or []
 
     def __init__(
         self,
@@ -136,6 +141,9 @@ class JudgesScreen(Screen[None]):
         """The study's designs, as read with the last report."""
         self.lines: list[str] = []
         """The report as shown (the tests read it)."""
+        self.planning: list[str] = []
+        """The plan shown below the report: :func:`abp_tui.analysis.human_budget.plan_lines`
+        at the default half-width."""
         self.refusal: str | None = None
         """Why the last choice has no report (None: the report shown is the one asked for)."""
 
@@ -162,10 +170,12 @@ class JudgesScreen(Screen[None]):
             self.db_path, self.study, viewer, reference=reference, design=design
         )
         lines = view_lines(report)
+        # The same plan as `abp-tui plan` (the rates withheld while the study is blind).
+        plan = human_budget(report, DEFAULT_HALF_WIDTH, report.estimates_withheld)
         every = design_choices(self.db_path)
         designs = tuple(c for c in every if c.study_id == report.study and c.pk is not None)
         if not get_current_worker().is_cancelled:
-            self.post_message(self.ReportRead(lines, reference, design, designs))
+            self.post_message(self.ReportRead(lines, reference, design, designs, plan_lines(plan)))
 
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
@@ -197,7 +207,15 @@ class JudgesScreen(Screen[None]):
         self.refusal = None
         head, body = message.lines[:2], message.lines[2:]  # what it is, whose view it is
         self.query_one("#judges-summary", Static).update(Text("\n".join(head), style="bold"))
-        self.query_one("#judges-body", Static).update(Text("\n".join(body)))
+        self.planning = message.planning
+        planning = [
+            "",
+            "Planning (as `abp-tui plan`; other half-widths: `abp-tui plan --width W`)",
+            *message.planning,
+        ]
+        self.query_one("#judges-body", Static).update(
+            Text("\n".join(body + (planning if message.planning else [])))
+        )
         self.show_choice()
 
     def show_choice(self, *, computing: bool = False) -> None:

@@ -30,6 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Input, Static
 from textual.worker import get_current_worker
 
+from abp_tui.analysis.watching import watch_lines
 from abp_tui.services.coordinator import (
     DesignChoice,
     ResultsView,
@@ -171,7 +172,9 @@ def build(view: ResultsView) -> ShownResults:
         heading = Text("\n").join(
             [*(Text(safe_line(w), style="bold reverse") for w in view.report.warnings), heading]
         )
-    return ShownResults(view, heading, results_body(view.report))
+    watching = watch_lines(view.watch) if view.watch is not None else None
+    body = results_body(view.report, watching)
+    return ShownResults(view, heading, body)
 
 
 class ResultsScreen(DesignScreen):

@@ -1,0 +1,29 @@
+"""A design's watched figures (:mod:`abp_tui.analysis.watching`) read from the database, for
+``abp-tui results`` and the results screen: called only once the results themselves may be
+shown (the study unblinded, the viewer not held back), so it reveals nothing they do not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sqlite_utils
+
+from abp_tui.analysis.business import benchmark_records
+from abp_tui.analysis.watching import CONFIDENCE, Watch, watch
+from abp_tui.store import judging as sql
+
+
+def design_watch(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    contrasts: Iterable[tuple[str, str]],
+    confidence: float = CONFIDENCE,
+) -> Watch:
+    """The confidence sequences of a design's win rates (``contrasts``, as its results compare
+        them) and pass rates, over the records its results count (development tasks left out), at
+    the results' ``confidence``."""
+    records = benchmark_records(sql.records_of_design(db, design_pk))
+    return watch(records, contrasts, confidence)
+
+
+__all__ = ["design_watch"]
