@@ -173,6 +173,7 @@ POSITION_NAMERS = {
     "analysis/results.py": "position bias counts positions, never runs",
     "analysis/agreement_labels.py": "imported labels among themselves, in the source's positions",
     "services/agreement_report.py": "imported labels among themselves, in the source's positions",
+    "bench/scale.py": "generated reviewers press a choice at random, as a person would",
 }
 """Modules that name Response 1 / Response 2 without turning them into runs, and why."""
 _HOLDERS = frozenset({"placement"})
