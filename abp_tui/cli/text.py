@@ -89,7 +89,12 @@ def agreement_text(report: AgreementReport, where: str) -> str:
     return "\n".join(lines)
 
 
-PERCENT_NOTE = "Percent agreement: mean pairwise agreement over items with at least two judgments."
+PERCENT_NOTE = (
+    "Percent agreement: mean pairwise agreement over items with at least two judgments. "
+    "Every figure uses each reviewer's first submitted judgment of an item, made before they "
+    "could see anyone else's; later revisions and adjudications are not in it (the results "
+    "count each item's final verdict)."
+)
 
 
 def _agreement_header(report: AgreementReport, where: str) -> str:
