@@ -1,4 +1,5 @@
-"""The agreement printed by the command line says which judgment of a reviewer it counts.
+"""The agreement printed by the command line says which judgment of a reviewer it counts, and
+says in one line that nothing is judged yet.
 
 The fault: a reviewer who revised a submitted preference (a mis-keyed pick) made the item
 unanimous in the results while ``abp-tui agreement`` still counted the first submission as a
@@ -35,5 +36,17 @@ def test_agreement_says_it_counts_the_first_submitted_judgment(
     shown = cli("agreement", "--db", tmp_path / "test.db", "--study", "s", "--resamples", "0")
     assert shown.code == 0, shown.err
     assert f"percent agreement                 {(len(codes) - 1) / len(codes):.3f}" in shown.out
-    assert "each reviewer's first submitted judgment" in shown.out
+    assert "A reviewer counts by their first submitted judgment" in shown.out
     assert "later revisions and adjudications are not in it" in shown.out
+
+
+def test_a_variable_nobody_has_judged_is_one_line_not_a_table_of_undefined(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    # As for an imported set of human labels before any reviewer has judged: the reviewers'
+    # part said "undefined: no judgments" five times over before the labels' figures.
+    two_reviewer_design(tmp_path, db)
+    shown = cli("agreement", "--db", tmp_path / "test.db", "--study", "s", "--resamples", "0")
+    assert shown.code == 0, shown.err
+    assert "undefined: no judgments" not in shown.out
+    assert "preference (nominal): no submitted judgments yet" in shown.out
