@@ -89,7 +89,12 @@ def agreement_text(report: AgreementReport, where: str) -> str:
     return "\n".join(lines)
 
 
-PERCENT_NOTE = "Percent agreement: mean pairwise agreement over items with at least two judgments."
+PERCENT_NOTE = (
+    "Percent agreement: mean pairwise agreement over items with at least two judgments. "
+    "A reviewer counts by their first submitted judgment of an item, made before they could "
+    "see anyone else's; later revisions and adjudications are not in it (the results count "
+    "each item's final verdict)."
+)
 
 
 def _agreement_header(report: AgreementReport, where: str) -> str:
@@ -101,6 +106,9 @@ def _agreement_header(report: AgreementReport, where: str) -> str:
 
 
 def _variable_lines(v: VariableAgreement) -> list[str]:
+    if not v.n_judgments:
+        # A table of figures each "undefined: no judgments" says less than one line does.
+        return ["", f"{safe_line(v.variable)} ({v.level}): no submitted judgments yet"]
     lines = [
         "",
         f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "

@@ -178,7 +178,11 @@ def connect(path: Path) -> sqlite_utils.Database:
     target, uri = (ownership.read_only_uri(path), True) if read_only else (str(path), False)
     try:
         conn = sqlite3.connect(
-            target, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, uri=uri
+            target,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            check_same_thread=False,
+            uri=uri,
+            factory=ownership.Connection,
         )
     except sqlite3.Error as exc:
         raise store_error(exc, path) or StoreError(f"{path}: cannot open ({exc})") from None
@@ -203,6 +207,7 @@ def connect(path: Path) -> sqlite_utils.Database:
             migrate(db)
             refresh_views(db)
             import_sessions.clean_stale(db)  # what killed imports left staged, if any
+        ownership.remember(path, conn)
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(exc, path) or StoreError(

@@ -18,6 +18,13 @@ folder and looked at there.
 
 A new database carries :data:`APPLICATION_ID` in its header from its first write; one created
 before that carries 0 and is known by its schema record.
+
+A file this process already holds open through a connection (:func:`remember`) is ours and is not
+looked at again: the look reads the header through a file handle of its own, and closing any
+handle on a file drops every POSIX lock the process holds on it, the shared lock of its open
+connections among them. Another process closing its own connection would then find the file
+unlocked, fold the write-ahead log in and delete it under the open connections, whose later
+commits would go to the deleted log and be lost.
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ import shutil
 import sqlite3
 import stat
 import tempfile
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -67,6 +76,37 @@ class Verdict:
     """What the file is: ``new`` (to create) or ``ours``."""
 
     kind: Literal["new", "ours"]
+
+
+class Connection(sqlite3.Connection):
+    """The connections :mod:`abp_tui.store.db` opens: a subclass, so they can be held weakly."""
+
+
+_held_lock = threading.Lock()
+_held: dict[tuple[int, int], weakref.WeakSet[Connection]] = {}
+
+
+def remember(path: Path, conn: Connection) -> None:
+    """Record that this process holds ``path`` open, found ours, through ``conn``."""
+    info = path.stat()
+    with _held_lock:
+        _held.setdefault((info.st_dev, info.st_ino), weakref.WeakSet()).add(conn)
+
+
+def _held_open(path: Path) -> bool:
+    """Whether a connection of this process (see :func:`remember`) has this very file open."""
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    with _held_lock:
+        for conn in list(_held.get((info.st_dev, info.st_ino), ())):
+            try:
+                conn.total_changes  # noqa: B018 (raises once the connection is closed)
+            except sqlite3.ProgrammingError:
+                continue
+            return True
+    return False
 
 
 def wal_of(path: Path) -> Path:
@@ -128,6 +168,8 @@ def check(path: Path) -> Verdict:
         if log_size:
             raise _refused(path, "it is empty but a write-ahead log lies beside it")
         return Verdict("new")
+    if _held_open(path):
+        return Verdict("ours")
     try:
         with path.open("rb") as handle:
             header = handle.read(100)

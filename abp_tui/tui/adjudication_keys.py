@@ -54,6 +54,13 @@ ADJUDICATION_KEYS: list[BindingType] = [
         name="previous",
     ),
     _binding(
+        "w",
+        "toggle_judgments",
+        "Judgments",
+        "Read the reviewers' judgments in full: they take the responses' place and the focus "
+        "(up, down, page up and page down scroll them); w or Escape gives the responses back.",
+    ),
+    _binding(
         "o",
         "toggle_form",
         "Form",

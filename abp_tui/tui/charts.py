@@ -103,7 +103,6 @@ LAYOUTS: Final[Mapping[str, Layout]] = {
     "efficiency": Layout(limits={"contrast": 16}),
     "figures": Layout(
         right=frozenset({"items"}),
-        nowrap=frozenset({"figure"}),
         ratio={"note": 1},
         dim=frozenset({"note"}),
     ),
@@ -146,7 +145,14 @@ def rich_table(table: Table, *, title: str | None = None, short: bool = True) ->
     layout = LAYOUTS.get(table.id, Layout())
     shown = table.shown
     out = _table(*(c.short_header if short else c.header for c in shown), title=title)
-    for column, rich_column in zip(shown, out.columns, strict=True):
+    rows = [[cell(c, v, layout) for c, v in table.cells(row)] for row in table.rows]
+    for index, (column, rich_column) in enumerate(zip(shown, out.columns, strict=True)):
+        if column.kind not in (Kind.TEXT, Kind.PAIR):
+            # A narrow terminal squeezes the columns: a figure may wrap at its spaces ("0.571"
+            # over "[0.167, 0.875]") but is never cut to "[0.16…" (a long name may still be).
+            rich_column.min_width = max(
+                (len(word) for r in rows for word in r[index].plain.split()), default=0
+            )
         if _justified_right(column, layout):
             rich_column.justify = "right"
         if column.key in layout.nowrap:
@@ -155,8 +161,8 @@ def rich_table(table: Table, *, title: str | None = None, short: bool = True) ->
             rich_column.max_width = layout.max_width[column.key]
         if column.key in layout.ratio:
             rich_column.ratio = layout.ratio[column.key]
-    for row in table.rows:
-        out.add_row(*(cell(c, v, layout) for c, v in table.cells(row)))
+    for cells in rows:
+        out.add_row(*cells)
     return out
 
 

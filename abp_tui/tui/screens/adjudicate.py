@@ -72,6 +72,8 @@ from abp_tui.tui.widgets.textlayout import display_text
 from abp_tui.tui.workers import EXPECTED_ERRORS, RETRYABLE_ERRORS, background
 
 NOTE_REQUIRED = "A note is required: say why this is the final judgment."
+JUDGMENTS_IN_FULL = "w: in full"
+JUDGMENTS_BACK = "↑ ↓ PgUp PgDn scroll · w or Esc: the responses"
 OPEN_GROUP = "adjudicate-open"
 RECORD_GROUP = "adjudicate-record"
 
@@ -160,14 +162,22 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
 
     def on_mount(self) -> None:
         self.query_one("#final", VerticalScroll).can_focus = False
-        self.query_one(
-            "#judgments"
-        ).border_title = "Each reviewer's judgment (≠ marks a difference)"
+        judgments = self.query_one("#judgments")
+        judgments.border_title = "Each reviewer's judgment (≠ marks a difference)"
+        judgments.border_subtitle = JUDGMENTS_IN_FULL
         self.open_item(self.code)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Without an item (refused, or still opening) only moving on and leaving make sense.
-        if action in ("record", "toggle_names", "prefill", "note", "toggle_task", "toggle_trace"):
+        if action in (
+            "record",
+            "toggle_names",
+            "prefill",
+            "note",
+            "toggle_task",
+            "toggle_trace",
+            "toggle_judgments",
+        ):
             return self.item is not None
         if action in ("search", "next_hit", "fold", "fold_all"):
             return self.item is not None
@@ -275,6 +285,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         note.value = ""
         self.query_one("#note-error", Static).update("")
         self._show_names()
+        self.set_class(False, "-judgments-full")
         self.show_form(False)  # a new item is read first (on a narrow terminal)
         form = self.query_one("#final", VerticalScroll)
         if item.latest is not None:
@@ -541,10 +552,28 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         if isinstance(self.focused, Input):
             self.set_focus(None)
             return
+        if self.has_class("-judgments-full"):
+            self.action_toggle_judgments()  # the responses again
+            return
         if self.narrow and self.form_shown:
             self.show_form(False)  # back to the item
             return
         self.action_back()
+
+    def action_toggle_judgments(self) -> None:
+        """The reviewers' judgments in the responses' place, focused to be scrolled (their
+        justifications do not fit beside the responses on a small terminal), or back."""
+        panel = self.query_one("#judgments", VerticalScroll)
+        full = not self.has_class("-judgments-full")
+        if full:
+            self.show_form(False)
+        self.set_class(full, "-judgments-full")
+        panel.border_subtitle = JUDGMENTS_BACK if full else JUDGMENTS_IN_FULL
+        if full:
+            self.set_focus(panel, scroll_visible=False)
+        else:
+            self.set_focus(self.form.first_row(), scroll_visible=False)
+        self.refresh_bindings()
 
     # -- a narrow terminal: the item and the final judgment take turns ----------------------
     def restore_judgment(self, before: Judgment) -> None:
