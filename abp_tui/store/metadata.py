@@ -361,6 +361,18 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "authorized_keys": "The authorized_keys file written.",
         },
     ),
+    "allocation_draws": (
+        "Active allocation: for a design with a human budget, each item's uncertainty when the "
+        "plan was stored, its probability of going to people and whether the seeded draw sent it.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "item_pk": "The item (items.pk).",
+            "uncertainty": "How far the AI judges distrusted the item (0: not at all).",
+            "probability": "Its chance of going to people (never below the design's floor).",
+            "drawn": "1 when the draw sent it to people (only these are assigned).",
+            "draw_seed": "The seed of the draw (from the design's seed and plan secret).",
+        },
+    ),
     "queue_summaries": (
         "Each reviewer's items of a design, by the status of their latest revision: kept in "
         "step with assignments and judgments by triggers, so counts never read every item.",
