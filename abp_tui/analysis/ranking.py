@@ -374,9 +374,17 @@ def rank(
             f"--anchor {anchor[0]}: not a ranked system; expected one of {', '.join(systems)}"
         )
     counts = _counts(votes)
-    wins = _check(votes, counts, prior)
-    theta = bt.fit(wins)
     n = len(systems)
+    per = _per_system(n, counts)
+    too_few = _too_few(systems, per)
+    try:
+        wins = _check(votes, counts, prior)
+    except NoRanking as none:
+        # Too few votes say why there is no ranking before a fit that failed for lack of them.
+        if too_few is not None and str(none).startswith("no finite"):
+            raise NoRanking(f"not ranked: {too_few}") from none
+        raise
+    theta = bt.fit(wins)
 
     if anchor is None:
         origin, offset = theta.mean(), MEAN_SCORE
@@ -422,8 +430,6 @@ def rank(
             diffs = boot.theta[:, order[:-1]] - boot.theta[:, order[1:]]
         diff_low, diff_high = _percentiles(diffs * bt.ELO_PER_LOGIT, confidence)
 
-    per = _per_system(n, counts)
-    too_few = _too_few(systems, per)
     bias, controlled = _length_bias(votes, counts, theta, prior, too_few)
     controlled_score = controlled_rank = None
     if controlled is not None:
