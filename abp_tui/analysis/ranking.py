@@ -382,7 +382,7 @@ def rank(
     except NoRanking as none:
         # Too few votes say why there is no ranking before a fit that failed for lack of them.
         if too_few is not None and str(none).startswith("no finite"):
-            raise NoRanking(f"not ranked: {too_few}") from none
+            raise NoRanking(f"not ranked: {too_few}; besides, {none}") from none
         raise
     theta = bt.fit(wins)
 
