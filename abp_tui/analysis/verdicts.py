@@ -42,6 +42,7 @@ from abp_tui.models import (
     Verdict,
     VerdictSource,
 )
+from abp_tui.models.base import trusted
 
 __all__ = [
     "AUTOMATED_STATES",
@@ -289,7 +290,8 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
         state, source = None, verdict.source
     else:
         state, source = None, "unjudged"
-    return RunOutcome(
+    return trusted(
+        RunOutcome,
         run_id=run.id,
         task_id=run.task,
         condition_id=run.condition,

@@ -35,6 +35,7 @@ from abp_tui.models import (
     RunFacts,
     StudyDesign,
 )
+from abp_tui.models.base import trusted
 from abp_tui.store import overview
 from abp_tui.store.db import utc_now
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
@@ -287,12 +288,14 @@ LEFT JOIN runs rb ON rb.pk = i.run_b_pk LEFT JOIN conditions cb ON cb.pk = rb.co
 
 def _item(r: Sequence[Any], index: int) -> StoredItem:
     single = r[13] is None
-    return StoredItem(
+    # Stored validated: read back as the fields hold them, without validating again.
+    return trusted(
+        StoredItem,
         code=r[3],
         index=index,
         kind=r[4],
         task=r[6],
-        trial=r[7],
+        trial=int(r[7]),
         runs=(r[11],) if single else (r[11], r[14]),
         conditions=(r[12],) if single else (r[12], r[15]),
         base_flip=bool(r[8]),

@@ -8,7 +8,8 @@ from typing import Any, Final
 
 import sqlite_utils
 
-from abp_tui.models import Condition, Model, Run, RunFacts, Task
+from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
+from abp_tui.models.base import trusted
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
 from abp_tui.text.natural import natural_key
@@ -233,17 +234,19 @@ def results_order(row: Sequence[Any]) -> tuple[Any, ...]:
 
 def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
     """A row's first ten columns (as :data:`RUN_FACTS_SELECT` reads them) as a run's facts."""
-    return RunFacts(
+    # Stored validated: read back as the fields hold them, without validating again.
+    return trusted(
+        RunFacts,
         id=row[0],
         task=row[1],
         condition=row[2],
-        trial=row[3],
-        origin_status=row[4],
+        trial=int(row[3]),
+        origin_status=None if row[4] is None else ResultState(row[4]),
         automated_outcome=row[5],
         excluded_reason=row[6],
-        total_tokens=row[7],
-        wall_clock_ms=row[8],
-        cost_usd=row[9],
+        total_tokens=None if row[7] is None else int(row[7]),
+        wall_clock_ms=None if row[8] is None else float(row[8]),
+        cost_usd=None if row[9] is None else float(row[9]),
         diff_bytes=diff_bytes(metadata),
     )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from abp_tui.cli.options import open_db
-from abp_tui.cli.output import EXIT_OK, emit
+from abp_tui.cli.output import EXIT_OK, emit, streamed
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -133,5 +133,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         refuse_held_back(db, report.study, viewer)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
-    emit(args, report.model_dump(mode="json"), results_text(report))
+    # The per-task rows and each run's outcome are written one at a time; the text only made
+    # when it is what is printed.
+    emit(args, streamed(report, "by_task", "outcomes"), lambda: results_text(report))
     return EXIT_OK
