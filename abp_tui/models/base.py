@@ -59,3 +59,16 @@ def trusted(model: type[_M], **values: Any) -> _M:
     if shared is None:
         shared = _EVERY_FIELD[model] = set(model.model_fields)
     return model.model_construct(_fields_set=shared, **values)
+
+
+_HELD: dict[Any, Any] = {}
+
+
+def held_once(value: Any, key: Any = None) -> Any:
+    """``value``, or the equal value held already (under ``key``, else the value itself): what
+    many records hold alike (an item's kind, its conditions, its masking counts) is held once,
+    a design having hundreds of thousands of items over a few conditions. For values nobody
+    changes (fields of frozen models)."""
+    if len(_HELD) > 10_000:  # names from many studies: the cache never grows without bound
+        _HELD.clear()
+    return _HELD.setdefault(value if key is None else key, value)

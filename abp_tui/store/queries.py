@@ -9,7 +9,7 @@ from typing import Any, Final
 import sqlite_utils
 
 from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
-from abp_tui.models.base import trusted
+from abp_tui.models.base import held_once, trusted
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
 from abp_tui.text.natural import natural_key
@@ -239,7 +239,7 @@ def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
         RunFacts,
         id=row[0],
         task=row[1],
-        condition=row[2],
+        condition=held_once(row[2]),
         trial=int(row[3]),
         origin_status=None if row[4] is None else ResultState(row[4]),
         automated_outcome=row[5],
