@@ -21,6 +21,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any, Final, Literal
 
 from pydantic import Field, NonNegativeInt
@@ -287,21 +288,29 @@ def _cell_key(o: RunOutcome, open_items: Mapping[str, Sequence[str]]) -> tuple[A
 
 
 def task_groups(
-    by_cell: Mapping[tuple[str, str], Sequence[RunOutcome]],
+    outcomes: Sequence[RunOutcome],
     rubric: Rubric,
     open_items: Mapping[str, Sequence[str]],
     confidence: float,
 ) -> list[GroupResult]:
-    """Each condition and task's tallies, by condition then task (natural order).
+    """Each condition and task's tallies, by condition then task (natural order), each cell's
+    runs in the order of ``outcomes``.
 
     A large study has a row for each of hundreds of thousands of cells, most with the same
     tallies (one run, unjudged; one run, passed): a row's tallies are computed once for each
     distinct set of outcomes and shared (the models are frozen), so that only its condition
-    and task are its own."""
+    and task are its own. The cells are the runs in that order, taken in turn: no table of
+    every cell's runs is held beside the rows."""
+    order = sorted(
+        range(len(outcomes)),
+        key=lambda i: (outcomes[i].condition_id, natural_key(outcomes[i].task_id)),
+    )
     tallied: dict[tuple[Any, ...], GroupResult] = {}
     out = []
-    for c, t in sorted(by_cell, key=lambda ct: (ct[0], natural_key(ct[1]))):
-        cell = by_cell[(c, t)]
+    for (c, t), found_at in groupby(
+        order, key=lambda i: (outcomes[i].condition_id, outcomes[i].task_id)
+    ):
+        cell = [outcomes[i] for i in found_at]
         key = tuple(_cell_key(o, open_items) for o in cell)
         found = tallied.get(key)
         if found is None:
@@ -531,10 +540,8 @@ def results(
     if run_outcomes is None:  # a record's INFRA_ERROR / PROVIDER_BLOCK stands (seed 000)
         run_outcomes = held_outcomes(records, decisions)
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
-    by_cell: dict[tuple[str, str], list[RunOutcome]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))
-        by_cell[(o.condition_id, o.task_id)].append(o)
     conditions = sorted(by_condition)
     rubric = records.rubric
     open_items = unresolved_items(decisions)
@@ -559,7 +566,7 @@ def results(
     automated = is_automated(records.design.name, rubric.id)
     return Results(
         conditions=groups,
-        by_task=task_groups(by_cell, rubric, open_items, confidence),
+        by_task=task_groups(run_outcomes, rubric, open_items, confidence),
         comparisons=compared,
         position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,

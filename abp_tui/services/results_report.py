@@ -176,10 +176,12 @@ def compute_results(
     study is unblinded, and ConfidenceError for a level out of (0, 1) before reading anything."""
     confidence = confidence_level(confidence)
     row = sql.design(db, design_pk)
-    who = _unblinded_by(db, row.study_id)
+    study_id, design = row.study_id, DesignIdentity(row.name, row.version_no, row.sha256)
+    # Its document (with the plan's commitment to every task) is not held while computing.
+    del row
+    who = _unblinded_by(db, study_id)
     records = sql.records_of_design(db, design_pk)
-    design = DesignIdentity(row.name, row.version_no, row.sha256)
-    return _report(db, design, records, who, row.study_id, confidence)
+    return _report(db, design, records, who, study_id, confidence)
 
 
 # -- a study's automated outcomes, with no design ---------------------------------------------

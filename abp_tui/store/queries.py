@@ -253,12 +253,17 @@ def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
 
 def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
     """The facts of the study's current runs, in :func:`results_order`."""
-    rows = db.execute(
-        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
-        [study_id],
-    ).fetchall()
-    rows.sort(key=results_order)
-    return [facts_of(r, json.loads(r[10]) if r[10] else {}) for r in rows]
+    # Each row made a run's facts as it is read (a large study's rows and their metadata are
+    # never all held at once), then sorted as results_order sorts rows.
+    facts = [
+        facts_of(r, json.loads(r[10]) if r[10] else {})
+        for r in db.execute(
+            RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
+            [study_id],
+        )
+    ]
+    facts.sort(key=lambda f: (f.condition, natural_key(f.task), f.trial, natural_key(f.id)))
+    return facts
 
 
 def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:
