@@ -5,11 +5,13 @@ bundle are computed here from the published records alone, with the same rules a
 the published records are the shared records the store reads (:mod:`abp_tui.models.records`, runs
 by id, items by code), so they make a :class:`abp_tui.models.DesignRecords` as they are and go
 through :func:`abp_tui.analysis.verdicts.decide`,
-:func:`abp_tui.analysis.results.results` and
+:func:`abp_tui.analysis.results_document.results_document` (the one results document) and
 :func:`abp_tui.analysis.agreement_input.agreement_input`,
 exactly as :func:`abp_tui.services.adjudicating.final_verdicts`,
 :func:`abp_tui.services.results_report.compute_results`
-and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records.
+and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records:
+only :func:`study_facts` (what the study holds besides, read from the bundle's own files) is
+this module's.
 What is added here is only what a bundle publishes besides: every reviewer's review of each
 run, the adjudication behind a verdict, the excluded runs with their reasons. An export
 cross-checks the verdicts computed here against the database's before it writes anything.
@@ -17,7 +19,7 @@ cross-checks the verdicts computed here against the database's before it writes 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
@@ -511,7 +513,3 @@ def excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def state_counts(analysis: Analysis) -> Counter[str]:
-    return Counter(v.state.value if v.state else "unjudged" for v in analysis.verdicts)
