@@ -12,11 +12,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Final
 
 from abp_tui.text.safe import json_escaped
+
+if TYPE_CHECKING:  # status loads no pydantic: the models are only ever handed in
+    from pydantic import BaseModel
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
