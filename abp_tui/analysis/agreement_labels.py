@@ -69,7 +69,7 @@ AMONG_LABELS: Final = "preference among imported labels"
 """The variable name of the label sets' agreement among themselves, beside a design's own."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImportedLabel:
     """One imported preference label, with the exact run versions it compares."""
 
@@ -84,7 +84,7 @@ class ImportedLabel:
     """A :class:`abp_tui.models.PreferenceChoice` value."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemRuns:
     """A design item's blind code and its run versions in the item's own orientation (a, b)."""
 

@@ -21,6 +21,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any, Final, Literal
 
 from pydantic import Field, NonNegativeInt
@@ -42,7 +43,6 @@ from abp_tui.analysis.matched_models import (
     leading_warnings,
 )
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, reclassifications
-from abp_tui.analysis.scibench_results import SciBenchResults
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.errors import AbpError
@@ -58,6 +58,7 @@ from abp_tui.models import (
     RunFacts,
     RunOutcome,
 )
+from abp_tui.models.base import trusted
 from abp_tui.stats.inference import (
     PairedPassFail,
     PositionBias,
@@ -280,6 +281,46 @@ def group_result(
     )
 
 
+def _cell_key(o: RunOutcome, open_items: Mapping[str, Sequence[str]]) -> tuple[Any, ...]:
+    """Everything of a run's outcome a group's tallies read."""
+    codes = tuple(open_items.get(o.run_id, ())) if o.source == "unresolved" else ()
+    return (o.source, o.state, o.human_state, o.fatal, tuple(sorted(o.scores.items())), codes)
+
+
+def task_groups(
+    outcomes: Sequence[RunOutcome],
+    rubric: Rubric,
+    open_items: Mapping[str, Sequence[str]],
+    confidence: float,
+) -> list[GroupResult]:
+    """Each condition and task's tallies, by condition then task (natural order), each cell's
+    runs in the order of ``outcomes``.
+
+    A large study has a row for each of hundreds of thousands of cells, most with the same
+    tallies (one run, unjudged; one run, passed): a row's tallies are computed once for each
+    distinct set of outcomes and shared (the models are frozen), so that only its condition
+    and task are its own. The cells are the runs in that order, taken in turn: no table of
+    every cell's runs is held beside the rows."""
+    order = sorted(
+        range(len(outcomes)),
+        key=lambda i: (outcomes[i].condition_id, natural_key(outcomes[i].task_id)),
+    )
+    tallied: dict[tuple[Any, ...], GroupResult] = {}
+    out = []
+    for (c, t), found_at in groupby(
+        order, key=lambda i: (outcomes[i].condition_id, outcomes[i].task_id)
+    ):
+        cell = [outcomes[i] for i in found_at]
+        key = tuple(_cell_key(o, open_items) for o in cell)
+        found = tallied.get(key)
+        if found is None:
+            found = tallied[key] = group_result(c, t, cell, rubric, open_items, confidence)
+            out.append(found)
+        else:
+            out.append(trusted(GroupResult, **{**found.__dict__, "condition": c, "task": t}))
+    return out
+
+
 @dataclass(frozen=True)
 class Preferences:
     """A contrast's pairs, each counted once by its final preference; those held back apart."""
@@ -476,68 +517,6 @@ def study_notes(match: ModelMatch | None) -> list[str]:
     return notes
 
 
-def document_fields(
-    found: Results, scibench: SciBenchResults | None, warnings: Sequence[str] = ()
-) -> dict[str, Any]:
-    """What a results document (``abp-tui results`` / the results screen from the database, a
-    bundle's ``summary.json`` / report from its records) takes from the results as computed:
-    one assembly for both, so neither can lead with, count or withhold something the other
-    does not. ``warnings`` are added after the results' own (model versions)."""
-    return {
-        "warnings": [*found.warnings, *warnings],
-        "headline": found.headline,
-        "confidence": found.confidence,
-        "verdict_source": found.verdict_source,
-        "conditions": found.conditions,
-        "by_task": found.by_task,
-        # Seed 004: no condition effect before the human gate.
-        "comparisons": found.comparisons if scibench is None or not scibench.withheld else [],
-        "position_bias": found.position_bias,
-        "automated_judge": found.automated_judge,
-        "engine_efficiency": found.engine_efficiency,
-        "scibench": scibench,
-    }
-
-
-class ResultsReport(Model):
-    """The results of a design as ``abp-tui results`` reports them, with who unblinded it."""
-
-    warnings: list[str] = Field(default_factory=list)
-    """What the report leads with: engines that did not run on the same model."""
-    headline: list[str] = Field(default_factory=list)
-    """The answer to the design's question in a few sentences, before every table."""
-    study: str
-    design: str
-    design_version: int
-    design_sha256: str
-    rubric: str
-    unblinded_by: str
-    unblinded_at: str
-    confidence: float
-    """The level of every Wilson and bootstrap interval of these results."""
-    verdict_source: VerdictSource = "design"
-    """``automated`` when the study has no design and every verdict is an automated outcome
-    (``design`` is then the scope's name, :data:`abp_tui.analysis.automated.AUTOMATED_DESIGN`)."""
-    conditions: list[GroupResult]
-    by_task: list[GroupResult]
-    comparisons: list[Comparison]
-    position_bias: PositionBiasResult
-    outcomes: list[RunOutcome]
-    automated_judge: list[JudgeTally] = Field(default_factory=list)
-    """The automated judge's own pass / fail / unscored per condition and dimension."""
-    notes: list[str]
-    preference_only: bool = False
-    """The design's rubric scores nothing: its reviewers only preferred one response of a pair."""
-    model_match: ModelMatch | None = None
-    """Engines (ABP, Arena): whether they ran on the same model; unmatched, no comparisons."""
-    engine_efficiency: list[EngineEfficiency] = Field(default_factory=list)
-    """Engines (ABP, Arena): each engine's own efficiency medians."""
-    reclassifications: list[Reclassification] = Field(default_factory=list)
-    """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside, with why."""
-    scibench: SciBenchResults | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Seed 004's condition and dimension counts, for a rubric that scores abstention."""
-
-
 def results(
     records: DesignRecords,
     decisions: Decisions | None = None,
@@ -561,10 +540,8 @@ def results(
     if run_outcomes is None:  # a record's INFRA_ERROR / PROVIDER_BLOCK stands (seed 000)
         run_outcomes = held_outcomes(records, decisions)
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
-    by_cell: dict[tuple[str, str], list[RunOutcome]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))
-        by_cell[(o.condition_id, o.task_id)].append(o)
     conditions = sorted(by_condition)
     rubric = records.rubric
     open_items = unresolved_items(decisions)
@@ -589,10 +566,7 @@ def results(
     automated = is_automated(records.design.name, rubric.id)
     return Results(
         conditions=groups,
-        by_task=[
-            group_result(c, t, by_cell[(c, t)], rubric, open_items, confidence)
-            for c, t in sorted(by_cell, key=lambda ct: (ct[0], natural_key(ct[1])))
-        ],
+        by_task=task_groups(run_outcomes, rubric, open_items, confidence),
         comparisons=compared,
         position_bias=shown_position_bias(decisions.latest, held_back, confidence),
         outcomes=run_outcomes,

@@ -42,6 +42,7 @@ from abp_tui.models import (
     Verdict,
     VerdictSource,
 )
+from abp_tui.models.base import trusted
 
 __all__ = [
     "AUTOMATED_STATES",
@@ -270,6 +271,11 @@ def automated_state(outcome: str | None) -> ResultState | None:
     return AUTOMATED_STATES.get((outcome or "").lower())
 
 
+_NO_SCORES: Final[dict[str, float]] = {}
+"""The scores of every run no person judged: one empty mapping, never changed (the outcomes
+are frozen), rather than one for each of a large study's unjudged runs."""
+
+
 def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
     """The outcome that counts for a run: a person's final verdict, else automated verification,
     else the state its record carries, else unjudged. A run judged by preference alone has no
@@ -289,7 +295,8 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
         state, source = None, verdict.source
     else:
         state, source = None, "unjudged"
-    return RunOutcome(
+    return trusted(
+        RunOutcome,
         run_id=run.id,
         task_id=run.task,
         condition_id=run.condition,
@@ -299,7 +306,7 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
         human_state=verdict.result_state if verdict else None,
         automated_state=automated,
         fatal=bool(verdict.fatal_hits) if verdict else None,
-        scores=dict(verdict.scores) if verdict else {},
+        scores=dict(verdict.scores) if verdict else _NO_SCORES,
     )
 
 

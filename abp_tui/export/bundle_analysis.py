@@ -5,11 +5,13 @@ bundle are computed here from the published records alone, with the same rules a
 the published records are the shared records the store reads (:mod:`abp_tui.models.records`, runs
 by id, items by code), so they make a :class:`abp_tui.models.DesignRecords` as they are and go
 through :func:`abp_tui.analysis.verdicts.decide`,
-:func:`abp_tui.analysis.results.results` and
+:func:`abp_tui.analysis.results_document.results_document` (the one results document) and
 :func:`abp_tui.analysis.agreement_input.agreement_input`,
 exactly as :func:`abp_tui.services.adjudicating.final_verdicts`,
 :func:`abp_tui.services.results_report.compute_results`
-and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records.
+and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records:
+only :func:`study_facts` (what the study holds besides, read from the bundle's own files) is
+this module's.
 What is added here is only what a bundle publishes besides: every reviewer's review of each
 run, the adjudication behind a verdict, the excluded runs with their reasons. An export
 cross-checks the verdicts computed here against the database's before it writes anything.
@@ -17,40 +19,28 @@ cross-checks the verdicts computed here against the database's before it writes 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from abp_tui.analysis.abp_efficiency import EngineEfficiency
 from abp_tui.analysis.agreement_input import agreement_input
-from abp_tui.analysis.automated import JudgeTally
-from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
-from abp_tui.analysis.matched_models import ModelMatch, model_match, tokens_unverified
+from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
-from abp_tui.analysis.model_versions import recorded_versions, version_warnings
+from abp_tui.analysis.model_versions import recorded_versions
 from abp_tui.analysis.placement import runs_shown
 from abp_tui.analysis.records import design_document, shown_as
-from abp_tui.analysis.reruns import Reclassification, held_outcomes, listed_reclassifications
-from abp_tui.analysis.results import (
-    DEFAULT_CONFIDENCE,
-    RESULTS_NOTES,
-    Comparison,
-    GroupResult,
-    PositionBiasResult,
-    VerdictSource,
-    document_fields,
-    results,
+from abp_tui.analysis.reruns import held_outcomes
+from abp_tui.analysis.results import DEFAULT_CONFIDENCE, RESULTS_NOTES
+from abp_tui.analysis.results_document import (
+    DesignIdentity,
+    ResultsDocument,
+    StudyFacts,
+    results_document,
 )
-from abp_tui.analysis.scibench_results import (
-    SciBenchResults,
-    all_traits,
-    applies,
-    declared_status,
-    scibench_results,
-)
+from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
 from abp_tui.export import records as rec
@@ -431,97 +421,56 @@ def analyse(inputs: Inputs) -> Analysis:
     )
 
 
-# -- results ---------------------------------------------------------------------------------------
-class Summary(Model):
-    """The results of a bundle, shaped as ``abp-tui results --json`` shapes them."""
+# -- results -----------------------------------------------------------------------------------
+Summary = ResultsDocument
+"""The results of a bundle: the one results document (:mod:`abp_tui.analysis.results_document`)
+computed from the bundle's records, as the database's results compute it from its own."""
 
-    warnings: list[str] = Field(default_factory=list)
-    """What the results lead with: engines that did not run on the same model."""
-    headline: list[str] = Field(default_factory=list)
-    """The answer to the design's question in a few sentences, before every table."""
-    study: str
-    design: str
-    design_version: int
-    design_sha256: str
-    rubric: str
-    confidence: float
-    """The level of every Wilson and bootstrap interval (the manifest records it too)."""
-    verdict_source: VerdictSource
-    """``automated``: the study had no design, every verdict is an automated outcome."""
-    conditions: list[GroupResult]
-    by_task: list[GroupResult]
-    comparisons: list[Comparison]
-    position_bias: PositionBiasResult
-    automated_judge: list[JudgeTally]
-    """The automated judge's own pass / fail / unscored per condition and dimension."""
-    notes: list[str]
-    model_match: ModelMatch | None = None
-    """Engines (ABP, Arena): whether they ran on the same model; unmatched, no comparisons."""
-    engine_efficiency: list[EngineEfficiency] = Field(default_factory=list)
-    """Engines (ABP, Arena): each engine's own efficiency medians."""
-    reclassifications: list[Reclassification] = Field(default_factory=list)
-    """Runs whose record's INFRA_ERROR / PROVIDER_BLOCK a reviewer set aside (seed 000)."""
-    scibench: SciBenchResults | None = Field(default=None, exclude_if=lambda v: v is None)
-    """Seed 004's condition and dimension counts, for a rubric that scores abstention."""
-    business: BusinessResults | None = Field(default=None, exclude_if=lambda v: v is None)
-    """What the business protocol (seed 002) asks a report to carry, for a design under it."""
+
+def study_facts(inputs: Inputs) -> StudyFacts:
+    """What results need of the bundle's study besides its design's records: the bundle's own
+    study, conditions, run records, automated judge's outcomes and findings."""
+    protocol = inputs.study.protocol
+    return StudyFacts(
+        study=inputs.study.id,
+        protocol=protocol,
+        description=inputs.study.description,
+        conditions=inputs.conditions,
+        unverified_tokens=[
+            r.id for r in inputs.runs if tokens_unverified(r.record.get("metadata") or {})
+        ],
+        judge_dimensions=inputs.judge_dimensions,
+        findings=inputs.findings,
+        model_versions=lambda states: recorded_versions(protocol, inputs.runs, states),
+        traits=lambda: all_traits((r.id, r.record) for r in inputs.runs),
+    )
+
+
+def document(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> ResultsDocument:
+    """The bundle's results document with every interval at ``confidence``: the same computation
+    as the database's (:func:`abp_tui.analysis.results_document.results_document`)."""
+    inputs = analysis.inputs
+    design = DesignIdentity(inputs.design.name, inputs.design.version, inputs.design.sha256)
+    return results_document(
+        analysis.records,
+        study_facts(inputs),
+        design,
+        confidence,
+        analysis.decisions,
+        analysis.outcomes,
+    )
 
 
 def summarise(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Summary:
-    """The bundle's results with every interval at ``confidence``."""
-    inputs = analysis.inputs
-    unverified = [r.id for r in inputs.runs if tokens_unverified(r.record.get("metadata") or {})]
-    match = model_match(inputs.study.protocol, inputs.conditions, unverified)
-    # Development material is never a benchmark result: reported apart (seed 002).
-    bench = benchmark_records(analysis.records)
-    whole = bench is analysis.records
-    found = results(
-        bench,
-        analysis.decisions if whole else None,
-        analysis.outcomes if whole else None,
-        confidence,
-        judge_dimensions=inputs.judge_dimensions,
-        model_match=match,
-    )
-    sci = _scibench(inputs, bench, found.outcomes)
-    # Seed 000 section 3: conditions on different model versions lead the results.
-    states = {o.run_id: o.state for o in found.outcomes}
-    versions = recorded_versions(inputs.study.protocol, inputs.runs, states)
-    return Summary(
-        **document_fields(found, sci, version_warnings(versions)),
-        study=inputs.study.id,
-        design=inputs.design.name,
-        design_version=inputs.design.version,
-        design_sha256=inputs.design.sha256,
-        rubric=inputs.rubric.id,
-        notes=[*found.notes, *NOTES[len(RESULTS_NOTES) :]],
-        model_match=match,
-        # Seed 000 lists every reclassification, development material's too (each marked).
-        reclassifications=found.reclassifications
-        if whole
-        else listed_reclassifications(analysis.records, analysis.decisions),
-        business=business_results(
-            analysis.records,
-            protocol=inputs.study.protocol,
-            findings=inputs.findings,
-            confidence=found.confidence,
-        ),
-    )
+    """The bundle's results document with every interval at ``confidence``, and the note on
+    the agreement it publishes beside them."""
+    found = document(analysis, confidence)
+    return found.model_copy(update={"notes": [*found.notes, *NOTES[len(RESULTS_NOTES) :]]})
 
 
-def _scibench(
-    inputs: Inputs, records: DesignRecords, run_outcomes: list[RunOutcome]
-) -> SciBenchResults | None:
-    """Seed 004's counts, from the bundle's own run records and study description."""
-    if not applies(inputs.rubric, inputs.study.protocol):
-        return None
-    by_id = {r.id: r for r in records.runs}
-    runs = [by_id[o.run_id] for o in run_outcomes]
-    traits = all_traits((r.id, r.record) for r in inputs.runs)
-    status = declared_status(inputs.study.description)
-    return scibench_results(
-        inputs.rubric, runs, run_outcomes, inputs.judge_dimensions, traits, status
-    )
+SUMMARY_LEFT_OUT: Final = frozenset({"outcomes", "preference_only"})
+"""Fields of the results document ``results/summary.json`` leaves out: each run's outcome is
+``results/verdicts.jsonl``'s line, and the rubric (published) says it is preference-only."""
 
 
 # -- agreement -------------------------------------------------------------------------------------
@@ -570,7 +519,3 @@ def excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def state_counts(analysis: Analysis) -> Counter[str]:
-    return Counter(v.state.value if v.state else "unjudged" for v in analysis.verdicts)

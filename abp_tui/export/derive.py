@@ -15,6 +15,7 @@ from abp_tui.analysis.results import DEFAULT_CONFIDENCE
 from abp_tui.analysis.shared_runs import SHARED_RUNS_LIMITATION, exposed_reviewers
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import (
+    SUMMARY_LEFT_OUT,
     Analysis,
     Summary,
     agreement,
@@ -152,7 +153,7 @@ def derive(
     }
     summary_document = {
         "schema": rec.SUMMARY_SCHEMA,
-        **summary.model_dump(mode="json"),
+        **summary.model_dump(mode="json", exclude=set(SUMMARY_LEFT_OUT)),
         "status": gate.model_dump(mode="json"),
         "excluded_runs": excluded_runs(analysis),
         "disagreements": [

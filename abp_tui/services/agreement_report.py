@@ -176,9 +176,14 @@ def study_agreement(
         )
 
     row = sql.design(db, design_pk)
-    items = [ItemRuns(i.code, i.run_pks) for i in sql.items(db, design_pk)]
+    stored = sql.items(db, design_pk)
+    items = [ItemRuns(i.code, i.run_pks) for i in stored]
     hidden = held_back(items, pending)
-    found = agreement_input(visible(sql.records_of_design(db, design_pk, with_runs=False), hidden))
+    # The items read once: a large design's are a good part of what agreement holds.
+    records = sql.records_of_design(db, design_pk, with_runs=False, stored_items=stored)
+    del stored
+    found = agreement_input(visible(records, hidden))
+    del records
     report = compute_all(
         found.records,
         found.levels,

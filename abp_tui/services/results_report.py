@@ -20,11 +20,11 @@ study and records the unblinding.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import sqlite_utils
-from pydantic import Field
 
 from abp_tui.analysis.automated import (
     AUTOMATED_DESIGN,
@@ -33,36 +33,37 @@ from abp_tui.analysis.automated import (
     has_automated_outcomes,
     shared_seed,
 )
-from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
-from abp_tui.analysis.matched_models import ModelMatch, model_match
-from abp_tui.analysis.model_versions import version_warnings
-from abp_tui.analysis.reruns import listed_reclassifications
+from abp_tui.analysis.model_versions import VERSION_PROTOCOLS, ModelVersions, model_versions
 from abp_tui.analysis.results import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
     Comparison,
     Efficiency,
     GroupResult,
-    ResultsReport,
     Tally,
     confidence_level,
     counts_for_efficiency,
-    document_fields,
     group_result,
-    results,
 )
+from abp_tui.analysis.results_document import (
+    DesignIdentity,
+    ResultsDocument,
+    ResultsReport,
+    StudyFacts,
+    results_document,
+)
+from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
-from abp_tui.models import DesignRecords, OutcomeSource, RunFacts, RunOutcome
+from abp_tui.models import DesignRecords, OutcomeSource, ResultState, RunOutcome
 from abp_tui.services.designing import find_design_if_any, find_study
-from abp_tui.services.model_versions import study_model_versions
 from abp_tui.services.roles import require
-from abp_tui.services.scibench_results import study_scibench
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store.automated import study_scores
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
+from abp_tui.store.run_models import run_models
 from abp_tui.store.token_checks import unverified_token_runs
 from abp_tui.text.hints import command, no_such_study, quoted
 
@@ -70,14 +71,15 @@ __all__ = [
     "AUTOMATED_STATES",
     "EFFICIENCY_METRICS",
     "AutomatedScope",
-    "BusinessReport",
     "Comparison",
     "Efficiency",
     "GroupResult",
     "OutcomeSource",
+    "ResultsDocument",
     "ResultsReport",
     "RunOutcome",
     "Scope",
+    "StudyFacts",
     "StudyIsBlind",
     "Tally",
     "automated_scope",
@@ -87,15 +89,9 @@ __all__ = [
     "find_scope",
     "group_result",
     "report_results",
+    "study_facts",
     "unblind",
 ]
-
-
-class BusinessReport(ResultsReport):
-    """Results with what the business protocol (seed 002) asks a report to carry, when the
-    design is under it (``business`` None otherwise, and left out of the JSON)."""
-
-    business: BusinessResults | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class StudyIsBlind(AbpError):
@@ -136,75 +132,41 @@ def judge_dimensions(db: sqlite_utils.Database, study_id: str) -> dict[str, list
     return {run: score.dimensions for run, score in study_scores(db, study_id).items()}
 
 
-def study_model_match(db: sqlite_utils.Database, study_id: str) -> ModelMatch | None:
-    """Whether the study's engines ran on the same model (None: its conditions are no engines),
-    from the matchedModels its run configuration stamped on every condition."""
-    return model_match(
-        study_protocol(db, study_id) or "",
-        bulk.conditions(db, study_id),
-        unverified_token_runs(db, study_id),
+def study_facts(db: sqlite_utils.Database, study_id: str) -> StudyFacts:
+    """What results need of a study in the database besides its design's records."""
+    study = bulk.study(db, study_id)
+    protocol = study_protocol(db, study_id) or ""
+
+    def versions(states: Mapping[str, ResultState | None]) -> ModelVersions | None:
+        if protocol not in VERSION_PROTOCOLS:
+            return None
+        return model_versions(
+            protocol, (r for r in run_models(db, study_id) if r.run in states), states
+        )
+
+    return StudyFacts(
+        study=study_id,
+        protocol=protocol,
+        description=study.description if study else "",
+        conditions=bulk.conditions(db, study_id),
+        unverified_tokens=unverified_token_runs(db, study_id),
+        judge_dimensions=judge_dimensions(db, study_id),
+        findings=sql.finding_revisions(db, study_id),
+        model_versions=versions,
+        traits=lambda: all_traits((r.facts.id, r.record) for r in bulk.current_runs(db, study_id)),
     )
 
 
 def _report(
     db: sqlite_utils.Database,
-    name: str,
-    version: int,
-    sha256: str,
+    design: DesignIdentity,
     records: DesignRecords,
     who: tuple[str, str],
     study_id: str,
-    dimensions: dict[str, list[dict[str, Any]]],
     confidence: float,
 ) -> ResultsReport:
-    match = study_model_match(db, study_id)
-    # Development material is never a benchmark result: reported apart (seed 002).
-    bench = benchmark_records(records)
-    found = results(
-        bench,
-        confidence=confidence,
-        judge_dimensions=dimensions,
-        model_match=match,
-    )
-    # Seed 004: counts per condition and dimension; no condition effect before the human gate.
-    sci = study_scibench(
-        db, study_id, records.rubric, _runs_of(records, found.outcomes), found.outcomes, dimensions
-    )
-    business = business_results(
-        records,
-        protocol=study_protocol(db, study_id) or "",
-        findings=sql.finding_revisions(db, study_id),
-        confidence=found.confidence,
-    )
-    # Seed 000 section 3: conditions on different model versions lead the results.
-    versions = study_model_versions(
-        db, study_id, study_protocol(db, study_id) or "", found.outcomes
-    )
-    return BusinessReport(
-        **document_fields(found, sci, version_warnings(versions)),
-        business=business,
-        study=study_id,
-        design=name,
-        design_version=version,
-        design_sha256=sha256,
-        rubric=records.rubric.id,
-        unblinded_by=who[0],
-        unblinded_at=who[1],
-        outcomes=found.outcomes,
-        notes=found.notes,
-        preference_only=records.rubric.preference_only and found.verdict_source != "automated",
-        model_match=match,
-        # Seed 000 lists every reclassification, development material's too (each marked).
-        reclassifications=found.reclassifications
-        if bench is records
-        else listed_reclassifications(records),
-    )
-
-
-def _runs_of(records: DesignRecords, run_outcomes: list[RunOutcome]) -> list[RunFacts]:
-    """The facts of the runs these outcomes are of, in their order."""
-    by_id = {r.id: r for r in records.runs}
-    return [by_id[o.run_id] for o in run_outcomes]
+    found = results_document(records, study_facts(db, study_id), design, confidence)
+    return ResultsReport(**dict(found), unblinded_by=who[0], unblinded_at=who[1])
 
 
 def compute_results(
@@ -214,12 +176,12 @@ def compute_results(
     study is unblinded, and ConfidenceError for a level out of (0, 1) before reading anything."""
     confidence = confidence_level(confidence)
     row = sql.design(db, design_pk)
-    who = _unblinded_by(db, row.study_id)
+    study_id, design = row.study_id, DesignIdentity(row.name, row.version_no, row.sha256)
+    # Its document (with the plan's commitment to every task) is not held while computing.
+    del row
+    who = _unblinded_by(db, study_id)
     records = sql.records_of_design(db, design_pk)
-    dimensions = judge_dimensions(db, row.study_id)
-    return _report(
-        db, row.name, row.version_no, row.sha256, records, who, row.study_id, dimensions, confidence
-    )
+    return _report(db, design, records, who, study_id, confidence)
 
 
 # -- a study's automated outcomes, with no design ---------------------------------------------
@@ -290,17 +252,8 @@ def compute_automated_results(
         raise AbpError(no_such_study(study_id, db))
     who = _unblinded_by(db, study_id)
     scope = automated_scope(db, study_id)
-    return _report(
-        db,
-        scope.name,
-        scope.version_no,
-        scope.sha256,
-        scope.records,
-        who,
-        study_id,
-        judge_dimensions(db, study_id),
-        confidence,
-    )
+    design = DesignIdentity(scope.name, scope.version_no, scope.sha256)
+    return _report(db, design, scope.records, who, study_id, confidence)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,19 @@ def imported_labels(db: sqlite_utils.Database, study_id: str) -> list[ImportedLa
         "WHERE p.study_id = ? AND p.source = 'imported' AND r.external = 1 ORDER BY p.pk",
         [study_id],
     ).fetchall()
-    return [ImportedLabel(str(r[0]), str(r[1]), int(r[2]), int(r[3]), str(r[4])) for r in rows]
+    # A study holds hundreds of thousands of labels from a few label sets and choices: each
+    # name and choice is held once.
+    names: dict[str, str] = {}
+    return [
+        ImportedLabel(
+            names.setdefault(str(r[0]), str(r[0])),
+            str(r[1]),
+            int(r[2]),
+            int(r[3]),
+            names.setdefault(str(r[4]), str(r[4])),
+        )
+        for r in rows
+    ]
 
 
 def pending_run_pks(db: sqlite_utils.Database, study_id: str, reviewer: str) -> frozenset[int]:

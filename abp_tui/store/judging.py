@@ -29,7 +29,6 @@ from abp_tui.models import (
     DesignRecords,
     Finding,
     FindingRevision,
-    Item,
     Judgment,
     JudgmentRevision,
     Rubric,
@@ -39,6 +38,8 @@ from abp_tui.models import (
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
+from abp_tui.store.item_rows import ITEM_SELECT, item_row, plan_item
+from abp_tui.store.item_rows import StoredItem as StoredItem
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
 from abp_tui.store.queries import run_facts
 from abp_tui.text.hints import no_such_study
@@ -60,35 +61,6 @@ class DesignRow:
     seed: int
     created_at: str
     frozen_at: str | None
-
-
-class StoredItem(Item):
-    """An item with the database keys a review session writes with (runs, task, the item)."""
-
-    pk: int
-    """The item's key."""
-    design_pk: int
-    key: str
-    """The plan's item key (what the blind code was derived from)."""
-    task_pk: int
-    """The key of the exact task version the item was planned on."""
-    run_pks: tuple[int, ...]
-    """The keys of the exact run versions judged, in the order of ``runs``."""
-    masking: dict[str, int]
-    """How many identity terms were masked in each run's output, by side ("a", "b"), counted
-    when the design was created: the coordinator's view (the blind screen shows only a count)."""
-
-    @property
-    def run_a_pk(self) -> int:
-        return self.run_pks[0]
-
-    @property
-    def run_b_pk(self) -> int | None:
-        return self.run_pks[1] if len(self.run_pks) > 1 else None
-
-    def run_id(self, run_pk: int) -> str:
-        """The id of one of the item's runs, by its key."""
-        return self.runs[self.run_pks.index(run_pk)]
 
 
 _DESIGN_COLS = (
@@ -279,41 +251,12 @@ def add_enrolment(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> i
     return slot
 
 
-_ITEM_SELECT = """
-SELECT i.pk, i.design_pk, i.key, i.code, i.kind, i.task_pk, t.id, i.trial, i.base_flip,
-  i.masking, i.run_a_pk, ra.id, ca.id, i.run_b_pk, rb.id, cb.id{more}
-FROM items i JOIN tasks t ON t.pk = i.task_pk
-JOIN runs ra ON ra.pk = i.run_a_pk JOIN conditions ca ON ca.pk = ra.condition_pk
-LEFT JOIN runs rb ON rb.pk = i.run_b_pk LEFT JOIN conditions cb ON cb.pk = rb.condition_pk
-"""
-
-
-def _item(r: Sequence[Any], index: int) -> StoredItem:
-    single = r[13] is None
-    return StoredItem(
-        code=r[3],
-        index=index,
-        kind=r[4],
-        task=r[6],
-        trial=r[7],
-        runs=(r[11],) if single else (r[11], r[14]),
-        conditions=(r[12],) if single else (r[12], r[15]),
-        base_flip=bool(r[8]),
-        pk=r[0],
-        design_pk=r[1],
-        key=r[2],
-        task_pk=r[5],
-        run_pks=(r[10],) if single else (r[10], r[13]),
-        masking=json.loads(r[9]),
-    )
-
-
 def items(db: sqlite_utils.Database, design_pk: int) -> list[StoredItem]:
     """The design's items in plan order (the order they were stored in)."""
     rows = db.execute(
-        _ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk", [design_pk]
+        ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk", [design_pk]
     ).fetchall()
-    return [_item(r, index) for index, r in enumerate(rows)]
+    return [item_row(r, index) for index, r in enumerate(rows)]
 
 
 def item_by_code(
@@ -324,13 +267,13 @@ def item_by_code(
     # The item's place in the plan: how many of the design's items were stored before it.
     more = ", (SELECT COUNT(*) FROM items k WHERE k.design_pk = i.design_pk AND k.pk < i.pk)"
     row = db.execute(
-        _ITEM_SELECT.format(more=more if placed else ", -1")
+        ITEM_SELECT.format(more=more if placed else ", -1")
         + "WHERE i.design_pk = ? AND i.code = ?",
         [design_pk, code],
     ).fetchone()
     if row is None:
         raise AbpError(f"no item {code} in this study design")
-    return _item(row, row[16])
+    return item_row(row, row[16])
 
 
 @dataclass(frozen=True)
@@ -749,11 +692,16 @@ def append_adjudication(
 
 
 def records_of_design(
-    db: sqlite_utils.Database, design_pk: int, *, with_runs: bool = True
+    db: sqlite_utils.Database,
+    design_pk: int,
+    *,
+    with_runs: bool = True,
+    stored_items: Sequence[StoredItem] | None = None,
 ) -> DesignRecords:
     """A design's records for :mod:`abp_tui.analysis`, runs named by id: its items, every
     submitted judgment revision, the latest adjudication of each item and, ``with_runs``, the
-    current runs in its scope with their automated outcomes and efficiency figures."""
+    current runs in its scope with their automated outcomes and efficiency figures.
+    ``stored_items``: the design's items (:func:`items`), when the caller read them already."""
     row = design(db, design_pk)
     study_design = StudyDesign.model_validate(design_document(row.document))
     run_ids = design_run_ids(db, design_pk)
@@ -784,7 +732,17 @@ def records_of_design(
         design=study_design,
         rubric=Rubric.model_validate(row.rubric),
         seed=row.seed,
-        items=tuple(items(db, design_pk)),
+        items=tuple(stored_items)
+        if stored_items is not None
+        else tuple(
+            plan_item(r, index)
+            for index, r in enumerate(
+                db.execute(
+                    ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk",
+                    [design_pk],
+                )
+            )
+        ),
         judgments=judgments,
         adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
         runs=runs,

@@ -8,7 +8,8 @@ from typing import Any, Final
 
 import sqlite_utils
 
-from abp_tui.models import Condition, Model, Run, RunFacts, Task
+from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
+from abp_tui.models.base import held_once, trusted
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
 from abp_tui.text.natural import natural_key
@@ -233,29 +234,36 @@ def results_order(row: Sequence[Any]) -> tuple[Any, ...]:
 
 def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
     """A row's first ten columns (as :data:`RUN_FACTS_SELECT` reads them) as a run's facts."""
-    return RunFacts(
+    # Stored validated: read back as the fields hold them, without validating again.
+    return trusted(
+        RunFacts,
         id=row[0],
         task=row[1],
-        condition=row[2],
-        trial=row[3],
-        origin_status=row[4],
+        condition=held_once(row[2]),
+        trial=int(row[3]),
+        origin_status=None if row[4] is None else ResultState(row[4]),
         automated_outcome=row[5],
         excluded_reason=row[6],
-        total_tokens=row[7],
-        wall_clock_ms=row[8],
-        cost_usd=row[9],
+        total_tokens=None if row[7] is None else int(row[7]),
+        wall_clock_ms=None if row[8] is None else float(row[8]),
+        cost_usd=None if row[9] is None else float(row[9]),
         diff_bytes=diff_bytes(metadata),
     )
 
 
 def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
     """The facts of the study's current runs, in :func:`results_order`."""
-    rows = db.execute(
-        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
-        [study_id],
-    ).fetchall()
-    rows.sort(key=results_order)
-    return [facts_of(r, json.loads(r[10]) if r[10] else {}) for r in rows]
+    # Each row made a run's facts as it is read (a large study's rows and their metadata are
+    # never all held at once), then sorted as results_order sorts rows.
+    facts = [
+        facts_of(r, json.loads(r[10]) if r[10] else {})
+        for r in db.execute(
+            RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
+            [study_id],
+        )
+    ]
+    facts.sort(key=lambda f: (f.condition, natural_key(f.task), f.trial, natural_key(f.id)))
+    return facts
 
 
 def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from abp_tui.cli.options import open_db
-from abp_tui.cli.output import EXIT_OK, emit
+from abp_tui.cli.output import EXIT_OK, emit, streamed
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -142,13 +142,21 @@ def cmd_results(args: argparse.Namespace) -> int:
         assert scope.design_pk is not None  # a design's report
         contrasts = [(c.a, c.b) for c in report.comparisons]
         watched = design_watch(db, scope.design_pk, contrasts, report.confidence)
-        document = {**report.model_dump(mode="json"), "watching": watched.model_dump(mode="json")}
-        text = (
-            results_text(report)
-            + "\n\n"
-            + "\n".join(["Watching", *(safe_line(w) for w in watch_lines(watched))])
+        # The per-task rows and each run's outcome are written one at a time; the text only
+        # made when it is what is printed.
+        document = {
+            **streamed(report, "by_task", "outcomes"),
+            "watching": watched.model_dump(mode="json"),
+        }
+        emit(
+            args,
+            document,
+            lambda: (
+                results_text(report)
+                + "\n\n"
+                + "\n".join(["Watching", *(safe_line(w) for w in watch_lines(watched))])
+            ),
         )
-        emit(args, document, text)
         return EXIT_OK
-    emit(args, report.model_dump(mode="json"), results_text(report))
+    emit(args, streamed(report, "by_task", "outcomes"), lambda: results_text(report))
     return EXIT_OK
