@@ -148,12 +148,16 @@ def test_a_search_finds_what_str_lower_finds_in_every_script(tmp_path: Path) -> 
             expected = [r.code for r in rows if keep(r) and all(w in hay[r.code] for w in words)]
             assert session.queue_matching(status, words) == len(expected), (words, status)
             for start in range(0, len(expected) + size, size):
-                page = session.queue_page(status, words, start, size)
-                assert [r.code for r in page.rows] == expected[start : start + size]
-            for code in expected:
-                before = session.queue_rows_before if words else None
-                if before is not None:
-                    assert before(code, status, words) == expected.index(code)
+                # Walked in the queue's order, or (the count known) sorted out of the matches.
+                for matching in (None, len(expected)):
+                    page = session.queue_page(status, words, start, size, matching)
+                    assert [r.code for r in page.rows] == expected[start : start + size]
+                    assert set(page.tasks) == {r.code for r in page.rows}
+            kept = set(expected)
+            for n, row in enumerate(rows):
+                before = sum(r.code in kept for r in rows[:n])
+                counted = session.queue_matching_before(row.code, status, words)
+                assert counted == (len(expected), before)
     # The cases str.lower and SQLite's ASCII lower() read differently, found as before.
     found = {q: session.queue_matching("all", q.lower().split()) for q in QUERIES}
     assert found["İstanbul"] == 1 and found["istanbul"] == 0

@@ -277,6 +277,34 @@ def rows_before(
     return int(row[0])
 
 
+def matching_and_before(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    order_index: int,
+    status_filter: str,
+    words: list[str],
+) -> tuple[int, int]:
+    """:func:`matching_count` and :func:`rows_before` together: a search counts both in one
+    reading of the queue."""
+    if not words:
+        return (
+            matching_count(db, design_pk, reviewer, status_filter, words),
+            rows_before(db, design_pk, reviewer, order_index, status_filter, words),
+        )
+    sql, params = _filtered(db, status_filter, words)
+    row = db.execute(
+        f"SELECT COUNT(*), COALESCE(SUM(a.order_index < :index), 0) {_ITEMS}{sql}",
+        {"reviewer": reviewer, "design": design_pk, "index": order_index, **params},
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+_WALK_COST = 10
+"""About how many times dearer a row of the queue is walked in its order (each item read
+wherever it lies) than in the items' order (side by side)."""
+
+
 def page(
     db: sqlite_utils.Database,
     design_pk: int,
@@ -285,14 +313,28 @@ def page(
     words: list[str],
     start: int,
     size: int,
+    matching: int | None = None,
 ) -> QueuePage:
-    """``size`` rows of the queue from row ``start`` among those the filters keep."""
+    """``size`` rows of the queue from row ``start`` among those the filters keep.
+
+    ``matching``, how many rows the filters keep, when known, chooses the reading: the queue
+    walked in its order stops once it has its rows, which is quick when they are many; when
+    they are few (a rare word: the walk goes to the end), the rows the filters keep are found
+    in the items' order and the page is sorted out of them."""
     sql, params = _filtered(db, status_filter, words)
+    if matching is not None and matching < _WALK_COST * (start + size):
+        keys = f"SELECT i.pk AS pk {_ITEMS}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start"
+        rows = (
+            f"FROM ({keys}) k CROSS JOIN items i ON i.pk = k.pk "
+            "JOIN assignments a ON a.item_pk = i.pk AND a.reviewer = :reviewer "
+            "ORDER BY a.order_index"
+        )
+    else:
+        rows = f"{_QUEUE}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start"
     found = db.execute(
         f"SELECT i.pk, i.code, i.kind, a.order_index, a.flipped, {_STATUS}, {_REVISIONS}, "
         f"(SELECT t.title FROM tasks t WHERE t.pk = i.task_pk), "
-        f"(SELECT t.prompt FROM tasks t WHERE t.pk = i.task_pk) "
-        f"{_QUEUE}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start",
+        f"(SELECT t.prompt FROM tasks t WHERE t.pk = i.task_pk) {rows}",
         {"reviewer": reviewer, "design": design_pk, "size": size, "start": start, **params},
     ).fetchall()
     return QueuePage(
