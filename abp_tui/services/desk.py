@@ -264,15 +264,16 @@ class Desk:
         with self._lock:
             self._store_staged()
             session = self._open_session()
-            matching = session.queue_matching(status_filter, words)
+            before = None
+            if start is None and around is not None:
+                matching, before = session.queue_matching_before(around, status_filter, words)
+            else:
+                matching = session.queue_matching(status_filter, words)
             if start is None:
-                before = None
-                if around is not None:
-                    before = session.queue_rows_before(around, status_filter, words)
                 start = 0 if before is None else before - before % size
             last_page = max(0, (matching - 1) // size * size)
             start = max(0, min(start, last_page))
-            found = session.queue_page(status_filter, words, start, size)
+            found = session.queue_page(status_filter, words, start, size, matching)
             return QueuePage(
                 session.design_row.study_id,
                 session.design.name,

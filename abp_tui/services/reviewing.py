@@ -254,11 +254,17 @@ class ReviewSession:
         return queue_pages.counts(self.db, self.design_pk, self.reviewer)
 
     def queue_page(
-        self, status_filter: str, words: list[str], start: int, size: int
+        self,
+        status_filter: str,
+        words: list[str],
+        start: int,
+        size: int,
+        matching: int | None = None,
     ) -> queue_pages.QueuePage:
-        """``size`` rows of the queue from row ``start`` of those the filters keep."""
+        """``size`` rows of the queue from row ``start`` of those the filters keep (``matching``:
+        how many they keep, when known, to read them the quicker way)."""
         return queue_pages.page(
-            self.db, self.design_pk, self.reviewer, status_filter, words, start, size
+            self.db, self.design_pk, self.reviewer, status_filter, words, start, size, matching
         )
 
     def queue_matching(self, status_filter: str, words: list[str]) -> int:
@@ -267,12 +273,15 @@ class ReviewSession:
             self.db, self.design_pk, self.reviewer, status_filter, words
         )
 
-    def queue_rows_before(self, code: str, status_filter: str, words: list[str]) -> int | None:
-        """How many rows the filters keep before item ``code`` (None: not in the queue)."""
+    def queue_matching_before(
+        self, code: str, status_filter: str, words: list[str]
+    ) -> tuple[int, int | None]:
+        """How many rows the filters keep, and how many of them come before item ``code``
+        (None: not in the queue), in one reading of the queue."""
         index = queue_pages.place(self.db, self.design_pk, self.reviewer, code)
         if index is None:
-            return None
-        return queue_pages.rows_before(
+            return self.queue_matching(status_filter, words), None
+        return queue_pages.matching_and_before(
             self.db, self.design_pk, self.reviewer, index, status_filter, words
         )
 

@@ -6,7 +6,8 @@ the ``assignments_reviewer`` index, from the item's own place), the first item (
 a page of rows (``LIMIT``/``OFFSET``, filtered by status and by words), and the counts of the
 queue from ``queue_summaries``, which triggers keep in step with assignments and judgments
 (migration ``0015_workstation_summaries``). Only a search by words counts its matches by
-scanning the queue, in SQL.
+reading the queue's rows, in SQL: each task's text once per statement, lowered in Python only
+when it is not ASCII (:func:`_word`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ _FILTERS = {
     "submitted": f" AND {_STATUS} = 'submitted'",
 }
 """The queue screen's status filters, as conditions on a row of :data:`_QUEUE`."""
+_ITEMS = (
+    "FROM items i CROSS JOIN assignments a ON a.item_pk = i.pk AND a.reviewer = :reviewer "
+    "WHERE i.design_pk = :design"
+)
+"""The rows of :data:`_QUEUE` in the design's items' order: what a count reads, as it needs
+no order (the design's items side by side, each assignment found by its key), where walking
+the queue's order reads the items one by one wherever they lie."""
 
 
 @dataclass(frozen=True)
@@ -143,25 +151,92 @@ def _lower(text: str | None) -> str:
     return (text or "").lower()
 
 
+_HAYSTACK = (
+    f"(i.code || ' ' || i.kind || ' ' || {_STATUS} || ' ' || "
+    "(SELECT CASE WHEN t.title != '' AND t.prompt != '' THEN t.title || char(10) || "
+    "t.prompt ELSE t.title || t.prompt END FROM tasks t WHERE t.pk = i.task_pk))"
+)
+"""What a search by words reads of a row: its blind code, kind, the reviewer's status and its
+task text (title, then prompt), joined by white space. Never a condition, a model or an
+output."""
+_STATUSES = ("todo", "draft", "submitted")
+"""Every value of :data:`_STATUS` (a judgment's status is checked to be draft or submitted)."""
+
+
+def _has(column: str, n: int) -> str:
+    """``column`` holds word ``n`` as ``str.lower`` reads it. A text of ASCII characters alone
+    (as many bytes as characters: no other character, no NUL) is lowered by SQLite's ``lower``,
+    which agrees with ``str.lower`` there, without leaving SQLite; any other text is lowered by
+    ``str.lower`` itself (a function of this connection)."""
+    return (
+        f"(CASE WHEN length({column}) = length(CAST({column} AS BLOB)) "
+        f"THEN instr(lower({column}), :w{n}) ELSE instr(abp_lower({column}), :w{n}) END > 0)"
+    )
+
+
+def _has_lower(column: str, n: int) -> str:
+    """:func:`_has` for a word that lowering leaves as it is (what the queue screen searches),
+    sooner: SQLite's ``LIKE`` (ASCII letters in either case) finds it where ``str.lower``
+    would, as the text it matched lowers to the word; only a non-ASCII text it misses (a
+    capital outside ASCII, such as the Kelvin sign, may lower into the word) is lowered by
+    ``str.lower``."""
+    return (
+        f"({column} LIKE :p{n} ESCAPE '\\' OR (length({column}) != "
+        f"length(CAST({column} AS BLOB)) AND instr(abp_lower({column}), :w{n}) > 0))"
+    )
+
+
+def _pattern(word: str) -> str | None:
+    """The ``LIKE`` pattern of a word :func:`_has_lower` may search (None: not one)."""
+    if word != word.lower() or len(word) > _LONGEST_LIKE:
+        return None
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+_LONGEST_LIKE = 10_000
+"""Longer words are searched by :func:`_has` (SQLite refuses a ``LIKE`` pattern of 50,000)."""
+
+
+def _word(word: str, n: int, lowered: bool) -> str:
+    """Row condition: word ``n`` appears in the row's :data:`_HAYSTACK`, lowered.
+
+    A word without white space cannot span two of its parts (white space joins them, and
+    ``str.lower`` reads across none: its only rule of context, the final sigma, stops at white
+    space), so each part is searched alone: the code and kind in the row, the status among its
+    three values, and the task text once per task of the study, not once per row (an
+    uncorrelated ``IN``, which SQLite reads once per statement, in the tasks' own order).
+    ``lowered``: the word is one :func:`_has_lower` searches."""
+    if " " in word or "\n" in word:  # only what white space separates could hold it
+        return f"({_has(_HAYSTACK, n)})"
+    has = _has_lower if lowered else _has
+    parts = [has("i.code", n), has("i.kind", n)]
+    statuses = [s for s in _STATUSES if word in s]
+    if statuses:
+        parts.append(f"{_STATUS} IN ({', '.join(repr(s) for s in statuses)})")
+    parts.append(
+        "i.task_pk IN (SELECT t.pk FROM tasks t WHERE t.study_id = "
+        "(SELECT d.study_id FROM designs d WHERE d.pk = :design) "
+        f"AND ({has('t.title', n)} OR {has('t.prompt', n)}))"
+    )
+    return f"({' OR '.join(parts)})"
+
+
 def _filtered(
     db: sqlite_utils.Database, status_filter: str, words: list[str]
 ) -> tuple[str, dict[str, Any]]:
     """The WHERE additions (and parameters) of a status filter and a search by words: every
     word (lower case) must appear in the blind code, kind, status or task text (as
-    ``str.lower`` reads them: a function of this connection, not SQLite's ASCII ``lower``)."""
+    ``str.lower`` reads them; see :func:`_word`)."""
     sql = _FILTERS[status_filter]
     params: dict[str, Any] = {}
     if words:
         db.conn.create_function("abp_lower", 1, _lower, deterministic=True)
-        haystack = (
-            "abp_lower(i.code || ' ' || i.kind || ' ' || "
-            f"{_STATUS} || ' ' || "
-            "(SELECT CASE WHEN t.title != '' AND t.prompt != '' THEN t.title || char(10) || "
-            "t.prompt ELSE t.title || t.prompt END FROM tasks t WHERE t.pk = i.task_pk))"
-        )
         for n, word in enumerate(words):
-            sql += f" AND instr({haystack}, :w{n}) > 0"
+            pattern = _pattern(word)
+            sql += f" AND {_word(word, n, pattern is not None)}"
             params[f"w{n}"] = word
+            params[f"p{n}"] = pattern
     return sql, params
 
 
@@ -178,7 +253,7 @@ def matching_count(
         return counts(db, design_pk, reviewer).of(status_filter)
     sql, params = _filtered(db, status_filter, words)
     row = db.execute(
-        f"SELECT COUNT(*) {_QUEUE}{sql}", {"reviewer": reviewer, "design": design_pk, **params}
+        f"SELECT COUNT(*) {_ITEMS}{sql}", {"reviewer": reviewer, "design": design_pk, **params}
     ).fetchone()
     return int(row[0])
 
@@ -196,10 +271,38 @@ def rows_before(
     if not sql:  # the whole queue: an item's place is its order_index
         return order_index
     row = db.execute(
-        f"SELECT COUNT(*) {_QUEUE} AND a.order_index < :index{sql}",
+        f"SELECT COUNT(*) {_ITEMS} AND a.order_index < :index{sql}",
         {"reviewer": reviewer, "design": design_pk, "index": order_index, **params},
     ).fetchone()
     return int(row[0])
+
+
+def matching_and_before(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    reviewer: str,
+    order_index: int,
+    status_filter: str,
+    words: list[str],
+) -> tuple[int, int]:
+    """:func:`matching_count` and :func:`rows_before` together: a search counts both in one
+    reading of the queue."""
+    if not words:
+        return (
+            matching_count(db, design_pk, reviewer, status_filter, words),
+            rows_before(db, design_pk, reviewer, order_index, status_filter, words),
+        )
+    sql, params = _filtered(db, status_filter, words)
+    row = db.execute(
+        f"SELECT COUNT(*), COALESCE(SUM(a.order_index < :index), 0) {_ITEMS}{sql}",
+        {"reviewer": reviewer, "design": design_pk, "index": order_index, **params},
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+_WALK_COST = 10
+"""About how many times dearer a row of the queue is walked in its order (each item read
+wherever it lies) than in the items' order (side by side)."""
 
 
 def page(
@@ -210,14 +313,28 @@ def page(
     words: list[str],
     start: int,
     size: int,
+    matching: int | None = None,
 ) -> QueuePage:
-    """``size`` rows of the queue from row ``start`` among those the filters keep."""
+    """``size`` rows of the queue from row ``start`` among those the filters keep.
+
+    ``matching``, how many rows the filters keep, when known, chooses the reading: the queue
+    walked in its order stops once it has its rows, which is quick when they are many; when
+    they are few (a rare word: the walk goes to the end), the rows the filters keep are found
+    in the items' order and the page is sorted out of them."""
     sql, params = _filtered(db, status_filter, words)
+    if matching is not None and matching < _WALK_COST * (start + size):
+        keys = f"SELECT i.pk AS pk {_ITEMS}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start"
+        rows = (
+            f"FROM ({keys}) k CROSS JOIN items i ON i.pk = k.pk "
+            "JOIN assignments a ON a.item_pk = i.pk AND a.reviewer = :reviewer "
+            "ORDER BY a.order_index"
+        )
+    else:
+        rows = f"{_QUEUE}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start"
     found = db.execute(
         f"SELECT i.pk, i.code, i.kind, a.order_index, a.flipped, {_STATUS}, {_REVISIONS}, "
         f"(SELECT t.title FROM tasks t WHERE t.pk = i.task_pk), "
-        f"(SELECT t.prompt FROM tasks t WHERE t.pk = i.task_pk) "
-        f"{_QUEUE}{sql} ORDER BY a.order_index LIMIT :size OFFSET :start",
+        f"(SELECT t.prompt FROM tasks t WHERE t.pk = i.task_pk) {rows}",
         {"reviewer": reviewer, "design": design_pk, "size": size, "start": start, **params},
     ).fetchall()
     return QueuePage(
@@ -266,3 +383,30 @@ def design_heads(db: sqlite_utils.Database, study_id: str | None = None) -> list
         {"study": study_id},
     ).fetchall()
     return [DesignHead(r[0], r[1], r[2], r[3], list(json.loads(r[4]) or [])) for r in rows]
+
+
+@dataclass(frozen=True)
+class DesignListing:
+    """What ``abp-tui study list`` prints of a design, read from its columns (its document,
+    which names every task, is not parsed) with its items counted in the index."""
+
+    pk: int
+    study_id: str
+    name: str
+    version_no: int
+    sha256: str
+    seed: int
+    frozen_at: str | None
+    items: int
+
+
+def design_listing(db: sqlite_utils.Database, study_id: str | None = None) -> list[DesignListing]:
+    """Every design (of one study), by study, name and version."""
+    where = "" if study_id is None else "WHERE d.study_id = :study "
+    rows = db.execute(
+        "SELECT d.pk, d.study_id, d.name, d.version_no, d.sha256, d.seed, d.frozen_at, "
+        "(SELECT COUNT(*) FROM items i WHERE i.design_pk = d.pk) FROM designs d "
+        f"{where}ORDER BY d.study_id, d.name, d.version_no",
+        {"study": study_id},
+    ).fetchall()
+    return [DesignListing(*r) for r in rows]

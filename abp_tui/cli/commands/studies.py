@@ -205,14 +205,14 @@ def cmd_study_create(args: argparse.Namespace) -> int:
 
 
 def cmd_study_list(args: argparse.Namespace) -> int:
-    from abp_tui.store import judging
+    from abp_tui.store import judging, queue_pages
     from abp_tui.text.safe import safe_line
 
     db = open_db(args)
     doc = []
     lines = []
-    for d in judging.designs(db, args.study):
-        n_items = len(judging.items(db, d.pk))
+    for d in queue_pages.design_listing(db, args.study):
+        n_items = d.items
         prog = judging.progress(db, d.pk)
         doc.append(
             {
