@@ -15,7 +15,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from abp_tui.analysis.table_model import Column, Kind, Table
-from abp_tui.tui.charts import fitted_table
+from abp_tui.stats.inference import wilson
+from abp_tui.tui.charts import PassRateChart, fitted_table
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.results import ResultsScreen
 from tests.test_tui_sizes import _admin_app, _agreement, _results
@@ -135,3 +136,24 @@ def test_a_long_name_is_cut_before_a_table_is_stacked() -> None:
     assert lines[1].startswith("a-very-long") and "…" in lines[1]
     assert lines[1].rstrip().endswith("12")
     assert all(len(line) <= 20 for line in lines)
+
+
+def test_the_pass_rate_chart_cuts_long_names_before_its_figures() -> None:
+    columns = (
+        Column("condition", "Condition"),
+        Column("task", "Task"),
+        Column("pass_rate", "Pass rate", Kind.PROPORTION),
+    )
+    rows = (
+        ("demo-engine-alpha", "fx-csv-quoted-commas", wilson(3, 3)),
+        ("demo-engine-beta", "fx-iso-timezone", wilson(2, 3)),
+    )
+    chart = PassRateChart(Table("tasks", "By task", columns, rows))
+    wide = _render(chart, 160)
+    assert any("demo-engine-alpha · fx-csv-quoted-commas" in line for line in wide)
+    narrow = _render(chart, 77)
+    assert all(len(line) <= 77 for line in narrow)
+    # Each figure stays whole on its row; the name gives way (cut with an ellipsis).
+    (alpha,) = [line for line in narrow if line.startswith("demo-engine-alpha")]
+    assert "…" in alpha and alpha.endswith("3/3 = 1.000 [0.439, 1.000]")
+    assert any(line.endswith("2/3 = 0.667 [0.208, 0.939]") for line in narrow)

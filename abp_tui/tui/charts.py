@@ -406,13 +406,15 @@ def _axis(width: int = BAR_WIDTH) -> Text:
 
 
 class PassRateChart:
-    """:func:`pass_rate_chart` drawn with a bar as long as the width it is given allows."""
+    """:func:`pass_rate_chart` drawn to the width it is given: the bar as long as the names
+    and figures leave room for, the names cut when the bar would be shorter than
+    :data:`FAIR_BAR`."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
 
     def chart(self, room: int) -> RichTable:
-        return pass_rate_chart(self.table, bar_width(self.table, room))
+        return pass_rate_chart(self.table, *chart_widths(self.table, room))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.chart(options.max_width)
@@ -422,32 +424,39 @@ class PassRateChart:
 
 
 LEAST_BAR: Final = 12
+FAIR_BAR: Final = 20
+"""A bar shorter than this cuts the names first (down to :data:`LEAST_NAME`)."""
+LEAST_NAME: Final = 12
 FIGURE_WRAP: Final = 30
 """An undefined pass rate's reason wraps beyond this width in the chart."""
 
 
-def bar_width(table: Table, room: int) -> int:
-    """The longest bar (up to :data:`BAR_WIDTH`) that leaves the names and figures room."""
+def chart_widths(table: Table, room: int) -> tuple[int, int | None]:
+    """The bar's cells (up to :data:`BAR_WIDTH`) and the names' limit (None: as they are)
+    in ``room`` cells."""
     by_task = any(c.key == "task" for c in table.columns)
-    names = max(
-        (_chart_name(table, row).cell_len for row in table.rows),
-        default=0,
-    )
-    names = max(names, len("Condition · task" if by_task else "Condition"))
+    header = len("Condition · task" if by_task else "Condition")
+    names = max([header, *(_chart_name(table, row).cell_len for row in table.rows)])
     rate = table.index("pass_rate")
     figures = max((cell(table.columns[rate], row[rate]).cell_len for row in table.rows), default=0)
-    free = room - names - min(figures, FIGURE_WRAP) - 2 * COLUMN_GAP
-    return max(LEAST_BAR, min(BAR_WIDTH, free))
+    free = room - min(figures, FIGURE_WRAP) - 2 * COLUMN_GAP
+    limit = None
+    if free - names < FAIR_BAR:
+        limit = max(LEAST_NAME, header, free - FAIR_BAR)
+        names = min(names, limit)
+    return max(LEAST_BAR, min(BAR_WIDTH, free - names)), limit
 
 
-def _chart_name(table: Table, row: Sequence[Cell]) -> Text:
+def _chart_name(table: Table, row: Sequence[Cell], limit: int | None = None) -> Text:
     condition = table.value(row, "condition")
     if any(c.key == "task" for c in table.columns):
-        return plain(f"{condition} · {table.value(row, 'task')}", 40)
-    return plain(condition, 28)
+        return plain(f"{condition} · {table.value(row, 'task')}", min(limit or 40, 40))
+    return plain(condition, min(limit or 28, 28))
 
 
-def pass_rate_chart(table: Table, width: int = BAR_WIDTH) -> RichTable:
+def pass_rate_chart(
+    table: Table, width: int = BAR_WIDTH, name_limit: int | None = None
+) -> RichTable:
     """Pass rate per row of a by-condition or by-task table: a bar to the estimate, the Wilson
     interval as whiskers (its level named), and x/n."""
     by_task = any(c.key == "task" for c in table.columns)
@@ -460,12 +469,18 @@ def pass_rate_chart(table: Table, width: int = BAR_WIDTH) -> RichTable:
         f"x/n = rate [{level}]",
     )
     chart.columns[0].no_wrap = True
-    chart.columns[1].min_width = width  # the header wraps above the bar
+    chart.columns[1].min_width = chart.columns[1].max_width = width  # the header wraps above
     chart.columns[2].max_width = max(FIGURE_WRAP, len("x/n = rate [95%]"))
+    figures = (cell(table.columns[rate], row[rate]).cell_len for row in table.rows)
+    chart.columns[2].min_width = min(max(figures, default=0), FIGURE_WRAP)  # never squeezed
     for row in table.rows:
         p = row[rate]
         assert isinstance(p, Proportion)
-        chart.add_row(_chart_name(table, row), interval_bar(p, width), cell(table.columns[rate], p))
+        chart.add_row(
+            _chart_name(table, row, name_limit),
+            interval_bar(p, width),
+            cell(table.columns[rate], p),
+        )
     chart.add_row(Text(""), _axis(width), Text(""))
     return chart
 
