@@ -140,7 +140,7 @@ class FittedTable:
         self.rows = tuple(tuple(row) for row in rows)
         self.build = build
         """The Rich table with these column widths and rows."""
-        self.console = Console()
+        self.console: Console | None = None
         """The console drawing the table (it wraps the stacked form's long pairs)."""
 
     def form(self, width: int) -> RichTable | Text:
@@ -176,7 +176,7 @@ class FittedTable:
             )
             if widths is not None:
                 return self.build(widths, rows)
-        return stacked(self.columns, self.rows, width, self.console)
+        return stacked(self.columns, self.rows, width, self.console or Console(width=width))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         self.console = console
