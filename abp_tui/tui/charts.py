@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from rich.color import Color
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -47,6 +48,7 @@ from abp_tui.services.results_report import ResultsReport
 from abp_tui.stats.agreement import ConfusionMatrix, PairAgreement, VariableAgreement
 from abp_tui.stats.inference import Proportion
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.fitted_tables import COLUMN_GAP, FitColumn, FittedTable
 
 UNDEFINED_STYLE: Final = "italic yellow"
 STYLES: Final[Mapping[Role, str]] = {"": "", "figure": "bold", "undefined": UNDEFINED_STYLE}
@@ -85,6 +87,8 @@ class Layout:
     ratio: Mapping[str, int] = field(default_factory=dict)
     dim: frozenset[str] = frozenset()
     """Remarks beside the figures, drawn dimmed."""
+    cuttable: Mapping[str, int] = field(default_factory=dict)
+    """On a narrow screen, cut this text (besides the ``limits`` names) down to these cells."""
 
 
 _GROUP_LAYOUT: Final = Layout(
@@ -103,6 +107,8 @@ LAYOUTS: Final[Mapping[str, Layout]] = {
     "efficiency": Layout(limits={"contrast": 16}),
     "figures": Layout(
         right=frozenset({"items"}),
+        cuttable={"figure": 16},
+        nowrap=frozenset({"figure"}),
         ratio={"note": 1},
         dim=frozenset({"note"}),
     ),
@@ -164,6 +170,64 @@ def rich_table(table: Table, *, title: str | None = None, short: bool = True) ->
     for cells in rows:
         out.add_row(*cells)
     return out
+
+
+FIGURE_LEAST: Final = 16
+"""An undefined figure's reason wraps down to this width when its table would not fit
+otherwise (a defined figure never wraps)."""
+UNWRAPPED: Final = frozenset({Kind.TEXT, Kind.COUNT, Kind.PAIR})
+
+
+def _figure_cap(index: int, rows: Sequence[Sequence[Text]]) -> int:
+    """The width a figure column may wrap down to: its widest defined figure (never broken)."""
+    defined = [row[index].cell_len for row in rows if "undefined" not in row[index].plain]
+    return max([FIGURE_LEAST, *defined])
+
+
+CUT_NAMES_TO: Final = 10
+"""Least cells of a name (condition, task, contrast, reviewers) cut to fit a narrow screen."""
+
+
+def fitted_table(table: Table, *, short: bool = True) -> FittedTable:
+    """``table`` drawn to the width it is given: whole, its names cut, or stacked
+    (:class:`~abp_tui.tui.fitted_tables.FittedTable`); the layout is that of :func:`rich_table`."""
+    layout = LAYOUTS.get(table.id, Layout())
+    shown = table.shown
+    right = [_justified_right(c, layout) for c in shown]
+    rows = [[cell(c, v, layout) for c, v in table.cells(row)] for row in table.rows]
+    columns = [
+        FitColumn(
+            header=safe_line(c.short_header if short else c.header),
+            label=safe_line(c.header),
+            key=c.key,
+            right=right[i],
+            wraps=c.key in layout.ratio,
+            cuttable=layout.cuttable.get(c.key, CUT_NAMES_TO if c.key in layout.limits else None),
+            cap=layout.max_width.get(c.key) if c.kind in UNWRAPPED else _figure_cap(i, rows),
+            name=c.key in layout.limits and all(k.key in layout.limits for k in shown[:i]),
+            lead=1 if i and right[i - 1] and not right[i] else 0,
+        )
+        for i, c in enumerate(shown)
+    ]
+
+    def build(widths: Sequence[int], rows: Sequence[Sequence[Text]]) -> RichTable:
+        out = _table(*(" " * f.lead + f.header for f in columns))
+        for fit, rich_column, width in zip(columns, out.columns, widths, strict=True):
+            rich_column.width = width
+            if fit.right:
+                rich_column.justify = "right"
+            if fit.key in layout.nowrap:
+                rich_column.no_wrap = True
+        for row in rows:
+            out.add_row(
+                *(
+                    Text(" " * f.lead).append_text(v) if f.lead else v
+                    for f, v in zip(columns, row, strict=True)
+                )
+            )
+        return out
+
+    return FittedTable(columns, rows, build)
 
 
 def row_cells(table: Table, row: Sequence[Cell], layout: Layout | None = None) -> list[Text]:
@@ -287,10 +351,14 @@ def variable_detail(variable: VariableAgreement) -> RenderableType:
         f"({variable.min_judgments_per_item} to {variable.max_judgments_per_item} per item)",
     )
     figures = figures_table(variable)
-    parts: list[RenderableType] = [head, Text(""), rich_table(figures)]
+    parts: list[RenderableType] = [head, Text(""), fitted_table(figures)]
     parts += [plain(note, style="dim") for note in figures.notes]  # what does not apply, once
     if variable.pairs:
-        parts += [Text(""), Text("Reviewer pairs", style="bold"), rich_table(pairs_table(variable))]
+        parts += [
+            Text(""),
+            Text("Reviewer pairs", style="bold"),
+            fitted_table(pairs_table(variable)),
+        ]
         for pair in variable.pairs:
             parts += [Text(""), pair_heat_map(pair)]
         parts += [Text(""), HEAT_LEGEND]
@@ -344,7 +412,58 @@ def _axis(width: int = BAR_WIDTH) -> Text:
     return Text("".join(marks), style="dim")
 
 
-def pass_rate_chart(table: Table) -> RichTable:
+class PassRateChart:
+    """:func:`pass_rate_chart` drawn to the width it is given: the bar as long as the names
+    and figures leave room for, the names cut when the bar would be shorter than
+    :data:`FAIR_BAR`."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def chart(self, room: int) -> RichTable:
+        return pass_rate_chart(self.table, *chart_widths(self.table, room))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.chart(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.chart(options.max_width))
+
+
+LEAST_BAR: Final = 12
+FAIR_BAR: Final = 20
+"""A bar shorter than this cuts the names first (down to :data:`LEAST_NAME`)."""
+LEAST_NAME: Final = 12
+FIGURE_WRAP: Final = 30
+"""An undefined pass rate's reason wraps beyond this width in the chart."""
+
+
+def chart_widths(table: Table, room: int) -> tuple[int, int | None]:
+    """The bar's cells (up to :data:`BAR_WIDTH`) and the names' limit (None: as they are)
+    in ``room`` cells."""
+    by_task = any(c.key == "task" for c in table.columns)
+    header = len("Condition · task" if by_task else "Condition")
+    names = max([header, *(_chart_name(table, row).cell_len for row in table.rows)])
+    rate = table.index("pass_rate")
+    figures = max((cell(table.columns[rate], row[rate]).cell_len for row in table.rows), default=0)
+    free = room - min(figures, FIGURE_WRAP) - 2 * COLUMN_GAP
+    limit = None
+    if free - names < FAIR_BAR:
+        limit = max(LEAST_NAME, header, free - FAIR_BAR)
+        names = min(names, limit)
+    return max(LEAST_BAR, min(BAR_WIDTH, free - names)), limit
+
+
+def _chart_name(table: Table, row: Sequence[Cell], limit: int | None = None) -> Text:
+    condition = table.value(row, "condition")
+    if any(c.key == "task" for c in table.columns):
+        return plain(f"{condition} · {table.value(row, 'task')}", min(limit or 40, 40))
+    return plain(condition, min(limit or 28, 28))
+
+
+def pass_rate_chart(
+    table: Table, width: int = BAR_WIDTH, name_limit: int | None = None
+) -> RichTable:
     """Pass rate per row of a by-condition or by-task table: a bar to the estimate, the Wilson
     interval as whiskers (its level named), and x/n."""
     by_task = any(c.key == "task" for c in table.columns)
@@ -357,18 +476,19 @@ def pass_rate_chart(table: Table) -> RichTable:
         f"x/n = rate [{level}]",
     )
     chart.columns[0].no_wrap = True
-    chart.columns[1].no_wrap = True
+    chart.columns[1].min_width = chart.columns[1].max_width = width  # the header wraps above
+    chart.columns[2].max_width = max(FIGURE_WRAP, len("x/n = rate [95%]"))
+    figures = (cell(table.columns[rate], row[rate]).cell_len for row in table.rows)
+    chart.columns[2].min_width = min(max(figures, default=0), FIGURE_WRAP)  # never squeezed
     for row in table.rows:
-        condition = table.value(row, "condition")
-        name = (
-            plain(f"{condition} · {table.value(row, 'task')}", 40)
-            if by_task
-            else plain(condition, 28)
-        )
         p = row[rate]
         assert isinstance(p, Proportion)
-        chart.add_row(name, interval_bar(p), cell(table.columns[rate], p))
-    chart.add_row(Text(""), _axis(), Text(""))
+        chart.add_row(
+            _chart_name(table, row, name_limit),
+            interval_bar(p, width),
+            cell(table.columns[rate], p),
+        )
+    chart.add_row(Text(""), _axis(width), Text(""))
     return chart
 
 
@@ -420,7 +540,7 @@ def results_heading(report: ResultsReport) -> Text:
 def _section(table: Table) -> list[RenderableType]:
     parts: list[RenderableType] = [
         Text(safe_line(table.title), style="bold underline"),
-        rich_table(table),
+        fitted_table(table),
     ]
     parts += [Text(safe_line(n), style="dim") for n in table.notes]
     return [*parts, Text("")]
@@ -457,13 +577,13 @@ def results_body(
                     "the denominator and are counted in the table below.",
                     style="dim",
                 ),
-                pass_rate_chart(table),
+                PassRateChart(table),
                 Text(""),
             ]
         elif table is tables.tasks:
             parts += [
                 Text("Pass rate by task and condition", style="bold underline"),
-                pass_rate_chart(table),
+                PassRateChart(table),
                 Text(""),
             ]
         if table is tables.position_bias:

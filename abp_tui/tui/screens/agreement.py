@@ -42,7 +42,7 @@ from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.services.reliability import read_reliability
 from abp_tui.stats.agreement import VariableAgreement
 from abp_tui.text.safe import safe_line
-from abp_tui.tui.charts import VARIABLE_COLUMNS, rich_table, variable_detail, variable_row
+from abp_tui.tui.charts import VARIABLE_COLUMNS, fitted_table, variable_detail, variable_row
 from abp_tui.tui.messages import AgreementComputed, ReliabilityComputed, WorkerFailed
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.keybar import KeyBar
@@ -75,7 +75,9 @@ def _references(report: StudyAgreementReport) -> RenderableType:
     )
     if not report.references:
         return Group(Text(""), head, Text("No reviewer's preference falls on a labelled item."))
-    return Group(Text(""), head, rich_table(references_table(report.references, report.confidence)))
+    return Group(
+        Text(""), head, fitted_table(references_table(report.references, report.confidence))
+    )
 
 
 def build(report: StudyAgreementReport) -> ShownAgreement:

@@ -1,0 +1,159 @@
+"""The results page and the agreement detail on an 80-column terminal: no sideways scrolling,
+every line within the screen, the key figures readable whole (the tables stacked as "label:
+value" rows or their names cut, whichever fits), and the tables whole where there is room."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Static
+
+from abp_tui.analysis.table_model import Column, Kind, Table
+from abp_tui.stats.inference import wilson
+from abp_tui.tui.charts import PassRateChart, fitted_table
+from abp_tui.tui.screens.agreement import AgreementScreen
+from abp_tui.tui.screens.results import ResultsScreen
+from tests.test_tui_sizes import _admin_app, _agreement, _results
+
+
+def _lines(widget: Widget) -> list[str]:
+    """The widget's lines as drawn (its whole height, scrolled or not)."""
+    region = Region(0, 0, widget.size.width, widget.virtual_size.height or widget.size.height)
+    return [strip.text.rstrip() for strip in widget.render_lines(region)]
+
+
+async def _results_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> tuple[list[str], int]:
+    app = _admin_app(tmp_path, monkeypatch, unblinded=True)
+    async with app.run_test(size=size) as pilot:
+        await _results(pilot)
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, ResultsScreen)
+        scroll = screen.query_one("#results-scroll")
+        body = screen.query_one("#results-body", Static)
+        # Nothing to scroll sideways to: the page is as wide as the room on the screen.
+        assert scroll.max_scroll_x == 0
+        assert body.virtual_size.width <= scroll.scrollable_content_region.width
+        return _lines(body), body.size.width
+
+
+async def test_results_page_fits_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines, width = await _results_page(tmp_path, monkeypatch, (80, 24))
+    assert width <= 80
+    assert all(len(line) <= width for line in lines)
+    page = "\n".join(lines)
+    words = " ".join(page.split())
+    # The answer and the watching lines wrap to the width, nothing cut off.
+    assert "Compared A, C: 2 of 2 planned items judged blind by 2 reviewers." in page
+    assert (
+        "C vs A: no decisive item yet (1 tie, 0 insufficient evidence); "
+        "no preference can be stated." in words
+    )
+    assert "pass rate of C: 1.000, sequence [0.000, 1.000] after 1 run" in page
+    # The six states' table, too wide for 80 columns, is stacked: each figure beside its label.
+    assert "Pass rate x/n [Wilson 95%]: 1/1 = 1.000 [0.207, 1.000]" in page
+    assert re.search(r"Unresolved items: P-[0-9A-Z]+", page)
+    assert "Unresolved judgments: 2" in page
+    # The chart's figures are whole beside their bars.
+    assert page.count("1/1 = 1.000 [0.207, 1.000]") >= 4
+
+
+async def test_results_page_keeps_its_tables_whole_at_160_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines, width = await _results_page(tmp_path, monkeypatch, (160, 48))
+    assert all(len(line) <= width for line in lines)
+    page = "\n".join(lines)
+    assert "Condition  Runs  Unjudged  Unresolved  PASS  FAIL" in page
+    # A count right-justified beside a left-justified code reads as two cells.
+    (pairs,) = [line for line in lines if line.startswith("C vs A ") and "P-" in line]
+    assert re.search(r" 2   P-[0-9A-Z]+$", pairs)
+
+
+async def test_agreement_detail_fits_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _agreement(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, AgreementScreen)
+        detail = screen.query_one("#detail", Static)
+        assert screen.query_one("#variable-detail").max_scroll_x == 0
+        lines, width = _lines(detail), detail.size.width
+    assert [line for line in lines if len(line) > width] == []
+    page = "\n".join(lines)
+    # Headers are never squeezed to a few letters; every figure is whole beside its label.
+    assert "Revie…" not in page and "Judgme…" not in page
+    assert "percent agreement" in page
+    assert "Reviewers: 2" in page and "Judgments: 8" in page
+
+
+def _table(name: str) -> Table:
+    columns = (
+        Column("condition", "Condition"),
+        Column("runs", "Runs", Kind.COUNT),
+        Column("note", "A long header that wraps"),
+    )
+    rows = ((name, 12, "a remark"), ("B", 3, ""))
+    return Table("sample", "Sample", columns, rows)
+
+
+def _render(renderable: Any, width: int) -> list[str]:
+    console = Console(width=width, record=True, color_system=None, legacy_windows=False)
+    console.print(renderable)
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def test_a_table_is_whole_where_it_fits_and_stacked_where_it_does_not() -> None:
+    table = fitted_table(_table("Alpha"))
+    wide = _render(table, 80)
+    assert wide[0].split() == ["Condition", "Runs", "A", "long", "header", "that", "wraps"]
+    assert wide[1].split() == ["Alpha", "12", "a", "remark"]
+    narrow = _render(table, 20)
+    assert all(len(line) <= 20 for line in narrow)
+    assert narrow[:3] == ["Alpha", "  Runs: 12", "  A long header that"]
+    # An empty cell is left out of its row.
+    assert narrow[-2:] == ["B", "  Runs: 3"]
+
+
+def test_a_long_name_is_cut_before_a_table_is_stacked() -> None:
+    layout_name = "conditions"  # names (conditions) may be cut there
+    columns = (Column("condition", "Condition"), Column("runs", "Runs", Kind.COUNT))
+    rows = (("a-very-long-condition-name", 12),)
+    table = fitted_table(Table(layout_name, "Sample", columns, rows))
+    lines = _render(table, 20)
+    assert lines[1].startswith("a-very-long") and "…" in lines[1]
+    assert lines[1].rstrip().endswith("12")
+    assert all(len(line) <= 20 for line in lines)
+
+
+def test_the_pass_rate_chart_cuts_long_names_before_its_figures() -> None:
+    columns = (
+        Column("condition", "Condition"),
+        Column("task", "Task"),
+        Column("pass_rate", "Pass rate", Kind.PROPORTION),
+    )
+    rows = (
+        ("demo-engine-alpha", "fx-csv-quoted-commas", wilson(3, 3)),
+        ("demo-engine-beta", "fx-iso-timezone", wilson(2, 3)),
+    )
+    chart = PassRateChart(Table("tasks", "By task", columns, rows))
+    wide = _render(chart, 160)
+    assert any("demo-engine-alpha · fx-csv-quoted-commas" in line for line in wide)
+    narrow = _render(chart, 77)
+    assert all(len(line) <= 77 for line in narrow)
+    # Each figure stays whole on its row; the name gives way (cut with an ellipsis).
+    (alpha,) = [line for line in narrow if line.startswith("demo-engine-alpha")]
+    assert "…" in alpha and alpha.endswith("3/3 = 1.000 [0.439, 1.000]")
+    assert any(line.endswith("2/3 = 0.667 [0.208, 0.939]") for line in narrow)
