@@ -272,3 +272,22 @@ def test_the_verdicts_votes_must_be_the_bundles_own_final_preferences(
     with pytest.raises(BundleMismatch) as caught:
         verify(tmp_path / "forged")
     assert caught.value.path == VOTES and "not a final preference" in str(caught.value)
+
+
+def test_the_command_draws_the_resamples_the_bundle_draws(
+    db: sqlite_utils.Database, tmp_path: Path
+) -> None:
+    """Without --seed the ranking of a design is seeded as its bundle is (by the design's
+    seed): the command and report.html give the same intervals (it used seed 0)."""
+    from abp_tui.services.ranking import ranking_report
+
+    files, seed = _small_bundle(db, tmp_path)
+    published = next(
+        r for r in json.loads(files[RANKING_JSON])["rankings"] if r["source"] == "labels"
+    )
+    report = ranking_report(db, "small", source="labels", resamples=RESAMPLES)
+    assert report.seed == seed == published["seed"]
+    shown = report.model_dump(mode="json", by_alias=True)
+    for ours, theirs in zip(shown["systems"], published["systems"], strict=True):
+        assert ours["interval"] == pytest.approx(theirs["interval"], abs=0.01)  # rounded there
+    assert ranking_report(db, "small", source="labels", seed=0, resamples=100).seed == 0

@@ -594,7 +594,13 @@ def _add_ranking(
         help=f"bootstrap resamples of tasks (1000; 0: no intervals; else {MIN_RESAMPLES} to "
         f"{MAX_RESAMPLES})",
     )
-    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
+    p.add_argument(
+        "--seed",
+        type=seed(),
+        default=None,
+        help=f"seed of the bootstrap draws, 0 to {MAX_SEED} (default: the design's seed, as the "
+        "publication bundle draws them; 0 without a design)",
+    )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument(
         "--anchor",

@@ -232,7 +232,7 @@ def ranking_report(
     design: str | None = None,
     source: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    seed: int | None = None,
     confidence: float = 0.95,
     anchor: str | None = None,
     prior: float = 0.0,
@@ -250,7 +250,7 @@ def ranking_report(
         raise AbpError(f"--resamples: {problem}")
     if (problem := prior_problem(prior)) is not None:
         raise AbpError(f"--prior: {problem}")
-    if not 0 <= seed <= MAX_SEED:
+    if seed is not None and not 0 <= seed <= MAX_SEED:
         raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     study_id = find_study(db, study)
     if unblinded(db, study_id) is None:
@@ -277,6 +277,9 @@ def ranking_report(
     # The bundle's exclusion: development votes are no benchmark result (seed 002).
     marking = _marking_design(db, study_id, design)
     chosen = without_development(read_source(db, study_id, source, design), marking)
+    if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
+        seeding = find_design_if_any(db, study_id, design)
+        seed = 0 if seeding is None else seeding.seed
     report = rank(
         chosen.votes,
         study=study_id,
