@@ -189,6 +189,12 @@ def test_export_verdicts_carries_each_pairs_final_preference(
     assert disputed["preferred_condition"] == DPO and disputed["adjudicator"] == "carol"
     assert sorted(r["reviewer"] for r in disputed["reviews"]) == ["alice", "bob"]
     assert {r["shown_as"] for r in disputed["reviews"]} <= {"1", "2"}
+    # A name that says another format is refused before anything is written (it wrote JSON
+    # lines under a .csv name).
+    named = tmp_path / "verdicts.csv"
+    refused = cli("export", "verdicts", "--out", named)
+    assert refused.code == 1 and not named.exists()
+    assert "writes JSON lines" in refused.err and "verdicts.jsonl" in refused.err
 
 
 def test_the_browsing_tables_hold_preference_only_judgments(

@@ -5,10 +5,34 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from abp_tui.cli.options import actor, open_db, viewer
 from abp_tui.cli.output import EXIT_ERROR, EXIT_OK, emit
+from abp_tui.errors import AbpError
+
+_WRITES: dict[str, tuple[str, frozenset[str]]] = {
+    "verdicts": ("JSON lines", frozenset({".csv", ".json", ".tsv", ".xlsx", ".html", ".zip"})),
+    "judgments": ("CSV", frozenset({".jsonl", ".json", ".tsv", ".xlsx", ".html", ".zip"})),
+    "abp-verdict": ("JSON", frozenset({".csv", ".jsonl", ".tsv", ".xlsx", ".html", ".zip"})),
+}
+"""What each single-file export writes, and the names that would say it is something else."""
+
+
+def _refuse_another_format(what: str, out: Path) -> None:
+    """A file named for another format than the export writes is refused before anything is
+    written (``export verdicts --out verdicts.csv`` wrote JSON lines under a CSV name)."""
+    if what not in _WRITES:
+        return
+    writes, others = _WRITES[what]
+    if out.suffix.lower() in others:
+        raise AbpError(
+            f"--out {out}: export {what} writes {writes}, not what a {out.suffix} name says; "
+            f"name the file {out.with_suffix(_SUFFIX[what]).name}"
+        )
+
+
+_SUFFIX: Final = {"verdicts": ".jsonl", "judgments": ".csv", "abp-verdict": ".json"}
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -39,8 +63,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             "--protocol-only is for `export bundle` alone, without --confidence (the protocol "
             "holds no results)"
         )
-    db = open_db(args)
     out = Path(args.out)
+    _refuse_another_format(args.what, out)
+    db = open_db(args)
     by = actor(args)
     # Who receives the file looks at what it holds: refused while they have items to judge.
     looking = viewer(args)
