@@ -189,7 +189,9 @@ class DisagreementsScreen(DesignScreen):
         for row in visible:
             reasons = Text("; ".join(safe_line(r) for r in row.reasons))
             if row.refused:
-                reasons.append(f"\nnot yours to adjudicate: {safe_line(row.refused)}", "dim italic")
+                # The why in one clause: the explanation is said when the item is opened.
+                short = safe_line(row.refused).split(" (", 1)[0]
+                reasons.append(f"\nnot yours to adjudicate: {short}", "dim italic")
             status = (
                 Text("adjudicated", style="green")
                 if row.adjudicated
