@@ -62,6 +62,7 @@ from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
+from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
 from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
@@ -550,7 +551,10 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
 
     def action_leave_field(self) -> None:
         if isinstance(self.focused, Input):
-            self.set_focus(None)
+            # Back to the form's last choice (the preference, by the note), as on the compare
+            # screen: with nothing focused, a choice key did nothing and said nothing.
+            rows = list(self.form.query(ChoiceRow)) if self.item is not None else []
+            self.set_focus(rows[-1] if rows else None, scroll_visible=False)
             return
         if self.has_class("-judgments-full"):
             self.action_toggle_judgments()  # the responses again
