@@ -142,6 +142,17 @@ def whole(option: str, low: int, high: int, what: str = "a whole number") -> Cal
     return parse
 
 
+def sizes(option: str, low: int = 2, high: int = 10**7) -> Callable[[str], list[int]]:
+    """``type=`` of a comma-separated list of whole numbers, each ``low`` to ``high``."""
+    one = whole(option, low, high)
+
+    def parse(text: str) -> list[int]:
+        return [one(part) for part in text.split(",") if part.strip()]
+
+    parse.__name__ = "int"
+    return parse
+
+
 def resamples(option: str) -> Callable[[str], int]:
     """``type=`` of a number of bootstrap resamples: 0 (no interval) to MAX_RESAMPLES."""
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -48,6 +49,8 @@ from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
     HeldBudget,
+    LineLimit,
+    Records,
     default_limits,
     open_bundle,
     read_bundle,
@@ -321,6 +324,26 @@ def verify(bundle_path: Path) -> VerifyReport:
         return _verify(bundle)
 
 
+_ENTRY_KEYS: Final = frozenset(("path", "sha256", "bytes"))
+_SHA256: Final = re.compile("[0-9a-f]{64}")
+
+
+def _plain_entry(entry: object) -> bool:
+    """Whether a manifest's file entry is one the schema accepts: exactly a non-empty path, a
+    SHA-256 in lowercase hex and a size that is a whole number >= 0."""
+    if not isinstance(entry, dict) or entry.keys() != _ENTRY_KEYS:
+        return False
+    path, sha, size = entry["path"], entry["sha256"], entry["bytes"]
+    return (
+        type(path) is str
+        and path != ""
+        and type(sha) is str
+        and _SHA256.fullmatch(sha) is not None
+        and type(size) is int
+        and size >= 0
+    )
+
+
 def _read_manifest(
     data: bytes,
 ) -> tuple[dict[str, Any], list[tuple[str, str, int]], bool, float]:
@@ -335,9 +358,14 @@ def _read_manifest(
     # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
     protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
     schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
-    problems = schema_errors(
-        manifest, PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
-    )
+    schema_file = PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
+    listing = manifest.get("files") if isinstance(manifest, dict) else None
+    if isinstance(listing, list) and len(listing) > 1 and all(map(_plain_entry, listing)):
+        # A listing of a hundred thousand plain entries is checked here, each as the schema
+        # would, and the rest of the manifest by the schema; anything else, by the schema.
+        problems = schema_errors({**manifest, "files": listing[:1]}, schema_file)
+    else:
+        problems = schema_errors(manifest, schema_file)
     if problems:
         raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
     assert isinstance(manifest, dict)  # the schema requires an object
@@ -353,7 +381,7 @@ def _read_manifest(
 
 
 def _check_listing(
-    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool
+    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool, derived: set[str]
 ) -> dict[str, tuple[str, int]]:
     """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
     manifest gives, and no other file there: all known before a byte is hashed."""
@@ -377,10 +405,14 @@ def _check_listing(
         raise BundleMismatch(extra[0], "not listed in manifest.json")
     for path in listed:
         bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
-        if bomb is not None:  # it would be held in memory to be parsed
+        if bomb is not None:  # it would be read whole to be parsed or compared
             raise BundleMismatch(path, bomb)
+    # Derived files are only hashed (their re-derived bytes are compared by SHA-256); the
+    # source records are parsed, and the analysis holds them parsed.
     parsed = sum(
-        size for path, (_sha, size) in listed.items() if protocol_only or not _streamed(path)
+        size
+        for path, (_sha, size) in listed.items()
+        if protocol_only or not (_streamed(path) or path in derived)
     )
     held, _lines = default_limits()
     if parsed > held:
@@ -404,25 +436,22 @@ def _verify(bundle: Bundle) -> VerifyReport:
     manifest_bytes = bundle.read(rec.MANIFEST, size)
     manifest, entries, protocol_only, confidence = _read_manifest(manifest_bytes)
     declared_derived = manifest.get("derived", [])
-    listed = _check_listing(bundle, entries, protocol_only)
-    # The records parsed are held in memory; raw outputs and traces are only hashed.
-    files: dict[str, bytes] = {}
-    digests: dict[str, str] = {}
-    budget = HeldBudget()
+    listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
+    # Every member is hashed streaming, a chunk at a time, before anything is parsed; the
+    # lines of those that will be parsed are held to the longest a record has.
+    lines = LineLimit()
     for path, (sha, size) in listed.items():
-        keep = budget if protocol_only or not _streamed(path) else None
-        actual, count, data = bundle.digest(path, size, keep=keep)
-        if count != size:
-            raise BundleMismatch(path, f"{count} bytes, manifest.json says {size}")
-        if actual != sha:
-            raise BundleMismatch(
-                path, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
-            )
-        digests[path] = actual
-        if data is not None:
-            files[path] = data
+        parsed = protocol_only or not (_streamed(path) or path in declared_derived)
+        bundle.check(path, size, sha, lines if parsed else None)
+    digests = {path: sha for path, (sha, _size) in listed.items()}
+    records = Records(
+        bundle,
+        {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
+        HeldBudget(),
+    )
     if protocol_only:
-        study, design = check_protocol(files, manifest)
+        protocol = {path: records[path] for path in records}
+        study, design = check_protocol(protocol, manifest)
         return VerifyReport(
             bundle_path,
             study,
@@ -436,6 +465,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
             COMMITMENT_KEY in design.document,  # checked by check_protocol
         )
 
+    # The records are read again when parsed (hashed again as they are), one file at a time.
+    files: Mapping[str, bytes] = records
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
     tool = manifest.get("tool", {}).get("version")
@@ -484,10 +515,14 @@ def _verify(bundle: Bundle) -> VerifyReport:
     for path in sorted(set(derived) | set(declared_derived)):
         if path not in derived:
             raise BundleMismatch(path, "listed as derived, but no record derives it" + note)
-        if path not in files:
+        if path not in listed:
             raise BundleMismatch(path, "missing from the bundle")
-        if files[path] != derived[path]:
-            raise BundleMismatch(path, _first_difference(derived[path], files[path]) + note)
+        # The file's hash was checked against the manifest's: the bytes re-derived are
+        # compared by theirs, and the file is read again only to show where they differ.
+        sha, size = listed[path]
+        if sha256_bytes(derived[path]) != sha:
+            found = bundle.read(path, size)
+            raise BundleMismatch(path, _first_difference(derived[path], found) + note)
     status = json.loads(derived[STATUS])["status"]
     if manifest.get("status") != status:
         raise BundleMismatch(
