@@ -216,3 +216,28 @@ def test_a_json_documents_lines_are_not_counted_as_records() -> None:
     assert budget.lines == 0
     with pytest.raises(BundleMismatch, match="more than 5 lines"):
         budget.take("runs/runs.jsonl", b"{}\n" * 6)
+
+
+def test_the_export_written_as_made_is_the_bundle_made_in_memory(tmp_path: Path) -> None:
+    """The export writes each file to the folder as it is made and zips the folder a chunk at a
+    time; its folder and zip are byte for byte those of the bundle's files made in memory and
+    written at once."""
+    from abp_tui.export.bundle import write_bundle
+    from abp_tui.services.publishing import build_bundle
+
+    db = connect(tmp_path / "b.db")
+    try:
+        pk = abp_judged(db)
+        streamed = export_bundle(db, pk, tmp_path / "streamed" / "bundle")
+        at_once = write_bundle(tmp_path / "at-once" / "bundle", build_bundle(db, pk))
+    finally:
+        db.close()
+    assert streamed.zip_path.read_bytes() == at_once.read_bytes()
+    folder = tmp_path / "at-once" / "bundle"
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert names == sorted(
+        p.relative_to(streamed.folder).as_posix() for p in streamed.folder.rglob("*") if p.is_file()
+    )
+    for name in names:
+        assert (streamed.folder / name).read_bytes() == (folder / name).read_bytes(), name
+    assert streamed.files == len(names)

@@ -131,8 +131,20 @@ def environment() -> dict[str, str]:
 def _manifest(
     files: dict[str, bytes], derived: list[str], analysis: Analysis, confidence: float
 ) -> bytes:
+    listing = [(p, sha256_bytes(files[p]), len(files[p])) for p in files]
+    return manifest_bytes(listing, json.loads(files[STATUS]), derived, analysis, confidence)
+
+
+def manifest_bytes(
+    listing: list[tuple[str, str, int]],
+    status: dict[str, Any],
+    derived: list[str],
+    analysis: Analysis,
+    confidence: float,
+) -> bytes:
+    """``manifest.json`` of a bundle whose files are ``listing`` (path, SHA-256, bytes), its
+    gate ``status`` (``status.json``'s document) and ``derived`` files."""
     inputs = analysis.inputs
-    status = json.loads(files[STATUS])
     return json_bytes(
         {
             "schema": rec.BUNDLE_SCHEMA,
@@ -164,15 +176,14 @@ def _manifest(
             "own records.",
             "derived": sorted(derived),
             "files": [
-                {"path": p, "sha256": sha256_bytes(files[p]), "bytes": len(files[p])}
-                for p in sorted(files)
+                {"path": p, "sha256": sha, "bytes": size} for p, sha, size in sorted(listing)
             ],
         }
     )
 
 
 def bundle_files(
-    source: dict[str, bytes], analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE
+    source: Mapping[str, bytes], analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[str, bytes]:
     """Every file of a bundle (path -> bytes), the manifest included, from its source files and
     their analysis (``analyse(parse(source))``), its results' intervals at ``confidence``."""
@@ -206,7 +217,7 @@ def write_folder(target: Path, files: dict[str, bytes]) -> None:
 
 
 @contextmanager
-def _swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
+def swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
     """Temporary folder and zip beside the targets, renamed into place when the block ends
     without an error; on an error both are removed and the targets are left as they were."""
     parent = folder.parent
@@ -249,7 +260,7 @@ def write_bundle(out_dir: Path, files: dict[str, bytes]) -> Path:
     What the disk refuses (full, read-only) is one WriteError, with nothing left behind."""
     out_dir = Path(out_dir)
     zip_path = out_dir.parent / f"{out_dir.name}.zip"
-    with writing(out_dir), _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
+    with writing(out_dir), swap_in(out_dir, zip_path) as (tmp, tmp_zip):
         write_folder(tmp, files)
         write_zip(tmp_zip, files)
     return zip_path
@@ -577,6 +588,7 @@ __all__ = [
     "VerifyReport",
     "bundle_files",
     "environment",
+    "manifest_bytes",
     "placed_when_done",
     "read_bundle",
     "verify",

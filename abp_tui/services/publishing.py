@@ -26,7 +26,7 @@ import contextlib
 import gc
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +40,7 @@ from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.export import bundle as writer
+from abp_tui.export import bundle_writing as stream
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
@@ -111,8 +112,9 @@ class Published(Protocol):
 
 @dataclass(frozen=True)
 class Collected:
-    files: dict[str, bytes]
-    """Path inside the bundle -> bytes, for every source file."""
+    files: MutableMapping[str, bytes]
+    """Path inside the bundle -> bytes, for every source file (in memory, or in the folder
+    being written: :class:`abp_tui.export.bundle_writing.FolderFiles`)."""
     design: Published
     records: DesignRecords
     """The records the files were written from, as the store returned them."""
@@ -142,20 +144,30 @@ def require_unblinded(db: sqlite_utils.Database, design: Published) -> tuple[str
 
 
 def collect(
-    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None = None,
+    files: MutableMapping[str, bytes] | None = None,
 ) -> Collected:
     """The source files of the bundle of a design, or (``design_pk`` None) of the automated
     scope of ``study`` (raises StudyIsBlind before unblinding).
 
     Every record is one the store returns (runs by id, items by code) dumped as it is, all of
     them read from one snapshot of the database: a reviewer's save committed between reading
-    the judgments and the audit log would otherwise make tables that disagree.
+    the judgments and the audit log would otherwise make tables that disagree. Each file is
+    set in ``files`` as it is made (a dict by default; the folder being written by an export,
+    so that no raw output stays in memory).
     """
     with read_snapshot(db):
-        return _collect(db, design_pk, study)
+        return _collect(db, design_pk, study, {} if files is None else files)
 
 
-def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None) -> Collected:
+def _collect(
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None,
+    files: MutableMapping[str, bytes],
+) -> Collected:
     design: Published
     if design_pk is None:
         if study is None:  # a bug: the caller resolved the scope
@@ -167,7 +179,8 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
-    files, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
+    protocol, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
+    files.update(protocol)
     runs = [
         r
         for r in bulk.current_runs(db, design.study_id)
@@ -302,7 +315,7 @@ def _code(item: Item) -> str:
 def _runs(
     runs: list[bulk.StoredRun],
     traces: dict[int, list[str]],
-    files: dict[str, bytes],
+    files: MutableMapping[str, bytes],
     diffs: dict[str, bytes],
 ) -> bytes:
     """``runs.jsonl``: each run's facts with the bundle's own fields (a line is a
@@ -412,10 +425,13 @@ def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
 
 
 def _collected_and_analysed(
-    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None = None,
+    files: MutableMapping[str, bytes] | None = None,
 ) -> tuple[Collected, Analysis]:
     """The source files, and the analysis of those files as ``verify`` will read them."""
-    collected = collect(db, design_pk, study)
+    collected = collect(db, design_pk, study, files)
     inputs = parse(collected.files)
     _planned_records(collected.files, inputs.design, inputs)
     analysis = analyse(inputs)
@@ -424,7 +440,7 @@ def _collected_and_analysed(
 
 
 def _planned_records(
-    files: dict[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
+    files: Mapping[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
 ) -> None:
     """Refuse to publish other records than the ones the design committed to (a task,
     condition or run imported again since, which its bundle would publish in their stead and
@@ -527,15 +543,26 @@ def export_bundle(
     require("export")
     out_dir = Path(out_dir)
     looked = _held_back(db, design_pk, study, viewer)
-    files = build_bundle(db, design_pk, timings, confidence, study)
-    _note_export(db, looked, design_pk, viewer)
-    began = time.perf_counter()
-    zip_path = writer.write_bundle(out_dir, files)
+    # Every file goes to the bundle's folder as it is made and is read back from there when
+    # the derivation asks for it: no raw output, and no record file but the one being parsed,
+    # stays in memory (abp_tui.export.bundle_writing).
+    with stream.bundle_folder(out_dir) as files:
+        with _collector_paused():
+            began = time.perf_counter()
+            analysis = _collected_and_analysed(db, design_pk, study, files)[1]
+            collected_at = time.perf_counter()
+            stream.finish(files, analysis, confidence)
+            del analysis
+            derived_at = time.perf_counter()
+        status = json.loads(files[STATUS])
+        design = json.loads(files[rec.DESIGN])
+        _note_export(db, looked, design_pk, viewer)
     if timings is not None:
-        timings["write"] = time.perf_counter() - began
-    manifest_sha = sha256_bytes(files[rec.MANIFEST])
-    status = json.loads(files[STATUS])
-    design = json.loads(files[rec.DESIGN])
+        timings["collect"] = collected_at - began
+        timings["derive"] = derived_at - collected_at
+        timings["write"] = time.perf_counter() - derived_at
+    zip_path = out_dir.parent / f"{out_dir.name}.zip"
+    manifest_sha = files.sha256(rec.MANIFEST)
     psql.audit(
         db,
         actor,
