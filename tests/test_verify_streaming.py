@@ -241,3 +241,24 @@ def test_the_export_written_as_made_is_the_bundle_made_in_memory(tmp_path: Path)
     for name in names:
         assert (streamed.folder / name).read_bytes() == (folder / name).read_bytes(), name
     assert streamed.files == len(names)
+
+
+def test_the_runs_are_read_a_batch_at_a_time_as_they_were_read_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The export reads a study's runs a batch at a time (only a batch of records and outputs
+    in memory): the same runs, facts, records, outputs and traces, in the same order, as
+    reading them all at once, across batch boundaries."""
+    from abp_tui.store import bulk
+
+    db = connect(tmp_path / "b.db")
+    try:
+        abp_judged(db)
+        study = db.execute("SELECT id FROM studies").fetchone()[0]
+        monkeypatch.setattr(bulk, "_BATCH", 3)
+        at_once = bulk.current_runs(db, study)
+        batched = list(bulk.each_current_run(db, study))
+    finally:
+        db.close()
+    assert len(at_once) > 6
+    assert batched == at_once

@@ -11,16 +11,19 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from abp_tui.analysis.results import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in
 from abp_tui.export.bundle_analysis import Analysis
+from abp_tui.export.canonical import jsonl_bytes
 from abp_tui.export.derive import STATUS, derive
+from abp_tui.text.canonical import canonical_json
 
 CHUNK = 1 << 20
 """Bytes copied at a time from a file into the zip."""
@@ -51,6 +54,22 @@ class FolderFiles(MutableMapping[str, bytes]):
         if len(data) <= KEEP:
             self._kept[path] = data
 
+    def write_lines(self, path: str, lines: Iterable[bytes]) -> None:
+        """Write a file line by line (each line hashed as it is written): the file is never
+        whole in memory."""
+        if path in self.listing:
+            raise ValueError(f"bundle file {path} written twice")
+        out = self.folder / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        sha = hashlib.sha256()
+        size = 0
+        with out.open("xb") as handle:
+            for line in lines:
+                handle.write(line)
+                sha.update(line)
+                size += len(line)
+        self.listing[path] = (sha.hexdigest(), size)
+
     def __getitem__(self, path: str) -> bytes:
         if path in self._kept:
             return self._kept[path]
@@ -72,6 +91,16 @@ class FolderFiles(MutableMapping[str, bytes]):
 
     def sha256(self, path: str) -> str:
         return self.listing[path][0]
+
+
+def put_jsonl(files: MutableMapping[str, bytes], path: str, rows: Iterable[Any]) -> None:
+    """Set ``path`` in ``files`` to the JSON Lines of ``rows`` (as
+    :func:`abp_tui.export.canonical.jsonl_bytes` makes them), row by row into a bundle folder
+    being written."""
+    if isinstance(files, FolderFiles):
+        files.write_lines(path, ((canonical_json(row) + "\n").encode("utf-8") for row in rows))
+    else:
+        files[path] = jsonl_bytes(rows)
 
 
 def _order(path: str) -> tuple[bool, str]:
@@ -124,4 +153,4 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
         zip_folder(files, tmp_zip)
 
 
-__all__ = ["FolderFiles", "bundle_folder", "finish", "zip_folder"]
+__all__ = ["FolderFiles", "bundle_folder", "finish", "put_jsonl", "zip_folder"]

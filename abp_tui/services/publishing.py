@@ -26,7 +26,7 @@ import contextlib
 import gc
 import json
 import time
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +49,7 @@ from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, v
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
-from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
+from abp_tui.models import DesignRecords, Item, Rubric, RunFacts, StudyDesign, Verdict
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.ranking_bundle import ranking_source_files
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
@@ -181,14 +181,20 @@ def _collect(
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
     protocol, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
     files.update(protocol)
-    runs = [
-        r
-        for r in bulk.current_runs(db, design.study_id)
-        if in_scope(scope, r.facts.task, r.facts.condition)
-    ]
-    diffs = diff_bytes(db, filter(None, (diff_sha256(r.record) for r in runs)))
-    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files, diffs)
-    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, {r.facts.id for r in runs})
+    # The runs are read a batch at a time and each written as it is read (its output, trace
+    # and diff to files of their own, its line to runs.jsonl): only their facts are kept.
+    kept: list[RunFacts] = []
+
+    def in_scope_runs() -> Iterator[bulk.StoredRun]:
+        for r in bulk.each_current_run(db, design.study_id):
+            if in_scope(scope, r.facts.task, r.facts.condition):
+                kept.append(r.facts)
+                yield r
+
+    traces = bulk.current_trace_lines(db, design.study_id)
+    stream.put_jsonl(files, rec.RUNS, _runs(db, in_scope_runs(), traces, files))
+    published = {facts.id for facts in kept}
+    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, published)
 
     items = sql.items(db, design_pk) if design_pk is not None else []
     files[rec.ITEMS] = jsonl_bytes(
@@ -211,7 +217,7 @@ def _collect(
             judge_sources(
                 study_judges(db, design.study_id),
                 [v for v, current in study_verdicts(db, design.study_id) if current],
-                {r.facts.id for r in runs},
+                published,
             )
         )
     # Every source's votes, from which verify re-derives the rankings (none: no files).
@@ -232,7 +238,7 @@ def _collect(
         items=tuple(items),
         judgments=tuple(j for j in judgments if j.status == "submitted"),
         adjudications=tuple(adjudications),
-        runs=tuple(r.facts for r in runs),
+        runs=tuple(kept),
         task_criteria={t.id: t.fatal_criteria for t in tasks},
     )
     return Collected(files, design, records)
@@ -313,21 +319,21 @@ def _code(item: Item) -> str:
 
 
 def _runs(
-    runs: list[bulk.StoredRun],
+    db: sqlite_utils.Database,
+    runs: Iterable[bulk.StoredRun],
     traces: dict[int, list[str]],
     files: MutableMapping[str, bytes],
-    diffs: dict[str, bytes],
-) -> bytes:
-    """``runs.jsonl``: each run's facts with the bundle's own fields (a line is a
-    :class:`abp_tui.export.records.PublishedRun`); outputs, traces and diffs (``diffs``: by
-    SHA-256) go into ``files``. A run without a stored diff has no ``diff`` key, so a bundle
-    without diffs has the bytes it had before diffs were published.
+) -> Iterator[dict[str, Any]]:
+    """The lines of ``runs.jsonl``, one run at a time: each run's facts with the bundle's own
+    fields (a line is a :class:`abp_tui.export.records.PublishedRun`); outputs, traces and
+    diffs (read from the store by their SHA-256) go into ``files`` as each run is. A run
+    without a stored diff has no ``diff`` key, so a bundle without diffs has the bytes it had
+    before diffs were published.
 
     A line is the facts' dump plus three fields rather than a PublishedRun's dump: building one
     would copy every run's record twice more (a quarter of a second on 10,000 runs), and the
     line is validated as a PublishedRun anyway when the export reads its files back.
     """
-    lines = []
     for stored in runs:
         facts = stored.facts
         stem = file_stem(facts.id)
@@ -347,7 +353,8 @@ def _runs(
             trace = rec.TraceRef(path=f"{rec.TRACES_DIR}{stem}.jsonl", events=len(events))
             files[trace.path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
             line["trace"] = trace.model_dump(mode="json")
-        diff = diffs.get(diff_sha256(stored.record) or "")
+        sha = diff_sha256(stored.record)
+        diff = diff_bytes(db, [sha]).get(sha) if sha is not None else None
         if diff is not None:
             ref = rec.DiffRef(
                 path=f"{rec.DIFFS_DIR}{stem}.diff", sha256=sha256_bytes(diff), bytes=len(diff)
@@ -355,8 +362,7 @@ def _runs(
             files[ref.path] = diff
             line["diff"] = ref.model_dump(mode="json")
         line["record"] = stored.record
-        lines.append(line)
-    return jsonl_bytes(lines)
+        yield line
 
 
 def _judge_scores(db: sqlite_utils.Database, study_id: str, runs: set[str]) -> bytes:
