@@ -65,7 +65,7 @@ def _setup(folder: str, pairs: int) -> dict[str, Any]:
     write_pairs(source, pairs)
     db = connect(root / "bench.db")
     try:
-        import_paths(db, [source])
+        import_paths(db, [source], fmt="pairwise")  # past 64 MiB a JSON list is not sniffed
         design = StudyDesign(
             study=STUDY,
             name="again-blind",
