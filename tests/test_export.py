@@ -15,6 +15,7 @@ import sqlite_utils
 
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.bench.export import bench_export
+from abp_tui.bench.export_scale import bench_export_scale
 from abp_tui.errors import WriteError
 from abp_tui.export import BundleMismatch, UnsafeBundle, bundle_writing, verify
 from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
@@ -674,3 +675,21 @@ def test_bench_export_reports_figures_and_baseline() -> None:
         doc["ours"]["median_seconds"] / doc["baseline"]["median_seconds"], rel=0.01
     )
     assert isinstance(doc["goal_met"], bool) and doc["goal_ratio"] == 3.0
+
+
+def test_bench_export_sizes_reports_export_and_verify_beside_zip_and_hash() -> None:
+    """``bench export --sizes``: each size's export and verify, each measured in a process of
+    its own, beside zipping and hashing the same folder, with peak memory and its slope."""
+    doc = bench_export_scale([3], repeat=1)
+    assert [s["pairs"] for s in doc["sizes"]] == [3]
+    for size in doc["sizes"]:
+        assert size["items"] == size["pairs"]
+        assert size["files"] > 2 * size["pairs"]  # two raw outputs a pair, and the rest
+        for step in ("export", "zip", "verify", "hash"):
+            assert size[step]["median_seconds"] > 0 and size[step]["peak_mib"] > 0, step
+        assert size["export_over_zip"] == pytest.approx(
+            size["export"]["median_seconds"] / size["zip"]["median_seconds"], rel=0.05
+        )
+        assert isinstance(size["goal_met"]["verify"], bool)
+    # One size: no slope to give (never a made-up one).
+    assert doc["peak_bytes_per_pair"] == dict.fromkeys(("export", "verify", "zip", "hash"))
