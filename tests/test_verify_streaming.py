@@ -262,3 +262,31 @@ def test_the_runs_are_read_a_batch_at_a_time_as_they_were_read_at_once(
         db.close()
     assert len(at_once) > 6
     assert batched == at_once
+
+
+def test_the_export_keeps_no_raw_output_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each raw output goes to the bundle's folder as it is read and is not kept: none of the
+    bundle's files is held but the few small protocol files read several times."""
+    from abp_tui.export import bundle_writing
+
+    seen: list[bundle_writing.FolderFiles] = []
+    finish = bundle_writing.finish
+
+    def spy(files: bundle_writing.FolderFiles, *args: Any) -> None:
+        seen.append(files)
+        finish(files, *args)
+
+    monkeypatch.setattr(bundle_writing, "finish", spy)
+    db = connect(tmp_path / "b.db")
+    try:
+        export_bundle(db, abp_judged(db), tmp_path / "bundle")
+    finally:
+        db.close()
+    (files,) = seen
+    outputs = [p for p in files if p.startswith("runs/outputs/")]
+    assert len(outputs) > 5
+    kept = set(files._kept)
+    assert not kept & set(outputs)
+    assert sum(len(files._kept[p]) for p in kept) <= 16 * bundle_writing.KEEP

@@ -32,6 +32,10 @@ KEEP = 64 << 10
 as well, being read several times; larger ones are read back from the disk when asked for."""
 
 
+_RAW = (rec.OUTPUTS_DIR, rec.TRACES_DIR, rec.DIFFS_DIR)
+"""Where a bundle keeps its raw outputs, traces and diffs: written, never kept."""
+
+
 class FolderFiles(MutableMapping[str, bytes]):
     """A bundle's files (path -> bytes) kept in ``folder``: setting one writes it and records
     its SHA-256 and size (what the manifest lists), getting one reads it back. A file is
@@ -51,7 +55,7 @@ class FolderFiles(MutableMapping[str, bytes]):
         with out.open("xb") as handle:
             handle.write(data)
         self.listing[path] = (hashlib.sha256(data).hexdigest(), len(data))
-        if len(data) <= KEEP:
+        if len(data) <= KEEP and not path.startswith(_RAW):  # never the raw outputs
             self._kept[path] = data
 
     def write_lines(self, path: str, lines: Iterable[bytes]) -> None:
