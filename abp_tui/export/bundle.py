@@ -16,8 +16,12 @@ the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: 
 recomputed from the bundle's document and rubric, the planned tasks, conditions, runs and time
 it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
-first difference is raised, naming the file. The records it parses are counted against a budget
-as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`), so its memory is bounded.
+first difference is raised, naming the file. Every member is hashed a chunk at a time; the
+derived files are compared by the SHA-256 of the bytes re-derived, never held; the records it
+parses are read again when parsed, one file at a time (hashed again as they are), and counted
+against a budget as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`): what
+stays in memory is what the analysis keeps of them. An export writes each file as it is made
+(:mod:`abp_tui.export.bundle_writing`).
 A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
 its hashes are.
 """
@@ -327,8 +331,8 @@ def verify(bundle_path: Path) -> VerifyReport:
 
     Nothing is read before it is expected: the members are listed and checked first
     (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
-    compared with the member's before any is hashed; members are hashed streaming, and only the
-    records that are re-derived from are held in memory.
+    compared with the member's before any is hashed; members are hashed streaming, derived
+    files compared by hash, and only the records being parsed are read whole, one at a time.
     """
     bundle_path = Path(bundle_path)
     with open_bundle(bundle_path) as bundle:
