@@ -6,9 +6,10 @@ file of terabytes, and its manifest may say anything. So nothing is read before 
 safe and expected: :func:`open_bundle` lists the members and refuses unsafe names, links,
 anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDLE_BYTES`, all from
 the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
-stated limit; :meth:`Bundle.digest` hashes one member in chunks of :data:`CHUNK` bytes, so a
+stated limit; :meth:`Bundle.check` hashes one member in chunks of :data:`CHUNK` bytes, so a
 member of any size costs a chunk of memory, and stops the moment it yields more bytes than
-expected; a member kept to be parsed is counted against a :class:`HeldBudget` as it is read.
+expected; a member read to be parsed (:class:`Records`) is hashed again as it is read and
+counted against a :class:`HeldBudget`.
 Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``, so a pipe
 or a link swapped in after the listing is still refused, never waited on.
 """
@@ -229,23 +230,6 @@ class Bundle:
     def read(self, name: str, limit: int) -> bytes:
         """A member's bytes, refused when it holds more than ``limit``."""
         return b"".join(self._chunks(name, limit))
-
-    def digest(
-        self, name: str, size: int, keep: HeldBudget | None = None
-    ) -> tuple[str, int, bytes | None]:
-        """SHA-256 (hex) and byte count of a member expected to hold ``size`` bytes, streaming;
-        with ``keep`` its bytes too (for a file that is parsed afterwards), counted against that
-        budget as they are read."""
-        sha = hashlib.sha256()
-        kept = bytearray()
-        count = 0
-        for chunk in self._chunks(name, size):
-            sha.update(chunk)
-            count += len(chunk)
-            if keep is not None:
-                keep.take(name, chunk)
-                kept += chunk
-        return sha.hexdigest(), count, bytes(kept) if keep is not None else None
 
     def check(self, name: str, size: int, sha: str, lines: LineLimit | None = None) -> None:
         """Hash a member expected to hold ``size`` bytes of SHA-256 ``sha``, streaming (a chunk
