@@ -15,9 +15,9 @@ import sqlite_utils
 
 from abp_tui.analysis.agreement_input import agreement_input
 from abp_tui.bench.export import bench_export
+from abp_tui.bench.export_scale import bench_export_scale
 from abp_tui.errors import WriteError
-from abp_tui.export import BundleMismatch, UnsafeBundle, verify
-from abp_tui.export import bundle as bundle_module
+from abp_tui.export import BundleMismatch, UnsafeBundle, bundle_writing, verify
 from abp_tui.export.bundle_analysis import agreement, analyse, parse, summarise
 from abp_tui.export.verdict import schema, schema_errors
 from abp_tui.models import PreferenceChoice
@@ -459,13 +459,13 @@ def test_a_failure_mid_export_leaves_nothing(
     kept = _files(good.folder), good.zip_path.read_bytes()
     audit_rows = db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0]
 
-    real = bundle_module.write_zip
+    real = bundle_writing.zip_folder
 
-    def broken(target: Path, files: dict[str, bytes]) -> None:
-        real(target, dict(list(files.items())[:5]))
+    def broken(files: bundle_writing.FolderFiles, target: Path) -> None:
+        target.write_bytes(b"PK half a zip")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(bundle_module, "write_zip", broken)
+    monkeypatch.setattr(bundle_writing, "zip_folder", broken)
     with pytest.raises(WriteError, match="No space left"):
         export_bundle(db, pk, out / "new")
     with pytest.raises(WriteError, match="No space left"):
@@ -475,12 +475,15 @@ def test_a_failure_mid_export_leaves_nothing(
     assert (_files(good.folder), good.zip_path.read_bytes()) == kept
     assert db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0] == audit_rows
 
-    def broken_folder(target: Path, files: dict[str, bytes]) -> None:
-        (target / "half.txt").write_text("half", "utf-8")
-        raise RuntimeError("disk unplugged")
+    written = bundle_writing.FolderFiles.__setitem__
 
-    monkeypatch.setattr(bundle_module, "write_zip", real)
-    monkeypatch.setattr(bundle_module, "write_folder", broken_folder)
+    def broken_folder(files: bundle_writing.FolderFiles, path: str, data: bytes) -> None:
+        if len(files) == 20:  # the folder half written
+            raise RuntimeError("disk unplugged")
+        written(files, path, data)
+
+    monkeypatch.setattr(bundle_writing, "zip_folder", real)
+    monkeypatch.setattr(bundle_writing.FolderFiles, "__setitem__", broken_folder)
     with pytest.raises(RuntimeError):
         export_bundle(db, pk, out / "other")
     assert sorted(p.name for p in out.iterdir()) == ["kept", "kept.zip"]
@@ -672,3 +675,21 @@ def test_bench_export_reports_figures_and_baseline() -> None:
         doc["ours"]["median_seconds"] / doc["baseline"]["median_seconds"], rel=0.01
     )
     assert isinstance(doc["goal_met"], bool) and doc["goal_ratio"] == 3.0
+
+
+def test_bench_export_sizes_reports_export_and_verify_beside_zip_and_hash() -> None:
+    """``bench export --sizes``: each size's export and verify, each measured in a process of
+    its own, beside zipping and hashing the same folder, with peak memory and its slope."""
+    doc = bench_export_scale([3], repeat=1)
+    assert [s["pairs"] for s in doc["sizes"]] == [3]
+    for size in doc["sizes"]:
+        assert size["items"] == size["pairs"]
+        assert size["files"] > 2 * size["pairs"]  # two raw outputs a pair, and the rest
+        for step in ("export", "zip", "verify", "hash"):
+            assert size[step]["median_seconds"] > 0 and size[step]["peak_mib"] > 0, step
+        assert size["export_over_zip"] == pytest.approx(
+            size["export"]["median_seconds"] / size["zip"]["median_seconds"], rel=0.05
+        )
+        assert isinstance(size["goal_met"]["verify"], bool)
+    # One size: no slope to give (never a made-up one).
+    assert doc["peak_bytes_per_pair"] == dict.fromkeys(("export", "verify", "zip", "hash"))

@@ -6,7 +6,8 @@ benchmark module is imported only when its benchmark runs.
   ``pairwise_import`` (``--format pairwise``): a generated pairwise file beside a bare loop;
 - ``agreement``: the agreement report beside the ``krippendorff`` package; with ``--table``,
   ``agreement --table`` on a generated CSV beside the package reading the same file;
-- ``export``: a publication bundle beside a bare copy-and-zip;
+- ``export``: a publication bundle beside a bare copy-and-zip; ``export_scale`` (``--sizes``):
+  export and verify of PandaLM-shaped studies beside zipping and hashing the same folder;
 - ``ui``: the next-item key on the compare screen beside a bare Textual floor;
 - ``startup``: ``abp-tui status`` as a fresh process beside a bare ``python -c pass``;
 - ``install``: the first ``make run``'s installation beside ``pip install textual``;
@@ -108,6 +109,10 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
             studies=getattr(args, "studies", 500),
             budget=getattr(args, "budget", 200),
         )
+    if what == "export" and getattr(args, "sizes", None):
+        from abp_tui.bench.export_scale import bench_export_scale
+
+        return bench_export_scale(args.sizes, repeat=args.repeat or 1)
     if what == "export":
         from abp_tui.bench.export import bench_export
 

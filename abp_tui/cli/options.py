@@ -157,6 +157,17 @@ def wholes(option: str, low: int, high: int) -> Callable[[str], tuple[int, ...]]
     return parse
 
 
+def sizes(option: str, low: int = 2, high: int = 10**7) -> Callable[[str], list[int]]:
+    """``type=`` of a comma-separated list of whole numbers, each ``low`` to ``high``."""
+    listed = wholes(option, low, high)
+
+    def parse(text: str) -> list[int]:
+        return list(listed(text))
+
+    parse.__name__ = "int"
+    return parse
+
+
 def resamples(option: str) -> Callable[[str], int]:
     """``type=`` of a number of bootstrap resamples: 0 (no interval) to MAX_RESAMPLES."""
 

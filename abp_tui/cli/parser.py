@@ -31,7 +31,7 @@ from abp_tui.cli.commands.stats import (
 from abp_tui.cli.commands.studies import cmd_status, cmd_study_create, cmd_study_list, cmd_unblind
 from abp_tui.cli.commands.team import add_team_commands
 from abp_tui.cli.commands.workstation import cmd_bench, cmd_tui
-from abp_tui.cli.options import real, resamples, seed, whole, wholes
+from abp_tui.cli.options import real, resamples, seed, sizes, whole, wholes
 from abp_tui.cli.parser_planning import add_plan, add_stats_tables
 from abp_tui.stats.limits import MAX_PRIOR, MAX_RESAMPLES, MAX_SEED, MIN_SEED
 from abp_tui.stats.resampling import MIN_RESAMPLES
@@ -530,6 +530,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=whole("--tasks", 1, 10**7),
         default=200_000,
         help="tasks of the votes (ranking)",
+    )
+    p.add_argument(
+        "--sizes",
+        type=sizes("--sizes"),
+        default=None,
+        metavar="N,N",
+        help="export: PandaLM-shaped studies of these many pairs, export and verify beside "
+        "zipping and hashing the same folder, with peak memory",
     )
     p.add_argument(
         "--runs",

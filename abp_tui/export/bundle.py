@@ -16,8 +16,12 @@ the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: 
 recomputed from the bundle's document and rubric, the planned tasks, conditions, runs and time
 it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
-first difference is raised, naming the file. The records it parses are counted against a budget
-as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`), so its memory is bounded.
+first difference is raised, naming the file. Every member is hashed a chunk at a time; the
+derived files are compared by the SHA-256 of the bytes re-derived, never held; the records it
+parses are read again when parsed, one file at a time (hashed again as they are), and counted
+against a budget as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`): what
+stays in memory is what the analysis keeps of them. An export writes each file as it is made
+(:mod:`abp_tui.export.bundle_writing`).
 A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
 its hashes are.
 """
@@ -27,10 +31,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import secrets
 import shutil
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -49,6 +54,8 @@ from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
     HeldBudget,
+    LineLimit,
+    Records,
     default_limits,
     open_bundle,
     read_bundle,
@@ -129,8 +136,20 @@ def environment() -> dict[str, str]:
 def _manifest(
     files: dict[str, bytes], derived: list[str], analysis: Analysis, confidence: float
 ) -> bytes:
+    listing = [(p, sha256_bytes(files[p]), len(files[p])) for p in files]
+    return manifest_bytes(listing, json.loads(files[STATUS]), derived, analysis, confidence)
+
+
+def manifest_bytes(
+    listing: list[tuple[str, str, int]],
+    status: dict[str, Any],
+    derived: list[str],
+    analysis: Analysis,
+    confidence: float,
+) -> bytes:
+    """``manifest.json`` of a bundle whose files are ``listing`` (path, SHA-256, bytes), its
+    gate ``status`` (``status.json``'s document) and ``derived`` files."""
     inputs = analysis.inputs
-    status = json.loads(files[STATUS])
     return json_bytes(
         {
             "schema": rec.BUNDLE_SCHEMA,
@@ -162,15 +181,14 @@ def _manifest(
             "own records.",
             "derived": sorted(derived),
             "files": [
-                {"path": p, "sha256": sha256_bytes(files[p]), "bytes": len(files[p])}
-                for p in sorted(files)
+                {"path": p, "sha256": sha, "bytes": size} for p, sha, size in sorted(listing)
             ],
         }
     )
 
 
 def bundle_files(
-    source: dict[str, bytes], analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE
+    source: Mapping[str, bytes], analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[str, bytes]:
     """Every file of a bundle (path -> bytes), the manifest included, from its source files and
     their analysis (``analyse(parse(source))``), its results' intervals at ``confidence``."""
@@ -204,7 +222,7 @@ def write_folder(target: Path, files: dict[str, bytes]) -> None:
 
 
 @contextmanager
-def _swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
+def swap_in(folder: Path, zip_path: Path) -> Iterator[tuple[Path, Path]]:
     """Temporary folder and zip beside the targets, renamed into place when the block ends
     without an error; on an error both are removed and the targets are left as they were."""
     parent = folder.parent
@@ -247,7 +265,7 @@ def write_bundle(out_dir: Path, files: dict[str, bytes]) -> Path:
     What the disk refuses (full, read-only) is one WriteError, with nothing left behind."""
     out_dir = Path(out_dir)
     zip_path = out_dir.parent / f"{out_dir.name}.zip"
-    with writing(out_dir), _swap_in(out_dir, zip_path) as (tmp, tmp_zip):
+    with writing(out_dir), swap_in(out_dir, zip_path) as (tmp, tmp_zip):
         write_folder(tmp, files)
         write_zip(tmp_zip, files)
     return zip_path
@@ -314,12 +332,32 @@ def verify(bundle_path: Path) -> VerifyReport:
 
     Nothing is read before it is expected: the members are listed and checked first
     (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
-    compared with the member's before any is hashed; members are hashed streaming, and only the
-    records that are re-derived from are held in memory.
+    compared with the member's before any is hashed; members are hashed streaming, derived
+    files compared by hash, and only the records being parsed are read whole, one at a time.
     """
     bundle_path = Path(bundle_path)
     with open_bundle(bundle_path) as bundle:
         return _verify(bundle)
+
+
+_ENTRY_KEYS: Final = frozenset(("path", "sha256", "bytes"))
+_SHA256: Final = re.compile("[0-9a-f]{64}")
+
+
+def _plain_entry(entry: object) -> bool:
+    """Whether a manifest's file entry is one the schema accepts: exactly a non-empty path, a
+    SHA-256 in lowercase hex and a size that is a whole number >= 0."""
+    if not isinstance(entry, dict) or entry.keys() != _ENTRY_KEYS:
+        return False
+    path, sha, size = entry["path"], entry["sha256"], entry["bytes"]
+    return (
+        type(path) is str
+        and path != ""
+        and type(sha) is str
+        and _SHA256.fullmatch(sha) is not None
+        and type(size) is int
+        and size >= 0
+    )
 
 
 def _read_manifest(
@@ -336,9 +374,14 @@ def _read_manifest(
     # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
     protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
     schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
-    problems = schema_errors(
-        manifest, PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
-    )
+    schema_file = PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
+    listing = manifest.get("files") if isinstance(manifest, dict) else None
+    if isinstance(listing, list) and len(listing) > 1 and all(map(_plain_entry, listing)):
+        # A listing of a hundred thousand plain entries is checked here, each as the schema
+        # would, and the rest of the manifest by the schema; anything else, by the schema.
+        problems = schema_errors({**manifest, "files": listing[:1]}, schema_file)
+    else:
+        problems = schema_errors(manifest, schema_file)
     if problems:
         raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
     assert isinstance(manifest, dict)  # the schema requires an object
@@ -354,7 +397,7 @@ def _read_manifest(
 
 
 def _check_listing(
-    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool
+    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool, derived: set[str]
 ) -> dict[str, tuple[str, int]]:
     """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
     manifest gives, and no other file there: all known before a byte is hashed."""
@@ -378,10 +421,14 @@ def _check_listing(
         raise BundleMismatch(extra[0], "not listed in manifest.json")
     for path in listed:
         bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
-        if bomb is not None:  # it would be held in memory to be parsed
+        if bomb is not None:  # it would be read whole to be parsed or compared
             raise BundleMismatch(path, bomb)
+    # Derived files are only hashed (their re-derived bytes are compared by SHA-256); the
+    # source records are parsed, and the analysis holds them parsed.
     parsed = sum(
-        size for path, (_sha, size) in listed.items() if protocol_only or not _streamed(path)
+        size
+        for path, (_sha, size) in listed.items()
+        if protocol_only or not (_streamed(path) or path in derived)
     )
     held, _lines = default_limits()
     if parsed > held:
@@ -405,25 +452,22 @@ def _verify(bundle: Bundle) -> VerifyReport:
     manifest_bytes = bundle.read(rec.MANIFEST, size)
     manifest, entries, protocol_only, confidence = _read_manifest(manifest_bytes)
     declared_derived = manifest.get("derived", [])
-    listed = _check_listing(bundle, entries, protocol_only)
-    # The records parsed are held in memory; raw outputs and traces are only hashed.
-    files: dict[str, bytes] = {}
-    digests: dict[str, str] = {}
-    budget = HeldBudget()
+    listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
+    # Every member is hashed streaming, a chunk at a time, before anything is parsed; the
+    # lines of those that will be parsed are held to the longest a record has.
+    lines = LineLimit()
     for path, (sha, size) in listed.items():
-        keep = budget if protocol_only or not _streamed(path) else None
-        actual, count, data = bundle.digest(path, size, keep=keep)
-        if count != size:
-            raise BundleMismatch(path, f"{count} bytes, manifest.json says {size}")
-        if actual != sha:
-            raise BundleMismatch(
-                path, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
-            )
-        digests[path] = actual
-        if data is not None:
-            files[path] = data
+        parsed = protocol_only or not (_streamed(path) or path in declared_derived)
+        bundle.check(path, size, sha, lines if parsed else None)
+    digests = {path: sha for path, (sha, _size) in listed.items()}
+    records = Records(
+        bundle,
+        {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
+        HeldBudget(),
+    )
     if protocol_only:
-        study, design = check_protocol(files, manifest)
+        protocol = {path: records[path] for path in records}
+        study, design = check_protocol(protocol, manifest)
         return VerifyReport(
             bundle_path,
             study,
@@ -437,6 +481,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
             COMMITMENT_KEY in design.document,  # checked by check_protocol
         )
 
+    # The records are read again when parsed (hashed again as they are), one file at a time.
+    files: Mapping[str, bytes] = records
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
     check_allocation(inputs)  # a human budget: each probability and draw re-derived
@@ -486,10 +532,14 @@ def _verify(bundle: Bundle) -> VerifyReport:
     for path in sorted(set(derived) | set(declared_derived)):
         if path not in derived:
             raise BundleMismatch(path, "listed as derived, but no record derives it" + note)
-        if path not in files:
+        if path not in listed:
             raise BundleMismatch(path, "missing from the bundle")
-        if files[path] != derived[path]:
-            raise BundleMismatch(path, _first_difference(derived[path], files[path]) + note)
+        # The file's hash was checked against the manifest's: the bytes re-derived are
+        # compared by theirs, and the file is read again only to show where they differ.
+        sha, size = listed[path]
+        if sha256_bytes(derived[path]) != sha:
+            found = bundle.read(path, size)
+            raise BundleMismatch(path, _first_difference(derived[path], found) + note)
     status = json.loads(derived[STATUS])["status"]
     if manifest.get("status") != status:
         raise BundleMismatch(
@@ -544,6 +594,7 @@ __all__ = [
     "VerifyReport",
     "bundle_files",
     "environment",
+    "manifest_bytes",
     "placed_when_done",
     "read_bundle",
     "verify",

@@ -6,9 +6,10 @@ file of terabytes, and its manifest may say anything. So nothing is read before 
 safe and expected: :func:`open_bundle` lists the members and refuses unsafe names, links,
 anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDLE_BYTES`, all from
 the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
-stated limit; :meth:`Bundle.digest` hashes one member in chunks of :data:`CHUNK` bytes, so a
+stated limit; :meth:`Bundle.check` hashes one member in chunks of :data:`CHUNK` bytes, so a
 member of any size costs a chunk of memory, and stops the moment it yields more bytes than
-expected; a member kept to be parsed is counted against a :class:`HeldBudget` as it is read.
+expected; a member read to be parsed (:class:`Records`) is hashed again as it is read and
+counted against a :class:`HeldBudget`.
 Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``, so a pipe
 or a link swapped in after the listing is still refused, never waited on.
 """
@@ -19,7 +20,7 @@ import hashlib
 import os
 import stat
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,7 +126,8 @@ class HeldBudget:
                 )
         self._open = len(parts[-1]) if ends else self._open + len(parts[0])
         self._member_lines += ends
-        self.lines += ends
+        if name.endswith(".jsonl"):  # a record a line; a JSON document's lines are not records
+            self.lines += ends
         if self.lines > self.max_lines:
             raise BundleMismatch(
                 name,
@@ -229,26 +231,106 @@ class Bundle:
         """A member's bytes, refused when it holds more than ``limit``."""
         return b"".join(self._chunks(name, limit))
 
-    def digest(
-        self, name: str, size: int, keep: HeldBudget | None = None
-    ) -> tuple[str, int, bytes | None]:
-        """SHA-256 (hex) and byte count of a member expected to hold ``size`` bytes, streaming;
-        with ``keep`` its bytes too (for a file that is parsed afterwards), counted against that
-        budget as they are read."""
-        sha = hashlib.sha256()
-        kept = bytearray()
+    def check(self, name: str, size: int, sha: str, lines: LineLimit | None = None) -> None:
+        """Hash a member expected to hold ``size`` bytes of SHA-256 ``sha``, streaming (a chunk
+        at a time, whatever its size), its lines held to ``lines``; a difference is a mismatch
+        naming it."""
+        digest = hashlib.sha256()
         count = 0
         for chunk in self._chunks(name, size):
-            sha.update(chunk)
+            digest.update(chunk)
             count += len(chunk)
-            if keep is not None:
-                keep.take(name, chunk)
-                kept += chunk
-        return sha.hexdigest(), count, bytes(kept) if keep is not None else None
+            if lines is not None:
+                lines.take(name, chunk)
+        if count != size:
+            raise BundleMismatch(name, f"{count} bytes, manifest.json says {size}")
+        actual = digest.hexdigest()
+        if actual != sha:
+            raise BundleMismatch(
+                name, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
+            )
 
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()
+
+
+class LineLimit:
+    """The longest line of a JSON or JSON Lines member, counted chunk by chunk as it is read:
+    past :data:`MAX_LINE_BYTES` the member is refused naming the line, so no line longer than
+    any record is ever handed on to be parsed."""
+
+    def __init__(self) -> None:
+        self._member = ""
+        self._open = 0
+        """Bytes of the member's line read so far without its end."""
+        self.lines = 0
+        """Line ends of the member read so far."""
+
+    def take(self, name: str, chunk: bytes) -> int:
+        """Count a chunk of member ``name`` (its chunks come in order); return its line ends."""
+        if name != self._member:
+            self._member, self._open, self.lines = name, 0, 0
+        parts = chunk.split(b"\n")
+        ends = len(parts) - 1
+        if name.endswith((".json", ".jsonl")):
+            sizes = [self._open + len(parts[0]), *(len(p) for p in parts[1:])]
+            longest = max(sizes)
+            if longest > MAX_LINE_BYTES:
+                line = self.lines + 1 + sizes.index(longest)
+                raise BundleMismatch(
+                    name,
+                    f"line {line}: more than {MAX_LINE_BYTES >> 20} MiB, longer than any "
+                    "record (refused)",
+                )
+        self._open = len(parts[-1]) if ends else self._open + len(parts[0])
+        self.lines += ends
+        return ends
+
+
+class Records(Mapping[str, bytes]):
+    """The members ``verify`` parses (path -> bytes), read from the bundle when asked for and
+    never kept: each read is hashed again as it streams and compared with the SHA-256 already
+    checked (a file changed since is a mismatch, never parsed), counted against ``budget``.
+    Only the records being parsed are in memory, one file at a time; members of at most
+    :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read several
+    times."""
+
+    def __init__(self, bundle: Bundle, listed: dict[str, tuple[str, int]], budget: HeldBudget):
+        self._bundle = bundle
+        self._listed = listed
+        self._budget = budget
+        self._small: dict[str, bytes] = {}
+        self._counted: set[str] = set()
+
+    def __getitem__(self, name: str) -> bytes:
+        if name in self._small:
+            return self._small[name]
+        sha, size = self._listed[name]  # KeyError: not one of them
+        digest = hashlib.sha256()
+        data = bytearray()
+        count = name not in self._counted  # a file read again is not held twice
+        self._counted.add(name)
+        for chunk in self._bundle._chunks(name, size):
+            digest.update(chunk)
+            if count:
+                self._budget.take(name, chunk)
+            data += chunk
+        if len(data) != size or digest.hexdigest() != sha:
+            raise BundleMismatch(name, "changed while verify read it (refused)")
+        out = bytes(data)
+        if size <= CHUNK:
+            self._small[name] = out
+        return out
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._listed
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._listed)
+
+    def __len__(self) -> int:
+        return len(self._listed)
 
 
 def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[str, int]]:
@@ -367,6 +449,8 @@ __all__ = [
     "MAX_MEMBERS",
     "Bundle",
     "HeldBudget",
+    "LineLimit",
+    "Records",
     "open_bundle",
     "read_bundle",
 ]

@@ -26,7 +26,7 @@ import contextlib
 import gc
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +40,7 @@ from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.export import bundle as writer
+from abp_tui.export import bundle_writing as stream
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import allocation_source
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
@@ -49,7 +50,7 @@ from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, v
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
-from abp_tui.models import DesignRecords, Item, Rubric, StudyDesign, Verdict
+from abp_tui.models import DesignRecords, Item, Rubric, RunFacts, StudyDesign, Verdict
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.ranking_bundle import ranking_source_files
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
@@ -113,8 +114,9 @@ class Published(Protocol):
 
 @dataclass(frozen=True)
 class Collected:
-    files: dict[str, bytes]
-    """Path inside the bundle -> bytes, for every source file."""
+    files: MutableMapping[str, bytes]
+    """Path inside the bundle -> bytes, for every source file (in memory, or in the folder
+    being written: :class:`abp_tui.export.bundle_writing.FolderFiles`)."""
     design: Published
     records: DesignRecords
     """The records the files were written from, as the store returned them."""
@@ -144,20 +146,30 @@ def require_unblinded(db: sqlite_utils.Database, design: Published) -> tuple[str
 
 
 def collect(
-    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None = None,
+    files: MutableMapping[str, bytes] | None = None,
 ) -> Collected:
     """The source files of the bundle of a design, or (``design_pk`` None) of the automated
     scope of ``study`` (raises StudyIsBlind before unblinding).
 
     Every record is one the store returns (runs by id, items by code) dumped as it is, all of
     them read from one snapshot of the database: a reviewer's save committed between reading
-    the judgments and the audit log would otherwise make tables that disagree.
+    the judgments and the audit log would otherwise make tables that disagree. Each file is
+    set in ``files`` as it is made (a dict by default; the folder being written by an export,
+    so that no raw output stays in memory).
     """
     with read_snapshot(db):
-        return _collect(db, design_pk, study)
+        return _collect(db, design_pk, study, {} if files is None else files)
 
 
-def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None) -> Collected:
+def _collect(
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None,
+    files: MutableMapping[str, bytes],
+) -> Collected:
     design: Published
     if design_pk is None:
         if study is None:  # a bug: the caller resolved the scope
@@ -169,15 +181,22 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
-    files, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
-    runs = [
-        r
-        for r in bulk.current_runs(db, design.study_id)
-        if in_scope(scope, r.facts.task, r.facts.condition)
-    ]
-    diffs = diff_bytes(db, filter(None, (diff_sha256(r.record) for r in runs)))
-    files[rec.RUNS] = _runs(runs, bulk.current_trace_lines(db, design.study_id), files, diffs)
-    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, {r.facts.id for r in runs})
+    protocol, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
+    files.update(protocol)
+    # The runs are read a batch at a time and each written as it is read (its output, trace
+    # and diff to files of their own, its line to runs.jsonl): only their facts are kept.
+    kept: list[RunFacts] = []
+
+    def in_scope_runs() -> Iterator[bulk.StoredRun]:
+        for r in bulk.each_current_run(db, design.study_id):
+            if in_scope(scope, r.facts.task, r.facts.condition):
+                kept.append(r.facts)
+                yield r
+
+    traces = bulk.current_trace_lines(db, design.study_id)
+    stream.put_jsonl(files, rec.RUNS, _runs(db, in_scope_runs(), traces, files))
+    published = {facts.id for facts in kept}
+    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, published)
 
     items = sql.items(db, design_pk) if design_pk is not None else []
     files[rec.ITEMS] = jsonl_bytes(
@@ -200,7 +219,7 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
             judge_sources(
                 study_judges(db, design.study_id),
                 [v for v, current in study_verdicts(db, design.study_id) if current],
-                {r.facts.id for r in runs},
+                published,
             )
         )
     # Every source's votes, from which verify re-derives the rankings (none: no files).
@@ -223,7 +242,7 @@ def _collect(db: sqlite_utils.Database, design_pk: int | None, study: str | None
         items=tuple(items),
         judgments=tuple(j for j in judgments if j.status == "submitted"),
         adjudications=tuple(adjudications),
-        runs=tuple(r.facts for r in runs),
+        runs=tuple(kept),
         task_criteria={t.id: t.fatal_criteria for t in tasks},
         allocation=draws,
     )
@@ -305,21 +324,21 @@ def _code(item: Item) -> str:
 
 
 def _runs(
-    runs: list[bulk.StoredRun],
+    db: sqlite_utils.Database,
+    runs: Iterable[bulk.StoredRun],
     traces: dict[int, list[str]],
-    files: dict[str, bytes],
-    diffs: dict[str, bytes],
-) -> bytes:
-    """``runs.jsonl``: each run's facts with the bundle's own fields (a line is a
-    :class:`abp_tui.export.records.PublishedRun`); outputs, traces and diffs (``diffs``: by
-    SHA-256) go into ``files``. A run without a stored diff has no ``diff`` key, so a bundle
-    without diffs has the bytes it had before diffs were published.
+    files: MutableMapping[str, bytes],
+) -> Iterator[dict[str, Any]]:
+    """The lines of ``runs.jsonl``, one run at a time: each run's facts with the bundle's own
+    fields (a line is a :class:`abp_tui.export.records.PublishedRun`); outputs, traces and
+    diffs (read from the store by their SHA-256) go into ``files`` as each run is. A run
+    without a stored diff has no ``diff`` key, so a bundle without diffs has the bytes it had
+    before diffs were published.
 
     A line is the facts' dump plus three fields rather than a PublishedRun's dump: building one
     would copy every run's record twice more (a quarter of a second on 10,000 runs), and the
     line is validated as a PublishedRun anyway when the export reads its files back.
     """
-    lines = []
     for stored in runs:
         facts = stored.facts
         stem = file_stem(facts.id)
@@ -339,7 +358,8 @@ def _runs(
             trace = rec.TraceRef(path=f"{rec.TRACES_DIR}{stem}.jsonl", events=len(events))
             files[trace.path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
             line["trace"] = trace.model_dump(mode="json")
-        diff = diffs.get(diff_sha256(stored.record) or "")
+        sha = diff_sha256(stored.record)
+        diff = diff_bytes(db, [sha]).get(sha) if sha is not None else None
         if diff is not None:
             ref = rec.DiffRef(
                 path=f"{rec.DIFFS_DIR}{stem}.diff", sha256=sha256_bytes(diff), bytes=len(diff)
@@ -347,8 +367,7 @@ def _runs(
             files[ref.path] = diff
             line["diff"] = ref.model_dump(mode="json")
         line["record"] = stored.record
-        lines.append(line)
-    return jsonl_bytes(lines)
+        yield line
 
 
 def _judge_scores(db: sqlite_utils.Database, study_id: str, runs: set[str]) -> bytes:
@@ -417,10 +436,13 @@ def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
 
 
 def _collected_and_analysed(
-    db: sqlite_utils.Database, design_pk: int | None, study: str | None = None
+    db: sqlite_utils.Database,
+    design_pk: int | None,
+    study: str | None = None,
+    files: MutableMapping[str, bytes] | None = None,
 ) -> tuple[Collected, Analysis]:
     """The source files, and the analysis of those files as ``verify`` will read them."""
-    collected = collect(db, design_pk, study)
+    collected = collect(db, design_pk, study, files)
     inputs = parse(collected.files)
     _planned_records(collected.files, inputs.design, inputs)
     analysis = analyse(inputs)
@@ -429,7 +451,7 @@ def _collected_and_analysed(
 
 
 def _planned_records(
-    files: dict[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
+    files: Mapping[str, bytes], design: rec.PublishedDesign, inputs: Inputs | None = None
 ) -> None:
     """Refuse to publish other records than the ones the design committed to (a task,
     condition or run imported again since, which its bundle would publish in their stead and
@@ -532,15 +554,26 @@ def export_bundle(
     require("export")
     out_dir = Path(out_dir)
     looked = _held_back(db, design_pk, study, viewer)
-    files = build_bundle(db, design_pk, timings, confidence, study)
-    _note_export(db, looked, design_pk, viewer)
-    began = time.perf_counter()
-    zip_path = writer.write_bundle(out_dir, files)
+    # Every file goes to the bundle's folder as it is made and is read back from there when
+    # the derivation asks for it: no raw output, and no record file but the one being parsed,
+    # stays in memory (abp_tui.export.bundle_writing).
+    with stream.bundle_folder(out_dir) as files:
+        with _collector_paused():
+            began = time.perf_counter()
+            analysis = _collected_and_analysed(db, design_pk, study, files)[1]
+            collected_at = time.perf_counter()
+            stream.finish(files, analysis, confidence)
+            del analysis
+            derived_at = time.perf_counter()
+        status = json.loads(files[STATUS])
+        design = json.loads(files[rec.DESIGN])
+        _note_export(db, looked, design_pk, viewer)
     if timings is not None:
-        timings["write"] = time.perf_counter() - began
-    manifest_sha = sha256_bytes(files[rec.MANIFEST])
-    status = json.loads(files[STATUS])
-    design = json.loads(files[rec.DESIGN])
+        timings["collect"] = collected_at - began
+        timings["derive"] = derived_at - collected_at
+        timings["write"] = time.perf_counter() - derived_at
+    zip_path = out_dir.parent / f"{out_dir.name}.zip"
+    manifest_sha = files.sha256(rec.MANIFEST)
     psql.audit(
         db,
         actor,

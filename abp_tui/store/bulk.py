@@ -11,7 +11,7 @@ Nothing is written.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +122,40 @@ def current_runs(db: sqlite_utils.Database, study_id: str) -> list[StoredRun]:
         facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
         out.append(StoredRun(facts, record, r[11], r[12]))
     return out
+
+
+_BATCH = 500
+"""Runs whose records and outputs are read at a time by :func:`each_current_run`."""
+
+
+def each_current_run(db: sqlite_utils.Database, study_id: str) -> Iterator[StoredRun]:
+    """The runs :func:`current_runs` returns, in the same order, one at a time: their facts are
+    read (and sorted) first, their records and outputs a batch at a time as they are asked
+    for, so that only a batch of them is in memory. Read inside one read transaction, as an
+    export does, they are those of one snapshot."""
+    rows = db.execute(
+        RUN_FACTS_SELECT.format(more=", r.pk", join=""),
+        [study_id],
+    ).fetchall()
+    rows.sort(key=results_order)
+    for start in range(0, len(rows), _BATCH):
+        batch = rows[start : start + _BATCH]
+        marks = ", ".join("?" for _ in batch)
+        heavy = {
+            pk: (document, text, trace_pk)
+            for pk, document, text, trace_pk in db.execute(
+                "SELECT r.pk, r.document, b.text, r.trace_pk FROM runs r "
+                f"LEFT JOIN blobs b ON b.sha256 = r.output_sha256 WHERE r.pk IN ({marks})",
+                [r[10] for r in batch],
+            ).fetchall()
+        }
+        for r in batch:
+            document, text, trace_pk = heavy.pop(r[10])
+            record = json.loads(document)
+            record.pop("output", None)
+            metadata = record.get("metadata")
+            facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
+            yield StoredRun(facts, record, text, trace_pk)
 
 
 def current_trace_lines(db: sqlite_utils.Database, study_id: str) -> dict[int, list[str]]:
