@@ -24,21 +24,16 @@ OPTION_LIMITS = ["abp_tui.stats", "abp_tui.stats.limits", "abp_tui.stats.resampl
 _PROBE = """
 import asyncio, sys
 from pathlib import Path
-import abp_tui.tui.app
+import textual.app
 from abp_tui.cli import main
-from abp_tui.tui.screens.compare import CompareScreen
 
-make_app = abp_tui.tui.app.make_app
-
-def headless(db_path, reviewer=None):
-    # The command line's own start (its reading of the database included), run headless.
-    app = make_app(db_path, reviewer)
-    app.run = lambda: asyncio.run(first_item(app))
-    return app
-
-abp_tui.tui.app.make_app = headless
+# The command line's own start, its imports in their own order (its reading of the database
+# included), run headless: only Textual's App.run is replaced, before any of ours is imported.
+textual.app.App.run = lambda app: asyncio.run(first_item(app))
 
 async def first_item(app) -> None:
+    from abp_tui.tui.screens.compare import CompareScreen
+
     async with app.run_test(size=(120, 35)) as pilot:
         for _ in range(2400):  # up to a minute on a loaded machine
             screen = app.screen

@@ -1,6 +1,6 @@
-"""The command line keeps pandas out of sqlite_utils' import (it tries ``import pandas`` at import
-time, for DataFrames abp-tui never inserts: most of a second of every start once pandas is
-installed), and out of nothing else: pandas stays importable afterwards.
+"""The command line keeps pandas and NumPy out of sqlite_utils' import (it tries both at import
+time, for DataFrames and NumPy scalars abp-tui never inserts: most of a second of every start
+once they are installed), and out of nothing else: both stay importable afterwards.
 
 Each check runs in a fresh interpreter, since the test process has imported both long ago.
 """
@@ -23,13 +23,16 @@ state = {{
     "code": code,
     "store_imported": "sqlite_utils.db" in sys.modules,
     "pandas_loaded": "pandas" in sys.modules,
+    "numpy_loaded": "numpy" in sys.modules,
     "sqlite_utils_pandas": sqlite_utils.db.pd is not None,
-    "finders": [type(f).__name__ for f in sys.meta_path],
+    "finders": [getattr(f, "__name__", type(f).__name__) for f in sys.meta_path],
     "pandas_installed": importlib.util.find_spec("pandas") is not None,
 }}
 if state["pandas_installed"]:
     import pandas
     state["pandas_works"] = pandas.DataFrame({{"a": [1, 2]}})["a"].sum() == 3
+    import numpy
+    state["numpy_works"] = int(numpy.arange(3).sum()) == 3
 print(json.dumps(state, default=bool))
 """
 
@@ -54,10 +57,12 @@ def test_a_command_imports_sqlite_utils_without_pandas_and_pandas_still_imports(
 ) -> None:
     state = _run(tmp_path)
     assert not state["pandas_loaded"]
+    assert not state["numpy_loaded"]
     assert not state["sqlite_utils_pandas"]
-    assert "_SqliteUtilsFinder" not in state["finders"], "the import hook stayed behind"
+    assert not any("SqliteUtils" in f for f in state["finders"]), "the import hook stayed behind"
     if state["pandas_installed"]:
         assert state["pandas_works"]
+        assert state["numpy_works"]
 
 
 def test_pandas_imported_before_the_command_is_left_alone(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from abp_tui.models import Rubric
 from abp_tui.services.desk import Desk
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
+from abp_tui.tui.screens import home
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
@@ -167,3 +168,28 @@ async def test_the_first_item_does_not_wait_for_the_diff_process_to_start(
         await until(pilot, lambda: screen.pair.marks is not None, "the diff")
         await settle(pilot)
         assert screen.pair.marks is not None and screen.pair.marks.hunks
+
+
+async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    reads: list[Path] = []
+    read = home.read_studies
+
+    def counted(path: Path) -> Any:
+        reads.append(path)
+        return read(path)
+
+    monkeypatch.setattr(home, "read_studies", counted)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        beneath = app.screen_stack[-2]
+        assert isinstance(beneath, home.HomeScreen)
+        assert reads == []  # the first item came first; nothing read for a screen not shown
+        await press(pilot, "h")
+        await until(pilot, lambda: beneath.table("studies").row_count == 1, "the studies")
+        assert app.screen is beneath and reads == [db_path]
+        assert beneath.shown_study == "pilot"

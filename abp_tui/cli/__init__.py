@@ -11,14 +11,10 @@ Exit status: 0 success; 1 bad input or a refused operation (the message says wha
 from __future__ import annotations
 
 import argparse
-import importlib.abc
-import importlib.machinery
 import io
 import os
 import sys
 from collections.abc import Sequence
-from types import ModuleType
-from typing import Any
 
 from abp_tui.cli.commands.workstation import cmd_tui
 from abp_tui.cli.options import OptionError
@@ -30,9 +26,6 @@ __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "build_parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # sqlite_utils imports pandas when it can (0.4 s of 0.7 s measured, 1 s loaded); abp-tui never
-    # hands it a DataFrame. Hidden from that import alone, and only once a command imports it.
-    _sqlite_utils_without_pandas()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -98,52 +91,6 @@ def _reader_gone() -> int:
     except (OSError, ValueError, io.UnsupportedOperation):
         pass  # not a file descriptor (output captured in-process): nothing left to flush there
     return EXIT_ERROR
-
-
-class _WithoutPandas(importlib.abc.Loader):
-    """Runs ``sqlite_utils.db`` with ``import pandas`` failing, then makes pandas importable."""
-
-    def __init__(self, loader: importlib.abc.Loader) -> None:
-        self._loader = loader
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        hidden = "pandas" not in sys.modules
-        if hidden:
-            sys.modules["pandas"] = None  # type: ignore[assignment]  # "import pandas" fails
-        try:
-            self._loader.exec_module(module)
-        finally:
-            if hidden and "pandas" in sys.modules and sys.modules["pandas"] is None:
-                del sys.modules["pandas"]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._loader, name)  # get_source, get_filename...: the real loader's
-
-
-class _SqliteUtilsFinder(importlib.abc.MetaPathFinder):
-    """Finds ``sqlite_utils.db`` the usual way the first time it is imported, run by
-    :class:`_WithoutPandas`; then steps aside."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "sqlite_utils.db":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _WithoutPandas(spec.loader)
-        return spec
-
-
-def _sqlite_utils_without_pandas() -> None:
-    if "sqlite_utils.db" in sys.modules or "pandas" in sys.modules:
-        return  # too late, or nothing to save
-    if not any(isinstance(f, _SqliteUtilsFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SqliteUtilsFinder())
 
 
 def _file_error(exc: Exception) -> Exception | None:

@@ -164,8 +164,11 @@ class AbpApp(App[None]):
         member = signed_in()
         if member is not None:  # a team session: the key's person, in their role
             self.sub_title += f" ({member.role} of the team)"
-        self.push_screen(HomeScreen(self.db_path))
-        self.open_judging(None)
+        # The home screen lies beneath the first item; it is built once the reviewer's design
+        # is looked up, and only when shown (after the first item is drawn, or with no item).
+        home = HomeScreen(self.db_path, later=True)
+        self.push_screen(home)
+        open_judging(self, self.db_path, self.reviewer, None, then=home.when_shown)
 
     def open_judging(
         self, design_pk: int | None, *, include_open: bool = False, study: str | None = None

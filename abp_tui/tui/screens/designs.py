@@ -92,6 +92,7 @@ def open_judging(
     *,
     include_open: bool = False,
     study: str | None = None,
+    then: Callable[[], None] | None = None,
 ) -> None:
     """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
 
@@ -99,12 +100,22 @@ def open_judging(
     they already joined are opened; ``study`` limits the choice to one study's designs.
 
     The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
-    None) or the reviewer is told (a design was asked for).
+    None) or the reviewer is told (a design was asked for). ``then`` runs on the app's thread
+    once the look-up is over, whatever it opened (nothing, or after the screen it pushed).
     """
     if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
+        if then is not None:
+            then()
         return
 
     def find() -> None:
+        try:
+            look_up()
+        finally:
+            if then is not None:
+                app.call_from_thread(then)
+
+    def look_up() -> None:
         try:
             designs = judgeable_designs(db_path, reviewer)
         except EXPECTED_ERRORS:

@@ -190,9 +190,14 @@ class HomeScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, later: bool = False) -> None:
+        """``later``: the studies are read only once :meth:`when_shown` is called and the screen
+        is shown (at start-up it lies beneath the first item, which is drawn first)."""
         super().__init__()
         self.db_path = db_path
+        self._to_read = later
+        """The studies are still to be read when the screen is shown."""
+        self._may_read = not later
         self.studies: dict[str, StudyCounts] = {}
         self.details: dict[str, StudyDetail] = {}
         self.shown_study: str | None = None
@@ -226,7 +231,19 @@ class HomeScreen(Screen[None]):
         self.query_one("#studies-title", Static).update(
             Text.assemble("Studies in ", plain(str(self.db_path), style="bold"))
         )
-        self.load_studies()
+        if not self._to_read:
+            self.load_studies()
+
+    def when_shown(self) -> None:
+        """Read the studies now if the screen is shown, else when it is first shown."""
+        self._may_read = True
+        self._read_if_due()
+
+    def _read_if_due(self) -> None:
+        # On top, not only resumed: the resume of its push can come after the screen over it.
+        if self._to_read and self._may_read and self.app.screen is self:
+            self._to_read = False
+            self.load_studies()
 
     def table(self, name: str) -> DataTable[Text]:
         return self.query_one(f"#{name}", DataTable)
@@ -254,6 +271,7 @@ class HomeScreen(Screen[None]):
         self.call_after_refresh(self._refit)
 
     def on_screen_resume(self) -> None:
+        self._read_if_due()
         self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
@@ -488,6 +506,7 @@ class HomeScreen(Screen[None]):
 
     # -- actions ----------------------------------------------------------------------------------
     def action_reload(self) -> None:
+        self._to_read = False  # read now, as asked
         self.details.clear()
         self.load_studies()
 
