@@ -8,10 +8,16 @@ from typing import Any, Protocol
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
 
+from abp_tui.services.results_report import unblind
+from abp_tui.store import connect
 from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.designs import open_review_screen
+from abp_tui.tui.screens.results import ResultsScreen
 from tests.tui_helpers import (
+    STUDY,
     admin_database,
     pair_design,
     pair_study,
@@ -75,3 +81,32 @@ async def opened(pilot: Pilot[Any], purpose: str, screen: type[object]) -> None:
     open_review_screen(app, app.db_path, app.reviewer, purpose)
     await until(pilot, lambda: isinstance(pilot.app.screen, screen), f"the {purpose} screen")
     await settle(pilot)
+
+
+def admin_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, unblinded: bool) -> Any:
+    """The admin study's app as carol (unblinded: the results and agreement screens show)."""
+    monkeypatch.chdir(tmp_path)
+    admin_database(tmp_path)
+    if unblinded:
+        db = connect(Path("admin.db"))
+        try:
+            unblind(db, STUDY, "carol")
+            db.execute("UPDATE audit_log SET at = '2026-01-02T03:04:05Z'")  # the moving part
+        finally:
+            db.close()
+    return make_app(Path("admin.db"), reviewer="carol")
+
+
+async def agreement_shown(pilot: Pilot[Any]) -> None:
+    await opened(pilot, "agreement", AgreementScreen)
+    await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
+    # The reliability section comes after the figures, from the same worker.
+    section = pilot.app.screen.query_one("#reliability", Static)
+    await until(pilot, lambda: "Computing" not in str(section.render()), "the reliability section")
+    pilot.app.screen.query_one("#variables", DataTable).move_cursor(row=0)
+    await settle(pilot)
+
+
+async def results_shown(pilot: Pilot[Any]) -> None:
+    await opened(pilot, "results", ResultsScreen)
+    await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)

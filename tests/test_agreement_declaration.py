@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from abp_tui.analysis.agreement_tables import (
+from abp_tui.analysis.agreement.tables import (
     agreement_table,
     figures_table,
     pairs_table,

@@ -20,7 +20,7 @@ import pytest
 import sqlite_utils
 from textual.widgets import DataTable
 
-from abp_tui.analysis.agreement_labels import SOURCE_SCALE, source_scale
+from abp_tui.analysis.agreement.labels import SOURCE_SCALE, source_scale
 from abp_tui.formats.pairwise import label_choices
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.agreement_report import study_agreement

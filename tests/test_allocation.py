@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from abp_tui.analysis.allocation import boundary_items, uncertainty
-from abp_tui.analysis.judge_arrays import VerdictTable
-from abp_tui.analysis.judge_queue import JUDGES_DISAGREE
-from abp_tui.analysis.judge_units import VerdictRow
+from abp_tui.analysis.judges.arrays import VerdictTable
+from abp_tui.analysis.judges.queue import JUDGES_DISAGREE
+from abp_tui.analysis.judges.units import VerdictRow
 from abp_tui.stats.allocation import (
     allocation_probabilities,
     budget_items,

@@ -170,8 +170,8 @@ POSITION_NAMERS = {
     "formats/pairwise.py": "reads a source's own 1 and 2 as the choice given",
     "tui/widgets/preference.py": "the keys and words of each choice on the form",
     "tui/widgets/judgments_table.py": "the words of each choice in the table",
-    "analysis/results.py": "position bias counts positions, never runs",
-    "analysis/agreement_labels.py": "imported labels among themselves, in the source's positions",
+    "analysis/results/tallies.py": "position bias counts positions, never runs",
+    "analysis/agreement/labels.py": "imported labels among themselves, in the source's positions",
     "services/agreement_report.py": "imported labels among themselves, in the source's positions",
     "bench/scale.py": "generated reviewers press a choice at random, as a person would",
 }

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.agreement_input import agreement_input
+from abp_tui.analysis.agreement.input import agreement_input
 from abp_tui.bench.export import bench_export
 from abp_tui.bench.export_scale import bench_export_scale
 from abp_tui.errors import WriteError

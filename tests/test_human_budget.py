@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from abp_tui.analysis.human_budget import _rate
-from abp_tui.analysis.judge_estimates import JudgeAssisted, LabelledSet, statement
+from abp_tui.analysis.judges.estimates import JudgeAssisted, LabelledSet, statement
 from abp_tui.stats.planning import normal_n, wilson_n
 from abp_tui.stats.ppi import ppi_mean
 

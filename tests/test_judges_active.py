@@ -15,16 +15,16 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.allocation import allocation_seed
-from abp_tui.analysis.headline import pending_line, scope_line
-from abp_tui.analysis.judge_estimates import JudgeAssisted
-from abp_tui.analysis.judge_units import AllocationUnits, Reference, VerdictRow
-from abp_tui.analysis.judge_view import view_lines
-from abp_tui.analysis.judges import (
+from abp_tui.analysis.judges.estimates import JudgeAssisted
+from abp_tui.analysis.judges.report import (
     JudgesReport,
     PassFailJudgeReport,
     PreferenceJudgeReport,
     judges_report,
 )
+from abp_tui.analysis.judges.units import AllocationUnits, Reference, VerdictRow
+from abp_tui.analysis.judges.view import view_lines
+from abp_tui.analysis.results.headline import pending_line, scope_line
 from abp_tui.analysis.verdicts import decide
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.analysis.judge_arrays import VerdictTable, latest_of_slots
-from abp_tui.analysis.judge_units import Reference, VerdictRow
-from abp_tui.analysis.judges import PassFailJudgeReport, PreferenceJudgeReport, judges_report
+from abp_tui.analysis.judges.arrays import VerdictTable, latest_of_slots
+from abp_tui.analysis.judges.report import PassFailJudgeReport, PreferenceJudgeReport, judges_report
+from abp_tui.analysis.judges.units import Reference, VerdictRow
 from abp_tui.services.importing import import_paths
 from abp_tui.store import judges as sql
 from tests.factories import write_jsonl

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from abp_tui.analysis.judges import judges_report
+from abp_tui.analysis.judges.report import judges_report
 from abp_tui.bench.judges import (
     bench_data,
     bench_judges,

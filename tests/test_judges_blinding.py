@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.judges import JudgesReport, PreferenceJudgeReport
+from abp_tui.analysis.judges.report import JudgesReport, PreferenceJudgeReport
 from abp_tui.errors import AbpError
 from abp_tui.export.bundle import verify
 from abp_tui.export.errors import BundleMismatch

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.analysis.judge_queue import (
+from abp_tui.analysis.judges.queue import (
     FATAL_NAMED,
     JUDGES_DISAGREE,
     ORDERS_DISAGREE,

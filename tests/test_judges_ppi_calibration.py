@@ -21,15 +21,15 @@ import pytest
 import sqlite_utils
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from abp_tui.analysis.judge_estimates import JudgeAssisted
-from abp_tui.analysis.judge_units import CalibrationSample, Reference, VerdictRow
-from abp_tui.analysis.judge_view import view_lines
-from abp_tui.analysis.judges import (
+from abp_tui.analysis.judges.estimates import JudgeAssisted
+from abp_tui.analysis.judges.report import (
     JudgesReport,
     PassFailJudgeReport,
     PreferenceJudgeReport,
     judges_report,
 )
+from abp_tui.analysis.judges.units import CalibrationSample, Reference, VerdictRow
+from abp_tui.analysis.judges.view import view_lines
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci
 
-from abp_tui.analysis.judge_arrays import VerdictTable
-from abp_tui.analysis.judge_queue import (
+from abp_tui.analysis.judges.arrays import VerdictTable
+from abp_tui.analysis.judges.queue import (
     FATAL_NAMED,
     JUDGES_DISAGREE,
     ORDERS_DISAGREE,
     calibration_sample,
     review_order,
 )
-from abp_tui.analysis.judge_units import Reference, VerdictRow
-from abp_tui.analysis.judges import PreferenceJudgeReport, judges_report
+from abp_tui.analysis.judges.report import PreferenceJudgeReport, judges_report
+from abp_tui.analysis.judges.units import Reference, VerdictRow
 
 
 def _pref(judge: str, a: str, b: str, first: str, winner: str, text: str = "") -> VerdictRow:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.judge_arrays import VerdictTable
-from abp_tui.analysis.judge_queue import (
+from abp_tui.analysis.judges.arrays import VerdictTable
+from abp_tui.analysis.judges.queue import (
     FATAL_NAMED,
     JUDGE_ERROR,
     JUDGES_DISAGREE,
@@ -24,7 +24,7 @@ from abp_tui.analysis.judge_queue import (
     names_criterion,
     review_order,
 )
-from abp_tui.analysis.judge_units import VerdictRow
+from abp_tui.analysis.judges.units import VerdictRow
 from abp_tui.models import StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths

@@ -15,8 +15,8 @@ from ppi_py import ppi_mean_ci
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.multitest import multipletests
 
-from abp_tui.analysis.judge_units import Reference, VerdictRow
-from abp_tui.analysis.judges import PreferenceJudgeReport, ScoreJudgeReport, judges_report
+from abp_tui.analysis.judges.report import PreferenceJudgeReport, ScoreJudgeReport, judges_report
+from abp_tui.analysis.judges.units import Reference, VerdictRow
 from abp_tui.models.judges import Judge
 from abp_tui.services.importing import import_paths
 from abp_tui.services.judges import judge_report

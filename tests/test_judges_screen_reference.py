@@ -11,7 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from abp_tui.analysis.judge_view import view_lines
+from abp_tui.analysis.judges.view import view_lines
 from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
 from abp_tui.services.judges import ReferenceChoice, judge_report

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from abp_tui.analysis.judge_view import view_lines
+from abp_tui.analysis.judges.view import view_lines
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from abp_tui.analysis.ranking import (
+from abp_tui.analysis.ranking.fit import (
     A_WON,
     B_WON,
     MIN_DECISIVE_VOTES,
@@ -21,7 +21,7 @@ from abp_tui.analysis.ranking import (
     rank,
     source_agreement,
 )
-from abp_tui.analysis.ranking_text import ranking_lines
+from abp_tui.analysis.ranking.text import ranking_lines
 from abp_tui.stats.ranking import ELO_PER_LOGIT
 
 Row = tuple[str, str, str, int, float | None, float | None]
@@ -394,4 +394,3 @@ def test_too_few_votes_say_so_before_a_fit_they_could_not_make() -> None:
     said = str(none.value)
     assert said.startswith("not ranked: too few votes") and "no finite" in said
     assert "x has 2" in said and "y has 2" in said
-

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.ranking import Votes, rank
+from abp_tui.analysis.ranking.fit import Votes, rank
 from abp_tui.export.bundle import verify, write_folder
 from abp_tui.export.derive import derive
 from abp_tui.export.errors import BundleMismatch

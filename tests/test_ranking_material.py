@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.ranking import Votes
+from abp_tui.analysis.ranking.fit import Votes
 from abp_tui.export.ranking import RANKING_JSON
 from abp_tui.models import StudyDesign
 from abp_tui.services.designing import create_design

@@ -20,8 +20,8 @@ import sqlite_utils
 from jsonschema import Draft202012Validator
 from scipy.stats import kendalltau
 
-from abp_tui.analysis.ranking import A_WON, B_WON, TIE
-from abp_tui.analysis.ranking_models import RANKING_SCHEMA_FILE, ranking_json_schema
+from abp_tui.analysis.ranking.fit import A_WON, B_WON, TIE
+from abp_tui.analysis.ranking.models import RANKING_SCHEMA_FILE, ranking_json_schema
 from abp_tui.errors import AbpError
 from abp_tui.export.validation import load_schema
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign

@@ -20,8 +20,8 @@ import pytest
 import sqlite_utils
 from textual.widgets import Static
 
-from abp_tui.analysis.reliability import PairLabel, Unit, reliability
-from abp_tui.analysis.reliability_text import reliability_lines
+from abp_tui.analysis.reliability.model import PairLabel, Unit, reliability
+from abp_tui.analysis.reliability.text import reliability_lines
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.design_choices import design_choices

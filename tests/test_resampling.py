@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from abp_tui.analysis.ranking import A_WON, B_WON, NoRanking, Votes, rank
+from abp_tui.analysis.ranking.fit import A_WON, B_WON, NoRanking, Votes, rank
 from abp_tui.errors import AbpError
 from abp_tui.services.table_agreement import check_settings
 from abp_tui.stats.agreement import compute_variable

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.results import results
+from abp_tui.analysis.results.tallies import results
 from abp_tui.analysis.tables import csv_rows, group_table
 from abp_tui.analysis.verdicts import AUTOMATED_STATES, Verdict, outcome
 from abp_tui.errors import AbpError

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.results import ConfidenceError, confidence_level, results
+from abp_tui.analysis.results.tallies import ConfidenceError, confidence_level, results
 from abp_tui.analysis.tables import csv_rows, results_tables
 from abp_tui.models import DesignRecords, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUSINESS_V1

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from abp_tui.analysis import agreement_tables
 from abp_tui.analysis import tables as model
+from abp_tui.analysis.agreement import tables as agreement_tables
 from abp_tui.analysis.tables import (
     Column,
     Counts,

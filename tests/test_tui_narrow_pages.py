@@ -19,7 +19,7 @@ from abp_tui.stats.inference import wilson
 from abp_tui.tui.charts import PassRateChart, fitted_table
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.results import ResultsScreen
-from tests.test_tui_sizes import _admin_app, _agreement, _results
+from tests.snapshot_helpers import admin_app, agreement_shown, results_shown
 
 
 def _lines(widget: Widget) -> list[str]:
@@ -31,9 +31,9 @@ def _lines(widget: Widget) -> list[str]:
 async def _results_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
 ) -> tuple[list[str], int]:
-    app = _admin_app(tmp_path, monkeypatch, unblinded=True)
+    app = admin_app(tmp_path, monkeypatch, unblinded=True)
     async with app.run_test(size=size) as pilot:
-        await _results(pilot)
+        await results_shown(pilot)
         await pilot.pause()
         screen = pilot.app.screen
         assert isinstance(screen, ResultsScreen)
@@ -83,9 +83,9 @@ async def test_results_page_keeps_its_tables_whole_at_160_columns(
 async def test_agreement_detail_fits_80_columns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = _admin_app(tmp_path, monkeypatch, unblinded=False)
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _agreement(pilot)
+        await agreement_shown(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, AgreementScreen)
         detail = screen.query_one("#detail", Static)

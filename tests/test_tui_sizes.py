@@ -14,23 +14,23 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable
 
-from abp_tui.services.results_report import unblind
-from abp_tui.store import connect
-from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
-from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.judges import JudgesScreen
 from abp_tui.tui.screens.newdesign import NewDesignScreen
 from abp_tui.tui.screens.queue import QueueScreen
-from abp_tui.tui.screens.results import ResultsScreen
-from tests.snapshot_helpers import SnapCompare, judging_app, opened
+from tests.snapshot_helpers import (
+    SnapCompare,
+    admin_app,
+    agreement_shown,
+    judging_app,
+    opened,
+    results_shown,
+)
 from tests.tui_helpers import (
-    STUDY,
-    admin_database,
     compare_screen,
     press,
     settle,
@@ -41,19 +41,6 @@ from tests.tui_helpers import (
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
 Before = Callable[[Pilot[Any]], Awaitable[None]]
-
-
-def _admin_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, unblinded: bool) -> Any:
-    monkeypatch.chdir(tmp_path)
-    admin_database(tmp_path)
-    if unblinded:
-        db = connect(Path("admin.db"))
-        try:
-            unblind(db, STUDY, "carol")
-            db.execute("UPDATE audit_log SET at = '2026-01-02T03:04:05Z'")  # the moving part
-        finally:
-            db.close()
-    return make_app(Path("admin.db"), reviewer="carol")
 
 
 async def _home(pilot: Pilot[Any]) -> None:
@@ -110,21 +97,6 @@ async def _adjudication_form(pilot: Pilot[Any]) -> None:
     steady(pilot)
 
 
-async def _agreement(pilot: Pilot[Any]) -> None:
-    await opened(pilot, "agreement", AgreementScreen)
-    await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
-    # The reliability section comes after the figures, from the same worker.
-    section = pilot.app.screen.query_one("#reliability", Static)
-    await until(pilot, lambda: "Computing" not in str(section.render()), "the reliability section")
-    pilot.app.screen.query_one("#variables", DataTable).move_cursor(row=0)
-    await settle(pilot)
-
-
-async def _results(pilot: Pilot[Any]) -> None:
-    await opened(pilot, "results", ResultsScreen)
-    await until(pilot, lambda: getattr(pilot.app.screen, "shown", None) is not None)
-
-
 async def _judges(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     await press(pilot, "g")
@@ -152,8 +124,8 @@ COORDINATING_SCREENS: dict[str, Before] = {
     "disagreements": _disagreements,
     "adjudication": _adjudication,
     "adjudication_form": _adjudication_form,
-    "agreement": _agreement,
-    "results": _results,
+    "agreement": agreement_shown,
+    "results": results_shown,
 }
 
 
@@ -181,5 +153,5 @@ def test_coordinating_screen(
 ) -> None:
     # The new design's form offers a fresh seed: a fixed one here.
     monkeypatch.setattr("abp_tui.services.designing.fresh_seed", lambda: 20260102)
-    app = _admin_app(tmp_path, monkeypatch, unblinded=screen == "results")
+    app = admin_app(tmp_path, monkeypatch, unblinded=screen == "results")
     assert snap_compare(app, terminal_size=size, run_before=COORDINATING_SCREENS[screen])

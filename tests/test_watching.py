@@ -1,6 +1,6 @@
-"""Intervals a coordinator may watch (abp_tui.analysis.watching): each win rate's and pass rate's
-confidence sequence over the final verdicts in the order they became final, and the design's
-stopping rule, in ``abp-tui results``."""
+"""Intervals a coordinator may watch (abp_tui.analysis.results.watching): each win rate's and
+pass rate's confidence sequence over the final verdicts in the order they became final, and the
+design's stopping rule, in ``abp-tui results``."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 import sqlite_utils
 from pydantic import ValidationError
 
-from abp_tui.analysis.business import benchmark_records
-from abp_tui.analysis.watching import final_values, watch, watch_lines, watched
+from abp_tui.analysis.business.figures import benchmark_records
+from abp_tui.analysis.results.watching import final_values, watch, watch_lines, watched
 from abp_tui.models import PreferenceChoice, StudyDesign
 from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.coordinator import read_results

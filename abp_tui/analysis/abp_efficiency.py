@@ -56,7 +56,8 @@ class HeadToHead(Model):
 
 
 def _resolved(rows: Sequence[tuple[RunFacts, RunOutcome]]) -> dict[tuple[str, int], RunFacts]:
-    """Each (task, trial)'s resolved run, the pairing of :func:`abp_tui.analysis.results`."""
+    """Each (task, trial)'s resolved run, the pairing of
+    :func:`abp_tui.analysis.results.tallies`."""
     first: dict[tuple[str, int], tuple[RunFacts, RunOutcome]] = {}
     for run, o in sorted(rows, key=lambda ro: ro[1].run_id):
         first.setdefault((o.task_id, o.trial), (run, o))

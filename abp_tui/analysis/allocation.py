@@ -2,7 +2,7 @@
 probabilities that grow with the AI judges' uncertainty (:mod:`abp_tui.stats.allocation`).
 
 An item's **uncertainty** is its distrust as the judge-informed queue measures it
-(:func:`abp_tui.analysis.judge_queue.distrust`): the sum of the ``WEIGHTS`` of its reasons, a
+(:func:`abp_tui.analysis.judges.queue.distrust`): the sum of the ``WEIGHTS`` of its reasons, a
 judge's two presentation orders at odds or two judges at odds 2 each, scores far apart 2, a
 fatal criterion named 3, a judge's error 1; plus 1 where a judge's verdict sits on the
 decision boundary (:func:`boundary_items`: a tie, a partial pass, a score within 0.1 of its
@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from abp_tui.analysis.judge_arrays import (
+from abp_tui.analysis.judges.arrays import (
     NO_RUN,
     PARTIAL,
     PASS_FAIL,
@@ -37,8 +37,8 @@ from abp_tui.analysis.judge_arrays import (
     TIE_PICK,
     VerdictTable,
 )
-from abp_tui.analysis.judge_queue import WEIGHTS, ItemKey, ScaleKey, item_key, place_on_scale
-from abp_tui.analysis.judge_units import AllocationUnits, Pair, pair_key
+from abp_tui.analysis.judges.queue import WEIGHTS, ItemKey, ScaleKey, item_key, place_on_scale
+from abp_tui.analysis.judges.units import AllocationUnits, Pair, pair_key
 from abp_tui.models import AllocationDraw, Item, StudyDesign
 from abp_tui.stats.allocation import (
     DEFAULT_FLOOR,
@@ -75,7 +75,7 @@ def uncertainty(reasons: Sequence[str], near_boundary: bool = False) -> float:
 def boundary_items(
     table: VerdictTable, scales: Mapping[ScaleKey, tuple[float, float]]
 ) -> set[ItemKey]:
-    """The items (:func:`abp_tui.analysis.judge_queue.item_key`) a judge's current verdict puts
+    """The items (:func:`abp_tui.analysis.judges.queue.item_key`) a judge's current verdict puts
     on the decision boundary: a pair it calls a tie, a run it passes partially, or a run whose
     score sits within ``MIDDLE_BAND`` of the middle of its scale (the scale the verdict
     states, else the judge's own range, as the queue places scores)."""

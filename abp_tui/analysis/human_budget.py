@@ -1,7 +1,7 @@
 """Spend people where they matter: from the AI-judge report, how many human judgments each
 figure needs to reach a target half-width, with the judge and without it.
 
-Read from what the judge report already measured (:mod:`abp_tui.analysis.judges`):
+Read from what the judge report already measured (:mod:`abp_tui.analysis.judges.report`):
 
 - **a pass rate or a win rate** (each judge-assisted estimate): people's values so far give
   the variance s^2 of one human judgment (from the human-only normal interval: s = half-width
@@ -33,8 +33,8 @@ from typing import Literal
 import numpy as np
 from pydantic import FiniteFloat, NonNegativeInt
 
-from abp_tui.analysis.judge_estimates import JudgeAssisted
-from abp_tui.analysis.judge_models import JudgesReport, PassFailJudgeReport, PreferenceJudgeReport
+from abp_tui.analysis.judges.estimates import JudgeAssisted
+from abp_tui.analysis.judges.models import JudgesReport, PassFailJudgeReport, PreferenceJudgeReport
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement_models import PairAgreement
 from abp_tui.stats.inference import normal_quantile

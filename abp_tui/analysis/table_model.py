@@ -3,7 +3,7 @@
 A :class:`Table` has an id, a title, columns, rows and notes. Each :class:`Column` has a kind
 (count, tally x/n, proportion x/n with its point and interval, interval, p-value, number, text,
 ...) and, for the machine-readable files, the names of the CSV fields its cells fill. The
-builders (:mod:`abp_tui.analysis.result_tables`, :mod:`abp_tui.analysis.agreement_tables`) fill
+builders (:mod:`abp_tui.analysis.results.tables`, :mod:`abp_tui.analysis.agreement.tables`) fill
 tables; the faces only write them, every cell's text from :func:`spans`.
 
 Pure: no I/O, no ``rich``, no ``textual``, no database.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, Literal
 
-from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.stats.agreement import REFUSED
 from abp_tui.stats.inference import Proportion
 

@@ -15,15 +15,15 @@ its interval, an undefined value says "undefined: <reason>", never NaN. Spans ca
 came: each face makes it safe for where it goes (:mod:`abp_tui.text.safe`).
 
 The model and the cells' text are :mod:`abp_tui.analysis.table_model`'s, the results' tables
-:mod:`abp_tui.analysis.result_tables`', agreement's and disagreements'
-:mod:`abp_tui.analysis.agreement_tables`'; every name is importable from here too.
+:mod:`abp_tui.analysis.results.tables`', agreement's and disagreements'
+:mod:`abp_tui.analysis.agreement.tables`'; every name is importable from here too.
 
 This module is pure: no I/O, no ``rich``, no ``textual``, no database.
 """
 
 from __future__ import annotations
 
-from abp_tui.analysis.agreement_tables import (
+from abp_tui.analysis.agreement.tables import (
     agreement_table,
     disagreements_table,
     figures_table,
@@ -31,7 +31,7 @@ from abp_tui.analysis.agreement_tables import (
     references_table,
     variables_table,
 )
-from abp_tui.analysis.result_tables import (
+from abp_tui.analysis.results.tables import (
     STATE_LABELS,
     ResultsSource,
     ResultsTables,

@@ -4,10 +4,11 @@ Generated data (deterministic): 10,000 pairs judged by people, and 5 AI judges e
 pair in both presentation orders (100,000 verdicts). Each judge follows the human pick with its
 own accuracy and prefers the first position a little; ties and errors appear.
 
-- Ours: the judge report (:func:`abp_tui.analysis.judges.judges_report`: every figure of every
+- Ours: the judge report (:func:`abp_tui.analysis.judges.report.judges_report`: every figure of
+every
   judge, bootstrap intervals, alt-test note, judge-assisted estimates, every left-out pair with
   its reason, agreement between judges) from the verdicts as the store hands them over, a
-  :class:`~abp_tui.analysis.judge_arrays.VerdictTable` (built beforehand, not timed).
+  :class:`~abp_tui.analysis.judges.arrays.VerdictTable` (built beforehand, not timed).
 - Baseline: Cohen's kappa alone, written in NumPy (no scikit-learn), for each kappa the report
   gives (each judge's two orders and both orders against people, its two orders against each
   other, each pair of judges), on integer arrays built beforehand (not timed).
@@ -37,10 +38,15 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.analysis.judge_arrays import NO_VERDICT, PREFERENCE, VerdictTable
-from abp_tui.analysis.judge_pairs import left_out_count
-from abp_tui.analysis.judge_units import Reference
-from abp_tui.analysis.judges import RESAMPLES, JudgesReport, PreferenceJudgeReport, judges_report
+from abp_tui.analysis.judges.arrays import NO_VERDICT, PREFERENCE, VerdictTable
+from abp_tui.analysis.judges.pairs import left_out_count
+from abp_tui.analysis.judges.report import (
+    RESAMPLES,
+    JudgesReport,
+    PreferenceJudgeReport,
+    judges_report,
+)
+from abp_tui.analysis.judges.units import Reference
 from abp_tui.models.judges import TIE, Judge
 from abp_tui.stats.agreement import PairAgreement
 from abp_tui.stats.agreement_data import generator

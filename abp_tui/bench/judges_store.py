@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from abp_tui.analysis.judge_arrays import KINDS, NO_VERDICT, VERDICTS, VerdictTable
+from abp_tui.analysis.judges.arrays import KINDS, NO_VERDICT, VERDICTS, VerdictTable
 from abp_tui.store import connect
 from abp_tui.store.judges import verdict_table
 

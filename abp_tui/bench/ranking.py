@@ -9,7 +9,7 @@ pull towards the longer output. They are written into a fresh study database as 
 
 Then, interleaved, medians over ``--repeat``:
 
-1. the point fit from the votes in memory: ours, :func:`abp_tui.analysis.ranking.point_scores`
+1. the point fit from the votes in memory: ours, :func:`abp_tui.analysis.ranking.fit.point_scores`
    (per-pair counts and Newton's method), beside ``evalica.bradley_terry`` on the same votes as
    evalica takes them (two lists of names and a list of winners), one fit each;
 2. the intervals: ours, :func:`abp_tui.stats.ranking.task_bootstrap` (1,000 resamples of the
@@ -39,7 +39,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from abp_tui.analysis.ranking import (
+from abp_tui.analysis.ranking.fit import (
     A_WON,
     B_WON,
     TIE,
@@ -283,7 +283,7 @@ def bench_ranking(
         "read_seconds": _median(reads),
         "read": "services.ranking.read_source(labels): one query, NumPy columns to votes",
         "point_fit": {
-            "ours": "analysis.ranking.point_scores: per-pair counts, Newton's method",
+            "ours": "analysis.ranking.fit.point_scores: per-pair counts, Newton's method",
             "ours_seconds": point,
             "ours_samples": ours_fit,
             "baseline": "evalica.bradley_terry on the same votes in memory (names and winners)",
@@ -309,7 +309,7 @@ def bench_ranking(
             "met": boot > 0 and theirs_boot / boot >= INTERVAL_GOAL,
         },
         "rank_seconds": _median(ours_rank),
-        "rank": "analysis.ranking.rank: point fit, bootstrap, pairwise table, length bias and "
+        "rank": "analysis.ranking.fit.rank: point fit, bootstrap, pairwise table, length bias and "
         "the length-controlled fit, from the votes in memory",
         "command_seconds": _median(whole),
         "command": "python -m abp_tui ranking --source labels --resamples 1000 --json, from the "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from abp_tui.analysis.agreement_labels import view_summary
+from abp_tui.analysis.agreement.labels import view_summary
 from abp_tui.analysis.tables import (
     ResultsTables,
     Table,
@@ -26,7 +26,7 @@ from abp_tui.analysis.tables import (
 from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
-    from abp_tui.analysis.agreement_labels import StudyAgreementReport
+    from abp_tui.analysis.agreement.labels import StudyAgreementReport
     from abp_tui.services.results_report import ResultsReport
     from abp_tui.stats.agreement import AgreementReport, VariableAgreement
 

@@ -45,7 +45,7 @@ from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.commitment import COMMITMENT_KEY
-from abp_tui.analysis.results import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import check_allocation

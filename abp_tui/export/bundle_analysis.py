@@ -5,8 +5,8 @@ bundle are computed here from the published records alone, with the same rules a
 the published records are the shared records the store reads (:mod:`abp_tui.models.records`, runs
 by id, items by code), so they make a :class:`abp_tui.models.DesignRecords` as they are and go
 through :func:`abp_tui.analysis.verdicts.decide`,
-:func:`abp_tui.analysis.results_document.results_document` (the one results document) and
-:func:`abp_tui.analysis.agreement_input.agreement_input`,
+:func:`abp_tui.analysis.results.document.results_document` (the one results document) and
+:func:`abp_tui.analysis.agreement.input.agreement_input`,
 exactly as :func:`abp_tui.services.adjudicating.final_verdicts`,
 :func:`abp_tui.services.results_report.compute_results`
 and :func:`abp_tui.services.agreement_report.study_agreement` do with the database's records:
@@ -26,20 +26,20 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from abp_tui.analysis.agreement_input import agreement_input
+from abp_tui.analysis.agreement.input import agreement_input
 from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions
 from abp_tui.analysis.placement import runs_shown
 from abp_tui.analysis.records import design_document, shown_as
 from abp_tui.analysis.reruns import held_outcomes
-from abp_tui.analysis.results import DEFAULT_CONFIDENCE, RESULTS_NOTES
-from abp_tui.analysis.results_document import (
+from abp_tui.analysis.results.document import (
     DesignIdentity,
     ResultsDocument,
     StudyFacts,
     results_document,
 )
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, RESULTS_NOTES
 from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
@@ -423,7 +423,7 @@ def analyse(inputs: Inputs) -> Analysis:
 
 # -- results -----------------------------------------------------------------------------------
 Summary = ResultsDocument
-"""The results of a bundle: the one results document (:mod:`abp_tui.analysis.results_document`)
+"""The results of a bundle: the one results document (:mod:`abp_tui.analysis.results.document`)
 computed from the bundle's records, as the database's results compute it from its own."""
 
 
@@ -448,7 +448,7 @@ def study_facts(inputs: Inputs) -> StudyFacts:
 
 def document(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> ResultsDocument:
     """The bundle's results document with every interval at ``confidence``: the same computation
-    as the database's (:func:`abp_tui.analysis.results_document.results_document`)."""
+    as the database's (:func:`abp_tui.analysis.results.document.results_document`)."""
     inputs = analysis.inputs
     design = DesignIdentity(inputs.design.name, inputs.design.version, inputs.design.sha256)
     return results_document(
@@ -476,7 +476,7 @@ SUMMARY_LEFT_OUT: Final = frozenset({"outcomes", "preference_only"})
 # -- agreement -------------------------------------------------------------------------------------
 def agreement(analysis: Analysis) -> AgreementReport:
     """Agreement of the reviewers' first submitted judgments, on the variables
-    :func:`abp_tui.analysis.agreement_input.agreement_input` defines, seeded by the design's
+    :func:`abp_tui.analysis.agreement.input.agreement_input` defines, seeded by the design's
     seed."""
     found = agreement_input(analysis.records)
     return compute_all(

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from abp_tui.analysis.results import DEFAULT_CONFIDENCE, confidence_level
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in

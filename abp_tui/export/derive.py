@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from abp_tui.analysis.results import DEFAULT_CONFIDENCE
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE
 from abp_tui.analysis.shared_runs import SHARED_RUNS_LIMITATION, exposed_reviewers
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import (

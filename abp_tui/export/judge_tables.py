@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from abp_tui.analysis.judge_active import ActiveEstimate
-from abp_tui.analysis.judge_models import (
+from abp_tui.analysis.judges.active import ActiveEstimate
+from abp_tui.analysis.judges.models import (
     JudgesReport,
     PassFailJudgeReport,
     PreferenceJudgeReport,
     ScoreJudgeReport,
 )
-from abp_tui.analysis.judge_pairs import left_out_count
+from abp_tui.analysis.judges.pairs import left_out_count
 from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, PValue, Table
 from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import REFUSED, Figure

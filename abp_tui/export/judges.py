@@ -4,7 +4,7 @@ a derived file that ``verify`` re-derives from them.
 Source: ``judging/ai_judges.jsonl`` (each judge) and ``judging/ai_judge_verdicts.jsonl`` (each
 verdict on a run in the bundle, runs by id, explanations included). Derived:
 ``results/ai_judges.json``, the judge report against the design's final human verdicts
-(:func:`abp_tui.analysis.judge_reference.design_reference` on the bundle's own records),
+(:func:`abp_tui.analysis.judges.reference.design_reference` on the bundle's own records),
 seeded by the design's seed, which names the judge-assisted figures and the labelled set of
 each (the design's calibration sample, drawn again from the bundle's items and seed, or every
 unit people judged, assumed to be a random sample): none of the bundle's other results uses a
@@ -17,9 +17,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from abp_tui.analysis.judge_reference import design_reference
-from abp_tui.analysis.judge_units import VerdictRow
-from abp_tui.analysis.judges import JudgesReport, judges_report
+from abp_tui.analysis.judges.reference import design_reference
+from abp_tui.analysis.judges.report import JudgesReport, judges_report
+from abp_tui.analysis.judges.units import VerdictRow
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import json_bytes, jsonl_bytes, jsonl_lines
 from abp_tui.models.judges import Judge, JudgeVerdict

@@ -32,7 +32,7 @@ from pydantic import NonNegativeFloat, ValidationError
 
 from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.material import is_development
-from abp_tui.analysis.ranking import (
+from abp_tui.analysis.ranking.fit import (
     A_WON,
     B_WON,
     TIE,
@@ -42,14 +42,14 @@ from abp_tui.analysis.ranking import (
     rank,
     source_agreement,
 )
-from abp_tui.analysis.ranking_models import (
+from abp_tui.analysis.ranking.models import (
     SWAP_TIES,
     TIES,
     Excluded,
     RankingReport,
     SourceAgreement,
 )
-from abp_tui.analysis.ranking_sources import design_votes
+from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_lines
 from abp_tui.export.errors import BundleMismatch

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from abp_tui.analysis.ranking_models import Bound, RankingReport
-from abp_tui.analysis.ranking_text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
+from abp_tui.analysis.ranking.models import Bound, RankingReport
+from abp_tui.analysis.ranking.text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
 from abp_tui.analysis.tables import Column, Table
 from abp_tui.export.ranking import RANKING_CSV, RANKING_JSON, VOTES, BundleRanking
 

@@ -24,14 +24,14 @@ from typing import Any, Final
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from abp_tui.analysis.judge_models import JudgesReport
+from abp_tui.analysis.judges.models import JudgesReport
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
     engines_comparable,
     model_match,
 )
 from abp_tui.analysis.material import material_headline, splits_tasks
-from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
 from abp_tui.export import records as rec

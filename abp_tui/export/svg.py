@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from abp_tui.analysis.results import DEFAULT_CONFIDENCE, confidence_label
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_label
 from abp_tui.stats.inference import Proportion
 from abp_tui.text.safe import safe_line
 

@@ -38,7 +38,7 @@ from typing import Any, Final
 from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.matched_models import ModelMatch, engines_comparable, leading_warnings
 from abp_tui.analysis.material import development_note
-from abp_tui.analysis.results import counts_for_efficiency
+from abp_tui.analysis.results.tallies import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
 from abp_tui.export.validation import VERDICT_SCHEMA_FILE, load_schema

@@ -173,7 +173,7 @@ class StudyDesign(Model):
         default=None, gt=0, le=1, exclude_if=lambda v: v is None
     )
     """A seeded random share of the items people judge first, blind, so that judge-assisted
-    estimates are unbiased (abp_tui.analysis.judge_queue); the rest of each queue follows,
+    estimates are unbiased (abp_tui.analysis.judges.queue); the rest of each queue follows,
     where the AI judges are least trustworthy first."""
     human_budget: int | str | None = Field(default=None, exclude_if=lambda v: v is None)
     """Active allocation (abp_tui.stats.allocation): how many items people judge, a count
@@ -185,7 +185,7 @@ class StudyDesign(Model):
     )
     """The least probability of any item under ``human_budget`` (default 0.05)."""
     stop_when: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    """A stopping rule the coordinator watches (abp_tui.analysis.watching): ``"win rate
+    """A stopping rule the coordinator watches (abp_tui.analysis.results.watching): ``"win rate
     excludes 0.5"`` or ``"pass rate excludes 0.8"``, met once a figure's anytime-valid
     confidence sequence over the final verdicts (at the results' level, 95% by default)
     excludes that value. Left out of the stored document while unset, so that a design written

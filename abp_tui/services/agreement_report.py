@@ -5,7 +5,7 @@ reviewer may see the others' judgments and revise their own; a revision made the
 independent judgment, and measuring agreement on it would count reviewers who adopted each
 other's view as agreeing. Verdicts, results and disagreements use the latest submitted judgment
 (a reviewer may correct a mistake); agreement does not. A publication bundle measures it the same
-way, with the same function (:func:`abp_tui.analysis.agreement_input.agreement_input`).
+way, with the same function (:func:`abp_tui.analysis.agreement.input.agreement_input`).
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit
@@ -16,7 +16,7 @@ orientation, never as the position shown (each reviewer saw their own placement)
 
 Human labels imported with a study (PandaLM's three annotators, LLMBar's gold label) are a
 reference: each design reviewer's preference is measured against each label set, and the label
-sets' agreement among themselves is reported beside (:mod:`abp_tui.analysis.agreement_labels`).
+sets' agreement among themselves is reported beside (:mod:`abp_tui.analysis.agreement.labels`).
 A study without a design reports the label sets' agreement alone.
 
 Who looks matters (``viewer``): a reviewer never sees anything derived from other judgments of
@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from abp_tui.analysis.agreement_input import agreement_input
-from abp_tui.analysis.agreement_labels import (
+from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.agreement.labels import (
     AMONG_LABELS,
     ItemRuns,
     LabelSet,

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from abp_tui.analysis.agreement_labels import ItemRuns, StudyAgreementReport, held_back, visible
+from abp_tui.analysis.agreement.labels import ItemRuns, StudyAgreementReport, held_back, visible
 from abp_tui.analysis.placement import (
     on_screen,
     order_of,
@@ -46,8 +46,8 @@ from abp_tui.analysis.placement import (
     reverse,
     swapped,
 )
+from abp_tui.analysis.results.watching import Watch
 from abp_tui.analysis.verdicts import decide
-from abp_tui.analysis.watching import Watch
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,

@@ -4,7 +4,7 @@ each reviewer's queue.
 A design that sets ``calibration_sample`` gets, in every reviewer's queue, the seeded random
 calibration items first (judged blind, so the judge-assisted estimates are unbiased), then the
 rest with the items the AI judges are least trustworthy on first
-(:mod:`abp_tui.analysis.judge_queue`). The order is written once, when the queue is planned
+(:mod:`abp_tui.analysis.judges.queue`). The order is written once, when the queue is planned
 (:func:`order_queues`: called where a design's assignments are stored, and where a reviewer
 enrols in an open design), so it stays put while people work; verdicts imported later do not
 move items already queued. A design without ``calibration_sample`` keeps the plan's shuffled
@@ -24,8 +24,8 @@ import numpy as np
 import sqlite_utils
 
 from abp_tui.analysis.allocation import boundary_items, uncertainty
-from abp_tui.analysis.judge_arrays import NO_RUN, SCORE, VerdictTable
-from abp_tui.analysis.judge_queue import (
+from abp_tui.analysis.judges.arrays import NO_RUN, SCORE, VerdictTable
+from abp_tui.analysis.judges.queue import (
     QueuedItem,
     ScaleKey,
     distrust,
@@ -33,7 +33,7 @@ from abp_tui.analysis.judge_queue import (
     review_order,
     reviewer_order,
 )
-from abp_tui.analysis.judge_units import Pair, pair_key
+from abp_tui.analysis.judges.units import Pair, pair_key
 from abp_tui.analysis.records import design_document
 from abp_tui.models import DesignRecords, StudyDesign
 from abp_tui.store import judges as sql

@@ -25,10 +25,10 @@ from typing import Literal
 
 import sqlite_utils
 
-from abp_tui.analysis.judge_reference import design_reference
-from abp_tui.analysis.judge_units import Reference, majority, pair_key
-from abp_tui.analysis.judge_view import JudgesView, withhold_estimates
-from abp_tui.analysis.judges import RESAMPLES, judges_report
+from abp_tui.analysis.judges.reference import design_reference
+from abp_tui.analysis.judges.report import RESAMPLES, judges_report
+from abp_tui.analysis.judges.units import Reference, majority, pair_key
+from abp_tui.analysis.judges.view import JudgesView, withhold_estimates
 from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -100,7 +100,7 @@ def labels_reference(db: sqlite_utils.Database, study: str) -> Reference:
 
 def final_reference(db: sqlite_utils.Database, design_pk: int) -> Reference:
     """The final human verdicts of a design, as the reference, with the design's calibration
-    sample when it draws one (:func:`abp_tui.analysis.judge_reference.design_calibration`): the
+    sample when it draws one (:func:`abp_tui.analysis.judges.reference.design_calibration`): the
     only units whose verdicts correct the judge in the judge-assisted estimates."""
     row = judging.design(db, design_pk)
     records = judging.records_of_design(db, design_pk)

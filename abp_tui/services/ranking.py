@@ -11,7 +11,7 @@ are left out of every source and counted with :data:`DEVELOPMENT`, as the public
 leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`kept_votes`.
 
 The CLI and the workstation call :func:`ranking_report`; the statistics are
-:func:`abp_tui.analysis.ranking.rank`'s.
+:func:`abp_tui.analysis.ranking.fit.rank`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sqlite_utils
 
 from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.material import is_development
-from abp_tui.analysis.ranking import (
+from abp_tui.analysis.ranking.fit import (
     DEFAULT_RESAMPLES,
     NoRanking,
     Votes,
@@ -34,14 +34,14 @@ from abp_tui.analysis.ranking import (
     rank,
     too_few_votes,
 )
-from abp_tui.analysis.ranking_models import (
+from abp_tui.analysis.ranking.models import (
     SWAP_TIES,
     TIES,
     Excluded,
     RankingReport,
     SourceAgreement,
 )
-from abp_tui.analysis.ranking_sources import Side, design_votes, judge_votes, label_votes
+from abp_tui.analysis.ranking.sources import Side, design_votes, judge_votes, label_votes
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -204,7 +204,7 @@ def _agreements(
     design: str | None,
     prior: float,
 ) -> list[SourceAgreement]:
-    from abp_tui.analysis.ranking import source_agreement
+    from abp_tui.analysis.ranking.fit import source_agreement
 
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
     marking = _marking_design(db, study, design)

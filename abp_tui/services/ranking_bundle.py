@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from abp_tui.analysis.ranking_models import Excluded
+from abp_tui.analysis.ranking.models import Excluded
 from abp_tui.errors import AbpError
 from abp_tui.export.ranking import SourceFound, ranking_sources
 from abp_tui.services.ranking import (

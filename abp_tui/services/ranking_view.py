@@ -15,7 +15,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from abp_tui.analysis.ranking_models import RankingReport
+from abp_tui.analysis.ranking.models import RankingReport
 from abp_tui.errors import AbpError
 from abp_tui.services.coordinator import DesignChoice, ResultsView
 from abp_tui.services.designing import find_study

@@ -2,14 +2,14 @@
 
 Reads every annotator of a study (a design's reviewers, each label set imported with the study,
 each AI judge in each presentation order) and fits Dawid-Skene or the one-coin model over them
-(:mod:`abp_tui.analysis.reliability`). The CLI's ``abp-tui reliability`` and the coordinator's
+(:mod:`abp_tui.analysis.reliability.model`). The CLI's ``abp-tui reliability`` and the coordinator's
 agreement screen both call :func:`study_reliability`.
 
 Who looks matters, as for the agreement (:mod:`abp_tui.services.agreement_report`): an item
 that shares a run with one the viewer has not submitted a judgment of is left out of the model
 (counted, never named), and a look that could precede an enrolment is recorded. While the study
 is blind the priors and each item's posterior and label are withheld
-(:func:`abp_tui.analysis.reliability.withhold`).
+(:func:`abp_tui.analysis.reliability.model.withhold`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sqlite_utils
 
 from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.records import preferred
-from abp_tui.analysis.reliability import (
+from abp_tui.analysis.reliability.model import (
     TIE,
     PairLabel,
     ReliabilityReport,

@@ -34,7 +34,14 @@ from abp_tui.analysis.automated import (
     shared_seed,
 )
 from abp_tui.analysis.model_versions import VERSION_PROTOCOLS, ModelVersions, model_versions
-from abp_tui.analysis.results import (
+from abp_tui.analysis.results.document import (
+    DesignIdentity,
+    ResultsDocument,
+    ResultsReport,
+    StudyFacts,
+    results_document,
+)
+from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
     Comparison,
@@ -44,13 +51,6 @@ from abp_tui.analysis.results import (
     confidence_level,
     counts_for_efficiency,
     group_result,
-)
-from abp_tui.analysis.results_document import (
-    DesignIdentity,
-    ResultsDocument,
-    ResultsReport,
-    StudyFacts,
-    results_document,
 )
 from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.verdicts import AUTOMATED_STATES

@@ -1,4 +1,4 @@
-"""A design's watched figures (:mod:`abp_tui.analysis.watching`) read from the database, for
+"""A design's watched figures (:mod:`abp_tui.analysis.results.watching`) read from the database, for
 ``abp-tui results`` and the results screen: called only once the results themselves may be
 shown (the study unblinded, the viewer not held back), so it reveals nothing they do not."""
 
@@ -8,8 +8,8 @@ from collections.abc import Iterable
 
 import sqlite_utils
 
-from abp_tui.analysis.business import benchmark_records
-from abp_tui.analysis.watching import CONFIDENCE, Watch, watch
+from abp_tui.analysis.business.figures import benchmark_records
+from abp_tui.analysis.results.watching import CONFIDENCE, Watch, watch
 from abp_tui.store import judging as sql
 
 

@@ -55,7 +55,7 @@ Category = str | int | float
 Observation = tuple[str, str, Category | None]
 """(item, reviewer, value): one reviewer's value of one variable for one unit; a value of None is
 a missing judgment. (Not :class:`abp_tui.models.Judgment`, a reviewer's whole decision on an
-item, from which :mod:`abp_tui.analysis.agreement_input` derives these.)"""
+item, from which :mod:`abp_tui.analysis.agreement.input` derives these.)"""
 
 F64 = npt.NDArray[np.float64]
 

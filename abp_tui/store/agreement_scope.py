@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from abp_tui.analysis.agreement_labels import ImportedLabel
+from abp_tui.analysis.agreement.labels import ImportedLabel
 
 
 def imported_labels(db: sqlite_utils.Database, study_id: str) -> list[ImportedLabel]:

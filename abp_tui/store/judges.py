@@ -7,7 +7,8 @@ current when they were imported: a run imported again with new content leaves th
 old version, and the analysis leaves it out. A reviewer reads a judge's verdicts on an item only
 after submitting their own judgment of it, and only when the design shows them
 (``show_ai_after_submit``): :func:`item_verdicts` is the one read that faces a reviewer, and it
-enforces both rules. Nothing here decides what a verdict means (:mod:`abp_tui.analysis.judges`).
+enforces both rules. Nothing here decides what a verdict means
+(:mod:`abp_tui.analysis.judges.report`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import numpy as np
 import numpy.typing as npt
 import sqlite_utils
 
-from abp_tui.analysis.judge_arrays import NO_RUN, VerdictTable, latest_of_slots
-from abp_tui.analysis.judge_units import VerdictRow
+from abp_tui.analysis.judges.arrays import NO_RUN, VerdictTable, latest_of_slots
+from abp_tui.analysis.judges.units import VerdictRow
 from abp_tui.errors import ImportFailed, InputError
 from abp_tui.models.judges import Judge, JudgeVerdict
 from abp_tui.store.judging import BlindingError, has_submitted
@@ -315,7 +316,7 @@ LEFT JOIN runs rb ON rb.pk = v.run_b_pk
 WHERE v.study_id = ?
 ORDER BY v.pk
 """
-"""Every verdict of a study as numbers: codes as :mod:`abp_tui.analysis.judge_arrays` reads
+"""Every verdict of a study as numbers: codes as :mod:`abp_tui.analysis.judges.arrays` reads
 them (kind, verdict), the rest as stored keys that NumPy maps to names."""
 
 

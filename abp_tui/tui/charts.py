@@ -27,7 +27,7 @@ from rich.style import Style
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.tables import (
     Cell,
     Column,

@@ -10,7 +10,7 @@ from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_judges(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.judge_view import view_lines
+    from abp_tui.analysis.judges.view import view_lines
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.judges import judge_report
 

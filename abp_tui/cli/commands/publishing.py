@@ -36,7 +36,7 @@ _SUFFIX: Final = {"verdicts": ".jsonl", "judgments": ".csv", "abp-verdict": ".js
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.results import (
+    from abp_tui.analysis.results.tallies import (
         DEFAULT_CONFIDENCE,
         ConfidenceError,
         confidence_label,

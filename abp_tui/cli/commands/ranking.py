@@ -10,7 +10,7 @@ from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_ranking(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.ranking_text import ranking_lines
+    from abp_tui.analysis.ranking.text import ranking_lines
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.ranking import parse_anchor, ranking_report
 

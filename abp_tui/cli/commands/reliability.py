@@ -10,7 +10,7 @@ from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_reliability(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.reliability_text import reliability_lines
+    from abp_tui.analysis.reliability.text import reliability_lines
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.reliability import study_reliability
 

@@ -100,7 +100,7 @@ def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.results import confidence_level
+    from abp_tui.analysis.results.tallies import confidence_level
     from abp_tui.cli.text import results_text
     from abp_tui.services.results_report import NoDesign, report_results
 
@@ -133,7 +133,7 @@ def cmd_results(args: argparse.Namespace) -> int:
         refuse_held_back(db, report.study, viewer)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
-        from abp_tui.analysis.watching import watch_lines
+        from abp_tui.analysis.results.watching import watch_lines
         from abp_tui.services.results_report import find_scope
         from abp_tui.services.watching import design_watch
         from abp_tui.text.safe import safe_line

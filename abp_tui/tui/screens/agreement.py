@@ -35,8 +35,8 @@ from textual.markup import escape as escape_markup
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.agreement_labels import StudyAgreementReport, view_summary
-from abp_tui.analysis.reliability_text import reliability_lines
+from abp_tui.analysis.agreement.labels import StudyAgreementReport, view_summary
+from abp_tui.analysis.reliability.text import reliability_lines
 from abp_tui.analysis.tables import references_table
 from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.services.reliability import read_reliability

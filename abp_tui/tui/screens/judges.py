@@ -2,7 +2,7 @@
 
 The report is :func:`abp_tui.services.judges.judge_report`'s, computed in a worker thread (the
 same function as ``abp-tui judges``), and shown as the same lines the command prints
-(:func:`abp_tui.analysis.judge_view.view_lines`), as plain text: judge ids and run ids come from
+(:func:`abp_tui.analysis.judges.view.view_lines`), as plain text: judge ids and run ids come from
 records and are never markup. A coordinator's screen: it shows AI verdicts' figures, never a
 reviewer's blind item; a reviewer who opens it with items still to judge is refused, and the
 screen says why (:func:`abp_tui.services.coordinator_identity.refuse_pending`).
@@ -32,7 +32,7 @@ from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.human_budget import DEFAULT_HALF_WIDTH, human_budget, plan_lines
-from abp_tui.analysis.judge_view import view_lines
+from abp_tui.analysis.judges.view import view_lines
 from abp_tui.services.coordinator import DesignChoice, design_choices
 from abp_tui.services.judges import ReferenceChoice, read_judge_report
 from abp_tui.text.hints import command

@@ -30,7 +30,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Header, Input, Static
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.watching import watch_lines
+from abp_tui.analysis.results.watching import watch_lines
 from abp_tui.services.coordinator import (
     DesignChoice,
     ResultsView,

@@ -24,8 +24,8 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.ranking_models import Bound, RankingReport
-from abp_tui.analysis.ranking_text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
+from abp_tui.analysis.ranking.models import Bound, RankingReport
+from abp_tui.analysis.ranking.text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
 from abp_tui.services.ranking_view import RankingView, read_ranking_view
 from abp_tui.text.hints import is_default_db
 from abp_tui.text.safe import safe_line

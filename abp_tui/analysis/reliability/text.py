@@ -4,7 +4,7 @@ judge, item) goes through :func:`abp_tui.text.safe.safe_line`."""
 
 from __future__ import annotations
 
-from abp_tui.analysis.reliability import AnnotatorReliability, Cell, ReliabilityReport
+from abp_tui.analysis.reliability.model import AnnotatorReliability, Cell, ReliabilityReport
 from abp_tui.stats.agreement_models import Interval
 from abp_tui.text.safe import safe_line
 

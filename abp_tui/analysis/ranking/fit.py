@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import kendalltau
 
-from abp_tui.analysis.ranking_models import (
+from abp_tui.analysis.ranking.models import (
     Anchor,
     Bound,
     Excluded,

@@ -26,9 +26,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.analysis.judge_arrays import NO_RUN, NO_VERDICT, PREFERENCE, TIE_PICK, VerdictTable
-from abp_tui.analysis.ranking import A_WON, B_WON, TIE, Votes
-from abp_tui.analysis.ranking_models import Excluded
+from abp_tui.analysis.judges.arrays import NO_RUN, NO_VERDICT, PREFERENCE, TIE_PICK, VerdictTable
+from abp_tui.analysis.ranking.fit import A_WON, B_WON, TIE, Votes
+from abp_tui.analysis.ranking.models import Excluded
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, PreferenceChoice
 

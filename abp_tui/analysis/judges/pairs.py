@@ -16,7 +16,7 @@ from typing import Final
 
 import numpy as np
 
-from abp_tui.analysis.judge_arrays import (
+from abp_tui.analysis.judges.arrays import (
     F64,
     I64,
     NO_TURN,
@@ -29,7 +29,7 @@ from abp_tui.analysis.judge_arrays import (
     VerdictTable,
     groups,
 )
-from abp_tui.analysis.judge_units import Reference
+from abp_tui.analysis.judges.units import Reference
 from abp_tui.models.base import Model
 from abp_tui.models.judges import TIE
 

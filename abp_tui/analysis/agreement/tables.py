@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from abp_tui.analysis.agreement_labels import ReferenceAgreement
-from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.agreement.labels import ReferenceAgreement
+from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.table_model import (
     Cell,
     Column,

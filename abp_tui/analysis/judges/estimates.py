@@ -7,17 +7,17 @@ whose human verdicts correct the judge, is a random sample of the units the judg
 estimate states which labelled set it used (:class:`LabelledSet`):
 
 - **a design's calibration sample** (``calibration_sample``, carried by the reference as
-  :class:`~abp_tui.analysis.judge_units.CalibrationSample`): the labelled set is the sample's
+  :class:`~abp_tui.analysis.judges.units.CalibrationSample`): the labelled set is the sample's
   units people judged with a usable verdict, and nothing else. A unit people judged outside
   the sample is not a label, because people may have picked it in any order (the queue puts the
   units the judges are unsure of first): it counts by the judge's verdict alone, like the
   sample's units nobody has judged yet, so the unlabelled set stays the rest of the units the
   judge judged instead of losing the ones people happened to pick.
 - **a design's human budget** (``human_budget``, carried by the reference as
-  :class:`~abp_tui.analysis.judge_units.AllocationUnits`): the labelled set is the units the
+  :class:`~abp_tui.analysis.judges.units.AllocationUnits`): the labelled set is the units the
   seeded draw sent to people that they judged with a usable verdict, and each figure also
   carries the inverse-probability-weighted estimate over every unit
-  (:mod:`abp_tui.analysis.judge_active`), the one valid under that draw; ``estimate`` is then
+  (:mod:`abp_tui.analysis.judges.active`), the one valid under that draw; ``estimate`` is then
   the uniform-sample form, for comparison only.
 - **no calibration sample** (imported labels, or a design without one): every unit people
   judged is labelled, and the estimate says that this is assumed, not verified, to be a random
@@ -39,10 +39,10 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field, NonNegativeInt
 
-from abp_tui.analysis.judge_active import ActiveEstimate, active_estimate
-from abp_tui.analysis.judge_arrays import F64, I64, Bools
-from abp_tui.analysis.judge_pairs import PICK_VALUE, JudgePicks, PairUnits, judged_value
-from abp_tui.analysis.judge_units import AllocationUnits, CalibrationSample
+from abp_tui.analysis.judges.active import ActiveEstimate, active_estimate
+from abp_tui.analysis.judges.arrays import F64, I64, Bools
+from abp_tui.analysis.judges.pairs import PICK_VALUE, JudgePicks, PairUnits, judged_value
+from abp_tui.analysis.judges.units import AllocationUnits, CalibrationSample
 from abp_tui.models.base import Model
 from abp_tui.stats.ppi import PredictionPowered, ppi_mean
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from abp_tui.analysis.judge_arrays import I64
+from abp_tui.analysis.judges.arrays import I64
 from abp_tui.stats.agreement import PairAgreement
 from abp_tui.stats.agreement_batch import CountTable, pairs_from_counts
 from abp_tui.stats.binomial_tests import two_sided_p_values

@@ -19,11 +19,11 @@ from pydantic import Field
 
 from abp_tui.analysis.abp_efficiency import EngineEfficiency
 from abp_tui.analysis.automated import JudgeTally
-from abp_tui.analysis.business import BusinessResults, benchmark_records, business_results
+from abp_tui.analysis.business.figures import BusinessResults, benchmark_records, business_results
 from abp_tui.analysis.matched_models import ModelMatch, model_match
 from abp_tui.analysis.model_versions import ModelVersions, version_warnings
 from abp_tui.analysis.reruns import Reclassification, listed_reclassifications
-from abp_tui.analysis.results import (
+from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     Comparison,
     GroupResult,

@@ -34,7 +34,6 @@ from abp_tui.analysis.abp_efficiency import (
 )
 from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
-from abp_tui.analysis.headline import headline
 from abp_tui.analysis.item_preferences import counting_line, source_counts
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
@@ -43,6 +42,7 @@ from abp_tui.analysis.matched_models import (
     leading_warnings,
 )
 from abp_tui.analysis.reruns import Reclassification, held_outcomes, reclassifications
+from abp_tui.analysis.results.headline import headline
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.errors import AbpError

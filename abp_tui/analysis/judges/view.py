@@ -12,8 +12,8 @@ estimates, results by condition, are withheld (:func:`withhold_estimates`).
 
 from __future__ import annotations
 
-from abp_tui.analysis.judge_models import JudgesReport
-from abp_tui.analysis.judge_summary import report_lines
+from abp_tui.analysis.judges.models import JudgesReport
+from abp_tui.analysis.judges.summary import report_lines
 from abp_tui.text.safe import safe_line
 
 

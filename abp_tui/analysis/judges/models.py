@@ -1,6 +1,7 @@
 """The judge report's models: what ``abp-tui judges --json``, the Judges screen, the bundle's
-``results/ai_judges.json`` and ``report.html`` read. Computed by :mod:`abp_tui.analysis.judges`
-(preference judges, between judges) and :mod:`abp_tui.analysis.judge_runs` (score and pass/fail
+``results/ai_judges.json`` and ``report.html`` read. Computed by
+:mod:`abp_tui.analysis.judges.report`
+(preference judges, between judges) and :mod:`abp_tui.analysis.judges.runs` (score and pass/fail
 judges); nothing here computes a figure.
 """
 
@@ -10,9 +11,9 @@ from typing import Literal
 
 from pydantic import FiniteFloat, NonNegativeInt
 
-from abp_tui.analysis.judge_estimates import JudgeAssisted
-from abp_tui.analysis.judge_pairs import LeftOut
-from abp_tui.analysis.judge_units import TIES_RULE, ReferenceKind
+from abp_tui.analysis.judges.estimates import JudgeAssisted
+from abp_tui.analysis.judges.pairs import LeftOut
+from abp_tui.analysis.judges.units import TIES_RULE, ReferenceKind
 from abp_tui.models.base import Model
 from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import PairAgreement

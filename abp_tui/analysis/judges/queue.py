@@ -3,7 +3,7 @@ the judges are least trustworthy.
 
 A design's ``calibration_sample`` (a share, e.g. 0.1) asks for a seeded random sample of its
 items that people judge first, blind: judged on a random sample, the judge's measured error is
-unbiased and the prediction-powered estimates (:mod:`abp_tui.analysis.judge_estimates`) are
+unbiased and the prediction-powered estimates (:mod:`abp_tui.analysis.judges.estimates`) are
 valid. The rest of the queue comes in order of distrust, the items the judges agree on last.
 
 - A pair item is distrusted when a judge's two presentation orders disagree, when the judges'
@@ -51,7 +51,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from abp_tui.analysis.judge_arrays import (
+from abp_tui.analysis.judges.arrays import (
     F64,
     I64,
     NO_RUN,
@@ -63,7 +63,7 @@ from abp_tui.analysis.judge_arrays import (
     VerdictTable,
     groups,
 )
-from abp_tui.analysis.judge_units import Pair, pair_key
+from abp_tui.analysis.judges.units import Pair, pair_key
 
 ORDERS_DISAGREE = "the judge's two presentation orders disagree"
 JUDGES_DISAGREE = "the AI judges disagree with each other"

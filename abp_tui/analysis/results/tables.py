@@ -10,7 +10,7 @@ from typing import Final, Protocol
 
 from abp_tui.analysis.abp_efficiency import HEAD_TO_HEAD_NOTE, STRICT_ORDER, EngineEfficiency
 from abp_tui.analysis.automated import JudgeTally
-from abp_tui.analysis.results import (
+from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     PASS_RATE_NOTE,
     RESULTS_NOTES,
@@ -638,12 +638,12 @@ class ResultsTables:
     warnings: tuple[str, ...] = ()
     """What every face leads with: engines that did not run on the same model."""
     headline: tuple[str, ...] = ()
-    """The answer to the design's question (:mod:`abp_tui.analysis.headline`), after the
+    """The answer to the design's question (:mod:`abp_tui.analysis.results.headline`), after the
     warnings and before every table."""
     engine_efficiency: Table = field(default_factory=lambda: engine_efficiency_table(()))
     """Engines' own efficiency medians (rows for engines that measured any)."""
     business: tuple[Table, ...] = ()
-    """Seed 002's tables (:mod:`abp_tui.analysis.business_tables`), for a business design."""
+    """Seed 002's tables (:mod:`abp_tui.analysis.business.tables`), for a business design."""
     reclassified: Table | None = None
     """Seed 000: record failures reviewers reclassified (:mod:`abp_tui.analysis.rule_tables`)."""
     scibench: tuple[Table, ...] = ()
@@ -716,7 +716,7 @@ def results_tables(
     verdicts = any(sum(g.states.values()) for g in results.conditions)
     # Imported here: the business tables are built from this module's columns. Only a business
     # design's results carry them (``business``).
-    from abp_tui.analysis.business_tables import business_headline, business_tables
+    from abp_tui.analysis.business.tables import business_headline, business_tables
 
     seed002 = getattr(results, "business", None)
     business = business_tables(seed002, level)

@@ -8,7 +8,8 @@ not 72 independent task types", so beside each Wilson interval over runs an inte
 resamples tasks; "refine the rubric on development material, then freeze a separate holdout", so
 development tasks are reported apart and never as a benchmark result.
 
-The figures come from the same outcomes as the results (:mod:`abp_tui.analysis.results`), over the
+The figures come from the same outcomes as the results (:mod:`abp_tui.analysis.results.tallies`),
+over the
 same records, so that a bundle's ``verify`` re-derives them. Pure: no I/O.
 """
 
@@ -24,7 +25,7 @@ from pydantic import Field
 
 from abp_tui.analysis.material import unlisted_tasks
 from abp_tui.analysis.reruns import held_outcomes
-from abp_tui.analysis.results import (
+from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     GroupResult,
     counts_for_efficiency,

@@ -191,5 +191,5 @@ def ranking_json_schema() -> dict[str, Any]:
         "description": "What `abp-tui ranking --json` prints: one source's Bradley-Terry scores "
         "of a study's systems on the Elo scale, with bootstrap intervals over tasks, rank "
         "intervals, the pairwise table, length bias and Kendall's tau between the study's "
-        "sources. Generated from abp_tui.analysis.ranking_models.RankingReport.",
+        "sources. Generated from abp_tui.analysis.ranking.models.RankingReport.",
     }

@@ -29,7 +29,7 @@ from typing import Final
 
 from pydantic import NonNegativeInt
 
-from abp_tui.analysis.agreement_input import PREFERENCE_SCALE
+from abp_tui.analysis.agreement.input import PREFERENCE_SCALE
 from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.models import DesignRecords, PreferenceChoice
 from abp_tui.models.base import Model

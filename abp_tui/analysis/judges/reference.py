@@ -7,7 +7,7 @@ its final verdict's state when MODEL_PASS or MODEL_FAIL, and its total score. Ea
 first submitted preference is kept apart for the alt-test (made before they could see anyone
 else's). A design that sets ``calibration_sample`` has its sample drawn again from the items in
 plan order and the design's seed, as the review queue draws it
-(:func:`abp_tui.analysis.judge_queue.calibration_sample`), so the database's reference and a
+(:func:`abp_tui.analysis.judges.queue.calibration_sample`), so the database's reference and a
 bundle's name the same units.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from abp_tui.analysis.allocation import allocation_units
-from abp_tui.analysis.judge_queue import calibration_sample
-from abp_tui.analysis.judge_units import CalibrationSample, Reference, pair_key
+from abp_tui.analysis.judges.queue import calibration_sample
+from abp_tui.analysis.judges.units import CalibrationSample, Reference, pair_key
 from abp_tui.analysis.records import first_submitted, preferred
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, PreferenceChoice, ResultState

@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from abp_tui.analysis.item_preferences import counting_line
-from abp_tui.analysis.ranking import NoRanking, point_scores
-from abp_tui.analysis.ranking_sources import Side, design_votes
+from abp_tui.analysis.ranking.fit import NoRanking, point_scores
+from abp_tui.analysis.ranking.sources import Side, design_votes
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, Item
 from abp_tui.stats.inference import Proportion
 
 if TYPE_CHECKING:  # the results import this module
-    from abp_tui.analysis.results import Comparison, GroupResult
+    from abp_tui.analysis.results.tallies import Comparison, GroupResult
 
 
 def _percent(value: float | None) -> str:

@@ -1,5 +1,5 @@
 """Score and pass/fail judges: each verdict on one run measured against people's verdict of the
-same run, with masks over the verdict table (:mod:`abp_tui.analysis.judge_arrays`).
+same run, with masks over the verdict table (:mod:`abp_tui.analysis.judges.arrays`).
 
 - score judges: Spearman's rho and Kendall's tau (SciPy) with people's total scores;
 - pass/fail judges: the confusion matrix, sensitivity and specificity (Wilson), agreement and
@@ -17,7 +17,7 @@ from typing import Final
 import numpy as np
 from scipy.stats import kendalltau, spearmanr
 
-from abp_tui.analysis.judge_arrays import (
+from abp_tui.analysis.judges.arrays import (
     F64,
     FAIL,
     I64,
@@ -26,10 +26,10 @@ from abp_tui.analysis.judge_arrays import (
     Bools,
     VerdictTable,
 )
-from abp_tui.analysis.judge_estimates import drawn_runs, pass_rates, sampled_runs
-from abp_tui.analysis.judge_models import Correlation, PassFailJudgeReport, ScoreJudgeReport
-from abp_tui.analysis.judge_pairs import NO_HUMAN, LeftOuts
-from abp_tui.analysis.judge_units import Reference, unit_name
+from abp_tui.analysis.judges.estimates import drawn_runs, pass_rates, sampled_runs
+from abp_tui.analysis.judges.models import Correlation, PassFailJudgeReport, ScoreJudgeReport
+from abp_tui.analysis.judges.pairs import NO_HUMAN, LeftOuts
+from abp_tui.analysis.judges.units import Reference, unit_name
 from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import pair_from_counts
 from abp_tui.stats.inference import wilson

@@ -1,4 +1,5 @@
-"""Seed 002's figures (:mod:`abp_tui.analysis.business`) as the neutral tables every face writes.
+"""Seed 002's figures (:mod:`abp_tui.analysis.business.figures`) as the neutral tables every face
+writes.
 
 Each table names its denominators; a measurement nobody recorded is "missing" with its count,
 never 0; the development material's table says in its title that it is not a benchmark result.
@@ -8,9 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from abp_tui.analysis.business import BusinessResults
+from abp_tui.analysis.business.figures import BusinessResults
 from abp_tui.analysis.material import unlisted_warning
-from abp_tui.analysis.results import confidence_label
+from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.tables import (
     Cell,
     Column,

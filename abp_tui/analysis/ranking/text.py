@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from abp_tui.analysis.ranking_models import Bound, RankingReport
+from abp_tui.analysis.ranking.models import Bound, RankingReport
 from abp_tui.text.safe import safe_line
 
 GAP = "  "

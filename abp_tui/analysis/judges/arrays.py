@@ -21,7 +21,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.analysis.judge_units import VerdictRow
+from abp_tui.analysis.judges.units import VerdictRow
 from abp_tui.models.judges import TIE
 
 I64 = npt.NDArray[np.int64]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import FiniteFloat, NonNegativeInt
 
-from abp_tui.analysis.judge_arrays import F64, Bools
+from abp_tui.analysis.judges.arrays import F64, Bools
 from abp_tui.models.base import Model
 from abp_tui.stats.ppi_units import UnitsEstimate, estimate_from_units
 

@@ -1,6 +1,7 @@
 """What the judge report compares: the human reference and the judges' verdicts as rows (a bundle's
-lines, a test's; the report itself computes on them as columns, :mod:`abp_tui.analysis.judge_arrays`
-and :mod:`abp_tui.analysis.judge_pairs`).
+lines, a test's; the report itself computes on them as columns,
+:mod:`abp_tui.analysis.judges.arrays`
+and :mod:`abp_tui.analysis.judges.pairs`).
 
 A **unit** is what a judge and people both judged: a pair of runs (and the turn, when the judge
 judged one turn) for a preference, one run (and turn) for a score or a pass/fail verdict. The
@@ -61,7 +62,7 @@ class VerdictRow:
 @dataclass(frozen=True)
 class CalibrationSample:
     """A design's calibration sample as the units it holds: the seeded random share of its
-    items (:func:`abp_tui.analysis.judge_queue.calibration_sample`, the draw that puts them first
+    items (:func:`abp_tui.analysis.judges.queue.calibration_sample`, the draw that puts them first
     in every reviewer's queue) that people judge blind."""
 
     share: float

@@ -5,10 +5,10 @@ shows (both faces write these lines, so they cannot drift). Every name that come
 
 from __future__ import annotations
 
-from abp_tui.analysis.judge_active import ActiveEstimate
-from abp_tui.analysis.judge_estimates import JudgeAssisted
-from abp_tui.analysis.judge_pairs import left_out_count
-from abp_tui.analysis.judges import (
+from abp_tui.analysis.judges.active import ActiveEstimate
+from abp_tui.analysis.judges.estimates import JudgeAssisted
+from abp_tui.analysis.judges.pairs import left_out_count
+from abp_tui.analysis.judges.report import (
     JudgesReport,
     PassFailJudgeReport,
     PreferenceJudgeReport,

@@ -1,6 +1,6 @@
 """The judge report: how far each AI judge agrees with people, and with itself.
 
-For each judge, against the human reference the report names (:mod:`abp_tui.analysis.judge_units`):
+For each judge, against the human reference the report names (:mod:`abp_tui.analysis.judges.units`):
 
 - preference judges: per presentation order and requiring both orders, the pairs compared,
   percent agreement (Wilson interval) and Cohen's kappa with its bootstrap interval and
@@ -9,15 +9,15 @@ For each judge, against the human reference the report names (:mod:`abp_tui.anal
   consistency (the same pick in both orders) and Cohen's kappa between the two orders; position
   bias, the share of first-position picks among decisive
   verdicts with an exact binomial test; with three or more human annotators, the alt-test;
-- score and pass/fail judges: :mod:`abp_tui.analysis.judge_runs`;
+- score and pass/fail judges: :mod:`abp_tui.analysis.judges.runs`;
 - agreement between judges that judged the same units.
 
 Every unit left out of a figure is listed with its reason; ties follow :data:`TIES_RULE`.
-The verdicts come in as a :class:`~abp_tui.analysis.judge_arrays.VerdictTable` and every figure
-is a NumPy mask and count over it (:mod:`abp_tui.analysis.judge_pairs`): a study's hundreds of
+The verdicts come in as a :class:`~abp_tui.analysis.judges.arrays.VerdictTable` and every figure
+is a NumPy mask and count over it (:mod:`abp_tui.analysis.judges.pairs`): a study's hundreds of
 thousands of verdicts cost no Python loop each. The kappas and binomial tests of every judge
 are asked for while its counts are worked out and computed together at the end
-(:mod:`abp_tui.analysis.judge_batch`: the same figures as one ``pair_from_counts`` or
+(:mod:`abp_tui.analysis.judges.batch`: the same figures as one ``pair_from_counts`` or
 ``binomial_test`` call each). A judge whose verdicts are of two kinds gets a report per kind.
 Pure: verdicts and a reference in, a model out (the bundle re-derives it from
 its own files).
@@ -31,7 +31,7 @@ from typing import Final
 
 import numpy as np
 
-from abp_tui.analysis.judge_arrays import (
+from abp_tui.analysis.judges.arrays import (
     FAIL,
     I64,
     KINDS,
@@ -46,9 +46,9 @@ from abp_tui.analysis.judge_arrays import (
     first_rows,
     groups,
 )
-from abp_tui.analysis.judge_batch import FigureBatch, Settings
-from abp_tui.analysis.judge_estimates import JudgeAssisted, win_rates
-from abp_tui.analysis.judge_models import (
+from abp_tui.analysis.judges.batch import FigureBatch, Settings
+from abp_tui.analysis.judges.estimates import JudgeAssisted, win_rates
+from abp_tui.analysis.judges.models import (
     BetweenJudges,
     Correlation,
     JudgeReport,
@@ -60,7 +60,7 @@ from abp_tui.analysis.judge_models import (
     PreferenceJudgeReport,
     ScoreJudgeReport,
 )
-from abp_tui.analysis.judge_pairs import (
+from abp_tui.analysis.judges.pairs import (
     MISSING,
     JudgePicks,
     LeftOut,
@@ -69,7 +69,7 @@ from abp_tui.analysis.judge_pairs import (
     judge_picks,
     pair_units,
 )
-from abp_tui.analysis.judge_runs import (
+from abp_tui.analysis.judges.runs import (
     JUDGE,
     PASS_SCALE,
     PEOPLE,
@@ -80,7 +80,7 @@ from abp_tui.analysis.judge_runs import (
     run_side,
     score_report,
 )
-from abp_tui.analysis.judge_units import INCONSISTENT, ORDERS, TIES_RULE, Reference, VerdictRow
+from abp_tui.analysis.judges.units import INCONSISTENT, ORDERS, TIES_RULE, Reference, VerdictRow
 from abp_tui.models.judges import TIE, Judge
 from abp_tui.stats.agreement import PairAgreement
 from abp_tui.stats.alt_test import DEFAULT_EPSILON, MIN_ANNOTATORS, alt_test

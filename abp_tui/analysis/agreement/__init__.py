@@ -1,0 +1,1 @@
+"""Agreement between reviewers: its input, imported labels, its tables."""

@@ -1,0 +1,1 @@
+"""Seed 002's business evaluation figures and their tables."""

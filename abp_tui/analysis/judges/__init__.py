@@ -1,0 +1,1 @@
+"""The AI-judge report: judges measured against people and themselves."""

@@ -1,0 +1,1 @@
+"""Rankings of systems from pairwise votes: sources, fit, document, text."""

@@ -1,0 +1,1 @@
+"""Annotators' reliability beyond agreement: Dawid-Skene and the one-coin model."""
