@@ -49,6 +49,7 @@ from abp_tui.errors import AbpError
 from abp_tui.stats.allocation import DEFAULT_FLOOR, allocation_probabilities, draw
 from abp_tui.stats.ppi_units import estimate_from_units
 from abp_tui.stats.sequences import betting_sequence
+from abp_tui.text.input_files import not_regular
 
 F64 = npt.NDArray[np.float64]
 
@@ -92,13 +93,15 @@ def default_pandalm() -> Path:
 def pandalm_values(path: Path) -> tuple[F64, int]:
     """People's value of each PandaLM item (1 response 1 wins, 0 it loses, 1/2 a tie, by the
     annotators' majority) and how many items had no majority (left out)."""
+    if (kind := not_regular(path)) is not None:
+        raise AbpError(f"{path}: expected PandaLM's test set, a JSON file, got {kind}")
     try:
         items = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise AbpError(
             f"{path}: PandaLM's test set is absent (give its testset-v1.json with --pandalm)"
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # undecodable, not JSON, a number past the limit
         raise AbpError(f"{path}: cannot read PandaLM's test set: {error}") from None
     if not isinstance(items, list) or not items:
         raise AbpError(f"{path}: expected PandaLM's test set, a JSON list of items")
