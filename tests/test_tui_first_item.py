@@ -17,6 +17,7 @@ import pytest
 
 from abp_tui.models import Rubric
 from abp_tui.services.desk import Desk
+from abp_tui.services.studies import read_studies
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
 from abp_tui.tui.screens import home
@@ -175,7 +176,7 @@ async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_sho
 ) -> None:
     db_path = study_database(tmp_path, pair_study(), pair_design())
     reads: list[Path] = []
-    read = home.read_studies
+    read = read_studies
 
     def counted(path: Path) -> Any:
         reads.append(path)
@@ -188,8 +189,9 @@ async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_sho
         await settle(pilot)
         beneath = app.screen_stack[-2]
         assert isinstance(beneath, home.HomeScreen)
+        home_screen: home.HomeScreen = beneath
         assert reads == []  # the first item came first; nothing read for a screen not shown
         await press(pilot, "h")
         await until(pilot, lambda: beneath.table("studies").row_count == 1, "the studies")
         assert app.screen is beneath and reads == [db_path]
-        assert beneath.shown_study == "pilot"
+        assert home_screen.shown_study == "pilot"
