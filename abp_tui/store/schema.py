@@ -693,7 +693,7 @@ CREATE TABLE task_order_stamps (
     tasks INTEGER NOT NULL,
     last_pk INTEGER NOT NULL
 );
-CREATE INDEX tasks_current ON tasks (study_id, current);
+CREATE INDEX tasks_current ON tasks (study_id, current, id);
 CREATE INDEX runs_study_counts ON runs (
     study_id, current, condition_pk, origin_status, excluded_reason, trace_pk
 );
