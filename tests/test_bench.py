@@ -43,6 +43,15 @@ def test_bench_rejects_too_few_events(cli: Cli) -> None:
     assert "--events must be at least 2" in result.err
 
 
+def test_an_option_of_another_benchmark_is_refused_not_ignored(cli: Cli) -> None:
+    # `bench import --studies 5` ran the import benchmark as if --studies had not been given.
+    result = cli("bench", "import", "--studies", "5")
+    assert result.code == 1
+    assert "--studies is for bench allocation, not import" in result.err
+    refused = cli("bench", "agreement", "--events", "2000")
+    assert refused.code == 1 and "--events is for bench import and contention" in refused.err
+
+
 def test_bench_startup_times_status_beside_a_bare_interpreter(cli: Cli) -> None:
     result = cli("bench", "startup", "--repeat", "2")
     assert result.code == 0, result.err

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from abp_tui.bench import TAKES
 from abp_tui.cli import main
 from abp_tui.cli.parser import build_parser
 from abp_tui.store import connect
@@ -117,6 +118,13 @@ def _benign(action: argparse.Action, kind: str | None) -> str:
 Actions = list[tuple[argparse.Action, str]]
 
 
+def _takes(words: tuple[str, ...], option: str, choice: str | None) -> bool:
+    """Whether the command takes ``option`` (a benchmark refuses another's options)."""
+    if words != ("bench",) or option not in TAKES:
+        return True
+    return (choice or "import") in TAKES[option]
+
+
 def _line(
     words: tuple[str, ...],
     actions: Actions,
@@ -132,7 +140,7 @@ def _line(
             shown = value
         elif not action.option_strings or action.required:
             shown = choice if kind == "choice" and choice is not None else _benign(action, kind)
-        elif action.dest in CONTEXT:
+        elif action.dest in CONTEXT and _takes(words, action.dest, choice):
             shown = CONTEXT[action.dest]
         else:
             continue

@@ -26,7 +26,7 @@ benchmark module is imported only when its benchmark runs.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Final
 
 from abp_tui.errors import AbpError
 
@@ -63,20 +63,52 @@ def _one_size(what: str, args: argparse.Namespace) -> int:
     return int(sizes[0])
 
 
+TAKES: Final = {
+    "items": ("agreement", "judges", "workstation", "scale"),
+    "table": ("agreement",),
+    "events": ("import", "contention"),
+    "format": ("import",),
+    "pairs": ("import",),
+    "votes": ("ranking",),
+    "systems": ("ranking",),
+    "tasks": ("ranking",),
+    "sizes": ("export",),
+    "runs": ("export",),
+    "studies": ("allocation",),
+    "budget": ("allocation",),
+    "pandalm": ("allocation",),
+}
+"""Which benchmarks each option is for: given to another, it is refused (never ignored)."""
+
+
+def _given(args: argparse.Namespace, name: str, default: Any) -> Any:
+    value = getattr(args, name, None)
+    return default if value is None else value
+
+
+def _refuse_others(what: str, args: argparse.Namespace) -> None:
+    for name, benches in TAKES.items():
+        if getattr(args, name, None) not in (None, False) and what not in benches:
+            raise AbpError(
+                f"bench {what}: --{name} is for bench {' and '.join(benches)}, not {what}"
+            )
+
+
 def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
+    _refuse_others(what, args)
     repeat = args.repeat if args.repeat is not None else REPEAT.get(what, 3)
     if what == "scale":
         from abp_tui.bench.scale import DEFAULT_SIZES, bench_scale
 
         return bench_scale(sizes=getattr(args, "items", None) or DEFAULT_SIZES)
-    if what == "import" and getattr(args, "format", "abp-trace") == "pairwise":
+    if what == "import" and _given(args, "format", "abp-trace") == "pairwise":
         from abp_tui.bench.pairwise_import import bench_import_pairwise
 
-        return bench_import_pairwise(pairs=args.pairs, repeat=repeat)
+        return bench_import_pairwise(pairs=_given(args, "pairs", 20_000), repeat=repeat)
     if what == "import":
         from abp_tui.bench.imports import bench_import
 
-        return bench_import(events=args.events, repeat=repeat)
+        return bench_import(events=_given(args, "events", 200_000), repeat=repeat)
     if what == "agreement":
         if getattr(args, "table", False):
             from abp_tui.bench.agreement_table import bench_agreement_table
@@ -93,9 +125,9 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         from abp_tui.bench.ranking import bench_ranking
 
         return bench_ranking(
-            votes=getattr(args, "votes", 1_000_000),
-            systems=getattr(args, "systems", 50),
-            tasks=getattr(args, "tasks", 200_000),
+            votes=_given(args, "votes", 1_000_000),
+            systems=_given(args, "systems", 50),
+            tasks=_given(args, "tasks", 200_000),
             repeat=repeat,
         )
     if what == "allocation":
@@ -106,8 +138,8 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
         pandalm = getattr(args, "pandalm", None)
         return bench_allocation(
             pandalm=Path(pandalm) if pandalm else default_pandalm(),
-            studies=getattr(args, "studies", 500),
-            budget=getattr(args, "budget", 200),
+            studies=_given(args, "studies", 500),
+            budget=_given(args, "budget", 200),
         )
     if what == "export" and getattr(args, "sizes", None):
         from abp_tui.bench.export_scale import bench_export_scale
@@ -116,7 +148,7 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     if what == "export":
         from abp_tui.bench.export import bench_export
 
-        return bench_export(runs=args.runs, repeat=repeat)
+        return bench_export(runs=_given(args, "runs", 10_000), repeat=repeat)
     if what == "ui":
         from abp_tui.bench.ui import bench_ui
 
@@ -132,7 +164,7 @@ def run(what: str, args: argparse.Namespace) -> dict[str, Any]:
     if what == "contention":
         from abp_tui.bench.contention import bench_contention
 
-        return bench_contention(events=args.events)
+        return bench_contention(events=_given(args, "events", 200_000))
     if what == "workstation":
         from abp_tui.bench.workstation import SIZES, bench_workstation
 

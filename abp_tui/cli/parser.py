@@ -501,35 +501,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--events",
         type=whole("--events", 1, 10**8),
-        default=200_000,
-        help="trace events to generate",
+        default=None,
+        help="trace events to generate (import, contention: 200,000)",
     )
     p.add_argument(
         "--format",
         choices=["abp-trace", "pairwise"],
-        default="abp-trace",
+        default=None,
         help="import: the input generated (abp-trace: --events events; pairwise: --pairs pairs)",
     )
     p.add_argument(
         "--pairs",
         type=whole("--pairs", 1, 10**7),
-        default=20_000,
-        help="pairs to generate (import pairwise)",
+        default=None,
+        help="pairs to generate (import pairwise: 20,000)",
     )
     p.add_argument(
         "--votes",
         type=whole("--votes", 1, 10**8),
-        default=1_000_000,
-        help="votes to generate (ranking)",
+        default=None,
+        help="votes to generate (ranking: 1,000,000)",
     )
     p.add_argument(
-        "--systems", type=whole("--systems", 2, 10**4), default=50, help="systems to rank (ranking)"
+        "--systems",
+        type=whole("--systems", 2, 10**4),
+        default=None,
+        help="systems to rank (ranking: 50)",
     )
     p.add_argument(
         "--tasks",
         type=whole("--tasks", 1, 10**7),
-        default=200_000,
-        help="tasks of the votes (ranking)",
+        default=None,
+        help="tasks of the votes (ranking: 200,000)",
     )
     p.add_argument(
         "--sizes",
@@ -542,20 +545,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--runs",
         type=whole("--runs", 1, 10**7),
-        default=10_000,
-        help="runs of the generated study (export)",
+        default=None,
+        help="runs of the generated study (export: 10,000)",
     )
     p.add_argument(
         "--studies",
         type=whole("--studies", 1, 10**6),
-        default=500,
-        help="simulated studies per setting (allocation)",
+        default=None,
+        help="simulated studies per setting (allocation: 500)",
     )
     p.add_argument(
         "--budget",
         type=whole("--budget", 2, 10**6),
-        default=200,
-        help="human judgments per simulated study (allocation)",
+        default=None,
+        help="human judgments per simulated study (allocation: 200)",
     )
     p.add_argument(
         "--pandalm",
