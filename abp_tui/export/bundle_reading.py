@@ -96,15 +96,10 @@ class HeldBudget:
         self.max_bytes = default_bytes if max_bytes is None else max_bytes
         self.max_lines = default_lines if max_lines is None else max_lines
         self.bytes = self.lines = 0
-        self._member = ""
-        self._member_lines = 0
-        self._open = 0
-        """Bytes of the member's line read so far without its end."""
+        self._line_limit = LineLimit()
 
     def take(self, name: str, chunk: bytes) -> None:
         """Count a chunk of member ``name`` (its members' chunks come in order)."""
-        if name != self._member:
-            self._member, self._member_lines, self._open = name, 0, 0
         self.bytes += len(chunk)
         if self.bytes > self.max_bytes:
             raise BundleMismatch(
@@ -112,20 +107,7 @@ class HeldBudget:
                 f"the records verify re-derives from hold more than {self.max_bytes >> 20} MiB "
                 "in all, more than it holds in memory (refused)",
             )
-        parts = chunk.split(b"\n")
-        ends = len(parts) - 1
-        if name.endswith((".json", ".jsonl")):
-            sizes = [self._open + len(parts[0]), *(len(p) for p in parts[1:])]
-            longest = max(sizes)
-            if longest > MAX_LINE_BYTES:
-                line = self._member_lines + 1 + sizes.index(longest)
-                raise BundleMismatch(
-                    name,
-                    f"line {line}: more than {MAX_LINE_BYTES >> 20} MiB, longer than any "
-                    "record (refused)",
-                )
-        self._open = len(parts[-1]) if ends else self._open + len(parts[0])
-        self._member_lines += ends
+        ends = self._line_limit.take(name, chunk)
         if name.endswith(".jsonl"):  # a record a line; a JSON document's lines are not records
             self.lines += ends
         if self.lines > self.max_lines:
