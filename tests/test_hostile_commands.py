@@ -38,12 +38,6 @@ CONTEXT = {"study": "abp-demo", "events": "2000", "repeat": "1"}
 """Given whenever a command takes it and it is not the argument tested: the database holds
 several studies, and a command that must be told which one would stop there; a benchmark runs
 on a small input once (its own sizes are the ones varied when they are tested)."""
-LONG_BENCHES = {"workstation": (), "scale": (), "allocation": ("pandalm",)}
-"""Benchmarks whose smallest run builds studies of thousands of items or simulates hundreds of
-studies (minutes: beyond the alarm, whatever the input). A path option is tried on one of them
-only when it is the file that benchmark reads (PandaLM's for ``allocation``); their own sizes
-are refused in one line by their tests (test_bench_workstation.py, test_bench_scale.py,
-test_allocation_bench.py)."""
 PATH_WORDS = ("PATH", "FILE", "CSV", "TOML", "DIR", "JSON", "PACK", "BUNDLE", "RATINGS", "RESULTS")
 NUMBER_WORDS = ("N", "K", "X", "B", "C", "LEVEL", "FRACTION", "PCT")
 NUMBERS = ("-1", "0", "1000000000000", "1e300", "nan", "inf", "-9223372036854775809", "9" * 30)
@@ -159,14 +153,8 @@ def _cases() -> list[Case]:
         variants = [str(c) for c in choices[0].choices or ()] if choices else [None]
         for action, kind in actions:
             if kind == "path":
-                tried = [
-                    v
-                    for v in variants
-                    if words != ("bench",)
-                    or action.dest in LONG_BENCHES.get(str(v), (action.dest,))
-                ]
                 cases += [
-                    _line(words, actions, action, f"{{{f}}}", v) for v in tried for f in FILES
+                    _line(words, actions, action, f"{{{f}}}", v) for v in variants for f in FILES
                 ]
             elif kind == "number":
                 cases += [_line(words, actions, action, n) for n in NUMBERS]
