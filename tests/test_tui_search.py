@@ -139,6 +139,13 @@ async def test_the_search_follows_the_trace_tabs_and_unfolds_a_hit(tmp_path: Pat
         # the hit jumped to is in view
         target, (start, _end) = pair.hits[pair.hit_index or 0]
         pane = views[target].transcript_pane
+
+        def in_view() -> bool:
+            top, bottom = pane.visible_range()
+            return top <= start <= bottom
+
+        # Scrolled after the hits are found, on the next refresh: waited for on a loaded machine.
+        await until(pilot, in_view, "the hit scrolled into view")
         top, bottom = pane.visible_range()
         assert top <= start <= bottom
         # back to the outputs: the same search runs there (no hits in the outputs)
