@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from abp_tui.models import StudyDesign
 from abp_tui.services.importing import import_paths
 from abp_tui.store import connect
 from abp_tui.tui.app import AbpApp, make_app
@@ -22,12 +23,17 @@ from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
 from tests.factories import write_jsonl
 from tests.tui_helpers import (
+    compare_screen,
     drive,
     home_study,
+    pair_study,
     press,
     settle,
     static_text,
     studies_database,
+    study_database,
+    type_text,
+    until,
 )
 
 SIZE = (120, 40)
@@ -148,3 +154,37 @@ def test_every_binding_has_an_id_and_a_tooltip(owner: type[Any]) -> None:
     for binding in bindings:
         assert binding.id, binding
         assert binding.tooltip, binding
+
+
+async def test_home_counts_are_current_when_shown_again_without_reloading(
+    tmp_path: Path,
+) -> None:
+    """Judging an item and going back home shows the new progress at once: the screen reads its
+    counts again whenever it is shown again, not only when r is pressed."""
+    design = StudyDesign(
+        study="pilot",
+        name="pairs",
+        seed=11,
+        rubric="none",
+        contrasts=[("C", "A")],
+        reviewers=["ana"],
+    )
+    app = make_app(study_database(tmp_path, pair_study(), design), reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
+        await press(pilot, "h")
+        assert isinstance(app.screen, HomeScreen)
+        await settle(pilot)
+        assert "ana 0/2 submitted" in static_text(pilot, "#progress")
+
+        await press(pilot, "enter")  # the highlighted study: its design opens at the next item
+        screen = await compare_screen(pilot)
+        assert screen.item is not None
+        await press(pilot, "1")
+        await type_text(pilot, "Response 1 keeps to the memo")
+        await press(pilot, "enter", "s")
+        await until(pilot, lambda: screen.drafts.status == "todo", "the next item")
+        await press(pilot, "h")
+        assert isinstance(app.screen, HomeScreen)
+        await settle(pilot)
+        assert "ana 1/2 submitted" in static_text(pilot, "#progress")

@@ -198,6 +198,11 @@ class HomeScreen(Screen[None]):
         self._to_read = later
         """The studies are still to be read when the screen is shown."""
         self._may_read = not later
+        self._covered = False
+        """Another screen was shown over this one: its counts are read again when it is shown
+        (a judgment submitted meanwhile changes a reviewer's progress)."""
+        self._stale: set[str] = set()
+        """Studies whose detail is shown as last read until it is read again (no blank tables)."""
         self.studies: dict[str, StudyCounts] = {}
         self.details: dict[str, StudyDetail] = {}
         self.shown_study: str | None = None
@@ -270,9 +275,23 @@ class HomeScreen(Screen[None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self._refit)
 
+    def on_screen_suspend(self) -> None:
+        self._covered = True
+
     def on_screen_resume(self) -> None:
-        self._read_if_due()
+        covered, self._covered = self._covered, False
+        if self._to_read:
+            self._read_if_due()
+        elif covered:
+            self.read_again()
         self.call_after_refresh(self._refit)
+
+    def read_again(self) -> None:
+        """Read the studies and the shown study's detail again, keeping what is shown until the
+        new counts arrive (the same summary queries as the first read: as quick for a hundred
+        thousand items as for ten)."""
+        self._stale = set(self.details)
+        self.load_studies()
 
     def _refit(self) -> None:
         """Fill again the tables whose room changed, on the same row."""
@@ -406,7 +425,11 @@ class HomeScreen(Screen[None]):
             parts += [("  ·  ", "dim"), plain(study.description, DESCRIPTION_WIDTH, style="dim")]
         info.update(Text.assemble(*parts))
         if study_id in self.details:
-            self.fill_detail(self.details[study_id])
+            shown = self.details[study_id]
+            self.fill_detail(shown)
+            if study_id in self._stale:
+                self._stale.discard(study_id)
+                self.load_detail(study.id, shown.task_start)
         else:
             self.fill("conditions", [])
             self.fill("tasks", [])
@@ -508,6 +531,7 @@ class HomeScreen(Screen[None]):
     def action_reload(self) -> None:
         self._to_read = False  # read now, as asked
         self.details.clear()
+        self._stale.clear()
         self.load_studies()
 
     def action_new_design(self) -> None:
