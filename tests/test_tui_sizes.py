@@ -111,6 +111,11 @@ async def _new_design(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def _agreement_detail(pilot: Pilot[Any]) -> None:
+    await agreement_shown(pilot)
+    await press(pilot, "enter")  # the highlighted variable's detail, given the room
+
+
 JUDGING_SCREENS: dict[str, Before] = {
     "compare": _compare,
     "compare_form": _compare_form,
@@ -125,6 +130,7 @@ COORDINATING_SCREENS: dict[str, Before] = {
     "adjudication": _adjudication,
     "adjudication_form": _adjudication_form,
     "agreement": agreement_shown,
+    "agreement_detail": _agreement_detail,
     "results": results_shown,
 }
 

@@ -351,20 +351,40 @@ def variable_detail(variable: VariableAgreement) -> RenderableType:
         f"({variable.min_judgments_per_item} to {variable.max_judgments_per_item} per item)",
     )
     figures = figures_table(variable)
-    parts: list[RenderableType] = [head, Text(""), fitted_table(figures)]
-    parts += [plain(note, style="dim") for note in figures.notes]  # what does not apply, once
-    if variable.pairs:
-        parts += [
-            Text(""),
-            Text("Reviewer pairs", style="bold"),
-            fitted_table(pairs_table(variable)),
-        ]
-        for pair in variable.pairs:
-            parts += [Text(""), pair_heat_map(pair)]
-        parts += [Text(""), HEAT_LEGEND]
-    else:
-        parts += [Text(""), Text("No pair of reviewers judged this variable on the same items.")]
-    return Group(*parts)
+    left: list[RenderableType] = [fitted_table(figures)]
+    left += [plain(note, style="dim") for note in figures.notes]  # what does not apply, once
+    if not variable.pairs:
+        text = Text("No pair of reviewers judged this variable on the same items.")
+        return Group(head, Text(""), *left, Text(""), text)
+    left += [Text(""), Text("Reviewer pairs", style="bold"), fitted_table(pairs_table(variable))]
+    maps: list[RenderableType] = []
+    for pair in variable.pairs:
+        maps += [Text(""), pair_heat_map(pair)] if maps else [pair_heat_map(pair)]
+    # On a wide terminal the heat maps stand beside the figures, else under them.
+    beside = Beside(Group(*left), Group(*maps))
+    return Group(head, Text(""), beside, Text(""), HEAT_LEGEND)
+
+
+class Beside:
+    """Two renderables side by side when the width holds both at their natural widths (a wide
+    terminal), else one under the other with a blank line between."""
+
+    def __init__(self, left: RenderableType, right: RenderableType, gap: int = 4) -> None:
+        self.left = left
+        self.right = right
+        self.gap = gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        left = Measurement.get(console, options, self.left).maximum
+        right = Measurement.get(console, options, self.right).maximum
+        if left + self.gap + right <= options.max_width:
+            grid = RichTable.grid(padding=(0, self.gap, 0, 0))
+            grid.add_column(width=left)
+            grid.add_column(width=right)
+            grid.add_row(self.left, self.right)
+            yield grid
+        else:
+            yield Group(self.left, Text(""), self.right)
 
 
 def pair_heat_map(pair: PairAgreement) -> RenderableType:

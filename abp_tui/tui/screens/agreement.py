@@ -27,7 +27,7 @@ from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -109,6 +109,8 @@ def _row(v: VariableAgreement) -> list[Text]:
 
 
 COLUMNS = VARIABLE_COLUMNS
+STEP_KEYS = Binding.Group("Variable", compact=True)
+"""``[`` and ``]`` share one entry of the key bar."""
 
 
 class AgreementScreen(DesignScreen):
@@ -125,12 +127,40 @@ class AgreementScreen(DesignScreen):
             tooltip="Read the judgments again and recompute every figure (same seed).",
         ),
         Binding(
+            "d",
+            "read_detail",
+            "Detail",
+            id="agreement.detail",
+            tooltip="Read the highlighted variable's detail (Enter on a variable does too): the "
+            "list of variables shrinks to give it the room; d again, or esc, goes back to the "
+            "list.",
+        ),
+        Binding(
             "escape",
             "back",
             "Back",
             key_display="esc",
             id="agreement.back",
-            tooltip="Back to the previous screen.",
+            tooltip="From the detail, back to the list of variables; from the list, back to the "
+            "previous screen.",
+        ),
+        Binding(
+            "left_square_bracket",
+            "step(-1)",
+            "Previous variable",
+            key_display="[",
+            group=STEP_KEYS,
+            id="agreement.previous",
+            tooltip="While reading the detail: the previous variable's.",
+        ),
+        Binding(
+            "right_square_bracket",
+            "step(1)",
+            "Next variable",
+            key_display="]",
+            group=STEP_KEYS,
+            id="agreement.next",
+            tooltip="While reading the detail: the next variable's.",
         ),
     ]
 
@@ -221,6 +251,46 @@ class AgreementScreen(DesignScreen):
                 Text("No judgments yet: agreement needs two reviewers judging the same items.")
             )
 
+    # -- reading the detail -------------------------------------------------------------------
+    @property
+    def reading(self) -> bool:
+        """Whether the detail has the focus (the list of variables then gives it its room)."""
+        return self.has_class("-reading")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        reading = event.widget.id == "variable-detail"
+        if reading != self.reading:
+            self.set_class(reading, "-reading")
+            self.refresh_bindings()
+            # The list's height changed: the highlighted variable in view again.
+            table = self._variables
+            self.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step":
+            return self.reading  # the list's own keys move it otherwise
+        return True
+
+    @property
+    def _variables(self) -> DataTable[Text]:
+        return self.query_one("#variables", DataTable)
+
+    @on(DataTable.RowSelected, "#variables")
+    def selected(self) -> None:
+        self.action_read_detail()
+
+    def action_read_detail(self) -> None:
+        if self.reading:
+            self._variables.focus()
+        else:
+            self.query_one("#variable-detail").focus()
+
+    def action_step(self, step: int) -> None:
+        table = self._variables
+        if table.row_count:
+            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + step)))
+            self.query_one("#variable-detail").scroll_home(animate=False)
+
     @on(DataTable.RowHighlighted, "#variables")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_variable(event.cursor_row)
@@ -241,4 +311,7 @@ class AgreementScreen(DesignScreen):
         self.compute()
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        if self.reading:
+            self._variables.focus()
+        else:
+            self.dismiss(None)
