@@ -13,10 +13,12 @@ import pytest
 from rich.text import Text
 from textual.binding import Binding
 from textual.pilot import Pilot
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from abp_tui.models import StudyDesign
+from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
+from abp_tui.services.studies import TASK_PAGE
 from abp_tui.store import connect
 from abp_tui.tui.app import AbpApp, make_app
 from abp_tui.tui.screens.help import HelpScreen
@@ -188,3 +190,38 @@ async def test_home_counts_are_current_when_shown_again_without_reloading(
         assert isinstance(app.screen, HomeScreen)
         await settle(pilot)
         assert "ana 1/2 submitted" in static_text(pilot, "#progress")
+
+
+async def test_at_80_columns_the_tasks_title_and_the_progress_fit_and_line_up(
+    tmp_path: Path,
+) -> None:
+    """The tasks pane's title names its page keys whole (it was cut to "] next page, [" at 80
+    columns), and the designs' progress lines up with the study's line above it (it started at
+    the screen's edge)."""
+    lines: list[dict[str, Any]] = [
+        {"type": "study", "id": "big"},
+        {"type": "condition", "id": "A"},
+        {"type": "condition", "id": "B"},
+    ]
+    for n in range(TASK_PAGE + 5):
+        lines.append({"type": "task", "id": f"T{n}"})
+        for c in "AB":
+            run = {"type": "run", "id": f"{c}{n}", "task_id": f"T{n}", "condition_id": c}
+            lines.append({**run, "output": f"{c}{n}"})
+    db_path = studies_database(tmp_path, lines)
+    db = connect(db_path)
+    try:
+        create_design(db, StudyDesign(study="big", name="d", seed=1, rubric="none"))
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, (80, 24)) as pilot:
+        await settle(pilot)
+        title = pilot.app.screen.query_one("#tasks-title", Static)
+        text = static_text(pilot, "#tasks-title")
+        assert len(text) <= title.content_region.width
+        assert text.startswith(f"Tasks  1-{TASK_PAGE} of {TASK_PAGE + 5:,}") and "] [" in text
+        progress = pilot.app.screen.query_one("#progress", Static)
+        info = pilot.app.screen.query_one("#study-info", Static)
+        assert static_text(pilot, "#progress").startswith("Design d v1")
+        assert progress.content_region.x == info.content_region.x

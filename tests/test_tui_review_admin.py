@@ -27,6 +27,7 @@ from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.designs import DesignPickerScreen, open_review_screen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from tests.factories import GATE
 from tests.tui_helpers import (
     ANA,
@@ -361,3 +362,30 @@ async def test_app_keys_and_the_palette_open_the_coordinator_screens(tmp_path: P
         await until(pilot, lambda: palette.query_one(CommandList).option_count, "the commands")
         await press(pilot, "enter")
         assert isinstance(app.screen, AgreementScreen)
+
+
+async def test_enter_is_offered_only_with_a_disagreement_to_open(tmp_path: Path) -> None:
+    """With no disagreement shown, neither the key bar nor the summary offers Enter (it did, and
+    did nothing)."""
+    db_path, _pk, _codes = admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, SIZE) as pilot:
+        await _open(pilot, "disagreements")
+        screen = app.screen
+        assert isinstance(screen, DisagreementsScreen)
+
+        def offered() -> tuple[bool, bool]:
+            bar = {entry.description for entry in screen.query_one(KeyBar).entries}
+            summary = rendered(screen.query_one("#disagreements-summary", Static).content)
+            return "Adjudicate" in bar, "Enter adjudicates" in summary
+
+        assert offered() == (True, True)
+        while screen.status_filter != "adjudicated":  # none is adjudicated yet
+            await press(pilot, "f")
+        assert screen.query_one("#disagreements", DataTable).row_count == 0
+        assert offered() == (False, False)
+        await press(pilot, "enter")
+        assert app.screen is screen
+        while screen.status_filter != "open":
+            await press(pilot, "f")
+        assert offered() == (True, True)

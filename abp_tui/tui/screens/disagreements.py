@@ -73,6 +73,7 @@ class DisagreementsScreen(DesignScreen):
             "enter",
             "open",
             "Adjudicate",
+            priority=True,  # before the table's own Enter, so the key bar shows it
             id="disagreements.open",
             tooltip="Open the highlighted item: both judgments side by side and the final form.",
         ),
@@ -158,12 +159,14 @@ class DisagreementsScreen(DesignScreen):
         if queue is None:
             return
         rows = queue.rows
+        visible = shown(rows, self.status_filter)
         summary = Text.assemble(
             (safe_line(queue.design.label), "bold"),
             f"  ·  {len(rows)} disagreement{'s' if len(rows) != 1 else ''}: {queue.open} open, "
             f"{len(rows) - queue.open} adjudicated  ·  showing: ",
             (self.status_filter, "bold"),
-            " (f changes)  ·  Enter adjudicates the highlighted item",
+            " (f changes)",
+            "  ·  Enter adjudicates the highlighted item" if visible else "",
         )
         if queue.held_back:
             n = queue.held_back
@@ -185,7 +188,6 @@ class DisagreementsScreen(DesignScreen):
         width = max(24, min(REASONS_WIDTH, self.app.size.width - OTHER_COLUMNS))
         self._filled_width = self.app.size.width
         table.add_column(Text("Why they disagree"), key="reasons", width=width)
-        visible = shown(rows, self.status_filter)
         for row in visible:
             reasons = Text("; ".join(safe_line(r) for r in row.reasons))
             if row.refused:
@@ -211,6 +213,7 @@ class DisagreementsScreen(DesignScreen):
         empty = self.query_one("#disagreements-empty", Static)
         empty.display = not visible
         table.display = bool(visible)
+        self.refresh_bindings()  # Enter adjudicates only with an item to open
         if not rows and queue.held_back:
             empty.update(
                 Text(
@@ -229,6 +232,11 @@ class DisagreementsScreen(DesignScreen):
             empty.update(
                 Text(f"No {self.status_filter} disagreements. Press f to change the filter.")
             )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":
+            return self.queue is not None and bool(shown(self.queue.rows, self.status_filter))
+        return True
 
     def action_filter(self) -> None:
         self.status_filter = FILTERS[(FILTERS.index(self.status_filter) + 1) % len(FILTERS)]

@@ -442,7 +442,7 @@ class HomeScreen(Screen[None]):
             first = detail.task_start + 1 if detail.tasks else 0
             last = detail.task_start + len(detail.tasks)
             title.append(f"  {first:,}-{last:,} of {detail.task_total:,}")
-            title.append("  ] next page, [ previous", style="dim")
+            title.append("  ] [ pages", style="dim")  # fits the pane at 80 columns
         return title
 
     def action_tasks_page(self, step: int) -> None:
