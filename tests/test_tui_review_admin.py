@@ -371,8 +371,9 @@ async def test_enter_is_offered_only_with_a_disagreement_to_open(tmp_path: Path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, SIZE) as pilot:
         await _open(pilot, "disagreements")
-        screen = app.screen
-        assert isinstance(screen, DisagreementsScreen)
+        opened = app.screen
+        assert isinstance(opened, DisagreementsScreen)
+        screen: DisagreementsScreen = opened  # narrowed for the function below too
 
         def offered() -> tuple[bool, bool]:
             bar = {entry.description for entry in screen.query_one(KeyBar).entries}
