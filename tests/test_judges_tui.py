@@ -4,6 +4,7 @@ highlighted study and shows the figures ``abp-tui judges`` prints, as text; and 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -150,5 +151,13 @@ async def test_judges_screen_plans_as_abp_tui_plan_prints(
         assert screen.planning == printed.out.rstrip("\n").splitlines()
         assert any("without the judge: " in line for line in screen.planning)
         body = static_text(pilot, "#judges-body")
-        assert "Planning (as `abp-tui plan`" in body
+        assert "Planning (as `abp-tui plan --study llmbar --db " in body
         assert "Human judgments for a 95% half-width of 0.05, study llmbar" in body
+        # The command it names runs as pasted, other half-widths included (it lacked the study
+        # and the database: "choose a study with --study").
+        pasted = body.split("Planning (as `", 1)[1].split("`", 1)[0]
+    words = shlex.split(pasted)
+    assert words[0] == "abp-tui"
+    again = Cli(db_path, capsys)(*words[1:], "--width", "0.1", "--reviewer", "coordinator")
+    assert again.code == 0, again.err
+    assert "Human judgments for a 95% half-width of 0.1, study llmbar" in again.out

@@ -35,7 +35,7 @@ from abp_tui.analysis.human_budget import DEFAULT_HALF_WIDTH, human_budget, plan
 from abp_tui.analysis.judges.view import view_lines
 from abp_tui.services.coordinator import DesignChoice, design_choices
 from abp_tui.services.judges import ReferenceChoice, read_judge_report
-from abp_tui.text.hints import command
+from abp_tui.text.hints import command, quoted
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import JudgesComputed, WorkerFailed
 from abp_tui.tui.screens.designs import DesignPickerScreen
@@ -114,12 +114,15 @@ class JudgesScreen(Screen[None]):
             design: str | None,
             designs: tuple[DesignChoice, ...],
             planning: list[str] | None = None,
+            plan_command: str = "",
         ) -> None:
             super().__init__(lines)
             self.reference = reference
             self.design = design
             self.designs = designs
             self.planning = planning or []
+            self.plan_command = plan_command
+            """The ``abp-tui plan`` command that prints the planning (pasted as is, it runs)."""
 
     def __init__(
         self,
@@ -174,8 +177,11 @@ class JudgesScreen(Screen[None]):
         plan = human_budget(report, DEFAULT_HALF_WIDTH, report.estimates_withheld)
         every = design_choices(self.db_path)
         designs = tuple(c for c in every if c.study_id == report.study and c.pk is not None)
+        plan_command = command(f"plan --study {quoted(report.study)}", self.db_path)
         if not get_current_worker().is_cancelled:
-            self.post_message(self.ReportRead(lines, reference, design, designs, plan_lines(plan)))
+            self.post_message(
+                self.ReportRead(lines, reference, design, designs, plan_lines(plan), plan_command)
+            )
 
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
@@ -210,7 +216,8 @@ class JudgesScreen(Screen[None]):
         self.planning = message.planning
         planning = [
             "",
-            "Planning (as `abp-tui plan`; other half-widths: `abp-tui plan --width W`)",
+            f"Planning (as `{safe_line(message.plan_command)}`; "
+            "other half-widths: add `--width W`)",
             *message.planning,
         ]
         self.query_one("#judges-body", Static).update(
