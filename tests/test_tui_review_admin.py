@@ -9,9 +9,11 @@ the screen shows. The screens' looks are in ``test_tui_snapshots.py``.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
@@ -28,7 +30,7 @@ from abp_tui.tui.screens.designs import DesignPickerScreen, open_review_screen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
 from abp_tui.tui.widgets.keybar import KeyBar
-from tests.factories import GATE
+from tests.factories import GATE, Cli
 from tests.tui_helpers import (
     ANA,
     BO,
@@ -390,3 +392,21 @@ async def test_enter_is_offered_only_with_a_disagreement_to_open(tmp_path: Path)
         while screen.status_filter != "open":
             await press(pilot, "f")
         assert offered() == (True, True)
+
+
+async def test_the_unblinding_command_offered_runs_as_pasted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The results screen's command to unblind from a shell stands on a line of its own (it was
+    followed by a full stop, which a pasted "--yes." turns into a usage error)."""
+    db_path, _pk, _codes = admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, SIZE) as pilot:
+        await _open(pilot, "results")
+        assert isinstance(app.screen, ResultsScreen)
+        blind = rendered(app.screen.query_one("#blind", Static).content, 400)
+    last = blind.rstrip().splitlines()[-1].strip()
+    assert last.startswith("abp-tui unblind --study pilot --yes")
+    words = shlex.split(last)
+    assert Cli(db_path, capsys)(*words[1:], "--by", "carol").code == 0
+    assert rows(db_path, "SELECT actor, action FROM audit_log") == [("carol", "unblind")]

@@ -295,12 +295,11 @@ class ResultsScreen(DesignScreen):
                     + " to everyone using this database, cannot be undone, and is recorded in "
                     "the audit log with who and when.\n\nPress u to unblind as ",
                     (safe_line(self.reviewer), "bold"),
-                    " (you will be asked to type the study id), or run ",
+                    " (you will be asked to type the study id), or run this command:\n",
                     (
                         safe_line(command(f"unblind --study {quoted(study)} --yes", self.db_path)),
                         "bold",
                     ),
-                    ".",
                 )
             blind.update(text)
             self.query_one("#results-body", Static).update("")
