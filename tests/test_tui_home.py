@@ -225,3 +225,32 @@ async def test_at_80_columns_the_tasks_title_and_the_progress_fit_and_line_up(
         info = pilot.app.screen.query_one("#study-info", Static)
         assert static_text(pilot, "#progress").startswith("Design d v1")
         assert progress.content_region.x == info.content_region.x
+
+
+async def test_back_home_the_study_just_judged_is_highlighted(tmp_path: Path) -> None:
+    """The reviewer's design opens at start-up over the home screen; going home shows that study
+    with its progress, not the first study of the list."""
+    design = StudyDesign(
+        study="pilot",
+        name="pairs",
+        seed=11,
+        rubric="none",
+        contrasts=[("C", "A")],
+        reviewers=["ana"],
+    )
+    db_path = study_database(tmp_path, pair_study(), design)
+    db = connect(db_path)
+    try:
+        import_paths(db, [write_jsonl(tmp_path / "alpha.jsonl", home_study("alpha", "Alpha"))])
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await compare_screen(pilot)
+        await press(pilot, "h")
+        assert isinstance(app.screen, HomeScreen)
+        await settle(pilot)
+        assert [row[0] for row in _rows(_table(pilot, "studies"))] == ["alpha", "pilot"]
+        assert app.screen.shown_study == "pilot"
+        assert _table(pilot, "studies").cursor_row == 1
+        assert "ana 0/2 submitted" in static_text(pilot, "#progress")

@@ -29,6 +29,7 @@ from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import ask_then
+from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.join_design import ask_to_join
 from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
@@ -146,10 +147,15 @@ def open_judging(
         pick = _first_allowed(db_path, reviewer, chosen)
         desk = Desk(db_path, pick.pk, reviewer)
         if pick.assigned or pick.joined:
-            app.call_from_thread(_judge, app, desk)
+            app.call_from_thread(_judge, app, desk, pick.study_id)
         else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
             app.call_from_thread(
-                ask_to_join, app, reviewer, pick.label, pick.total, lambda: _judge(app, desk)
+                ask_to_join,
+                app,
+                reviewer,
+                pick.label,
+                pick.total,
+                lambda: _judge(app, desk, pick.study_id),
             )
 
     run_in_background(
@@ -174,7 +180,10 @@ def _first_allowed(db_path: Path, reviewer: str, chosen: list[JudgeableDesign]) 
     raise refusal
 
 
-def _judge(app: App[None], desk: Desk) -> None:
+def _judge(app: App[None], desk: Desk, study: str) -> None:
+    for screen in app.screen_stack:
+        if isinstance(screen, HomeScreen):
+            screen.follow(study)  # back home, the study just judged is the one highlighted
     while isinstance(app.screen, CompareScreen | QueueScreen):
         app.pop_screen()
     app.push_screen(CompareScreen(desk))

@@ -201,6 +201,8 @@ class HomeScreen(Screen[None]):
         self._covered = False
         """Another screen was shown over this one: its counts are read again when it is shown
         (a judgment submitted meanwhile changes a reviewer's progress)."""
+        self._followed: str | None = None
+        """The study to highlight when the studies are next shown (the one just judged)."""
         self._stale: set[str] = set()
         """Studies whose detail is shown as last read until it is read again (no blank tables)."""
         self.studies: dict[str, StudyCounts] = {}
@@ -274,6 +276,10 @@ class HomeScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refit)
+
+    def follow(self, study_id: str) -> None:
+        """Highlight ``study_id`` when this screen is next shown (a screen over it judges it)."""
+        self._followed = study_id
 
     def on_screen_suspend(self) -> None:
         self._covered = True
@@ -360,7 +366,10 @@ class HomeScreen(Screen[None]):
             self.show_study(None)
             return
         row = 0
-        if previous in self.studies:
+        followed, self._followed = self._followed, None
+        if followed in self.studies:
+            row = table.get_row_index(followed)
+        elif previous in self.studies:
             row = table.get_row_index(previous)
         table.move_cursor(row=row)
         if self.focused is None:
