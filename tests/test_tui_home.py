@@ -28,6 +28,7 @@ from tests.tui_helpers import (
     compare_screen,
     drive,
     home_study,
+    pair_design,
     pair_study,
     press,
     settle,
@@ -254,3 +255,34 @@ async def test_back_home_the_study_just_judged_is_highlighted(tmp_path: Path) ->
         assert app.screen.shown_study == "pilot"
         assert _table(pilot, "studies").cursor_row == 1
         assert "ana 0/2 submitted" in static_text(pilot, "#progress")
+
+
+async def test_enter_on_a_study_with_nothing_to_judge_says_why(tmp_path: Path) -> None:
+    """Enter on a study the reviewer cannot judge says why: no design yet (and the key that
+    makes one), or designs naming other reviewers ("carol cannot judge that study design" left
+    a newcomer guessing)."""
+    db_path = study_database(tmp_path, pair_study(), pair_design(["ana"]))
+    db = connect(db_path)
+    try:
+        import_paths(db, [write_jsonl(tmp_path / "alpha.jsonl", home_study("alpha", "Alpha"))])
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, HomeScreen)
+
+        async def told() -> str:
+            await until(pilot, lambda: bool(app._notifications), "a notice")
+            notice = list(app._notifications)[-1].message
+            app.clear_notifications()
+            return notice
+
+        await press(pilot, "enter")
+        assert await told() == "Study alpha has no study design yet: press n to create one."
+        await press(pilot, "down", "enter")
+        assert await told() == (
+            "carol cannot judge study pilot: its designs name their reviewers and carol is not "
+            "one of them."
+        )
+        assert isinstance(app.screen, HomeScreen)

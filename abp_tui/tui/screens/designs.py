@@ -136,9 +136,14 @@ def open_judging(
             ]
         if not chosen:
             if design_pk is not None or include_open:
+                why = (
+                    f"{safe_line(reviewer)} cannot judge that study design."
+                    if design_pk is not None
+                    else _nothing_to_judge(db_path, reviewer, study)
+                )
                 app.call_from_thread(
                     app.notify,
-                    f"{safe_line(reviewer)} cannot judge that study design.",
+                    why,
                     severity="warning",
                     markup=False,
                 )
@@ -160,6 +165,19 @@ def open_judging(
 
     run_in_background(
         app, find, group="open-judging", description="Reading the study designs", exclusive=True
+    )
+
+
+def _nothing_to_judge(db_path: Path, reviewer: str, study: str | None) -> str:
+    """Why ``reviewer`` has nothing to judge (in ``study``), and what to do about it."""
+    who = safe_line(reviewer)
+    if study is None:
+        return f"{who} has no study design to judge: none names {who} and none is open to anyone."
+    if not any(c.study_id == study and c.pk is not None for c in design_choices(db_path)):
+        return f"Study {safe_line(study)} has no study design yet: press n to create one."
+    return (
+        f"{who} cannot judge study {safe_line(study)}: its designs name their reviewers and "
+        f"{who} is not one of them."
     )
 
 
