@@ -317,6 +317,8 @@ def test_the_choices_tell_how_many_items_share_a_run() -> None:
     assert choices_warning(baseline, list("ABCD"), "x, y, z", 1) is None
     few = choices_warning(baseline, list("ABCD"), "x, y, z", 2)
     assert few is not None and "3 reviewers are too few" in few and "at least 6" in few
+    alone = choices_warning(baseline, list("ABCD"), "x", 1)
+    assert alone is not None and "and 1 reviewer is too few:" in alone
     assert "open design" in (choices_warning(baseline, list("ABCD"), "", 1) or "")
     assert choices_warning("C:A, D:B", list("ABCD"), "", 1) is None
     assert choices_warning("all", list("ABC"), "x, y", 1) is not None

@@ -281,3 +281,31 @@ def test_the_result_line_counts_fatal_hits_in_words() -> None:
     two = ResponseJudgment(fatal_hits=("A", "B"))
     assert "(1 fatal hit)" in scoring.result_text(one).plain
     assert "(2 fatal hits)" in scoring.result_text(two).plain
+
+
+async def test_at_80x24_the_form_gives_its_fields_the_room_and_its_labels_whole(
+    tmp_path: Path,
+) -> None:
+    """At 80x24 the fields had about three lines between the explanation, a warning and the
+    buttons (inputs drawn as bare borders) and their labels were cut ("Seed (fresh; keep it to
+    repr"); now the explanation and the warning scroll with the fields and the labels wrap."""
+    lines: list[dict[str, object]] = [{"type": "study", "id": "s"}]
+    for c in "ABC":  # all pairs of three conditions: items share runs, one reviewer is warned
+        lines.append({"type": "run", "id": f"T1-{c}", "task_id": "T1", "condition_id": c})
+    db_path = tmp_path / "h.db"
+    db = connect(db_path)
+    import_paths(db, [write_jsonl(tmp_path / "s.jsonl", lines)])
+    db.close()
+    app = make_app(db_path, reviewer="ann")
+    async with drive(app, (80, 24)) as pilot:
+        form = await _open_form(pilot)
+        assert "1 reviewer is too few" in screen_text(pilot)
+        fields = form.query_one(".design-fields")
+        assert fields.scrollable_content_region.height >= 14
+        name = form.query_one("#design-name", Input)
+        assert name.region.height == 3 and fields.region.contains_region(name.region)
+        text = screen_text(pilot)
+        assert "Seed (fresh; keep it to" in text and "reproduce" in text and "the plan)" in text
+        await press(pilot, "tab", "tab", "tab", "tab")  # the pairs: scrolled into view
+        assert app.focused is form.query_one("#design-pairs", Input)
+        assert fields.region.contains_region(form.query_one("#design-pairs", Input).region)

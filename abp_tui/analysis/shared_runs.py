@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from abp_tui.models.design import StudyDesign
+from abp_tui.text.counts import counted
 
 SHARED_RUNS_KEY: Final = "shared_runs_apart"
 """The key a stored design document holds (true) when its plan lays run groups apart; a design
@@ -143,7 +144,8 @@ def planned_warning(
     largest = expected_group(contrasts, single_items)
     if largest < 2 or 0 < per_item * largest <= reviewers:
         return None
-    return _warning(reviewers, per_item, largest, f"{reviewers} reviewers are too few")
+    too_few = f"{counted(reviewers, 'reviewer')} {'is' if reviewers == 1 else 'are'} too few"
+    return _warning(reviewers, per_item, largest, too_few)
 
 
 def _warning(reviewers: int, per_item: int, largest: int, who: str) -> str:

@@ -36,6 +36,7 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
     """Choose a new design's fields (or give a file); dismiss with them (None: cancelled)."""
 
     CSS_PATH = "../styles/newdesign.tcss"
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]  # noqa: RUF012
     AUTO_FOCUS = "#design-name"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -65,15 +66,17 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                 Text.assemble(("New study design for ", "bold"), (safe_line(d.study), "bold")),
                 classes="dialog-title",
             )
-            yield Static(
-                Text(
-                    "The same as `abp-tui study create --study STUDY` with these choices as its "
-                    "options. Pairs join runs of the same task and trial; the seed makes the "
-                    "plan reproducible. Enter or ctrl+s creates; Escape goes back."
-                ),
-                classes="dialog-text",
-            )
+            # The explanation and the warning scroll with the fields: on a small terminal the
+            # fields keep the room (the title and the buttons stay in view).
             with VerticalScroll(classes="design-fields"):
+                yield Static(
+                    Text(
+                        "The same as `abp-tui study create --study STUDY` with these choices as "
+                        "its options. Pairs join runs of the same task and trial; the seed makes "
+                        "the plan reproducible. Enter or ctrl+s creates; Escape goes back."
+                    ),
+                    classes="dialog-text",
+                )
                 with Horizontal(classes="design-row"):
                     with Vertical():
                         yield Label("Name (an existing one makes a new version)")
@@ -111,9 +114,9 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                         yield Input(
                             "", placeholder="all listed", type="integer", id="design-per-item"
                         )
+                yield Static("", id="design-shared")
                 yield Label("Or a design file (TOML or JSON; it holds its own choices)")
                 yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
-            yield Static("", id="design-shared", classes="dialog-text")
             yield Static("", id="design-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create", id="create", variant="primary")
