@@ -132,8 +132,8 @@ class AgreementScreen(DesignScreen):
             "Detail",
             id="agreement.detail",
             tooltip="Read the highlighted variable's detail (Enter on a variable does too): the "
-            "list of variables shrinks to give it the room; d again, or esc, goes back to the "
-            "list.",
+            "list of variables shrinks to give it the room, [ and ] step to the previous and "
+            "next variable; d again, or esc, goes back to the list.",
         ),
         Binding(
             "escape",
