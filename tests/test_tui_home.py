@@ -286,3 +286,22 @@ async def test_enter_on_a_study_with_nothing_to_judge_says_why(tmp_path: Path) -
             "one of them."
         )
         assert isinstance(app.screen, HomeScreen)
+
+
+@pytest.mark.parametrize(("size", "whole"), [((160, 30), True), ((120, 30), False)])
+async def test_a_long_study_name_is_listed_whole_where_there_is_room(
+    tmp_path: Path, size: tuple[int, int], whole: bool
+) -> None:
+    """The studies' list cut every name to 36 cells, also with half a wide terminal to spare
+    ("Business memos: source-checking bri…" at 160 columns)."""
+    name = "Business memos: source-checking brief (finished review)"
+    app = make_app(studies_database(tmp_path, home_study(name=name)), reviewer="ana")
+    async with drive(app, size) as pilot:
+        await settle(pilot)
+        listed = _rows(_table(pilot, "studies"))[0]
+        assert listed[0] == "pilot" and listed[2] == "native"  # the other columns as before
+        if whole:
+            assert listed[-1] == name
+        else:  # cut where the room ends, never shorter than before
+            shown = listed[-1]
+            assert shown.endswith("…") and name.startswith(shown[:-1]) and len(shown) >= 36

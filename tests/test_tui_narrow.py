@@ -48,6 +48,9 @@ def test_columns_give_way_in_the_order_given_and_only_as_far_as_needed() -> None
     # What cannot give way more stays (the table clips it).
     assert _widths(10, gives) == [("id", 11), ("runs", 4), ("label", 8)]
     assert cut(Text("A long label"), 8).plain == "A long …"
+    # A column narrower than a step's least width is never widened to it (that only made the
+    # table wider still: a short name took 24 cells on a narrow terminal).
+    assert _widths(40, [Give("runs", 10), *gives]) == [("id", 11), ("runs", 4), ("label", 16)]
     assert cut(Text("short"), 8).plain == "short"
 
 

@@ -46,6 +46,11 @@ from abp_tui.tui.widgets.fitted_columns import Give, cut, fit_columns
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
+ID_WIDTH = 32
+NAME_WIDTH = 36
+LISTED_NAME_WIDTH = 80
+"""A study's name in the list of studies: cut to :data:`NAME_WIDTH` unless there is room."""
+
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "studies": [
         ("ID", "id"),
@@ -64,6 +69,7 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
 """Each table's columns as (header, key), in display order."""
 GIVES: dict[str, list[Give]] = {
     "studies": [
+        Give("name", NAME_WIDTH),  # a long name whole only where there is room to spare
         Give("trace_events"),
         Give("name", 24),
         Give("excluded"),
@@ -78,8 +84,6 @@ GIVES: dict[str, list[Give]] = {
 }
 """What each table gives up first when the terminal is too narrow for all of its columns."""
 
-ID_WIDTH = 32
-NAME_WIDTH = 36
 LABEL_WIDTH = 30
 DESCRIPTION_WIDTH = 220
 SYNTHETIC_STYLE = "bold black on yellow"
@@ -354,7 +358,7 @@ class HomeScreen(Screen[None]):
                         number(s.runs),
                         number(s.excluded_runs),
                         number(s.trace_events),
-                        plain(s.name, NAME_WIDTH),
+                        plain(s.name, LISTED_NAME_WIDTH),
                     ],
                 )
                 for s in message.studies

@@ -75,6 +75,7 @@ def fit_columns(
         if give.least is None:
             kept.remove(give.key)
         else:
-            widths[give.key] = max(give.least, widths[give.key] - excess)
+            # Never wider than it was: a column already narrower than ``least`` stays so.
+            widths[give.key] = min(widths[give.key], max(give.least, widths[give.key] - excess))
     index_of = {key: index for index, (_, key) in enumerate(columns)}
     return Fitted(tuple((index_of[key], widths[key]) for key in kept))
