@@ -297,7 +297,13 @@ class ResultsScreen(DesignScreen):
                     (safe_line(self.reviewer), "bold"),
                     " (you will be asked to type the study id), or run this command:\n",
                     (
-                        safe_line(command(f"unblind --study {quoted(study)} --yes", self.db_path)),
+                        safe_line(
+                            command(
+                                f"unblind --study {quoted(study)} --by {quoted(self.reviewer)}"
+                                " --yes",
+                                self.db_path,
+                            )
+                        ),
                         "bold",
                     ),
                 )
