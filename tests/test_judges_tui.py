@@ -65,6 +65,9 @@ async def test_judges_screen_says_why_there_is_no_report(tmp_path: Path) -> None
         await settle(pilot)
         assert isinstance(app.screen, JudgesScreen)
         assert "No judge report" in static_text(pilot, "#judges-summary")
+        # Said once, on the screen: not again in a "failed" notice beside it.
+        assert not [n for n in app._notifications if "failed" in (n.title or "")]
+        assert app.failures == []
 
 
 def test_judges_screen_snapshot(

@@ -185,6 +185,8 @@ class JudgesScreen(Screen[None]):
 
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
+        if not message.internal:
+            message.stop()  # a refusal is said below, once; a bug still reaches the app's notice
         self.refusal = message.reason
         summary = self.query_one("#judges-summary", Static)
         if not self.lines:
