@@ -159,7 +159,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                     yield Static("", id="note-error")
                     yield Static("", id="missing")
         # The app's screens stay on their keys (and in the help), not in this bar.
-        yield KeyBar(hide=APP_SCREEN_KEYS)
+        yield KeyBar(hide=APP_SCREEN_KEYS, first=("record", "step(1)"))
 
     def on_mount(self) -> None:
         self.query_one("#final", VerticalScroll).can_focus = False

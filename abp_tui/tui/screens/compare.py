@@ -250,7 +250,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                 yield self.automated_panel
                 yield self.ai_panel
         # The coordinator's screens stay on their keys and in the palette, not in this bar.
-        yield KeyBar(hide=COORDINATOR_KEYS)
+        yield KeyBar(hide=COORDINATOR_KEYS, first=("toggle_form", "submit", "next_item"))
 
     def on_mount(self) -> None:
         self.query_one("#scoring", VerticalScroll).can_focus = False

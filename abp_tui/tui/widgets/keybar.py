@@ -32,6 +32,8 @@ class ShownKey:
     """The key pressed when this entry is clicked."""
     display: str
     description: str
+    action: str = ""
+    """The binding's action (which entries ``KeyBar.first`` keeps first)."""
 
 
 class KeyBar(Widget):
@@ -48,10 +50,19 @@ class KeyBar(Widget):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"key-bar--key"}
 
-    def __init__(self, *, hide: frozenset[str] = frozenset(), id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        hide: frozenset[str] = frozenset(),
+        first: tuple[str, ...] = (),
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.hide = hide
         """Ids of bindings left out of the bar (still active, and listed by the help screen)."""
+        self.first = first
+        """Actions kept before any other when the bar is short of room (a judging screen's
+        submit and next item), still shown in their place."""
         self.entries: tuple[ShownKey, ...] = ()
         self._spans: list[tuple[int, int, str]] = []
 
@@ -88,9 +99,9 @@ class KeyBar(Widget):
                     shown[index] = ShownKey(old.key, joined, old.description)
                     continue
                 groups[group.description] = len(shown)
-                shown.append(ShownKey(binding.key, display, group.description))
+                shown.append(ShownKey(binding.key, display, group.description, binding.action))
                 continue
-            shown.append(ShownKey(binding.key, display, binding.description))
+            shown.append(ShownKey(binding.key, display, binding.description, binding.action))
         palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
         if self.app.ENABLE_COMMAND_PALETTE and palette is not None:
             binding = palette.binding
@@ -100,9 +111,10 @@ class KeyBar(Widget):
         return tuple(shown)
 
     def fitting(self, width: int) -> tuple[ShownKey, ...]:
-        """The entries that fit in ``width`` cells, never cut in half: the help key (which lists
-        every key, those left out here included) always, then as many of the others, in order,
-        as fit beside it; the command palette's entry goes first when room is short."""
+        """The entries that fit in ``width`` cells, never cut in half, in their order: the help
+        key (which lists every key, those left out here included) always, last, saying how
+        many keys only it lists; beside it the actions of ``first``, then as many of the others
+        as fit, each in its place; the command palette's entry goes first when room is short."""
         entries = list(self.entries)
 
         def cells(shown: list[ShownKey]) -> int:
@@ -112,12 +124,27 @@ class KeyBar(Widget):
             return tuple(entries)
         pinned = [e for e in entries if e.key in PINNED_KEYS]
         rest = [e for e in entries if e.key not in PINNED_KEYS and e.key != "ctrl+p"]
+        rest.sort(key=lambda e: e.action not in self.first)  # stable: the others keep their order
         kept: list[ShownKey] = []
         for entry in rest:
-            if cells([*kept, entry, *pinned]) > width:
+            left_out = len(entries) - len(pinned) - len(kept) - 1
+            if cells([*kept, entry, *self._saying(pinned, left_out)]) > width:
                 break
             kept.append(entry)
-        return tuple([*kept, *pinned])
+        pinned = self._saying(pinned, len(entries) - len(pinned) - len(kept))
+        return (*[e for e in entries if e in kept], *pinned)
+
+    @staticmethod
+    def _saying(pinned: list[ShownKey], left_out: int) -> list[ShownKey]:
+        """The pinned entries, the help key's saying how many keys only it lists."""
+        if left_out <= 0:
+            return pinned
+        return [
+            ShownKey(e.key, e.display, f"{e.description} +{left_out}", e.action)
+            if e.key == "question_mark"
+            else e
+            for e in pinned
+        ]
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
