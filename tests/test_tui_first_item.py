@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import DataTable
 
 from abp_tui.models import Rubric
 from abp_tui.services.desk import Desk
@@ -191,7 +192,58 @@ async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_sho
         assert isinstance(beneath, home.HomeScreen)
         home_screen: home.HomeScreen = beneath
         assert reads == []  # the first item came first; nothing read for a screen not shown
+        assert not beneath.query(DataTable)  # nor built: styling it would delay the first item
         await press(pilot, "h")
         await until(pilot, lambda: beneath.table("studies").row_count == 1, "the studies")
         assert app.screen is beneath and reads == [db_path]
         assert home_screen.shown_study == "pilot"
+
+
+async def test_the_first_paint_of_the_compare_screen_is_its_first_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At start-up the item is read before its screen is pushed, so the screen is never laid
+    # out and drawn empty only to be drawn again a moment later with the texts.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    painted: list[tuple[str, ...]] = []
+    paint = CompareScreen._compositor_refresh
+
+    def watched(self: CompareScreen) -> None:
+        panes = self.query(TextPane)
+        painted.append(tuple(p.text for p in panes if p.id in ("text-1", "text-2")))
+        paint(self)
+
+    monkeypatch.setattr(CompareScreen, "_compositor_refresh", watched)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        assert painted
+        first = painted[0]
+        assert len(first) == 2 and all("The launch moves to May." in t for t in first)
+
+
+async def test_a_slow_first_item_shows_its_screen_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    disk = _slow_disk(monkeypatch)
+    opened: list[str | None] = []
+    slow_open = Desk.open
+
+    def counted(self: Desk, code: str | None = None) -> Any:
+        opened.append(code)
+        return slow_open(self, code)
+
+    monkeypatch.setattr(Desk, "open", counted)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        # The screen is pushed without its item (keys typed from now on reach it and wait).
+        await until(pilot, lambda: _compare(app) is not None, "the compare screen")
+        screen = _compare(app)
+        assert screen is not None and screen.item is None
+        disk.set()
+        await until(pilot, lambda: screen.item is not None, "the first item")
+        await settle(pilot)
+        assert app.screen is screen
+        assert opened == [None]  # read once, where the reviewer left off

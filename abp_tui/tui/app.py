@@ -101,6 +101,7 @@ class AbpApp(App[None]):
         """Every worker failure shown since the app started (the tests read it too)."""
         self.lost_work: list[str] = []
         """Work a closing screen could not store (the CLI prints it and exits with status 1)."""
+        self.home: HomeScreen | None = None
 
     @on(WorkerFailed)
     def show_failure(self, message: WorkerFailed) -> None:
@@ -164,11 +165,22 @@ class AbpApp(App[None]):
         member = signed_in()
         if member is not None:  # a team session: the key's person, in their role
             self.sub_title += f" ({member.role} of the team)"
-        # The home screen lies beneath the first item; it is built once the reviewer's design
-        # is looked up, and only when shown (after the first item is drawn, or with no item).
-        home = HomeScreen(self.db_path, later=True)
-        self.push_screen(home)
-        open_judging(self, self.db_path, self.reviewer, None, then=home.when_shown)
+        # The first screen is pushed once the reviewer's design is looked up: the compare
+        # screen with the home screen (the list of studies) beneath it, whose widgets are built
+        # and studies read only when it is shown; or the home screen alone.
+        open_judging(
+            self, self.db_path, self.reviewer, None, then=self._home_shown, beneath=self._push_home
+        )
+
+    def _push_home(self) -> HomeScreen:
+        """The home screen, at the bottom of the stack (pushed the first time it is asked for)."""
+        if self.home is None:
+            self.home = HomeScreen(self.db_path, later=True)
+            self.push_screen(self.home)
+        return self.home
+
+    def _home_shown(self) -> None:
+        self._push_home().when_shown()
 
     def open_judging(
         self, design_pk: int | None, *, include_open: bool = False, study: str | None = None

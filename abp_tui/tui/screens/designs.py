@@ -27,6 +27,7 @@ from abp_tui.services.design_choices import BlindingError, DesignChoice, design_
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.opening import FirstItem
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import ask_then
 from abp_tui.tui.screens.join_design import ask_to_join
@@ -93,6 +94,7 @@ def open_judging(
     include_open: bool = False,
     study: str | None = None,
     then: Callable[[], None] | None = None,
+    beneath: Callable[[], object] | None = None,
 ) -> None:
     """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
 
@@ -101,7 +103,8 @@ def open_judging(
 
     The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
     None) or the reviewer is told (a design was asked for). ``then`` runs on the app's thread
-    once the look-up is over, whatever it opened (nothing, or after the screen it pushed).
+    once the look-up is over, whatever it opened (nothing, or after the screen it pushed);
+    ``beneath`` runs just before the compare screen is pushed (it may push a screen under it).
     """
     if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
         if then is not None:
@@ -145,11 +148,22 @@ def open_judging(
         # Refused before any screen opens: the reviewer stays where they were, told why.
         pick = _first_allowed(db_path, reviewer, chosen)
         desk = Desk(db_path, pick.pk, reviewer)
-        if pick.assigned or pick.joined:
-            app.call_from_thread(_judge, app, desk)
+        if (pick.assigned or pick.joined) and beneath is not None:
+            # At start-up the first item is read here, before its screen is pushed.
+            first = FirstItem(desk, lambda read: _judge(app, desk, beneath, read))
+            app.call_from_thread(first.start, app)
+            first.read()
+            app.call_from_thread(first.arrived)
+        elif pick.assigned or pick.joined:
+            app.call_from_thread(_judge, app, desk, beneath)
         else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
             app.call_from_thread(
-                ask_to_join, app, reviewer, pick.label, pick.total, lambda: _judge(app, desk)
+                ask_to_join,
+                app,
+                reviewer,
+                pick.label,
+                pick.total,
+                lambda: _judge(app, desk, beneath),
             )
 
     run_in_background(
@@ -174,10 +188,17 @@ def _first_allowed(db_path: Path, reviewer: str, chosen: list[JudgeableDesign]) 
     raise refusal
 
 
-def _judge(app: App[None], desk: Desk) -> None:
+def _judge(
+    app: App[None],
+    desk: Desk,
+    beneath: Callable[[], object] | None = None,
+    first: FirstItem | None = None,
+) -> None:
     while isinstance(app.screen, CompareScreen | QueueScreen):
         app.pop_screen()
-    app.push_screen(CompareScreen(desk))
+    if beneath is not None:
+        beneath()
+    app.push_screen(CompareScreen(desk, first=first))
 
 
 # -- the coordinator's screens ---------------------------------------------------------------------
