@@ -21,7 +21,7 @@ from abp_tui.services.desk import Desk
 from abp_tui.services.studies import read_studies
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
-from abp_tui.tui.screens import home
+from abp_tui.tui.screens import designs, home
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
@@ -247,3 +247,31 @@ async def test_a_slow_first_item_shows_its_screen_meanwhile(
         await settle(pilot)
         assert app.screen is screen
         assert opened == [None]  # read once, where the reviewer left off
+
+
+async def test_keys_typed_before_any_screen_is_there_act_on_the_first_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reviewer who types as soon as the program starts, before their design is even looked up
+    # (the first screen is pushed once it has been), finds the keys on the first item's form.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    looked_up = threading.Event()
+    look_up = designs.judgeable_designs
+
+    def slow(db: Path, reviewer: str) -> Any:
+        looked_up.wait(TIMEOUT)
+        return look_up(db, reviewer)
+
+    monkeypatch.setattr(designs, "judgeable_designs", slow)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        assert not app.screen_stack[1:]  # no screen of ours yet
+        await press(pilot, "y", "y", settled=False)
+        looked_up.set()
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        screen = _compare(app)
+        assert screen is not None
+        validity = screen.form.judgment.validity
+        assert list(validity.values()).count(True) == 2
+        assert not app._notifications
