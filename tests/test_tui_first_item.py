@@ -17,7 +17,7 @@ import pytest
 from textual.widgets import DataTable
 
 from abp_tui.models import Rubric
-from abp_tui.services.desk import Desk
+from abp_tui.services.desk import Desk, judgeable_designs
 from abp_tui.services.studies import read_studies
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
@@ -256,11 +256,10 @@ async def test_keys_typed_before_any_screen_is_there_act_on_the_first_item(
     # (the first screen is pushed once it has been), finds the keys on the first item's form.
     db_path = study_database(tmp_path, pair_study(), pair_design())
     looked_up = threading.Event()
-    look_up = designs.judgeable_designs
 
     def slow(db: Path, reviewer: str) -> Any:
         looked_up.wait(TIMEOUT)
-        return look_up(db, reviewer)
+        return judgeable_designs(db, reviewer)
 
     monkeypatch.setattr(designs, "judgeable_designs", slow)
     app = make_app(db_path, reviewer="ana")
