@@ -9,6 +9,7 @@ pace they were typed.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,26 @@ async def test_keys_typed_before_any_screen_is_there_act_on_the_first_item(
         validity = screen.form.judgment.validity
         assert list(validity.values()).count(True) == 2
         assert not app._notifications
+
+
+async def test_a_first_item_that_cannot_be_read_ahead_is_read_by_its_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The disk refuses once, as the item is read before its screen: the screen opens anyway and
+    # reads the item itself.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    opened: list[str | None] = []
+    open_item = Desk.open
+
+    def refused_once(self: Desk, code: str | None = None) -> Any:
+        opened.append(code)
+        if len(opened) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return open_item(self, code)
+
+    monkeypatch.setattr(Desk, "open", refused_once)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        assert len(opened) == 2 and not app.failures

@@ -152,8 +152,10 @@ def open_judging(
             # At start-up the first item is read here, before its screen is pushed.
             first = FirstItem(desk, lambda read: _judge(app, desk, beneath, read))
             app.call_from_thread(first.start, app)
-            first.read()
-            app.call_from_thread(first.arrived)
+            try:
+                first.read()
+            finally:  # read or not (a bug), the screen is pushed: unread, it reads it itself
+                app.call_from_thread(first.arrived)
         elif pick.assigned or pick.joined:
             app.call_from_thread(_judge, app, desk, beneath)
         else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
