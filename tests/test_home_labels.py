@@ -28,6 +28,7 @@ from tests.factories import Cli
 from tests.ranking_data import pairwise_items, small_study
 from tests.tui_helpers import (
     drive,
+    home_listed,
     home_study,
     plain,
     press,
@@ -63,7 +64,8 @@ def _sweeping(tmp_path: Path) -> Path:
 
 async def _home_progress(pilot: Pilot[Any]) -> str:
     """The home screen's line under the highlighted study, once its detail is read."""
-    screen = pilot.app.screen_stack[1]
+    await until(pilot, lambda: home_listed(pilot.app), "the home screen")
+    screen = pilot.app.screen
     assert isinstance(screen, HomeScreen)
     await until(pilot, lambda: screen.shown_study in screen.details, "the study's detail")
     await settle(pilot)

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable
-
 from abp_tui.models.design import StudyDesign
-from abp_tui.tui.app import make_app
+from abp_tui.tui.app import AbpApp, make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.join_design import JoinDesignScreen
 from tests.tui_helpers import (
     drive,
+    home_listed,
     pair_design,
     pair_study,
     press,
@@ -32,10 +31,9 @@ def _open_database(tmp_path: Path) -> Path:
     return study_database(tmp_path, pair_study(), design)
 
 
-def _studies_listed(app: object) -> bool:
+def _studies_listed(app: AbpApp) -> bool:
     """The home screen shows, and its worker has listed the studies (Enter acts on a row)."""
-    screen = app.screen  # type: ignore[attr-defined]
-    return isinstance(screen, HomeScreen) and screen.query_one("#studies", DataTable).row_count > 0
+    return home_listed(app) > 0
 
 
 def _enrolled(db_path: Path) -> list[tuple[object, ...]]:
@@ -76,6 +74,6 @@ async def test_a_design_naming_the_reviewer_opens_without_a_question(tmp_path: P
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "her design")
         await settle(pilot)
         app.pop_screen()
-        await until(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
+        await until(pilot, lambda: _studies_listed(app), "the home screen")
         await press(pilot, "enter")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "her design again")

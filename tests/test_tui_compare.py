@@ -774,7 +774,8 @@ async def test_queue_filters_and_jumps(tmp_path: Path) -> None:
         assert queue.status_filter == "draft" and table.row_count == 1
         await press(pilot, "f")  # submitted: nothing yet
         assert table.row_count == 0
-        await press(pilot, "f", "f", "down", "enter")  # all, second row
+        await press(pilot, "f", "f")  # all (its rows read before the cursor moves on them)
+        await press(pilot, "down", "enter")  # the second row
         assert showing(pilot, screen)
         assert screen.item is not None and screen.item.code != first
 

@@ -9,18 +9,20 @@ pace they were typed.
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import DataTable
 
 from abp_tui.models import Rubric
-from abp_tui.services.desk import Desk
+from abp_tui.services.desk import Desk, judgeable_designs
 from abp_tui.services.studies import read_studies
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
-from abp_tui.tui.screens import home
+from abp_tui.tui.screens import designs, home
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
@@ -191,7 +193,108 @@ async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_sho
         assert isinstance(beneath, home.HomeScreen)
         home_screen: home.HomeScreen = beneath
         assert reads == []  # the first item came first; nothing read for a screen not shown
+        assert not beneath.query(DataTable)  # nor built: styling it would delay the first item
         await press(pilot, "h")
         await until(pilot, lambda: beneath.table("studies").row_count == 1, "the studies")
         assert app.screen is beneath and reads == [db_path]
         assert home_screen.shown_study == "pilot"
+
+
+async def test_the_first_paint_of_the_compare_screen_is_its_first_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # At start-up the item is read before its screen is pushed, so the screen is never laid
+    # out and drawn empty only to be drawn again a moment later with the texts.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    painted: list[tuple[str, ...]] = []
+    paint = CompareScreen._compositor_refresh
+
+    def watched(self: CompareScreen) -> None:
+        panes = self.query(TextPane)
+        painted.append(tuple(p.text for p in panes if p.id in ("text-1", "text-2")))
+        paint(self)
+
+    monkeypatch.setattr(CompareScreen, "_compositor_refresh", watched)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        assert painted
+        first = painted[0]
+        assert len(first) == 2 and all("The launch moves to May." in t for t in first)
+
+
+async def test_a_slow_first_item_shows_its_screen_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    disk = _slow_disk(monkeypatch)
+    opened: list[str | None] = []
+    slow_open = Desk.open
+
+    def counted(self: Desk, code: str | None = None) -> Any:
+        opened.append(code)
+        return slow_open(self, code)
+
+    monkeypatch.setattr(Desk, "open", counted)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        # The screen is pushed without its item (keys typed from now on reach it and wait).
+        await until(pilot, lambda: _compare(app) is not None, "the compare screen")
+        screen = _compare(app)
+        assert screen is not None and screen.item is None
+        disk.set()
+        await until(pilot, lambda: screen.item is not None, "the first item")
+        await settle(pilot)
+        assert app.screen is screen
+        assert opened == [None]  # read once, where the reviewer left off
+
+
+async def test_keys_typed_before_any_screen_is_there_act_on_the_first_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reviewer who types as soon as the program starts, before their design is even looked up
+    # (the first screen is pushed once it has been), finds the keys on the first item's form.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    looked_up = threading.Event()
+
+    def slow(db: Path, reviewer: str) -> Any:
+        looked_up.wait(TIMEOUT)
+        return judgeable_designs(db, reviewer)
+
+    monkeypatch.setattr(designs, "judgeable_designs", slow)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        assert not app.screen_stack[1:]  # no screen of ours yet
+        await press(pilot, "y", "y", settled=False)
+        looked_up.set()
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        screen = _compare(app)
+        assert screen is not None
+        validity = screen.form.judgment.validity
+        assert list(validity.values()).count(True) == 2
+        assert not app._notifications
+
+
+async def test_a_first_item_that_cannot_be_read_ahead_is_read_by_its_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The disk refuses once, as the item is read before its screen: the screen opens anyway and
+    # reads the item itself.
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    opened: list[str | None] = []
+    open_item = Desk.open
+
+    def refused_once(self: Desk, code: str | None = None) -> Any:
+        opened.append(code)
+        if len(opened) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return open_item(self, code)
+
+    monkeypatch.setattr(Desk, "open", refused_once)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)
+        await settle(pilot)
+        assert len(opened) == 2 and not app.failures

@@ -17,6 +17,7 @@ from tests.transcript_helpers import agent_database
 from tests.tui_helpers import (
     compare_screen,
     drive,
+    home_listed,
     home_study,
     pair_design,
     pair_study,
@@ -70,7 +71,7 @@ async def test_the_home_tables_keep_to_an_80_column_screen(tmp_path: Path) -> No
     db_path = studies_database(tmp_path, home_study(name=long_name))
     app = make_app(db_path, reviewer="ana")
     async with drive(app, (80, 24)) as pilot:
-        await until(pilot, lambda: pilot.app.screen.query_one("#tasks", DataTable).row_count)
+        await until(pilot, lambda: home_listed(app, "tasks"))
         await settle(pilot)
         home = app.screen
         assert isinstance(home, HomeScreen)

@@ -32,6 +32,7 @@ from tests.snapshot_helpers import (
 )
 from tests.tui_helpers import (
     compare_screen,
+    home_listed,
     press,
     settle,
     steady,
@@ -44,7 +45,7 @@ Before = Callable[[Pilot[Any]], Awaitable[None]]
 
 
 async def _home(pilot: Pilot[Any]) -> None:
-    await until(pilot, lambda: pilot.app.screen.query_one("#tasks", DataTable).row_count)
+    await until(pilot, lambda: home_listed(pilot.app, "tasks"))
     await settle(pilot)
 
 

@@ -33,7 +33,7 @@ from abp_tui.text.natural import natural_key
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.queue import PAGE, QueueScreen
-from tests.tui_helpers import compare_screen, drive, plain, press, until
+from tests.tui_helpers import compare_screen, drive, home_listed, plain, press, until
 
 SIZE = (140, 40)
 _BUILT: dict[int, Path] = {}
@@ -354,6 +354,7 @@ async def test_the_home_screen_pages_through_many_tasks(tmp_path: Path) -> None:
     path = _study(tmp_path, 450)
     app = make_app(path, reviewer="coordinator")  # nothing to judge: the home screen stays
     async with drive(app, SIZE) as pilot:
+        await until(pilot, lambda: home_listed(app), "the home screen")
         home = app.screen
         assert isinstance(home, HomeScreen)
         await until(pilot, lambda: "pandalm-pairs" in home.details, "the study's detail")

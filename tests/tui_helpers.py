@@ -58,6 +58,7 @@ from abp_tui.store import connect
 from abp_tui.store.automated import ScoreRow, current_run_pks, store_scores
 from abp_tui.tui.app import AbpApp
 from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.widgets.textpane import TextPane
 from tests.factories import AFP_DIMS, GATE, flipped, write_jsonl
 
@@ -418,6 +419,16 @@ class HumanPace:
     def __call__(self) -> float:
         self.now += 1.0
         return self.now
+
+
+def home_listed(app: App[Any], table: str = "studies") -> int:
+    """The rows of one of the home screen's tables, 0 until the home screen is shown with its
+    tables (at start-up it is pushed once the reviewer is found to have nothing to judge, and
+    beneath an item it is built when first shown)."""
+    screen = app.screen
+    if not isinstance(screen, HomeScreen):
+        return 0
+    return sum(t.row_count for t in screen.query(f"#{table}").results(DataTable))
 
 
 async def compare_screen(pilot: Pilot[Any]) -> CompareScreen:

@@ -18,7 +18,9 @@ MISSING = "missing"
 class Model(BaseModel):
     """Strict, immutable base for every model: unknown fields are errors, not silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, str_strip_whitespace=False, defer_build=True
+    )
 
 
 class Exposable(Model):

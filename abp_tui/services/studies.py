@@ -12,16 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from abp_tui.services.designing import (
-    CreatedDesign,
-    DesignChoices,
-    DesignDefaults,
-    create_design,
-    create_from_choices,
-    design_defaults,
-    load_design_file,
-)
 from abp_tui.services.roles import require
 from abp_tui.store import connect, judging, queue_pages, task_order
 from abp_tui.store.judging import ReviewerProgress as ReviewerProgress
@@ -32,6 +24,9 @@ from abp_tui.store.queries import (
     list_studies,
     study_conditions,
 )
+
+if TYPE_CHECKING:  # designing is imported when a design is made (not to list the studies)
+    from abp_tui.services.designing import CreatedDesign, DesignChoices, DesignDefaults
 
 
 @dataclass(frozen=True)
@@ -105,6 +100,8 @@ def read_study_detail(
 def create_design_file(db_path: Path, path: Path) -> CreatedDesign:
     """Create or version the study design in a TOML or JSON file (blocking); a team session's
     reviewer is refused before the file is read."""
+    from abp_tui.services.designing import create_design, load_design_file
+
     require("design")
     design = load_design_file(path)
     db = connect(db_path)
@@ -116,6 +113,8 @@ def create_design_file(db_path: Path, path: Path) -> CreatedDesign:
 
 def read_design_defaults(db_path: Path, study_id: str, reviewer: str) -> DesignDefaults:
     """What the new-design form starts from for a study (blocking)."""
+    from abp_tui.services.designing import design_defaults
+
     db = connect(db_path)
     try:
         return design_defaults(db, study_id, reviewer)
@@ -126,6 +125,8 @@ def read_design_defaults(db_path: Path, study_id: str, reviewer: str) -> DesignD
 def create_design_from_choices(db_path: Path, choices: DesignChoices) -> CreatedDesign:
     """Create or version the design the form's choices describe, as ``abp-tui study create
     --study S ...`` does (blocking)."""
+    from abp_tui.services.designing import create_from_choices
+
     db = connect(db_path)
     try:
         return create_from_choices(db, choices)

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 
 from abp_tui.services.roles import signed_in
 from abp_tui.text.safe import safe_line
+from abp_tui.tui import typing_guard
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
@@ -101,6 +102,9 @@ class AbpApp(App[None]):
         """Every worker failure shown since the app started (the tests read it too)."""
         self.lost_work: list[str] = []
         """Work a closing screen could not store (the CLI prints it and exits with status 1)."""
+        self.home: HomeScreen | None = None
+        self._early_keys: list[tuple[str, str | None, float]] | None = []
+        """Keys typed before the first screen is there (None once it is)."""
 
     @on(WorkerFailed)
     def show_failure(self, message: WorkerFailed) -> None:
@@ -127,6 +131,10 @@ class AbpApp(App[None]):
             )
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._early_keys is not None:
+            # Typed before the first screen is there: kept for it, in order, with their time.
+            self._early_keys.append((event.key, event.character, typing_guard.CLOCK()))
+            return
         # Before any key binding: the compare and adjudication screens may hold back keys typed
         # as text outside a text field (they would otherwise score, submit or leave the screen).
         if (
@@ -164,11 +172,34 @@ class AbpApp(App[None]):
         member = signed_in()
         if member is not None:  # a team session: the key's person, in their role
             self.sub_title += f" ({member.role} of the team)"
-        # The home screen lies beneath the first item; it is built once the reviewer's design
-        # is looked up, and only when shown (after the first item is drawn, or with no item).
-        home = HomeScreen(self.db_path, later=True)
-        self.push_screen(home)
-        open_judging(self, self.db_path, self.reviewer, None, then=home.when_shown)
+        # The first screen is pushed once the reviewer's design is looked up: the compare
+        # screen with the home screen (the list of studies) beneath it, whose widgets are built
+        # and studies read only when it is shown; or the home screen alone.
+        open_judging(
+            self, self.db_path, self.reviewer, None, then=self._home_shown, beneath=self._push_home
+        )
+
+    def _push_home(self) -> HomeScreen:
+        """The home screen, at the bottom of the stack (pushed the first time it is asked for,
+        just before the first item's screen if there is one); the keys typed until then go to
+        the screen on top once it is there."""
+        if self.home is None:
+            self.home = HomeScreen(self.db_path, later=True)
+            self.push_screen(self.home)
+            self.call_next(self._pass_early_keys)
+        return self.home
+
+    def _home_shown(self) -> None:
+        """The look-up of the first screen is over: the home screen is shown unless an item is."""
+        self._push_home().when_shown()
+
+    def _pass_early_keys(self) -> None:
+        keys, self._early_keys = self._early_keys or [], None
+        if isinstance(self.screen, HoldsBackTyping):
+            self.screen.typed_before(keys)  # with their time: the typing guard judges them
+        else:
+            for key, character, _ in keys:
+                self.post_message(events.Key(key, character))
 
     def open_judging(
         self, design_pk: int | None, *, include_open: bool = False, study: str | None = None

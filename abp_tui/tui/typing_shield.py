@@ -107,6 +107,15 @@ class TypingShield:
         self._waiting = None
         self._sending = False
 
+    def typed_before(self, keys: list[tuple[str, str | None, float]]) -> None:
+        """Keys typed before the screen was there (key, character, when on the guard's
+        clock): they come first, and wait for the form like the keys typed since."""
+        if self._waiting is None:  # the form is there: they are sent now
+            self._waiting = list(keys)
+            self.form_ready()
+        else:
+            self._waiting[:0] = keys
+
     def holds_back(self, event: events.Key) -> bool:
         """Whether a key is typing meant for a text field, to be ignored (or waits for the
         form: it is sent again once the form is there)."""
@@ -290,6 +299,10 @@ class HoldsBackTyping:
 
     def holds_back(self, event: events.Key) -> bool:
         return self.shield.holds_back(event)
+
+    def typed_before(self, keys: list[tuple[str, str | None, float]]) -> None:
+        """Keys typed before the screen was there, in order (see ``TypingShield``)."""
+        self.shield.typed_before(keys)
 
     def notify(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from abp_tui.cli.options import DEFAULT_DB, db_path, open_db
@@ -13,6 +14,9 @@ from abp_tui.errors import AbpError
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    # abp-tui uses no pydantic plugin: looking for some would read every installed package's
+    # metadata as the first record is validated, a tenth of the workstation's start-up.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from abp_tui.services.station_owner import station_reviewer
 
     db = open_db(args)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -61,13 +61,12 @@ from abp_tui.tui.messages import (
     WorkerFailed,
 )
 from abp_tui.tui.navigation import Move, Navigator, ShownItem
+from abp_tui.tui.opening import FirstItem, breakpoint_classes
 from abp_tui.tui.reading import ENTER_GROUP, OPEN_GROUP, ItemReader
 from abp_tui.tui.reading_aids import HELP_HINTS, READING_BINDINGS, ReadingAids
 from abp_tui.tui.responsive import LongLived
 from abp_tui.tui.screen_keys import previous_field_key, screen_binding, task_key, trace_key
-from abp_tui.tui.screens.finding import FindingScreen
 from abp_tui.tui.screens.queue import QueueScreen
-from abp_tui.tui.screens.revise import ReviseScreen, Revision
 from abp_tui.tui.screens.unsaved import report_lost
 from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
 from abp_tui.tui.widgets import ai_verdicts
@@ -81,6 +80,9 @@ from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from abp_tui.tui.workers import EXPECTED_ERRORS
+
+if TYPE_CHECKING:  # the dialogs are imported when first opened
+    from abp_tui.tui.screens.revise import Revision
 
 COORDINATOR_KEYS = APP_SCREEN_KEYS
 """App keys left out of the compare screen's key bar (it has room for the judging keys only)."""
@@ -213,7 +215,9 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     """Read the next item while the reviewer is on this one, so the next-item key shows it at
     once (``abp-tui bench ui`` also measures without it)."""
 
-    def __init__(self, desk: Desk, code: str | None = None) -> None:
+    def __init__(
+        self, desk: Desk, code: str | None = None, *, first: FirstItem | None = None
+    ) -> None:
         super().__init__()
         self.desk = desk
         self.start_code = code
@@ -233,10 +237,18 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self.form = JudgmentForm(id="form")
         self.automated_panel = AutomatedJudgePanel()
         self.ai_panel = AiVerdictsPanel(desk)
+        self.first = first
+        """At start-up: the first item, read before the screen was pushed (or being read)."""
         self._missing_shown = ""
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The classes its first layout would give it, given before its widgets are styled: that
+        # layout restyles none of them.
+        breakpoints = (self.HORIZONTAL_BREAKPOINTS, self.VERTICAL_BREAKPOINTS)
+        self.add_class(*breakpoint_classes(self.app.size, *breakpoints))
+        if self.first is not None and self.first.shown is not None:
+            self._set_item_classes(self.first.shown)
         yield Header()
         yield self.bar
         with Horizontal(id="workspace"):
@@ -254,8 +266,22 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#scoring", VerticalScroll).can_focus = False
-        self.reader.warm_up()
-        self.reader.open(self.start_code, self.navigator.new_request())
+        first = self.first
+        if first is None:
+            self.reader.open(self.start_code, self.navigator.new_request())
+        elif first.read_done:
+            self.first_item_read(first)
+        else:
+            first.waiting = self  # pushed before its first item was read: shown once read
+
+    def first_item_read(self, first: FirstItem) -> None:
+        """The first item, read before this screen was pushed or since (on the app's thread)."""
+        self.first = None
+        if first.shown is None:  # nothing to judge, or it could not be read: read it here
+            self.reader.open(self.start_code, self.navigator.new_request())
+            return
+        self.reader.title = first.title
+        self._first_texts(ItemOpened(first.shown, self.navigator.new_request()))
 
     def on_unmount(self) -> None:
         self.long_lived.thaw()
@@ -312,19 +338,27 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                 self.reader.enter(self.item.code, restart_clock=False)
             return
         if self.form.rubric is None:
-            # The first item: its texts are drawn before the form is built (the form's many
-            # widgets are most of a paint's layout); keys typed meanwhile wait for the form.
-            self._show_texts(message.shown)
-            self.call_after_refresh(self._show_item, message, texts_shown=True)
+            self._first_texts(message)
             return
         await self._show_item(message)
 
-    def _show_texts(self, shown: ShownItem) -> None:
+    def _first_texts(self, message: ItemOpened) -> None:
+        # The first item: its texts are drawn before the form is built (the form's many
+        # widgets are most of a paint's layout); keys typed meanwhile wait for the form.
+        self._show_texts(message.shown)
+        self.call_after_refresh(self._show_item, message, texts_shown=True)
+        # The diff process starts once the texts are drawn (a pair's diff starts it too).
+        self.call_after_refresh(self.reader.warm_up)
+
+    def _set_item_classes(self, shown: ShownItem) -> None:
         item = shown.item
         self.set_class(len(item.responses) < 2, "-single")
         self.set_class(item.rubric.preference_only, "-preference-only")
-        self.task_panel.show(item.task)
-        self.pair.show(item.responses, shown.texts, shown.wrapped, shown.marks)
+
+    def _show_texts(self, shown: ShownItem) -> None:
+        self._set_item_classes(shown)
+        self.task_panel.show(shown.item.task)
+        self.pair.show(shown.item.responses, shown.texts, shown.wrapped, shown.marks)
 
     async def _show_item(self, message: ItemOpened, *, texts_shown: bool = False) -> None:
         self.bar.arrived()
@@ -446,6 +480,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                     markup=False,
                 )
                 return
+            from abp_tui.tui.screens.revise import ReviseScreen
+
             self.app.push_screen(
                 ReviseScreen(self.item.code, allow_discard=False), self._revision_chosen
             )
@@ -551,6 +587,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             else:
                 self.drafts.discard()
                 then()
+
+        from abp_tui.tui.screens.revise import ReviseScreen
 
         self.app.push_screen(ReviseScreen(self.item.code, allow_discard=True), chosen)
 
@@ -701,6 +739,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     # -- findings (recorded by the finding dialog) ----------------------------------------------
     def action_finding(self) -> None:
         if self.item is not None:
+            from abp_tui.tui.screens.finding import FindingScreen
+
             self.app.push_screen(FindingScreen(self.desk, self.item.code, pair=self.is_pair))
 
     # -- status (what the judgment's state reads as: abp_tui.tui.drafts) --------------------

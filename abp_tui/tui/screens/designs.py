@@ -27,6 +27,7 @@ from abp_tui.services.design_choices import BlindingError, DesignChoice, design_
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
+from abp_tui.tui.opening import FirstItem
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.coordinator_notice import ask_then
 from abp_tui.tui.screens.home import HomeScreen
@@ -94,6 +95,7 @@ def open_judging(
     include_open: bool = False,
     study: str | None = None,
     then: Callable[[], None] | None = None,
+    beneath: Callable[[], object] | None = None,
 ) -> None:
     """Open the compare screen on ``design_pk`` (None: the reviewer's best design, if any).
 
@@ -102,7 +104,8 @@ def open_judging(
 
     The designs are read in a worker thread; with none to judge nothing happens (``design_pk``
     None) or the reviewer is told (a design was asked for). ``then`` runs on the app's thread
-    once the look-up is over, whatever it opened (nothing, or after the screen it pushed).
+    once the look-up is over, whatever it opened (nothing, or after the screen it pushed);
+    ``beneath`` runs just before the compare screen is pushed (it may push a screen under it).
     """
     if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
         if then is not None:
@@ -151,8 +154,16 @@ def open_judging(
         # Refused before any screen opens: the reviewer stays where they were, told why.
         pick = _first_allowed(db_path, reviewer, chosen)
         desk = Desk(db_path, pick.pk, reviewer)
-        if pick.assigned or pick.joined:
-            app.call_from_thread(_judge, app, desk, pick.study_id)
+        if (pick.assigned or pick.joined) and beneath is not None:
+            # At start-up the first item is read here, before its screen is pushed.
+            first = FirstItem(desk, lambda read: _judge(app, desk, pick.study_id, beneath, read))
+            app.call_from_thread(first.start, app)
+            try:
+                first.read()
+            finally:  # read or not (a bug), the screen is pushed: unread, it reads it itself
+                app.call_from_thread(first.arrived)
+        elif pick.assigned or pick.joined:
+            app.call_from_thread(_judge, app, desk, pick.study_id, beneath)
         else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
             app.call_from_thread(
                 ask_to_join,
@@ -160,7 +171,7 @@ def open_judging(
                 reviewer,
                 pick.label,
                 pick.total,
-                lambda: _judge(app, desk, pick.study_id),
+                lambda: _judge(app, desk, pick.study_id, beneath),
             )
 
     run_in_background(
@@ -198,13 +209,21 @@ def _first_allowed(db_path: Path, reviewer: str, chosen: list[JudgeableDesign]) 
     raise refusal
 
 
-def _judge(app: App[None], desk: Desk, study: str) -> None:
-    for screen in app.screen_stack:
-        if isinstance(screen, HomeScreen):
-            screen.follow(study)  # back home, the study just judged is the one highlighted
+def _judge(
+    app: App[None],
+    desk: Desk,
+    study: str,
+    beneath: Callable[[], object] | None = None,
+    first: FirstItem | None = None,
+) -> None:
     while isinstance(app.screen, CompareScreen | QueueScreen):
         app.pop_screen()
-    app.push_screen(CompareScreen(desk))
+    home = beneath() if beneath is not None else None
+    for screen in [*app.screen_stack, home]:
+        if isinstance(screen, HomeScreen):
+            screen.follow(study)  # back home, the study just judged is the one highlighted
+            break
+    app.push_screen(CompareScreen(desk, first=first))
 
 
 # -- the coordinator's screens ---------------------------------------------------------------------

@@ -10,7 +10,7 @@ that came from a study or a run record is displayed as ``rich.text.Text`` made f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -18,10 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.services.designing import DesignChoices
 from abp_tui.services.studies import (
     TASK_PAGE,
     ReviewerProgress,
@@ -50,6 +50,9 @@ ID_WIDTH = 32
 NAME_WIDTH = 36
 LISTED_NAME_WIDTH = 80
 """A study's name in the list of studies: cut to :data:`NAME_WIDTH` unless there is room."""
+
+if TYPE_CHECKING:
+    from abp_tui.services.designing import DesignChoices
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "studies": [
@@ -196,7 +199,9 @@ class HomeScreen(Screen[None]):
 
     def __init__(self, db_path: Path, *, later: bool = False) -> None:
         """``later``: the studies are read only once :meth:`when_shown` is called and the screen
-        is shown (at start-up it lies beneath the first item, which is drawn first)."""
+        is shown (at start-up it lies beneath the first item, which is drawn first); until it
+        is first shown its widgets are not even built, so that styling them costs the first
+        item nothing."""
         super().__init__()
         self.db_path = db_path
         self._to_read = later
@@ -209,6 +214,8 @@ class HomeScreen(Screen[None]):
         """The study to highlight when the studies are next shown (the one just judged)."""
         self._stale: set[str] = set()
         """Studies whose detail is shown as last read until it is read again (no blank tables)."""
+        self._built = False
+        """Its widgets are there (composed, or mounted when it was first shown)."""
         self.studies: dict[str, StudyCounts] = {}
         self.details: dict[str, StudyDetail] = {}
         self.shown_study: str | None = None
@@ -218,25 +225,47 @@ class HomeScreen(Screen[None]):
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(id="banner", markup=False)
-        yield Static(id="studies-title", classes="section-title", markup=False)
-        yield DataTable[Text](id="studies", cursor_type="row", zebra_stripes=True)
-        yield Static(id="empty", markup=False)
-        yield Static(id="load-error", markup=False)
-        yield Static(id="study-info", markup=False)
-        yield Static(id="progress", markup=False)
-        with Horizontal(id="detail"):
-            with Vertical(id="conditions-pane"):
-                yield Static(Text("Conditions"), classes="section-title", markup=False)
-                yield DataTable[Text](id="conditions", cursor_type="row", zebra_stripes=True)
-            with Vertical(id="tasks-pane"):
-                yield Static(Text("Tasks"), id="tasks-title", classes="section-title", markup=False)
-                yield DataTable[Text](id="tasks", cursor_type="row", zebra_stripes=True)
-        yield Static(self.import_hint_text(), id="import-hint", markup=False)
-        yield KeyBar()
+        if self._may_read:  # else built when first shown (beneath the first item until then)
+            self._built = True
+            yield from self._parts()
+
+    def _parts(self) -> list[Widget]:
+        tables = {
+            name: DataTable[Text](id=name, cursor_type="row", zebra_stripes=True)
+            for name in COLUMNS
+        }
+        return [
+            Header(),
+            Static(id="banner", markup=False),
+            Static(id="studies-title", classes="section-title", markup=False),
+            tables["studies"],
+            Static(id="empty", markup=False),
+            Static(id="load-error", markup=False),
+            Static(id="study-info", markup=False),
+            Static(id="progress", markup=False),
+            Horizontal(
+                Vertical(
+                    Static(Text("Conditions"), classes="section-title", markup=False),
+                    tables["conditions"],
+                    id="conditions-pane",
+                ),
+                Vertical(
+                    Static(Text("Tasks"), id="tasks-title", classes="section-title", markup=False),
+                    tables["tasks"],
+                    id="tasks-pane",
+                ),
+                id="detail",
+            ),
+            Static(self.import_hint_text(), id="import-hint", markup=False),
+            KeyBar(),
+        ]
 
     def on_mount(self) -> None:
+        if self._built:
+            self._ready()
+        self.call_later(self._read_if_due)  # once mounted
+
+    def _ready(self) -> None:
         for name in COLUMNS:
             self.fill(name, [])
         self.query_one("#studies-title", Static).update(
@@ -244,6 +273,22 @@ class HomeScreen(Screen[None]):
         )
         if not self._to_read:
             self.load_studies()
+
+    async def _build(self) -> None:
+        """Mount the widgets, first shown: the studies are read once they are there."""
+        if not self._built:
+            self._built = True
+            await self.mount_all(self._parts())
+            self._ready()
+        self._read_if_due()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Its own keys wait for its widgets (the app's keys never do).
+        return self._built or action not in self._own_actions
+
+    _own_actions = frozenset(
+        str(b.action).partition("(")[0] for b in BINDINGS if isinstance(b, Binding)
+    )
 
     def when_shown(self) -> None:
         """Read the studies now if the screen is shown, else when it is first shown."""
@@ -253,6 +298,10 @@ class HomeScreen(Screen[None]):
     def _read_if_due(self) -> None:
         # On top, not only resumed: the resume of its push can come after the screen over it.
         if self._to_read and self._may_read and self.app.screen is self:
+            if not self._built:
+                if self.is_mounted:  # else its mount reads again
+                    self.call_later(self._build)
+                return
             self._to_read = False
             self.load_studies()
 

@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 from textual.worker import get_current_worker
 
 from abp_tui.services.reviewing import BlindResponse
@@ -151,11 +151,14 @@ class ResponseView(Vertical):
         self._show_tab_bar()
 
     def _show_tab_bar(self) -> None:
-        """The Output and Trace tabs are shown when there is a trace, or its tab is open."""
+        """The Output and Trace tabs are shown when there is a trace, or its tab is open: a
+        response without a trace shows no tab bar (two lines more of its text); its Trace tab
+        still opens with the trace key, and the bar then comes back."""
         response = self.response
-        self.set_class(
-            response is not None and not response.trace and not self.showing_trace, "-no-trace"
-        )
+        shown = response is None or bool(response.trace) or self.showing_trace
+        bar = self.query_one(Tabs)
+        if bar.display != shown:
+            bar.display = shown  # the bar alone: no class that would restyle the whole view
 
     @on(TabbedContent.TabActivated)
     def tab_shown(self, event: TabbedContent.TabActivated) -> None:
