@@ -28,6 +28,7 @@ its hashes are.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -49,7 +50,7 @@ from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, ConfidenceError
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import check_allocation
-from abp_tui.export.bundle_analysis import Analysis, analyse, parse
+from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
@@ -69,7 +70,7 @@ from abp_tui.export.claims import (
     check_produced,
     check_times,
 )
-from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
+from abp_tui.export.derive import ABP_VERDICT, STATUS, Derived, derive, derive_each
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.protocol import (
     PROTOCOL_SCHEMA,
@@ -514,14 +515,17 @@ def _verify(bundle: Bundle) -> VerifyReport:
                     run.diff.path,
                     f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
-    try:
-        derived = derive(files, analyse(inputs), confidence)
-    except (KeyError, ValueError, TypeError, IndexError, ArithmeticError) as exc:
-        raise BundleMismatch(
-            "records",
-            f"the bundle's records are inconsistent and cannot be re-derived "
-            f"({type(exc).__name__}: {exc})",
-        ) from None
+    analysis = analyse_or_refuse(inputs)
+    # Each derived file is hashed as it is made, a piece at a time, and dropped.
+    derived: dict[str, str] = {}
+    status_bytes = b""
+    for path, data in derive_or_refuse(files, analysis, confidence):
+        made = hashlib.sha256()
+        for chunk in (data,) if isinstance(data, bytes) else data:
+            made.update(chunk)
+            if path == STATUS:
+                status_bytes += chunk
+        derived[path] = made.hexdigest()
     check_produced(listed, inputs, derived)
     note = ""
     if tool != __version__ or manifest.get("environment") != _environment():
@@ -535,12 +539,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
         if path not in listed:
             raise BundleMismatch(path, "missing from the bundle")
         # The file's hash was checked against the manifest's: the bytes re-derived are
-        # compared by theirs, and the file is read again only to show where they differ.
+        # compared by theirs, and made again and the file read again only to show where
+        # they differ.
         sha, size = listed[path]
-        if sha256_bytes(derived[path]) != sha:
+        if derived[path] != sha:
+            again = dict(derive_or_refuse(files, analysis, confidence))[path]
+            expected = again if isinstance(again, bytes) else b"".join(again)
             found = bundle.read(path, size)
-            raise BundleMismatch(path, _first_difference(derived[path], found) + note)
-    status = json.loads(derived[STATUS])["status"]
+            raise BundleMismatch(path, _first_difference(expected, found) + note)
+    status = json.loads(status_bytes)["status"]
     if manifest.get("status") != status:
         raise BundleMismatch(
             rec.MANIFEST, f"status {manifest.get('status')!r}, the records give {status!r}"
@@ -561,6 +568,50 @@ def _verify(bundle: Bundle) -> VerifyReport:
         sha256_bytes(manifest_bytes),
         bound,
     )
+
+
+def analyse_or_refuse(inputs: Inputs) -> Analysis:
+    """The analysis of a bundle's records; records the rules cannot take are a mismatch."""
+    try:
+        return analyse(inputs)
+    except _INCONSISTENT as exc:
+        raise _inconsistent(exc) from None
+
+
+def derive_or_refuse(
+    files: Mapping[str, bytes], analysis: Analysis, confidence: float
+) -> Iterator[tuple[str, Derived]]:
+    """:func:`abp_tui.export.derive.derive_each`, records it cannot derive from a mismatch."""
+    made = derive_each(files, analysis, confidence)
+    while True:
+        try:
+            path, data = next(made)
+        except StopIteration:
+            return
+        except _INCONSISTENT as exc:
+            raise _inconsistent(exc) from None
+        if isinstance(data, bytes):
+            yield path, data
+        else:
+            yield path, _refusing(data)
+
+
+_INCONSISTENT: Final = (KeyError, ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _inconsistent(exc: BaseException) -> BundleMismatch:
+    return BundleMismatch(
+        "records",
+        f"the bundle's records are inconsistent and cannot be re-derived "
+        f"({type(exc).__name__}: {exc})",
+    )
+
+
+def _refusing(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    except _INCONSISTENT as exc:
+        raise _inconsistent(exc) from None
 
 
 def _check_manifest_names(

@@ -20,7 +20,7 @@ cross-checks the verdicts computed here against the database's before it writes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -44,7 +44,7 @@ from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
 from abp_tui.export import records as rec
-from abp_tui.export.canonical import jsonl_lines
+from abp_tui.export.canonical import file_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
     AdjudicationRevision,
@@ -65,6 +65,7 @@ from abp_tui.models import (
     StudyDesign,
     Verdict,
 )
+from abp_tui.models.base import shared_fields
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.text import json_input
 
@@ -97,29 +98,33 @@ def _model(model: type[M], data: Any, path: str, where: str = "") -> M:
 
 
 def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
+    """The records of a JSON Lines file, read a line at a time (the file is never whole in
+    memory), each holding the shared set of its fields given (:func:`shared_fields`)."""
+    return list(_jsonl_each(files, path, model))
+
+
+def _jsonl_each(files: Mapping[str, bytes], path: str, model: type[M]) -> Iterator[M]:
+    """The records of :func:`_jsonl`, one at a time."""
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
-    text = files[path].decode("utf-8", "replace")
-    lines = jsonl_lines(files[path], "replace")
-    # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a file
-    # that may hold one is read the slow way, which refuses them naming the line.
-    if "NaN" not in text and "Infinity" not in text:
+    for number, line in enumerate(file_lines(files, path), 1):
+        if not line.strip() or (len(line) <= 12 and not line.decode("utf-8", "replace").strip()):
+            continue  # a blank line, as str.strip sees it
+        # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a
+        # line that may hold one is read the slow way, which refuses them naming the line.
+        if b"NaN" not in line and b"Infinity" not in line:
+            try:
+                # One parse and validation per line, in pydantic's own JSON reader: an export
+                # reads back every record it wrote, so this is on its path as well as verify's.
+                yield shared_fields(model.model_validate_json(line))
+                continue
+            except ValidationError:
+                pass  # read again, slowly, to name the field
         try:
-            # One parse and validation per line, in pydantic's own JSON reader: an export reads
-            # back every record it wrote, so this is on its path as well as verify's.
-            return [model.model_validate_json(line) for line in lines if line.strip()]
-        except ValidationError:
-            pass  # read again, slowly, to name the line and the field
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json_input.loads(line)
+            data = json_input.loads(line.decode("utf-8", "replace"))
         except json_input.JsonRefused as exc:
             raise BundleMismatch(path, f"line {number}: not JSON ({exc})") from None
-        out.append(_model(model, data, path, f"line {number}: "))
-    return out
+        yield shared_fields(_model(model, data, path, f"line {number}: "))
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,8 @@ class Inputs:
     rubric: Rubric
     tasks: list[rec.PublishedTask]
     conditions: list[Condition]
-    runs: list[rec.PublishedRun]
+    runs: list[rec.HeldRun]
+    """The runs, each record held as its JSON text (:class:`abp_tui.export.records.HeldRun`)."""
     items: list[Item]
     judgments: list[JudgmentRevision]
     adjudications: list[AdjudicationRevision]
@@ -166,11 +172,14 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         design=design,
         study_design=study_design,
         rubric=_model(Rubric, _json(files, rec.RUBRIC), rec.RUBRIC),
-        tasks=[_model(rec.PublishedTask, t, rec.TASKS, f"[{i}].") for i, t in enumerate(tasks_raw)],
+        tasks=[
+            shared_fields(_model(rec.PublishedTask, t, rec.TASKS, f"[{i}]."))
+            for i, t in enumerate(tasks_raw)
+        ],
         conditions=[
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
-        runs=_jsonl(files, rec.RUNS, rec.PublishedRun),
+        runs=[rec.HeldRun.held(r) for r in _jsonl_each(files, rec.RUNS, rec.PublishedRun)],
         items=_jsonl(files, rec.ITEMS, Item),
         judgments=_jsonl(files, rec.JUDGMENTS, JudgmentRevision),
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
+from abp_tui.export.canonical import split_lines
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
 from abp_tui.text.safe import safe_line
 
@@ -285,25 +286,37 @@ class Records(Mapping[str, bytes]):
         self._small: dict[str, bytes] = {}
         self._counted: set[str] = set()
 
-    def __getitem__(self, name: str) -> bytes:
-        if name in self._small:
-            return self._small[name]
+    def _checked_chunks(self, name: str) -> Iterator[bytes]:
+        """The member's chunks, hashed and counted as they are read; a member that changed
+        since it was hashed is refused once its last chunk is read."""
         sha, size = self._listed[name]  # KeyError: not one of them
         digest = hashlib.sha256()
-        data = bytearray()
+        read = 0
         count = name not in self._counted  # a file read again is not held twice
         self._counted.add(name)
         for chunk in self._bundle._chunks(name, size):
             digest.update(chunk)
             if count:
                 self._budget.take(name, chunk)
-            data += chunk
-        if len(data) != size or digest.hexdigest() != sha:
+            read += len(chunk)
+            yield chunk
+        if read != size or digest.hexdigest() != sha:
             raise BundleMismatch(name, "changed while verify read it (refused)")
-        out = bytes(data)
-        if size <= CHUNK:
+
+    def __getitem__(self, name: str) -> bytes:
+        if name in self._small:
+            return self._small[name]
+        out = b"".join(self._checked_chunks(name))
+        if len(out) <= CHUNK:
             self._small[name] = out
         return out
+
+    def lines(self, name: str) -> Iterator[bytes]:
+        """The member's lines (split on ``\\n``), read a chunk at a time, checked as
+        :meth:`__getitem__` checks the whole (the last line comes once it is)."""
+        if name in self._small:
+            return split_lines((self._small[name],))
+        return split_lines(self._checked_chunks(name))
 
     def __contains__(self, name: object) -> bool:
         return name in self._listed

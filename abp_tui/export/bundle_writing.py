@@ -21,8 +21,8 @@ from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in
 from abp_tui.export.bundle_analysis import Analysis
-from abp_tui.export.canonical import jsonl_bytes
-from abp_tui.export.derive import STATUS, derive
+from abp_tui.export.canonical import jsonl_bytes, split_lines
+from abp_tui.export.derive import STATUS, derive_each
 from abp_tui.text.canonical import canonical_json
 
 CHUNK = 1 << 20
@@ -73,6 +73,19 @@ class FolderFiles(MutableMapping[str, bytes]):
                 sha.update(line)
                 size += len(line)
         self.listing[path] = (sha.hexdigest(), size)
+
+    def lines(self, path: str) -> Iterator[bytes]:
+        """A file's lines (split on ``\\n``), read back a chunk at a time."""
+        if path in self._kept:
+            return split_lines((self._kept[path],))
+        if path not in self.listing:
+            raise KeyError(path)
+        return split_lines(self._chunks(path))
+
+    def _chunks(self, path: str) -> Iterator[bytes]:
+        with (self.folder / path).open("rb") as handle:
+            while chunk := handle.read(CHUNK):
+                yield chunk
 
     def __getitem__(self, path: str) -> bytes:
         if path in self._kept:
@@ -129,15 +142,17 @@ def zip_folder(files: FolderFiles, target: Path) -> None:
 
 def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> None:
     """Write the derived files of a bundle whose source files are ``files`` (and their
-    ``analysis``), then its manifest, as :func:`abp_tui.export.bundle.bundle_files` makes
-    them."""
+    ``analysis``), each as it is made (:func:`abp_tui.export.derive.derive_each`), then its
+    manifest, as :func:`abp_tui.export.bundle.bundle_files` makes them."""
     confidence = confidence_level(confidence)
-    derived = derive(files, analysis, confidence)
-    for path, data in derived.items():
-        files[path] = data
-    status = json.loads(derived[STATUS])
-    names = list(derived)
-    del derived
+    names = []
+    for path, data in derive_each(files, analysis, confidence):
+        if isinstance(data, bytes):
+            files[path] = data
+        else:
+            files.write_lines(path, data)
+        names.append(path)
+    status = json.loads(files[STATUS])
     listing = [(p, sha, size) for p, (sha, size) in files.listing.items()]
     files[rec.MANIFEST] = manifest_bytes(listing, status, names, analysis, confidence)
 

@@ -154,7 +154,10 @@ def check_commitment(
             (
                 r.id,
                 run_record(
-                    r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                    {
+                        **r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                        "record": r.record,
+                    },
                     None if r.output is None else r.output.sha256,
                 ),
             )

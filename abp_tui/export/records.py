@@ -16,11 +16,13 @@ Nothing here reads the database or the disk.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from pydantic import Field
 
 from abp_tui.models import Model, RunFacts, Task
+from abp_tui.models.base import trusted
 
 BUNDLE_SCHEMA: Final = "abp-tui-bundle/v1"
 RECORDS_SCHEMA: Final = "abp-tui-records/v1"
@@ -149,6 +151,32 @@ class PublishedRun(RunFacts):
     """The diff's file; absent when the run has no stored diff (its line then has no key)."""
     record: dict[str, Any]
     """Everything else the run record holds (provider, model, tokens, metadata...)."""
+
+
+class HeldRun(RunFacts):
+    """A published run as a bundle's analysis holds it: a :class:`PublishedRun` whose record is
+    kept as its compact JSON text (a third of the memory of the record's objects; a large study
+    holds hundreds of thousands of runs) and read again whenever it is asked for."""
+
+    output: OutputRef | None
+    trace: TraceRef | None
+    diff: DiffRef | None = Field(default=None, exclude_if=lambda v: v is None)
+    record_json: bytes = Field(exclude=True, repr=False)
+    """The record's JSON text (UTF-8, its keys in their order): :attr:`record` reads it."""
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The run's record, as its line in ``runs.jsonl`` gives it (a new dict each time)."""
+        found: dict[str, Any] = json.loads(self.record_json)
+        return found
+
+    @classmethod
+    def held(cls, run: PublishedRun) -> HeldRun:
+        """``run`` as held: its facts and files as they are, its record as JSON text."""
+        values = dict(run.__dict__)
+        record = values.pop("record")
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+        return trusted(cls, **values, record_json=text.encode("utf-8"))
 
 
 class PublishedJudgeScore(Model):
