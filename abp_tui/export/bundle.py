@@ -387,6 +387,9 @@ def _read_manifest(
         raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
     assert isinstance(manifest, dict)  # the schema requires an object
     entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in manifest["files"]]
+    # Its listing is the entries from here on (a large study's manifest lists a few hundred
+    # thousand files: their objects are not held twice).
+    manifest = {key: value for key, value in manifest.items() if key != "files"}
     try:
         # A bundle made before the level was recorded used the default.
         confidence = confidence_level(
@@ -460,7 +463,6 @@ def _verify(bundle: Bundle) -> VerifyReport:
     for path, (sha, size) in listed.items():
         parsed = protocol_only or not (_streamed(path) or path in declared_derived)
         bundle.check(path, size, sha, lines if parsed else None)
-    digests = {path: sha for path, (sha, _size) in listed.items()}
     records = Records(
         bundle,
         {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
@@ -498,7 +500,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
     bound = recomputed and check_commitment(files, inputs.design, inputs)
     for run in inputs.runs:
         if run.output is not None:
-            digest = digests.get(run.output.path)
+            digest = listed.get(run.output.path, (None, 0))[0]
             if digest is None:
                 raise BundleMismatch(run.output.path, f"raw output of run {run.id!r} is missing")
             if digest != run.output.sha256:
@@ -507,7 +509,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
         if run.diff is not None:
-            digest = digests.get(run.diff.path)
+            digest = listed.get(run.diff.path, (None, 0))[0]
             if digest is None:
                 raise BundleMismatch(run.diff.path, f"diff of run {run.id!r} is missing")
             if digest != run.diff.sha256:

@@ -65,7 +65,7 @@ from abp_tui.models import (
     StudyDesign,
     Verdict,
 )
-from abp_tui.models.base import shared_fields
+from abp_tui.models.base import shared_fields, trusted
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.text import json_input
 
@@ -179,7 +179,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         conditions=[
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
-        runs=[rec.HeldRun.held(r) for r in _jsonl_each(files, rec.RUNS, rec.PublishedRun)],
+        runs=rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun)),
         items=_jsonl(files, rec.ITEMS, Item),
         judgments=_jsonl(files, rec.JUDGMENTS, JudgmentRevision),
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
@@ -395,8 +395,11 @@ def analyse(inputs: Inputs) -> Analysis:
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
         verdict = human.get(published.id)
         adjudication = decisions.adjudicated_by.get(published.id)
+        # Built from values of its fields' types (a thousand bytes less each, for a large
+        # study's hundreds of thousands of runs).
         verdicts.append(
-            RunVerdict(
+            trusted(
+                RunVerdict,
                 run=published.id,
                 task=published.task,
                 condition=published.condition,
@@ -406,7 +409,9 @@ def analyse(inputs: Inputs) -> Analysis:
                 human_state=o.human_state,
                 automated_state=o.automated_state,
                 automated_outcome=published.automated_outcome,
-                record_state=published.origin_status,
+                record_state=None
+                if published.origin_status is None
+                else published.origin_status.value,
                 excluded_reason=published.excluded_reason,
                 scores=o.scores,
                 fatal_hits=verdict.fatal_hits if verdict else (),

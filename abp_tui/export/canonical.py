@@ -138,6 +138,18 @@ def file_lines(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
     return split_lines((files[path],))
 
 
+def jsonl_file_lines(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
+    """The lines :func:`jsonl_lines` gives ``files[path]`` (as bytes), read as
+    :func:`file_lines` reads them: the empty piece after a final line end is not a line."""
+    previous: bytes | None = None
+    for piece in file_lines(files, path):
+        if previous is not None:
+            yield previous
+        previous = piece
+    if previous:
+        yield previous
+
+
 def cell(value: Any) -> str:
     """A CSV cell: empty for missing, figures with six significant digits (a number comes back
     as a :class:`~abp_tui.text.csvsafe.Figure`, which the CSV writer leaves as it is)."""

@@ -28,7 +28,7 @@ from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_chunks
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
-from abp_tui.export.report import render
+from abp_tui.export.report import render_pieces
 from abp_tui.export.svg import pass_rate_chart
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
@@ -212,9 +212,21 @@ def derive_each(
     ranked = bundle_rankings(files, analysis, confidence)
     yield from ranking_files(ranked).items()
     shown = [f"({x['source']}) {x['text']}" for x in stated]
-    report = render(analysis, gate, tables, agreed, shown, charts, judged, ranked)
+    pieces = render_pieces(analysis, gate, tables, agreed, shown, charts, judged, ranked)
     del charts
-    yield REPORT, report.encode("utf-8")
+    yield REPORT, encoded(pieces)
+
+
+def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
+    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time."""
+    held: list[str] = []
+    for piece in pieces:
+        held.append(piece)
+        if len(held) >= batch:
+            yield "".join(held).encode("utf-8")
+            held.clear()
+    if held:
+        yield "".join(held).encode("utf-8")
 
 
 def summary_chunks(

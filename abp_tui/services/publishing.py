@@ -413,14 +413,18 @@ def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
 
 
 # -- checking what was collected -------------------------------------------------------------------
-def _cross_check(collected: Collected, analysis: Analysis) -> None:
+def _database_verdicts(records: DesignRecords) -> dict[str, tuple[object, ...] | None]:
+    """The facts of each final verdict of the records the files were written from."""
+    return {v.run: _verdict_facts(v) for v in decide(records).verdicts}
+
+
+def _cross_check(core: Mapping[str, tuple[object, ...] | None], analysis: Analysis) -> None:
     """The verdicts computed from the bundle's files must be those of the records the files were
-    written from: the same rules on both, so a difference means a record was lost or changed on
-    its way into the bundle."""
-    core = {v.run: v for v in decide(collected.records).verdicts}
+    written from (``core``: :func:`_database_verdicts`): the same rules on both, so a
+    difference means a record was lost or changed on its way into the bundle."""
     ours = analysis.human
     for run in sorted(set(core) | set(ours)):
-        mine, theirs = _verdict_facts(ours.get(run)), _verdict_facts(core.get(run))
+        mine, theirs = _verdict_facts(ours.get(run)), core.get(run)
         if mine != theirs:
             raise ExportError(
                 f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
@@ -440,14 +444,19 @@ def _collected_and_analysed(
     design_pk: int | None,
     study: str | None = None,
     files: MutableMapping[str, bytes] | None = None,
-) -> tuple[Collected, Analysis]:
-    """The source files, and the analysis of those files as ``verify`` will read them."""
+) -> tuple[MutableMapping[str, bytes], Analysis]:
+    """The source files, and the analysis of those files as ``verify`` will read them. The
+    records the files were written from are let go once their verdicts are known, before the
+    files are parsed: a large study's runs and items are not held twice."""
     collected = collect(db, design_pk, study, files)
-    inputs = parse(collected.files)
-    _planned_records(collected.files, inputs.design, inputs)
+    core = _database_verdicts(collected.records)
+    written = collected.files
+    del collected
+    inputs = parse(written)
+    _planned_records(written, inputs.design, inputs)
     analysis = analyse(inputs)
-    _cross_check(collected, analysis)
-    return collected, analysis
+    _cross_check(core, analysis)
+    return written, analysis
 
 
 def _planned_records(
@@ -522,9 +531,9 @@ def build_bundle(
     ``confidence``."""
     with _collector_paused():
         began = time.perf_counter()
-        collected, analysis = _collected_and_analysed(db, design_pk, study)
+        written, analysis = _collected_and_analysed(db, design_pk, study)
         collected_at = time.perf_counter()
-        files = writer.bundle_files(collected.files, analysis, confidence)
+        files = writer.bundle_files(written, analysis, confidence)
     if timings is not None:
         timings["collect"] = collected_at - began
         timings["derive"] = time.perf_counter() - collected_at
@@ -664,7 +673,7 @@ def _export_one(
     require("export")
     looked = _held_back(db, design_pk, study, viewer)
     with _collector_paused():
-        collected, analysis = _collected_and_analysed(db, design_pk, study)
+        written, analysis = _collected_and_analysed(db, design_pk, study)
         if what == "verdicts":
             data = verdict_lines(analysis)
         elif what == "judgments":
@@ -672,7 +681,7 @@ def _export_one(
         else:
             data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
     _note_export(db, looked, design_pk, viewer)
-    design = json.loads(collected.files[rec.DESIGN])
+    design = json.loads(written[rec.DESIGN])
     # Written first under a temporary name, renamed into place once the export is recorded:
     # a disk that refuses either leaves neither.
     with contextlib.ExitStack() as placed, db.atomic():
