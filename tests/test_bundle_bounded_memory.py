@@ -27,7 +27,13 @@ from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import RunVerdict, _jsonl, analyse, parse
 from abp_tui.export.bundle_reading import read_bundle
 from abp_tui.export.bundle_writing import FolderFiles
-from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_bytes, jsonl_chunks
+from abp_tui.export.canonical import (
+    json_bytes,
+    json_chunks,
+    json_list_chunks,
+    jsonl_bytes,
+    jsonl_chunks,
+)
 from abp_tui.export.derive import REPORT, SUMMARY, VERDICTS, derive, derive_each
 from abp_tui.models import StudyDesign
 from abp_tui.services.designing import create_design
@@ -238,3 +244,35 @@ def test_the_gate_plans_the_design_again_only_when_some_run_is_in_no_item(
             analysis.inputs.runs,
             {r for i in analysis.inputs.items for r in i.runs if r != stray.id},
         )
+
+
+def test_the_indented_writer_writes_what_the_standard_library_writes() -> None:
+    """Each piece of a streamed document is written without the standard library's indenting
+    encoder (a cycle of closures a call), byte for byte as it writes it."""
+    values: list[Any] = [
+        0,
+        -1,
+        10**30,
+        1.5,
+        -0.0,
+        1e-7,
+        math.inf,
+        -math.inf,
+        True,
+        None,
+        "",
+        'é\u2028\x00"\\\n',
+        [],
+        {},
+        [[], [{}], [1, [2, [3]]]],
+        {"b": {"a": [1, {"z": None, "y": [True, False]}]}, "a": []},
+        {10: "ten", 9: "nine", -1: 0},
+        {1.5: 1, 0.5: 2},
+        (1, (2, 3)),
+    ]
+    for value in values:
+        document = {"k": value, "l": [value, value]}
+        made = b"".join(json_chunks({"k": value}, {"l": iter([value, value])}))
+        assert made == json_bytes(document), value
+        for listed in ([], [value], [value, document]):
+            assert b"".join(json_list_chunks(iter(listed))) == json_bytes(listed), listed

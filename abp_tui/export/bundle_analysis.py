@@ -20,13 +20,14 @@ cross-checks the verdicts computed here against the database's before it writes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.commitment import record_sha256
 from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions
@@ -127,6 +128,11 @@ def _jsonl_each(files: Mapping[str, bytes], path: str, model: type[M]) -> Iterat
         yield shared_fields(_model(model, data, path, f"line {number}: "))
 
 
+def record_hashes(records: Iterable[object]) -> dict[Any, str]:
+    """The content hash of each record (a JSON object) by its id (the last of an id counts)."""
+    return {r.get("id"): record_sha256(r) for r in records if isinstance(r, dict)}
+
+
 @dataclass(frozen=True)
 class Inputs:
     """The source records of a bundle, parsed."""
@@ -149,6 +155,9 @@ class Inputs:
     """The automated judge's outcomes of the runs it scored (none in a bundle without it)."""
     allocation: list[AllocationDraw] = field(default_factory=list)
     """A design with a human budget: its draws (``judging/allocation.jsonl``); else none."""
+    task_sha256: dict[Any, str] = field(default_factory=dict)
+    """Each task's content hash by its id, as ``protocol/tasks.json`` holds it (what the design
+    hash commits to: :func:`abp_tui.export.claims.check_commitment`)."""
 
     @property
     def judge_dimensions(self) -> dict[str, list[dict[str, Any]]]:
@@ -190,6 +199,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         if rec.JUDGE_SCORES in files
         else [],
         allocation=_jsonl(files, rec.ALLOCATION, AllocationDraw) if rec.ALLOCATION in files else [],
+        task_sha256=record_hashes(tasks_raw),
     )
     _check_references(inputs)
     return inputs

@@ -120,6 +120,15 @@ def put_jsonl(files: MutableMapping[str, bytes], path: str, rows: Iterable[Any])
         files[path] = jsonl_bytes(rows)
 
 
+def put_chunks(files: MutableMapping[str, bytes], path: str, chunks: Iterable[bytes]) -> None:
+    """Set ``path`` in ``files`` to the bytes of ``chunks``, a chunk at a time into a bundle
+    folder being written."""
+    if isinstance(files, FolderFiles):
+        files.write_lines(path, chunks)
+    else:
+        files[path] = b"".join(chunks)
+
+
 def _order(path: str) -> tuple[bool, str]:
     return (path != rec.MANIFEST, path)
 
@@ -172,4 +181,4 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
         zip_folder(files, tmp_zip)
 
 
-__all__ = ["FolderFiles", "bundle_folder", "finish", "put_jsonl", "zip_folder"]
+__all__ = ["FolderFiles", "bundle_folder", "finish", "put_chunks", "put_jsonl", "zip_folder"]

@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from json.encoder import encode_basestring
 from typing import Any, Protocol, runtime_checkable
 
 from abp_tui.text.canonical import canonical_json
@@ -43,6 +44,70 @@ def json_bytes(document: Any, *, derived: bool = False) -> bytes:
     return (json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+def _key(key: Any) -> str:
+    """A key as ``json.dumps`` writes it (a str as it is; a number, bool or None as its JSON)."""
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return _SCALARS[key]
+    if isinstance(key, float):
+        return _float(key)
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+_SCALARS: dict[Any, str] = {True: "true", False: "false", None: "null"}
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _indented(value: Any, depth: int, out: list[str]) -> None:
+    """``value`` as ``json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1)`` writes
+    it, its lines indented ``depth`` spaces more, appended to ``out``. The standard library's
+    indenting encoder makes a cycle of closures for each document: a large study writes a
+    hundred thousand documents of a group each, with the cyclic collector paused."""
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None or value is True or value is False:
+        out.append(_SCALARS[value])
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(_float(value))
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = "\n" + " " * (depth + 1)
+        out.append("[" + inner)
+        for number, element in enumerate(value):
+            if number:
+                out.append("," + inner)
+            _indented(element, depth + 1, out)
+        out.append("\n" + " " * depth + "]")
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = "\n" + " " * (depth + 1)
+        out.append("{" + inner)
+        for number, (key, element) in enumerate(sorted(value.items())):
+            if number:
+                out.append("," + inner)
+            out.append(encode_basestring(_key(key)) + ": ")
+            _indented(element, depth + 1, out)
+        out.append("\n" + " " * depth + "}")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def json_chunks(
     document: dict[str, Any], streamed: dict[str, Iterable[Any]], *, derived: bool = False
 ) -> Iterator[bytes]:
@@ -52,9 +117,9 @@ def json_chunks(
     and indented to its depth: no JSON text holds a raw line end, so its lines are its own."""
 
     def text(value: Any, depth: int) -> str:
-        data = rounded(value) if derived else value
-        dumped = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
-        return dumped.replace("\n", "\n" + " " * depth)
+        parts: list[str] = []
+        _indented(rounded(value) if derived else value, depth, parts)
+        return "".join(parts)
 
     keys = sorted({*document, *streamed})
     if not keys:
@@ -72,6 +137,17 @@ def json_chunks(
             empty = False
         yield (head + "[]").encode("utf-8") if empty else b"\n ]"
     yield b"\n}\n"
+
+
+def json_list_chunks(elements: Iterable[Any]) -> Iterator[bytes]:
+    """The bytes :func:`json_bytes` gives the list of ``elements``, an element at a time."""
+    empty = True
+    for element in elements:
+        parts: list[str] = ["[\n " if empty else ",\n "]
+        _indented(element, 1, parts)
+        yield "".join(parts).encode("utf-8")
+        empty = False
+    yield b"[]\n" if empty else b"\n]\n"
 
 
 def jsonl_chunks(

@@ -44,7 +44,7 @@ from abp_tui.export import bundle_writing as stream
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import allocation_source
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
-from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
+from abp_tui.export.canonical import file_stem, json_bytes, json_list_chunks, jsonl_bytes
 from abp_tui.export.claims import check_commitment
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import BundleMismatch, ExportError
@@ -181,8 +181,9 @@ def _collect(
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
-    protocol, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
-    files.update(protocol)
+    _files, scope, task_criteria = protocol_sources(
+        db, design, plan_secret=secret, plan_mac=mac, files=files
+    )
     # The runs are read a batch at a time and each written as it is read (its output, trace
     # and diff to files of their own, its line to runs.jsonl): only their facts are kept.
     kept: list[RunFacts] = []
@@ -243,7 +244,7 @@ def _collect(
         judgments=tuple(j for j in judgments if j.status == "submitted"),
         adjudications=tuple(adjudications),
         runs=tuple(kept),
-        task_criteria={t.id: t.fatal_criteria for t in tasks},
+        task_criteria=task_criteria,
         allocation=draws,
     )
     return Collected(files, design, records)
@@ -273,41 +274,46 @@ def protocol_sources(
     *,
     plan_secret: str | None = None,
     plan_mac: str | None = None,
-) -> tuple[dict[str, bytes], StudyDesign, list[rec.PublishedTask]]:
+    files: MutableMapping[str, bytes] | None = None,
+) -> tuple[MutableMapping[str, bytes], StudyDesign, dict[str, tuple[str, ...]]]:
     """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
-    its scope and its tasks: one function, so that a protocol-only bundle and the full bundle
-    carry the same bytes, but for the plan secret only the full bundle reveals
-    (``plan_secret``). ``plan_mac``: the plan's part of the design hash
-    (:func:`published_plan_hmac`)."""
+    set in ``files`` (a new dict by default; the folder being written by an export, the tasks
+    written one at a time), its scope and its tasks' fatal criteria by task id: one function,
+    so that a protocol-only bundle and the full bundle carry the same bytes, but for the plan
+    secret only the full bundle reveals (``plan_secret``). ``plan_mac``: the plan's part of the
+    design hash (:func:`published_plan_hmac`)."""
     study = bulk.study(db, design.study_id)
     if study is None:
         raise AbpError(no_such_study(design.study_id, db))
     scope = StudyDesign.model_validate(design_document(design.document))
-    files: dict[str, bytes] = {
-        # What the design adds (description, limitations) is published as the study's.
-        rec.STUDY: json_bytes(scope.framed_study(study).model_dump(mode="json")),
-        rec.DESIGN: json_bytes(
-            rec.PublishedDesign(
-                study=design.study_id,
-                name=design.name,
-                version=design.version_no,
-                sha256=design.sha256,
-                seed=design.seed,
-                created_at=design.created_at,
-                frozen_at=design.frozen_at,
-                document=design.document,
-                plan_secret=plan_secret,
-                plan_hmac=plan_mac,
-            ).model_dump(mode="json")
-        ),
-        rec.RUBRIC: json_bytes(design.rubric),
-    }
-    tasks = [
-        rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
-        for task, placeholder in bulk.tasks(db, design.study_id)
-        if scope.tasks == "all" or task.id in scope.tasks
-    ]
-    files[rec.TASKS] = json_bytes([t.model_dump(mode="json") for t in tasks])
+    files = {} if files is None else files
+    # What the design adds (description, limitations) is published as the study's.
+    files[rec.STUDY] = json_bytes(scope.framed_study(study).model_dump(mode="json"))
+    files[rec.DESIGN] = json_bytes(
+        rec.PublishedDesign(
+            study=design.study_id,
+            name=design.name,
+            version=design.version_no,
+            sha256=design.sha256,
+            seed=design.seed,
+            created_at=design.created_at,
+            frozen_at=design.frozen_at,
+            document=design.document,
+            plan_secret=plan_secret,
+            plan_hmac=plan_mac,
+        ).model_dump(mode="json")
+    )
+    files[rec.RUBRIC] = json_bytes(design.rubric)
+    criteria: dict[str, tuple[str, ...]] = {}
+
+    def published_tasks() -> Iterator[dict[str, Any]]:
+        for task, placeholder in bulk.each_task(db, design.study_id):
+            if scope.tasks == "all" or task.id in scope.tasks:
+                published = rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
+                criteria[published.id] = published.fatal_criteria
+                yield published.model_dump(mode="json")
+
+    stream.put_chunks(files, rec.TASKS, json_list_chunks(published_tasks()))
     conditions = [
         c
         for c in bulk.conditions(db, design.study_id)
@@ -316,7 +322,7 @@ def protocol_sources(
     files[rec.CONDITIONS] = json_bytes(
         [scope.framed_condition(c).model_dump(mode="json") for c in conditions]
     )
-    return files, scope, tasks
+    return files, scope, criteria
 
 
 def _code(item: Item) -> str:
@@ -619,7 +625,7 @@ def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str
             "judged)"
         )
     mac = published_plan_hmac(db, design_pk, design)
-    files, _scope, _tasks = protocol_sources(db, design, plan_mac=mac)
+    files = dict(protocol_sources(db, design, plan_mac=mac)[0])
     _planned_records(files, rec.PublishedDesign.model_validate_json(files[rec.DESIGN]))
     return protocol_files(files, writer.environment())
 
