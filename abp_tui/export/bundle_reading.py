@@ -275,9 +275,9 @@ class Records(Mapping[str, bytes]):
     """The members ``verify`` parses (path -> bytes), read from the bundle when asked for and
     never kept: each read is hashed again as it streams and compared with the SHA-256 already
     checked (a file changed since is a mismatch, never parsed), counted against ``budget``.
-    Only the records being parsed are in memory, one file at a time; members of at most
-    :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read several
-    times."""
+    A file of records is read a line at a time (:meth:`lines`), a JSON document whole; members
+    of at most :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read
+    several times."""
 
     def __init__(self, bundle: Bundle, listed: dict[str, tuple[str, int]], budget: HeldBudget):
         self._bundle = bundle

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 
+from markupsafe import Markup
+
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE
 from abp_tui.analysis.shared_runs import SHARED_RUNS_LIMITATION, exposed_reviewers
 from abp_tui.export import records as rec
@@ -178,6 +180,8 @@ def derive_each(
     yield "results/agreement.csv", table_csv(tables.agreement)
     yield "results/findings.csv", table_csv(tables.findings)
     yield "results/limitations.json", json_bytes(stated, derived=True)
+    # Each chart is made once, as the markup the report takes it as (a large study's chart of
+    # tasks is tens of megabytes: never copied, and written a slice at a time).
     charts = {
         "condition": pass_rate_chart(
             "plot-pass-rate-condition",
@@ -192,8 +196,9 @@ def derive_each(
             summary.confidence,
         ),
     }
+    charts = {name: Markup(chart) for name, chart in charts.items()}
     yield PLOT_CONDITIONS, charts["condition"].encode("utf-8")
-    yield PLOT_TASKS, charts["task"].encode("utf-8")
+    yield PLOT_TASKS, encoded((charts["task"],))
     for table in results.business:  # seed 002's tables, for a business design
         yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)
     if results.judge.rows:  # the automated judge scored some run (sci-bench)
@@ -218,15 +223,27 @@ def derive_each(
 
 
 def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
-    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time."""
+    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time; a long piece (a
+    chart) a slice at a time, never copied whole."""
     held: list[str] = []
     for piece in pieces:
+        if len(piece) > _SLICE:
+            if held:
+                yield "".join(held).encode("utf-8")
+                held.clear()
+            for start in range(0, len(piece), _SLICE):
+                yield piece[start : start + _SLICE].encode("utf-8")
+            continue
         held.append(piece)
         if len(held) >= batch:
             yield "".join(held).encode("utf-8")
             held.clear()
     if held:
         yield "".join(held).encode("utf-8")
+
+
+_SLICE: Final = 1 << 20
+"""Characters of a long text encoded at a time."""
 
 
 def summary_chunks(

@@ -368,7 +368,7 @@ def render_pieces(
         tables=page_tables,
         # The one place markup enters the page unescaped: the SVG charts are written by
         # abp_tui.export.svg, which escapes every label it takes from a record.
-        charts={k: Markup(v) for k, v in charts.items()},
+        charts={k: v if isinstance(v, Markup) else Markup(v) for k, v in charts.items()},
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
         headline=results.headline,
