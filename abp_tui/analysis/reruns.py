@@ -241,11 +241,13 @@ def missing_from_plan(
     holds: a rerun (or any run) imported after the design was planned. Giving the design file
     to ``abp-tui study create`` again plans them (step 1 of the plan needs no secret)."""
     held = held_from_plan(design, {r.id: r.origin_status for r in runs})
+    in_items = set(planned)
+    if all(r.id in in_items or r.id in held for r in runs):
+        return []  # the plan is made of these runs: every one of them is in an item already
     candidates = [PlanRun(0, r.id, r.task, r.condition, r.trial) for r in runs if r.id not in held]
     try:
         items = plan_items(design, candidates, None)
     except PlanError:
         return []
     wanted = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
-    in_items = set(planned)
     return [r.id for r in runs if r.id in wanted and r.id not in in_items]

@@ -17,17 +17,18 @@ recomputed from the bundle's document and rubric, the planned tasks, conditions,
 it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
 first difference is raised, naming the file. Every member is hashed a chunk at a time; the
-derived files are compared by the SHA-256 of the bytes re-derived, never held; the records it
-parses are read again when parsed, one file at a time (hashed again as they are), and counted
-against a budget as they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`): what
-stays in memory is what the analysis keeps of them. An export writes each file as it is made
-(:mod:`abp_tui.export.bundle_writing`).
+derived files are re-derived one at a time (the largest a piece at a time) and compared by the
+SHA-256 of the bytes re-derived, never held; the records it parses are read again when parsed,
+a line at a time (hashed again as they are), and counted against a budget as they are read
+(:class:`abp_tui.export.bundle_reading.HeldBudget`): what stays in memory is what the analysis
+keeps of them. An export writes each file as it is made (:mod:`abp_tui.export.bundle_writing`).
 A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
 its hashes are.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -49,7 +50,7 @@ from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, ConfidenceError
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import check_allocation
-from abp_tui.export.bundle_analysis import Analysis, analyse, parse
+from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
@@ -69,7 +70,7 @@ from abp_tui.export.claims import (
     check_produced,
     check_times,
 )
-from abp_tui.export.derive import ABP_VERDICT, STATUS, derive
+from abp_tui.export.derive import ABP_VERDICT, STATUS, Derived, derive, derive_each
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.protocol import (
     PROTOCOL_SCHEMA,
@@ -333,7 +334,7 @@ def verify(bundle_path: Path) -> VerifyReport:
     Nothing is read before it is expected: the members are listed and checked first
     (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
     compared with the member's before any is hashed; members are hashed streaming, derived
-    files compared by hash, and only the records being parsed are read whole, one at a time.
+    files compared by hash, and the records parsed a line at a time.
     """
     bundle_path = Path(bundle_path)
     with open_bundle(bundle_path) as bundle:
@@ -386,6 +387,9 @@ def _read_manifest(
         raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
     assert isinstance(manifest, dict)  # the schema requires an object
     entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in manifest["files"]]
+    # Its listing is the entries from here on (a large study's manifest lists a few hundred
+    # thousand files: their objects are not held twice).
+    manifest = {key: value for key, value in manifest.items() if key != "files"}
     try:
         # A bundle made before the level was recorded used the default.
         confidence = confidence_level(
@@ -459,7 +463,6 @@ def _verify(bundle: Bundle) -> VerifyReport:
     for path, (sha, size) in listed.items():
         parsed = protocol_only or not (_streamed(path) or path in declared_derived)
         bundle.check(path, size, sha, lines if parsed else None)
-    digests = {path: sha for path, (sha, _size) in listed.items()}
     records = Records(
         bundle,
         {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
@@ -497,7 +500,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
     bound = recomputed and check_commitment(files, inputs.design, inputs)
     for run in inputs.runs:
         if run.output is not None:
-            digest = digests.get(run.output.path)
+            digest = listed.get(run.output.path, (None, 0))[0]
             if digest is None:
                 raise BundleMismatch(run.output.path, f"raw output of run {run.id!r} is missing")
             if digest != run.output.sha256:
@@ -506,7 +509,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
         if run.diff is not None:
-            digest = digests.get(run.diff.path)
+            digest = listed.get(run.diff.path, (None, 0))[0]
             if digest is None:
                 raise BundleMismatch(run.diff.path, f"diff of run {run.id!r} is missing")
             if digest != run.diff.sha256:
@@ -514,14 +517,17 @@ def _verify(bundle: Bundle) -> VerifyReport:
                     run.diff.path,
                     f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
-    try:
-        derived = derive(files, analyse(inputs), confidence)
-    except (KeyError, ValueError, TypeError, IndexError, ArithmeticError) as exc:
-        raise BundleMismatch(
-            "records",
-            f"the bundle's records are inconsistent and cannot be re-derived "
-            f"({type(exc).__name__}: {exc})",
-        ) from None
+    analysis = analyse_or_refuse(inputs)
+    # Each derived file is hashed as it is made, a piece at a time, and dropped.
+    derived: dict[str, str] = {}
+    status_bytes = b""
+    for path, data in derive_or_refuse(files, analysis, confidence):
+        made = hashlib.sha256()
+        for chunk in (data,) if isinstance(data, bytes) else data:
+            made.update(chunk)
+            if path == STATUS:
+                status_bytes += chunk
+        derived[path] = made.hexdigest()
     check_produced(listed, inputs, derived)
     note = ""
     if tool != __version__ or manifest.get("environment") != _environment():
@@ -535,12 +541,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
         if path not in listed:
             raise BundleMismatch(path, "missing from the bundle")
         # The file's hash was checked against the manifest's: the bytes re-derived are
-        # compared by theirs, and the file is read again only to show where they differ.
+        # compared by theirs, and made again and the file read again only to show where
+        # they differ.
         sha, size = listed[path]
-        if sha256_bytes(derived[path]) != sha:
+        if derived[path] != sha:
+            again = dict(derive_or_refuse(files, analysis, confidence))[path]
+            expected = again if isinstance(again, bytes) else b"".join(again)
             found = bundle.read(path, size)
-            raise BundleMismatch(path, _first_difference(derived[path], found) + note)
-    status = json.loads(derived[STATUS])["status"]
+            raise BundleMismatch(path, _first_difference(expected, found) + note)
+    status = json.loads(status_bytes)["status"]
     if manifest.get("status") != status:
         raise BundleMismatch(
             rec.MANIFEST, f"status {manifest.get('status')!r}, the records give {status!r}"
@@ -561,6 +570,50 @@ def _verify(bundle: Bundle) -> VerifyReport:
         sha256_bytes(manifest_bytes),
         bound,
     )
+
+
+def analyse_or_refuse(inputs: Inputs) -> Analysis:
+    """The analysis of a bundle's records; records the rules cannot take are a mismatch."""
+    try:
+        return analyse(inputs)
+    except _INCONSISTENT as exc:
+        raise _inconsistent(exc) from None
+
+
+def derive_or_refuse(
+    files: Mapping[str, bytes], analysis: Analysis, confidence: float
+) -> Iterator[tuple[str, Derived]]:
+    """:func:`abp_tui.export.derive.derive_each`, records it cannot derive from a mismatch."""
+    made = derive_each(files, analysis, confidence)
+    while True:
+        try:
+            path, data = next(made)
+        except StopIteration:
+            return
+        except _INCONSISTENT as exc:
+            raise _inconsistent(exc) from None
+        if isinstance(data, bytes):
+            yield path, data
+        else:
+            yield path, _refusing(data)
+
+
+_INCONSISTENT: Final = (KeyError, ValueError, TypeError, IndexError, ArithmeticError)
+
+
+def _inconsistent(exc: BaseException) -> BundleMismatch:
+    return BundleMismatch(
+        "records",
+        f"the bundle's records are inconsistent and cannot be re-derived "
+        f"({type(exc).__name__}: {exc})",
+    )
+
+
+def _refusing(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    try:
+        yield from chunks
+    except _INCONSISTENT as exc:
+        raise _inconsistent(exc) from None
 
 
 def _check_manifest_names(

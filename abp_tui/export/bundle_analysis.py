@@ -20,13 +20,14 @@ cross-checks the verdicts computed here against the database's before it writes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.commitment import record_sha256
 from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions
@@ -44,7 +45,7 @@ from abp_tui.analysis.scibench_results import all_traits
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, Disagreement, decide
 from abp_tui.export import records as rec
-from abp_tui.export.canonical import jsonl_lines
+from abp_tui.export.canonical import file_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import (
     AdjudicationRevision,
@@ -65,6 +66,7 @@ from abp_tui.models import (
     StudyDesign,
     Verdict,
 )
+from abp_tui.models.base import shared_fields, trusted
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.text import json_input
 
@@ -97,29 +99,38 @@ def _model(model: type[M], data: Any, path: str, where: str = "") -> M:
 
 
 def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
+    """The records of a JSON Lines file, read a line at a time (the file is never whole in
+    memory), each holding the shared set of its fields given (:func:`shared_fields`)."""
+    return list(_jsonl_each(files, path, model))
+
+
+def _jsonl_each(files: Mapping[str, bytes], path: str, model: type[M]) -> Iterator[M]:
+    """The records of :func:`_jsonl`, one at a time."""
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
-    text = files[path].decode("utf-8", "replace")
-    lines = jsonl_lines(files[path], "replace")
-    # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a file
-    # that may hold one is read the slow way, which refuses them naming the line.
-    if "NaN" not in text and "Infinity" not in text:
+    for number, line in enumerate(file_lines(files, path), 1):
+        if not line.strip() or (len(line) <= 12 and not line.decode("utf-8", "replace").strip()):
+            continue  # a blank line, as str.strip sees it
+        # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a
+        # line that may hold one is read the slow way, which refuses them naming the line.
+        if b"NaN" not in line and b"Infinity" not in line:
+            try:
+                # One parse and validation per line, in pydantic's own JSON reader: an export
+                # reads back every record it wrote, so this is on its path as well as verify's.
+                yield shared_fields(model.model_validate_json(line))
+                continue
+            except ValidationError:
+                pass  # read again, slowly, to name the field
         try:
-            # One parse and validation per line, in pydantic's own JSON reader: an export reads
-            # back every record it wrote, so this is on its path as well as verify's.
-            return [model.model_validate_json(line) for line in lines if line.strip()]
-        except ValidationError:
-            pass  # read again, slowly, to name the line and the field
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json_input.loads(line)
+            data = json_input.loads(line.decode("utf-8", "replace"))
         except json_input.JsonRefused as exc:
             raise BundleMismatch(path, f"line {number}: not JSON ({exc})") from None
-        out.append(_model(model, data, path, f"line {number}: "))
-    return out
+        yield shared_fields(_model(model, data, path, f"line {number}: "))
+
+
+def record_hashes(records: Iterable[object]) -> dict[Any, str]:
+    """The content hash of each record (a JSON object) by its id (the last of an id counts)."""
+    return {r.get("id"): record_sha256(r) for r in records if isinstance(r, dict)}
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,8 @@ class Inputs:
     rubric: Rubric
     tasks: list[rec.PublishedTask]
     conditions: list[Condition]
-    runs: list[rec.PublishedRun]
+    runs: list[rec.HeldRun]
+    """The runs, each record held as its JSON text (:class:`abp_tui.export.records.HeldRun`)."""
     items: list[Item]
     judgments: list[JudgmentRevision]
     adjudications: list[AdjudicationRevision]
@@ -143,6 +155,9 @@ class Inputs:
     """The automated judge's outcomes of the runs it scored (none in a bundle without it)."""
     allocation: list[AllocationDraw] = field(default_factory=list)
     """A design with a human budget: its draws (``judging/allocation.jsonl``); else none."""
+    task_sha256: dict[Any, str] = field(default_factory=dict)
+    """Each task's content hash by its id, as ``protocol/tasks.json`` holds it (what the design
+    hash commits to: :func:`abp_tui.export.claims.check_commitment`)."""
 
     @property
     def judge_dimensions(self) -> dict[str, list[dict[str, Any]]]:
@@ -166,11 +181,14 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         design=design,
         study_design=study_design,
         rubric=_model(Rubric, _json(files, rec.RUBRIC), rec.RUBRIC),
-        tasks=[_model(rec.PublishedTask, t, rec.TASKS, f"[{i}].") for i, t in enumerate(tasks_raw)],
+        tasks=[
+            shared_fields(_model(rec.PublishedTask, t, rec.TASKS, f"[{i}]."))
+            for i, t in enumerate(tasks_raw)
+        ],
         conditions=[
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
-        runs=_jsonl(files, rec.RUNS, rec.PublishedRun),
+        runs=rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun)),
         items=_jsonl(files, rec.ITEMS, Item),
         judgments=_jsonl(files, rec.JUDGMENTS, JudgmentRevision),
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
@@ -181,6 +199,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         if rec.JUDGE_SCORES in files
         else [],
         allocation=_jsonl(files, rec.ALLOCATION, AllocationDraw) if rec.ALLOCATION in files else [],
+        task_sha256=record_hashes(tasks_raw),
     )
     _check_references(inputs)
     return inputs
@@ -386,8 +405,11 @@ def analyse(inputs: Inputs) -> Analysis:
     for published, o in zip(inputs.runs, run_outcomes, strict=True):
         verdict = human.get(published.id)
         adjudication = decisions.adjudicated_by.get(published.id)
+        # Built from values of its fields' types (a thousand bytes less each, for a large
+        # study's hundreds of thousands of runs).
         verdicts.append(
-            RunVerdict(
+            trusted(
+                RunVerdict,
                 run=published.id,
                 task=published.task,
                 condition=published.condition,
@@ -397,7 +419,9 @@ def analyse(inputs: Inputs) -> Analysis:
                 human_state=o.human_state,
                 automated_state=o.automated_state,
                 automated_outcome=published.automated_outcome,
-                record_state=published.origin_status,
+                record_state=None
+                if published.origin_status is None
+                else published.origin_status.value,
                 excluded_reason=published.excluded_reason,
                 scores=o.scores,
                 fatal_hits=verdict.fatal_hits if verdict else (),

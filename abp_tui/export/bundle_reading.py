@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
+from abp_tui.export.canonical import split_lines
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
 from abp_tui.text.safe import safe_line
 
@@ -274,9 +275,9 @@ class Records(Mapping[str, bytes]):
     """The members ``verify`` parses (path -> bytes), read from the bundle when asked for and
     never kept: each read is hashed again as it streams and compared with the SHA-256 already
     checked (a file changed since is a mismatch, never parsed), counted against ``budget``.
-    Only the records being parsed are in memory, one file at a time; members of at most
-    :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read several
-    times."""
+    A file of records is read a line at a time (:meth:`lines`), a JSON document whole; members
+    of at most :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read
+    several times."""
 
     def __init__(self, bundle: Bundle, listed: dict[str, tuple[str, int]], budget: HeldBudget):
         self._bundle = bundle
@@ -285,25 +286,37 @@ class Records(Mapping[str, bytes]):
         self._small: dict[str, bytes] = {}
         self._counted: set[str] = set()
 
-    def __getitem__(self, name: str) -> bytes:
-        if name in self._small:
-            return self._small[name]
+    def _checked_chunks(self, name: str) -> Iterator[bytes]:
+        """The member's chunks, hashed and counted as they are read; a member that changed
+        since it was hashed is refused once its last chunk is read."""
         sha, size = self._listed[name]  # KeyError: not one of them
         digest = hashlib.sha256()
-        data = bytearray()
+        read = 0
         count = name not in self._counted  # a file read again is not held twice
         self._counted.add(name)
         for chunk in self._bundle._chunks(name, size):
             digest.update(chunk)
             if count:
                 self._budget.take(name, chunk)
-            data += chunk
-        if len(data) != size or digest.hexdigest() != sha:
+            read += len(chunk)
+            yield chunk
+        if read != size or digest.hexdigest() != sha:
             raise BundleMismatch(name, "changed while verify read it (refused)")
-        out = bytes(data)
-        if size <= CHUNK:
+
+    def __getitem__(self, name: str) -> bytes:
+        if name in self._small:
+            return self._small[name]
+        out = b"".join(self._checked_chunks(name))
+        if len(out) <= CHUNK:
             self._small[name] = out
         return out
+
+    def lines(self, name: str) -> Iterator[bytes]:
+        """The member's lines (split on ``\\n``), read a chunk at a time, checked as
+        :meth:`__getitem__` checks the whole (the last line comes once it is)."""
+        if name in self._small:
+            return split_lines((self._small[name],))
+        return split_lines(self._checked_chunks(name))
 
     def __contains__(self, name: object) -> bool:
         return name in self._listed

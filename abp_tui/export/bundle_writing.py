@@ -21,8 +21,8 @@ from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in
 from abp_tui.export.bundle_analysis import Analysis
-from abp_tui.export.canonical import jsonl_bytes
-from abp_tui.export.derive import STATUS, derive
+from abp_tui.export.canonical import jsonl_bytes, split_lines
+from abp_tui.export.derive import STATUS, derive_each
 from abp_tui.text.canonical import canonical_json
 
 CHUNK = 1 << 20
@@ -74,6 +74,19 @@ class FolderFiles(MutableMapping[str, bytes]):
                 size += len(line)
         self.listing[path] = (sha.hexdigest(), size)
 
+    def lines(self, path: str) -> Iterator[bytes]:
+        """A file's lines (split on ``\\n``), read back a chunk at a time."""
+        if path in self._kept:
+            return split_lines((self._kept[path],))
+        if path not in self.listing:
+            raise KeyError(path)
+        return split_lines(self._chunks(path))
+
+    def _chunks(self, path: str) -> Iterator[bytes]:
+        with (self.folder / path).open("rb") as handle:
+            while chunk := handle.read(CHUNK):
+                yield chunk
+
     def __getitem__(self, path: str) -> bytes:
         if path in self._kept:
             return self._kept[path]
@@ -107,6 +120,15 @@ def put_jsonl(files: MutableMapping[str, bytes], path: str, rows: Iterable[Any])
         files[path] = jsonl_bytes(rows)
 
 
+def put_chunks(files: MutableMapping[str, bytes], path: str, chunks: Iterable[bytes]) -> None:
+    """Set ``path`` in ``files`` to the bytes of ``chunks``, a chunk at a time into a bundle
+    folder being written."""
+    if isinstance(files, FolderFiles):
+        files.write_lines(path, chunks)
+    else:
+        files[path] = b"".join(chunks)
+
+
 def _order(path: str) -> tuple[bool, str]:
     return (path != rec.MANIFEST, path)
 
@@ -129,15 +151,17 @@ def zip_folder(files: FolderFiles, target: Path) -> None:
 
 def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> None:
     """Write the derived files of a bundle whose source files are ``files`` (and their
-    ``analysis``), then its manifest, as :func:`abp_tui.export.bundle.bundle_files` makes
-    them."""
+    ``analysis``), each as it is made (:func:`abp_tui.export.derive.derive_each`), then its
+    manifest, as :func:`abp_tui.export.bundle.bundle_files` makes them."""
     confidence = confidence_level(confidence)
-    derived = derive(files, analysis, confidence)
-    for path, data in derived.items():
-        files[path] = data
-    status = json.loads(derived[STATUS])
-    names = list(derived)
-    del derived
+    names = []
+    for path, data in derive_each(files, analysis, confidence):
+        if isinstance(data, bytes):
+            files[path] = data
+        else:
+            files.write_lines(path, data)
+        names.append(path)
+    status = json.loads(files[STATUS])
     listing = [(p, sha, size) for p, (sha, size) in files.listing.items()]
     files[rec.MANIFEST] = manifest_bytes(listing, status, names, analysis, confidence)
 
@@ -157,4 +181,4 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
         zip_folder(files, tmp_zip)
 
 
-__all__ = ["FolderFiles", "bundle_folder", "finish", "put_jsonl", "zip_folder"]
+__all__ = ["FolderFiles", "bundle_folder", "finish", "put_chunks", "put_jsonl", "zip_folder"]

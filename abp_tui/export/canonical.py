@@ -14,8 +14,9 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from json.encoder import encode_basestring
+from typing import Any, Protocol, runtime_checkable
 
 from abp_tui.text.canonical import canonical_json
 from abp_tui.text.csvsafe import Figure, csv_text
@@ -43,6 +44,126 @@ def json_bytes(document: Any, *, derived: bool = False) -> bytes:
     return (json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+def _key(key: Any) -> str:
+    """A key as ``json.dumps`` writes it (a str as it is; a number, bool or None as its JSON)."""
+    if isinstance(key, str):
+        return key
+    if key is True or key is False or key is None:
+        return _SCALARS[key]
+    if isinstance(key, float):
+        return _float(key)
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+_SCALARS: dict[Any, str] = {True: "true", False: "false", None: "null"}
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _indented(value: Any, depth: int, out: list[str]) -> None:
+    """``value`` as ``json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1)`` writes
+    it, its lines indented ``depth`` spaces more, appended to ``out``. The standard library's
+    indenting encoder makes a cycle of closures for each document: a large study writes a
+    hundred thousand documents of a group each, with the cyclic collector paused."""
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None or value is True or value is False:
+        out.append(_SCALARS[value])
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(_float(value))
+    elif isinstance(value, list | tuple):
+        if not value:
+            out.append("[]")
+            return
+        inner = "\n" + " " * (depth + 1)
+        out.append("[" + inner)
+        for number, element in enumerate(value):
+            if number:
+                out.append("," + inner)
+            _indented(element, depth + 1, out)
+        out.append("\n" + " " * depth + "]")
+    elif isinstance(value, dict):
+        if not value:
+            out.append("{}")
+            return
+        inner = "\n" + " " * (depth + 1)
+        out.append("{" + inner)
+        for number, (key, element) in enumerate(sorted(value.items())):
+            if number:
+                out.append("," + inner)
+            out.append(encode_basestring(_key(key)) + ": ")
+            _indented(element, depth + 1, out)
+        out.append("\n" + " " * depth + "}")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def json_chunks(
+    document: dict[str, Any], streamed: dict[str, Iterable[Any]], *, derived: bool = False
+) -> Iterator[bytes]:
+    """The bytes :func:`json_bytes` gives the object ``document`` with ``streamed``'s lists
+    among its keys, a piece at a time: each of those lists' elements is made, written and
+    dropped in turn, so the document is never whole in memory. An element is dumped on its own
+    and indented to its depth: no JSON text holds a raw line end, so its lines are its own."""
+
+    def text(value: Any, depth: int) -> str:
+        parts: list[str] = []
+        _indented(rounded(value) if derived else value, depth, parts)
+        return "".join(parts)
+
+    keys = sorted({*document, *streamed})
+    if not keys:
+        yield b"{}\n"
+        return
+    for number, key in enumerate(keys):
+        head = ("{\n " if number == 0 else ",\n ") + json.dumps(key, ensure_ascii=False) + ": "
+        if key not in streamed:
+            yield (head + text(document[key], 1)).encode("utf-8")
+            continue
+        empty = True
+        for element in streamed[key]:
+            yield ((head + "[\n  ") if empty else ",\n  ").encode("utf-8")
+            yield text(element, 2).encode("utf-8")
+            empty = False
+        yield (head + "[]").encode("utf-8") if empty else b"\n ]"
+    yield b"\n}\n"
+
+
+def json_list_chunks(elements: Iterable[Any]) -> Iterator[bytes]:
+    """The bytes :func:`json_bytes` gives the list of ``elements``, an element at a time."""
+    empty = True
+    for element in elements:
+        parts: list[str] = ["[\n " if empty else ",\n "]
+        _indented(element, 1, parts)
+        yield "".join(parts).encode("utf-8")
+        empty = False
+    yield b"[]\n" if empty else b"\n]\n"
+
+
+def jsonl_chunks(
+    rows: Iterable[Any], *, derived: bool = False, batch: int = 1000
+) -> Iterator[bytes]:
+    """The bytes :func:`jsonl_bytes` gives ``rows``, ``batch`` lines at a time."""
+    lines: list[str] = []
+    for row in rows:
+        lines.append(canonical_json(rounded(row) if derived else row))
+        if len(lines) >= batch:
+            yield ("\n".join(lines) + "\n").encode("utf-8")
+            lines.clear()
+    if lines:
+        yield ("\n".join(lines) + "\n").encode("utf-8")
+
+
 def jsonl_bytes(rows: Iterable[Any], *, derived: bool = False) -> bytes:
     """One compact JSON document per line, keys sorted."""
     out = io.StringIO()
@@ -63,6 +184,46 @@ def jsonl_lines(data: bytes, errors: str = "strict") -> list[str]:
     if not text:
         return []
     return (text[:-1] if text.endswith("\n") else text).split("\n")
+
+
+def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a file read a chunk at a time, split on ``\\n`` alone as
+    :func:`jsonl_lines` splits them (without their ends; the empty piece after a final ``\\n``
+    included, as a blank line is)."""
+    rest = b""
+    for chunk in chunks:
+        parts = (rest + chunk).split(b"\n") if rest else chunk.split(b"\n")
+        rest = parts.pop()
+        yield from parts
+    yield rest
+
+
+@runtime_checkable
+class LineSource(Protocol):
+    """Files (path -> bytes) that also hand a file over a line at a time, never whole."""
+
+    def lines(self, path: str) -> Iterator[bytes]: ...
+
+
+def file_lines(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
+    """The lines of ``files[path]`` (split as :func:`split_lines` splits them), a chunk at a time
+    where ``files`` reads them so (a bundle's folder or zip): a file of records is never whole in
+    memory."""
+    if isinstance(files, LineSource):
+        return files.lines(path)
+    return split_lines((files[path],))
+
+
+def jsonl_file_lines(files: Mapping[str, bytes], path: str) -> Iterator[bytes]:
+    """The lines :func:`jsonl_lines` gives ``files[path]`` (as bytes), read as
+    :func:`file_lines` reads them: the empty piece after a final line end is not a line."""
+    previous: bytes | None = None
+    for piece in file_lines(files, path):
+        if previous is not None:
+            yield previous
+        previous = piece
+    if previous:
+        yield previous
 
 
 def cell(value: Any) -> str:

@@ -33,21 +33,20 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from abp_tui.analysis.automated import AUTOMATED_DESIGN, automated_hash
 from abp_tui.analysis.blinding import design_hash
 from abp_tui.analysis.commitment import (
     COMMITMENT_KEY,
     COMMITMENT_VERSION,
-    record_sha256,
     run_record,
     runs_sha256,
 )
 from abp_tui.analysis.judgment_checks import CLOCK_SKEW
 from abp_tui.analysis.matched_models import ENGINE_PROTOCOLS
 from abp_tui.export import records as rec
-from abp_tui.export.bundle_analysis import Inputs, _json
+from abp_tui.export.bundle_analysis import Inputs, _json, record_hashes
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.judges import JUDGES, VERDICTS
 from abp_tui.export.ranking import SOURCES, VOTES
@@ -147,20 +146,26 @@ def check_commitment(
             "time was changed",
         )
     for path, kind in ((rec.TASKS, "tasks"), (rec.CONDITIONS, "conditions")):
-        _check_records(files, path, kind, found.get(kind))
+        # A full bundle's tasks were hashed when parsed (a large study's are not read twice).
+        known = inputs.task_sha256 if inputs is not None and kind == "tasks" else None
+        _check_records(files, path, kind, found.get(kind), known)
     if inputs is not None:
         planned = {r for item in inputs.items for r in item.runs}
-        runs = [
+        # Each planned run's record is made, hashed and let go in turn.
+        runs = (
             (
                 r.id,
                 run_record(
-                    r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                    {
+                        **r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                        "record": r.record,
+                    },
                     None if r.output is None else r.output.sha256,
                 ),
             )
             for r in inputs.runs
             if r.id in planned
-        ]
+        )
         digest = runs_sha256(runs)
         if digest != found.get("runs_sha256"):
             raise BundleMismatch(
@@ -172,21 +177,28 @@ def check_commitment(
     return True
 
 
-def _check_records(files: Mapping[str, bytes], path: str, kind: str, committed: object) -> None:
-    """Each record the design committed to (id -> content hash) is in ``path``, unchanged."""
+def _check_records(
+    files: Mapping[str, bytes],
+    path: str,
+    kind: str,
+    committed: object,
+    known: Mapping[Any, str] | None = None,
+) -> None:
+    """Each record the design committed to (id -> content hash) is in ``path``, unchanged;
+    ``known``: the content hash of each record of ``path`` by id, computed when it was read."""
     if not isinstance(committed, dict):
         raise BundleMismatch(rec.DESIGN, f"document.commitment.{kind}: expected an object")
-    raw = _json(files, path)
-    records = raw if isinstance(raw, list) else []
-    by_id = {r.get("id"): r for r in records if isinstance(r, dict)}
+    if known is None:
+        raw = _json(files, path)
+        records = raw if isinstance(raw, list) else []
+        known = record_hashes(records)
     noun = kind.rstrip("s")
     for key, want in sorted(committed.items()):
-        record = by_id.get(key)
-        if record is None:
+        digest = known.get(key)
+        if digest is None:
             raise BundleMismatch(
                 path, f"{noun} {safe_line(key)!r}, which the design plans, is missing"
             )
-        digest = record_sha256(record)
         if digest != want:
             raise BundleMismatch(
                 path,

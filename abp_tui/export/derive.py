@@ -8,8 +8,10 @@ Nothing here reads the database, the clock or the environment.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
+
+from markupsafe import Markup
 
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE
 from abp_tui.analysis.shared_runs import SHARED_RUNS_LIMITATION, exposed_reviewers
@@ -24,11 +26,11 @@ from abp_tui.export.bundle_analysis import (
     parse,
     summarise,
 )
-from abp_tui.export.canonical import json_bytes, jsonl_bytes
+from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_chunks
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
-from abp_tui.export.report import render
+from abp_tui.export.report import render_pieces
 from abp_tui.export.svg import pass_rate_chart
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
@@ -96,7 +98,12 @@ def limitations(analysis: Analysis) -> list[dict[str, str]]:
 
 
 def verdict_lines(analysis: Analysis) -> bytes:
-    return jsonl_bytes((v.model_dump(mode="json") for v in analysis.verdicts), derived=True)
+    return b"".join(verdict_chunks(analysis))
+
+
+def verdict_chunks(analysis: Analysis) -> Iterator[bytes]:
+    """``verdicts.jsonl``'s bytes, a thousand lines at a time."""
+    return jsonl_chunks((v.model_dump(mode="json") for v in analysis.verdicts), derived=True)
 
 
 def judgments_csv(analysis: Analysis) -> bytes:
@@ -119,6 +126,10 @@ def abp_verdict_document(
     return document, summary, gate
 
 
+Derived = bytes | Iterator[bytes]
+"""A derived file: its bytes, or its bytes a piece at a time (made as they are read)."""
+
+
 def derive(
     files: Mapping[str, bytes],
     analysis: Analysis | None = None,
@@ -127,8 +138,23 @@ def derive(
     """The derived files (path -> bytes) of a bundle whose source files are ``files``, every
     results interval at ``confidence`` (summary.json records it; abp-verdict/v1 stays at 95%).
 
-    ``analysis`` may be passed when the caller already analysed these same files.
+    ``analysis`` may be passed when the caller already analysed these same files. An export and
+    ``verify`` take the files one at a time from :func:`derive_each` instead.
     """
+    return {
+        path: data if isinstance(data, bytes) else b"".join(data)
+        for path, data in derive_each(files, analysis, confidence)
+    }
+
+
+def derive_each(
+    files: Mapping[str, bytes],
+    analysis: Analysis | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Iterator[tuple[str, Derived]]:
+    """The derived files of :func:`derive`, one at a time: each is made when the one before it
+    was taken (written, or hashed), and the largest (``summary.json``, ``verdicts.jsonl``) a
+    piece at a time, so no file of a large study is whole in memory, nor two of them."""
     if analysis is None:
         analysis = analyse(parse(files))
     summary = summarise(analysis, confidence)
@@ -137,6 +163,25 @@ def derive(
     tables = bundle_tables(analysis, summary, agreed)
     results = tables.results
     stated = limitations(analysis)
+    yield STATUS, json_bytes(gate.model_dump(mode="json"), derived=True)
+    yield VERDICTS, verdict_chunks(analysis)
+    yield JUDGMENTS_CSV, table_csv(tables.judgments)
+    yield SUMMARY, summary_chunks(analysis, summary, gate, stated)
+    yield ABP_VERDICT, json_bytes(verdict, derived=True)
+    del verdict
+    yield "results/conditions.csv", table_csv(results.conditions)
+    yield "results/tasks.csv", table_csv(results.tasks)
+    yield "results/comparisons.csv", table_csv(results.comparisons)
+    yield "results/efficiency.csv", table_csv(results.efficiency)
+    yield "results/position_bias.csv", table_csv(results.position_bias)
+    yield "results/excluded_runs.csv", table_csv(tables.excluded)
+    yield "results/disagreements.csv", table_csv(tables.disagreements)
+    yield "results/agreement.json", json_bytes(agreed.model_dump(mode="json"), derived=True)
+    yield "results/agreement.csv", table_csv(tables.agreement)
+    yield "results/findings.csv", table_csv(tables.findings)
+    yield "results/limitations.json", json_bytes(stated, derived=True)
+    # Each chart is made once, as the markup the report takes it as (a large study's chart of
+    # tasks is tens of megabytes: never copied, and written a slice at a time).
     charts = {
         "condition": pass_rate_chart(
             "plot-pass-rate-condition",
@@ -151,11 +196,64 @@ def derive(
             summary.confidence,
         ),
     }
-    summary_document = {
+    charts = {name: Markup(chart) for name, chart in charts.items()}
+    yield PLOT_CONDITIONS, charts["condition"].encode("utf-8")
+    yield PLOT_TASKS, encoded((charts["task"],))
+    for table in results.business:  # seed 002's tables, for a business design
+        yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)
+    if results.judge.rows:  # the automated judge scored some run (sci-bench)
+        yield JUDGE_CSV, table_csv(results.judge)
+    if results.reclassified is not None and results.reclassified.rows:  # seed 000
+        yield RECLASSIFIED_CSV, table_csv(results.reclassified)
+    if results.head_to_head.rows:  # seed 003: engines that may be compared
+        yield HEAD_TO_HEAD_CSV, table_csv(results.head_to_head)
+    if results.engine_efficiency.rows:  # seed 003: engines that measured any figure
+        yield ENGINE_EFFICIENCY_CSV, table_csv(results.engine_efficiency)
+    for table in results.scibench:  # seed 004: condition and dimension counts
+        yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)
+    judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
+    yield from judge_results(judged).items()
+    # Rankings from the bundle's votes (abp_tui.export.ranking), when it carries some.
+    ranked = bundle_rankings(files, analysis, confidence)
+    yield from ranking_files(ranked).items()
+    shown = [f"({x['source']}) {x['text']}" for x in stated]
+    pieces = render_pieces(analysis, gate, tables, agreed, shown, charts, judged, ranked)
+    del charts
+    yield REPORT, encoded(pieces)
+
+
+def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
+    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time; a long piece (a
+    chart) a slice at a time, never copied whole."""
+    held: list[str] = []
+    for piece in pieces:
+        if len(piece) > _SLICE:
+            if held:
+                yield "".join(held).encode("utf-8")
+                held.clear()
+            for start in range(0, len(piece), _SLICE):
+                yield piece[start : start + _SLICE].encode("utf-8")
+            continue
+        held.append(piece)
+        if len(held) >= batch:
+            yield "".join(held).encode("utf-8")
+            held.clear()
+    if held:
+        yield "".join(held).encode("utf-8")
+
+
+_SLICE: Final = 1 << 20
+"""Characters of a long text encoded at a time."""
+
+
+def summary_chunks(
+    analysis: Analysis, summary: Summary, gate: GateStatus, stated: list[dict[str, str]]
+) -> Iterator[bytes]:
+    """``results/summary.json``'s bytes, its per-task groups made and written one at a time."""
+    document = {
         "schema": rec.SUMMARY_SCHEMA,
-        **summary.model_dump(mode="json", exclude=set(SUMMARY_LEFT_OUT)),
+        **summary.model_dump(mode="json", exclude={*SUMMARY_LEFT_OUT, "by_task"}),
         "status": gate.model_dump(mode="json"),
-        "excluded_runs": excluded_runs(analysis),
         "disagreements": [
             {
                 "item": d.code,
@@ -167,45 +265,8 @@ def derive(
         ],
         "limitations": stated,
     }
-    out = {
-        STATUS: json_bytes(gate.model_dump(mode="json"), derived=True),
-        VERDICTS: verdict_lines(analysis),
-        JUDGMENTS_CSV: table_csv(tables.judgments),
-        SUMMARY: json_bytes(summary_document, derived=True),
-        ABP_VERDICT: json_bytes(verdict, derived=True),
-        "results/conditions.csv": table_csv(results.conditions),
-        "results/tasks.csv": table_csv(results.tasks),
-        "results/comparisons.csv": table_csv(results.comparisons),
-        "results/efficiency.csv": table_csv(results.efficiency),
-        "results/position_bias.csv": table_csv(results.position_bias),
-        "results/excluded_runs.csv": table_csv(tables.excluded),
-        "results/disagreements.csv": table_csv(tables.disagreements),
-        "results/agreement.json": json_bytes(agreed.model_dump(mode="json"), derived=True),
-        "results/agreement.csv": table_csv(tables.agreement),
-        "results/findings.csv": table_csv(tables.findings),
-        "results/limitations.json": json_bytes(stated, derived=True),
-        PLOT_CONDITIONS: charts["condition"].encode("utf-8"),
-        PLOT_TASKS: charts["task"].encode("utf-8"),
+    streamed: dict[str, Iterable[Any]] = {
+        "by_task": (g.model_dump(mode="json") for g in summary.by_task),
+        "excluded_runs": excluded_runs(analysis),
     }
-    for table in results.business:  # seed 002's tables, for a business design
-        out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
-    if results.judge.rows:  # the automated judge scored some run (sci-bench)
-        out[JUDGE_CSV] = table_csv(results.judge)
-    if results.reclassified is not None and results.reclassified.rows:  # seed 000
-        out[RECLASSIFIED_CSV] = table_csv(results.reclassified)
-    if results.head_to_head.rows:  # seed 003: engines that may be compared
-        out[HEAD_TO_HEAD_CSV] = table_csv(results.head_to_head)
-    if results.engine_efficiency.rows:  # seed 003: engines that measured any figure
-        out[ENGINE_EFFICIENCY_CSV] = table_csv(results.engine_efficiency)
-    for table in results.scibench:  # seed 004: condition and dimension counts
-        out[f"results/{table.id.replace('-', '_')}.csv"] = table_csv(table)
-    judged = bundle_judge_report(files, analysis)  # AI judges' verdicts, when it has some
-    out.update(judge_results(judged))
-    # Rankings from the bundle's votes (abp_tui.export.ranking), when it carries some.
-    ranked = bundle_rankings(files, analysis, confidence)
-    out.update(ranking_files(ranked))
-    shown = [f"({x['source']}) {x['text']}" for x in stated]
-    out[REPORT] = render(analysis, gate, tables, agreed, shown, charts, judged, ranked).encode(
-        "utf-8"
-    )
-    return out
+    return json_chunks(document, streamed, derived=True)

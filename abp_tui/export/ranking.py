@@ -51,7 +51,7 @@ from abp_tui.analysis.ranking.models import (
 )
 from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.export.bundle_analysis import Analysis
-from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_lines
+from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_file_lines
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models.base import Model
 from abp_tui.text import json_input
@@ -155,10 +155,14 @@ def ranking_sources(found: Sequence[SourceFound]) -> dict[str, bytes]:
     return {VOTES: jsonl_bytes(lines), SOURCES: json_bytes(sources)}
 
 
-def _read_votes(data: bytes, sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
+def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
+    """Each source's votes, read a line at a time (a large study has hundreds of thousands),
+    each name held once however many votes repeat it."""
     code = {"a": A_WON, "b": B_WON, "tie": TIE}
     rows: dict[str, list[tuple[Any, ...]]] = {s: [] for s in sources}
-    for number, text in enumerate(jsonl_lines(data), start=1):
+    names: dict[str, str] = {}
+    for number, raw in enumerate(jsonl_file_lines(files, VOTES), start=1):
+        text = raw.decode("utf-8")
         try:
             line = VoteLine.model_validate(json_input.loads(text))
         except (ValueError, ValidationError) as exc:
@@ -170,9 +174,8 @@ def _read_votes(data: bytes, sources: set[str]) -> dict[str, list[tuple[Any, ...
             raise BundleMismatch(
                 VOTES, f"line {number}: source {line.source!r} is not in {SOURCES}"
             )
-        rows[line.source].append(
-            (line.task, line.a, line.b, code[line.outcome], line.length_a, line.length_b)
-        )
+        task, a, b = (names.setdefault(n, n) for n in (line.task, line.a, line.b))
+        rows[line.source].append((task, a, b, code[line.outcome], line.length_a, line.length_b))
     return rows
 
 
@@ -237,7 +240,7 @@ def bundle_rankings(
         missing = VOTES if VOTES not in files else SOURCES
         raise BundleMismatch(missing, "missing: the bundle's rankings need both ranking files")
     sources = _read_sources(files[SOURCES])
-    rows = _read_votes(files[VOTES], {s.source for s in sources})
+    rows = _read_votes(files, {s.source for s in sources})
     expected, _left_out = design_votes(analysis.records, analysis.decisions, {})
     scope = analysis.records.design
     _check_verdicts(rows.get(VERDICTS, []), expected, lambda t: is_development(scope, t))

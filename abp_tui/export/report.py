@@ -15,11 +15,11 @@ same records give the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from html import escape
-from typing import Any, Final
+from typing import Any, Final, overload
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -106,22 +106,61 @@ class HtmlTable:
     id: str
     headers: tuple[str, ...]
     numeric: tuple[bool, ...]
-    rows: tuple[tuple[str, ...], ...]
-    """Rows of strings only: a long table (every run, every judgment) adds no objects for the
-    garbage collector to scan again and again while the page is written."""
+    rows: Sequence[tuple[str, ...]]
+    """Rows of strings, each made when the template reaches it (:class:`LazyRows`): a long
+    table (every run, every task) is never whole in memory."""
     notes: tuple[str, ...] = ()
 
     def cells(self, row: tuple[str, ...]) -> Iterator[tuple[bool, str]]:
         return zip(self.numeric, row, strict=True)
 
 
+class LazyRows(Sequence[tuple[str, ...]]):
+    """``count`` rows, the row at ``i`` made by ``make(i)`` each time it is read."""
+
+    def __init__(self, count: int, make: Callable[[int], tuple[str, ...]]) -> None:
+        self._count = count
+        self._make = make
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[str, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, ...] | Sequence[tuple[str, ...]]:
+        if isinstance(index, slice):
+            return [self._make(i) for i in range(*index.indices(self._count))]
+        if not -self._count <= index < self._count:
+            raise IndexError(index)
+        return self._make(index % self._count)
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (self._make(i) for i in range(self._count))
+
+
 def _html(table: Table, table_id: str) -> HtmlTable:
+    return _lazy_html(table, table_id, len(table.rows), lambda i: table.rows[i])
+
+
+def _lazy_html(
+    table: Table, table_id: str, count: int, row: Callable[[int], Sequence[Cell]]
+) -> HtmlTable:
+    """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``,
+    each made into text when written."""
     shown = table.shown
+
+    def text(i: int) -> tuple[str, ...]:
+        return tuple(cell_text(c, v) for c, v in table.cells(row(i)))
+
     return HtmlTable(
         table_id,
         tuple(c.header for c in shown),
         tuple(c.kind in NUMERIC for c in shown),
-        tuple(tuple(cell_text(c, v) for c, v in table.cells(row)) for row in table.rows),
+        LazyRows(count, text),
         table.notes,
     )
 
@@ -157,32 +196,50 @@ def render(
     judges: JudgesReport | None = None,
     ranking: BundleRanking | None = None,
 ) -> str:
-    """The page, from the bundle's analysis, its gate, its tables and its two charts (SVG);
-    with ``judges`` (the bundle's ``results/ai_judges.json``), a section on its AI judges."""
+    """The page (:func:`render_pieces` joined)."""
+    return "".join(
+        render_pieces(analysis, gate, tables, agreement, limitations, charts, judges, ranking)
+    )
+
+
+def render_pieces(
+    analysis: Analysis,
+    gate: GateStatus,
+    tables: BundleTables,
+    agreement: AgreementReport,
+    limitations: Sequence[str],
+    charts: Mapping[str, str],
+    judges: JudgesReport | None = None,
+    ranking: BundleRanking | None = None,
+) -> Iterator[str]:
+    """The page, a piece at a time as the template makes it (a large study's page is never
+    whole in memory, nor the list of its pieces), from the bundle's analysis, its gate, its
+    tables and its two charts (SVG); with ``judges`` (the bundle's ``results/ai_judges.json``),
+    a section on its AI judges."""
     inputs = analysis.inputs
     rubric = inputs.rubric
     results = tables.results
-    runs = {r.id: r for r in inputs.runs}
-    run_rows: list[tuple[Cell, ...]] = []
     material = splits_tasks(inputs.study_design)  # seed 002: which material each run is
-    for v in analysis.verdicts:
+    verdicts, runs = analysis.verdicts, {r.id: r for r in inputs.runs}
+
+    def run_row(i: int) -> tuple[Cell, ...]:
+        v = verdicts[i]
         run = runs[v.run]
-        run_rows.append(
-            (
-                v.run,
-                v.task,
-                v.condition,
-                v.trial,
-                *((v.material,) if material else ()),
-                v.state.value if v.state else _no_state(v.source),
-                v.source,
-                v.automated_outcome,
-                ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
-                tuple(v.fatal_hits),
-                run.output.path if run.output else "missing",
-                run.trace.path if run.trace else "",
-            )
+        return (
+            v.run,
+            v.task,
+            v.condition,
+            v.trial,
+            *((v.material,) if material else ()),
+            v.state.value if v.state else _no_state(v.source),
+            v.source,
+            v.automated_outcome,
+            ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
+            tuple(v.fatal_hits),
+            run.output.path if run.output else "missing",
+            run.trace.path if run.trace else "",
         )
+
     page_tables = {
         "conditions": _html(results.conditions, "summary-conditions"),
         "dimensions": _html(results.dimensions, "summary-dimensions"),
@@ -224,7 +281,7 @@ def render(
             ),
             "rubric",
         ),
-        "runs": _html(
+        "runs": _lazy_html(
             _plain(
                 "runs-table",
                 [
@@ -241,10 +298,12 @@ def render(
                     "raw output",
                     "trace",
                 ],
-                tuple(run_rows),
+                (),
                 numbers=("trial",),
             ),
             "runs-table",
+            len(verdicts),
+            run_row,
         ),
         "audit": _html(
             _plain(
@@ -297,7 +356,7 @@ def render(
         )
     nav = (("answer", "Answer"), *nav) if results.headline else nav
     template = _environment().get_template("report.html.j2")
-    return template.render(
+    return template.generate(
         study=inputs.study,
         design=inputs.design,
         rubric=rubric,
@@ -309,7 +368,7 @@ def render(
         tables=page_tables,
         # The one place markup enters the page unescaped: the SVG charts are written by
         # abp_tui.export.svg, which escapes every label it takes from a record.
-        charts={k: Markup(v) for k, v in charts.items()},
+        charts={k: v if isinstance(v, Markup) else Markup(v) for k, v in charts.items()},
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
         headline=results.headline,

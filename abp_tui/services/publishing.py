@@ -44,7 +44,7 @@ from abp_tui.export import bundle_writing as stream
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import allocation_source
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
-from abp_tui.export.canonical import file_stem, json_bytes, jsonl_bytes
+from abp_tui.export.canonical import file_stem, json_bytes, json_list_chunks, jsonl_bytes
 from abp_tui.export.claims import check_commitment
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import BundleMismatch, ExportError
@@ -181,8 +181,9 @@ def _collect(
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
-    protocol, scope, tasks = protocol_sources(db, design, plan_secret=secret, plan_mac=mac)
-    files.update(protocol)
+    _files, scope, task_criteria = protocol_sources(
+        db, design, plan_secret=secret, plan_mac=mac, files=files
+    )
     # The runs are read a batch at a time and each written as it is read (its output, trace
     # and diff to files of their own, its line to runs.jsonl): only their facts are kept.
     kept: list[RunFacts] = []
@@ -243,7 +244,7 @@ def _collect(
         judgments=tuple(j for j in judgments if j.status == "submitted"),
         adjudications=tuple(adjudications),
         runs=tuple(kept),
-        task_criteria={t.id: t.fatal_criteria for t in tasks},
+        task_criteria=task_criteria,
         allocation=draws,
     )
     return Collected(files, design, records)
@@ -273,41 +274,46 @@ def protocol_sources(
     *,
     plan_secret: str | None = None,
     plan_mac: str | None = None,
-) -> tuple[dict[str, bytes], StudyDesign, list[rec.PublishedTask]]:
+    files: MutableMapping[str, bytes] | None = None,
+) -> tuple[MutableMapping[str, bytes], StudyDesign, dict[str, tuple[str, ...]]]:
     """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
-    its scope and its tasks: one function, so that a protocol-only bundle and the full bundle
-    carry the same bytes, but for the plan secret only the full bundle reveals
-    (``plan_secret``). ``plan_mac``: the plan's part of the design hash
-    (:func:`published_plan_hmac`)."""
+    set in ``files`` (a new dict by default; the folder being written by an export, the tasks
+    written one at a time), its scope and its tasks' fatal criteria by task id: one function,
+    so that a protocol-only bundle and the full bundle carry the same bytes, but for the plan
+    secret only the full bundle reveals (``plan_secret``). ``plan_mac``: the plan's part of the
+    design hash (:func:`published_plan_hmac`)."""
     study = bulk.study(db, design.study_id)
     if study is None:
         raise AbpError(no_such_study(design.study_id, db))
     scope = StudyDesign.model_validate(design_document(design.document))
-    files: dict[str, bytes] = {
-        # What the design adds (description, limitations) is published as the study's.
-        rec.STUDY: json_bytes(scope.framed_study(study).model_dump(mode="json")),
-        rec.DESIGN: json_bytes(
-            rec.PublishedDesign(
-                study=design.study_id,
-                name=design.name,
-                version=design.version_no,
-                sha256=design.sha256,
-                seed=design.seed,
-                created_at=design.created_at,
-                frozen_at=design.frozen_at,
-                document=design.document,
-                plan_secret=plan_secret,
-                plan_hmac=plan_mac,
-            ).model_dump(mode="json")
-        ),
-        rec.RUBRIC: json_bytes(design.rubric),
-    }
-    tasks = [
-        rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
-        for task, placeholder in bulk.tasks(db, design.study_id)
-        if scope.tasks == "all" or task.id in scope.tasks
-    ]
-    files[rec.TASKS] = json_bytes([t.model_dump(mode="json") for t in tasks])
+    files = {} if files is None else files
+    # What the design adds (description, limitations) is published as the study's.
+    files[rec.STUDY] = json_bytes(scope.framed_study(study).model_dump(mode="json"))
+    files[rec.DESIGN] = json_bytes(
+        rec.PublishedDesign(
+            study=design.study_id,
+            name=design.name,
+            version=design.version_no,
+            sha256=design.sha256,
+            seed=design.seed,
+            created_at=design.created_at,
+            frozen_at=design.frozen_at,
+            document=design.document,
+            plan_secret=plan_secret,
+            plan_hmac=plan_mac,
+        ).model_dump(mode="json")
+    )
+    files[rec.RUBRIC] = json_bytes(design.rubric)
+    criteria: dict[str, tuple[str, ...]] = {}
+
+    def published_tasks() -> Iterator[dict[str, Any]]:
+        for task, placeholder in bulk.each_task(db, design.study_id):
+            if scope.tasks == "all" or task.id in scope.tasks:
+                published = rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
+                criteria[published.id] = published.fatal_criteria
+                yield published.model_dump(mode="json")
+
+    stream.put_chunks(files, rec.TASKS, json_list_chunks(published_tasks()))
     conditions = [
         c
         for c in bulk.conditions(db, design.study_id)
@@ -316,7 +322,7 @@ def protocol_sources(
     files[rec.CONDITIONS] = json_bytes(
         [scope.framed_condition(c).model_dump(mode="json") for c in conditions]
     )
-    return files, scope, tasks
+    return files, scope, criteria
 
 
 def _code(item: Item) -> str:
@@ -413,14 +419,18 @@ def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
 
 
 # -- checking what was collected -------------------------------------------------------------------
-def _cross_check(collected: Collected, analysis: Analysis) -> None:
+def _database_verdicts(records: DesignRecords) -> dict[str, tuple[object, ...] | None]:
+    """The facts of each final verdict of the records the files were written from."""
+    return {v.run: _verdict_facts(v) for v in decide(records).verdicts}
+
+
+def _cross_check(core: Mapping[str, tuple[object, ...] | None], analysis: Analysis) -> None:
     """The verdicts computed from the bundle's files must be those of the records the files were
-    written from: the same rules on both, so a difference means a record was lost or changed on
-    its way into the bundle."""
-    core = {v.run: v for v in decide(collected.records).verdicts}
+    written from (``core``: :func:`_database_verdicts`): the same rules on both, so a
+    difference means a record was lost or changed on its way into the bundle."""
     ours = analysis.human
     for run in sorted(set(core) | set(ours)):
-        mine, theirs = _verdict_facts(ours.get(run)), _verdict_facts(core.get(run))
+        mine, theirs = _verdict_facts(ours.get(run)), core.get(run)
         if mine != theirs:
             raise ExportError(
                 f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
@@ -440,14 +450,19 @@ def _collected_and_analysed(
     design_pk: int | None,
     study: str | None = None,
     files: MutableMapping[str, bytes] | None = None,
-) -> tuple[Collected, Analysis]:
-    """The source files, and the analysis of those files as ``verify`` will read them."""
+) -> tuple[MutableMapping[str, bytes], Analysis]:
+    """The source files, and the analysis of those files as ``verify`` will read them. The
+    records the files were written from are let go once their verdicts are known, before the
+    files are parsed: a large study's runs and items are not held twice."""
     collected = collect(db, design_pk, study, files)
-    inputs = parse(collected.files)
-    _planned_records(collected.files, inputs.design, inputs)
+    core = _database_verdicts(collected.records)
+    written = collected.files
+    del collected
+    inputs = parse(written)
+    _planned_records(written, inputs.design, inputs)
     analysis = analyse(inputs)
-    _cross_check(collected, analysis)
-    return collected, analysis
+    _cross_check(core, analysis)
+    return written, analysis
 
 
 def _planned_records(
@@ -522,9 +537,9 @@ def build_bundle(
     ``confidence``."""
     with _collector_paused():
         began = time.perf_counter()
-        collected, analysis = _collected_and_analysed(db, design_pk, study)
+        written, analysis = _collected_and_analysed(db, design_pk, study)
         collected_at = time.perf_counter()
-        files = writer.bundle_files(collected.files, analysis, confidence)
+        files = writer.bundle_files(written, analysis, confidence)
     if timings is not None:
         timings["collect"] = collected_at - began
         timings["derive"] = time.perf_counter() - collected_at
@@ -610,7 +625,7 @@ def build_protocol_bundle(db: sqlite_utils.Database, design_pk: int) -> dict[str
             "judged)"
         )
     mac = published_plan_hmac(db, design_pk, design)
-    files, _scope, _tasks = protocol_sources(db, design, plan_mac=mac)
+    files = dict(protocol_sources(db, design, plan_mac=mac)[0])
     _planned_records(files, rec.PublishedDesign.model_validate_json(files[rec.DESIGN]))
     return protocol_files(files, writer.environment())
 
@@ -664,7 +679,7 @@ def _export_one(
     require("export")
     looked = _held_back(db, design_pk, study, viewer)
     with _collector_paused():
-        collected, analysis = _collected_and_analysed(db, design_pk, study)
+        written, analysis = _collected_and_analysed(db, design_pk, study)
         if what == "verdicts":
             data = verdict_lines(analysis)
         elif what == "judgments":
@@ -672,7 +687,7 @@ def _export_one(
         else:
             data = json_bytes(abp_verdict_document(analysis)[0], derived=True)
     _note_export(db, looked, design_pk, viewer)
-    design = json.loads(collected.files[rec.DESIGN])
+    design = json.loads(written[rec.DESIGN])
     # Written first under a temporary name, renamed into place once the export is recorded:
     # a disk that refuses either leaves neither.
     with contextlib.ExitStack() as placed, db.atomic():

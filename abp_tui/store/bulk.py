@@ -75,18 +75,19 @@ def study(db: sqlite_utils.Database, study_id: str) -> Study | None:
 def tasks(db: sqlite_utils.Database, study_id: str) -> list[tuple[Task, bool]]:
     """Every current task of a study in natural id order, and whether it is a placeholder (a
     task id some run named, with no task record imported)."""
+    return list(each_task(db, study_id))
+
+
+def each_task(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[Task, bool]]:
+    """The tasks of :func:`tasks`, each made when it is reached (a large study's hundred
+    thousand tasks are written out one at a time, never all held as records)."""
     rows = db.execute(
         f"SELECT {TASK_COLUMNS}, placeholder FROM tasks WHERE study_id = ? AND current = 1",
         [study_id],
     ).fetchall()
     rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10, as every task list
-    return [
-        (
-            task_from_row(r),
-            bool(r[11]),
-        )
-        for r in rows
-    ]
+    for r in rows:
+        yield task_from_row(r), bool(r[11])
 
 
 def conditions(db: sqlite_utils.Database, study_id: str) -> list[Condition]:
