@@ -35,6 +35,7 @@ from abp_tui.models import (
     PreferenceReview,
     VerdictSource,
 )
+from abp_tui.models.base import trusted
 
 TIE: Final = PreferenceChoice.TIE.value
 INSUFFICIENT: Final = PreferenceChoice.INSUFFICIENT.value
@@ -48,12 +49,15 @@ SOURCES: Final[tuple[VerdictSource, ...]] = (
 
 
 def _review(j: JudgmentRevision, pick: str) -> PreferenceReview:
-    return PreferenceReview(
+    # Built as trusted (every field already of its type): one review per judgment of a large
+    # study; the judgment's own placement is shared (both models are frozen).
+    return trusted(
+        PreferenceReview,
         reviewer=j.reviewer,
         revision=j.revision,
         pick=pick,
         shown_as=shown_as(j.placement, pick),
-        placement=dict(j.placement),
+        placement=j.placement,
     )
 
 
@@ -94,7 +98,8 @@ def item_preference(
         else:
             source = "single review" if len(picked) == 1 else "unanimous"
     condition_of = dict(zip(item.runs, item.conditions, strict=False))
-    return ItemPreference(
+    return trusted(
+        ItemPreference,
         item=item.code,
         task=item.task,
         runs=item.runs,

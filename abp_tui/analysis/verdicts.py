@@ -207,7 +207,8 @@ def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list
         else:
             source = "unanimous"
         out.append(
-            Verdict(
+            trusted(
+                Verdict,
                 run=run,
                 source=source,
                 result_state=None,

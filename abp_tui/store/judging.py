@@ -35,6 +35,7 @@ from abp_tui.models import (
     RunFacts,
     StudyDesign,
 )
+from abp_tui.models.base import held_once, trusted
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
@@ -335,15 +336,18 @@ def _by_run_id(
 def judgment_revision(r: Sequence[Any], run_ids: Mapping[int, str]) -> JudgmentRevision:
     """A row as :data:`JUDGMENT_SELECT` reads it, as the shared record (runs by id)."""
     judgment, placement = _by_run_id(r[4], r[5], run_ids)
-    return JudgmentRevision(
+    # The store keeps only validated records: read back as trusted, one per judgment of a
+    # large study, a few reviewers' names and statuses held once.
+    return trusted(
+        JudgmentRevision,
         item=r[0],
-        reviewer=r[1],
-        revision=r[2],
-        status=r[3],
+        reviewer=held_once(r[1]),
+        revision=int(r[2]),
+        status=held_once(r[3]),
         judgment=judgment,
         placement=placement,
         reason=r[6],
-        seconds_spent=r[7],
+        seconds_spent=float(r[7]),
         created_at=r[8],
     )
 
@@ -711,7 +715,7 @@ def records_of_design(
             JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
             "ORDER BY j.item_pk, j.reviewer, j.revision",
             [design_pk],
-        ).fetchall()
+        )  # one row at a time: the rows are never all held beside their records
     )
     criteria = {
         str(task): tuple(json.loads(found))
