@@ -37,6 +37,7 @@ from abp_tui.tui.typing_guard import TYPING_SECONDS
 from abp_tui.tui.widgets.choices import ChoiceRow, OptionLabel
 from abp_tui.tui.widgets.fatal_list import FatalOption
 from abp_tui.tui.widgets.item_bar import OPENING_NOTICE_SECONDS
+from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.widgets.response import ResponseView
 from abp_tui.tui.widgets.response_scoring import DimensionRow
 from abp_tui.tui.widgets.textlayout import Alignment, diff_marks, display_text, wrap_offsets
@@ -778,6 +779,40 @@ async def test_queue_filters_and_jumps(tmp_path: Path) -> None:
         await press(pilot, "down", "enter")  # the second row
         assert showing(pilot, screen)
         assert screen.item is not None and screen.item.code != first
+
+
+async def test_the_queue_offers_enter_on_its_list_and_leaves_it_to_the_find_field(
+    tmp_path: Path,
+) -> None:
+    """The queue's key bar shows Enter (it was hidden behind the table's own Enter); typing in
+    the find field, Enter is the field's: it goes to the list and opens nothing."""
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen = await compare_screen(pilot)
+        await press(pilot, "l")
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await until(pilot, lambda: queue.query_one(DataTable).row_count == 2, "the queue")
+
+        def offered() -> set[str]:
+            return {entry.description for entry in queue.query_one(KeyBar).active_entries()}
+
+        assert "Open" in offered()
+        await press(pilot, "slash")
+        assert isinstance(app.focused, Input) and "Open" not in offered()
+        await type_text(pilot, "zzz")
+        await press(pilot, "enter")  # to the list, which is empty: nothing opens
+        await settle(pilot)
+        assert app.screen is queue and queue.query_one(DataTable).row_count == 0
+        assert "Open" not in offered()
+        await press(pilot, "slash", "escape")  # the field cleared: the items are back
+        await until(pilot, lambda: queue.query_one(DataTable).row_count == 2, "the items")
+        queue.query_one(DataTable).focus()
+        await settle(pilot)
+        assert "Open" in offered()
+        await press(pilot, "enter")
+        assert showing(pilot, screen)
 
 
 async def test_command_palette_and_help_list_the_study_actions(tmp_path: Path) -> None:

@@ -57,6 +57,7 @@ class QueueScreen(Screen[str | None]):
             "enter",
             "open",
             "Open",
+            priority=True,  # before the table's own Enter, so the key bar shows it
             id="queue.open",
             tooltip="Open the highlighted item on the compare screen.",
         ),
@@ -188,6 +189,7 @@ class QueueScreen(Screen[str | None]):
             table.move_cursor(row=codes.index(self.current))
         empty = self.query_one("#queue-empty", Static)
         empty.display = not visible
+        self.refresh_bindings()  # Enter opens only with an item listed
         if self.text_filter:
             empty.update(
                 Text.assemble(
@@ -233,6 +235,12 @@ class QueueScreen(Screen[str | None]):
         self.text_filter = ""
         self.load(None)
         self.query_one(DataTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":  # the list's Enter; in the find field Enter is the field's own
+            tables = self.query(DataTable)
+            return bool(tables) and tables.first().has_focus and tables.first().row_count > 0
+        return True
 
     def action_open(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
