@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from textual import events
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.tui.app import make_app
@@ -100,6 +101,32 @@ async def test_a_sentence_typed_after_a_preference_keeps_the_preference(
         clock.now += FOLLOW_SECONDS + 1
         await press(pilot, "x")
         assert _preference(screen) == PreferenceChoice.TIE
+
+
+@pytest.mark.parametrize("sentence", ["i think the first is better", "tie, I would say"])
+async def test_a_sentence_that_arrives_in_one_burst_keeps_the_preference(
+    tmp_path: Path, sentence: str
+) -> None:
+    """A terminal may hand over a whole line of keys at once (a fast typist, a multiplexer):
+    every key is in the queue before the first letter's choice reaches the form. The choice is
+    still undone, and the reviewer told."""
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen, clock = await _screen(pilot)
+        screen.query_one("#preference-row", ChoiceRow).focus()
+        await pilot.pause()
+        clock.now += 5
+        await press(pilot, "1")
+        clock.now += 5
+        await press(pilot, "escape")
+        clock.now += 5
+        for char in sentence:  # all queued before any is handled, at one moment
+            app.post_message(events.Key(_key(char), char))
+        await asyncio.sleep(DEFER + 0.1)
+        await pilot.pause()
+        assert _preference(screen) is PreferenceChoice.RESPONSE_1
+        assert any("was the start of typing" in m for m in _notices(app))
 
 
 async def test_a_sentence_typed_on_a_scoring_row_changes_nothing_and_leaves_nothing(

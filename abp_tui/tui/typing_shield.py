@@ -53,6 +53,10 @@ class FormHost(Protocol):
         ...
 
 
+PENDING_SECONDS = 1.0
+"""How long a decision found to be typing may take to reach the form and still be undone."""
+
+
 class TypingShield:
     """Holds back typing on ``screen``, whose judgment form ``host`` describes."""
 
@@ -71,6 +75,9 @@ class TypingShield:
         self._replayed: dict[events.Key, float] = {}
         """The keys that waited, sent again, with when they were typed."""
         self._sending = False
+        self._undo_on_change: tuple[tuple[Judgment, Widget | None, str], float] | None = None
+        """A decision found to be typing before it reached the form (keys that came in one
+        burst, as a terminal sends a fast typist's or a pasted line's): undone when it does."""
 
     def keys_changed(self) -> None:
         """The screen's widgets changed (a form built anew brings its rows' keys)."""
@@ -171,6 +178,10 @@ class TypingShield:
         if not verdict.hold and facts.score:
             # A decision key: what the form held before it, in case it was typing after all.
             self._tentative = (host.form.judgment, screen.focused, event.character or "")
+            if not (event.character or "").isdigit():
+                # Tentative from now, not only once its change reaches the form: the next key
+                # of a burst is judged before that.
+                self.guard.decided(letter=True)
         return verdict.hold
 
     def form_hidden(self, focused: Widget | None) -> None:
@@ -191,6 +202,10 @@ class TypingShield:
     def judgment_changed(self, urgent: bool) -> None:
         """The form changed; a key's change (urgent) made by any key but a digit (a score)
         stays tentative: a letter, or a space that ticks a criterion amid words."""
+        pending, self._undo_on_change = self._undo_on_change, None
+        if pending is not None and urgent and self.guard.clock() - pending[1] < PENDING_SECONDS:
+            self._restore(pending[0], first_letter=True)
+            return
         if self._tentative is not None and urgent:
             self.guard.decided(letter=not self._tentative[2].isdigit())
 
@@ -205,18 +220,34 @@ class TypingShield:
     def _undo_tentative(self, typed: str | None) -> str:
         """Undo the decision a letter made just before typing began; say what was undone."""
         tentative, self._tentative = self._tentative, None
-        if tentative is None or tentative[0] == self.host.form.judgment:
+        if tentative is None:
             return ""
+        if tentative[0] == self.host.form.judgment:
+            # Its change has not reached the form yet (a burst of keys): undone when it does.
+            self._undo_on_change = (tentative, self.guard.clock())
+        else:
+            self._restore(tentative, first_letter=False)
+        return f"The key {tentative[2]!r} was the start of typing: its decision was undone."
+
+    def _restore(self, tentative: tuple[Judgment, Widget | None, str], first_letter: bool) -> None:
+        """The judgment and the focus as they were before the letter; the letter goes to the
+        field it moved the focus to, before what followed it there (``first_letter``: when
+        nothing followed it there, the rest was held back as typing, and so is the letter)."""
         before, focused_before, letter = tentative
         focused_now = self.screen.focused
         self.host.restore_judgment(before)
-        if isinstance(focused_now, Input) and focused_now is not focused_before and letter:
+        if (
+            isinstance(focused_now, Input)
+            and focused_now is not focused_before
+            and letter
+            and (focused_now.value or not first_letter)
+        ):
             # The letter had moved the focus to this field: it was the field's first letter.
-            focused_now.value += letter
+            value = focused_now.value
+            focused_now.value = letter + value if first_letter else value + letter
             focused_now.cursor_position = len(focused_now.value)
         elif focused_before is not None and focused_before.is_attached:
             self.screen.set_focus(focused_before)
-        return f"The key {letter!r} was the start of typing: its decision was undone."
 
     def _screen_keys(self) -> frozenset[str]:
         """Every key bound anywhere on the screen or by the app, whatever has the focus."""
