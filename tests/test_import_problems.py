@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlite_utils
 
 from abp_tui.store.queries import count
@@ -197,3 +198,18 @@ def test_an_empty_existing_database_is_kept_too(tmp_path: Path, cli: Cli) -> Non
     result = cli("import", _jsonl(tmp_path / "bad.jsonl", [*STUDY, _bad_run(1)]))
     assert result.code == 1
     assert cli.db_path.exists()
+
+
+def test_a_file_whose_format_cannot_be_told_for_its_broken_json_suggests_no_skipping(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--skip-invalid skips a readable file's invalid records; a file whose first line is
+    broken JSON has no format to read records by, so the refusal does not suggest it (it did,
+    even to a command already given --skip-invalid)."""
+    broken = tmp_path / "pairs.jsonl"
+    broken.write_text('{"question_id": 1, "model_a": "x",\n')
+    for extra in ((), ("--skip-invalid",)):
+        result = Cli(tmp_path / "abp.db", capsys)("import", str(broken), *extra)
+        assert result.code == 1
+        assert "malformed JSON at line 1" in result.err
+        assert "--skip-invalid" not in result.err

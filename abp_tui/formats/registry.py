@@ -76,6 +76,9 @@ def unknown_format(path: Path, display: str) -> InputError:
     but is broken (a truncated file), else what the formats are and how to convert."""
     broken = malformed_json(path, display, head_bytes(path))
     if broken is not None:
+        # Its format cannot be told, so no record of it can be read: skipping invalid records
+        # would not help.
+        broken.whole_file = True
         return broken
     names = ", ".join(f.name for f in FORMATS)
     return InputError(
