@@ -309,7 +309,7 @@ def test_a_reviewer_enrolling_in_an_open_design_gets_the_secrets_order(
     code = {r.key: r.code for r in rows}
 
     def order(secret: str | None) -> list[str]:
-        made = enrol(design, planned, "zoe", 0, secret)
+        made = enrol(design, planned, "zoe", 0, secret, in_blocks=True)
         return [code[a.item_key] for a in sorted(made, key=lambda a: a.order_index)]
 
     assert len(queue) == 6

@@ -30,7 +30,14 @@ re-derives the codes and placement from it. The algorithm, step by step:
    equally, and each reviewer sees each condition as Response 1 on half of their items of a
    contrast (one more on an odd count).
 5. **Order.** Each reviewer's items are shuffled with a generator seeded by HMAC(secret,
-   ``["order", seed, reviewer]``).
+   ``["order", seed, reviewer]``). A design planned since reviewers meet items in common blocks
+   (its document records ``order_blocks``, :data:`ORDER_BLOCK`) shuffles within blocks: each
+   reviewer takes their items in step 3's shared order (for an open design, the order of
+   HMAC(secret, ``["plan", seed]``)'s shuffle of every item), cut into consecutive blocks of
+   :data:`ORDER_BLOCK`, and only each block is shuffled with the reviewer's generator. Two
+   reviewers who have each judged their first block have judged many of the same items (all of
+   them when both judge every item), so agreement has items to measure from the first minutes,
+   while no two reviewers see the same sequence.
 
 A design stored before plan secrets has none (``secret=None``): its plan followed from the seed
 alone (codes from SHA-256 of ``"{seed}:{key}"``, ``random.Random(seed)`` for steps 3 and 4 with
@@ -67,6 +74,8 @@ from abp_tui.text.canonical import canonical_json, sha256_text
 __all__ = [
     "DEMO_PLAN_SECRET",
     "MASK",
+    "ORDER_BLOCK",
+    "ORDER_BLOCKS_KEY",
     "Assignment",
     "Masker",
     "PlanEntry",
@@ -144,6 +153,12 @@ DEMO_PLAN_SECRET: Final = (
 )
 """The plan secret of the bundled demo designs (public, so their codes and snapshots are
 stable); never used for anything else."""
+
+ORDER_BLOCK: Final = 10
+"""Items per common block of the reviewers' order (step 5)."""
+ORDER_BLOCKS_KEY: Final = "order_blocks"
+"""The design document's record that its plan orders reviewers' items in common blocks (the
+block's size)."""
 
 
 def new_plan_secret() -> str:
@@ -369,9 +384,11 @@ def assign(
     items: Sequence[PlannedItem],
     secret: str | None = None,
     apart_runs: bool = False,
+    in_blocks: bool = False,
 ) -> list[Assignment]:
     """Step 3 (listed reviewers), 4 and 5: every assignment of the study (``items`` in plan
-    order; ``secret`` and ``apart_runs`` as for :func:`plan_items`)."""
+    order; ``secret`` and ``apart_runs`` as for :func:`plan_items`; ``in_blocks``: each
+    reviewer's order is shuffled within common blocks, step 5)."""
     if not design.reviewers:
         return []
     reviewers = design.reviewers
@@ -391,7 +408,7 @@ def assign(
             per_reviewer[reviewers[(i * k + m) % len(reviewers)]].append((key, m))
     out: list[Assignment] = []
     for reviewer in reviewers:
-        out.extend(_ordered(plan, reviewer, per_reviewer[reviewer], by_key))
+        out.extend(_ordered(plan, reviewer, per_reviewer[reviewer], by_key, in_blocks))
     return out
 
 
@@ -406,11 +423,17 @@ def enrol(
     reviewer: str,
     slot: int,
     secret: str | None = None,
+    in_blocks: bool = False,
 ) -> list[Assignment]:
-    """Step 3 for an open design: the reviewer enrolled in ``slot`` judges every item."""
+    """Step 3 for an open design: the reviewer enrolled in ``slot`` judges every item
+    (``items`` in plan order; ``in_blocks`` as for :func:`assign`)."""
     by_key = {i.key: i for i in items}
     plan = _Derivation(design.seed, secret)
-    return _ordered(plan, reviewer, [(i.key, slot) for i in items], by_key)
+    shared = list(range(len(items)))
+    if in_blocks:
+        plan.plan_rng().shuffle(shared)
+    keyed = [(items[index].key, slot) for index in shared]
+    return _ordered(plan, reviewer, keyed, by_key, in_blocks)
 
 
 def _ordered(
@@ -418,9 +441,19 @@ def _ordered(
     reviewer: str,
     keyed: list[tuple[str, int]],
     by_key: dict[str, PlannedItem],
+    in_blocks: bool = False,
 ) -> list[Assignment]:
-    keyed = sorted(keyed)
-    plan.order_rng(reviewer).shuffle(keyed)
+    """Step 5: ``keyed`` in the reviewer's order (``in_blocks``: ``keyed`` is in the shared
+    order, and only each block of :data:`ORDER_BLOCK` is shuffled)."""
+    rng = plan.order_rng(reviewer)
+    if in_blocks:
+        blocks = [keyed[i : i + ORDER_BLOCK] for i in range(0, len(keyed), ORDER_BLOCK)]
+        for block in blocks:
+            rng.shuffle(block)
+        keyed = [entry for block in blocks for entry in block]
+    else:
+        keyed = sorted(keyed)
+        rng.shuffle(keyed)
     return [
         Assignment(
             key,

@@ -26,6 +26,7 @@ PLAN_KEYS: Final = (
     "commitment",
     "masked_terms",
     "masked_short_ids",
+    "order_blocks",
     "pack",
     "plan_secret_sha256",
     "shared_runs_apart",
@@ -33,7 +34,8 @@ PLAN_KEYS: Final = (
 """Keys the store adds to a design document that are not part of the design file
 (``plan_secret_sha256`` is the commitment to the design's plan secret,
 :func:`abp_tui.analysis.blinding.plan_commitment`; ``shared_runs_apart`` says its plan lays
-items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`; ``commitment`` binds the
+items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`; ``order_blocks`` that it orders
+each reviewer's items in common blocks, :mod:`abp_tui.analysis.blinding`; ``commitment`` binds the
 records it planned and its times, :mod:`abp_tui.analysis.commitment`)."""
 
 

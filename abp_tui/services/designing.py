@@ -23,6 +23,8 @@ from typing import Any, NoReturn
 import sqlite_utils
 
 from abp_tui.analysis.blinding import (
+    ORDER_BLOCK,
+    ORDER_BLOCKS_KEY,
     Assignment,
     Masker,
     PlanError,
@@ -238,7 +240,9 @@ def _create_once(
     # A version stored before items sharing a run were laid apart keeps its plan while the
     # design is unchanged; anything planned anew lays them apart.
     apart_runs = latest is None or bool(latest.document.get(SHARED_RUNS_KEY))
-    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs)
+    # Likewise for ordering each reviewer's items in common blocks.
+    in_blocks = latest is None or ORDER_BLOCKS_KEY in latest.document
+    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs, in_blocks)
     committed = _commitment_of(db, design, plan.items)  # the same runs under any secret
 
     def is_latest(found: _Planned) -> bool:
@@ -250,13 +254,13 @@ def _create_once(
         at = kept.get("created_at") if isinstance(kept, dict) else None
         return found.sealed(committed(at) if isinstance(at, str) else None)[1] == latest.sha256
 
-    if latest is not None and not is_latest(plan) and not apart_runs:
-        apart_runs = True
-        plan = _plan(design, runs, masker, rubric_doc, secret, True)
+    if latest is not None and not is_latest(plan) and not (apart_runs and in_blocks):
+        apart_runs = in_blocks = True
+        plan = _plan(design, runs, masker, rubric_doc, secret, True, True)
     changed_frozen = latest is not None and not is_latest(plan) and latest.frozen_at is not None
     if changed_frozen and plan_secret is None:  # a new version: a plan of its own
         secret = new_plan_secret()
-        plan = _plan(design, runs, masker, rubric_doc, secret, True)
+        plan = _plan(design, runs, masker, rubric_doc, secret, True, True)
     items, assignments = plan.items, plan.assignments
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
@@ -396,9 +400,11 @@ def _plan(
     rubric_doc: str,
     secret: str,
     apart_runs: bool,
+    in_blocks: bool,
 ) -> _Planned:
     """The plan of a design under ``secret`` and its stored document (``apart_runs``: lay items
-    sharing a run apart, recorded in the document when it changes the plan).
+    sharing a run apart, recorded in the document when it changes the plan; ``in_blocks``:
+    order each reviewer's items in common blocks, recorded in the document).
 
     The hash covers the document (with the secret's commitment and the records it planned), the
     rubric and the plan; the plan enters it as an HMAC keyed by the secret, so a hash a pack
@@ -407,12 +413,14 @@ def _plan(
     """
     try:
         items = plan_items(design, runs, secret, apart_runs)
-        assignments = assign(design, items, secret, apart_runs)
+        assignments = assign(design, items, secret, apart_runs, in_blocks)
     except PlanError as exc:
         raise AbpError(f"design {design.name!r}: {exc}") from None
     document = design.model_dump(mode="json")
     if apart_runs and keeps_apart(design, [item_runs(i) for i in items]):
         document[SHARED_RUNS_KEY] = True
+    if in_blocks:
+        document[ORDER_BLOCKS_KEY] = ORDER_BLOCK
     document["masked_terms"] = list(masker.terms)
     document["masked_short_ids"] = list(masker.short_ids)
     document["plan_secret_sha256"] = plan_commitment(secret)

@@ -183,7 +183,7 @@ class ReviewSession:
         # Whoever has seen the coordinator's figures of the study would not judge independently.
         refuse_enrolment(self.db, self.design_row.study_id, self.design.name, self.reviewer)
         rows = sql.items(self.db, self.design_pk)
-        from abp_tui.analysis.blinding import PlannedItem, PlanRun
+        from abp_tui.analysis.blinding import ORDER_BLOCKS_KEY, PlannedItem, PlanRun
 
         planned = [
             PlannedItem(
@@ -202,7 +202,8 @@ class ReviewSession:
             slot = sql.add_enrolment(self.db, self.design_pk, self.reviewer)
             try:
                 secret = plan_secret(self.db, self.design_pk)
-                assignments = enrol(self.design, planned, self.reviewer, slot, secret)
+                in_blocks = ORDER_BLOCKS_KEY in self.design_row.document
+                assignments = enrol(self.design, planned, self.reviewer, slot, secret, in_blocks)
             except PlanError as exc:
                 raise AbpError(str(exc)) from None
             keys = {r.key: r.pk for r in rows}
