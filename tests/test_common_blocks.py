@@ -116,7 +116,7 @@ def test_a_design_planned_before_keeps_its_order_when_given_again(
         reviewers=["ann", "bo"],
         reviewers_per_item=2,
     )
-    planned = designing._plan
+    planned: Any = designing._plan
 
     def as_before(*args: Any) -> Any:
         return planned(*args[:-1], False)  # every reviewer's whole queue shuffled
