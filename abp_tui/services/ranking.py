@@ -20,11 +20,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import sqlite_utils
 
-from abp_tui.analysis.item_preferences import counting_line, source_counts
+from abp_tui.analysis.item_preferences import SOURCES, counting_line, item_preference
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking.fit import (
     DEFAULT_RESAMPLES,
@@ -41,16 +41,17 @@ from abp_tui.analysis.ranking.models import (
     RankingReport,
     SourceAgreement,
 )
-from abp_tui.analysis.ranking.sources import Side, design_votes, judge_votes, label_votes
-from abp_tui.analysis.records import design_document
-from abp_tui.analysis.verdicts import decide
+from abp_tui.analysis.ranking.sources import Side, VoteFold, judge_votes, label_votes
+from abp_tui.analysis.records import design_document, latest_submitted
+from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
-from abp_tui.models import StudyDesign
+from abp_tui.models import Rubric, StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 from abp_tui.store import judging
+from abp_tui.store.figure_rows import item_records
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
 from abp_tui.store.ranking import held_sources, label_columns, run_sides
@@ -166,11 +167,39 @@ def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> Sour
             f"study {study!r} has no study design, so no final human preferences: use "
             "--source labels or --source judge:ID, or create a design and judge it"
         )
-    records = judging.records_of_design(db, row.pk, with_runs=False)
-    decisions = decide(records)
-    votes, excluded = design_votes(records, decisions, _sides(db, study))
-    counting = counting_line(source_counts(decisions.preferences))
+    votes, excluded, sources = _final_votes(db, row.pk, row.document, row.rubric)
+    counting = counting_line(sources)
     return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}", counting)
+
+
+def _final_votes(
+    db: sqlite_utils.Database, design_pk: int, document: dict[str, Any], rubric: dict[str, Any]
+) -> tuple[Votes, list[Excluded], dict[str, int]]:
+    """A design's final human preferences as votes, read one item at a time: each pair's final
+    preference (:func:`abp_tui.analysis.verdicts.decide`'s rules: its reviewers' latest
+    submitted judgments, its latest adjudication, whether they disagree under the design's
+    rules) folded into a vote and dropped; and how many final preferences come from each
+    source. Only the votes are held, never the design's judgments."""
+    rules = StudyDesign.model_validate(design_document(document)).disagreement
+    frozen = Rubric.model_validate(rubric)
+    fold = VoteFold(judging.superseded_runs(db, design_pk))
+    sources: dict[str, int] = dict.fromkeys(SOURCES, 0)
+    for found in item_records(db, design_pk):
+        item = found.item
+        if not item.is_pair:
+            continue
+        latest = latest_submitted(found.judgments).get(item.code, [])
+        disputed = (
+            bool(latest)
+            and found.adjudication is None
+            and bool(find_disagreements(rules, frozen, latest))
+        )
+        final = item_preference(item, latest, found.adjudication, disputed)
+        if final is not None:
+            sources[final.source] += 1
+            fold.add(final, (found.lengths[0], found.lengths[1]))
+    votes, excluded = fold.votes()
+    return votes, excluded, sources
 
 
 def study_sources(db: sqlite_utils.Database, study: str) -> list[str]:
