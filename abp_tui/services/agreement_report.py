@@ -202,30 +202,8 @@ def study_agreement(
             label_sets=sets,
         )
 
-    row = sql.design(db, design_pk)
-    found, pairs, hidden = _design_input(db, design_pk, Rubric.model_validate(row.rubric), pending)
-    report = compute_all(
-        found.records,
-        found.levels,
-        dict(found.scales),
-        seed,
-        resamples=resamples,
-        pair_resamples=pair_resamples,
-        confidence=confidence,
-        weight_basis=weight_basis,
-    )
-    by_set, counts = side_records(labels_by_runs(db, study_id), pairs)
-    del pairs
-    references = reference_agreements(
-        found.records.get("preference", []),
-        by_set,
-        seed=seed,
-        resamples=resamples,
-        confidence=confidence,
-        weight_basis=weight_basis,
-    )
     label_agreement = None
-    if len(names) > 1:
+    if len(names) > 1:  # first: the labels' records are dropped before the design is read
         label_agreement = compute_variable(
             among,
             "nominal",
@@ -237,6 +215,33 @@ def study_agreement(
             confidence=confidence,
             weight_basis=weight_basis,
         )
+    del among
+    row = sql.design(db, design_pk)
+    design, version, rubric = row.name, row.version_no, Rubric.model_validate(row.rubric)
+    del row  # its document lists the design's tasks
+    found, pairs, hidden = _design_input(db, design_pk, rubric, pending)
+    report = compute_all(
+        found.records,
+        found.levels,
+        dict(found.scales),
+        seed,
+        resamples=resamples,
+        pair_resamples=pair_resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
+    )
+    preferences, paired = found.records.get("preference", []), "preference" in found.levels
+    del found
+    by_set, counts = side_records(labels_by_runs(db, study_id), pairs)
+    del pairs
+    references = reference_agreements(
+        preferences,
+        by_set,
+        seed=seed,
+        resamples=resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
+    )
     sets = tuple(
         LabelSet(
             name=name,
@@ -248,7 +253,7 @@ def study_agreement(
         for name in names
     )
     notes = []
-    if per_set and "preference" not in found.levels:
+    if per_set and not paired:
         notes.append(
             "The design judges no pairs of responses: nothing to compare with the imported labels."
         )
@@ -257,8 +262,8 @@ def study_agreement(
     return StudyAgreementReport(
         **dict(report),
         study=study_id,
-        design=row.name,
-        design_version=row.version_no,
+        design=design,
+        design_version=version,
         viewer=viewer,
         items_held_back=hidden,
         labels_held_back=labels_back,
