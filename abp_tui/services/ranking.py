@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import sqlite_utils
 
@@ -45,7 +45,7 @@ from abp_tui.analysis.ranking.sources import Side, VoteFold, judge_votes, label_
 from abp_tui.analysis.records import design_document, latest_submitted
 from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
-from abp_tui.models import Rubric, StudyDesign
+from abp_tui.models import DisagreementRules, Rubric, StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
@@ -117,6 +117,12 @@ def _marking_design(
     return None if row is None else StudyDesign.model_validate(design_document(row.document))
 
 
+def _design_seed(db: sqlite_utils.Database, study: str, design: str | None) -> int:
+    """The seed of the design meant (else the study's latest; 0: the study has none)."""
+    row = find_design_if_any(db, study, design)
+    return 0 if row is None else row.seed
+
+
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
     """``COND=SCORE`` -> (condition, score)."""
     if text is None:
@@ -167,21 +173,22 @@ def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> Sour
             f"study {study!r} has no study design, so no final human preferences: use "
             "--source labels or --source judge:ID, or create a design and judge it"
         )
-    votes, excluded, sources = _final_votes(db, row.pk, row.document, row.rubric)
-    counting = counting_line(sources)
-    return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}", counting)
+    named, design_pk = f"{row.name} v{row.version_no}", row.pk
+    rules = StudyDesign.model_validate(design_document(row.document)).disagreement
+    rubric = Rubric.model_validate(row.rubric)
+    del row  # its document lists every task of the design: not held while the items are read
+    votes, excluded, sources = _final_votes(db, design_pk, rules, rubric)
+    return SourceVotes(VERDICTS, votes, excluded, named, counting_line(sources))
 
 
 def _final_votes(
-    db: sqlite_utils.Database, design_pk: int, document: dict[str, Any], rubric: dict[str, Any]
+    db: sqlite_utils.Database, design_pk: int, rules: DisagreementRules, rubric: Rubric
 ) -> tuple[Votes, list[Excluded], dict[str, int]]:
     """A design's final human preferences as votes, read one item at a time: each pair's final
     preference (:func:`abp_tui.analysis.verdicts.decide`'s rules: its reviewers' latest
     submitted judgments, its latest adjudication, whether they disagree under the design's
     rules) folded into a vote and dropped; and how many final preferences come from each
     source. Only the votes are held, never the design's judgments."""
-    rules = StudyDesign.model_validate(design_document(document)).disagreement
-    frozen = Rubric.model_validate(rubric)
     fold = VoteFold(judging.superseded_runs(db, design_pk))
     sources: dict[str, int] = dict.fromkeys(SOURCES, 0)
     for found in item_records(db, design_pk):
@@ -192,7 +199,7 @@ def _final_votes(
         disputed = (
             bool(latest)
             and found.adjudication is None
-            and bool(find_disagreements(rules, frozen, latest))
+            and bool(find_disagreements(rules, rubric, latest))
         )
         final = item_preference(item, latest, found.adjudication, disputed)
         if final is not None:
@@ -295,6 +302,7 @@ def ranking_report(
         refuse_pending(db, study_id, viewer, shows)
         seen = find_design_if_any(db, study_id, design)
         note_view(db, study_id, None if seen is None else seen.pk, viewer, "results")
+        del seen  # its document lists every task of the design
     held = study_sources(db, study_id)
     if source is None:
         if not held:
@@ -304,11 +312,12 @@ def ranking_report(
             )
         source = held[0]
     # The bundle's exclusion: development votes are no benchmark result (seed 002).
-    marking = _marking_design(db, study_id, design)
-    chosen = without_development(read_source(db, study_id, source, design), marking)
+    # The design is read for what it marks and dropped: its document lists every task.
+    found = read_source(db, study_id, source, design)
+    chosen = without_development(found, _marking_design(db, study_id, design))
+    del found
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
-        seeding = find_design_if_any(db, study_id, design)
-        seed = 0 if seeding is None else seeding.seed
+        seed = _design_seed(db, study_id, design)
     report = rank(
         chosen.votes,
         study=study_id,
