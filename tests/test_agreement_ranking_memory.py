@@ -21,18 +21,25 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import sqlite_utils
 
+from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.ranking.sources import Side, design_votes
+from abp_tui.analysis.verdicts import decide
 from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.models import Judgment, PreferenceChoice
-from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.adjudicating import adjudicate
+from abp_tui.services.agreement_report import design_records, study_agreement
 from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
-from abp_tui.services.ranking import ranking_report
+from abp_tui.services.ranking import ranking_report, read_source
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
-from abp_tui.store import connect
+from abp_tui.store import connect, judging
+from abp_tui.store.ranking import run_sides
+from tests.factories import afp_judgment, two_reviewer_design
 
 CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
 SMALL, LARGE = 150, 750
@@ -113,3 +120,36 @@ def test_agreement_holds_a_bounded_amount_per_pair(studies: Any) -> None:
 @pytest.mark.parametrize("source", ["labels", "verdicts"])
 def test_ranking_holds_a_bounded_amount_per_pair(studies: Any, source: str) -> None:
     assert _per_pair(_ranking(source), studies) < BOUND
+
+
+def test_read_one_item_at_a_time_the_figures_are_the_records(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Agreement and the verdicts' votes read item by item are what the design's records give
+    (:func:`agreement_input`, :func:`design_votes`, which the publication bundle computes
+    from): on a scored design with a revision after submission and an adjudicated dispute."""
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
+    first, second = codes
+    a.save(first, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
+    b.save(first, afp_judgment(0, 1, PreferenceChoice.RESPONSE_2), 1, submit=True)
+    a.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True)
+    b.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 1, submit=True)
+    b.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's.")
+    runs = db.execute(
+        "SELECT run_a_pk, run_b_pk FROM items WHERE code = ? AND design_pk = ?", [first, pk]
+    ).fetchone()
+    final = afp_judgment(2, 2, PreferenceChoice.RESPONSE_2)
+    adjudicate(db, pk, first, "carol", final, {"1": runs[0], "2": runs[1]}, "b is right.")
+
+    records = judging.records_of_design(db, pk, with_runs=False)
+    expected = agreement_input(records)
+    assert design_records(db, pk) == (expected.records, expected.levels, expected.scales)
+    assert len(expected.records["preference"]) == 4  # both reviewers' first picks of both
+
+    sides = {k: Side(v.task, v.condition, v.length) for k, v in run_sides(db, "s").items()}
+    votes, excluded = design_votes(records, decide(records), sides)
+    read = read_source(db, "s", "verdicts")
+    assert len(read.votes) == 2 and read.excluded == excluded
+    assert (read.votes.systems, read.votes.tasks) == (votes.systems, votes.tasks)
+    for column in ("task", "a", "b", "outcome", "length_a", "length_b"):
+        assert np.array_equal(getattr(read.votes, column), getattr(votes, column), equal_nan=True)
