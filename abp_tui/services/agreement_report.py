@@ -5,7 +5,10 @@ reviewer may see the others' judgments and revise their own; a revision made the
 independent judgment, and measuring agreement on it would count reviewers who adopted each
 other's view as agreeing. Verdicts, results and disagreements use the latest submitted judgment
 (a reviewer may correct a mistake); agreement does not. A publication bundle measures it the same
-way, with the same function (:func:`abp_tui.analysis.agreement.input.agreement_input`).
+way, with the same code (:func:`abp_tui.analysis.agreement.input.agreement_input` folds its
+records through :class:`~abp_tui.analysis.agreement.input.AgreementFold`). Here the design is
+read one item at a time (:func:`abp_tui.store.figure_rows.item_records`) and folded the same
+way: what is held is the observations, never every judgment of a large design.
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit

@@ -10,6 +10,12 @@ Votes on a task the design marks as development material (seed 002: never a benc
 are left out of every source and counted with :data:`DEVELOPMENT`, as the publication bundle
 leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`kept_votes`.
 
+A design's verdicts are read one item at a time (:func:`abp_tui.store.figure_rows.item_records`):
+each pair's final preference is decided by the rules :func:`abp_tui.analysis.verdicts.decide`
+applies and folded into a vote (:class:`abp_tui.analysis.ranking.sources.VoteFold`, which
+:func:`~abp_tui.analysis.ranking.sources.design_votes` folds a bundle's records through), so
+only the votes of a large design are held.
+
 The CLI and the workstation call :func:`ranking_report`; the statistics are
 :func:`abp_tui.analysis.ranking.fit.rank`'s.
 """

@@ -70,21 +70,6 @@ AMONG_LABELS: Final = "preference among imported labels"
 
 
 @dataclass(frozen=True, slots=True)
-class ImportedLabel:
-    """One imported preference label, with the exact run versions it compares."""
-
-    reviewer: str
-    """The label set: ``<study>:<field>`` (``annotator1``, ``label``)."""
-    item_id: str
-    """The source's item id (PandaLM's ``idx``)."""
-    run_1_pk: int
-    """The stored run version the source calls response 1."""
-    run_2_pk: int
-    choice: str
-    """A :class:`abp_tui.models.PreferenceChoice` value."""
-
-
-@dataclass(frozen=True, slots=True)
 class ItemRuns:
     """A design item's blind code and its run versions in the item's own orientation (a, b)."""
 
