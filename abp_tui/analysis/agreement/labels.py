@@ -23,10 +23,12 @@ Pure: the caller reads the labels, the items' runs and the viewer's pending runs
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+import numpy as np
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.agreement.input import PREFERENCE_SCALE
@@ -210,12 +212,14 @@ def side_records(
     each set's latest label of each pair of run versions (label set, choice, run 1 key, run 2
     key: :func:`abp_tui.store.figure_rows.labels_by_runs`); a label of a run's other version is
     another label."""
-    found: dict[str, list[tuple[int, Observation]]] = {}
+    found: dict[str, list[Observation]] = {}
+    places: dict[str, array[int]] = {}  # each observation's item's place in the plan
     counts: dict[str, list[int]] = {}
     held: dict[str, str] = {}  # a few label sets' names and choices, each held once
     for name, choice, run_1, run_2 in labels:
         reviewer = held.setdefault(name, name)
         found.setdefault(reviewer, [])
+        places.setdefault(reviewer, array("q"))
         tally = counts.setdefault(reviewer, [0, 0])
         item = pairs.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
         if item is None:
@@ -232,8 +236,13 @@ def side_records(
             if run is None
             else ("a" if item.run_a_pk == run else "b")
         )
-        found[reviewer].append((item.order, (item.code, reviewer, value)))
-    records = {name: [obs for _n, obs in sorted(rows)] for name, rows in found.items()}
+        found[reviewer].append((item.code, reviewer, value))
+        places[reviewer].append(item.order)
+    # In plan order (a set labels an item once: its place is its own).
+    records = {
+        name: [rows[k] for k in np.argsort(places[name], kind="stable").tolist()]
+        for name, rows in found.items()
+    }
     return records, {name: (t[0], t[1]) for name, t in counts.items()}
 
 
