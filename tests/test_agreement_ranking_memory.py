@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import tracemalloc
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.ranking.fit import Votes
 from abp_tui.analysis.ranking.sources import Side, design_votes
 from abp_tui.analysis.verdicts import decide
 from abp_tui.bench.pairwise_import import write_pairs
@@ -153,3 +155,48 @@ def test_read_one_item_at_a_time_the_figures_are_the_records(
     assert (read.votes.systems, read.votes.tasks) == (votes.systems, votes.tasks)
     for column in ("task", "a", "b", "outcome", "length_a", "length_b"):
         assert np.array_equal(getattr(read.votes, column), getattr(votes, column), equal_nan=True)
+
+
+def test_a_later_label_replaces_an_earlier_one_in_both_figures(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """The labels a later import replaced are left out by the read itself: agreement and the
+    ranking count the latest label of each source item by each label set, once."""
+    source = tmp_path / "pairs" / "testset-v1.json"
+    write_pairs(source, 12)
+    import_paths(db, [source], study="panda")
+    before = study_agreement(db, "panda", None, resamples=0).variables[0]
+    votes = read_source(db, "panda", "labels").votes
+    first = db.execute(
+        "SELECT pk, item_id, reviewer, choice FROM preferences WHERE study_id = 'panda' "
+        "AND choice IN ('response_1', 'response_2') ORDER BY pk LIMIT 1"
+    ).fetchone()
+    flipped = "response_2" if first[3] == "response_1" else "response_1"
+    db.execute(
+        "INSERT INTO preferences (study_id, reviewer, item_id, task_pk, run_1_pk, run_2_pk, "
+        "choice, justification, source, created_at) SELECT study_id, reviewer, item_id, "
+        "task_pk, run_1_pk, run_2_pk, ?, justification, source, created_at FROM preferences "
+        "WHERE pk = ?",
+        [flipped, first[0]],
+    )
+    after = study_agreement(db, "panda", None, resamples=0).variables[0]
+    assert (after.n_items, after.n_judgments) == (before.n_items, before.n_judgments)
+    assert after.pairs != before.pairs  # the later label counts: a confusion matrix moved
+    again = read_source(db, "panda", "labels").votes
+    assert len(again) == len(votes)
+    # The latest label takes its place in stored order: one vote changed, none added.
+    changed = Counter(_rows(again)) - Counter(_rows(votes))
+    assert sum(changed.values()) == 1
+
+
+def _rows(votes: Votes) -> list[tuple[str, str, str, int]]:
+    return [
+        (votes.tasks[t], votes.systems[a], votes.systems[b], o)
+        for t, a, b, o in zip(
+            votes.task.tolist(),
+            votes.a.tolist(),
+            votes.b.tolist(),
+            votes.outcome.tolist(),
+            strict=True,
+        )
+    ]
