@@ -5,7 +5,10 @@ reviewer may see the others' judgments and revise their own; a revision made the
 independent judgment, and measuring agreement on it would count reviewers who adopted each
 other's view as agreeing. Verdicts, results and disagreements use the latest submitted judgment
 (a reviewer may correct a mistake); agreement does not. A publication bundle measures it the same
-way, with the same function (:func:`abp_tui.analysis.agreement.input.agreement_input`).
+way, with the same code (:func:`abp_tui.analysis.agreement.input.agreement_input` folds its
+records through :class:`~abp_tui.analysis.agreement.input.AgreementFold`). Here the design is
+read one item at a time (:func:`abp_tui.store.figure_rows.item_records`) and folded the same
+way: what is held is the observations, never every judgment of a large design.
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit
@@ -33,23 +36,23 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from abp_tui.analysis.agreement.input import agreement_input
+from abp_tui.analysis.agreement.input import AgreementFold, AgreementInput
 from abp_tui.analysis.agreement.labels import (
     AMONG_LABELS,
-    ItemRuns,
     LabelSet,
+    PairItem,
     StudyAgreementReport,
     field_of,
-    held_back,
     reference_agreements,
+    run_pair,
     side_records,
     source_records,
     source_scale,
-    visible,
 )
+from abp_tui.analysis.records import first_submitted
 from abp_tui.errors import AbpError
 from abp_tui.formats.pairwise import label_choices
-from abp_tui.models import PreferenceChoice
+from abp_tui.models import PreferenceChoice, Rubric
 from abp_tui.services.coordinator_identity import note_view
 from abp_tui.services.table_agreement import check_settings
 from abp_tui.stats.agreement import (
@@ -64,7 +67,8 @@ from abp_tui.stats.agreement import (
     compute_variable,
 )
 from abp_tui.store import judging as sql
-from abp_tui.store.agreement_scope import imported_labels, pending_run_pks
+from abp_tui.store.agreement_scope import pending_run_pks
+from abp_tui.store.figure_rows import item_records, label_counts, labels_by_runs, latest_labels
 from abp_tui.store.queries import imported_preferences
 
 Records = dict[str, list[Observation]]
@@ -74,8 +78,34 @@ def design_records(
     db: sqlite_utils.Database, design_pk: int
 ) -> tuple[Records, dict[str, str], dict[str, tuple[Category, ...]]]:
     """(records per variable, level per variable, declared scale per variable) of a design."""
-    found = agreement_input(sql.records_of_design(db, design_pk, with_runs=False))
+    rubric = Rubric.model_validate(sql.design(db, design_pk).rubric)
+    found, _pairs, _hidden = _design_input(db, design_pk, rubric, frozenset())
     return found.records, found.levels, found.scales
+
+
+def _design_input(
+    db: sqlite_utils.Database, design_pk: int, rubric: Rubric, pending: frozenset[int]
+) -> tuple[AgreementInput, dict[int, PairItem], int]:
+    """What a design's agreement is measured on, read one item at a time (only the
+    observations are held, never the judgments: :class:`AgreementFold`); its pair items as a
+    label is mapped onto them; how many items are held back from the viewer (an item sharing a
+    run with one they still have to judge: none of its judgments counts)."""
+    fold = AgreementFold(rubric)
+    pairs: dict[int, PairItem] = {}
+    hidden = 0
+    for found in item_records(db, design_pk):
+        item = found.item
+        held = not pending.isdisjoint(found.run_pks)
+        hidden += held
+        if len(found.run_pks) == 2 and found.run_pks[0] != found.run_pks[1]:
+            pairs[run_pair(*found.run_pks)] = PairItem(
+                item.index, item.code, found.run_pks[0], held
+            )
+        fold.pairs = fold.pairs or item.is_pair
+        first = first_submitted(() if held else found.judgments).get(item.code)
+        if first:
+            fold.add(item, first, found.criteria)
+    return fold.result(), pairs, hidden
 
 
 def imported_records(db: sqlite_utils.Database, study_id: str) -> Records:
@@ -135,14 +165,14 @@ def study_agreement(
     # Recorded before anything is computed: whoever sees these figures may not enrol later.
     note_view(db, study_id, design_pk, viewer, "agreement")
     pending = pending_run_pks(db, study_id, viewer) if viewer is not None else frozenset()
-    labels = imported_labels(db, study_id)
-    names = sorted({label.reviewer for label in labels})
-    among = source_records(labels, pending)
+    per_set, labelled = label_counts(db, study_id)
+    names = sorted(per_set)
+    among = source_records(latest_labels(db, study_id), pending)
     scale = label_scale(names, study_id)
-    labels_back = len({label.item_id for label in labels}) - len({i for i, _r, _v in among})
+    labels_back = labelled - len({i for i, _r, _v in among})
 
     if design_pk is None:
-        if not labels:
+        if not per_set:
             raise AbpError(
                 f"study {study_id!r} has no study design and no imported judgments: "
                 "nothing to measure agreement on"
@@ -161,7 +191,7 @@ def study_agreement(
             LabelSet(
                 name=name,
                 field=field_of(name, study_id),
-                n_labels=sum(1 for label in labels if label.reviewer == name),
+                n_labels=per_set[name],
                 n_in_design=0,
                 n_held_back=0,
             )
@@ -175,36 +205,8 @@ def study_agreement(
             label_sets=sets,
         )
 
-    row = sql.design(db, design_pk)
-    stored = sql.items(db, design_pk)
-    items = [ItemRuns(i.code, i.run_pks) for i in stored]
-    hidden = held_back(items, pending)
-    # The items read once: a large design's are a good part of what agreement holds.
-    records = sql.records_of_design(db, design_pk, with_runs=False, stored_items=stored)
-    del stored
-    found = agreement_input(visible(records, hidden))
-    del records
-    report = compute_all(
-        found.records,
-        found.levels,
-        dict(found.scales),
-        seed,
-        resamples=resamples,
-        pair_resamples=pair_resamples,
-        confidence=confidence,
-        weight_basis=weight_basis,
-    )
-    by_set, counts = side_records(labels, items, hidden)
-    references = reference_agreements(
-        found.records.get("preference", []),
-        by_set,
-        seed=seed,
-        resamples=resamples,
-        confidence=confidence,
-        weight_basis=weight_basis,
-    )
     label_agreement = None
-    if len(names) > 1:
+    if len(names) > 1:  # first: the labels' records are dropped before the design is read
         label_agreement = compute_variable(
             among,
             "nominal",
@@ -216,30 +218,57 @@ def study_agreement(
             confidence=confidence,
             weight_basis=weight_basis,
         )
+    del among
+    row = sql.design(db, design_pk)
+    design, version, rubric = row.name, row.version_no, Rubric.model_validate(row.rubric)
+    del row  # its document lists the design's tasks
+    found, pairs, hidden = _design_input(db, design_pk, rubric, pending)
+    report = compute_all(
+        found.records,
+        found.levels,
+        dict(found.scales),
+        seed,
+        resamples=resamples,
+        pair_resamples=pair_resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
+    )
+    preferences, paired = found.records.get("preference", []), "preference" in found.levels
+    del found
+    by_set, counts = side_records(labels_by_runs(db, study_id), pairs)
+    del pairs
+    references = reference_agreements(
+        preferences,
+        by_set,
+        seed=seed,
+        resamples=resamples,
+        confidence=confidence,
+        weight_basis=weight_basis,
+    )
     sets = tuple(
         LabelSet(
             name=name,
             field=field_of(name, study_id),
-            n_labels=sum(1 for label in labels if label.reviewer == name),
+            n_labels=per_set[name],
             n_in_design=counts.get(name, (0, 0))[0],
             n_held_back=counts.get(name, (0, 0))[1],
         )
         for name in names
     )
     notes = []
-    if labels and "preference" not in found.levels:
+    if per_set and not paired:
         notes.append(
             "The design judges no pairs of responses: nothing to compare with the imported labels."
         )
-    elif labels and not any(s.n_in_design for s in sets):
+    elif per_set and not any(s.n_in_design for s in sets):
         notes.append("No imported label names the two responses of any item of this design.")
     return StudyAgreementReport(
         **dict(report),
         study=study_id,
-        design=row.name,
-        design_version=row.version_no,
+        design=design,
+        design_version=version,
         viewer=viewer,
-        items_held_back=len(hidden),
+        items_held_back=hidden,
         labels_held_back=labels_back,
         label_sets=sets,
         references=references,

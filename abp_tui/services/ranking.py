@@ -10,6 +10,12 @@ Votes on a task the design marks as development material (seed 002: never a benc
 are left out of every source and counted with :data:`DEVELOPMENT`, as the publication bundle
 leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`kept_votes`.
 
+A design's verdicts are read one item at a time (:func:`abp_tui.store.figure_rows.item_records`):
+each pair's final preference is decided by the rules :func:`abp_tui.analysis.verdicts.decide`
+applies and folded into a vote (:class:`abp_tui.analysis.ranking.sources.VoteFold`, which
+:func:`~abp_tui.analysis.ranking.sources.design_votes` folds a bundle's records through), so
+only the votes of a large design are held.
+
 The CLI and the workstation call :func:`ranking_report`; the statistics are
 :func:`abp_tui.analysis.ranking.fit.rank`'s.
 """
@@ -24,7 +30,7 @@ from typing import Final
 
 import sqlite_utils
 
-from abp_tui.analysis.item_preferences import counting_line, source_counts
+from abp_tui.analysis.item_preferences import SOURCES, counting_line, item_preference
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.ranking.fit import (
     DEFAULT_RESAMPLES,
@@ -41,16 +47,17 @@ from abp_tui.analysis.ranking.models import (
     RankingReport,
     SourceAgreement,
 )
-from abp_tui.analysis.ranking.sources import Side, design_votes, judge_votes, label_votes
-from abp_tui.analysis.records import design_document
-from abp_tui.analysis.verdicts import decide
+from abp_tui.analysis.ranking.sources import Side, VoteFold, judge_votes, label_votes
+from abp_tui.analysis.records import design_document, latest_submitted
+from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
-from abp_tui.models import StudyDesign
+from abp_tui.models import DisagreementRules, Rubric, StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 from abp_tui.store import judging
+from abp_tui.store.figure_rows import item_records
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
 from abp_tui.store.ranking import held_sources, label_columns, run_sides
@@ -116,6 +123,12 @@ def _marking_design(
     return None if row is None else StudyDesign.model_validate(design_document(row.document))
 
 
+def _design_seed(db: sqlite_utils.Database, study: str, design: str | None) -> int:
+    """The seed of the design meant (else the study's latest; 0: the study has none)."""
+    row = find_design_if_any(db, study, design)
+    return 0 if row is None else row.seed
+
+
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
     """``COND=SCORE`` -> (condition, score)."""
     if text is None:
@@ -166,11 +179,40 @@ def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> Sour
             f"study {study!r} has no study design, so no final human preferences: use "
             "--source labels or --source judge:ID, or create a design and judge it"
         )
-    records = judging.records_of_design(db, row.pk, with_runs=False)
-    decisions = decide(records)
-    votes, excluded = design_votes(records, decisions, _sides(db, study))
-    counting = counting_line(source_counts(decisions.preferences))
-    return SourceVotes(VERDICTS, votes, excluded, f"{row.name} v{row.version_no}", counting)
+    named, design_pk = f"{row.name} v{row.version_no}", row.pk
+    rules = StudyDesign.model_validate(design_document(row.document)).disagreement
+    rubric = Rubric.model_validate(row.rubric)
+    del row  # its document lists every task of the design: not held while the items are read
+    votes, excluded, sources = _final_votes(db, design_pk, rules, rubric)
+    return SourceVotes(VERDICTS, votes, excluded, named, counting_line(sources))
+
+
+def _final_votes(
+    db: sqlite_utils.Database, design_pk: int, rules: DisagreementRules, rubric: Rubric
+) -> tuple[Votes, list[Excluded], dict[str, int]]:
+    """A design's final human preferences as votes, read one item at a time: each pair's final
+    preference (:func:`abp_tui.analysis.verdicts.decide`'s rules: its reviewers' latest
+    submitted judgments, its latest adjudication, whether they disagree under the design's
+    rules) folded into a vote and dropped; and how many final preferences come from each
+    source. Only the votes are held, never the design's judgments."""
+    fold = VoteFold(judging.superseded_runs(db, design_pk))
+    sources: dict[str, int] = dict.fromkeys(SOURCES, 0)
+    for found in item_records(db, design_pk):
+        item = found.item
+        if not item.is_pair:
+            continue
+        latest = latest_submitted(found.judgments).get(item.code, [])
+        disputed = (
+            bool(latest)
+            and found.adjudication is None
+            and bool(find_disagreements(rules, rubric, latest))
+        )
+        final = item_preference(item, latest, found.adjudication, disputed)
+        if final is not None:
+            sources[final.source] += 1
+            fold.add(final, (found.lengths[0], found.lengths[1]))
+    votes, excluded = fold.votes()
+    return votes, excluded, sources
 
 
 def study_sources(db: sqlite_utils.Database, study: str) -> list[str]:
@@ -266,6 +308,7 @@ def ranking_report(
         refuse_pending(db, study_id, viewer, shows)
         seen = find_design_if_any(db, study_id, design)
         note_view(db, study_id, None if seen is None else seen.pk, viewer, "results")
+        del seen  # its document lists every task of the design
     held = study_sources(db, study_id)
     if source is None:
         if not held:
@@ -275,11 +318,12 @@ def ranking_report(
             )
         source = held[0]
     # The bundle's exclusion: development votes are no benchmark result (seed 002).
-    marking = _marking_design(db, study_id, design)
-    chosen = without_development(read_source(db, study_id, source, design), marking)
+    # The design is read for what it marks and dropped: its document lists every task.
+    found = read_source(db, study_id, source, design)
+    chosen = without_development(found, _marking_design(db, study_id, design))
+    del found
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
-        seeding = find_design_if_any(db, study_id, design)
-        seed = 0 if seeding is None else seeding.seed
+        seed = _design_seed(db, study_id, design)
     report = rank(
         chosen.votes,
         study=study_id,

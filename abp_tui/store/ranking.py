@@ -8,6 +8,7 @@ ranking may read a million of them. Nothing here decides what a vote counts for.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,16 +21,21 @@ CHOICES = ("response_1", "response_2", "tie", "insufficient_evidence")
 """A label's choice code: its index here."""
 
 _LABELS = """
-SELECT p.item_id, p.reviewer, p.task_pk, p.run_1_pk, p.run_2_pk,
+SELECT p.task_pk, p.run_1_pk, p.run_2_pk,
        CASE p.choice WHEN 'response_1' THEN 0 WHEN 'response_2' THEN 1 WHEN 'tie' THEN 2
                      ELSE 3 END
 FROM preferences p
-WHERE +p.study_id = ? AND p.source = 'imported'
+WHERE p.pk IN (
+  SELECT MAX(q.pk) FROM preferences q JOIN reviewers r ON r.name = q.reviewer AND r.external = 1
+  WHERE +q.study_id = ? AND q.source = 'imported' GROUP BY q.item_id, q.reviewer
+)
 ORDER BY p.pk
 """
-"""A study's imported labels in stored order. ``+`` keeps SQLite from reading them through the
-(study, item) index: one pass over the table in rowid order is several times faster than an
-index walk that fetches each row at random, and a ranking may read a million labels."""
+"""Each label set's latest label of each source item (a later import replaces an earlier one),
+external reviewers only, in stored order: the labels a later one replaced are left out here, not
+held and dropped. ``+`` keeps SQLite from reading them through the (study, item) index: one pass
+over the table in rowid order is several times faster than an index walk that fetches each row
+at random, and a ranking may read a million labels."""
 
 _RUNS = """
 SELECT r.pk, r.condition_pk, r.current, COALESCE(length(b.text), -1)
@@ -38,6 +44,17 @@ WHERE r.study_id = ?
 """
 """Every stored version of the study's runs: its condition, whether it is current, and its
 output's length (-1: no output stored); read once per run, not once per label."""
+
+_CHUNK = 65536
+"""Rows converted to integers at a time: a million labels are never all held as rows."""
+
+
+def _int_rows(cursor: Any, width: int) -> I64:
+    """A cursor's integer rows as one (rows, width) array, read a chunk at a time."""
+    parts = [np.zeros((0, width), dtype=np.int64)]
+    while chunk := cursor.fetchmany(_CHUNK):
+        parts.append(np.array(chunk, dtype=np.int64).reshape(len(chunk), width))
+    return np.concatenate(parts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,15 +80,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     """Each label set's latest label of each source item (a later import replaces an earlier
     one), external reviewers only (an AI judge's verdicts live in ``judge_verdicts``), with the
     task, both runs' conditions and output lengths and whether both runs are current."""
-    external = {
-        str(r[0]) for r in db.execute("SELECT name FROM reviewers WHERE external = 1").fetchall()
-    }
-    rows = db.execute(_LABELS, [study_id]).fetchall()
-    latest: dict[tuple[str, str], int] = {}
-    for i, row in enumerate(rows):
-        if row[1] in external:
-            latest[(row[0], row[1])] = i
-    keep = sorted(latest.values())
+    data = _int_rows(db.execute(_LABELS, [study_id]), 4)
     codes: dict[str, int] = {}
     condition_of = {
         int(pk): codes.setdefault(str(name), len(codes))
@@ -79,15 +88,17 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
             "SELECT pk, id FROM conditions WHERE study_id = ?", [study_id]
         ).fetchall()
     }
-    if not keep:
+    if not len(data):
         empty = np.zeros(0, dtype=np.int64)
         nothing = np.zeros(0, dtype=np.float64)
         no = np.zeros(0, dtype=bool)
         return LabelColumns(tuple(codes), (), empty, empty, empty, empty, nothing, nothing, no)
-    runs = np.array(db.execute(_RUNS, [study_id]).fetchall(), dtype=np.int64).reshape(-1, 4)
+    runs = _int_rows(db.execute(_RUNS, [study_id]), 4)
     size = int(runs[:, 0].max()) + 1
     run_condition = np.full(size, -1, dtype=np.int64)
-    run_condition[runs[:, 0]] = [condition_of[int(c)] for c in runs[:, 1].tolist()]
+    condition_code = np.full(max(condition_of, default=-1) + 1, -1, dtype=np.int64)
+    condition_code[list(condition_of)] = list(condition_of.values())
+    run_condition[runs[:, 0]] = condition_code[runs[:, 1]]
     run_current = np.zeros(size, dtype=bool)
     run_current[runs[:, 0]] = runs[:, 2].astype(bool)
     run_length = np.full(size, np.nan)
@@ -95,8 +106,6 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     tasks = db.execute("SELECT pk, id FROM tasks WHERE study_id = ?", [study_id]).fetchall()
     task_code = np.full(max(int(r[0]) for r in tasks) + 1, -1, dtype=np.int64)
     task_code[[int(r[0]) for r in tasks]] = np.arange(len(tasks))
-    chosen = [rows[i] for i in keep]
-    data = np.array([r[2:] for r in chosen], dtype=np.int64).reshape(len(chosen), 4)
     one, two = data[:, 1], data[:, 2]
     return LabelColumns(
         conditions=tuple(codes),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -14,7 +15,7 @@ from abp_tui.analysis.records import (
     side,
 )
 from abp_tui.analysis.scoring import result_state, total
-from abp_tui.models import DesignRecords, ResultState
+from abp_tui.models import DesignRecords, Item, JudgmentRevision, ResultState, Rubric
 from abp_tui.stats.agreement import Category, Observation
 
 STATE_SCALE: Final = tuple(s.value for s in ResultState)
@@ -49,35 +50,58 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
     item); the preference per item (unit: item code), recorded as the side preferred in the
     item's own orientation, never as the position shown (each reviewer saw their own placement).
     """
-    rubric = records.rubric
-    levels: dict[str, str] = {}
-    scales: dict[str, tuple[Category, ...]] = {}
-    for dim in rubric.dimensions:
-        if dim.scored:
-            levels[f"dimension:{dim.id}"] = "ordinal"
-            scales[f"dimension:{dim.id}"] = tuple(dim.scale)
-    if not rubric.preference_only:  # a preference-only design judges no response on its own
-        levels["total"], scales["total"] = "interval", tuple(range(rubric.max_total + 1))
-        levels["result_state"], scales["result_state"] = "nominal", STATE_SCALE
-        levels["fatal_hit"], scales["fatal_hit"] = "nominal", FLAG_SCALE
+    fold = AgreementFold(records.rubric)
     items = {i.code: i for i in records.items}
     # In plan order: the statistics' bootstrap draws units in the order they first appear.
     first = in_plan_order(records.items, first_submitted(records.judgments))
-    criteria = {
-        code: tuple(
-            dict.fromkeys(records.task_criteria.get(items[code].task, ()) + rubric.fatal_criteria)
-        )
-        if not rubric.preference_only
-        else ()
-        for code in first
-    }
-    for name in dict.fromkeys(c for found in criteria.values() for c in found):
-        levels[f"fatal:{name}"], scales[f"fatal:{name}"] = "nominal", FLAG_SCALE
-    if any(i.is_pair for i in records.items):
-        levels["preference"], scales["preference"] = "nominal", PREFERENCE_SCALE
-    out: dict[str, list[Observation]] = {name: [] for name in levels}
+    fold.pairs = any(i.is_pair for i in records.items)
     for code, judgments in first.items():
         item = items[code]
+        fold.add(item, judgments, records.task_criteria.get(item.task, ()))
+    return fold.result()
+
+
+class AgreementFold:
+    """:func:`agreement_input` one item at a time: what agreement is measured on, folded from
+    each item's first submitted judgments in plan order, so that a large design's judgments
+    are never all held (only the observations are)."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        self.rubric = rubric
+        self.levels: dict[str, str] = {}
+        self.scales: dict[str, tuple[Category, ...]] = {}
+        for dim in rubric.dimensions:
+            if dim.scored:
+                self.levels[f"dimension:{dim.id}"] = "ordinal"
+                self.scales[f"dimension:{dim.id}"] = tuple(dim.scale)
+        if not rubric.preference_only:  # a preference-only design judges no response alone
+            self.levels["total"], self.scales["total"] = (
+                "interval",
+                tuple(range(rubric.max_total + 1)),
+            )
+            self.levels["result_state"], self.scales["result_state"] = "nominal", STATE_SCALE
+            self.levels["fatal_hit"], self.scales["fatal_hit"] = "nominal", FLAG_SCALE
+        self.out: dict[str, list[Observation]] = {name: [] for name in self.levels}
+        self.criteria: dict[str, None] = {}
+        """Fatal criteria of the judged items' tasks and of the rubric, as first met."""
+        self.pairs = False
+        """Whether the design has pair items (judged or not): then the preference counts."""
+
+    def add(
+        self, item: Item, judgments: Sequence[JudgmentRevision], task_criteria: Sequence[str]
+    ) -> None:
+        """One judged item: each reviewer's first submitted judgment of it (reviewers by name),
+        and the fatal criteria of its task."""
+        rubric = self.rubric
+        out = self.out
+        self.pairs = self.pairs or item.is_pair
+        criteria: tuple[str, ...] = ()
+        if not rubric.preference_only:
+            criteria = tuple(dict.fromkeys((*task_criteria, *rubric.fatal_criteria)))
+            for criterion in criteria:
+                if criterion not in self.criteria:
+                    self.criteria[criterion] = None
+                    out[f"fatal:{criterion}"] = []
         for j in judgments:
             # In the item's own order, whatever order a record kept: the statistics' bootstrap
             # draws units in the order they first appear.
@@ -98,12 +122,22 @@ def agreement_input(records: DesignRecords) -> AgreementInput:
                 if summed is not None:
                     out["total"].append((unit, j.reviewer, summed))
                 out["fatal_hit"].append((unit, j.reviewer, int(bool(response.fatal_hits))))
-                for criterion in criteria[code]:
+                for criterion in criteria:
                     hit = int(criterion in response.fatal_hits)
                     out[f"fatal:{criterion}"].append((unit, j.reviewer, hit))
             choice = preferred(j)
             if item.is_pair and choice is not None:
                 chosen = preferred_run(j)
                 value = choice if chosen is None else side(item, chosen)
-                out["preference"].append((item.code, j.reviewer, value))
-    return AgreementInput(out, levels, scales)
+                out.setdefault("preference", []).append((item.code, j.reviewer, value))
+
+    def result(self) -> AgreementInput:
+        """The records, levels and scales: the rubric's variables, then each fatal criterion as
+        first met, then the preference when the design has pairs."""
+        levels, scales = dict(self.levels), dict(self.scales)
+        for name in self.criteria:
+            levels[f"fatal:{name}"], scales[f"fatal:{name}"] = "nominal", FLAG_SCALE
+        if self.pairs:
+            levels["preference"], scales["preference"] = "nominal", PREFERENCE_SCALE
+        records = {name: self.out.get(name, []) for name in levels}
+        return AgreementInput(records, levels, scales)

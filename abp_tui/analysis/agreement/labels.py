@@ -23,10 +23,12 @@ Pure: the caller reads the labels, the items' runs and the viewer's pending runs
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
+import numpy as np
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.agreement.input import PREFERENCE_SCALE
@@ -67,21 +69,6 @@ def source_scale(allowed: Iterable[Iterable[str] | None]) -> tuple[str, ...]:
 
 AMONG_LABELS: Final = "preference among imported labels"
 """The variable name of the label sets' agreement among themselves, beside a design's own."""
-
-
-@dataclass(frozen=True, slots=True)
-class ImportedLabel:
-    """One imported preference label, with the exact run versions it compares."""
-
-    reviewer: str
-    """The label set: ``<study>:<field>`` (``annotator1``, ``label``)."""
-    item_id: str
-    """The source's item id (PandaLM's ``idx``)."""
-    run_1_pk: int
-    """The stored run version the source calls response 1."""
-    run_2_pk: int
-    choice: str
-    """A :class:`abp_tui.models.PreferenceChoice` value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,55 +166,83 @@ def visible(records: DesignRecords, hidden: frozenset[str]) -> DesignRecords:
     return replace(records, judgments=tuple(j for j in records.judgments if j.item not in hidden))
 
 
-def _latest(labels: Iterable[ImportedLabel]) -> dict[tuple[str, str], ImportedLabel]:
-    """Each label set's latest label of each source item (stored order)."""
-    latest: dict[tuple[str, str], ImportedLabel] = {}
-    for label in labels:
-        latest[(label.item_id, label.reviewer)] = label
-    return latest
+def run_pair(run_1_pk: int, run_2_pk: int) -> int:
+    """One number for two run versions, whichever order they are named in (a map's key that
+    costs far less than a set of the two)."""
+    lo, hi = sorted((run_1_pk, run_2_pk))
+    return (lo << 64) | hi
+
+
+@dataclass(frozen=True, slots=True)
+class PairItem:
+    """A design's pair item as a label is mapped onto it: its place in the plan, its code, its
+    run a's version and whether it is held back from the viewer."""
+
+    order: int
+    code: str
+    run_a_pk: int
+    hidden: bool
 
 
 def source_records(
-    labels: Iterable[ImportedLabel], pending: frozenset[int] = frozenset()
+    labels: Iterable[tuple[str, str, str, int, int]], pending: frozenset[int] = frozenset()
 ) -> list[Observation]:
     """The labels among themselves, as (source item, label set, value) in the source's own
-    orientation; labels of a pair with a run the viewer still has to judge are left out."""
-    return [
-        (item, reviewer, _SOURCE_VALUE[label.choice])
-        for (item, reviewer), label in _latest(labels).items()
-        if not pending.intersection((label.run_1_pk, label.run_2_pk))
-    ]
+    orientation, from each set's latest label of each source item (source item, label set,
+    choice, run 1 key, run 2 key: :func:`abp_tui.store.figure_rows.latest_labels`); labels of a
+    pair with a run the viewer still has to judge are left out."""
+    out: list[Observation] = []
+    names: dict[str, str] = {}
+    last = ""
+    for item, reviewer, choice, run_1, run_2 in labels:
+        if run_1 in pending or run_2 in pending:
+            continue
+        # A source item's labels come together: its id is held once for all of them.
+        last = last if item == last else item
+        out.append((last, names.setdefault(reviewer, reviewer), _SOURCE_VALUE[choice]))
+    return out
 
 
 def side_records(
-    labels: Iterable[ImportedLabel], items: Sequence[ItemRuns], hidden: frozenset[str]
+    labels: Iterable[tuple[str, str, int, int]], pairs: Mapping[int, PairItem]
 ) -> tuple[dict[str, list[Observation]], dict[str, tuple[int, int]]]:
-    """Per label set, its labels of the design's pair items as the side of the item preferred
-    (unit: the item's code, plan order), held-back items left out; and per label set, (labels
-    on the design's items, of which held back)."""
-    by_runs = {frozenset(i.run_pks): i for i in items if len(i.run_pks) == 2}
-    order = {i.code: n for n, i in enumerate(items)}
-    found: dict[str, list[tuple[int, Observation]]] = {}
+    """Per label set, its labels of the design's pair items (``pairs``, by :func:`run_pair`) as
+    the side of the item preferred (unit: the item's code, plan order), held-back items left
+    out; and per label set, (labels on the design's items, of which held back). ``labels``:
+    each set's latest label of each pair of run versions (label set, choice, run 1 key, run 2
+    key: :func:`abp_tui.store.figure_rows.labels_by_runs`); a label of a run's other version is
+    another label."""
+    found: dict[str, list[Observation]] = {}
+    places: dict[str, array[int]] = {}  # each observation's item's place in the plan
     counts: dict[str, list[int]] = {}
-    latest: dict[tuple[str, frozenset[int]], ImportedLabel] = {}
-    for label in labels:  # by the runs: a label of a run's other version is another label
-        latest[(label.reviewer, frozenset((label.run_1_pk, label.run_2_pk)))] = label
-    for (reviewer, runs), label in latest.items():
+    held: dict[str, str] = {}  # a few label sets' names and choices, each held once
+    for name, choice, run_1, run_2 in labels:
+        reviewer = held.setdefault(name, name)
         found.setdefault(reviewer, [])
+        places.setdefault(reviewer, array("q"))
         tally = counts.setdefault(reviewer, [0, 0])
-        item = by_runs.get(runs)
-        if item is None or len(runs) != 2:
+        item = pairs.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
+        if item is None:
             continue
         tally[0] += 1
-        if item.code in hidden:
+        if item.hidden:
             tally[1] += 1
             continue
         # The label's own placement: the source showed run 1, then run 2.
-        run = run_picked(label.choice, placement_of((label.run_1_pk, label.run_2_pk)))
+        run = run_picked(choice, placement_of((run_1, run_2)))
         # A tie or insufficient evidence is the same whichever side.
-        value = label.choice if run is None else ("a" if item.run_pks[0] == run else "b")
-        found[reviewer].append((order[item.code], (item.code, reviewer, value)))
-    records = {name: [obs for _n, obs in sorted(rows)] for name, rows in found.items()}
+        value = (
+            held.setdefault(choice, choice)
+            if run is None
+            else ("a" if item.run_a_pk == run else "b")
+        )
+        found[reviewer].append((item.code, reviewer, value))
+        places[reviewer].append(item.order)
+    # In plan order (a set labels an item once: its place is its own).
+    records = {
+        name: [rows[k] for k in np.argsort(places[name], kind="stable").tolist()]
+        for name, rows in found.items()
+    }
     return records, {name: (t[0], t[1]) for name, t in counts.items()}
 
 

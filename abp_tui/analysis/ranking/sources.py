@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -30,7 +30,7 @@ from abp_tui.analysis.judges.arrays import NO_RUN, NO_VERDICT, PREFERENCE, TIE_P
 from abp_tui.analysis.ranking.fit import A_WON, B_WON, TIE, Votes
 from abp_tui.analysis.ranking.models import Excluded
 from abp_tui.analysis.verdicts import Decisions
-from abp_tui.models import DesignRecords, PreferenceChoice
+from abp_tui.models import DesignRecords, ItemPreference, PreferenceChoice
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -132,38 +132,47 @@ def _final_vote(pick: str, runs: tuple[str, str]) -> int | str:
     return A_WON if pick == runs[0] else B_WON
 
 
+class VoteFold:
+    """A design's final human preferences folded into votes one pair at a time, what
+    :func:`design_votes` counts: a large design's preferences are never all held, only the
+    votes (``superseded``: the ids of the runs whose content changed since judged)."""
+
+    def __init__(self, superseded: Container[str]) -> None:
+        self.superseded = superseded
+        self.counts: Counter[str] = Counter()
+        self.rows: list[tuple[str, str, str, int, float | None, float | None]] = []
+
+    def add(self, final: ItemPreference, lengths: tuple[int | None, int | None]) -> None:
+        """One pair's final preference, with its runs' output lengths (a, b; None: unknown)."""
+        runs = (final.runs[0], final.runs[1])
+        if final.preferred is None:
+            self.counts[UNRESOLVED] += 1
+            return
+        vote = _final_vote(final.preferred, runs)
+        if isinstance(vote, str):
+            self.counts[vote] += 1
+        elif final.conditions[0] == final.conditions[1]:
+            self.counts[SAME_CONDITION] += 1
+        elif runs[0] in self.superseded or runs[1] in self.superseded:
+            self.counts[STALE] += 1
+        else:
+            c = final.conditions
+            self.rows.append((final.task, c[0], c[1], vote, lengths[0], lengths[1]))
+
+    def votes(self) -> tuple[Votes, list[Excluded]]:
+        return Votes.from_rows(self.rows), _excluded(self.counts)
+
+
 def design_votes(
     records: DesignRecords, decisions: Decisions, sides: Mapping[str, Side]
 ) -> tuple[Votes, list[Excluded]]:
     """A design's final human preferences as votes, one per pair: the item's final preference
     (:mod:`abp_tui.analysis.item_preferences`), as the results' tally counts it."""
-    counts: Counter[str] = Counter()
-    rows: list[tuple[str, str, str, int, float | None, float | None]] = []
+    fold = VoteFold(records.superseded)
     for final in decisions.preferences:
-        runs = (final.runs[0], final.runs[1])
-        if final.preferred is None:
-            counts[UNRESOLVED] += 1
-            continue
-        vote = _final_vote(final.preferred, runs)
-        if isinstance(vote, str):
-            counts[vote] += 1
-        elif final.conditions[0] == final.conditions[1]:
-            counts[SAME_CONDITION] += 1
-        elif runs[0] in records.superseded or runs[1] in records.superseded:
-            counts[STALE] += 1
-        else:
-            a, b = sides.get(runs[0]), sides.get(runs[1])
-            rows.append(
-                (
-                    final.task,
-                    final.conditions[0],
-                    final.conditions[1],
-                    vote,
-                    None if a is None else a.length,
-                    None if b is None else b.length,
-                )
-            )
-    return Votes.from_rows(rows), _excluded(counts)
+        a, b = sides.get(final.runs[0]), sides.get(final.runs[1])
+        fold.add(final, (None if a is None else a.length, None if b is None else b.length))
+    return fold.votes()
 
 
 def judge_votes(
