@@ -38,7 +38,11 @@ class AbpApp(App[None]):
     otherwise on the home screen.
     """
 
-    CSS_PATH = "styles/app.tcss"
+    # The first screens' styles too (the compare screen, the home screen beneath it): a screen
+    # with a style sheet of its own makes Textual parse every rule again and restyle every
+    # widget as it is pushed; given here they are parsed once, as the app starts. Their screens
+    # keep naming them (another app showing them alone reads them then), in the same order.
+    CSS_PATH: ClassVar = ["styles/app.tcss", "styles/home.tcss", "styles/compare.tcss"]
     TITLE = "abp-tui"
     COMMANDS = App.COMMANDS | {JudgeCommands, ReviewCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
