@@ -18,12 +18,13 @@ Nothing here imports Textual or draws anything.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 from abp_tui.tui.widgets.textlayout import DiffMarks, diff_marks
+
+if TYPE_CHECKING:  # imported with the helper process, after the first item is on screen
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def _ready() -> bool:
@@ -46,6 +47,9 @@ class DiffRunner:
     def _executor(self) -> ProcessPoolExecutor | None:
         with self._lock:
             if self._pool is None and not self._broken:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
                 try:
                     self._pool = ProcessPoolExecutor(
                         max_workers=1, mp_context=multiprocessing.get_context("spawn")
@@ -64,6 +68,8 @@ class DiffRunner:
         """Start the helper process now (blocking: call it from a worker thread)."""
         pool = self._executor()
         if pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 pool.submit(_ready).result()
                 self._answered = True
@@ -74,6 +80,8 @@ class DiffRunner:
         """The diff marks of two display texts (blocking: call it from a worker thread)."""
         pool = self._executor()
         if pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 marks = pool.submit(diff_marks, left, right).result()
                 self._answered = True
