@@ -22,7 +22,6 @@ from abp_tui.tui import typing_guard
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
-from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
 from abp_tui.tui.typing_shield import HoldsBackTyping
@@ -231,6 +230,8 @@ class AbpApp(App[None]):
         )
 
     def action_help(self) -> None:
+        from abp_tui.tui.screens.help import HelpScreen, KeyHelp  # when the help is first asked
+
         if isinstance(self.screen, HelpScreen):
             return
         grouped: dict[tuple[str, str], list[str]] = {}
