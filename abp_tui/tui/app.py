@@ -21,6 +21,7 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui import typing_guard
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
+from abp_tui.tui.responsive import COLLECTOR_HELD_AT_MOST, release_collector
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
@@ -171,6 +172,8 @@ class AbpApp(App[None]):
         self.leave_guarded(self.exit)
 
     def on_mount(self) -> None:
+        # The collector held back as the workstation started runs again by then at the latest.
+        self.set_timer(COLLECTOR_HELD_AT_MOST, release_collector, name="collector")
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
         member = signed_in()
         if member is not None:  # a team session: the key's person, in their role
