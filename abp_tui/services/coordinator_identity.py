@@ -40,7 +40,7 @@ Judging is refused before any screen opens (:func:`check_enrolment`).
 
 from __future__ import annotations
 
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.errors import AbpError
 from abp_tui.services.roles import may, require
@@ -49,6 +49,9 @@ from abp_tui.store import judging
 from abp_tui.store.judging import BlindingError
 from abp_tui.store.pending_items import pending_by_design, pending_items
 from abp_tui.text.safe import safe_line
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 FIGURES = (
     "agreement",

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.errors import AbpError
 from abp_tui.services.coordinator_identity import (
@@ -30,6 +29,9 @@ from abp_tui.services.coordinator_identity import (
 )
 from abp_tui.store import connect, judging
 from abp_tui.store.queries import study_protocol, unblinded
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def _shows_figures(

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.automated import AUTOMATED_DESIGN
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
 from abp_tui.store.queries import list_studies, studies_with_automated_outcomes, study_protocol
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # BlindingError: what opening a design the person may not open raises.
 __all__ = ["PACK_PROTOCOL", "BlindingError", "DesignChoice", "design_choices"]

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.masking import Masker
 from abp_tui.analysis.placement import labels
@@ -27,6 +26,9 @@ from abp_tui.services.reviewing import design_masker
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _KIND_ORDER: dict[VerdictKind, int] = {"preference": 0, "score": 1, "pass_fail": 2}
 

@@ -11,13 +11,15 @@ state) may be excluded, so no other state is set by hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.reruns import RECORD_FAILURES, is_record_failure
 from abp_tui.errors import AbpError
 from abp_tui.models import Judgment, Rubric
 from abp_tui.store import judging as sql
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 SCORED_NOT_EXCLUDED = (
     "a refusal, an abstention, an invalid structured response or tool misuse is scored, not "

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
 from abp_tui.analysis.placement import (
@@ -37,6 +36,9 @@ from abp_tui.services.revision_rules import check_revision, item_rules
 from abp_tui.store import judging as sql
 from abp_tui.store import queue_pages
 from abp_tui.store.secrets import plan_secret
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 RECORD_STATES = (ResultState.PROVIDER_BLOCK.value, ResultState.INFRA_ERROR.value)
 

@@ -19,8 +19,7 @@ refused with :class:`NotReady`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.judgment_checks import malformed
 from abp_tui.analysis.placement import by_run as by_run_of
@@ -31,6 +30,9 @@ from abp_tui.models import OVERRIDE_STATES, Judgment, Rubric
 from abp_tui.services.reclassify import record_state_problems, refused_override
 from abp_tui.store import judging as sql
 from abp_tui.text.safe import safe_line
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class NotReady(AbpError):

@@ -7,9 +7,12 @@ the first item is shown.
 
 from __future__ import annotations
 
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.store import judging as sql
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def pack_designs(db: sqlite_utils.Database) -> list[sql.DesignRow]:

@@ -9,12 +9,15 @@ queue screen filters by) are read here too. No Textual, no SQL.
 
 from __future__ import annotations
 
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.transcript import Mask, Transcript, build_transcript
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging as sql
 from abp_tui.store import transcripts as store
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def run_transcript(db: sqlite_utils.Database, run_pk: int, mask: Mask) -> Transcript:

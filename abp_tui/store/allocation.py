@@ -4,10 +4,12 @@ probability and whether it went to people, written once with the plan."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.models import AllocationDraw
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def insert_draws(

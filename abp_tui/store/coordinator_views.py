@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.store.db import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,15 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.errors import StoreError
-from abp_tui.store import import_sessions, ownership
+from abp_tui.store import connection, import_sessions, ownership
 from abp_tui.store.schema import MIGRATIONS
 from abp_tui.store.views import refresh_views
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = ownership.SQLITE_HEADER
@@ -87,8 +89,10 @@ def translated(where: object) -> Iterator[None]:
         raise known from None
 
 
-class Database(sqlite_utils.Database):
-    """sqlite-utils' Database whose transactions begin IMMEDIATE (see the module docstring)."""
+class Database(connection.Database):
+    """The store's connection (sqlite-utils' Database as far as the code uses it, without
+    importing sqlite-utils: :mod:`abp_tui.store.connection`) whose transactions begin IMMEDIATE
+    (see the module docstring)."""
 
     path: str = ":memory:"
 
@@ -154,7 +158,7 @@ def refuse_memory(path: Path) -> None:
 
 def connect_memory() -> sqlite_utils.Database:
     """A new in-memory database at the current schema (what ``abp-tui schema`` describes)."""
-    db = Database(sqlite3.connect(":memory:", check_same_thread=False), execute_plugins=False)
+    db = Database(sqlite3.connect(":memory:", check_same_thread=False))
     db.execute("PRAGMA foreign_keys = ON")
     migrate(db)
     refresh_views(db)
@@ -187,7 +191,7 @@ def connect(path: Path) -> sqlite_utils.Database:
     except sqlite3.Error as exc:
         raise store_error(exc, path) or StoreError(f"{path}: cannot open ({exc})") from None
     try:
-        db = Database(conn, execute_plugins=False)
+        db = Database(conn)
         db.path = str(path)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         todo = pending(db)  # refuses a database of a newer abp-tui before anything is written

@@ -21,9 +21,10 @@ import socket
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import sqlite_utils
+if TYPE_CHECKING:
+    import sqlite_utils
 
 DELETE_BATCH: Final = 20_000
 """Trace events deleted per transaction."""

@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
 from abp_tui.analysis.placement import relabel
@@ -44,6 +42,9 @@ from abp_tui.store.item_rows import StoredItem as StoredItem
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
 from abp_tui.store.queries import run_facts
 from abp_tui.text.hints import no_such_study
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class BlindingError(AbpError):

@@ -9,8 +9,10 @@ judgment of, in any design of the study (the rule the agreement view applies, an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 @dataclass(frozen=True)

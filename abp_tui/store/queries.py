@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Final
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Final
 
 from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
 from abp_tui.models.base import held_once, trusted
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
 from abp_tui.text.natural import natural_key
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class ConditionSummary(Model):

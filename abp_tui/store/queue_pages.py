@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from abp_tui.store.judging import QueueRow
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _STATUS = (
     "COALESCE((SELECT j.status FROM judgments j WHERE j.item_pk = i.pk "

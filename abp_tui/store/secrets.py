@@ -9,9 +9,12 @@ Nothing in this module chooses a secret: the callers do, with :mod:`secrets`.
 
 from __future__ import annotations
 
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.store.db import utc_now
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 def plan_secret(db: sqlite_utils.Database, design_pk: int) -> str | None:

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.errors import AbpError
 from abp_tui.store.overview import OUTSIDE_DENOMINATOR
 from abp_tui.store.queries import TaskSummary, task_from_row
 from abp_tui.text.natural import natural_key
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _TASK_COLUMNS = (
     "t.id, t.title, t.prompt, t.base_instruction, t.evidence, t.expected_behaviour, "

@@ -22,9 +22,10 @@ The views add no information the tables do not hold, and never change them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import sqlite_utils
+if TYPE_CHECKING:
+    import sqlite_utils
 
 _LATEST_JUDGMENTS: Final = """
 CREATE VIEW latest_judgments AS

@@ -21,8 +21,8 @@ from abp_tui.text.safe import safe_line
 from abp_tui.tui import typing_guard
 from abp_tui.tui.commands import JudgeCommands, ReviewCommands
 from abp_tui.tui.messages import WorkerFailed
+from abp_tui.tui.responsive import COLLECTOR_HELD_AT_MOST, release_collector
 from abp_tui.tui.screens.designs import open_judging, open_review_screen
-from abp_tui.tui.screens.help import HelpScreen, KeyHelp
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
 from abp_tui.tui.typing_shield import HoldsBackTyping
@@ -38,7 +38,11 @@ class AbpApp(App[None]):
     otherwise on the home screen.
     """
 
-    CSS_PATH = "styles/app.tcss"
+    # The first screens' styles too (the compare screen, the home screen beneath it): a screen
+    # with a style sheet of its own makes Textual parse every rule again and restyle every
+    # widget as it is pushed; given here they are parsed once, as the app starts. Their screens
+    # keep naming them (another app showing them alone reads them then), in the same order.
+    CSS_PATH: ClassVar = ["styles/app.tcss", "styles/home.tcss", "styles/compare.tcss"]
     TITLE = "abp-tui"
     COMMANDS = App.COMMANDS | {JudgeCommands, ReviewCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -168,6 +172,8 @@ class AbpApp(App[None]):
         self.leave_guarded(self.exit)
 
     def on_mount(self) -> None:
+        # The collector held back as the workstation started runs again by then at the latest.
+        self.set_timer(COLLECTOR_HELD_AT_MOST, release_collector, name="collector")
         self.sub_title = f"reviewer: {safe_line(self.reviewer)}"
         member = signed_in()
         if member is not None:  # a team session: the key's person, in their role
@@ -227,6 +233,8 @@ class AbpApp(App[None]):
         )
 
     def action_help(self) -> None:
+        from abp_tui.tui.screens.help import HelpScreen, KeyHelp  # when the help is first asked
+
         if isinstance(self.screen, HelpScreen):
             return
         grouped: dict[tuple[str, str], list[str]] = {}

@@ -10,7 +10,11 @@ the screen, so anything that holds it for tens of milliseconds is felt as a stal
 - Every full collection walks every live object. Once the compare screen shows its first item,
   nearly everything alive (modules, styles, the screen's widgets) lives as long as the screen;
   :class:`LongLived` moves those objects out of the collector's generations, once, and gives
-  them back when the screen closes.
+  them back when the screen closes. Until then, as the workstation starts, the collector does
+  not run at all (:func:`hold_collector`): the start-up makes hundreds of thousands of objects
+  that all stay alive, and walking them again and again was a tenth of the time to the first
+  item; it runs again once they are moved out of its way, or after
+  :data:`COLLECTOR_HELD_AT_MOST` seconds whatever the first screen is.
 
 Nothing here imports Textual or draws anything.
 """
@@ -18,12 +22,35 @@ Nothing here imports Textual or draws anything.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 from abp_tui.tui.widgets.textlayout import DiffMarks, diff_marks
+
+if TYPE_CHECKING:  # imported with the helper process, after the first item is on screen
+    from concurrent.futures import ProcessPoolExecutor
+
+
+COLLECTOR_HELD_AT_MOST = 3.0
+"""Seconds after the app starts when the collector runs again at the latest."""
+
+_collector_held = False
+
+
+def hold_collector() -> None:
+    """Stop the cyclic garbage collector until :func:`release_collector` (if it runs now)."""
+    global _collector_held
+    if gc.isenabled():
+        gc.disable()
+        _collector_held = True
+
+
+def release_collector() -> None:
+    """Let the collector run again if :func:`hold_collector` stopped it (else nothing)."""
+    global _collector_held
+    if _collector_held:
+        _collector_held = False
+        gc.enable()
 
 
 def _ready() -> bool:
@@ -46,6 +73,9 @@ class DiffRunner:
     def _executor(self) -> ProcessPoolExecutor | None:
         with self._lock:
             if self._pool is None and not self._broken:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
                 try:
                     self._pool = ProcessPoolExecutor(
                         max_workers=1, mp_context=multiprocessing.get_context("spawn")
@@ -64,6 +94,8 @@ class DiffRunner:
         """Start the helper process now (blocking: call it from a worker thread)."""
         pool = self._executor()
         if pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 pool.submit(_ready).result()
                 self._answered = True
@@ -74,6 +106,8 @@ class DiffRunner:
         """The diff marks of two display texts (blocking: call it from a worker thread)."""
         pool = self._executor()
         if pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 marks = pool.submit(diff_marks, left, right).result()
                 self._answered = True
@@ -100,6 +134,7 @@ class LongLived:
         if not self.frozen:
             gc.freeze()
             self.frozen = True
+        release_collector()  # what the start-up made is out of its way now
 
     def thaw(self) -> None:
         if self.frozen:

@@ -17,6 +17,18 @@ def cmd_tui(args: argparse.Namespace) -> int:
     # abp-tui uses no pydantic plugin: looking for some would read every installed package's
     # metadata as the first record is validated, a tenth of the workstation's start-up.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # No garbage collection while the workstation starts: it runs again once the first item
+    # is on screen (see abp_tui.tui.responsive).
+    from abp_tui.tui.responsive import hold_collector, release_collector
+
+    hold_collector()
+    try:
+        return _run_workstation(args)
+    finally:
+        release_collector()
+
+
+def _run_workstation(args: argparse.Namespace) -> int:
     from abp_tui.services.station_owner import station_reviewer
 
     db = open_db(args)

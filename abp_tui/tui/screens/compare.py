@@ -66,7 +66,6 @@ from abp_tui.tui.reading import ENTER_GROUP, OPEN_GROUP, ItemReader
 from abp_tui.tui.reading_aids import HELP_HINTS, READING_BINDINGS, ReadingAids
 from abp_tui.tui.responsive import LongLived
 from abp_tui.tui.screen_keys import previous_field_key, screen_binding, task_key, trace_key
-from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.screens.unsaved import report_lost
 from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
 from abp_tui.tui.widgets import ai_verdicts
@@ -631,6 +630,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         def chosen(target: str | None) -> None:
             if target is not None:
                 self.go_to(target)
+
+        from abp_tui.tui.screens.queue import QueueScreen  # with the queue's first opening
 
         self.app.push_screen(QueueScreen(self.desk, code), chosen)
 

@@ -4,14 +4,17 @@ screens (disagreements, agreement, results).
 Judging opens the reviewer's best design (assigned to them, with work left) or the one asked
 for. A coordinator's screen opens on the design the current screen is about (the study
 highlighted on the home screen, the design being judged or inspected); when that leaves a
-choice, a small dialog lists the designs. The designs are read in a worker thread.
+choice, a small dialog lists the designs. The designs are read in a worker thread. What only a
+coordinator's screen, a dialog or the queue needs is imported when it is first used, not with
+the workstation's first screen.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -22,18 +25,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from abp_tui.services.coordinator_notice import check_judging, view_notices
-from abp_tui.services.design_choices import BlindingError, DesignChoice, design_choices
 from abp_tui.services.desk import Desk, JudgeableDesign, judgeable_designs
 from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.opening import FirstItem
 from abp_tui.tui.screens.compare import CompareScreen
-from abp_tui.tui.screens.coordinator_notice import ask_then
 from abp_tui.tui.screens.home import HomeScreen
-from abp_tui.tui.screens.join_design import ask_to_join
-from abp_tui.tui.screens.queue import QueueScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
+
+if TYPE_CHECKING:
+    from abp_tui.services.design_choices import BlindingError, DesignChoice
 
 PURPOSES: dict[str, str] = {
     "disagreements": "Disagreements and adjudication",
@@ -42,7 +43,7 @@ PURPOSES: dict[str, str] = {
 }
 
 
-class DesignPickerScreen(ModalScreen[DesignChoice | None]):
+class DesignPickerScreen(ModalScreen["DesignChoice | None"]):
     """Choose the study design a coordinator's screen should show."""
 
     CSS_PATH = "../styles/review_dialogs.tcss"
@@ -107,7 +108,7 @@ def open_judging(
     once the look-up is over, whatever it opened (nothing, or after the screen it pushed);
     ``beneath`` runs just before the compare screen is pushed (it may push a screen under it).
     """
-    if design_pk is None and isinstance(app.screen, CompareScreen | QueueScreen):
+    if design_pk is None and _judging(app.screen):
         if then is not None:
             then()
         return
@@ -165,6 +166,8 @@ def open_judging(
         elif pick.assigned or pick.joined:
             app.call_from_thread(_judge, app, desk, pick.study_id, beneath)
         else:  # opening it enrols the reviewer: their own choice, asked first ("No" by default)
+            from abp_tui.tui.screens.join_design import ask_to_join
+
             app.call_from_thread(
                 ask_to_join,
                 app,
@@ -179,8 +182,19 @@ def open_judging(
     )
 
 
+def _judging(screen: object) -> bool:
+    """Whether ``screen`` is the compare screen or its queue (the queue's module is imported
+    when the queue is first opened: before, no screen can be one)."""
+    queue = sys.modules.get("abp_tui.tui.screens.queue")
+    return isinstance(screen, CompareScreen) or (
+        queue is not None and isinstance(screen, queue.QueueScreen)
+    )
+
+
 def _nothing_to_judge(db_path: Path, reviewer: str, study: str | None) -> str:
     """Why ``reviewer`` has nothing to judge (in ``study``), and what to do about it."""
+    from abp_tui.services.design_choices import design_choices
+
     who = safe_line(reviewer)
     if study is None:
         return f"{who} has no study design to judge: none names {who} and none is open to anyone."
@@ -199,6 +213,9 @@ def _first_allowed(db_path: Path, reviewer: str, chosen: list[JudgeableDesign]) 
     for design in chosen:
         if design.assigned or design.joined:
             return design  # opening it enrols nobody
+        from abp_tui.services.coordinator_notice import check_judging
+        from abp_tui.services.design_choices import BlindingError
+
         try:
             check_judging(db_path, design.pk, reviewer)
         except BlindingError as exc:
@@ -216,7 +233,7 @@ def _judge(
     beneath: Callable[[], object] | None = None,
     first: FirstItem | None = None,
 ) -> None:
-    while isinstance(app.screen, CompareScreen | QueueScreen):
+    while _judging(app.screen):
         app.pop_screen()
     home = beneath() if beneath is not None else None
     for screen in [*app.screen_stack, home]:
@@ -247,6 +264,10 @@ def open_for_design(
     """Open ``opener(design)`` for the design the current screen is about, asking if needed
     (which design; and, before ``viewer``'s first look at a study's figures, whether to view
     them as its coordinator)."""
+    from abp_tui.services.coordinator_notice import view_notices
+    from abp_tui.services.design_choices import design_choices
+    from abp_tui.tui.screens.coordinator_notice import ask_then
+
     study, pk = _hint(app.screen)
     notices: dict[DesignChoice, str | None] = {}
 
