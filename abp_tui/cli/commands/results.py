@@ -50,6 +50,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     # A study without a design still has agreement when it carries imported judgments.
     design = find_design_if_any(db, args.study, args.design)
     study = design.study_id if design is not None else find_study(db, args.study)
+    # The stored row lists every task of the design: only its key and name are kept while the
+    # figures are computed.
+    design_pk, where = None, f"study {study}"
+    if design is not None:
+        design_pk, where = design.pk, f"{where}, design {design.name}"
+    del design
     # Whoever runs the command looks: a reviewer still judging sees no figure of those
     # items, whether they name themselves or are the user logged in.
     viewer = looking(args)
@@ -57,7 +63,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     report = study_agreement(
         db,
         study,
-        design.pk if design is not None else None,
+        design_pk,
         seed=args.seed,
         resamples=args.resamples,
         pair_resamples=args.pair_resamples,
@@ -66,7 +72,6 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         viewer=viewer,
     )
     _say_recorded(db, study, viewer, "agreement", mark)
-    where = f"study {study}" + (f", design {design.name}" if design is not None else "")
     emit(args, report.model_dump(mode="json"), study_agreement_text(report, where))
     return EXIT_OK
 
