@@ -574,11 +574,17 @@ def results(
         if a in by_condition and b in by_condition and engines_comparable(model_match)
     ]
     automated = is_automated(records.design.name, rubric.id)
+    bias = shown_position_bias(decisions.latest, held_back, confidence)
+    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
+    said = [] if automated else headline(records, decisions, groups, compared, confidence)
+    # A large study's rows by task are made once its decisions are no longer held (unless the
+    # caller holds them).
+    del decisions
     return Results(
         conditions=groups,
         by_task=task_groups(run_outcomes, rubric, open_items, confidence),
         comparisons=compared,
-        position_bias=shown_position_bias(decisions.latest, held_back, confidence),
+        position_bias=bias,
         outcomes=run_outcomes,
         confidence=confidence,
         verdict_source="automated" if automated else "design",
@@ -590,8 +596,6 @@ def results(
             engine_efficiency(c, [r for r, o in by_condition[c] if counts_for_efficiency(o)])
             for c in conditions
         ],
-        reclassifications=reclassifications(
-            records.runs, decisions, records.superseded, records.design
-        ),
-        headline=[] if automated else headline(records, decisions, groups, compared, confidence),
+        reclassifications=reclassified,
+        headline=said,
     )
