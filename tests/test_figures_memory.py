@@ -6,29 +6,47 @@ pair's final preference and every preferred run's verdict as a validated record 
 field names of its own (and a copy of the judgment's placement in every pick): about 2 kB a
 pair beside what the figures need. They are read and built as trusted records now (the store
 keeps only validated ones), one set of field names shared by every record of a kind.
+
+Then (issue #31): ``results`` still peaked at 1.3 GB for 100,000 judged pairs, about 11 kB a
+pair. Each record's field values were a dict with a table of keys of its own (460 bytes for a
+row of thirteen fields), the per-task rows of unresolved runs had tallies of their own (their
+open items made every row distinct), and every judgment kept its justification and validity
+checks, which no figure reads. Records now hold their values in dicts sharing one table of
+keys (:func:`abp_tui.models.base.held_dict`), the rows share tallies whatever their open
+items, and the figures read each judgment without what they do not use, a judgment of a
+preference alone held once for each preference.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import random
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import sqlite_utils
 
 from abp_tui.analysis.verdicts import decide
 from abp_tui.bench.pairwise_import import write_pairs
-from abp_tui.models import Judgment, PreferenceChoice
+from abp_tui.cli import main
+from abp_tui.models import Judgment, PreferenceChoice, ResultState, RunOutcome
+from abp_tui.models.base import held_dict, trusted
 from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import compute_results, unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging
+from tests.factories import copy_db
 
 CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
 
 
-def _judged(db: sqlite_utils.Database, tmp_path: Path) -> int:
-    source = tmp_path / "pairs" / "testset-v1.json"
-    write_pairs(source, 12)
+def _judged(db: sqlite_utils.Database, tmp_path: Path, pairs: int = 12) -> int:
+    source = tmp_path / f"pairs{pairs}" / "testset-v1.json"
+    write_pairs(source, pairs)
     import_paths(db, [source], study="panda")
     pk = create_from_choices(
         db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
@@ -69,3 +87,113 @@ def test_a_judged_studys_records_share_their_field_names_and_placements(
     preferred = [v for v in decisions.verdicts if v.preference_only]
     assert preferred
     assert len({id(v.__pydantic_fields_set__) for v in preferred}) == 1
+
+
+def _bytes_each(make: Callable[[], object], count: int = 2000) -> float:
+    make()  # what a first one builds once (its class, its table of keys)
+    tracemalloc.start()
+    try:
+        held = [make() for _ in range(count)]
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(held) == count
+    return (now - 8 * count) / count  # the list's own slot for each
+
+
+def test_a_records_field_values_share_their_table_of_keys() -> None:
+    values = {
+        "run_id": "r1",
+        "task_id": "t1",
+        "condition_id": "c1",
+        "trial": 1,
+        "state": ResultState.MODEL_PASS,
+        "source": "unanimous",
+        "human_state": ResultState.MODEL_PASS,
+        "automated_state": None,
+        "fatal": False,
+        "scores": {},
+    }
+    # A record of ten fields with a dict of its own costs 360 bytes; with its values alone,
+    # 260 (the values themselves are shared here: what is measured is what holds them).
+    assert _bytes_each(lambda: trusted(RunOutcome, **values)) < 300
+    # A placement: 180 bytes as a dict of its own, 100 with its values alone.
+    assert _bytes_each(lambda: held_dict({"1": "run-a", "2": "run-b"})) < 140
+    record = trusted(RunOutcome, **values)
+    # Nothing of the record changes: its values, their order, equality, its JSON.
+    assert record.__dict__ == values and list(record.__dict__) == list(values)
+    assert record == RunOutcome(**values)
+    assert record.model_dump_json() == RunOutcome(**values).model_dump_json()
+    copied = record.model_copy(update={"trial": 2})
+    assert copied.trial == 2 and record.trial == 1
+
+    placement = held_dict({"1": "run-a", "2": "run-b"})
+    assert placement == {"1": "run-a", "2": "run-b"} and list(placement) == ["1", "2"]
+    placement["3"] = "run-c"  # a dict like any other: another key may still be added
+    assert placement == {"1": "run-a", "2": "run-b", "3": "run-c"}
+    # Names a holder's class has are held in a dict of their own.
+    odd = held_dict({"__class__": 1, "__dict__": 2})
+    assert odd == {"__class__": 1, "__dict__": 2}
+
+
+def test_the_figures_read_each_judgment_without_what_no_figure_reads(
+    db: sqlite_utils.Database, tmp_path: Path
+) -> None:
+    pk = _judged(db, tmp_path)
+    full = judging.records_of_design(db, pk)
+    figures = judging.records_of_design(db, pk, figures=True)
+    assert [j.judgment.preference for j in figures.judgments] == [
+        j.judgment.preference for j in full.judgments
+    ]
+    assert [(j.item, j.reviewer, j.placement, j.created_at) for j in figures.judgments] == [
+        (j.item, j.reviewer, j.placement, j.created_at) for j in full.judgments
+    ]
+    assert {j.judgment.justification for j in full.judgments} == {"Reads better."}
+    assert {j.judgment.justification for j in figures.judgments} == {""}
+    # A judgment of a preference alone is one of a few, held once each.
+    assert len({id(j.judgment) for j in figures.judgments}) <= len(CHOICES)
+    found, expected = decide(figures), decide(full)
+    assert found.preferences == expected.preferences and found.verdicts == expected.verdicts
+    assert found.disagreements == expected.disagreements
+
+
+def _results_peak(path: Path) -> tuple[int, str]:
+    out = io.StringIO()
+    tracemalloc.start()
+    try:
+        with contextlib.redirect_stdout(out):
+            code = main(["--db", str(path), "--reviewer", "lead", "results", "--json"])
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 0
+    return peak, out.getvalue()
+
+
+PER_JUDGED_PAIR_LIMIT = 7 * 1024
+"""Bytes a judged pair (two reviewers) may add to the peak of ``results``: about 11 kB
+before, about 5 kB now."""
+
+
+def test_the_results_of_a_judged_study_grow_by_a_few_kilobytes_a_pair(
+    tmp_path: Path, empty_db_template: Path
+) -> None:
+    paths = []
+    for pairs in (60, 360):
+        path = tmp_path / f"judged{pairs}.db"
+        database = copy_db(empty_db_template, path)
+        _judged(database, tmp_path, pairs)
+        unblind(database, "panda", "lead")
+        database.close()
+        paths.append(path)
+    _results_peak(paths[0])  # what a first call builds once (validators, imports)
+    small, _text = _results_peak(paths[0])
+    large, text = _results_peak(paths[1])
+    per_pair = (large - small) / 300
+    assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair / 1024:.1f} kB a judged pair"
+    document = json.loads(text)
+    assert document.pop("watching")["figures"]
+    large_db = sqlite_utils.Database(paths[1])
+    assert document == compute_results(large_db, 1).model_dump(mode="json")
+    assert len(document["outcomes"]) == 720
+    large_db.close()

@@ -112,7 +112,7 @@ def find_disagreements(
     return list(dict.fromkeys(reasons))
 
 
-@dataclass
+@dataclass(slots=True)
 class Disagreement:
     """An item whose reviewers' latest submitted judgments disagree under the design's rules."""
 
@@ -212,7 +212,7 @@ def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list
                 run=run,
                 source=source,
                 result_state=None,
-                scores={},
+                scores=_NO_SCORES,
                 fatal_hits=(),
                 judgments=sum(len(p.reviews) for p in found),
                 items=tuple(sorted(p.item for p in found)),
@@ -307,7 +307,7 @@ def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
         human_state=verdict.result_state if verdict else None,
         automated_state=automated,
         fatal=bool(verdict.fatal_hits) if verdict else None,
-        scores=dict(verdict.scores) if verdict else _NO_SCORES,
+        scores=(dict(verdict.scores) if verdict.scores else _NO_SCORES) if verdict else _NO_SCORES,
     )
 
 

@@ -180,7 +180,7 @@ def compute_results(
     # Its document (with the plan's commitment to every task) is not held while computing.
     del row
     who = _unblinded_by(db, study_id)
-    records = sql.records_of_design(db, design_pk)
+    records = sql.records_of_design(db, design_pk, figures=True)
     return _report(db, design, records, who, study_id, confidence)
 
 

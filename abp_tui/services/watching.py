@@ -22,7 +22,7 @@ def design_watch(
     """The confidence sequences of a design's win rates (``contrasts``, as its results compare
         them) and pass rates, over the records its results count (development tasks left out), at
     the results' ``confidence``."""
-    records = benchmark_records(sql.records_of_design(db, design_pk))
+    records = benchmark_records(sql.records_of_design(db, design_pk, figures=True))
     return watch(records, contrasts, confidence)
 
 

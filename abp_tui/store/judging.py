@@ -33,7 +33,7 @@ from abp_tui.models import (
     RunFacts,
     StudyDesign,
 )
-from abp_tui.models.base import held_once, trusted
+from abp_tui.models.base import held_dict, held_once, shared_fields, trusted
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
@@ -323,20 +323,40 @@ JUDGMENT_SELECT = (
 """The columns :func:`judgment_revision` converts; callers add the WHERE and ORDER BY."""
 
 
+_FIGURES_LEAVE_OUT = ("justification", "validity")
+_PREFERENCES_ALONE: dict[Any, Judgment] = {}
+"""A judgment of a preference alone, as the figures read it, by its preference: one each."""
+
+
 def _by_run_id(
-    payload: str, placement: str, run_ids: Mapping[int, str]
+    payload: str, placement: str, run_ids: Mapping[int, str], figures: bool = False
 ) -> tuple[Judgment, dict[str, str]]:
-    """A stored judgment payload and placement (keyed by run key) keyed by run id instead."""
+    """A stored judgment payload and placement (keyed by run key) keyed by run id instead;
+    ``figures``: only what the figures read of it (:func:`records_of_design`)."""
     document = json.loads(payload)
+    if figures:
+        for name in _FIGURES_LEAVE_OUT:
+            document.pop(name, None)
+        if not document.get("responses") and set(document) <= {"responses", "preference"}:
+            key = document.get("preference")
+            held = _PREFERENCES_ALONE.get(key)
+            if held is None:
+                held = _PREFERENCES_ALONE[key] = Judgment.model_validate(document)
+            shown = relabel(json.loads(placement), lambda pk: run_ids[int(pk)])
+            return held, held_dict(shown)
     responses = document.get("responses", {})
     document["responses"] = {run_ids[int(k)]: v for k, v in responses.items()}
     shown = relabel(json.loads(placement), lambda pk: run_ids[int(pk)])
-    return Judgment.model_validate(document), shown
+    # One of each per judgment of a large study: their keys held once (:func:`held_dict`).
+    return shared_fields(Judgment.model_validate(document)), held_dict(shown)
 
 
-def judgment_revision(r: Sequence[Any], run_ids: Mapping[int, str]) -> JudgmentRevision:
-    """A row as :data:`JUDGMENT_SELECT` reads it, as the shared record (runs by id)."""
-    judgment, placement = _by_run_id(r[4], r[5], run_ids)
+def judgment_revision(
+    r: Sequence[Any], run_ids: Mapping[int, str], figures: bool = False
+) -> JudgmentRevision:
+    """A row as :data:`JUDGMENT_SELECT` reads it, as the shared record (runs by id);
+    ``figures``: only what the figures read of it (:func:`records_of_design`)."""
+    judgment, placement = _by_run_id(r[4], r[5], run_ids, figures)
     # The store keeps only validated records: read back as trusted, one per judgment of a
     # large study, a few reviewers' names and statuses held once.
     return trusted(
@@ -347,7 +367,7 @@ def judgment_revision(r: Sequence[Any], run_ids: Mapping[int, str]) -> JudgmentR
         status=held_once(r[3]),
         judgment=judgment,
         placement=placement,
-        reason=r[6],
+        reason="" if figures else r[6],
         seconds_spent=float(r[7]),
         created_at=r[8],
     )
@@ -702,16 +722,20 @@ def records_of_design(
     *,
     with_runs: bool = True,
     stored_items: Sequence[StoredItem] | None = None,
+    figures: bool = False,
 ) -> DesignRecords:
     """A design's records for :mod:`abp_tui.analysis`, runs named by id: its items, every
     submitted judgment revision, the latest adjudication of each item and, ``with_runs``, the
     current runs in its scope with their automated outcomes and efficiency figures.
-    ``stored_items``: the design's items (:func:`items`), when the caller read them already."""
+    ``stored_items``: the design's items (:func:`items`), when the caller read them already.
+    ``figures``: each judgment as the figures (results, watching) read it, for a large study:
+    without its justification, validity checks and reason for a change (left empty: no figure
+    reads them), a judgment of a preference alone held once for each preference."""
     row = design(db, design_pk)
     study_design = StudyDesign.model_validate(design_document(row.document))
     run_ids = design_run_ids(db, design_pk)
     judgments = tuple(
-        judgment_revision(r, run_ids)
+        judgment_revision(r, run_ids, figures)
         for r in db.execute(
             JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
             "ORDER BY j.item_pk, j.reviewer, j.revision",

@@ -281,10 +281,17 @@ def group_result(
     )
 
 
-def _cell_key(o: RunOutcome, open_items: Mapping[str, Sequence[str]]) -> tuple[Any, ...]:
-    """Everything of a run's outcome a group's tallies read."""
-    codes = tuple(open_items.get(o.run_id, ())) if o.source == "unresolved" else ()
-    return (o.source, o.state, o.human_state, o.fatal, tuple(sorted(o.scores.items())), codes)
+def _cell_key(o: RunOutcome) -> tuple[Any, ...]:
+    """Everything of a run's outcome a group's tallies read, but the items of its open
+    disagreement (which only list them: :func:`_open_codes`)."""
+    return (o.source, o.state, o.human_state, o.fatal, tuple(sorted(o.scores.items())))
+
+
+def _open_codes(cell: Sequence[RunOutcome], open_items: Mapping[str, Sequence[str]]) -> list[str]:
+    """A group's ``unresolved_items``, as :func:`group_result` lists them."""
+    return sorted(
+        {c for o in cell if o.source == "unresolved" for c in open_items.get(o.run_id, ())}
+    )
 
 
 def task_groups(
@@ -297,10 +304,11 @@ def task_groups(
     runs in the order of ``outcomes``.
 
     A large study has a row for each of hundreds of thousands of cells, most with the same
-    tallies (one run, unjudged; one run, passed): a row's tallies are computed once for each
-    distinct set of outcomes and shared (the models are frozen), so that only its condition
-    and task are its own. The cells are the runs in that order, taken in turn: no table of
-    every cell's runs is held beside the rows."""
+    tallies (one run, unjudged; one run, passed; one run, unresolved): a row's tallies are
+    computed once for each distinct set of outcomes and shared (the models are frozen), so that
+    only its condition, task and the items of its open disagreements are its own. The cells
+    are the runs in that order, taken in turn: no table of every cell's runs is held beside
+    the rows."""
     order = sorted(
         range(len(outcomes)),
         key=lambda i: (outcomes[i].condition_id, natural_key(outcomes[i].task_id)),
@@ -311,13 +319,15 @@ def task_groups(
         order, key=lambda i: (outcomes[i].condition_id, outcomes[i].task_id)
     ):
         cell = [outcomes[i] for i in found_at]
-        key = tuple(_cell_key(o, open_items) for o in cell)
+        key = tuple(_cell_key(o) for o in cell)
         found = tallied.get(key)
         if found is None:
             found = tallied[key] = group_result(c, t, cell, rubric, open_items, confidence)
             out.append(found)
         else:
-            out.append(trusted(GroupResult, **{**found.__dict__, "condition": c, "task": t}))
+            codes = _open_codes(cell, open_items) if found.unresolved else found.unresolved_items
+            own = {"condition": c, "task": t, "unresolved_items": codes}
+            out.append(trusted(GroupResult, **{**found.__dict__, **own}))
     return out
 
 
@@ -564,11 +574,17 @@ def results(
         if a in by_condition and b in by_condition and engines_comparable(model_match)
     ]
     automated = is_automated(records.design.name, rubric.id)
+    bias = shown_position_bias(decisions.latest, held_back, confidence)
+    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
+    said = [] if automated else headline(records, decisions, groups, compared, confidence)
+    # A large study's rows by task are made once its decisions are no longer held (unless the
+    # caller holds them).
+    del decisions
     return Results(
         conditions=groups,
         by_task=task_groups(run_outcomes, rubric, open_items, confidence),
         comparisons=compared,
-        position_bias=shown_position_bias(decisions.latest, held_back, confidence),
+        position_bias=bias,
         outcomes=run_outcomes,
         confidence=confidence,
         verdict_source="automated" if automated else "design",
@@ -580,8 +596,6 @@ def results(
             engine_efficiency(c, [r for r, o in by_condition[c] if counts_for_efficiency(o)])
             for c in conditions
         ],
-        reclassifications=reclassifications(
-            records.runs, decisions, records.superseded, records.design
-        ),
-        headline=[] if automated else headline(records, decisions, groups, compared, confidence),
+        reclassifications=reclassified,
+        headline=said,
     )
