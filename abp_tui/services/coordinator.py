@@ -46,7 +46,7 @@ from abp_tui.analysis.placement import (
     reverse,
     swapped,
 )
-from abp_tui.analysis.results.watching import Watch
+from abp_tui.analysis.results.watching import Watch, watch_finals
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.models import (
@@ -78,7 +78,7 @@ from abp_tui.services.reviewing import (
     blind_task,
     design_masker,
 )
-from abp_tui.services.watching import design_watch
+from abp_tui.services.watching import design_finals
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
@@ -349,10 +349,14 @@ def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> Re
         try:
             if held is not None and unblinded(db, design.study_id) is not None:
                 return ResultsView(design, None, held, held_back=True)
+            # The watched figures' verdicts first: a large study's records are not held twice.
+            open_to_view = unblinded(db, design.study_id) is not None
+            found = design_finals(db, design_pk) if open_to_view else None
             report = compute_results(db, design_pk)
             note_view(db, design.study_id, design_pk, viewer, "results")
             contrasts = [(c.a, c.b) for c in report.comparisons]
-            watched = design_watch(db, design_pk, contrasts, report.confidence)
+            found = found if found is not None else design_finals(db, design_pk)
+            watched = watch_finals(found, contrasts, report.confidence)
             return ResultsView(design, report, watch=watched)
         except StudyIsBlind as exc:
             return ResultsView(design, None, str(exc))

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import sqlite_utils
 
 from abp_tui.analysis.business.figures import benchmark_records
-from abp_tui.analysis.results.watching import CONFIDENCE, Watch, watch
+from abp_tui.analysis.results.watching import CONFIDENCE, Finals, Watch, finals, watch_finals
 from abp_tui.store import judging as sql
 
 
@@ -22,8 +22,13 @@ def design_watch(
     """The confidence sequences of a design's win rates (``contrasts``, as its results compare
         them) and pass rates, over the records its results count (development tasks left out), at
     the results' ``confidence``."""
-    records = benchmark_records(sql.records_of_design(db, design_pk, figures=True))
-    return watch(records, contrasts, confidence)
+    return watch_finals(design_finals(db, design_pk), contrasts, confidence)
 
 
-__all__ = ["design_watch"]
+def design_finals(db: sqlite_utils.Database, design_pk: int) -> Finals:
+    """What a design's watched figures need of its records (those its results count): read
+    before its results are computed, the records are let go before those are read again."""
+    return finals(benchmark_records(sql.records_of_design(db, design_pk, figures=True)))
+
+
+__all__ = ["design_finals", "design_watch"]

@@ -28,7 +28,8 @@ time it did is given. Pure: records in, a model out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -116,27 +117,34 @@ def watched(
     )
 
 
-def final_values(
-    records: DesignRecords, contrasts: Iterable[tuple[str, str]]
-) -> list[tuple[str, str, list[float]]]:
-    """(figure, kind, values in the order they became final): each contrast's win rate, in
-    ``contrasts``' order, then each condition's pass rate, by condition id."""
+@dataclass(frozen=True)
+class Finals:
+    """What the watched figures need of a design's records, and no more: read before its
+    results are made, so that the records and decisions are not held twice at once."""
+
+    rule: str | None
+    """The design's ``stop_when``."""
+    wins: Mapping[frozenset[str], list[tuple[str, int, str | None]]]
+    """Each pair of conditions' final preferences (when final, place in the plan, the preferred
+    condition, None for a tie); insufficient evidence left out."""
+    passes: list[tuple[str, str, list[float]]]
+    """Each condition's pass rate (figure, kind, values in the order they became final)."""
+
+
+def finals(records: DesignRecords) -> Finals:
+    """The final verdicts of a design's records, in the order they became final."""
     decisions = decide(records)
     place = {item.code: i for i, item in enumerate(records.items)}
-    found: list[tuple[str, str, list[float]]] = []
-    for a, b in contrasts:
-        timed = []
-        for p in decisions.preferences:
-            if len(p.runs) != 2 or set(p.conditions) != {a, b} or p.preferred is None:
-                continue
-            if p.preferred == PreferenceChoice.INSUFFICIENT.value:
-                continue
-            if p.preferred == PreferenceChoice.TIE.value:
-                win = 0.5
-            else:
-                win = 1.0 if p.preferred_condition == a else 0.0
-            timed.append((_finished(decisions, p.item), place.get(p.item, 0), win))
-        found.append((f"win rate of {a} against {b}", "win rate", [v for *_, v in sorted(timed)]))
+    wins: dict[frozenset[str], list[tuple[str, int, str | None]]] = {}
+    for p in decisions.preferences:
+        if len(p.runs) != 2 or len(set(p.conditions)) != 2 or p.preferred is None:
+            continue
+        if p.preferred == PreferenceChoice.INSUFFICIENT.value:
+            continue
+        preferred = None if p.preferred == PreferenceChoice.TIE.value else p.preferred_condition
+        wins.setdefault(frozenset(p.conditions), []).append(
+            (_finished(decisions, p.item), place.get(p.item, 0), preferred)
+        )
     condition_of = {r.id: r.condition for r in records.runs}
     by_condition: dict[str, list[tuple[str, int, float]]] = {}
     for verdict in decisions.verdicts:
@@ -156,10 +164,33 @@ def final_values(
         first_place = min(place.get(code, 0) for code in verdict.items)
         passed = 1.0 if verdict.result_state == ResultState.MODEL_PASS else 0.0
         by_condition.setdefault(condition, []).append((when, first_place, passed))
-    for condition in sorted(by_condition):
-        values = [v for *_, v in sorted(by_condition[condition])]
-        found.append((f"pass rate of {condition}", "pass rate", values))
-    return found
+    passes = [
+        (f"pass rate of {condition}", "pass rate", [v for *_, v in sorted(by_condition[condition])])
+        for condition in sorted(by_condition)
+    ]
+    return Finals(records.design.stop_when, wins, passes)
+
+
+def values_of(
+    found: Finals, contrasts: Iterable[tuple[str, str]]
+) -> list[tuple[str, str, list[float]]]:
+    """(figure, kind, values in the order they became final): each contrast's win rate, in
+    ``contrasts``' order, then each condition's pass rate, by condition id."""
+    out: list[tuple[str, str, list[float]]] = []
+    for a, b in contrasts:
+        timed = sorted(
+            (when, at, 0.5 if preferred is None else 1.0 if preferred == a else 0.0)
+            for when, at, preferred in found.wins.get(frozenset((a, b)), [])
+        )
+        out.append((f"win rate of {a} against {b}", "win rate", [v for *_, v in timed]))
+    return out + found.passes
+
+
+def final_values(
+    records: DesignRecords, contrasts: Iterable[tuple[str, str]]
+) -> list[tuple[str, str, list[float]]]:
+    """:func:`values_of` a design's records."""
+    return values_of(finals(records), contrasts)
 
 
 def watch(
@@ -170,14 +201,23 @@ def watch(
     """The watched figures of a design's records (those its results count: give the benchmark
     records), for the contrasts (a, b) its results compare, in their order, at the results'
     ``confidence``."""
-    rule = records.design.stop_when
+    return watch_finals(finals(records), contrasts, confidence)
+
+
+def watch_finals(
+    found: Finals,
+    contrasts: Iterable[tuple[str, str]],
+    confidence: float = CONFIDENCE,
+) -> Watch:
+    """:func:`watch` of what :func:`finals` read."""
+    rule = found.rule
     kind, value = stopping_rule(rule) if rule else (None, None)
     return Watch(
         confidence=confidence,
         rule=rule,
         figures=[
             watched(figure, k, values, value if k == kind else None, confidence)
-            for figure, k, values in final_values(records, contrasts)
+            for figure, k, values in values_of(found, contrasts)
         ],
     )
 
@@ -226,10 +266,14 @@ def watch_lines(found: Watch) -> list[str]:
 __all__ = [
     "CONFIDENCE",
     "ORDER",
+    "Finals",
     "Watch",
     "WatchedFigure",
     "final_values",
+    "finals",
+    "values_of",
     "watch",
+    "watch_finals",
     "watch_lines",
     "watched",
 ]

@@ -12,6 +12,7 @@ from abp_tui.cli.output import EXIT_OK, emit, streamed
 if TYPE_CHECKING:
     import sqlite_utils
 
+    from abp_tui.analysis.results.watching import Finals
     from abp_tui.formats.agreement_table import TableAgreementReport
 
 
@@ -104,6 +105,23 @@ def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
     return text
 
 
+def _finals(db: sqlite_utils.Database, study: str, design: str | None) -> Finals | None:
+    """The watched figures' verdicts of an unblinded study's design (None: no design found,
+    or the study is blind: the results say why)."""
+    from abp_tui.errors import AbpError
+    from abp_tui.services.results_report import find_scope
+    from abp_tui.services.watching import design_finals
+    from abp_tui.store.queries import unblinded
+
+    try:
+        scope = find_scope(db, study, design)
+    except AbpError:
+        return None
+    if scope.design_pk is None or unblinded(db, scope.study_id) is None:
+        return None
+    return design_finals(db, scope.design_pk)
+
+
 def cmd_results(args: argparse.Namespace) -> int:
     from abp_tui.analysis.results.tallies import confidence_level
     from abp_tui.cli.text import results_text
@@ -112,6 +130,9 @@ def cmd_results(args: argparse.Namespace) -> int:
     # A bad level is refused before the database is opened.
     confidence = confidence_level(args.confidence, "--confidence")
     db = open_db(args)
+    # The watched figures' verdicts are read first, when there are any to show: a large
+    # study's records are then not held twice at once.
+    found = _finals(db, args.study, args.design)
     # A study without a design still has results when its runs carry automated outcomes.
     try:
         report = report_results(db, args.study, args.design, confidence)
@@ -138,15 +159,17 @@ def cmd_results(args: argparse.Namespace) -> int:
         refuse_held_back(db, report.study, viewer)
         note_design_view(db, report.study, report.design, report.design_version, viewer, "results")
         _say_recorded(db, report.study, viewer, "results", mark)
-        from abp_tui.analysis.results.watching import watch_lines
+        from abp_tui.analysis.results.watching import watch_finals, watch_lines
         from abp_tui.services.results_report import find_scope
-        from abp_tui.services.watching import design_watch
+        from abp_tui.services.watching import design_finals
         from abp_tui.text.safe import safe_line
 
-        scope = find_scope(db, args.study, args.design)
-        assert scope.design_pk is not None  # a design's report
+        if found is None:
+            scope = find_scope(db, args.study, args.design)
+            assert scope.design_pk is not None  # a design's report
+            found = design_finals(db, scope.design_pk)
         contrasts = [(c.a, c.b) for c in report.comparisons]
-        watched = design_watch(db, scope.design_pk, contrasts, report.confidence)
+        watched = watch_finals(found, contrasts, report.confidence)
         # The per-task rows and each run's outcome are written one at a time; the text only
         # made when it is what is printed.
         document = {
