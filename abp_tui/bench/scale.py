@@ -279,7 +279,7 @@ def _ratio(ours: dict[str, Any], baseline: dict[str, Any]) -> float | None:
     """A step's time over its baseline's (None when the step failed)."""
     if ours.get("exit"):
         return None
-    return round(ours["seconds"] / max(baseline["seconds"], 1e-9), 2)
+    return round(float(ours["seconds"]) / max(float(baseline["seconds"]), 1e-9), 2)
 
 
 def _summary(sizes: list[dict[str, Any]], slopes: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
-from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in
+from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_chunks, swap_in
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import jsonl_bytes, split_lines
 from abp_tui.export.derive import STATUS, derive_each
@@ -163,7 +163,7 @@ def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_C
         names.append(path)
     status = json.loads(files[STATUS])
     listing = [(p, sha, size) for p, (sha, size) in files.listing.items()]
-    files[rec.MANIFEST] = manifest_bytes(listing, status, names, analysis, confidence)
+    files.write_lines(rec.MANIFEST, manifest_chunks(listing, status, names, analysis, confidence))
 
 
 @contextmanager

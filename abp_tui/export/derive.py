@@ -223,21 +223,25 @@ def derive_each(
 
 
 def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
-    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time; a long piece (a
-    chart) a slice at a time, never copied whole."""
+    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces (or :data:`_SLICE` characters)
+    at a time; a long piece (a chart) a slice at a time, never copied whole."""
     held: list[str] = []
+    size = 0
     for piece in pieces:
         if len(piece) > _SLICE:
             if held:
                 yield "".join(held).encode("utf-8")
                 held.clear()
+                size = 0
             for start in range(0, len(piece), _SLICE):
                 yield piece[start : start + _SLICE].encode("utf-8")
             continue
         held.append(piece)
-        if len(held) >= batch:
+        size += len(piece)
+        if len(held) >= batch or size >= _SLICE:
             yield "".join(held).encode("utf-8")
             held.clear()
+            size = 0
     if held:
         yield "".join(held).encode("utf-8")
 
