@@ -4,7 +4,8 @@ Export and ``verify`` spent most of their time on the bundle's tables written ce
 CSV field went through three functions and two type checks, each report cell through a template
 loop, a finalize call and two escapes, and every summary figure was copied to be rounded. They
 are now written a batch of rows at a time, the report's rows escaped in Python, and the figures
-rounded as they are written. Each faster path is checked here against the one it replaces, on
+rounded as they are written; a ranking vote that is plainly one is no longer validated again by
+its model. Each faster path is checked here against the one it replaces, on
 values a hostile record or an odd figure gives (formula starts, line breaks of every kind,
 quotes, commas, NaN, infinities, huge and tiny floats, tuples, booleans, figures), and a whole
 bundle's CSV files and report against the slow writers.
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from jinja2 import DictLoader, Environment, StrictUndefined
+from pydantic import ValidationError
 
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report
@@ -31,6 +33,7 @@ from abp_tui.export.canonical import (
     json_chunks,
     rounded,
 )
+from abp_tui.export.ranking import VoteLine, _plain_vote
 from abp_tui.export.report import HtmlTable, LazyRows, _shown
 from abp_tui.export.tables import table_csv, table_csv_chunks
 from abp_tui.services.publishing import build_bundle
@@ -265,3 +268,45 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
     assert differ == [], differ
     assert fast["report.html"].count(b"<tr>") > 20
     assert any(p.endswith(".csv") and fast[p].count(b"\n") > 3 for p in fast)
+
+
+VOTES: tuple[dict[str, Any], ...] = tuple(
+    {"a": "x", "b": "y", "outcome": "b", "source": "s", "task": "t", **change}
+    for change in (
+        {"length_a": 100, "length_b": None},
+        {"length_a": 1.5, "length_b": 0},
+        {"length_a": 0.0, "length_b": 10**18},
+        {"length_a": True, "length_b": 0},
+        {"length_a": -1, "length_b": 0},
+        {"length_a": "1", "length_b": 0},
+        {"length_a": 1, "length_b": 0, "outcome": "c"},
+        {"length_a": 1, "length_b": 0, "outcome": ["a"]},
+        {"length_a": 1, "length_b": 0, "a": 1},
+        {"length_a": 1},
+        {"length_a": 1, "length_b": 2, "extra": 3},
+    )
+)
+
+
+@pytest.mark.parametrize("data", VOTES, ids=range(len(VOTES)))
+def test_a_plain_vote_is_the_vote_its_model_validates(data: dict[str, Any]) -> None:
+    """A vote line taken without validating it again is exactly the one the model gives; any
+    other goes through the model (which names what is wrong, or converts what it may)."""
+    plain = _plain_vote(data)
+    try:
+        validated: VoteLine | None = VoteLine.model_validate(data)
+    except ValidationError:
+        validated = None
+    if plain is None:
+        return
+    assert validated is not None
+    assert plain == validated
+    assert [type(v) for v in plain.__dict__.values()] == [
+        type(v) for v in validated.__dict__.values()
+    ]
+    assert plain.model_fields_set == validated.model_fields_set
+
+
+def test_the_plain_votes_are_the_common_ones() -> None:
+    assert [_plain_vote(v) is not None for v in VOTES[:4]] == [True, True, True, False]
+    assert all(_plain_vote(v) is None for v in VOTES[4:])
