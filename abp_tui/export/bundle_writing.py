@@ -46,12 +46,21 @@ class FolderFiles(MutableMapping[str, bytes]):
         self.listing: dict[str, tuple[str, int]] = {}
         """Path -> (SHA-256, bytes) of every file written, in the order written."""
         self._kept: dict[str, bytes] = {}
+        self._folders: set[Path] = set()
+        """The folders made so far (a study's tens of thousands of raw outputs share one)."""
+
+    def _made(self, path: str) -> Path:
+        """``path`` in the folder, its parent folder made."""
+        out = self.folder / path
+        if out.parent not in self._folders:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(out.parent)
+        return out
 
     def __setitem__(self, path: str, data: bytes) -> None:
         if path in self.listing:
             raise ValueError(f"bundle file {path} written twice")
-        out = self.folder / path
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = self._made(path)
         with out.open("xb") as handle:
             handle.write(data)
         self.listing[path] = (hashlib.sha256(data).hexdigest(), len(data))
@@ -63,8 +72,7 @@ class FolderFiles(MutableMapping[str, bytes]):
         whole in memory."""
         if path in self.listing:
             raise ValueError(f"bundle file {path} written twice")
-        out = self.folder / path
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = self._made(path)
         sha = hashlib.sha256()
         size = 0
         with out.open("xb") as handle:

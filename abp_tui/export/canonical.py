@@ -19,7 +19,15 @@ from json.encoder import encode_basestring
 from typing import Any, Final, Protocol, runtime_checkable
 
 from abp_tui.text.canonical import canonical_json
-from abp_tui.text.csvsafe import Figure, csv_text, field_text, neutralise, safe_cell
+from abp_tui.text.csvsafe import (
+    FORMULA_STARTS,
+    LINE_BREAKS,
+    Figure,
+    csv_text,
+    field_text,
+    neutralise,
+    safe_cell,
+)
 
 SIGNIFICANT = 6
 """Significant digits of the derived figures."""
@@ -265,7 +273,10 @@ def csv_field(value: Any) -> str:
     needed), the common kinds of value without the steps between."""
     kind = type(value)
     if kind is str:
-        return field_text(neutralise(value))
+        text: str = value
+        if _AS_IT_IS(text) is None and not text.startswith(FORMULA_STARTS):
+            return text  # neither a formula's start, a line break, a comma nor a quote
+        return field_text(neutralise(text))
     if value is None:
         return ""
     if kind is int:
@@ -276,6 +287,10 @@ def csv_field(value: Any) -> str:
             return ""
         return f"{r:g}" if abs(r) < 1e16 else repr(r)
     return field_text(safe_cell(cell(value)))
+
+
+_AS_IT_IS: Final = re.compile('[,"' + re.escape(LINE_BREAKS) + "]").search
+"""What makes a text field change when written: quoted, or neutralised after a line break."""
 
 
 def csv_lines(rows: Iterable[Sequence[Any]]) -> str:

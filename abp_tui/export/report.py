@@ -16,6 +16,7 @@ same records give the same bytes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -122,9 +123,12 @@ class HtmlTable:
         costs no template loop per cell."""
         starts = tuple('<td class="num">' if numeric else "<td>" for numeric in self.numeric)
         lines: list[str] = []
+        plain = _NOT_PLAIN.search
         for row in self.rows:
             cells = "".join(
-                start + escape(safe_text(text), quote=True) + "</td>"
+                start
+                + (text if plain(text) is None else escape(safe_text(text), quote=True))
+                + "</td>"
                 for start, text in zip(starts, row, strict=True)
             )
             lines.append(f"<tr>{cells}</tr>\n")
@@ -135,6 +139,10 @@ class HtmlTable:
             yield Markup("".join(lines))
 
 
+_NOT_PLAIN: Final = re.compile("[^\t\n\x20\x21\x23-\x25\x28-\x3b\x3d\x3f-\x7e]")
+"""A character that making text visible (:func:`abp_tui.text.safe.safe_text`) or escaping it
+may change: anything but printable ASCII, tabs and newlines, and ``&``, ``<``, ``>``, ``"``
+and ``'``. Text without one is written as it is (most cells: ids, names, figures)."""
 _ROWS_AT_ONCE: Final = 256
 """Rows of a table written to the page as one piece."""
 
