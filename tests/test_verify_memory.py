@@ -173,7 +173,7 @@ def test_a_large_studys_bundle_is_within_the_budget_of_a_machine_with_room_for_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The budget is what verify really holds: a judged 100,000-pair study's bundle (375 MiB of
-    records in 833,228 JSON Lines records, verified within 3.4 GB) is not refused on a 12 GiB
+    records in 833,228 JSON Lines records, verified within 2.6 GB) is not refused on a 12 GiB
     machine (a budget assuming 15 bytes held per byte and 8 KB per record refused it there);
     under a 1 GiB address space the budget is still the floors every case above is judged by."""
     monkeypatch.setattr(bundle_reading, "_memory_available", lambda: 12 << 30)

@@ -58,11 +58,12 @@ large study's bundle verifies where it fits, and a file that inflates past it is
 while it is read."""
 _PARSED_PER_BYTE: Final = 10
 """Measured: ``verify``'s peak memory, the records parsed and everything derived from them, is
-about 9 times their bytes (a judged 100,000-pair study's bundle: 375 MiB of records, 3.4 GB at
-the peak; a bundle of 20,000 pairs, 75 MiB and 790 MB with the interpreter's own 130 MB)."""
+about 7 times their bytes (a judged 100,000-pair study's bundle: 375 MiB of records, 2.6 GB at
+the peak; 20,000 pairs: 75 MiB, 600 MB), 9 times before its tables and files were written a
+piece at a time; 10 leaves room for records that cost more than these."""
 _PARSED_PER_LINE: Final = 5 << 10
-"""Measured: about 4 KB a JSON Lines record at the peak (833,000 records in that bundle),
-however short its line."""
+"""Measured: about 3 KB a JSON Lines record at the peak (833,000 records in that bundle, 4 KB
+before), however short its line."""
 
 
 def _memory_available() -> int | None:
