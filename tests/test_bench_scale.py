@@ -153,3 +153,23 @@ def test_the_command_line_takes_sizes_separated_by_commas(
     with pytest.raises(SystemExit) as usage:
         cli("bench", "scale", "--items", "2000,x")
     assert usage.value.code == 2
+
+
+def test_the_summary_gives_each_steps_ratio_peaks_and_slope() -> None:
+    """Each step's time over its baseline's at every size, its peaks and its slope, at a glance
+    (a failed step has no ratio)."""
+    sizes = [
+        _size(2_000, {"export": 300.0, "verify": 100.0}),
+        _size(20_000, {"export": 390.0, "verify": 100.0}, seconds=10.0),
+    ]
+    sizes[1]["steps"]["verify"]["ours"]["exit"] = 1
+    summary = scale._summary(sizes, scale._slopes(sizes, ("export", "verify")))
+    assert list(summary) == ["export", "verify"]
+    assert summary["export"] == {
+        "ratio_at_items": {"2000": 2.0, "20000": 2.0},
+        "peak_mb_at_items": {"2000": 300.0, "20000": 390.0},
+        "baseline_peak_mb_at_items": {"2000": 20.0, "20000": 20.0},
+        "peak_mb_per_1000_items": 5.0,
+    }
+    assert summary["verify"]["ratio_at_items"] == {"2000": 2.0, "20000": None}
+    assert summary["verify"]["peak_mb_per_1000_items"] == 0.0

@@ -204,9 +204,12 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
     def step(name: str, ours: list[str], baseline: list[str], what: str) -> None:
         if name not in steps:
             return
+        mine = _child(ours, folder, name, None)
+        floor = _child(baseline, folder, f"{name}-baseline")
         timed[name] = {
-            "ours": _child(ours, folder, name, None),
-            "baseline": {**_child(baseline, folder, f"{name}-baseline"), "what": what},
+            "ours": mine,
+            "baseline": {**floor, "what": what},
+            "ratio": _ratio(mine, floor),
         }
 
     step(
@@ -269,6 +272,35 @@ def _size(items: int, root: Path, steps: Sequence[str]) -> dict[str, Any]:
         [*py, _HASH, str(zipped)],
         "hashlib SHA-256 of the zip and of every file read out of it",
     )
+    return out
+
+
+def _ratio(ours: dict[str, Any], baseline: dict[str, Any]) -> float | None:
+    """A step's time over its baseline's (None when the step failed)."""
+    if ours.get("exit"):
+        return None
+    return round(float(ours["seconds"]) / max(float(baseline["seconds"]), 1e-9), 2)
+
+
+def _summary(sizes: list[dict[str, Any]], slopes: dict[str, Any]) -> dict[str, Any]:
+    """Each step at a glance: its time over its baseline's and its peak at each size, and its
+    peak memory's slope per 1,000 more items between the two largest sizes."""
+    out: dict[str, Any] = {}
+    for name in STEPS:
+        measured = [m for m in sizes if name in m["steps"]]
+        if not measured:
+            continue
+        at = {str(m["items"]): m["steps"][name] for m in measured}
+        out[name] = {
+            "ratio_at_items": {
+                k: v.get("ratio", _ratio(v["ours"], v["baseline"])) for k, v in at.items()
+            },
+            "peak_mb_at_items": {k: v["ours"]["peak_mb"] for k, v in at.items()},
+            "baseline_peak_mb_at_items": {k: v["baseline"]["peak_mb"] for k, v in at.items()},
+            "peak_mb_per_1000_items": slopes.get(name, {})
+            .get("ours", {})
+            .get("peak_mb_per_1000_items"),
+        }
     return out
 
 
@@ -376,6 +408,7 @@ def bench_scale(
             "sqlite": sqlite3.sqlite_version,
             "platform": platform.platform(),
         },
+        "summary": _summary(measured, slopes),
         "sizes": measured,
         "slopes": slopes,
         "goals": _goals(measured, slopes),

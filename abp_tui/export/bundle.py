@@ -36,7 +36,7 @@ import re
 import secrets
 import shutil
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -61,7 +61,7 @@ from abp_tui.export.bundle_reading import (
     open_bundle,
     read_bundle,
 )
-from abp_tui.export.canonical import json_bytes
+from abp_tui.export.canonical import json_chunks
 from abp_tui.export.claims import (
     check_commitment,
     check_design_hash,
@@ -150,42 +150,51 @@ def manifest_bytes(
 ) -> bytes:
     """``manifest.json`` of a bundle whose files are ``listing`` (path, SHA-256, bytes), its
     gate ``status`` (``status.json``'s document) and ``derived`` files."""
+    return b"".join(manifest_chunks(listing, status, derived, analysis, confidence))
+
+
+def manifest_chunks(
+    listing: Iterable[tuple[str, str, int]],
+    status: dict[str, Any],
+    derived: list[str],
+    analysis: Analysis,
+    confidence: float,
+) -> Iterator[bytes]:
+    """The bytes of :func:`manifest_bytes`, its list of files an entry at a time (a large
+    study's bundle lists a few hundred thousand: their entries are never all made at once)."""
     inputs = analysis.inputs
-    return json_bytes(
-        {
-            "schema": rec.BUNDLE_SCHEMA,
-            "tool": {"name": "abp-tui", "version": __version__},
-            "environment": _environment(),
-            "study": inputs.study.id,
-            "synthetic": inputs.study.synthetic,
-            "design": {
-                "name": inputs.design.name,
-                "version": inputs.design.version,
-                "sha256": inputs.design.sha256,
-                "seed": inputs.design.seed,
-            },
+    document = {
+        "schema": rec.BUNDLE_SCHEMA,
+        "tool": {"name": "abp-tui", "version": __version__},
+        "environment": _environment(),
+        "study": inputs.study.id,
+        "synthetic": inputs.study.synthetic,
+        "design": {
+            "name": inputs.design.name,
+            "version": inputs.design.version,
+            "sha256": inputs.design.sha256,
             "seed": inputs.design.seed,
-            "confidence": confidence,
-            "status": status["status"],
-            "missing": status["missing"],
-            "schemas": {
-                "bundle": rec.BUNDLE_SCHEMA,
-                "records": rec.RECORDS_SCHEMA,
-                "summary": rec.SUMMARY_SCHEMA,
-                "verdicts": rec.VERDICTS_SCHEMA,
-                "judgments_csv": rec.JUDGMENTS_CSV_SCHEMA,
-                "abp_verdict": VERDICT_SCHEMA,
-            },
-            "reproduce": REPRODUCE,
-            "reproduce_note": "Run in the bundle's folder, or name the .zip instead of '.': "
-            "every hash is recomputed and every derived file re-derived from the bundle's "
-            "own records.",
-            "derived": sorted(derived),
-            "files": [
-                {"path": p, "sha256": sha, "bytes": size} for p, sha, size in sorted(listing)
-            ],
-        }
-    )
+        },
+        "seed": inputs.design.seed,
+        "confidence": confidence,
+        "status": status["status"],
+        "missing": status["missing"],
+        "schemas": {
+            "bundle": rec.BUNDLE_SCHEMA,
+            "records": rec.RECORDS_SCHEMA,
+            "summary": rec.SUMMARY_SCHEMA,
+            "verdicts": rec.VERDICTS_SCHEMA,
+            "judgments_csv": rec.JUDGMENTS_CSV_SCHEMA,
+            "abp_verdict": VERDICT_SCHEMA,
+        },
+        "reproduce": REPRODUCE,
+        "reproduce_note": "Run in the bundle's folder, or name the .zip instead of '.': "
+        "every hash is recomputed and every derived file re-derived from the bundle's "
+        "own records.",
+        "derived": sorted(derived),
+    }
+    entries = ({"path": p, "sha256": sha, "bytes": size} for p, sha, size in sorted(listing))
+    return json_chunks(document, {"files": entries})
 
 
 def bundle_files(
@@ -453,10 +462,14 @@ def _verify(bundle: Bundle) -> VerifyReport:
         raise BundleMismatch(
             rec.MANIFEST, f"{size} bytes, more than a manifest holds ({MAX_MANIFEST_BYTES})"
         )
-    manifest_bytes = bundle.read(rec.MANIFEST, size)
-    manifest, entries, protocol_only, confidence = _read_manifest(manifest_bytes)
+    manifest_data = bundle.read(rec.MANIFEST, size)
+    manifest_sha256 = sha256_bytes(manifest_data)
+    manifest, entries, protocol_only, confidence = _read_manifest(manifest_data)
+    del manifest_data  # a large study's manifest lists a few hundred thousand files
     declared_derived = manifest.get("derived", [])
     listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
+    checked = len(entries) + 1  # the manifest's own hash is checked by the reader
+    del entries  # what is left of the listing is ``listed``
     # Every member is hashed streaming, a chunk at a time, before anything is parsed; the
     # lines of those that will be parsed are held to the longest a record has.
     lines = LineLimit()
@@ -476,11 +489,11 @@ def _verify(bundle: Bundle) -> VerifyReport:
             study,
             design.name,
             PROTOCOL_STATUS,
-            len(entries) + 1,
+            checked,
             0,
             design.sha256,
             design.plan_hmac is not None,
-            sha256_bytes(manifest_bytes),
+            manifest_sha256,
             COMMITMENT_KEY in design.document,  # checked by check_protocol
         )
 
@@ -563,11 +576,11 @@ def _verify(bundle: Bundle) -> VerifyReport:
         inputs.study.id,
         design.name,
         status,
-        len(entries) + 1,
+        checked,
         len(derived),
         design.sha256,
         recomputed,
-        sha256_bytes(manifest_bytes),
+        manifest_sha256,
         bound,
     )
 

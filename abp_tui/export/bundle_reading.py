@@ -56,10 +56,14 @@ MEMORY_SHARE: Final = 0.4
 share its parsed records may take: above the floors above on a machine with room, so that a
 large study's bundle verifies where it fits, and a file that inflates past it is still refused
 while it is read."""
-_PARSED_PER_BYTE: Final = 15
-"""Measured: parsed records and what is derived from them peak at about 15 times their bytes."""
-_PARSED_PER_LINE: Final = 8 << 10
-"""Measured: about 8 KB a record at the peak, however short its line."""
+_PARSED_PER_BYTE: Final = 10
+"""Measured: ``verify``'s peak memory, the records parsed and everything derived from them, is
+about 7 times their bytes (a judged 100,000-pair study's bundle: 375 MiB of records, 2.6 GB at
+the peak; 20,000 pairs: 75 MiB, 600 MB), 9 times before its tables and files were written a
+piece at a time; 10 leaves room for records that cost more than these."""
+_PARSED_PER_LINE: Final = 5 << 10
+"""Measured: about 3 KB a JSON Lines record at the peak (833,000 records in that bundle, 4 KB
+before), however short its line."""
 
 
 def _memory_available() -> int | None:

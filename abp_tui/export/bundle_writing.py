@@ -19,7 +19,7 @@ from typing import Any
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
-from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_bytes, swap_in
+from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_chunks, swap_in
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import jsonl_bytes, split_lines
 from abp_tui.export.derive import STATUS, derive_each
@@ -46,12 +46,21 @@ class FolderFiles(MutableMapping[str, bytes]):
         self.listing: dict[str, tuple[str, int]] = {}
         """Path -> (SHA-256, bytes) of every file written, in the order written."""
         self._kept: dict[str, bytes] = {}
+        self._folders: set[Path] = set()
+        """The folders made so far (a study's tens of thousands of raw outputs share one)."""
+
+    def _made(self, path: str) -> Path:
+        """``path`` in the folder, its parent folder made."""
+        out = self.folder / path
+        if out.parent not in self._folders:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(out.parent)
+        return out
 
     def __setitem__(self, path: str, data: bytes) -> None:
         if path in self.listing:
             raise ValueError(f"bundle file {path} written twice")
-        out = self.folder / path
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = self._made(path)
         with out.open("xb") as handle:
             handle.write(data)
         self.listing[path] = (hashlib.sha256(data).hexdigest(), len(data))
@@ -63,8 +72,7 @@ class FolderFiles(MutableMapping[str, bytes]):
         whole in memory."""
         if path in self.listing:
             raise ValueError(f"bundle file {path} written twice")
-        out = self.folder / path
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = self._made(path)
         sha = hashlib.sha256()
         size = 0
         with out.open("xb") as handle:
@@ -163,7 +171,7 @@ def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_C
         names.append(path)
     status = json.loads(files[STATUS])
     listing = [(p, sha, size) for p, (sha, size) in files.listing.items()]
-    files[rec.MANIFEST] = manifest_bytes(listing, status, names, analysis, confidence)
+    files.write_lines(rec.MANIFEST, manifest_chunks(listing, status, names, analysis, confidence))
 
 
 @contextmanager

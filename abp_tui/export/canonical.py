@@ -16,10 +16,18 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from abp_tui.text.canonical import canonical_json
-from abp_tui.text.csvsafe import Figure, csv_text
+from abp_tui.text.csvsafe import (
+    FORMULA_STARTS,
+    LINE_BREAKS,
+    Figure,
+    csv_text,
+    field_text,
+    neutralise,
+    safe_cell,
+)
 
 SIGNIFICANT = 6
 """Significant digits of the derived figures."""
@@ -27,6 +35,8 @@ SIGNIFICANT = 6
 
 def rounded(value: Any) -> Any:
     """``value`` with every float rounded to :data:`SIGNIFICANT` significant digits."""
+    if type(value) in _AS_IS:  # most values of a document: nothing to round
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
             return None
@@ -36,6 +46,9 @@ def rounded(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [rounded(v) for v in value]
     return value
+
+
+_AS_IS: Final = frozenset({str, int, bool, type(None)})
 
 
 def json_bytes(document: Any, *, derived: bool = False) -> bytes:
@@ -68,11 +81,12 @@ def _float(value: float) -> str:
     return float.__repr__(value)
 
 
-def _indented(value: Any, depth: int, out: list[str]) -> None:
+def _indented(value: Any, depth: int, out: list[str], derived: bool = False) -> None:
     """``value`` as ``json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1)`` writes
     it, its lines indented ``depth`` spaces more, appended to ``out``. The standard library's
     indenting encoder makes a cycle of closures for each document: a large study writes a
-    hundred thousand documents of a group each, with the cyclic collector paused."""
+    hundred thousand documents of a group each, with the cyclic collector paused.
+    ``derived``: every float written as :func:`rounded` rounds it (the value is not copied)."""
     if isinstance(value, str):
         out.append(encode_basestring(value))
     elif value is None or value is True or value is False:
@@ -80,7 +94,11 @@ def _indented(value: Any, depth: int, out: list[str]) -> None:
     elif isinstance(value, int):
         out.append(int.__repr__(value))
     elif isinstance(value, float):
-        out.append(_float(value))
+        if derived:
+            value = rounded(value)
+            out.append("null" if value is None else _float(value))
+        else:
+            out.append(_float(value))
     elif isinstance(value, list | tuple):
         if not value:
             out.append("[]")
@@ -90,7 +108,7 @@ def _indented(value: Any, depth: int, out: list[str]) -> None:
         for number, element in enumerate(value):
             if number:
                 out.append("," + inner)
-            _indented(element, depth + 1, out)
+            _indented(element, depth + 1, out, derived)
         out.append("\n" + " " * depth + "]")
     elif isinstance(value, dict):
         if not value:
@@ -102,7 +120,7 @@ def _indented(value: Any, depth: int, out: list[str]) -> None:
             if number:
                 out.append("," + inner)
             out.append(encode_basestring(_key(key)) + ": ")
-            _indented(element, depth + 1, out)
+            _indented(element, depth + 1, out, derived)
         out.append("\n" + " " * depth + "}")
     else:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -118,7 +136,7 @@ def json_chunks(
 
     def text(value: Any, depth: int) -> str:
         parts: list[str] = []
-        _indented(rounded(value) if derived else value, depth, parts)
+        _indented(value, depth, parts, derived)
         return "".join(parts)
 
     keys = sorted({*document, *streamed})
@@ -248,6 +266,45 @@ def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     spreadsheet would run as a formula is neutralised (:mod:`abp_tui.text.csvsafe`), numbers are
     written as numbers."""
     return csv_text(header, ([cell(v) for v in row] for row in rows)).encode("utf-8")
+
+
+def csv_field(value: Any) -> str:
+    """The field :func:`csv_bytes` writes for ``value`` (:func:`cell`, made safe and quoted as
+    needed), the common kinds of value without the steps between."""
+    kind = type(value)
+    if kind is str:
+        text: str = value
+        if _AS_IT_IS(text) is None and not text.startswith(FORMULA_STARTS):
+            return text  # neither a formula's start, a line break, a comma nor a quote
+        return field_text(neutralise(text))
+    if value is None:
+        return ""
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        r = rounded(value)
+        if r is None:
+            return ""
+        return f"{r:g}" if abs(r) < 1e16 else repr(r)
+    return field_text(safe_cell(cell(value)))
+
+
+_AS_IT_IS: Final = re.compile('[,"' + re.escape(LINE_BREAKS) + "]").search
+"""What makes a text field change when written: quoted, or neutralised after a line break."""
+
+
+def csv_lines(rows: Iterable[Sequence[Any]]) -> str:
+    """The lines :func:`csv_bytes` writes for ``rows`` (without the header row)."""
+    out: list[str] = []
+    for row in rows:
+        line = ",".join([csv_field(v) for v in row])
+        out.append('""\n' if not line and len(row) == 1 else line + "\n")
+    return "".join(out)
+
+
+def csv_header(header: Sequence[str]) -> str:
+    """The header row :func:`csv_bytes` writes."""
+    return csv_text(header, ())
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")

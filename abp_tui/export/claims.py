@@ -252,7 +252,8 @@ def check_models(inputs: Inputs) -> None:
     stated = {c.id: _stated_model(c) for c in inputs.conditions}
     for number, run in enumerate(inputs.runs, start=1):
         want = stated.get(run.condition)
-        model, provider = run.record.get("model"), run.record.get("provider")
+        record = run.record  # read once: each reading inflates and parses the record
+        model, provider = record.get("model"), record.get("provider")
         if want is None or not isinstance(model, str) or not model:
             continue
         named = {model, f"{provider}/{model}"} if isinstance(provider, str) else {model}

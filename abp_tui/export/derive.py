@@ -32,7 +32,7 @@ from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
 from abp_tui.export.report import render_pieces
 from abp_tui.export.svg import pass_rate_chart
-from abp_tui.export.tables import bundle_tables, judgments_table, table_csv
+from abp_tui.export.tables import bundle_tables, judgments_table, table_csv, table_csv_chunks
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
 
 STATUS = "status.json"
@@ -165,17 +165,17 @@ def derive_each(
     stated = limitations(analysis)
     yield STATUS, json_bytes(gate.model_dump(mode="json"), derived=True)
     yield VERDICTS, verdict_chunks(analysis)
-    yield JUDGMENTS_CSV, table_csv(tables.judgments)
+    yield JUDGMENTS_CSV, table_csv_chunks(tables.judgments)
     yield SUMMARY, summary_chunks(analysis, summary, gate, stated)
     yield ABP_VERDICT, json_bytes(verdict, derived=True)
     del verdict
-    yield "results/conditions.csv", table_csv(results.conditions)
-    yield "results/tasks.csv", table_csv(results.tasks)
+    yield "results/conditions.csv", table_csv_chunks(results.conditions)
+    yield "results/tasks.csv", table_csv_chunks(results.tasks)
     yield "results/comparisons.csv", table_csv(results.comparisons)
     yield "results/efficiency.csv", table_csv(results.efficiency)
     yield "results/position_bias.csv", table_csv(results.position_bias)
     yield "results/excluded_runs.csv", table_csv(tables.excluded)
-    yield "results/disagreements.csv", table_csv(tables.disagreements)
+    yield "results/disagreements.csv", table_csv_chunks(tables.disagreements)
     yield "results/agreement.json", json_bytes(agreed.model_dump(mode="json"), derived=True)
     yield "results/agreement.csv", table_csv(tables.agreement)
     yield "results/findings.csv", table_csv(tables.findings)
@@ -223,21 +223,25 @@ def derive_each(
 
 
 def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
-    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces at a time; a long piece (a
-    chart) a slice at a time, never copied whole."""
+    """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces (or :data:`_SLICE` characters)
+    at a time; a long piece (a chart) a slice at a time, never copied whole."""
     held: list[str] = []
+    size = 0
     for piece in pieces:
         if len(piece) > _SLICE:
             if held:
                 yield "".join(held).encode("utf-8")
                 held.clear()
+                size = 0
             for start in range(0, len(piece), _SLICE):
                 yield piece[start : start + _SLICE].encode("utf-8")
             continue
         held.append(piece)
-        if len(held) >= batch:
+        size += len(piece)
+        if len(held) >= batch or size >= _SLICE:
             yield "".join(held).encode("utf-8")
             held.clear()
+            size = 0
     if held:
         yield "".join(held).encode("utf-8")
 

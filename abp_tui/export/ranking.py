@@ -53,7 +53,7 @@ from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_file_lines
 from abp_tui.export.errors import BundleMismatch
-from abp_tui.models.base import Model
+from abp_tui.models.base import Model, trusted
 from abp_tui.text import json_input
 
 VOTES: Final = "ranking/votes.jsonl"
@@ -164,7 +164,8 @@ def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list
     for number, raw in enumerate(jsonl_file_lines(files, VOTES), start=1):
         text = raw.decode("utf-8")
         try:
-            line = VoteLine.model_validate(json_input.loads(text))
+            data = json_input.loads(text)
+            line = _plain_vote(data) or VoteLine.model_validate(data)
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
             raise BundleMismatch(VOTES, f"line {number}: not a vote ({first})") from None
@@ -177,6 +178,36 @@ def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list
         task, a, b = (names.setdefault(n, n) for n in (line.task, line.a, line.b))
         rows[line.source].append((task, a, b, code[line.outcome], line.length_a, line.length_b))
     return rows
+
+
+_VOTE_FIELDS: Final = frozenset(VoteLine.model_fields)
+_OUTCOME_NAMES: Final = frozenset(("a", "b", "tie"))
+
+
+def _vote_length(value: object) -> tuple[bool, float | None]:
+    """Whether ``value`` is plainly a length :class:`VoteLine` takes, and the length."""
+    if value is None:
+        return True, None
+    if (type(value) is int or type(value) is float) and 0 <= value < math.inf:
+        return True, float(value)
+    return False, None
+
+
+def _plain_vote(data: object) -> VoteLine | None:
+    """The vote a line of JSON plainly is (exactly the fields, each of the type and in the
+    range :class:`VoteLine` validates), built without validating it again; None for anything
+    else, which :class:`VoteLine` then validates (naming what is wrong). A large study's
+    bundle holds hundreds of thousands of votes."""
+    if type(data) is not dict or data.keys() != _VOTE_FIELDS:
+        return None
+    names = (data["source"], data["task"], data["a"], data["b"], data["outcome"])
+    if any(type(n) is not str for n in names) or data["outcome"] not in _OUTCOME_NAMES:
+        return None
+    plain_a, length_a = _vote_length(data["length_a"])
+    plain_b, length_b = _vote_length(data["length_b"])
+    if not (plain_a and plain_b):
+        return None
+    return trusted(VoteLine, **{**data, "length_a": length_a, "length_b": length_b})
 
 
 def _read_sources(data: bytes) -> list[SourceLine]:

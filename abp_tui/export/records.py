@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final
 
 from pydantic import Field
@@ -186,8 +187,7 @@ class HeldRun(RunFacts):
         against ``dictionary`` (None: its own text, which the runs held after it share)."""
         values = dict(run.__dict__)
         record = values.pop("record")
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
-        data = text.encode("utf-8")
+        data = _record_text(record).encode("utf-8")
         shared = data[-_WINDOW:] if dictionary is None else dictionary
         deflate = zlib.compressobj(
             6, zlib.DEFLATED, -zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY, shared
@@ -202,6 +202,25 @@ def held_runs(runs: Iterable[PublishedRun]) -> list[HeldRun]:
     for run in runs:
         out.append(HeldRun.held(run, out[0].record_dictionary if out else None))
     return out
+
+
+_ENCODE: Final = (
+    c_make_encoder(
+        None, json.JSONEncoder().default, encode_basestring, None, ":", ",", False, False, True
+    )
+    if c_make_encoder is not None
+    else None
+)
+"""``json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)``'s
+encoder, built once rather than for every run held (a record is JSON values only: no cycle
+to look for, nothing for a default to convert)."""
+
+
+def _record_text(record: dict[str, Any]) -> str:
+    """A run's record as compact JSON text, its keys in their order."""
+    if _ENCODE is None:  # pragma: no cover - CPython has the C encoder
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    return "".join(_ENCODE(record, 0))
 
 
 _WINDOW: Final = 1 << 15

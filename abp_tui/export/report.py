@@ -3,9 +3,10 @@
 Rendered by Jinja2 from ``templates/report.html.j2`` with autoescaping on. Every value the
 template writes goes through the environment's ``finalize`` (:func:`_shown`): made visible with
 :func:`abp_tui.text.safe.safe_text`, then HTML-escaped, so no record (task texts, outputs, names,
-rationales, notes) can add markup to the page and no template can forget to escape one. The one
-exception is the inline SVG of the charts, markup we generate (:mod:`abp_tui.export.svg`), marked
-safe in :func:`render` and nowhere else.
+rationales, notes) can add markup to the page and no template can forget to escape one. The
+exceptions: the inline SVG of the charts, markup we generate (:mod:`abp_tui.export.svg`), marked
+safe in :func:`render`; and a table's rows (:attr:`HtmlTable.html_rows`), written here with
+every cell made visible and escaped exactly as ``finalize`` and autoescaping do it.
 
 No network resource of any kind (inline CSS, inline SVG, no scripts, no fonts, no images); links
 only to files inside the bundle. The page is a pure function of its inputs: two exports of the
@@ -15,6 +16,7 @@ same records give the same bytes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -114,6 +116,36 @@ class HtmlTable:
     def cells(self, row: tuple[str, ...]) -> Iterator[tuple[bool, str]]:
         return zip(self.numeric, row, strict=True)
 
+    @property
+    def html_rows(self) -> Iterator[Markup]:
+        """The rows as the page's markup, a few hundred ``<tr>`` lines at a time: each cell
+        written as the template writes a value (:func:`_shown`, then escaped), so a long table
+        costs no template loop per cell."""
+        starts = tuple('<td class="num">' if numeric else "<td>" for numeric in self.numeric)
+        lines: list[str] = []
+        plain = _NOT_PLAIN.search
+        for row in self.rows:
+            cells = "".join(
+                start
+                + (text if plain(text) is None else escape(safe_text(text), quote=True))
+                + "</td>"
+                for start, text in zip(starts, row, strict=True)
+            )
+            lines.append(f"<tr>{cells}</tr>\n")
+            if len(lines) >= _ROWS_AT_ONCE:
+                yield Markup("".join(lines))
+                lines.clear()
+        if lines:
+            yield Markup("".join(lines))
+
+
+_NOT_PLAIN: Final = re.compile("[^\t\n\x20\x21\x23-\x25\x28-\x3b\x3d\x3f-\x7e]")
+"""A character that making text visible (:func:`abp_tui.text.safe.safe_text`) or escaping it
+may change: anything but printable ASCII, tabs and newlines, and ``&``, ``<``, ``>``, ``"``
+and ``'``. Text without one is written as it is (most cells: ids, names, figures)."""
+_ROWS_AT_ONCE: Final = 256
+"""Rows of a table written to the page as one piece."""
+
 
 class LazyRows(Sequence[tuple[str, ...]]):
     """``count`` rows, the row at ``i`` made by ``make(i)`` each time it is read."""
@@ -152,9 +184,12 @@ def _lazy_html(
     """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``,
     each made into text when written."""
     shown = table.shown
+    columns = tuple((c, c.shown) for c in table.columns)
 
     def text(i: int) -> tuple[str, ...]:
-        return tuple(cell_text(c, v) for c, v in table.cells(row(i)))
+        return tuple(
+            cell_text(c, v) for (c, visible), v in zip(columns, row(i), strict=True) if visible
+        )
 
     return HtmlTable(
         table_id,

@@ -9,7 +9,7 @@ files' contract).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from abp_tui.analysis.material import splits_tasks, task_material
@@ -27,7 +27,7 @@ from abp_tui.analysis.tables import (
     results_tables,
 )
 from abp_tui.export.bundle_analysis import Analysis, Summary, excluded_runs
-from abp_tui.export.canonical import csv_bytes
+from abp_tui.export.canonical import csv_header, csv_lines
 from abp_tui.models import (
     AdjudicationRevision,
     FindingRevision,
@@ -61,7 +61,18 @@ def bundle_tables(analysis: Analysis, summary: Summary, agreement: AgreementRepo
 
 def table_csv(table: Table) -> bytes:
     """A table as CSV bytes: every column's fields, shown or not, in column order."""
-    return csv_bytes(*csv_rows(table))
+    return b"".join(table_csv_chunks(table))
+
+
+def table_csv_chunks(table: Table, batch: int = 2000) -> Iterator[bytes]:
+    """The bytes of :func:`table_csv`, ``batch`` rows at a time (a long table's rows of fields
+    are never all made at once)."""
+    header = [name for c in table.columns for name, _part in c.fields]
+    yield csv_header(header).encode("utf-8")
+    rows = table.rows
+    for start in range(0, len(rows), batch):
+        part = Table(table.id, table.title, table.columns, rows[start : start + batch])
+        yield csv_lines(csv_rows(part)[1]).encode("utf-8")
 
 
 def _columns(

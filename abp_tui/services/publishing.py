@@ -578,10 +578,17 @@ def export_bundle(
             analysis = _collected_and_analysed(db, design_pk, study, files)[1]
             collected_at = time.perf_counter()
             stream.finish(files, analysis, confidence)
-            del analysis
+            # What the audit entry names, from the design as parsed (its file is not read
+            # again: a large study's design lists its whole plan).
+            published = analysis.inputs.design
+            design: dict[str, Any] = {
+                "study": published.study,
+                "name": published.name,
+                "version": published.version,
+            }
+            del analysis, published
             derived_at = time.perf_counter()
         status = json.loads(files[STATUS])
-        design = json.loads(files[rec.DESIGN])
         _note_export(db, looked, design_pk, viewer)
     if timings is not None:
         timings["collect"] = collected_at - began

@@ -81,6 +81,12 @@ def _field(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if _QUOTED.search(text) else text
 
 
+def field_text(text: str) -> str:
+    """A cell's text already made safe (:func:`safe_cell`) as a field of a row: quoted when it
+    holds a comma, a quote or a line break."""
+    return _field(text)
+
+
 def _row(cells: list[str]) -> str:
     if cells == [""]:  # a row of one empty cell, told from a blank line (as Python's writer does)
         return '""\n'
@@ -108,6 +114,7 @@ __all__ = [
     "Cell",
     "Figure",
     "csv_text",
+    "field_text",
     "neutralise",
     "safe_cell",
     "write_csv",

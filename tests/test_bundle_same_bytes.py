@@ -1,0 +1,312 @@
+"""The bundle's derived files keep their bytes while they are written faster (issue 31).
+
+Export and ``verify`` spent most of their time on the bundle's tables written cell by cell: each
+CSV field went through three functions and two type checks, each report cell through a template
+loop, a finalize call and two escapes, and every summary figure was copied to be rounded. They
+are now written a batch of rows at a time, the report's rows escaped in Python, and the figures
+rounded as they are written; a ranking vote that is plainly one is no longer validated again by
+its model. Each faster path is checked here against the one it replaces, on
+values a hostile record or an odd figure gives (formula starts, line breaks of every kind,
+quotes, commas, NaN, infinities, huge and tiny floats, tuples, booleans, figures), and a whole
+bundle's CSV files and report against the slow writers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jinja2 import DictLoader, Environment, StrictUndefined
+from pydantic import ValidationError
+
+from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
+from abp_tui.export import derive, report
+from abp_tui.export.canonical import (
+    csv_bytes,
+    csv_field,
+    csv_header,
+    csv_lines,
+    json_bytes,
+    json_chunks,
+    rounded,
+)
+from abp_tui.export.ranking import VoteLine, _plain_vote
+from abp_tui.export.report import HtmlTable, LazyRows, _shown
+from abp_tui.export.tables import table_csv, table_csv_chunks
+from abp_tui.services.publishing import build_bundle
+from abp_tui.store import connect
+from abp_tui.text.csvsafe import LINE_BREAKS, Figure
+from tests.factories import abp_judged
+
+TEXTS: tuple[str, ...] = (
+    "",
+    "plain",
+    '=HYPERLINK("http://x")',
+    "+1",
+    "-0.25",
+    "@SUM(A1)",
+    "\tTab",
+    "\rCR",
+    "\x00nul",
+    'a "quoted", with comma',
+    "<b>bold</b> & 'single' \"double\"",
+    "\x1b[31mred\x1b[0m \u202eevil\u202c",
+    *(f"line{br}=next{br}-more" for br in LINE_BREAKS),
+    "emoji \U0001f600 tag \U000e0041",
+)
+NUMBERS: tuple[Any, ...] = (
+    0,
+    -3,
+    10**20,
+    True,
+    False,
+    None,
+    0.0,
+    -0.0,
+    1.0,
+    -0.25,
+    1 / 3,
+    123456789.123,
+    1e16,
+    -1e16,
+    9.999995e15,
+    1e-12,
+    2.5e-7,
+    math.nan,
+    math.inf,
+    -math.inf,
+)
+VALUES: tuple[Any, ...] = (
+    *TEXTS,
+    *NUMBERS,
+    Figure("-0.25"),
+    Figure("=1"),
+    ("a", "-b", 1, 2.5, None, math.nan),
+    ["=x", "y\nz"],
+    (),
+    ("",),
+)
+
+
+def _slow_field(value: Any) -> str:
+    """One field as ``csv_bytes`` wrote it before: the row of that one value, its line end
+    and any quoting of a lone empty cell aside."""
+    line = csv_bytes(["h"], [[value]]).decode("utf-8").split("\n", 1)[1]
+    return "" if line == '""\n' else line[:-1]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=repr)
+def test_a_field_is_written_as_the_cell_by_cell_writer_wrote_it(value: Any) -> None:
+    assert csv_field(value) == _slow_field(value)
+
+
+def test_rows_and_header_are_the_bytes_csv_bytes_gives() -> None:
+    header = ["id", "=formula", "a,b", "line\nbreak"]
+    rows = [list(VALUES[i : i + 4]) for i in range(0, len(VALUES) - 3)]
+    rows += [[""], [None], [], ["x"]]  # a row of one empty cell is quoted; an empty row is not
+    expected = csv_bytes(header, rows)
+    assert (csv_header(header) + csv_lines(rows)).encode("utf-8") == expected
+    assert csv_lines([[""]]) == '""\n'
+    assert csv_lines([[]]) == "\n"
+
+
+def _table(rows: int) -> Table:
+    columns = (
+        Column("text"),
+        Column("count", kind=Kind.COUNT),
+        Column("number", kind=Kind.NUMBER),
+        Column("hidden", shown=False),
+        Column("many"),
+    )
+    cells = [
+        (
+            VALUES[i % len(VALUES)],
+            i,
+            NUMBERS[i % len(NUMBERS)] if isinstance(NUMBERS[i % len(NUMBERS)], float) else None,
+            TEXTS[(i * 7) % len(TEXTS)],
+            tuple(TEXTS[: i % 4]),
+        )
+        for i in range(rows)
+    ]
+    return Table("t", "T", columns, tuple(cells), ("a note", "<b>second</b>"))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 5, 4999])
+def test_a_table_is_written_in_batches_with_the_same_bytes(rows: int) -> None:
+    table = _table(rows)
+    expected = csv_bytes(*csv_rows(table))
+    assert table_csv(table) == expected
+    chunks = list(table_csv_chunks(table, batch=7))
+    assert b"".join(chunks) == expected
+    assert len(chunks) == 1 + math.ceil(rows / 7)
+
+
+_ROWS_LINE = "{% for rows in t.html_rows %}{{ rows }}{% endfor %}\n"
+_CELLS_LINES = (
+    "{% for row in t.rows %}\n"
+    '<tr>{% for numeric, text in t.cells(row) %}{% if numeric %}<td class="num">{% else %}'
+    "<td>{% endif %}{{ text }}</td>{% endfor %}</tr>\n"
+    "{% endfor %}\n"
+)
+_OLD_MACRO = (
+    "{% macro table(t) -%}\n<tbody>\n" + _CELLS_LINES + "</tbody>\n{%- endmacro %}{{ table(t) }}"
+)
+_NEW_MACRO = """{% macro table(t) -%}
+<tbody>
+{% for rows in t.html_rows %}{{ rows }}{% endfor %}
+</tbody>
+{%- endmacro %}{{ table(t) }}"""
+
+
+def _rendered(source: str, table: HtmlTable) -> str:
+    env = Environment(
+        autoescape=True,
+        finalize=_shown,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    return env.from_string(source).render(t=table)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 300, 700])
+def test_the_reports_rows_are_the_markup_the_template_wrote_cell_by_cell(rows: int) -> None:
+    texts = [*TEXTS, *(str(v) for v in NUMBERS)]
+    table = HtmlTable(
+        "t",
+        ("a", "b", "c"),
+        (False, True, False),
+        LazyRows(rows, lambda i: (texts[i % len(texts)], str(i), texts[(i * 5) % len(texts)])),
+    )
+    old = _rendered(_OLD_MACRO, table)
+    assert _rendered(_NEW_MACRO, table) == old
+    assert "<script" not in old and "\x1b" not in old  # escaped and made visible, as before
+    assert old.count("<tr>") == rows
+
+
+def test_the_template_writes_rows_through_html_rows() -> None:
+    """The page's table macro is the one checked above (a change to one is a change to the
+    other)."""
+    source = (Path(report.__file__).parent / "templates" / "report.html.j2").read_text("utf-8")
+    assert "{% for rows in t.html_rows %}{{ rows }}{% endfor %}" in source
+
+
+DOCUMENTS: tuple[Any, ...] = (
+    {"a": 1 / 3, "b": [math.nan, math.inf, -0.0, 1e300, 2.5e-300], "c": {"d": (1.23456789, "x")}},
+    {"nested": [{"x": [0.1 + 0.2, None, True, "=s"]}, []], "empty": {}, "key": {1.5: 0.7777777}},
+    [1.0000001, 2, "3", [4.44444444]],
+)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=range(len(DOCUMENTS)))
+def test_figures_are_rounded_as_written_to_the_bytes_of_the_rounded_copy(document: Any) -> None:
+    if not isinstance(document, dict):
+        document = {"list": document}
+    for derived in (True, False):
+        whole = json_bytes(document, derived=derived)
+        streamed = b"".join(json_chunks(document, {}, derived=derived))
+        assert streamed == whole
+        listed = {k: v for k, v in document.items() if isinstance(v, list)}
+        rest = {k: v for k, v in document.items() if k not in listed}
+        assert b"".join(json_chunks(rest, listed, derived=derived)) == whole
+    assert json.loads(json_bytes(document, derived=True)) == json.loads(
+        json.dumps(rounded(document))
+    )
+
+
+def test_rounded_leaves_plain_values_and_rounds_the_rest() -> None:
+    assert rounded("=x") == "=x" and rounded(7) == 7 and rounded(None) is None
+    assert rounded(True) is True
+    assert rounded(1 / 3) == 0.333333
+    assert rounded(math.nan) is None
+    assert rounded({"a": (1 / 3, [2 / 3])}) == {"a": [0.333333, [0.666667]]}
+
+
+def _slow(table: Table) -> bytes:
+    return csv_bytes(*csv_rows(table))
+
+
+def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judged study's whole bundle, written by the faster paths and by the ones they
+    replace (the CSV writer cell by cell, the page's template looping over every cell), byte
+    for byte."""
+    templates = Path(report.__file__).parent / "templates"
+    page = (templates / "report.html.j2").read_text("utf-8")
+    assert _ROWS_LINE in page
+    old_env = Environment(
+        loader=DictLoader(
+            {
+                "report.html.j2": page.replace(_ROWS_LINE, _CELLS_LINES),
+                "report.css": (templates / "report.css").read_text("utf-8"),
+            }
+        ),
+        autoescape=True,
+        finalize=_shown,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    db = connect(tmp_path / "b.db")
+    try:
+        pk = abp_judged(db)
+        fast = build_bundle(db, pk)
+        monkeypatch.setattr(derive, "table_csv_chunks", lambda t: iter([_slow(t)]))
+        monkeypatch.setattr(derive, "table_csv", _slow)
+        monkeypatch.setattr(report, "_environment", lambda: old_env)
+        slow = build_bundle(db, pk)
+    finally:
+        db.close()
+    assert set(fast) == set(slow)
+    differ = sorted(p for p in fast if fast[p] != slow[p])
+    assert differ == [], differ
+    assert fast["report.html"].count(b"<tr>") > 20
+    assert any(p.endswith(".csv") and fast[p].count(b"\n") > 3 for p in fast)
+
+
+VOTES: tuple[dict[str, Any], ...] = tuple(
+    {"a": "x", "b": "y", "outcome": "b", "source": "s", "task": "t", **change}
+    for change in (
+        {"length_a": 100, "length_b": None},
+        {"length_a": 1.5, "length_b": 0},
+        {"length_a": 0.0, "length_b": 10**18},
+        {"length_a": True, "length_b": 0},
+        {"length_a": -1, "length_b": 0},
+        {"length_a": "1", "length_b": 0},
+        {"length_a": 1, "length_b": 0, "outcome": "c"},
+        {"length_a": 1, "length_b": 0, "outcome": ["a"]},
+        {"length_a": 1, "length_b": 0, "a": 1},
+        {"length_a": 1},
+        {"length_a": 1, "length_b": 2, "extra": 3},
+    )
+)
+
+
+@pytest.mark.parametrize("data", VOTES, ids=range(len(VOTES)))
+def test_a_plain_vote_is_the_vote_its_model_validates(data: dict[str, Any]) -> None:
+    """A vote line taken without validating it again is exactly the one the model gives; any
+    other goes through the model (which names what is wrong, or converts what it may)."""
+    plain = _plain_vote(data)
+    try:
+        validated: VoteLine | None = VoteLine.model_validate(data)
+    except ValidationError:
+        validated = None
+    if plain is None:
+        return
+    assert validated is not None
+    assert plain == validated
+    assert [type(v) for v in plain.__dict__.values()] == [
+        type(v) for v in validated.__dict__.values()
+    ]
+    assert plain.model_fields_set == validated.model_fields_set
+
+
+def test_the_plain_votes_are_the_common_ones() -> None:
+    assert [_plain_vote(v) is not None for v in VOTES[:4]] == [True, True, True, False]
+    assert all(_plain_vote(v) is None for v in VOTES[4:])
