@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -210,7 +211,9 @@ def test_figures_are_rounded_as_written_to_the_bytes_of_the_rounded_copy(documen
         whole = json_bytes(document, derived=derived)
         streamed = b"".join(json_chunks(document, {}, derived=derived))
         assert streamed == whole
-        listed = {k: v for k, v in document.items() if isinstance(v, list)}
+        listed: dict[str, Iterable[Any]] = {
+            k: v for k, v in document.items() if isinstance(v, list)
+        }
         rest = {k: v for k, v in document.items() if k not in listed}
         assert b"".join(json_chunks(rest, listed, derived=derived)) == whole
     assert json.loads(json_bytes(document, derived=True)) == json.loads(
