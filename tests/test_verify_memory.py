@@ -184,3 +184,30 @@ def test_a_large_studys_bundle_is_within_the_budget_of_a_machine_with_room_for_i
         bundle_reading.MAX_HELD_BYTES,
         bundle_reading.MAX_HELD_LINES,
     )
+
+
+def test_a_manifest_listing_many_files_is_read_when_its_size_fits_their_number(
+    exported: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manifest past the fixed limit is read when the bundle has the files to account for it:
+    a 400,000-pair study's bundle lists 800,000 raw outputs in 124 MB, and verify refused the
+    bundle its own export had just written. Shown here with the limit lowered below a small
+    bundle's manifest; padded past what its files could take, a manifest is still refused
+    unread, naming how many files it would list."""
+    from abp_tui.export import bundle as bundle_module
+
+    zipped = exported.with_suffix(".zip")
+    size = (exported / "manifest.json").stat().st_size
+    monkeypatch.setattr(bundle_module, "MAX_MANIFEST_BYTES", size // 4)
+    assert verify(zipped).manifest_sha256  # read, and the bundle verifies
+    with zipfile.ZipFile(zipped) as zf:
+        members = len(zf.namelist())
+        padded = tmp_path / "padded.zip"
+        with zipfile.ZipFile(padded, "w", zipfile.ZIP_DEFLATED) as out:
+            for name in zf.namelist():
+                data = zf.read(name)
+                if name == "manifest.json":
+                    data += b" " * (bundle_module.MANIFEST_BYTES_PER_MEMBER * members)
+                out.writestr(name, data)
+    with pytest.raises(BundleMismatch, match=f"more than the manifest of {members} files holds"):
+        verify(padded)
