@@ -5,7 +5,7 @@ template writes goes through the environment's ``finalize`` (:func:`_shown`): ma
 :func:`abp_tui.text.safe.safe_text`, then HTML-escaped, so no record (task texts, outputs, names,
 rationales, notes) can add markup to the page and no template can forget to escape one. The
 exceptions: the inline SVG of the charts, markup we generate (:mod:`abp_tui.export.svg`), marked
-safe in :func:`render`; and a table's rows (:attr:`HtmlTable.html_rows`), written here with
+safe in :func:`render_pieces`; and a table's rows (:attr:`HtmlTable.html_rows`), written here with
 every cell made visible and escaped exactly as ``finalize`` and autoescaping do it.
 
 No network resource of any kind (inline CSS, inline SVG, no scripts, no fonts, no images); links
@@ -81,7 +81,7 @@ class _Visible(str):
 def _shown(value: Any) -> Markup | _Visible:
     """Every value the template writes: visible (control and bidi characters shown as
     placeholders), then escaped by autoescaping. Markup passes as it is: the template's own
-    macros, and the charts marked safe in :func:`render`."""
+    macros, and the charts marked safe in :func:`render_pieces`."""
     if isinstance(value, Markup):
         return value
     return _Visible(safe_text(value if type(value) is str else cell(value)))
@@ -219,22 +219,6 @@ def _no_state(source: str) -> str:
     """The state column of a run with none: unjudged, or judged with no state to give (a
     preference alone, an open disagreement)."""
     return "unjudged" if source == "unjudged" else "no state"
-
-
-def render(
-    analysis: Analysis,
-    gate: GateStatus,
-    tables: BundleTables,
-    agreement: AgreementReport,
-    limitations: Sequence[str],
-    charts: Mapping[str, str],
-    judges: JudgesReport | None = None,
-    ranking: BundleRanking | None = None,
-) -> str:
-    """The page (:func:`render_pieces` joined)."""
-    return "".join(
-        render_pieces(analysis, gate, tables, agreement, limitations, charts, judges, ranking)
-    )
 
 
 def render_pieces(
