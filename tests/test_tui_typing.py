@@ -188,3 +188,47 @@ async def test_a_notice_replaces_the_ones_before_it(tmp_path: Path) -> None:
         shown = [f"{n.title} {n.message}" for n in app._notifications]
         assert any("Submitted" in m for m in shown)
         assert not any("Cannot submit" in m for m in shown), shown
+
+
+@pytest.mark.parametrize("burst", [False, True], ids=["paced", "burst"])
+async def test_a_letter_that_chose_what_was_chosen_undoes_nothing_and_says_nothing_of_undoing(
+    tmp_path: Path, burst: bool
+) -> None:
+    """ "Insufficient evidence" already chosen, then "i think ..." typed on the row: the "i"
+    chose what was chosen. Nothing is undone, so the reviewer is not told that a decision
+    was; and a decision key pressed just after the sentence stands (nothing is waiting to be
+    undone)."""
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    sentence = "i think the first is better"
+    async with drive(app, SIZE) as pilot:
+        screen, clock = await _screen(pilot)
+        row = screen.query_one("#preference-row", ChoiceRow)
+        row.focus()
+        await pilot.pause()
+        clock.now += 5
+        await press(pilot, "i")  # insufficient evidence; the justification takes the focus
+        assert _preference(screen) is PreferenceChoice.INSUFFICIENT
+        clock.now += 5
+        await press(pilot, "escape")
+        app.clear_notifications()
+        clock.now += 5
+        if burst:
+            for char in sentence:
+                app.post_message(events.Key(_key(char), char))
+        else:
+            await _type_sentence(pilot, clock, sentence)
+        await asyncio.sleep(DEFER + 0.1)
+        await pilot.pause()
+        assert _preference(screen) is PreferenceChoice.INSUFFICIENT
+        if not burst:  # the letter went to the field it moved the focus to, with the rest
+            assert screen.form.judgment.justification == sentence
+        assert not any("undone" in m for m in _notices(app)), _notices(app)
+        # A deliberate choice made at once after the sentence is the reviewer's.
+        await press(pilot, "escape")
+        assert app.focused is row
+        clock.now += 0.2
+        await press(pilot, "1")
+        await asyncio.sleep(0.2)
+        await pilot.pause()
+        assert _preference(screen) is PreferenceChoice.RESPONSE_1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, NamedTuple, Protocol, cast
 
 from textual import events
 from textual.app import App
@@ -29,7 +29,25 @@ from textual.widgets import Input
 
 from abp_tui.models import Judgment
 from abp_tui.tui.typing_guard import KeyFacts, TypingGuard
+from abp_tui.tui.widgets.choices import ChoiceRow
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
+
+_UNKNOWN: Any = object()
+"""What a decision key's row held when the focus was not on a row of choices."""
+
+
+class Tentative(NamedTuple):
+    """A decision key that may turn out to be the first letter of typing."""
+
+    judgment: Judgment
+    """The form's judgment before the key."""
+    focused: Widget | None
+    """What had the focus when the key came."""
+    key: str
+    """The key's character."""
+    row_value: Any
+    """The focused row's choice before the key (``_UNKNOWN``: not a row of choices)."""
+
 
 FORM_KEYS = frozenset({"tab", "shift+tab", "left_curly_bracket", "right_curly_bracket"})
 """Keys that move through the form: on a narrow terminal they bring it on screen."""
@@ -65,7 +83,7 @@ class TypingShield:
         self.host = host
         self.guard = TypingGuard()
         self._keys: frozenset[str] | None = None
-        self._tentative: tuple[Judgment, Widget | None, str] | None = None
+        self._tentative: Tentative | None = None
         """The judgment and the focus before the last decision key, and the key's character."""
         self._deferred: Timer | None = None
         """The key that submits or leaves, waiting for the guard's moment to act."""
@@ -75,7 +93,7 @@ class TypingShield:
         self._replayed: dict[events.Key, float] = {}
         """The keys that waited, sent again, with when they were typed."""
         self._sending = False
-        self._undo_on_change: tuple[tuple[Judgment, Widget | None, str], float] | None = None
+        self._undo_on_change: tuple[Tentative, float] | None = None
         """A decision found to be typing before it reached the form (keys that came in one
         burst, as a terminal sends a fast typist's or a pasted line's): undone when it does."""
 
@@ -177,7 +195,13 @@ class TypingShield:
             )
         if not verdict.hold and facts.score:
             # A decision key: what the form held before it, in case it was typing after all.
-            self._tentative = (host.form.judgment, screen.focused, event.character or "")
+            focused = screen.focused
+            self._tentative = Tentative(
+                host.form.judgment,
+                focused,
+                event.character or "",
+                focused.value if isinstance(focused, ChoiceRow) else _UNKNOWN,
+            )
             if not (event.character or "").isdigit():
                 # Tentative from now, not only once its change reaches the form: the next key
                 # of a burst is judged before that.
@@ -207,7 +231,7 @@ class TypingShield:
             self._restore(pending[0], first_letter=True)
             return
         if self._tentative is not None and urgent:
-            self.guard.decided(letter=not self._tentative[2].isdigit())
+            self.guard.decided(letter=not self._tentative.key.isdigit())
 
     async def _act_deferred(self, action: str, node: DOMNode) -> None:
         """A key that submits or leaves, held back a moment, acts: no letter followed it."""
@@ -222,20 +246,29 @@ class TypingShield:
         tentative, self._tentative = self._tentative, None
         if tentative is None:
             return ""
-        if tentative[0] == self.host.form.judgment:
+        row = tentative.focused
+        if isinstance(row, ChoiceRow) and row.value == tentative.row_value:
+            # The letter chose what its row held (a row takes its choice at once, before the
+            # form hears of it): no decision changed, so none is undone or waits to be (a
+            # decision key soon after is the reviewer's). The focus it moved goes back.
+            self._restore(tentative, first_letter=False, judgment=False)
+            return f"The key {tentative.key!r} was the start of typing; it changed no decision."
+        if tentative.judgment == self.host.form.judgment:
             # Its change has not reached the form yet (a burst of keys): undone when it does.
             self._undo_on_change = (tentative, self.guard.clock())
         else:
             self._restore(tentative, first_letter=False)
-        return f"The key {tentative[2]!r} was the start of typing: its decision was undone."
+        return f"The key {tentative.key!r} was the start of typing: its decision was undone."
 
-    def _restore(self, tentative: tuple[Judgment, Widget | None, str], first_letter: bool) -> None:
-        """The judgment and the focus as they were before the letter; the letter goes to the
-        field it moved the focus to, before what followed it there (``first_letter``: when
-        nothing followed it there, the rest was held back as typing, and so is the letter)."""
-        before, focused_before, letter = tentative
+    def _restore(self, tentative: Tentative, first_letter: bool, judgment: bool = True) -> None:
+        """The judgment (unless ``judgment`` is False: it did not change) and the focus as they
+        were before the letter; the letter goes to the field it moved the focus to, before what
+        followed it there (``first_letter``: when nothing followed it there, the rest was held
+        back as typing, and so is the letter)."""
+        before, focused_before, letter, _value = tentative
         focused_now = self.screen.focused
-        self.host.restore_judgment(before)
+        if judgment:
+            self.host.restore_judgment(before)
         if (
             isinstance(focused_now, Input)
             and focused_now is not focused_before
