@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual.widgets import DataTable
-from textual.widgets._tabbed_content import ContentTabs
+from textual.widgets import DataTable, Tabs
 
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import COLUMNS, HomeScreen
@@ -90,7 +89,7 @@ async def test_the_home_tables_keep_to_an_80_column_screen(tmp_path: Path) -> No
 
 
 def _tab_bars(views: list[ResponseView]) -> list[bool]:
-    return [view.query_one(ContentTabs).display for view in views]
+    return [view.query_one(Tabs).display for view in views]
 
 
 async def test_a_response_without_a_trace_has_no_tab_bar_until_its_trace_is_asked_for(

@@ -1,5 +1,10 @@
 """One blind response: its output and its transcript (each a TextPane), in two tabs.
 
+The tabs are Textual's tab bar (:class:`~textual.widgets.Tabs`) over the two panes, one shown at
+a time; the transcript's pane is made when it is first needed (the Trace tab shown, or its
+transcript read). Textual's ``TabbedContent`` looked the same and was a fifth of the widgets the
+compare screen styles and lays out for its first item.
+
 Nothing here knows which run or condition the response is: it shows a ``BlindResponse`` (masked
 output and trace, already stripped of identity by the review session) under "Response N", and a
 transcript the core masked the same way. The transcript is not read with the item: the first
@@ -15,7 +20,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, Tab, Tabs
 from textual.worker import get_current_worker
 
 from abp_tui.services.reviewing import BlindResponse
@@ -66,23 +71,30 @@ class ResponseView(Vertical):
         self._generation = 0
         self._note: tuple[str | None, int] | None = None
         self._trace_label = ""
+        self._output_id = f"output-{position}"
+        self._trace_id = f"trace-{position}"
+        self._tabs = Tabs(Tab("Output", id=self._output_id), Tab("Trace", id=self._trace_id))
+        self._pane = TextPane(id=f"text-{position}")
+        self._transcript: TextPane | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="response-note")
-        with TabbedContent(initial=f"output-{self.position}"):
-            with TabPane("Output", id=f"output-{self.position}"):
-                yield TextPane(id=f"text-{self.position}")
-            with TabPane("Trace", id=f"trace-{self.position}"):
-                yield TextPane(id=f"transcript-{self.position}", classes="transcript")
+        yield self._tabs
+        yield self._pane
 
     @property
     def pane(self) -> TextPane:
         """The output's pane."""
-        return self.query_one(f"#text-{self.position}", TextPane)
+        return self._pane
 
     @property
     def transcript_pane(self) -> TextPane:
-        return self.query_one(f"#transcript-{self.position}", TextPane)
+        """The transcript's pane (made, hidden unless its tab is shown, when first asked for)."""
+        if self._transcript is None:
+            self._transcript = TextPane(id=f"transcript-{self.position}", classes="transcript")
+            self._transcript.display = self.showing_trace
+            self.mount(self._transcript)
+        return self._transcript
 
     def visible_pane(self) -> TextPane:
         """The pane of the tab shown: the output or the transcript."""
@@ -90,7 +102,9 @@ class ResponseView(Vertical):
 
     def wrap_width(self) -> int:
         """The width the panes wrap to (whichever tab has been laid out)."""
-        return max(self.pane.wrap_width(), self.transcript_pane.wrap_width())
+        if self._transcript is None:
+            return self.pane.wrap_width()
+        return max(self.pane.wrap_width(), self._transcript.wrap_width())
 
     def show(
         self,
@@ -119,8 +133,7 @@ class ResponseView(Vertical):
         label = f"Trace ({len(response.trace)})"
         if label != self._trace_label:
             self._trace_label = label
-            tabs = self.query_one(TabbedContent)
-            tabs.get_tab(f"trace-{self.position}").label = Text(label)
+            self._tabs.query_one(f"#{self._trace_id}", Tab).label = Text(label)
 
     def _show_note(self, response: BlindResponse) -> None:
         notes: list[Text] = []
@@ -143,12 +156,22 @@ class ResponseView(Vertical):
     # -- the tabs ---------------------------------------------------------------------------
     @property
     def showing_trace(self) -> bool:
-        return self.query_one(TabbedContent).active == f"trace-{self.position}"
+        return self._tabs.active == self._trace_id
 
     def show_trace(self, show: bool) -> None:
-        tabs = self.query_one(TabbedContent)
-        tabs.active = f"{'trace' if show else 'output'}-{self.position}"
+        self._tabs.active = self._trace_id if show else self._output_id
+        self._switch_panes()
         self._show_tab_bar()
+
+    def _switch_panes(self) -> None:
+        """Show the pane of the active tab, the other hidden."""
+        trace = self.showing_trace
+        if self.pane.display == trace:
+            self.pane.display = not trace
+        if trace or self._transcript is not None:
+            transcript = self.transcript_pane
+            if transcript.display != trace:
+                transcript.display = trace
 
     def _show_tab_bar(self) -> None:
         """The Output and Trace tabs are shown when there is a trace, or its tab is open: a
@@ -156,13 +179,14 @@ class ResponseView(Vertical):
         still opens with the trace key, and the bar then comes back."""
         response = self.response
         shown = response is None or bool(response.trace) or self.showing_trace
-        bar = self.query_one(Tabs)
+        bar = self._tabs
         if bar.display != shown:
             bar.display = shown  # the bar alone: no class that would restyle the whole view
 
-    @on(TabbedContent.TabActivated)
-    def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+    @on(Tabs.TabActivated)
+    def tab_shown(self, event: Tabs.TabActivated) -> None:
         event.stop()
+        self._switch_panes()  # a tab clicked, or chosen with the arrow keys
         if self.showing_trace and self.shown is None and self.response is not None:
             self.transcript_pane.show("", READING)
             self.post_message(self.TranscriptWanted(self))
@@ -272,7 +296,7 @@ class ResponseView(Vertical):
 
     @on(TextPane.Clicked)
     def pane_clicked(self, event: TextPane.Clicked) -> None:
-        if event.pane is not self.transcript_pane or self.shown is None:
+        if event.pane is not self._transcript or self.shown is None:
             return
         event.stop()
         fold = self.shown.layout.fold_at(event.offset)
