@@ -1,9 +1,10 @@
 """One blind response: its output and its transcript (each a TextPane), in two tabs.
 
 The tabs are Textual's tab bar (:class:`~textual.widgets.Tabs`) over the two panes, one shown at
-a time; the transcript's pane is made when it is first needed (the Trace tab shown, or its
-transcript read). Textual's ``TabbedContent`` looked the same and was a fifth of the widgets the
-compare screen styles and lays out for its first item.
+a time; the bar is made when it is first shown (a response with a trace, or its Trace tab
+opened) and the transcript's pane when it is first needed (the Trace tab shown, or its
+transcript read). Textual's ``TabbedContent`` looked the same and, made for every response
+whether shown or not, was a third of the widgets the compare screen styled before its first item.
 
 Nothing here knows which run or condition the response is: it shows a ``BlindResponse`` (masked
 output and trace, already stripped of identity by the review session) under "Response N", and a
@@ -70,16 +71,17 @@ class ResponseView(Vertical):
         """The transcript in the Trace tab (None: not read yet)."""
         self._generation = 0
         self._note: tuple[str | None, int] | None = None
-        self._trace_label = ""
+        self._trace_label = "Trace"
         self._output_id = f"output-{position}"
         self._trace_id = f"trace-{position}"
-        self._tabs = Tabs(Tab("Output", id=self._output_id), Tab("Trace", id=self._trace_id))
+        self._trace_open = False
+        self._tabs: Tabs | None = None
+        """The tab bar, once it has been shown."""
         self._pane = TextPane(id=f"text-{position}")
         self._transcript: TextPane | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="response-note")
-        yield self._tabs
         yield self._pane
 
     @property
@@ -129,11 +131,12 @@ class ResponseView(Vertical):
         self.shown = None
         if self.showing_trace:
             self.transcript_pane.show("", READING)
-        self._show_tab_bar()
         label = f"Trace ({len(response.trace)})"
         if label != self._trace_label:
             self._trace_label = label
-            self._tabs.query_one(f"#{self._trace_id}", Tab).label = Text(label)
+            if self._tabs is not None:
+                self._tabs.query_one(f"#{self._trace_id}", Tab).label = Text(label)
+        self._show_tab_bar()
 
     def _show_note(self, response: BlindResponse) -> None:
         notes: list[Text] = []
@@ -156,12 +159,26 @@ class ResponseView(Vertical):
     # -- the tabs ---------------------------------------------------------------------------
     @property
     def showing_trace(self) -> bool:
-        return self._tabs.active == self._trace_id
+        return self._trace_open
 
     def show_trace(self, show: bool) -> None:
-        self._tabs.active = self._trace_id if show else self._output_id
+        self._trace_open = show
         self._switch_panes()
-        self._show_tab_bar()
+        bar = self._tabs
+        self._show_tab_bar()  # a new bar starts on the tab shown
+        if bar is not None:
+            active = self._trace_id if show else self._output_id
+            if bar.is_mounted:
+                bar.active = active
+            else:  # made a moment ago: its tabs are not there yet
+                self.call_after_refresh(setattr, bar, "active", active)
+        self._want_transcript()
+
+    def _want_transcript(self) -> None:
+        """The Trace tab shown with no transcript yet: ask for it."""
+        if self._trace_open and self.shown is None and self.response is not None:
+            self.transcript_pane.show("", READING)
+            self.post_message(self.TranscriptWanted(self))
 
     def _switch_panes(self) -> None:
         """Show the pane of the active tab, the other hidden."""
@@ -178,18 +195,29 @@ class ResponseView(Vertical):
         response without a trace shows no tab bar (two lines more of its text); its Trace tab
         still opens with the trace key, and the bar then comes back."""
         response = self.response
-        shown = response is None or bool(response.trace) or self.showing_trace
+        shown = response is not None and (bool(response.trace) or self.showing_trace)
         bar = self._tabs
-        if bar.display != shown:
+        if bar is None:
+            if not shown:
+                return
+            active = self._trace_id if self._trace_open else self._output_id
+            bar = self._tabs = Tabs(
+                Tab("Output", id=self._output_id),
+                Tab(Text(self._trace_label), id=self._trace_id),
+                active=active,
+            )
+            self.mount(bar, before=self._pane)
+        elif bar.display != shown:
             bar.display = shown  # the bar alone: no class that would restyle the whole view
 
     @on(Tabs.TabActivated)
     def tab_shown(self, event: Tabs.TabActivated) -> None:
         event.stop()
-        self._switch_panes()  # a tab clicked, or chosen with the arrow keys
-        if self.showing_trace and self.shown is None and self.response is not None:
-            self.transcript_pane.show("", READING)
-            self.post_message(self.TranscriptWanted(self))
+        trace = event.tab.id == self._trace_id
+        if trace != self._trace_open:  # a tab clicked, or chosen with the arrow keys
+            self._trace_open = trace
+            self._switch_panes()
+            self._want_transcript()
 
     # -- the transcript ---------------------------------------------------------------------
     def show_transcript(self, shown: ShownTranscript, *, top: int = 0) -> None:
