@@ -102,6 +102,8 @@ async def test_a_response_without_a_trace_has_no_tab_bar_until_its_trace_is_aske
         screen = await compare_screen(pilot)
         views = list(screen.query(ResponseView))
         assert _tab_bars(views) == [False, False]
+        # Not hidden: not made at all until it is first shown (the item is shown without it).
+        assert not screen.query(Tabs)
         await press(pilot, "r")  # the Trace tabs: the bar shows which tab is open
         assert all(v.showing_trace for v in views) and _tab_bars(views) == [True, True]
         await press(pilot, "r")
