@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from abp_tui.cli.commands.workstation import cmd_tui
 from abp_tui.cli.options import OptionError
 from abp_tui.cli.output import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from abp_tui.cli.parser import build_parser
 from abp_tui.errors import AbpError, ImportFailed
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -79,6 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Set ABP_TUI_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command (imported with them when first needed: the workstation's
+    own launch does without it, see :func:`workstation_args`)."""
+    from abp_tui.cli.parser import build_parser as build
+
+    return build()
 
 
 _WORKSTATION_OPTIONS = ("--db", "--reviewer")
