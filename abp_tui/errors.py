@@ -52,6 +52,14 @@ class ImportFailed(AbpError):
         super().__init__(first + more)
 
 
+class NotReady(AbpError):
+    """A submission that is not complete; ``problems`` says what is missing."""
+
+    def __init__(self, missing: list[str]) -> None:
+        self.problems = missing
+        super().__init__("cannot submit yet: " + "; ".join(missing))
+
+
 class StoreError(AbpError):
     """The database could not be opened or is not an abp-tui database."""
 

@@ -1,8 +1,11 @@
 """The workstation's launch path stays light: when the first item's texts go on screen, the
 process has not imported sqlite-utils (nor the click, pluggy and dateutil it brings) nor the
 diff's process pool (multiprocessing): the store's connection runs on ``sqlite3`` alone and the
-helper process starts after the first paint. Nor has the garbage collector run (it walked the
-start-up's objects again and again for nothing): it runs again once the first item is on
+helper process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's
+Output and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and
+the coordinator's identity checks with the re-runs, verdicts and statistics they bring (they
+are imported with the first save or enrolment). Nor has the garbage collector run (it walked
+the start-up's objects again and again for nothing): it runs again once the first item is on
 screen and its form built.
 
 ``bench startup`` measures the time; this checks the cause, which does not depend on the
@@ -28,6 +31,12 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "dateutil",
     "multiprocessing",
     "concurrent.futures.process",
+    "textual.widgets._tabbed_content",
+    "abp_tui.services.revision_rules",
+    "abp_tui.services.reclassify",
+    "abp_tui.services.coordinator_identity",
+    "abp_tui.analysis.verdicts",
+    "statistics",
 )
 
 _PROBE = """

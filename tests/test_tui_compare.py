@@ -220,7 +220,7 @@ async def test_the_mouse_scores_ticks_and_switches_tabs(tmp_path: Path) -> None:
         await pilot.pause()
         await pilot.click(fatal[0])
         await press(pilot, "r")  # the Trace tabs (a response without a trace has no tab bar)
-        await pilot.click("#response-2 #--content-tab-output-2")
+        await pilot.click("#response-2 #output-2")
         await settle(pilot)
         response = screen.drafts.judgment.responses["1"]
         assert response.scores == {"task_correctness": 2}

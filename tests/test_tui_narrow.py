@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual.widgets import DataTable
-from textual.widgets._tabbed_content import ContentTabs
+from textual.widgets import DataTable, Tabs
 
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import COLUMNS, HomeScreen
@@ -90,7 +89,8 @@ async def test_the_home_tables_keep_to_an_80_column_screen(tmp_path: Path) -> No
 
 
 def _tab_bars(views: list[ResponseView]) -> list[bool]:
-    return [view.query_one(ContentTabs).display for view in views]
+    """Whether each view shows its tab bar (made the first time it is shown)."""
+    return [any(bar.display for bar in view.query(Tabs)) for view in views]
 
 
 async def test_a_response_without_a_trace_has_no_tab_bar_until_its_trace_is_asked_for(
@@ -102,6 +102,8 @@ async def test_a_response_without_a_trace_has_no_tab_bar_until_its_trace_is_aske
         screen = await compare_screen(pilot)
         views = list(screen.query(ResponseView))
         assert _tab_bars(views) == [False, False]
+        # Not hidden: not made at all until it is first shown (the item is shown without it).
+        assert not screen.query(Tabs)
         await press(pilot, "r")  # the Trace tabs: the bar shows which tab is open
         assert all(v.showing_trace for v in views) and _tab_bars(views) == [True, True]
         await press(pilot, "r")

@@ -65,6 +65,8 @@ async def test_slash_searches_both_outputs_and_keys_jump_between_hits(tmp_path: 
     async with drive(app, SIZE) as pilot:
         screen = await compare_screen(pilot)
         focused = screen.focused
+        # The field is made when the bar is first opened: the item is shown without it.
+        assert not screen.search_bar.query(Input)
         await _search(pilot, "owner")
         pair = screen.pair
         await until(pilot, lambda: pair.hits and not pair.searching, "the hits")

@@ -19,29 +19,31 @@ from collections.abc import Sequence
 from abp_tui.cli.commands.workstation import cmd_tui
 from abp_tui.cli.options import OptionError
 from abp_tui.cli.output import EXIT_ERROR, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
-from abp_tui.cli.parser import build_parser
 from abp_tui.errors import AbpError, ImportFailed
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except OptionError as exc:  # a number outside the range its option declares
-        sys.stderr.write(f"abp-tui: {exc}\n")
-        return EXIT_ERROR
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args = workstation_args(arguments)
+    if args is None:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(arguments)
+        except OptionError as exc:  # a number outside the range its option declares
+            sys.stderr.write(f"abp-tui: {exc}\n")
+            return EXIT_ERROR
+        if getattr(args, "reviewer", None) is None and getattr(args, "reviewer_required", False):
+            parser.error("pack study: --reviewer NAME is required (whose pack it is)")
+        if getattr(args, "option", None):
+            bad = [o for o in args.option if "=" not in o]
+            if bad:
+                parser.error(f"--option {bad[0]}: expected KEY=VALUE")
     if not getattr(args, "command", None):
         args.func = cmd_tui
     if getattr(args, "reviewer", None) is None:
         args.reviewer = None  # --reviewer given neither before nor after the command
-        if getattr(args, "reviewer_required", False):
-            parser.error("pack study: --reviewer NAME is required (whose pack it is)")
-    if getattr(args, "option", None):
-        bad = [o for o in args.option if "=" not in o]
-        if bad:
-            parser.error(f"--option {bad[0]}: expected KEY=VALUE")
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a reader gone is met here, not at the interpreter's exit
@@ -76,6 +78,39 @@ def main(argv: Sequence[str] | None = None) -> int:
             "Set ABP_TUI_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command (imported with them when first needed: the workstation's
+    own launch does without it, see :func:`workstation_args`)."""
+    from abp_tui.cli.parser import build_parser as build
+
+    return build()
+
+
+_WORKSTATION_OPTIONS = ("--db", "--reviewer")
+
+
+def workstation_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The workstation's launch as people type it (``abp-tui``, ``abp-tui --db PATH
+    --reviewer NAME``, each ``--name=value`` or ``--name value``), read as the parser reads it
+    without building the parser of every command (a fiftieth of the workstation's start-up).
+    None for anything else (a command, another option, an abbreviation, a value missing or
+    starting with ``-``): the parser reads that, and says what is wrong with it."""
+    values: dict[str, str] = {}
+    at = 0
+    while at < len(argv):
+        name, equals, value = argv[at].partition("=")
+        if name not in _WORKSTATION_OPTIONS:
+            return None
+        if not equals:
+            at += 1
+            if at == len(argv) or argv[at].startswith("-"):
+                return None
+            value = argv[at]
+        values[name[2:]] = value  # given twice, the last one counts (as for the parser)
+        at += 1
+    return argparse.Namespace(command=None, **values)
 
 
 def _reader_gone() -> int:

@@ -23,6 +23,7 @@ from abp_tui.analysis.placement import (
 )
 from abp_tui.analysis.records import design_document
 from abp_tui.errors import AbpError
+from abp_tui.errors import NotReady as NotReady
 from abp_tui.models import (
     Finding,
     Judgment,
@@ -30,9 +31,6 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
-from abp_tui.services.coordinator_identity import refuse_enrolment
-from abp_tui.services.revision_rules import NotReady as NotReady
-from abp_tui.services.revision_rules import check_revision, item_rules
 from abp_tui.store import judging as sql
 from abp_tui.store import queue_pages
 from abp_tui.store.secrets import plan_secret
@@ -183,6 +181,8 @@ class ReviewSession:
         if sql.enrolment_slot(self.db, self.design_pk, self.reviewer) is not None:
             return
         # Whoever has seen the coordinator's figures of the study would not judge independently.
+        from abp_tui.services.coordinator_identity import refuse_enrolment
+
         refuse_enrolment(self.db, self.design_row.study_id, self.design.name, self.reviewer)
         rows = sql.items(self.db, self.design_pk)
         from abp_tui.analysis.blinding import ORDER_BLOCKS_KEY, PlannedItem, PlanRun
@@ -356,7 +356,10 @@ class ReviewSession:
         item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
-        # The one check of what a revision may hold; a merge applies the same (revision_rules).
+        # The one check of what a revision may hold; a merge applies the same (revision_rules,
+        # imported with the first save: the first item is shown without it).
+        from abp_tui.services.revision_rules import check_revision, item_rules
+
         by_run, missing = check_revision(
             self.db,
             item_rules(self.db, self.design_row, self.rubric, item, order),

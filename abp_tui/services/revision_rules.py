@@ -26,6 +26,7 @@ from abp_tui.analysis.placement import by_run as by_run_of
 from abp_tui.analysis.placement import placement_of, positions_shown
 from abp_tui.analysis.scoring import problems
 from abp_tui.errors import AbpError
+from abp_tui.errors import NotReady as NotReady
 from abp_tui.models import OVERRIDE_STATES, Judgment, Rubric
 from abp_tui.services.reclassify import record_state_problems, refused_override
 from abp_tui.store import judging as sql
@@ -33,14 +34,6 @@ from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
     import sqlite_utils
-
-
-class NotReady(AbpError):
-    """A submission that is not complete; ``problems`` says what is missing."""
-
-    def __init__(self, missing: list[str]) -> None:
-        self.problems = missing
-        super().__init__("cannot submit yet: " + "; ".join(missing))
 
 
 class RevisionRefused(AbpError):

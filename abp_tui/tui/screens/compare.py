@@ -33,7 +33,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -239,6 +239,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self.first = first
         """At start-up: the first item, read before the screen was pushed (or being read)."""
         self._missing_shown = ""
+        self._resumed = False
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -262,6 +263,16 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                 yield self.ai_panel
         # The coordinator's screens stay on their keys and in the palette, not in this bar.
         yield KeyBar(hide=COORDINATOR_KEYS, first=("toggle_form", "submit", "next_item"))
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed:
+            # Pushed: every widget was styled as it was mounted, with the classes it has now
+            # (compose gives them before its widgets are styled). Styling them all again
+            # would change nothing, for a sixth of the first paint's work; shown again later
+            # (after a dialog), the screen is restyled as Textual does.
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
 
     def on_mount(self) -> None:
         self.query_one("#scoring", VerticalScroll).can_focus = False

@@ -1,5 +1,11 @@
 """One blind response: its output and its transcript (each a TextPane), in two tabs.
 
+The tabs are Textual's tab bar (:class:`~textual.widgets.Tabs`) over the two panes, one shown at
+a time; the bar is made when it is first shown (a response with a trace, or its Trace tab
+opened) and the transcript's pane when it is first needed (the Trace tab shown, or its
+transcript read). Textual's ``TabbedContent`` looked the same and, made for every response
+whether shown or not, was a third of the widgets the compare screen styled before its first item.
+
 Nothing here knows which run or condition the response is: it shows a ``BlindResponse`` (masked
 output and trace, already stripped of identity by the review session) under "Response N", and a
 transcript the core masked the same way. The transcript is not read with the item: the first
@@ -15,7 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, Tab, Tabs
 from textual.worker import get_current_worker
 
 from abp_tui.services.reviewing import BlindResponse
@@ -65,24 +71,32 @@ class ResponseView(Vertical):
         """The transcript in the Trace tab (None: not read yet)."""
         self._generation = 0
         self._note: tuple[str | None, int] | None = None
-        self._trace_label = ""
+        self._trace_label = "Trace"
+        self._output_id = f"output-{position}"
+        self._trace_id = f"trace-{position}"
+        self._trace_open = False
+        self._tabs: Tabs | None = None
+        """The tab bar, once it has been shown."""
+        self._pane = TextPane(id=f"text-{position}")
+        self._transcript: TextPane | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="response-note")
-        with TabbedContent(initial=f"output-{self.position}"):
-            with TabPane("Output", id=f"output-{self.position}"):
-                yield TextPane(id=f"text-{self.position}")
-            with TabPane("Trace", id=f"trace-{self.position}"):
-                yield TextPane(id=f"transcript-{self.position}", classes="transcript")
+        yield self._pane
 
     @property
     def pane(self) -> TextPane:
         """The output's pane."""
-        return self.query_one(f"#text-{self.position}", TextPane)
+        return self._pane
 
     @property
     def transcript_pane(self) -> TextPane:
-        return self.query_one(f"#transcript-{self.position}", TextPane)
+        """The transcript's pane (made, hidden unless its tab is shown, when first asked for)."""
+        if self._transcript is None:
+            self._transcript = TextPane(id=f"transcript-{self.position}", classes="transcript")
+            self._transcript.display = self.showing_trace
+            self.mount(self._transcript)
+        return self._transcript
 
     def visible_pane(self) -> TextPane:
         """The pane of the tab shown: the output or the transcript."""
@@ -90,7 +104,9 @@ class ResponseView(Vertical):
 
     def wrap_width(self) -> int:
         """The width the panes wrap to (whichever tab has been laid out)."""
-        return max(self.pane.wrap_width(), self.transcript_pane.wrap_width())
+        if self._transcript is None:
+            return self.pane.wrap_width()
+        return max(self.pane.wrap_width(), self._transcript.wrap_width())
 
     def show(
         self,
@@ -115,12 +131,12 @@ class ResponseView(Vertical):
         self.shown = None
         if self.showing_trace:
             self.transcript_pane.show("", READING)
-        self._show_tab_bar()
         label = f"Trace ({len(response.trace)})"
         if label != self._trace_label:
             self._trace_label = label
-            tabs = self.query_one(TabbedContent)
-            tabs.get_tab(f"trace-{self.position}").label = Text(label)
+            if self._tabs is not None:
+                self._tabs.query_one(f"#{self._trace_id}", Tab).label = Text(label)
+        self._show_tab_bar()
 
     def _show_note(self, response: BlindResponse) -> None:
         notes: list[Text] = []
@@ -143,29 +159,65 @@ class ResponseView(Vertical):
     # -- the tabs ---------------------------------------------------------------------------
     @property
     def showing_trace(self) -> bool:
-        return self.query_one(TabbedContent).active == f"trace-{self.position}"
+        return self._trace_open
 
     def show_trace(self, show: bool) -> None:
-        tabs = self.query_one(TabbedContent)
-        tabs.active = f"{'trace' if show else 'output'}-{self.position}"
-        self._show_tab_bar()
+        self._trace_open = show
+        self._switch_panes()
+        bar = self._tabs
+        self._show_tab_bar()  # a new bar starts on the tab shown
+        if bar is not None:
+            active = self._trace_id if show else self._output_id
+            if bar.is_mounted:
+                bar.active = active
+            else:  # made a moment ago: its tabs are not there yet
+                self.call_after_refresh(setattr, bar, "active", active)
+        self._want_transcript()
+
+    def _want_transcript(self) -> None:
+        """The Trace tab shown with no transcript yet: ask for it."""
+        if self._trace_open and self.shown is None and self.response is not None:
+            self.transcript_pane.show("", READING)
+            self.post_message(self.TranscriptWanted(self))
+
+    def _switch_panes(self) -> None:
+        """Show the pane of the active tab, the other hidden."""
+        trace = self.showing_trace
+        if self.pane.display == trace:
+            self.pane.display = not trace
+        if trace or self._transcript is not None:
+            transcript = self.transcript_pane
+            if transcript.display != trace:
+                transcript.display = trace
 
     def _show_tab_bar(self) -> None:
         """The Output and Trace tabs are shown when there is a trace, or its tab is open: a
         response without a trace shows no tab bar (two lines more of its text); its Trace tab
         still opens with the trace key, and the bar then comes back."""
         response = self.response
-        shown = response is None or bool(response.trace) or self.showing_trace
-        bar = self.query_one(Tabs)
-        if bar.display != shown:
+        shown = response is not None and (bool(response.trace) or self.showing_trace)
+        bar = self._tabs
+        if bar is None:
+            if not shown:
+                return
+            active = self._trace_id if self._trace_open else self._output_id
+            bar = self._tabs = Tabs(
+                Tab("Output", id=self._output_id),
+                Tab(Text(self._trace_label), id=self._trace_id),
+                active=active,
+            )
+            self.mount(bar, before=self._pane)
+        elif bar.display != shown:
             bar.display = shown  # the bar alone: no class that would restyle the whole view
 
-    @on(TabbedContent.TabActivated)
-    def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+    @on(Tabs.TabActivated)
+    def tab_shown(self, event: Tabs.TabActivated) -> None:
         event.stop()
-        if self.showing_trace and self.shown is None and self.response is not None:
-            self.transcript_pane.show("", READING)
-            self.post_message(self.TranscriptWanted(self))
+        trace = event.tab.id == self._trace_id
+        if trace != self._trace_open:  # a tab clicked, or chosen with the arrow keys
+            self._trace_open = trace
+            self._switch_panes()
+            self._want_transcript()
 
     # -- the transcript ---------------------------------------------------------------------
     def show_transcript(self, shown: ShownTranscript, *, top: int = 0) -> None:
@@ -272,7 +324,7 @@ class ResponseView(Vertical):
 
     @on(TextPane.Clicked)
     def pane_clicked(self, event: TextPane.Clicked) -> None:
-        if event.pane is not self.transcript_pane or self.shown is None:
+        if event.pane is not self._transcript or self.shown is None:
             return
         event.stop()
         fold = self.shown.layout.fold_at(event.offset)

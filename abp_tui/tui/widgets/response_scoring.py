@@ -22,7 +22,6 @@ from textual.widgets import Input, Static
 
 from abp_tui.analysis.scoring import result_state, total
 from abp_tui.models import Dimension, ResponseJudgment, ResultState, Rubric
-from abp_tui.services.reclassify import SCORED_NOT_EXCLUDED
 from abp_tui.services.reviewing import RECORD_STATES
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.widgets.choices import Choice, ChoiceRow, FieldInput, OptionLabel, row_key
@@ -130,6 +129,8 @@ class OverrideRow(ChoiceRow):
 
     def choose(self, value: str | None) -> None:
         if not self.manual and value in ("INVALID_TEST", "GRADER_DISPUTE"):
+            from abp_tui.services.reclassify import SCORED_NOT_EXCLUDED
+
             self.notify(
                 f"{value} cannot be set by hand here: {SCORED_NOT_EXCLUDED}.",
                 severity="warning",

@@ -3,7 +3,8 @@
 The bar only collects the text: Enter posts :class:`SearchBar.Submitted` (the screen searches
 and gives the focus back where it was, so single keys act again), Escape posts
 :class:`SearchBar.Closed` (the search is cleared). The status beside the field is whatever the
-screen says about the hits. The typed text is the reviewer's own, shown as plain text.
+screen says about the hits. The typed text is the reviewer's own, shown as plain text. The bar's
+field and status are made when it is first opened: a screen shows its first item without them.
 """
 
 from __future__ import annotations
@@ -56,15 +57,20 @@ class SearchBar(Horizontal):
     def __init__(self, placeholder: str, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.placeholder = placeholder
+        self._input: Input | None = None
+        self._status: Static | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("/"), classes="search-label")
-        yield Input(placeholder=self.placeholder, compact=True, classes="search-input")
-        yield Static("", classes="search-status")
+        return iter(())  # the field and its status are made when the bar is first opened
 
     @property
     def input(self) -> Input:
-        return self.query_one(Input)
+        """The search field (made, with the status beside it, when first asked for)."""
+        if self._input is None:
+            self._input = Input(placeholder=self.placeholder, compact=True, classes="search-input")
+            self._status = Static("", classes="search-status")
+            self.mount(Static(Text("/"), classes="search-label"), self._input, self._status)
+        return self._input
 
     @property
     def is_open(self) -> bool:
@@ -77,13 +83,15 @@ class SearchBar(Horizontal):
 
     def close(self, *, announce: bool = True) -> None:
         self.remove_class("-open")
-        self.input.value = ""
+        if self._input is not None:
+            self._input.value = ""
         self.set_status(Text(""))
         if announce:
             self.post_message(self.Closed())
 
     def set_status(self, status: Text) -> None:
-        self.query_one(".search-status", Static).update(status)
+        if self._status is not None:
+            self._status.update(status)
 
     def action_close(self) -> None:
         self.close()
