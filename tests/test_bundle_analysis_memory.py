@@ -17,11 +17,14 @@ import random
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from abp_tui.bench.pairwise_import import write_pairs
+from abp_tui.export import derive as derive_module
 from abp_tui.export.bundle_analysis import RunVerdicts, agreement, analyse, parse, summarise
 from abp_tui.export.bundle_reading import read_bundle
-from abp_tui.export.derive import JUDGMENTS_CSV, VERDICTS, derive, derive_each
-from abp_tui.export.tables import JudgmentRows, bundle_tables, table_csv
+from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
+from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, table_csv
 from abp_tui.models import Judgment, PreferenceChoice
 from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
@@ -57,40 +60,75 @@ def _exported(root: Path, template: Path, pairs: int) -> Path:
     return root / f"bundle{pairs}"
 
 
-def _peak(bundle: Path) -> int:
-    """Peak bytes of analysing a bundle's records and making every derived file from them, each
-    hashed a piece at a time as ``verify`` and an export take them (its files read
-    beforehand)."""
-    files = read_bundle(bundle)
+def _analysed(bundle: Path) -> int:
+    """Bytes the analysis of a bundle's parsed records holds (its decisions, outcomes and
+    verdicts), its files read and parsed beforehand."""
+    inputs = parse(read_bundle(bundle))
     tracemalloc.start()
     try:
-        made = 0
-        for _path, data in derive_each(files, analyse(parse(files))):
-            for piece in [data] if isinstance(data, bytes) else data:
-                made += len(hashlib.sha256(piece).digest())
-        _now, peak = tracemalloc.get_traced_memory()
+        analysis = analyse(inputs)
+        now, _peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert made > 20 * 32  # every derived file was made
-    return peak
+    assert len(analysis.verdicts) == len(inputs.runs)
+    return now
 
 
-PER_PAIR_LIMIT = 14 * 1024
-"""Bytes a judged pair (two runs, two reviewers' judgments) may add to the peak: about 19 kB
-before each verdict and row of the judgments table was made when read and the page's long
-tables were written a piece at a time, about 10 kB now."""
+def _judgments(bundle: Path) -> int:
+    """Bytes the table of every judgment holds once made."""
+    analysis = analyse(parse(read_bundle(bundle)))
+    tracemalloc.start()
+    try:
+        table = judgments_table(analysis)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(table.rows) == 2 * len(analysis.verdicts)  # two judgments a pair, two runs each
+    return now
 
 
-def test_a_bundles_analysis_grows_by_what_its_records_hold(
-    tmp_path: Path, empty_db_template: Path
+def _report(bundle: Path) -> int:
+    """Peak bytes of writing the report (hashed a piece at a time, as an export or ``verify``
+    takes it) over what is held when it starts."""
+    files = read_bundle(bundle)
+    for path, data in derive_each(files, analyse(parse(files))):
+        if path != REPORT:
+            for _piece in [data] if isinstance(data, bytes) else data:
+                pass
+            continue
+        assert not isinstance(data, bytes)
+        tracemalloc.start()
+        try:
+            written = sum(len(hashlib.sha256(piece).digest()) for piece in data)
+            _now, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert written > 32
+        return peak
+    raise AssertionError("no report")
+
+
+PER_PAIR_LIMITS = {"analysed": 3000, "judgments": 400, "report": 2000}
+"""Bytes a judged pair (two runs, two reviewers' judgments) may add to each: before, about
+3,500 to the analysis (every run's verdict held), 900 to the judgments table (every row held)
+and 4,200 to writing the report (each long table's markup made whole first); now about 2,500,
+70 and 700."""
+
+
+def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
+    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The report is encoded a few kB at a time here (a megabyte in an export), so that what
+    # grows with the study is told from that buffer on studies this small.
+    monkeypatch.setattr(derive_module, "_SLICE", 4096)
     small_bundle = _exported(tmp_path, empty_db_template, 60)
     large_bundle = _exported(tmp_path, empty_db_template, 360)
-    _peak(small_bundle)  # what a first analysis builds once (validators, imports)
-    small = _peak(small_bundle)
-    large = _peak(large_bundle)
-    per_pair = (large - small) / 300
-    assert per_pair < PER_PAIR_LIMIT, f"{per_pair / 1024:.1f} kB a judged pair"
+    grown = {}
+    for name, measure in (("analysed", _analysed), ("judgments", _judgments), ("report", _report)):
+        measure(small_bundle)  # what a first call builds once (validators, imports)
+        grown[name] = (measure(large_bundle) - measure(small_bundle)) / 300
+    over = {k: round(v) for k, v in grown.items() if v >= PER_PAIR_LIMITS[k]}
+    assert not over, f"bytes a judged pair: {over} (limits {PER_PAIR_LIMITS})"
 
 
 def test_verdicts_and_judgment_rows_made_when_read_are_the_bundles(

@@ -231,7 +231,7 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
         self._starts = array("q", [0])
         """Row number of each revision's first row, and of the row after the last."""
         for e in entries:
-            self._starts.append(self._starts[-1] + len(e.placement))
+            self._starts.append(self._starts[-1] + len(in_order(e.placement)))
         self._conditions: dict[str, str] | None = None
         self._held: tuple[int, list[tuple[Cell, ...]]] = (-1, [])
 
