@@ -190,10 +190,13 @@ def test_the_reports_rows_are_the_markup_the_template_wrote_cell_by_cell(rows: i
 
 
 def test_the_template_writes_rows_through_html_rows() -> None:
-    """The page's table macro is the one checked above (a change to one is a change to the
-    other)."""
-    source = (Path(report.__file__).parent / "templates" / "report.html.j2").read_text("utf-8")
+    """The page's table (the template its macro and its long tables include) is the one
+    checked above (a change to one is a change to the other)."""
+    templates = Path(report.__file__).parent / "templates"
+    source = (templates / "table.html.j2").read_text("utf-8")
     assert "{% for rows in t.html_rows %}{{ rows }}{% endfor %}" in source
+    page = (templates / "report.html.j2").read_text("utf-8")
+    assert page.count('{% include "table.html.j2" %}') == 7  # the macro and six long tables
 
 
 DOCUMENTS: tuple[Any, ...] = (
@@ -240,12 +243,13 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
     replace (the CSV writer cell by cell, the page's template looping over every cell), byte
     for byte."""
     templates = Path(report.__file__).parent / "templates"
-    page = (templates / "report.html.j2").read_text("utf-8")
-    assert _ROWS_LINE in page
+    table = (templates / "table.html.j2").read_text("utf-8")
+    assert _ROWS_LINE in table
     old_env = Environment(
         loader=DictLoader(
             {
-                "report.html.j2": page.replace(_ROWS_LINE, _CELLS_LINES),
+                "report.html.j2": (templates / "report.html.j2").read_text("utf-8"),
+                "table.html.j2": table.replace(_ROWS_LINE, _CELLS_LINES),
                 "report.css": (templates / "report.css").read_text("utf-8"),
             }
         ),

@@ -206,14 +206,16 @@ class Table:
     id: str
     title: str
     columns: tuple[Column, ...]
-    rows: tuple[tuple[Cell, ...], ...]
+    rows: Sequence[tuple[Cell, ...]]
+    """Its rows: a tuple, or a sequence making each row when it is read (a long table a
+    bundle writes, never whole in memory: its rows are not checked here)."""
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         keys = [c.key for c in self.columns]
         if len(set(keys)) != len(keys):
             raise ValueError(f"table {self.id}: duplicate column keys")
-        for row in self.rows:
+        for row in self.rows if isinstance(self.rows, tuple) else ():
             if len(row) != len(self.columns):
                 raise ValueError(f"table {self.id}: a row of {len(row)} cells, not {len(keys)}")
 

@@ -20,9 +20,9 @@ cross-checks the verdicts computed here against the database's before it writes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, overload
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -321,8 +321,8 @@ class Analysis:
     decisions: Decisions
     human: dict[str, Verdict]
     """Run id -> final human verdict (judged runs only)."""
-    verdicts: list[RunVerdict]
-    """One per run in scope, in run order."""
+    verdicts: Sequence[RunVerdict]
+    """One per run in scope, in run order (:class:`RunVerdicts`: each made when read)."""
     outcomes: list[RunOutcome]
     """One per run in scope, in run order."""
 
@@ -387,62 +387,102 @@ def _adjudicated(rubric: Rubric, a: AdjudicationRevision, run: str) -> Adjudicat
 
 def analyse(inputs: Inputs) -> Analysis:
     """Final verdicts and the outcome of every run in scope."""
-    rubric = inputs.rubric
     records = bundle_records(inputs)
     decisions = decide(records)
-    reviews: dict[str, list[Review]] = defaultdict(list)
-    for js in decisions.latest.values():
-        for j in js:
-            for run, response in j.judgment.responses.items():
-                reviews[run].append(_review(rubric, j, run, response))
-    human = {v.run: v for v in decisions.verdicts}
-    preferred: dict[str, list[ItemPreference]] = defaultdict(list)
-    for p in decisions.preferences:
-        for run in p.runs:
-            preferred[run].append(p)
     run_outcomes = held_outcomes(records, decisions)  # a record failure's state stands
-    verdicts = []
-    for published, o in zip(inputs.runs, run_outcomes, strict=True):
-        verdict = human.get(published.id)
-        adjudication = decisions.adjudicated_by.get(published.id)
-        # Built from values of its fields' types (a thousand bytes less each, for a large
-        # study's hundreds of thousands of runs).
-        verdicts.append(
-            trusted(
-                RunVerdict,
-                run=published.id,
-                task=published.task,
-                condition=published.condition,
-                trial=published.trial,
-                state=o.state,
-                source=o.source,
-                human_state=o.human_state,
-                automated_state=o.automated_state,
-                automated_outcome=published.automated_outcome,
-                record_state=None
-                if published.origin_status is None
-                else published.origin_status.value,
-                excluded_reason=published.excluded_reason,
-                scores=o.scores,
-                fatal_hits=verdict.fatal_hits if verdict else (),
-                judgments=verdict.judgments if verdict else 0,
-                items=verdict.items if verdict else (),
-                reviews=tuple(reviews.get(published.id, ())),
-                adjudication=None
-                if adjudication is None
-                else _adjudicated(rubric, adjudication, published.id),
-                material=task_material(inputs.study_design, published.task),
-                preferences=tuple(preferred.get(published.id, ())),
-            )
-        )
+    human = {v.run: v for v in decisions.verdicts}
     return Analysis(
         inputs=inputs,
         records=records,
         decisions=decisions,
         human=human,
-        verdicts=verdicts,
+        verdicts=RunVerdicts(inputs, decisions, run_outcomes, human),
         outcomes=run_outcomes,
     )
+
+
+class RunVerdicts(Sequence[RunVerdict]):
+    """The final verdict of every run in scope, in run order, each made when it is read from
+    what the analysis holds anyway (the run, its outcome, the decisions): a large study's
+    hundreds of thousands of verdicts, with their reviews, are never all held."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        decisions: Decisions,
+        outcomes: Sequence[RunOutcome],
+        human: Mapping[str, Verdict],
+    ) -> None:
+        if len(inputs.runs) != len(outcomes):  # a bug: one outcome per run, in run order
+            raise ValueError(f"{len(outcomes)} outcomes of {len(inputs.runs)} runs")
+        self._inputs = inputs
+        self._decisions = decisions
+        self._outcomes = outcomes
+        self._human = human
+        judged: dict[str, list[JudgmentRevision]] = defaultdict(list)
+        for js in decisions.latest.values():
+            for j in js:
+                for run in j.judgment.responses:
+                    judged[run].append(j)
+        self._judged = {run: tuple(js) for run, js in judged.items()}
+        """Run id -> the latest submitted judgments with a response of it, in the order the
+        reviews list them."""
+        preferred: dict[str, list[ItemPreference]] = defaultdict(list)
+        for p in decisions.preferences:
+            for run in p.runs:
+                preferred[run].append(p)
+        self._preferred = {run: tuple(ps) for run, ps in preferred.items()}
+
+    def __len__(self) -> int:
+        return len(self._outcomes)
+
+    @overload
+    def __getitem__(self, index: int) -> RunVerdict: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RunVerdict]: ...
+
+    def __getitem__(self, index: int | slice) -> RunVerdict | Sequence[RunVerdict]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._verdict(self._inputs.runs[index], self._outcomes[index])
+
+    def __iter__(self) -> Iterator[RunVerdict]:
+        return map(self._verdict, self._inputs.runs, self._outcomes)
+
+    def _verdict(self, published: rec.HeldRun, o: RunOutcome) -> RunVerdict:
+        inputs = self._inputs
+        rubric = inputs.rubric
+        run = published.id
+        verdict = self._human.get(run)
+        adjudication = self._decisions.adjudicated_by.get(run)
+        # Built from values of its fields' types (a thousand bytes less each, for a large
+        # study's hundreds of thousands of runs).
+        return trusted(
+            RunVerdict,
+            run=run,
+            task=published.task,
+            condition=published.condition,
+            trial=published.trial,
+            state=o.state,
+            source=o.source,
+            human_state=o.human_state,
+            automated_state=o.automated_state,
+            automated_outcome=published.automated_outcome,
+            record_state=None if published.origin_status is None else published.origin_status.value,
+            excluded_reason=published.excluded_reason,
+            scores=o.scores,
+            fatal_hits=verdict.fatal_hits if verdict else (),
+            judgments=verdict.judgments if verdict else 0,
+            items=verdict.items if verdict else (),
+            reviews=tuple(
+                _review(rubric, j, run, j.judgment.responses[run])
+                for j in self._judged.get(run, ())
+            ),
+            adjudication=None if adjudication is None else _adjudicated(rubric, adjudication, run),
+            material=task_material(inputs.study_design, published.task),
+            preferences=self._preferred.get(run, ()),
+        )
 
 
 # -- results -----------------------------------------------------------------------------------

@@ -9,8 +9,12 @@ files' contract).
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from typing import overload
 
 from abp_tui.analysis.material import splits_tasks, task_material
 from abp_tui.analysis.placement import in_order, picked
@@ -69,10 +73,10 @@ def table_csv_chunks(table: Table, batch: int = 2000) -> Iterator[bytes]:
     are never all made at once)."""
     header = [name for c in table.columns for name, _part in c.fields]
     yield csv_header(header).encode("utf-8")
-    rows = table.rows
-    for start in range(0, len(rows), batch):
-        part = Table(table.id, table.title, table.columns, rows[start : start + batch])
-        yield csv_lines(csv_rows(part)[1]).encode("utf-8")
+    rows = iter(table.rows)
+    while part := tuple(islice(rows, batch)):
+        piece = Table(table.id, table.title, table.columns, part)
+        yield csv_lines(csv_rows(piece)[1]).encode("utf-8")
 
 
 def _columns(
@@ -158,15 +162,12 @@ def findings_table(findings: Sequence[FindingRevision]) -> Table:
 
 
 def judgments_table(analysis: Analysis) -> Table:
-    """Every judgment revision (drafts included) and every adjudication, one row per response."""
+    """Every judgment revision (drafts included) and every adjudication, one row per response,
+    each row made when it is read (:class:`JudgmentRows`): a large study's hundreds of
+    thousands of rows are never all held, only the revisions they are made from."""
     inputs = analysis.inputs
-    rubric = inputs.rubric
-    dims = [d.id for d in rubric.dimensions]
-    items = {i.code: i for i in inputs.items}
-    condition_of = {r.id: r.condition for r in inputs.runs}
+    dims = [d.id for d in inputs.rubric.dimensions]
     material = splits_tasks(inputs.study_design)
-    for i in inputs.items:
-        condition_of.update(zip(i.runs, i.conditions, strict=True))
     columns = (
         *_columns(
             "kind",
@@ -201,12 +202,82 @@ def judgments_table(analysis: Analysis) -> Table:
             *(("material",) if material else ()),
         ),
     )
-    rows: list[tuple[Cell, ...]] = []
-    entries: list[tuple[tuple[str, int, str, int], JudgmentRevision | AdjudicationRevision]] = []
-    entries += [((j.item, 0, j.reviewer, j.revision), j) for j in inputs.judgments]
-    entries += [((a.item, 1, a.adjudicator, a.revision), a) for a in inputs.adjudications]
-    for _key, e in sorted(entries, key=lambda x: x[0]):
-        item = items.get(e.item)
+    return Table("judgments", "Every judgment and adjudication", columns, JudgmentRows(analysis))
+
+
+Revision = JudgmentRevision | AdjudicationRevision
+
+
+def _entry_key(e: Revision) -> tuple[str, int, str, int]:
+    if isinstance(e, JudgmentRevision):
+        return (e.item, 0, e.reviewer, e.revision)
+    return (e.item, 1, e.adjudicator, e.revision)
+
+
+class JudgmentRows(Sequence[tuple[Cell, ...]]):
+    """The rows of :func:`judgments_table`: the revisions in the table's order (item, then
+    judgments before adjudications, then who and revision), each revision's rows (one per
+    response shown, in the order shown) made when read."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        inputs = analysis.inputs
+        self._inputs = inputs
+        self._dims = tuple(d.id for d in inputs.rubric.dimensions)
+        self._material = splits_tasks(inputs.study_design)
+        self._items = {i.code: i for i in inputs.items}
+        entries: list[Revision] = [*inputs.judgments, *inputs.adjudications]
+        entries.sort(key=_entry_key)  # stable: equal keys keep the files' order
+        self._entries = entries
+        self._starts = array("q", [0])
+        """Row number of each revision's first row, and of the row after the last."""
+        for e in entries:
+            self._starts.append(self._starts[-1] + len(in_order(e.placement)))
+        self._conditions: dict[str, str] | None = None
+        self._held: tuple[int, list[tuple[Cell, ...]]] = (-1, [])
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Cell, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Cell, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Cell, ...] | Sequence[tuple[Cell, ...]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError(index)
+        index %= count
+        at = bisect_right(self._starts, index) - 1
+        held_at, rows = self._held
+        if held_at != at:
+            rows = self._rows(self._entries[at])
+            self._held = (at, rows)
+        return rows[index - self._starts[at]]
+
+    def __iter__(self) -> Iterator[tuple[Cell, ...]]:
+        for e in self._entries:
+            yield from self._rows(e)
+
+    def _condition_of(self) -> dict[str, str]:
+        """Run id -> its condition: the runs', then each item's (made when first needed)."""
+        if self._conditions is None:
+            inputs = self._inputs
+            conditions = {r.id: r.condition for r in inputs.runs}
+            for i in inputs.items:
+                conditions.update(zip(i.runs, i.conditions, strict=True))
+            self._conditions = conditions
+        return self._conditions
+
+    def _rows(self, e: Revision) -> list[tuple[Cell, ...]]:
+        inputs = self._inputs
+        rubric = inputs.rubric
+        dims = self._dims
+        condition_of = self._condition_of()
+        item = self._items.get(e.item)
         judgment = e.judgment
         choice = judgment.preference
         preferred = picked(choice, e.placement) or ""
@@ -227,6 +298,7 @@ def judgments_table(analysis: Analysis) -> Table:
                 e.note,
                 None,
             )
+        rows: list[tuple[Cell, ...]] = []
         for position, run in in_order(e.placement):
             response = judgment.responses.get(run)
             scores = response.scores if response else {}
@@ -260,9 +332,9 @@ def judgments_table(analysis: Analysis) -> Table:
                     failed,
                     *(
                         (task_material(inputs.study_design, item.task if item else ""),)
-                        if material
+                        if self._material
                         else ()
                     ),
                 )
             )
-    return Table("judgments", "Every judgment and adjudication", columns, tuple(rows))
+        return rows

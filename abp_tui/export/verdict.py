@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from abp_tui.analysis.automated import is_automated
 from abp_tui.analysis.matched_models import ModelMatch, engines_comparable, leading_warnings
-from abp_tui.analysis.material import development_note
+from abp_tui.analysis.material import development_note, task_material
 from abp_tui.analysis.results.tallies import counts_for_efficiency
 from abp_tui.export.bundle_analysis import Analysis, Summary
 from abp_tui.export.gate import GateStatus
@@ -139,12 +139,15 @@ def abp_verdict(analysis: Analysis, summary: Summary, gate: GateStatus) -> dict[
         raise ValueError(f"abp-verdict/v1 intervals are 95%, not {summary.confidence:g}")
     inputs = analysis.inputs
     per_engine = []
+    # Over benchmark material, as the summary's figures are (seed 002: never development).
+    benchmark = [
+        task_material(inputs.study_design, run.task) != "development" for run in inputs.runs
+    ]
     for g in summary.conditions:
-        # Over benchmark material, as the summary's figures are (seed 002: never development).
         indices = [
             i
-            for i, (o, v) in enumerate(zip(analysis.outcomes, analysis.verdicts, strict=True))
-            if o.condition_id == g.condition and v.material != "development"
+            for i, (o, counted) in enumerate(zip(analysis.outcomes, benchmark, strict=True))
+            if counted and o.condition_id == g.condition
         ]
         engine: dict[str, Any] = {
             "engine": g.condition,

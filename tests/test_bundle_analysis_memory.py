@@ -1,0 +1,159 @@
+"""A bundle's analysis holds what its records hold, not a second copy of every run and row.
+
+What was found (issue #31): ``export bundle`` and ``verify`` of a PandaLM-shaped study peaked at
+1.9 GB for 100,000 judged pairs, growing by about 18 kB a pair. Besides the parsed records, the
+analysis they both make kept a final verdict of every run as a record of its own (with its
+reviews and preferences), and the table of every judgment kept a row of twenty-odd cells for
+each response of each judgment, all of it held until the report, the last file, was written.
+Now each run's verdict and each row of the judgments table is made when it is read (written to
+``verdicts.jsonl``, to ``judgments.csv``, to the report) from the records the analysis holds
+anyway, with the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from abp_tui.bench.pairwise_import import write_pairs
+from abp_tui.export import derive as derive_module
+from abp_tui.export.bundle_analysis import RunVerdicts, agreement, analyse, parse, summarise
+from abp_tui.export.bundle_reading import read_bundle
+from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
+from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, table_csv
+from abp_tui.models import Judgment, PreferenceChoice
+from abp_tui.services.designing import DesignChoices, create_from_choices
+from abp_tui.services.importing import import_paths
+from abp_tui.services.publishing import export_bundle
+from abp_tui.services.results_report import unblind
+from abp_tui.services.reviewing import ReviewSession
+from tests.factories import copy_db
+
+CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
+
+
+def _exported(root: Path, template: Path, pairs: int) -> Path:
+    """A PandaLM-shaped study of ``pairs`` pairs judged by two of three reviewers each (a
+    preference apiece), unblinded and exported: the bundle's folder."""
+    source = root / f"pairs{pairs}" / "testset-v1.json"
+    write_pairs(source, pairs)
+    db = copy_db(template, root / f"judged{pairs}.db")
+    try:
+        import_paths(db, [source], study="panda")
+        pk = create_from_choices(
+            db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
+        ).pk
+        rng = random.Random(5)
+        for reviewer in ("ann", "bo", "cy"):
+            session = ReviewSession(db, pk, reviewer)
+            for row in session.queue():
+                judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
+                session.save(row.code, judgment, 3.0, submit=True)
+        unblind(db, "panda", "lead")
+        export_bundle(db, pk, root / f"bundle{pairs}")
+    finally:
+        db.close()
+    return root / f"bundle{pairs}"
+
+
+def _analysed(bundle: Path) -> int:
+    """Bytes the analysis of a bundle's parsed records holds (its decisions, outcomes and
+    verdicts), its files read and parsed beforehand."""
+    inputs = parse(read_bundle(bundle))
+    tracemalloc.start()
+    try:
+        analysis = analyse(inputs)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(analysis.verdicts) == len(inputs.runs)
+    return now
+
+
+def _judgments(bundle: Path) -> int:
+    """Bytes the table of every judgment holds once made."""
+    analysis = analyse(parse(read_bundle(bundle)))
+    tracemalloc.start()
+    try:
+        table = judgments_table(analysis)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(table.rows) == 2 * len(analysis.verdicts)  # two judgments a pair, two runs each
+    return now
+
+
+def _report(bundle: Path) -> int:
+    """Peak bytes of writing the report (hashed a piece at a time, as an export or ``verify``
+    takes it) over what is held when it starts."""
+    files = read_bundle(bundle)
+    for path, data in derive_each(files, analyse(parse(files))):
+        if path != REPORT:
+            for _piece in [data] if isinstance(data, bytes) else data:
+                pass
+            continue
+        assert not isinstance(data, bytes)
+        tracemalloc.start()
+        try:
+            written = sum(len(hashlib.sha256(piece).digest()) for piece in data)
+            _now, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert written > 32
+        return peak
+    raise AssertionError("no report")
+
+
+PER_PAIR_LIMITS = {"analysed": 3000, "judgments": 400, "report": 2000}
+"""Bytes a judged pair (two runs, two reviewers' judgments) may add to each: before, about
+3,500 to the analysis (every run's verdict held), 900 to the judgments table (every row held)
+and 4,200 to writing the report (each long table's markup made whole first); now about 2,500,
+70 and 700."""
+
+
+def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
+    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The report is encoded a few kB at a time here (a megabyte in an export), so that what
+    # grows with the study is told from that buffer on studies this small.
+    monkeypatch.setattr(derive_module, "_SLICE", 4096)
+    small_bundle = _exported(tmp_path, empty_db_template, 60)
+    large_bundle = _exported(tmp_path, empty_db_template, 360)
+    grown = {}
+    for name, measure in (("analysed", _analysed), ("judgments", _judgments), ("report", _report)):
+        measure(small_bundle)  # what a first call builds once (validators, imports)
+        grown[name] = (measure(large_bundle) - measure(small_bundle)) / 300
+    over = {k: round(v) for k, v in grown.items() if v >= PER_PAIR_LIMITS[k]}
+    assert not over, f"bytes a judged pair: {over} (limits {PER_PAIR_LIMITS})"
+
+
+def test_verdicts_and_judgment_rows_made_when_read_are_the_bundles(
+    tmp_path: Path, empty_db_template: Path
+) -> None:
+    bundle = _exported(tmp_path, empty_db_template, 40)
+    files = read_bundle(bundle)
+    analysis = analyse(parse(files))
+    verdicts = analysis.verdicts
+    assert isinstance(verdicts, RunVerdicts) and len(verdicts) == 80
+    # Read in order, by index, from the end or a slice: the same verdict each time.
+    listed = list(verdicts)
+    assert [verdicts[i] for i in range(len(verdicts))] == listed
+    assert verdicts[-1] == listed[-1] and list(verdicts[10:20]) == listed[10:20]
+    assert sum(1 for v in listed if v.preferences) == 80  # every pair was judged
+    tables = bundle_tables(analysis, summarise(analysis), agreement(analysis))
+    rows = tables.judgments.rows
+    assert isinstance(rows, JudgmentRows)
+    assert len(rows) == 160  # two judgments a pair, a row for each run shown
+    every = list(rows)
+    assert len(every) == 160
+    picked = random.Random(3).sample(range(160), 40)
+    assert [rows[i] for i in picked] == [every[i] for i in picked]
+    assert rows[-1] == every[-1] and list(rows[5:9]) == every[5:9]
+    # The files made from them are the ones the export wrote.
+    assert table_csv(tables.judgments) == files[JUDGMENTS_CSV]
+    assert derive(files, analysis) == {p: files[p] for p in derive(files, analysis)}
+    assert derive(files, analysis)[VERDICTS] == files[VERDICTS]
