@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any, Final, Literal
 
@@ -549,13 +549,17 @@ def results(
         decisions = decide(records)
     if run_outcomes is None:  # a record's INFRA_ERROR / PROVIDER_BLOCK stands (seed 000)
         run_outcomes = held_outcomes(records, decisions)
+    rubric = records.rubric
+    open_items = unresolved_items(decisions)
+    held_back = open_disagreements(decisions)
+    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
+    # Every verdict is in an outcome, an open item or a reclassification now: a large study's
+    # verdicts are let go before the tallies are made (the caller's own decisions stay whole).
+    decisions = replace(decisions, verdicts=[], adjudicated_by={})
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))
     conditions = sorted(by_condition)
-    rubric = records.rubric
-    open_items = unresolved_items(decisions)
-    held_back = open_disagreements(decisions)
     groups = [
         group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
         for c in conditions
@@ -575,7 +579,6 @@ def results(
     ]
     automated = is_automated(records.design.name, rubric.id)
     bias = shown_position_bias(decisions.latest, held_back, confidence)
-    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
     said = [] if automated else headline(records, decisions, groups, compared, confidence)
     # A large study's rows by task are made once its decisions are no longer held (unless the
     # caller holds them).
