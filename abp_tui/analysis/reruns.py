@@ -168,11 +168,14 @@ def reclassifications(
     """Every run whose record failure its verdict sets aside, in the runs' order, each with
     its task's material under ``design`` (benchmark without one)."""
     old = set(superseded)
-    by_run = {v.run: v for v in decisions.verdicts if v.run not in old}
+    # Only the runs whose record failed can be reclassified: no table of every run's verdict.
+    failed = [run for run in runs if is_record_failure(run.origin_status)]
+    named = {run.id for run in failed}
+    by_run = {v.run: v for v in decisions.verdicts if v.run in named and v.run not in old}
     out = []
-    for run in runs:
+    for run in failed:
         verdict = by_run.get(run.id)
-        if verdict is None or not is_record_failure(run.origin_status):
+        if verdict is None:
             continue
         source, judged = _deciding(decisions, run.id)
         if not judged or not all(explicit(r) for _who, _item, r in judged):
