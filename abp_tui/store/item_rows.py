@@ -83,7 +83,8 @@ def plan_item(r: Sequence[Any], index: int, name: Callable[[str], str] = same) -
         task=name(r[6]),
         trial=int(r[7]),
         runs=(name(r[11]),) if single else (name(r[11]), name(r[14])),
-        conditions=(held_once(r[12]),) if single else (held_once(r[12]), held_once(r[15])),
+        # A few conditions, so a few pairs of them: each held once for every item.
+        conditions=held_once((r[12],) if single else (r[12], r[15])),
         base_flip=bool(r[8]),
     )
 
