@@ -170,16 +170,19 @@ def _results_peak(path: Path) -> tuple[int, str]:
     return peak, out.getvalue()
 
 
-PER_JUDGED_PAIR_LIMIT = 7 * 1024
-"""Bytes a judged pair (two reviewers) may add to the peak of ``results``: about 11 kB
-before, about 5 kB now."""
+PER_JUDGED_PAIR_LIMIT = 4400
+"""Bytes a judged pair (two reviewers) may add to the peak of ``results`` between 60 and 960
+pairs: about 11 kB, then 4.9 kB, and 3.9 kB now that each run id, task id and item code is
+held once and each verdict let go as its run's outcome is made. (Each study's plan is drawn
+afresh, so its disagreements, and the bytes a pair adds, vary from run to run by a few per
+cent: 900 pairs apart keep that well within the margin.)"""
 
 
 def test_the_results_of_a_judged_study_grow_by_a_few_kilobytes_a_pair(
     tmp_path: Path, empty_db_template: Path
 ) -> None:
     paths = []
-    for pairs in (60, 360):
+    for pairs in (60, 960):
         path = tmp_path / f"judged{pairs}.db"
         database = copy_db(empty_db_template, path)
         _judged(database, tmp_path, pairs)
@@ -189,11 +192,11 @@ def test_the_results_of_a_judged_study_grow_by_a_few_kilobytes_a_pair(
     _results_peak(paths[0])  # what a first call builds once (validators, imports)
     small, _text = _results_peak(paths[0])
     large, text = _results_peak(paths[1])
-    per_pair = (large - small) / 300
+    per_pair = (large - small) / 900
     assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair / 1024:.1f} kB a judged pair"
     document = json.loads(text)
     assert document.pop("watching")["figures"]
     large_db = sqlite_utils.Database(paths[1])
     assert document == compute_results(large_db, 1).model_dump(mode="json")
-    assert len(document["outcomes"]) == 720
+    assert len(document["outcomes"]) == 1920
     large_db.close()

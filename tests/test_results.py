@@ -361,3 +361,20 @@ def test_unresolved_runs_are_counted_apart_until_adjudicated(second: Judgment) -
         assert (group.pass_rate.x, group.pass_rate.n) == (1, 1)
         assert (group.acceptance.x, group.acceptance.n) == (1, 1)
     assert settled.comparisons[0].paired.pairs == 1
+
+
+def test_each_run_named_twice_among_the_records_gets_its_verdict_both_times() -> None:
+    """Outcomes take each verdict out as they are made (a large study's verdicts are let go
+    one at a time), yet a run id the records list twice still reads its verdict each time."""
+    from dataclasses import replace
+
+    from abp_tui.analysis.reruns import held_outcomes
+    from abp_tui.analysis.verdicts import decide, outcomes
+
+    judged = afp_judgment(2, 1, PreferenceChoice.RESPONSE_1)
+    once = _pair_records(judged, judged)
+    twice = replace(once, runs=(*once.runs, once.runs[0]))
+    decisions = decide(twice)
+    found = held_outcomes(twice, decisions)
+    assert found == outcomes(twice.runs, decisions.verdicts, twice.superseded)
+    assert found[0] == found[2] and found[0].human_state is not None

@@ -18,13 +18,14 @@ Nothing here reads the database or files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final
 
 from abp_tui.analysis.blinding import PlanError, PlanRun, plan_items
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.records import in_scope
-from abp_tui.analysis.verdicts import Decisions, decide, outcomes
+from abp_tui.analysis.verdicts import Decisions, decide, outcome
 from abp_tui.models import (
     DesignRecords,
     ResponseJudgment,
@@ -32,6 +33,7 @@ from abp_tui.models import (
     RunFacts,
     RunOutcome,
     StudyDesign,
+    Verdict,
 )
 from abp_tui.models.base import Model
 
@@ -168,11 +170,14 @@ def reclassifications(
     """Every run whose record failure its verdict sets aside, in the runs' order, each with
     its task's material under ``design`` (benchmark without one)."""
     old = set(superseded)
-    by_run = {v.run: v for v in decisions.verdicts if v.run not in old}
+    # Only the runs whose record failed can be reclassified: no table of every run's verdict.
+    failed = [run for run in runs if is_record_failure(run.origin_status)]
+    named = {run.id for run in failed}
+    by_run = {v.run: v for v in decisions.verdicts if v.run in named and v.run not in old}
     out = []
-    for run in runs:
+    for run in failed:
         verdict = by_run.get(run.id)
-        if verdict is None or not is_record_failure(run.origin_status):
+        if verdict is None:
             continue
         source, judged = _deciding(decisions, run.id)
         if not judged or not all(explicit(r) for _who, _item, r in judged):
@@ -212,12 +217,34 @@ def held_outcomes(records: DesignRecords, decisions: Decisions) -> list[RunOutco
     """The outcome of each run (:func:`abp_tui.analysis.verdicts.outcomes`), with the record's
     INFRA_ERROR / PROVIDER_BLOCK standing for every run not explicitly reclassified: the
     reviewers' own verdict is kept beside it (``human_state``)."""
-    found = outcomes(records.runs, decisions.verdicts, records.superseded)
     reclassified = {r.run for r in reclassifications(records.runs, decisions, records.superseded)}
-    return [
-        _held(run, o) if is_record_failure(run.origin_status) and run.id not in reclassified else o
-        for run, o in zip(records.runs, found, strict=True)
-    ]
+    return taken_outcomes(records, verdicts_by_run(records, decisions), reclassified)
+
+
+def verdicts_by_run(records: DesignRecords, decisions: Decisions) -> dict[str, Verdict]:
+    """Run id -> its verdict, for the runs whose verdict counts (given on their current
+    version: :func:`abp_tui.analysis.verdicts.outcomes`)."""
+    old = records.superseded
+    return {v.run: v for v in decisions.verdicts if v.run not in old}
+
+
+def taken_outcomes(
+    records: DesignRecords, by_run: dict[str, Verdict], reclassified: Collection[str]
+) -> list[RunOutcome]:
+    """:func:`held_outcomes` of ``by_run`` (:func:`verdicts_by_run`) and the ids of the runs
+    reclassified, each run's verdict taken out of ``by_run`` as its outcome is made: a large
+    study's verdicts are let go one at a time when nothing else holds them (but those of the
+    ids more than one of the records' runs has, which each of them reads)."""
+    counted = Counter(run.id for run in records.runs)
+    repeated = {run for run, n in counted.items() if n > 1}
+    del counted
+    out = []
+    for run in records.runs:
+        verdict = by_run.get(run.id) if run.id in repeated else by_run.pop(run.id, None)
+        found = outcome(run, verdict)
+        held = is_record_failure(run.origin_status) and run.id not in reclassified
+        out.append(_held(run, found) if held else found)
+    return out
 
 
 def _held(run: RunFacts, found: RunOutcome) -> RunOutcome:

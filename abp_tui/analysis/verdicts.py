@@ -153,6 +153,9 @@ def decide(records: DesignRecords) -> Decisions:
     adjudicated_by: dict[str, AdjudicationRevision] = {}
     unresolved: set[str] = set()
     found: list[Disagreement] = []
+    # A large design's disagreements name a few sets of reviewers for a few reasons: each list
+    # held once (nobody changes them).
+    lists: dict[tuple[str, ...], list[str]] = {}
     for code, js in latest.items():
         for j in js:
             for run, response in j.judgment.responses.items():
@@ -162,6 +165,8 @@ def decide(records: DesignRecords) -> Decisions:
         adjudication = adjudications.get(code)
         if reasons:
             reviewers = sorted(j.reviewer for j in js)
+            reviewers = lists.setdefault(tuple(reviewers), reviewers)
+            reasons = lists.setdefault(tuple(reasons), reasons)
             found.append(Disagreement(code, reviewers, reasons, adjudication is not None))
         if adjudication is not None:
             for run in adjudication.judgment.responses:

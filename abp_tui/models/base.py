@@ -7,6 +7,7 @@ value that is simply missing. A model lists such fields by name in ``not_exposed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -127,3 +128,21 @@ def held_once(value: Any, key: Any = None) -> Any:
     if len(_HELD) > 10_000:  # names from many studies: the cache never grows without bound
         _HELD.clear()
     return _HELD.setdefault(value if key is None else key, value)
+
+
+def same(value: str) -> str:
+    """``value`` itself: what a reader shares its names through when it shares none."""
+    return value
+
+
+def sharing() -> Callable[[str], str]:
+    """A function giving, for a name, the equal name it was first given: a read of a large
+    design's records holds each run id, task id and item code once, however many records name
+    it (a run id is named by its facts, its item and each judgment's placement). Its table is
+    the reader's own, let go with the function once the records are read."""
+    names: dict[str, str] = {}
+
+    def one(value: str) -> str:
+        return names.setdefault(value, value)
+
+    return one

@@ -4,11 +4,11 @@ with (:class:`StoredItem`), or as the rules take them (:func:`plan_item`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from abp_tui.models import Item
-from abp_tui.models.base import held_once, trusted
+from abp_tui.models.base import held_once, same, trusted
 
 
 class StoredItem(Item):
@@ -71,18 +71,20 @@ def item_row(r: Sequence[Any], index: int) -> StoredItem:
     )
 
 
-def plan_item(r: Sequence[Any], index: int) -> Item:
-    """An item as the rules take it, without the store's keys (a large plan holds fewer)."""
+def plan_item(r: Sequence[Any], index: int, name: Callable[[str], str] = same) -> Item:
+    """An item as the rules take it, without the store's keys (a large plan holds fewer);
+    its code, task and run ids through ``name`` (:func:`abp_tui.models.base.sharing`)."""
     single = r[13] is None
     return trusted(
         Item,
-        code=r[3],
+        code=name(r[3]),
         index=index,
         kind=held_once(r[4]),
-        task=r[6],
+        task=name(r[6]),
         trial=int(r[7]),
-        runs=(r[11],) if single else (r[11], r[14]),
-        conditions=(held_once(r[12]),) if single else (held_once(r[12]), held_once(r[15])),
+        runs=(name(r[11]),) if single else (name(r[11]), name(r[14])),
+        # A few conditions, so a few pairs of them: each held once for every item.
+        conditions=held_once((r[12],) if single else (r[12], r[15])),
         base_flip=bool(r[8]),
     )
 

@@ -14,7 +14,7 @@ rule lives here, in :func:`others_judgments`, not in any screen.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from abp_tui.models import (
     RunFacts,
     StudyDesign,
 )
-from abp_tui.models.base import held_dict, held_once, shared_fields, trusted
+from abp_tui.models.base import held_dict, held_once, same, shared_fields, sharing, trusted
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
@@ -352,16 +352,20 @@ def _by_run_id(
 
 
 def judgment_revision(
-    r: Sequence[Any], run_ids: Mapping[int, str], figures: bool = False
+    r: Sequence[Any],
+    run_ids: Mapping[int, str],
+    figures: bool = False,
+    name: Callable[[str], str] = same,
 ) -> JudgmentRevision:
     """A row as :data:`JUDGMENT_SELECT` reads it, as the shared record (runs by id);
-    ``figures``: only what the figures read of it (:func:`records_of_design`)."""
+    ``figures``: only what the figures read of it (:func:`records_of_design`); its item's code
+    through ``name`` (:func:`abp_tui.models.base.sharing`)."""
     judgment, placement = _by_run_id(r[4], r[5], run_ids, figures)
     # The store keeps only validated records: read back as trusted, one per judgment of a
     # large study, a few reviewers' names and statuses held once.
     return trusted(
         JudgmentRevision,
-        item=r[0],
+        item=name(r[0]),
         reviewer=held_once(r[1]),
         revision=int(r[2]),
         status=held_once(r[3]),
@@ -733,9 +737,24 @@ def records_of_design(
     reads them), a judgment of a preference alone held once for each preference."""
     row = design(db, design_pk)
     study_design = StudyDesign.model_validate(design_document(row.document))
-    run_ids = design_run_ids(db, design_pk)
+    # Each run id, task id and item code held once, by every record naming it.
+    name = sharing() if figures else same
+    run_ids = {pk: name(run) for pk, run in design_run_ids(db, design_pk).items()}
+    plan = (
+        tuple(stored_items)
+        if stored_items is not None
+        else tuple(
+            plan_item(r, index, name)
+            for index, r in enumerate(
+                db.execute(
+                    ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk",
+                    [design_pk],
+                )
+            )
+        )
+    )
     judgments = tuple(
-        judgment_revision(r, run_ids, figures)
+        judgment_revision(r, run_ids, figures, name)
         for r in db.execute(
             JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
             "ORDER BY j.item_pk, j.reviewer, j.revision",
@@ -754,24 +773,16 @@ def records_of_design(
     superseded: frozenset[str] = frozenset()
     if with_runs:
         runs = tuple(
-            f for f in run_facts(db, row.study_id) if in_scope(study_design, f.task, f.condition)
+            f
+            for f in run_facts(db, row.study_id, name)
+            if in_scope(study_design, f.task, f.condition)
         )
         superseded = superseded_runs(db, design_pk)
     return DesignRecords(
         design=study_design,
         rubric=Rubric.model_validate(row.rubric),
         seed=row.seed,
-        items=tuple(stored_items)
-        if stored_items is not None
-        else tuple(
-            plan_item(r, index)
-            for index, r in enumerate(
-                db.execute(
-                    ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk",
-                    [design_pk],
-                )
-            )
-        ),
+        items=plan,
         judgments=judgments,
         adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
         runs=runs,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
-from abp_tui.models.base import held_once, trusted
+from abp_tui.models.base import held_once, same, trusted
 from abp_tui.store import overview
 from abp_tui.store.overview import StudyCounts
 from abp_tui.text.natural import natural_key
@@ -233,13 +233,16 @@ def results_order(row: Sequence[Any]) -> tuple[Any, ...]:
     return (row[2], natural_key(row[1]), row[3], natural_key(row[0]))
 
 
-def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
-    """A row's first ten columns (as :data:`RUN_FACTS_SELECT` reads them) as a run's facts."""
+def facts_of(
+    row: Sequence[Any], metadata: dict[str, object], name: Callable[[str], str] = same
+) -> RunFacts:
+    """A row's first ten columns (as :data:`RUN_FACTS_SELECT` reads them) as a run's facts; its
+    run and task ids through ``name`` (:func:`abp_tui.models.base.sharing`)."""
     # Stored validated: read back as the fields hold them, without validating again.
     return trusted(
         RunFacts,
-        id=row[0],
-        task=row[1],
+        id=name(row[0]),
+        task=name(row[1]),
         condition=held_once(row[2]),
         trial=int(row[3]),
         origin_status=None if row[4] is None else ResultState(row[4]),
@@ -252,12 +255,15 @@ def facts_of(row: Sequence[Any], metadata: dict[str, object]) -> RunFacts:
     )
 
 
-def run_facts(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
-    """The facts of the study's current runs, in :func:`results_order`."""
+def run_facts(
+    db: sqlite_utils.Database, study_id: str, name: Callable[[str], str] = same
+) -> list[RunFacts]:
+    """The facts of the study's current runs, in :func:`results_order`; their run and task ids
+    through ``name`` (:func:`abp_tui.models.base.sharing`)."""
     # Each row made a run's facts as it is read (a large study's rows and their metadata are
     # never all held at once), then sorted as results_order sorts rows.
     facts = [
-        facts_of(r, json.loads(r[10]) if r[10] else {})
+        facts_of(r, json.loads(r[10]) if r[10] else {}, name)
         for r in db.execute(
             RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
             [study_id],

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from abp_tui.analysis.item_preferences import counting_line
 from abp_tui.analysis.ranking.fit import NoRanking, point_scores
-from abp_tui.analysis.ranking.sources import Side, design_votes
+from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, Item
 from abp_tui.stats.inference import Proportion
@@ -94,8 +94,8 @@ def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]
 def ranking_line(records: DesignRecords, decisions: Decisions) -> str | None:
     """The systems in order of their Bradley-Terry scores over the items' final preferences,
     when three or more are compared (None: fewer, or no finite scores)."""
-    sides = {r.id: Side(r.task, r.condition, None) for r in records.runs}
-    votes, _excluded = design_votes(records, decisions, sides)
+    # No output length is read here: a run with no side has none (no table of every run).
+    votes, _excluded = design_votes(records, decisions, {})
     if len(votes.systems) < 3:
         return None
     try:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any, Final, Literal
 
@@ -41,7 +41,12 @@ from abp_tui.analysis.matched_models import (
     engines_comparable,
     leading_warnings,
 )
-from abp_tui.analysis.reruns import Reclassification, held_outcomes, reclassifications
+from abp_tui.analysis.reruns import (
+    Reclassification,
+    reclassifications,
+    taken_outcomes,
+    verdicts_by_run,
+)
 from abp_tui.analysis.results.headline import headline
 from abp_tui.analysis.scoring import result_state
 from abp_tui.analysis.verdicts import Decisions, decide
@@ -547,15 +552,22 @@ def results(
     confidence = confidence_level(confidence)
     if decisions is None:
         decisions = decide(records)
+    rubric = records.rubric
+    open_items = unresolved_items(decisions)
+    held_back = open_disagreements(decisions)
+    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
+    by_run = verdicts_by_run(records, decisions) if run_outcomes is None else {}
+    # Every verdict is in an open item, a reclassification or ``by_run`` now: a large study's
+    # verdicts are let go as their outcomes are made, before the tallies (the caller's own
+    # decisions stay whole).
+    decisions = replace(decisions, verdicts=[], adjudicated_by={})
     if run_outcomes is None:  # a record's INFRA_ERROR / PROVIDER_BLOCK stands (seed 000)
-        run_outcomes = held_outcomes(records, decisions)
+        run_outcomes = taken_outcomes(records, by_run, {r.run for r in reclassified})
+    del by_run
     by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))
     conditions = sorted(by_condition)
-    rubric = records.rubric
-    open_items = unresolved_items(decisions)
-    held_back = open_disagreements(decisions)
     groups = [
         group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
         for c in conditions
@@ -575,7 +587,6 @@ def results(
     ]
     automated = is_automated(records.design.name, rubric.id)
     bias = shown_position_bias(decisions.latest, held_back, confidence)
-    reclassified = reclassifications(records.runs, decisions, records.superseded, records.design)
     said = [] if automated else headline(records, decisions, groups, compared, confidence)
     # A large study's rows by task are made once its decisions are no longer held (unless the
     # caller holds them).
