@@ -20,7 +20,7 @@ import hashlib
 import os
 import stat
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,13 +233,15 @@ class Bundle:
             raise BundleMismatch(name, f"{count} bytes, manifest.json says {size}")
         actual = digest.hexdigest()
         if actual != sha:
-            raise BundleMismatch(
-                name, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
-            )
+            raise BundleMismatch(name, _changed(actual, sha))
 
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()
+
+
+def _changed(actual: str, sha: str) -> str:
+    return f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
 
 
 class LineLimit:
@@ -277,35 +279,59 @@ class LineLimit:
 
 class Records(Mapping[str, bytes]):
     """The members ``verify`` parses (path -> bytes), read from the bundle when asked for and
-    never kept: each read is hashed again as it streams and compared with the SHA-256 already
-    checked (a file changed since is a mismatch, never parsed), counted against ``budget``.
+    never kept: each is hashed as it streams, the one read of it (:attr:`hashed`), and a member
+    whose bytes do not give the SHA-256 the manifest lists is a mismatch naming it, raised once
+    its last chunk is read, before its last line is handed on; counted against ``budget``.
     A file of records is read a line at a time (:meth:`lines`), a JSON document whole; members
     of at most :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read
-    several times."""
+    several times. ``hashed``: members whose hash was already checked (the derived files)."""
 
-    def __init__(self, bundle: Bundle, listed: dict[str, tuple[str, int]], budget: HeldBudget):
-        self._bundle = bundle
+    def __init__(
+        self,
+        bundle: Bundle,
+        listed: dict[str, tuple[str, int]],
+        budget: HeldBudget,
+        hashed: Iterable[str] = (),
+    ):
+        self.bundle = bundle
         self._listed = listed
         self._budget = budget
         self._small: dict[str, bytes] = {}
         self._counted: set[str] = set()
+        self.hashed: set[str] = set(hashed)
+        """Members whose every byte was read and found to give the SHA-256 listed."""
 
     def _checked_chunks(self, name: str) -> Iterator[bytes]:
-        """The member's chunks, hashed and counted as they are read; a member that changed
-        since it was hashed is refused once its last chunk is read."""
+        """The member's chunks, hashed and counted as they are read; a member whose bytes are
+        not the ones listed is refused once its last chunk is read."""
         sha, size = self._listed[name]  # KeyError: not one of them
         digest = hashlib.sha256()
         read = 0
         count = name not in self._counted  # a file read again is not held twice
         self._counted.add(name)
-        for chunk in self._bundle._chunks(name, size):
+        for chunk in self.bundle._chunks(name, size):
             digest.update(chunk)
             if count:
                 self._budget.take(name, chunk)
             read += len(chunk)
             yield chunk
-        if read != size or digest.hexdigest() != sha:
-            raise BundleMismatch(name, "changed while verify read it (refused)")
+        if read != size:
+            raise BundleMismatch(name, f"{read} bytes, manifest.json says {size}")
+        actual = digest.hexdigest()
+        if actual != sha:
+            raise BundleMismatch(name, _changed(actual, sha))
+        self.hashed.add(name)
+
+    def check_unread(self, names: Iterable[str] | None = None) -> None:
+        """Hash every member (of ``names``, when given) not yet found to give its listed
+        SHA-256, in the listing's order, raising the first mismatch: after a difference found
+        elsewhere, the one ``verify`` names is the one hashing every member before parsing any
+        would have named first."""
+        for name in self._listed if names is None else names:
+            if name not in self.hashed:
+                sha, size = self._listed[name]
+                self.bundle.check(name, size, sha, LineLimit())
+                self.hashed.add(name)
 
     def __getitem__(self, name: str) -> bytes:
         if name in self._small:
