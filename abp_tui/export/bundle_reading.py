@@ -33,7 +33,9 @@ from abp_tui.text.safe import safe_line
 MAX_BUNDLE_BYTES: Final = 16 << 30
 """A bundle whose members claim more than this in total is refused before anything is read."""
 MAX_MEMBERS: Final = 1_000_000
-"""A bundle of more members than this is refused before any is read."""
+"""A bundle of more members than this is refused before any is read, or of more than fit in
+:data:`MEMORY_SHARE` of the memory at :data:`_MEMBER_BYTES` each where that is more
+(:func:`max_members`)."""
 CHUNK: Final = 1 << 20
 """Bytes hashed at a time: the memory a member of any size costs."""
 MAX_INFLATION: Final = 200
@@ -56,14 +58,22 @@ MEMORY_SHARE: Final = 0.4
 share its parsed records may take: above the floors above on a machine with room, so that a
 large study's bundle verifies where it fits, and a file that inflates past it is still refused
 while it is read."""
-_PARSED_PER_BYTE: Final = 10
-"""Measured: ``verify``'s peak memory, the records parsed and everything derived from them, is
-about 7 times their bytes (a judged 100,000-pair study's bundle: 375 MiB of records, 2.6 GB at
-the peak; 20,000 pairs: 75 MiB, 600 MB), 9 times before its tables and files were written a
-piece at a time; 10 leaves room for records that cost more than these."""
-_PARSED_PER_LINE: Final = 5 << 10
-"""Measured: about 3 KB a JSON Lines record at the peak (833,000 records in that bundle, 4 KB
-before), however short its line."""
+_PARSED_PER_BYTE: Final = 5.5
+"""Measured: ``verify``'s peak memory, the records parsed and everything derived from them,
+grows by about 5 times the bytes of the records it parses, once each member is read once (a
+judged 100,000-pair study's bundle: 375 MiB of records, 1.9 GiB at the peak; 20,000 pairs:
+75 MiB, 0.5 GiB); 5.5 leaves room for records that cost more than these. The budget allowed
+10 before, and refused a 400,000-pair study's bundle (1.58 GB of records) on a 24 GiB machine
+it fits in."""
+_PARSED_PER_LINE: Final = 2 << 10
+"""A JSON Lines record costs about 1 kB parsed however short its line (about 2.4 kB at the
+peak in that bundle, its bytes counted above included)."""
+
+
+_MEMBER_BYTES: Final = 2 << 10
+"""Measured: a member costs ``verify`` about 1.4 kB while its listing is read (its name and
+sizes from the zip's directory, its path, SHA-256 and size from the manifest; 0.9 kB once
+read), whatever its size; 2 kB leaves room for longer names."""
 
 
 def _memory_available() -> int | None:
@@ -84,10 +94,19 @@ def default_limits() -> tuple[int, int]:
     memory = _memory_available()
     if memory is None:
         return MAX_HELD_BYTES, MAX_HELD_LINES
-    room = int(memory * MEMORY_SHARE)
-    return max(MAX_HELD_BYTES, room // _PARSED_PER_BYTE), max(
-        MAX_HELD_LINES, room // _PARSED_PER_LINE
+    room = memory * MEMORY_SHARE
+    return max(MAX_HELD_BYTES, int(room / _PARSED_PER_BYTE)), max(
+        MAX_HELD_LINES, int(room / _PARSED_PER_LINE)
     )
+
+
+def max_members() -> int:
+    """The most members ``verify`` lists: :data:`MAX_MEMBERS`, or more where the memory
+    allows (a 500,000-pair study's bundle holds a million raw outputs)."""
+    memory = _memory_available()
+    if memory is None:
+        return MAX_MEMBERS
+    return max(MAX_MEMBERS, int(memory * MEMORY_SHARE) // _MEMBER_BYTES)
 
 
 class HeldBudget:
@@ -360,7 +379,7 @@ class Records(Mapping[str, bytes]):
 
 def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[str, int]]:
     infos = zf.infolist()
-    if len(infos) > MAX_MEMBERS:
+    if len(infos) > max_members():
         raise UnsafeBundle(f"{path}: {len(infos)} members, more than a bundle holds")
     seen: dict[str, str] = {}
     members: dict[str, int] = {}
@@ -396,6 +415,7 @@ def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[
 def _folder_members(path: Path) -> dict[str, int]:
     members: dict[str, int] = {}
     total = 0
+    limit = max_members()
     for root, dirs, names in os.walk(path, followlinks=False):
         dirs.sort()
         for name in sorted(dirs + names):
@@ -415,10 +435,8 @@ def _folder_members(path: Path) -> dict[str, int]:
                 raise UnsafeBundle(f"{path}: {safe_line(rel)} is {_kind(info.st_mode)}")
             members[rel] = info.st_size
             total += info.st_size
-            if len(members) > MAX_MEMBERS:
-                raise UnsafeBundle(
-                    f"{path}: more than {MAX_MEMBERS} files, more than a bundle holds"
-                )
+            if len(members) > limit:
+                raise UnsafeBundle(f"{path}: more than {limit} files, more than a bundle holds")
             if total > MAX_BUNDLE_BYTES:
                 raise UnsafeBundle(
                     f"{path}: its files hold more than {MAX_BUNDLE_BYTES} bytes, more than a "
@@ -476,6 +494,7 @@ __all__ = [
     "HeldBudget",
     "LineLimit",
     "Records",
+    "max_members",
     "open_bundle",
     "read_bundle",
 ]
