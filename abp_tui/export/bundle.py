@@ -16,14 +16,16 @@ the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: 
 recomputed from the bundle's document and rubric, the planned tasks, conditions, runs and time
 it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
-first difference is raised, naming the file. Every member is hashed a chunk at a time; the
-derived files are re-derived one at a time (the largest a piece at a time) and compared by the
-SHA-256 of the bytes re-derived, never held; the records it parses are read again when parsed,
-a line at a time (hashed again as they are), and counted against a budget as they are read
-(:class:`abp_tui.export.bundle_reading.HeldBudget`): what stays in memory is what the analysis
-keeps of them. An export writes each file as it is made (:mod:`abp_tui.export.bundle_writing`).
-A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
-its hashes are.
+first difference is raised, naming the file: the first member whose bytes are not the ones
+listed, as if every member were hashed before any is parsed. Each member is read once, a chunk
+at a time: the records it parses are hashed as they are parsed, a line at a time (a file whose
+bytes differ is refused before its last line is handed on), and counted against a budget as
+they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`): what stays in memory is
+what the analysis keeps of them; every other member is only hashed; the derived files are
+re-derived one at a time (the largest a piece at a time) and compared by the SHA-256 of the
+bytes re-derived, never held. An export writes each file as it is made
+(:mod:`abp_tui.export.bundle_writing`). A protocol-only bundle (:mod:`abp_tui.export.protocol`)
+is checked by that module's rules once its hashes are.
 """
 
 from __future__ import annotations
@@ -349,8 +351,9 @@ def verify(bundle_path: Path) -> VerifyReport:
 
     Nothing is read before it is expected: the members are listed and checked first
     (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
-    compared with the member's before any is hashed; members are hashed streaming, derived
-    files compared by hash, and the records parsed a line at a time.
+    compared with the member's before any is hashed; each member is read once, streaming: the
+    records hashed as they are parsed a line at a time, the rest hashed, and the derived files
+    compared by hash.
     """
     bundle_path = Path(bundle_path)
     with open_bundle(bundle_path) as bundle:

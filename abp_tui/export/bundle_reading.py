@@ -8,8 +8,8 @@ anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDL
 the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
 stated limit; :meth:`Bundle.check` hashes one member in chunks of :data:`CHUNK` bytes, so a
 member of any size costs a chunk of memory, and stops the moment it yields more bytes than
-expected; a member read to be parsed (:class:`Records`) is hashed again as it is read and
-counted against a :class:`HeldBudget`.
+expected; a member read to be parsed (:class:`Records`) is hashed as it is read, its one
+read, and counted against a :class:`HeldBudget`.
 Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``, so a pipe
 or a link swapped in after the listing is still refused, never waited on.
 """
