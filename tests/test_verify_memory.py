@@ -235,3 +235,26 @@ def test_a_manifest_listing_many_files_is_read_when_its_size_fits_their_number(
                 out.writestr(name, data)
     with pytest.raises(BundleMismatch, match=f"more than the manifest of {members} files holds"):
         verify(padded)
+
+
+@pytest.mark.parametrize("members", [5, 70_000])  # 70,000: past 65,535, a zip64 end record
+def test_a_zip_of_more_members_than_verify_lists_is_refused_before_its_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, members: int
+) -> None:
+    """Reading a zip's directory costs memory for each entry (about 600 bytes): the count its
+    end record gives is checked first, so a zip of millions of tiny members is refused before
+    that memory is spent."""
+    path = tmp_path / "many.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for i in range(members):
+            zf.writestr(f"m/{i}", b"")
+    assert bundle_reading._zip_entries(path) == members
+    monkeypatch.setattr(bundle_reading, "MAX_MEMBERS", members - 1)
+    monkeypatch.setattr(bundle_reading, "_memory_available", lambda: None)
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the zip's directory was read")
+
+    monkeypatch.setattr(zipfile, "ZipFile", unread)
+    with pytest.raises(UnsafeBundle, match=f"{members} members, more than a bundle holds"):
+        verify(path)

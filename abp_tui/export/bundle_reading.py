@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import struct
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -412,6 +413,38 @@ def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[
     return members, packed
 
 
+_END = b"PK\x05\x06"
+_END64 = b"PK\x06\x06"
+_END64_LOCATOR = b"PK\x06\x07"
+
+
+def _zip_entries(path: Path) -> int | None:
+    """How many members a zip's end record says its directory lists, read before the directory
+    is (as :mod:`zipfile` reads it, every entry costs memory); None when it has no end record
+    this reads (:mod:`zipfile` then says what is wrong with it)."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        start = max(0, size - (22 + 0xFFFF + 20))  # the end record, its comment, a locator
+        handle.seek(start)
+        tail = handle.read()
+        at = tail.rfind(_END)
+        if at < 0 or len(tail) - at < 22:
+            return None
+        (entries,) = struct.unpack_from("<H", tail, at + 10)
+        if entries != 0xFFFF:
+            return int(entries)
+        locator = at - 20  # a zip64 archive: the count is in its own end record
+        if locator < 0 or tail[locator : locator + 4] != _END64_LOCATOR:
+            return None
+        (offset,) = struct.unpack_from("<Q", tail, locator + 8)
+        handle.seek(offset)
+        record = handle.read(56)
+    if len(record) < 56 or record[:4] != _END64:
+        return None
+    (entries64,) = struct.unpack_from("<Q", record, 32)
+    return int(entries64)
+
+
 def _folder_members(path: Path) -> dict[str, int]:
     members: dict[str, int] = {}
     total = 0
@@ -462,6 +495,13 @@ def open_bundle(path: Path) -> Iterator[Bundle]:
         return
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeBundle(f"{path} is {_kind(info.st_mode)}, not a bundle folder or zip")
+    try:
+        listed = _zip_entries(path)
+    except OSError as exc:
+        raise UnsafeBundle(f"{path}: not a readable zip archive ({exc.strerror})") from None
+    if listed is not None and listed > max_members():
+        # Refused before the zip's directory is read: reading it costs memory for each entry.
+        raise UnsafeBundle(f"{path}: {listed} members, more than a bundle holds")
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
