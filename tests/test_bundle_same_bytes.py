@@ -293,7 +293,7 @@ VOTES: tuple[dict[str, Any], ...] = tuple(
 
 @pytest.mark.parametrize("data", VOTES, ids=range(len(VOTES)))
 def test_a_plain_vote_is_the_vote_its_model_validates(data: dict[str, Any]) -> None:
-    """A vote line taken without validating it again has exactly the values the model gives; any
+    """A vote line taken without validating it again is exactly the one the model gives; any
     other goes through the model (which names what is wrong, or converts what it may)."""
     plain = _plain_vote(data)
     try:
@@ -303,9 +303,11 @@ def test_a_plain_vote_is_the_vote_its_model_validates(data: dict[str, Any]) -> N
     if plain is None:
         return
     assert validated is not None
-    values = tuple(validated.__dict__.values())  # the model's fields, in their order
-    assert plain == values
-    assert [type(v) for v in plain] == [type(v) for v in values]
+    assert plain == validated
+    assert [type(v) for v in plain.__dict__.values()] == [
+        type(v) for v in validated.__dict__.values()
+    ]
+    assert plain.model_fields_set == validated.model_fields_set
 
 
 def test_the_plain_votes_are_the_common_ones() -> None:

@@ -26,7 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, Literal
 
 from pydantic import NonNegativeFloat, ValidationError
 
@@ -53,7 +53,7 @@ from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import csv_bytes, json_bytes, jsonl_bytes, jsonl_file_lines
 from abp_tui.export.errors import BundleMismatch
-from abp_tui.models.base import Model
+from abp_tui.models.base import Model, trusted
 from abp_tui.text import json_input
 
 VOTES: Final = "ranking/votes.jsonl"
@@ -165,32 +165,19 @@ def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list
         text = raw.decode("utf-8")
         try:
             data = json_input.loads(text)
-            line = _plain_vote(data)
-            if line is None:
-                line = _VoteRow(*VoteLine.model_validate(data).__dict__.values())
+            line = _plain_vote(data) or VoteLine.model_validate(data)
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
             raise BundleMismatch(VOTES, f"line {number}: not a vote ({first})") from None
-        source, task, a, b, outcome, length_a, length_b = line
-        if a == b:
-            raise BundleMismatch(VOTES, f"line {number}: a vote between {a!r} and itself")
-        if source not in rows:
-            raise BundleMismatch(VOTES, f"line {number}: source {source!r} is not in {SOURCES}")
-        task, a, b = (names.setdefault(n, n) for n in (task, a, b))
-        rows[source].append((task, a, b, code[outcome], length_a, length_b))
+        if line.a == line.b:
+            raise BundleMismatch(VOTES, f"line {number}: a vote between {line.a!r} and itself")
+        if line.source not in rows:
+            raise BundleMismatch(
+                VOTES, f"line {number}: source {line.source!r} is not in {SOURCES}"
+            )
+        task, a, b = (names.setdefault(n, n) for n in (line.task, line.a, line.b))
+        rows[line.source].append((task, a, b, code[line.outcome], line.length_a, line.length_b))
     return rows
-
-
-class _VoteRow(NamedTuple):
-    """A vote line's values, in :class:`VoteLine`'s field order."""
-
-    source: str
-    task: str
-    a: str
-    b: str
-    outcome: str
-    length_a: float | None
-    length_b: float | None
 
 
 _VOTE_FIELDS: Final = frozenset(VoteLine.model_fields)
@@ -206,11 +193,11 @@ def _vote_length(value: object) -> tuple[bool, float | None]:
     return False, None
 
 
-def _plain_vote(data: object) -> _VoteRow | None:
-    """The values of the vote a line of JSON plainly is (exactly the fields, each of the type
-    and in the range :class:`VoteLine` validates), taken without building the model; None for
-    anything else, which :class:`VoteLine` then validates (naming what is wrong). A large
-    study's bundle holds hundreds of thousands of votes."""
+def _plain_vote(data: object) -> VoteLine | None:
+    """The vote a line of JSON plainly is (exactly the fields, each of the type and in the
+    range :class:`VoteLine` validates), built without validating it again; None for anything
+    else, which :class:`VoteLine` then validates (naming what is wrong). A large study's
+    bundle holds hundreds of thousands of votes."""
     if type(data) is not dict or data.keys() != _VOTE_FIELDS:
         return None
     names = (data["source"], data["task"], data["a"], data["b"], data["outcome"])
@@ -220,7 +207,7 @@ def _plain_vote(data: object) -> _VoteRow | None:
     plain_b, length_b = _vote_length(data["length_b"])
     if not (plain_a and plain_b):
         return None
-    return _VoteRow(*names, length_a, length_b)
+    return trusted(VoteLine, **{**data, "length_a": length_a, "length_b": length_b})
 
 
 def _read_sources(data: bytes) -> list[SourceLine]:
