@@ -87,7 +87,7 @@ def test_verify_reads_the_record_files_a_line_at_a_time(
     exported: Path, pairs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``verify`` parses every record file without reading any whole (it reads them a chunk at
-    a time, hashed again as they are), the votes included."""
+    a time, hashed as they are), the votes included."""
     whole: list[str] = []
     read = bundle_reading.Records.__getitem__
 

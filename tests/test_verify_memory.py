@@ -24,6 +24,7 @@ import pytest
 
 from abp_tui.export import BundleMismatch, bundle_reading, verify
 from abp_tui.export.bundle_reading import MAX_LINE_BYTES, HeldBudget
+from abp_tui.export.errors import UnsafeBundle
 from abp_tui.services.publishing import export_bundle
 from abp_tui.store import connect
 from tests.factories import abp_judged
@@ -173,17 +174,40 @@ def test_a_large_studys_bundle_is_within_the_budget_of_a_machine_with_room_for_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The budget is what verify really holds: a judged 100,000-pair study's bundle (375 MiB of
-    records in 833,228 JSON Lines records, verified within 2.6 GB) is not refused on a 12 GiB
-    machine (a budget assuming 15 bytes held per byte and 8 KB per record refused it there);
-    under a 1 GiB address space the budget is still the floors every case above is judged by."""
+    records in 833,228 JSON Lines records) is not refused on a 12 GiB machine, nor a
+    400,000-pair study's (1,580,726,249 bytes of records in about 3.3 million) on a 24 GiB one,
+    where it peaks under 9 GB: a budget assuming 10 bytes held per byte refused it there
+    ("more than verify holds in memory (964 MiB)"). Under a 1 GiB address space the budget still
+    refuses every inflated bundle above, and is never under the floors."""
     monkeypatch.setattr(bundle_reading, "_memory_available", lambda: 12 << 30)
     held, lines = bundle_reading.default_limits()
     assert held >= 393_271_167 and lines >= 833_228, (held, lines)
+    monkeypatch.setattr(bundle_reading, "_memory_available", lambda: 24 << 30)
+    held, lines = bundle_reading.default_limits()
+    assert held >= 1_580_726_249 and lines >= 4 * 833_228, (held, lines)
     monkeypatch.setattr(bundle_reading, "_memory_available", lambda: LIMIT)
-    assert bundle_reading.default_limits() == (
-        bundle_reading.MAX_HELD_BYTES,
-        bundle_reading.MAX_HELD_LINES,
-    )
+    held, lines = bundle_reading.default_limits()
+    assert bundle_reading.MAX_HELD_BYTES <= held < 300 * MIB
+    short_lines = 40 * MIB * 10_000 // len(_audit_lines(10_000))  # the second case's
+    assert bundle_reading.MAX_HELD_LINES <= lines < short_lines, (lines, short_lines)
+
+
+def test_a_bundle_of_more_members_than_the_floor_is_listed_where_the_memory_holds_them(
+    exported: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bundle of more members than :data:`MAX_MEMBERS` is verified where the memory holds
+    their listing (about 2 kB a member: a 500,000-pair study's bundle holds a million raw
+    outputs), and refused before any is read where it does not."""
+    members = sum(1 for p in exported.rglob("*") if p.is_file())
+    monkeypatch.setattr(bundle_reading, "MAX_MEMBERS", members - 1)
+    monkeypatch.setattr(bundle_reading, "_memory_available", lambda: 24 << 30)
+    assert bundle_reading.max_members() >= 4_000_000
+    for form in (exported, exported.with_suffix(".zip")):
+        assert verify(form).files == members
+    monkeypatch.setattr(bundle_reading, "_memory_available", lambda: 1000 * members)
+    for form in (exported, exported.with_suffix(".zip")):
+        with pytest.raises(UnsafeBundle, match="more than a bundle holds"):
+            verify(form)
 
 
 def test_a_manifest_listing_many_files_is_read_when_its_size_fits_their_number(
@@ -211,3 +235,26 @@ def test_a_manifest_listing_many_files_is_read_when_its_size_fits_their_number(
                 out.writestr(name, data)
     with pytest.raises(BundleMismatch, match=f"more than the manifest of {members} files holds"):
         verify(padded)
+
+
+@pytest.mark.parametrize("members", [5, 70_000])  # 70,000: past 65,535, a zip64 end record
+def test_a_zip_of_more_members_than_verify_lists_is_refused_before_its_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, members: int
+) -> None:
+    """Reading a zip's directory costs memory for each entry (about 600 bytes): the count its
+    end record gives is checked first, so a zip of millions of tiny members is refused before
+    that memory is spent."""
+    path = tmp_path / "many.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        for i in range(members):
+            zf.writestr(f"m/{i}", b"")
+    assert bundle_reading._zip_entries(path) == members
+    monkeypatch.setattr(bundle_reading, "MAX_MEMBERS", members - 1)
+    monkeypatch.setattr(bundle_reading, "_memory_available", lambda: None)
+
+    def unread(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the zip's directory was read")
+
+    monkeypatch.setattr(zipfile, "ZipFile", unread)
+    with pytest.raises(UnsafeBundle, match=f"{members} members, more than a bundle holds"):
+        verify(path)

@@ -1,7 +1,7 @@
 """``verify`` streams a bundle: every member is hashed a chunk at a time, the derived files are
 compared by the hash of the bytes re-derived (never read whole unless they differ, to show
-where), the records are read when parsed and hashed again as they are, and a long manifest's
-listing is checked without the schema validator walking every entry.
+where), the records are hashed as they are parsed (``tests/test_verify_reads_once.py``), and
+a long manifest's listing is checked without the schema validator walking every entry.
 
 What was found: ``verify`` held every file it did not only hash (the records and the derived
 files alike) in memory through the whole re-derivation, and refused a bundle whose records and
@@ -22,7 +22,7 @@ import pytest
 
 from abp_tui.export import BundleMismatch, bundle_reading, verify
 from abp_tui.export import bundle as bundle_module
-from abp_tui.export.bundle_reading import CHUNK, HeldBudget, LineLimit, Records, open_bundle
+from abp_tui.export.bundle_reading import CHUNK, HeldBudget, LineLimit, open_bundle
 from abp_tui.services.publishing import export_bundle
 from abp_tui.store import connect
 from tests.factories import Cli, abp_judged
@@ -130,20 +130,6 @@ def test_a_derived_file_listed_with_its_new_hash_names_the_first_difference(
     assert result.err.count("\n") == 1, result.err
     assert "results/limitations.json" in result.err
     assert f"line {number + 1}, column" in result.err and "Not " in result.err
-
-
-def test_a_record_changed_after_it_was_hashed_is_refused_when_parsed(bundle: Path) -> None:
-    """The records are read again to be parsed, and hashed again as they are: a file changed
-    between the two reads is refused, never parsed."""
-    name = "judging/judgments.jsonl"
-    entry = next(e for e in _manifest(bundle)["files"] if e["path"] == name)
-    with open_bundle(bundle) as opened:
-        opened.check(name, entry["bytes"], entry["sha256"], LineLimit())
-        records = Records(opened, {name: (entry["sha256"], entry["bytes"])}, HeldBudget())
-        data = (bundle / name).read_bytes()
-        (bundle / name).write_bytes(data.replace(b"demo", b"dEmo"))
-        with pytest.raises(BundleMismatch, match="changed while verify read it"):
-            records[name]
 
 
 def test_hashing_a_member_holds_one_chunk_whatever_its_size(tmp_path: Path) -> None:

@@ -16,14 +16,16 @@ the records claim beyond their hashes is checked (:mod:`abp_tui.export.claims`: 
 recomputed from the bundle's document and rubric, the planned tasks, conditions, runs and time
 it commits to, the design's framing of the study and
 conditions, each engine run's model, the design's times, no file an export does not write). The
-first difference is raised, naming the file. Every member is hashed a chunk at a time; the
-derived files are re-derived one at a time (the largest a piece at a time) and compared by the
-SHA-256 of the bytes re-derived, never held; the records it parses are read again when parsed,
-a line at a time (hashed again as they are), and counted against a budget as they are read
-(:class:`abp_tui.export.bundle_reading.HeldBudget`): what stays in memory is what the analysis
-keeps of them. An export writes each file as it is made (:mod:`abp_tui.export.bundle_writing`).
-A protocol-only bundle (:mod:`abp_tui.export.protocol`) is checked by that module's rules once
-its hashes are.
+first difference is raised, naming the file: the first member whose bytes are not the ones
+listed, as if every member were hashed before any is parsed. Each member is read once, a chunk
+at a time: the records it parses are hashed as they are parsed, a line at a time (a file whose
+bytes differ is refused before its last line is handed on), and counted against a budget as
+they are read (:class:`abp_tui.export.bundle_reading.HeldBudget`): what stays in memory is
+what the analysis keeps of them; every other member is only hashed; the derived files are
+re-derived one at a time (the largest a piece at a time) and compared by the SHA-256 of the
+bytes re-derived, never held. An export writes each file as it is made
+(:mod:`abp_tui.export.bundle_writing`). A protocol-only bundle (:mod:`abp_tui.export.protocol`)
+is checked by that module's rules once its hashes are.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import shutil
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
@@ -55,7 +57,6 @@ from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
     HeldBudget,
-    LineLimit,
     Records,
     default_limits,
     open_bundle,
@@ -350,8 +351,9 @@ def verify(bundle_path: Path) -> VerifyReport:
 
     Nothing is read before it is expected: the members are listed and checked first
     (:mod:`abp_tui.export.bundle_reading`), then the manifest is read and every size it lists is
-    compared with the member's before any is hashed; members are hashed streaming, derived
-    files compared by hash, and the records parsed a line at a time.
+    compared with the member's before any is hashed; each member is read once, streaming: the
+    records hashed as they are parsed a line at a time, the rest hashed, and the derived files
+    compared by hash.
     """
     bundle_path = Path(bundle_path)
     with open_bundle(bundle_path) as bundle:
@@ -462,7 +464,6 @@ def _check_listing(
 
 
 def _verify(bundle: Bundle) -> VerifyReport:
-    bundle_path = bundle.path
     size = bundle.members.get(rec.MANIFEST)
     if size is None:
         raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
@@ -480,17 +481,57 @@ def _verify(bundle: Bundle) -> VerifyReport:
     listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
     checked = len(entries) + 1  # the manifest's own hash is checked by the reader
     del entries  # what is left of the listing is ``listed``
-    # Every member is hashed streaming, a chunk at a time, before anything is parsed; the
-    # lines of those that will be parsed are held to the longest a record has.
-    lines = LineLimit()
-    for path, (sha, size) in listed.items():
-        parsed = protocol_only or not (_streamed(path) or path in declared_derived)
-        bundle.check(path, size, sha, lines if parsed else None)
+    # Each member is read once. The records to parse are hashed as they are parsed (each
+    # refused, before its last line is handed on, when its bytes are not the ones listed);
+    # every other member is hashed here, a chunk at a time.
     records = Records(
         bundle,
         {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
         HeldBudget(),
+        () if protocol_only else (p for p in declared_derived if p in listed),
     )
+    parsed: list[str] = []
+    for path, (sha, size) in listed.items():
+        if protocol_only or not (_streamed(path) or path in declared_derived):
+            parsed.append(path)
+            continue
+        try:
+            bundle.check(path, size, sha)
+        except BundleMismatch:
+            records.check_unread(parsed)  # a record listed before it and changed is named
+            raise
+    del parsed
+    with _hashes_first(records):
+        report = _verified(records, manifest, listed, protocol_only, confidence)
+        records.check_unread()  # a record no check read
+    return replace(report, files=checked, manifest_sha256=manifest_sha256)
+
+
+@contextmanager
+def _hashes_first(records: Records) -> Iterator[None]:
+    """A difference found while the records are parsed and checked is named as it would be had
+    every member been hashed before any was parsed: the first member whose bytes are not the
+    ones listed, if there is one (its parse error, or what a check made of its records, is
+    not the mismatch), else the difference itself."""
+    try:
+        yield
+    except BundleMismatch:
+        records.check_unread()
+        raise
+
+
+def _verified(
+    records: Records,
+    manifest: dict[str, Any],
+    listed: dict[str, tuple[str, int]],
+    protocol_only: bool,
+    confidence: float,
+) -> VerifyReport:
+    """The checks past the hashes, on the records as they are read (the report's count of
+    files and the manifest's hash are the caller's)."""
+    bundle = records.bundle
+    bundle_path = bundle.path
+    declared_derived = manifest.get("derived", [])
     if protocol_only:
         protocol = {path: records[path] for path in records}
         study, design = check_protocol(protocol, manifest)
@@ -499,15 +540,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
             study,
             design.name,
             PROTOCOL_STATUS,
-            checked,
+            0,
             0,
             design.sha256,
             design.plan_hmac is not None,
-            manifest_sha256,
+            "",
             COMMITMENT_KEY in design.document,  # checked by check_protocol
         )
 
-    # The records are read again when parsed (hashed again as they are), one file at a time.
+    # The records are parsed as they are read and hashed, one file at a time.
     files: Mapping[str, bytes] = records
     inputs = parse(files)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
@@ -586,11 +627,11 @@ def _verify(bundle: Bundle) -> VerifyReport:
         inputs.study.id,
         design.name,
         status,
-        checked,
+        0,
         len(derived),
         design.sha256,
         recomputed,
-        manifest_sha256,
+        "",
         bound,
     )
 

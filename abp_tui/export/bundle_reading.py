@@ -8,8 +8,8 @@ anything that is not a regular file, duplicates and totals past :data:`MAX_BUNDL
 the zip's directory or ``os.lstat`` alone; :meth:`Bundle.read` reads one member whole, up to a
 stated limit; :meth:`Bundle.check` hashes one member in chunks of :data:`CHUNK` bytes, so a
 member of any size costs a chunk of memory, and stops the moment it yields more bytes than
-expected; a member read to be parsed (:class:`Records`) is hashed again as it is read and
-counted against a :class:`HeldBudget`.
+expected; a member read to be parsed (:class:`Records`) is hashed as it is read, its one
+read, and counted against a :class:`HeldBudget`.
 Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with ``fstat``, so a pipe
 or a link swapped in after the listing is still refused, never waited on.
 """
@@ -19,8 +19,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import struct
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,9 @@ from abp_tui.text.safe import safe_line
 MAX_BUNDLE_BYTES: Final = 16 << 30
 """A bundle whose members claim more than this in total is refused before anything is read."""
 MAX_MEMBERS: Final = 1_000_000
-"""A bundle of more members than this is refused before any is read."""
+"""A bundle of more members than this is refused before any is read, or of more than fit in
+:data:`MEMORY_SHARE` of the memory at :data:`_MEMBER_BYTES` each where that is more
+(:func:`max_members`)."""
 CHUNK: Final = 1 << 20
 """Bytes hashed at a time: the memory a member of any size costs."""
 MAX_INFLATION: Final = 200
@@ -56,14 +59,22 @@ MEMORY_SHARE: Final = 0.4
 share its parsed records may take: above the floors above on a machine with room, so that a
 large study's bundle verifies where it fits, and a file that inflates past it is still refused
 while it is read."""
-_PARSED_PER_BYTE: Final = 10
-"""Measured: ``verify``'s peak memory, the records parsed and everything derived from them, is
-about 7 times their bytes (a judged 100,000-pair study's bundle: 375 MiB of records, 2.6 GB at
-the peak; 20,000 pairs: 75 MiB, 600 MB), 9 times before its tables and files were written a
-piece at a time; 10 leaves room for records that cost more than these."""
-_PARSED_PER_LINE: Final = 5 << 10
-"""Measured: about 3 KB a JSON Lines record at the peak (833,000 records in that bundle, 4 KB
-before), however short its line."""
+_PARSED_PER_BYTE: Final = 5.5
+"""Measured: ``verify``'s peak memory, the records parsed and everything derived from them,
+grows by about 5 times the bytes of the records it parses, once each member is read once (a
+judged 100,000-pair study's bundle: 375 MiB of records, 1.9 GiB at the peak; 20,000 pairs:
+75 MiB, 0.5 GiB); 5.5 leaves room for records that cost more than these. The budget allowed
+10 before, and refused a 400,000-pair study's bundle (1.58 GB of records) on a 24 GiB machine
+it fits in."""
+_PARSED_PER_LINE: Final = 2 << 10
+"""A JSON Lines record costs about 1 kB parsed however short its line (about 2.4 kB at the
+peak in that bundle, its bytes counted above included)."""
+
+
+_MEMBER_BYTES: Final = 2 << 10
+"""Measured: a member costs ``verify`` about 1.4 kB while its listing is read (its name and
+sizes from the zip's directory, its path, SHA-256 and size from the manifest; 0.9 kB once
+read), whatever its size; 2 kB leaves room for longer names."""
 
 
 def _memory_available() -> int | None:
@@ -84,10 +95,19 @@ def default_limits() -> tuple[int, int]:
     memory = _memory_available()
     if memory is None:
         return MAX_HELD_BYTES, MAX_HELD_LINES
-    room = int(memory * MEMORY_SHARE)
-    return max(MAX_HELD_BYTES, room // _PARSED_PER_BYTE), max(
-        MAX_HELD_LINES, room // _PARSED_PER_LINE
+    room = memory * MEMORY_SHARE
+    return max(MAX_HELD_BYTES, int(room / _PARSED_PER_BYTE)), max(
+        MAX_HELD_LINES, int(room / _PARSED_PER_LINE)
     )
+
+
+def max_members() -> int:
+    """The most members ``verify`` lists: :data:`MAX_MEMBERS`, or more where the memory
+    allows (a 500,000-pair study's bundle holds a million raw outputs)."""
+    memory = _memory_available()
+    if memory is None:
+        return MAX_MEMBERS
+    return max(MAX_MEMBERS, int(memory * MEMORY_SHARE) // _MEMBER_BYTES)
 
 
 class HeldBudget:
@@ -233,13 +253,15 @@ class Bundle:
             raise BundleMismatch(name, f"{count} bytes, manifest.json says {size}")
         actual = digest.hexdigest()
         if actual != sha:
-            raise BundleMismatch(
-                name, f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
-            )
+            raise BundleMismatch(name, _changed(actual, sha))
 
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()
+
+
+def _changed(actual: str, sha: str) -> str:
+    return f"SHA-256 {actual} differs from manifest.json's {sha} (the file changed)"
 
 
 class LineLimit:
@@ -277,35 +299,59 @@ class LineLimit:
 
 class Records(Mapping[str, bytes]):
     """The members ``verify`` parses (path -> bytes), read from the bundle when asked for and
-    never kept: each read is hashed again as it streams and compared with the SHA-256 already
-    checked (a file changed since is a mismatch, never parsed), counted against ``budget``.
+    never kept: each is hashed as it streams, the one read of it (:attr:`hashed`), and a member
+    whose bytes do not give the SHA-256 the manifest lists is a mismatch naming it, raised once
+    its last chunk is read, before its last line is handed on; counted against ``budget``.
     A file of records is read a line at a time (:meth:`lines`), a JSON document whole; members
     of at most :data:`CHUNK` bytes (the protocol, the rubric) are kept once read, being read
-    several times."""
+    several times. ``hashed``: members whose hash was already checked (the derived files)."""
 
-    def __init__(self, bundle: Bundle, listed: dict[str, tuple[str, int]], budget: HeldBudget):
-        self._bundle = bundle
+    def __init__(
+        self,
+        bundle: Bundle,
+        listed: dict[str, tuple[str, int]],
+        budget: HeldBudget,
+        hashed: Iterable[str] = (),
+    ):
+        self.bundle = bundle
         self._listed = listed
         self._budget = budget
         self._small: dict[str, bytes] = {}
         self._counted: set[str] = set()
+        self.hashed: set[str] = set(hashed)
+        """Members whose every byte was read and found to give the SHA-256 listed."""
 
     def _checked_chunks(self, name: str) -> Iterator[bytes]:
-        """The member's chunks, hashed and counted as they are read; a member that changed
-        since it was hashed is refused once its last chunk is read."""
+        """The member's chunks, hashed and counted as they are read; a member whose bytes are
+        not the ones listed is refused once its last chunk is read."""
         sha, size = self._listed[name]  # KeyError: not one of them
         digest = hashlib.sha256()
         read = 0
         count = name not in self._counted  # a file read again is not held twice
         self._counted.add(name)
-        for chunk in self._bundle._chunks(name, size):
+        for chunk in self.bundle._chunks(name, size):
             digest.update(chunk)
             if count:
                 self._budget.take(name, chunk)
             read += len(chunk)
             yield chunk
-        if read != size or digest.hexdigest() != sha:
-            raise BundleMismatch(name, "changed while verify read it (refused)")
+        if read != size:
+            raise BundleMismatch(name, f"{read} bytes, manifest.json says {size}")
+        actual = digest.hexdigest()
+        if actual != sha:
+            raise BundleMismatch(name, _changed(actual, sha))
+        self.hashed.add(name)
+
+    def check_unread(self, names: Iterable[str] | None = None) -> None:
+        """Hash every member (of ``names``, when given) not yet found to give its listed
+        SHA-256, in the listing's order, raising the first mismatch: after a difference found
+        elsewhere, the one ``verify`` names is the one hashing every member before parsing any
+        would have named first."""
+        for name in self._listed if names is None else names:
+            if name not in self.hashed:
+                sha, size = self._listed[name]
+                self.bundle.check(name, size, sha, LineLimit())
+                self.hashed.add(name)
 
     def __getitem__(self, name: str) -> bytes:
         if name in self._small:
@@ -334,7 +380,7 @@ class Records(Mapping[str, bytes]):
 
 def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[str, int]]:
     infos = zf.infolist()
-    if len(infos) > MAX_MEMBERS:
+    if len(infos) > max_members():
         raise UnsafeBundle(f"{path}: {len(infos)} members, more than a bundle holds")
     seen: dict[str, str] = {}
     members: dict[str, int] = {}
@@ -367,9 +413,42 @@ def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[
     return members, packed
 
 
+_END = b"PK\x05\x06"
+_END64 = b"PK\x06\x06"
+_END64_LOCATOR = b"PK\x06\x07"
+
+
+def _zip_entries(path: Path) -> int | None:
+    """How many members a zip's end record says its directory lists, read before the directory
+    is (as :mod:`zipfile` reads it, every entry costs memory); None when it has no end record
+    this reads (:mod:`zipfile` then says what is wrong with it)."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        start = max(0, size - (22 + 0xFFFF + 20))  # the end record, its comment, a locator
+        handle.seek(start)
+        tail = handle.read()
+        at = tail.rfind(_END)
+        if at < 0 or len(tail) - at < 22:
+            return None
+        (entries,) = struct.unpack_from("<H", tail, at + 10)
+        if entries != 0xFFFF:
+            return int(entries)
+        locator = at - 20  # a zip64 archive: the count is in its own end record
+        if locator < 0 or tail[locator : locator + 4] != _END64_LOCATOR:
+            return None
+        (offset,) = struct.unpack_from("<Q", tail, locator + 8)
+        handle.seek(offset)
+        record = handle.read(56)
+    if len(record) < 56 or record[:4] != _END64:
+        return None
+    (entries64,) = struct.unpack_from("<Q", record, 32)
+    return int(entries64)
+
+
 def _folder_members(path: Path) -> dict[str, int]:
     members: dict[str, int] = {}
     total = 0
+    limit = max_members()
     for root, dirs, names in os.walk(path, followlinks=False):
         dirs.sort()
         for name in sorted(dirs + names):
@@ -389,10 +468,8 @@ def _folder_members(path: Path) -> dict[str, int]:
                 raise UnsafeBundle(f"{path}: {safe_line(rel)} is {_kind(info.st_mode)}")
             members[rel] = info.st_size
             total += info.st_size
-            if len(members) > MAX_MEMBERS:
-                raise UnsafeBundle(
-                    f"{path}: more than {MAX_MEMBERS} files, more than a bundle holds"
-                )
+            if len(members) > limit:
+                raise UnsafeBundle(f"{path}: more than {limit} files, more than a bundle holds")
             if total > MAX_BUNDLE_BYTES:
                 raise UnsafeBundle(
                     f"{path}: its files hold more than {MAX_BUNDLE_BYTES} bytes, more than a "
@@ -418,6 +495,13 @@ def open_bundle(path: Path) -> Iterator[Bundle]:
         return
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeBundle(f"{path} is {_kind(info.st_mode)}, not a bundle folder or zip")
+    try:
+        listed = _zip_entries(path)
+    except OSError as exc:
+        raise UnsafeBundle(f"{path}: not a readable zip archive ({exc.strerror})") from None
+    if listed is not None and listed > max_members():
+        # Refused before the zip's directory is read: reading it costs memory for each entry.
+        raise UnsafeBundle(f"{path}: {listed} members, more than a bundle holds")
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -450,6 +534,7 @@ __all__ = [
     "HeldBudget",
     "LineLimit",
     "Records",
+    "max_members",
     "open_bundle",
     "read_bundle",
 ]
