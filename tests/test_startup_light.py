@@ -4,7 +4,10 @@ diff's process pool (multiprocessing): the store's connection runs on ``sqlite3`
 helper process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's
 Output and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and
 the coordinator's identity checks with the re-runs, verdicts and statistics they bring (they
-are imported with the first save or enrolment). Nor has the garbage collector run (it walked
+are imported with the first save or enrolment). Nor has any pydantic model been validated (the
+design and rubric the store keeps are read back without building their validators, whose
+first build imports ``importlib.metadata`` and scans every installed package for pydantic's
+plugins). Nor has the garbage collector run (it walked
 the start-up's objects again and again for nothing): it runs again once the first item is on
 screen and its form built.
 
@@ -37,6 +40,7 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "abp_tui.services.coordinator_identity",
     "abp_tui.analysis.verdicts",
     "statistics",
+    "importlib.metadata",
 )
 
 _PROBE = """

@@ -189,7 +189,7 @@ class Desk:
         """``study / design`` (blind: names of the study and the design, no conditions)."""
         with self._lock:
             session = self._open_session()
-            return f"{session.design_row.study_id} / {session.design.name}"
+            return f"{session.design_row.study_id} / {session.design_row.name}"
 
     # -- reading ------------------------------------------------------------------------------
     def open(self, code: str | None = None) -> BlindItem | None:
