@@ -7,7 +7,8 @@ the coordinator's identity checks with the re-runs, verdicts and statistics they
 are imported with the first save or enrolment). Nor has any pydantic model been validated (the
 design and rubric the store keeps are read back without building their validators, whose
 first build imports ``importlib.metadata`` and scans every installed package for pydantic's
-plugins). Nor has the garbage collector run (it walked
+plugins). Nor the transcripts' reading and layout (read when a Trace tab is first shown) and
+the AI judges' verdicts with their models (read once an item is submitted). Nor has the garbage collector run (it walked
 the start-up's objects again and again for nothing): it runs again once the first item is on
 screen and its form built.
 
@@ -41,6 +42,11 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "abp_tui.analysis.verdicts",
     "statistics",
     "importlib.metadata",
+    "abp_tui.analysis.transcript",
+    "abp_tui.services.transcripts",
+    "abp_tui.tui.widgets.transcriptlayout",
+    "abp_tui.services.judge_display",
+    "abp_tui.models.judges",
 )
 
 _PROBE = """
