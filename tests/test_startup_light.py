@@ -1,16 +1,16 @@
-"""The workstation's launch path stays light: when the first item's texts go on screen, the
-process has not imported sqlite-utils (nor the click, pluggy and dateutil it brings) nor the
-diff's process pool (multiprocessing): the store's connection runs on ``sqlite3`` alone and the
-helper process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's
-Output and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and
-the coordinator's identity checks with the re-runs, verdicts and statistics they bring (they
-are imported with the first save or enrolment). Nor has any pydantic model been validated (the
-design and rubric the store keeps are read back without building their validators, whose
-first build imports ``importlib.metadata`` and scans every installed package for pydantic's
-plugins). Nor the transcripts' reading and layout (read when a Trace tab is first shown) and
-the AI judges' verdicts with their models (read once an item is submitted). Nor has the garbage collector run (it walked
-the start-up's objects again and again for nothing): it runs again once the first item is on
-screen and its form built.
+"""The workstation's launch path stays light: when the first item's texts go on screen, the process
+has not imported sqlite-utils (nor the click, pluggy and dateutil it brings) nor the diff's
+process pool (multiprocessing): the store's connection runs on ``sqlite3`` alone and the helper
+process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's Output
+and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and the
+coordinator's identity checks with the re-runs, verdicts and statistics they bring (they are
+imported with the first save or enrolment). Nor has any pydantic model been validated (the
+design and rubric the store keeps are read back without building their validators, whose first
+build imports ``importlib.metadata`` and scans every installed package for pydantic's plugins).
+Nor the transcripts' reading and layout (read when a Trace tab is first shown) and the AI
+judges' verdicts with their models (read once an item is submitted). Nor has the garbage
+collector run (it walked the start-up's objects again and again for nothing): it runs again once
+the first item is on screen and its form built.
 
 ``bench startup`` measures the time; this checks the cause, which does not depend on the
 machine. The modules are read at the moment the compare screen is given its first item's texts
