@@ -8,7 +8,8 @@ imported with the first save or enrolment). Nor has any pydantic model been vali
 design and rubric the store keeps are read back without building their validators, whose first
 build imports ``importlib.metadata`` and scans every installed package for pydantic's plugins).
 Nor the transcripts' reading and layout (read when a Trace tab is first shown) and the AI
-judges' verdicts with their models (read once an item is submitted). Nor has the garbage
+judges' verdicts with their models (read once an item is submitted), nor the studies' use cases
+(the home screen beneath the first item reads the studies when it is shown). Nor has the garbage
 collector run (it walked the start-up's objects again and again for nothing): it runs again once
 the first item is on screen and its form built.
 
@@ -47,6 +48,7 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "abp_tui.tui.widgets.transcriptlayout",
     "abp_tui.services.judge_display",
     "abp_tui.models.judges",
+    "abp_tui.services.studies",
 )
 
 _PROBE = """
