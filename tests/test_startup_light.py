@@ -9,7 +9,8 @@ design and rubric the store keeps are read back without building their validator
 build imports ``importlib.metadata`` and scans every installed package for pydantic's plugins).
 Nor the transcripts' reading and layout (read when a Trace tab is first shown) and the AI
 judges' verdicts with their models (read once an item is submitted), nor the studies' use cases
-(the home screen beneath the first item reads the studies when it is shown). Nor has the garbage
+(the home screen beneath the first item reads the studies when it is shown), nor the diff's
+library (imported with the first diff). Nor has the garbage
 collector run (it walked the start-up's objects again and again for nothing): it runs again once
 the first item is on screen and its form built.
 
@@ -49,6 +50,7 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "abp_tui.services.judge_display",
     "abp_tui.models.judges",
     "abp_tui.services.studies",
+    "diff_match_patch",
 )
 
 _PROBE = """
