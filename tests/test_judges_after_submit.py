@@ -20,7 +20,6 @@ from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
-from abp_tui.tui.widgets import ai_verdicts
 from abp_tui.tui.widgets.ai_verdicts import AiVerdictsPanel
 from tests.factories import afp_judgment, write_jsonl
 from tests.tui_helpers import (
@@ -138,7 +137,8 @@ def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
         asked.append((code, found is not None))
         return found
 
-    monkeypatch.setattr(ai_verdicts, "read_item_verdicts", recorded)
+    # The panel imports it from there as it reads (the first item is shown without it).
+    monkeypatch.setattr(judge_display, "read_item_verdicts", recorded)
     return asked
 
 

@@ -1,12 +1,18 @@
-"""The workstation's launch path stays light: when the first item's texts go on screen, the
-process has not imported sqlite-utils (nor the click, pluggy and dateutil it brings) nor the
-diff's process pool (multiprocessing): the store's connection runs on ``sqlite3`` alone and the
-helper process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's
-Output and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and
-the coordinator's identity checks with the re-runs, verdicts and statistics they bring (they
-are imported with the first save or enrolment). Nor has the garbage collector run (it walked
-the start-up's objects again and again for nothing): it runs again once the first item is on
-screen and its form built.
+"""The workstation's launch path stays light: when the first item's texts go on screen, the process
+has not imported sqlite-utils (nor the click, pluggy and dateutil it brings) nor the diff's
+process pool (multiprocessing): the store's connection runs on ``sqlite3`` alone and the helper
+process starts after the first paint. Nor Textual's ``TabbedContent`` (each response's Output
+and Trace tabs are a plain tab bar over the two panes), nor the rules of a revision and the
+coordinator's identity checks with the re-runs, verdicts and statistics they bring (they are
+imported with the first save or enrolment). Nor has any pydantic model been validated (the
+design and rubric the store keeps are read back without building their validators, whose first
+build imports ``importlib.metadata`` and scans every installed package for pydantic's plugins).
+Nor the transcripts' reading and layout (read when a Trace tab is first shown) and the AI
+judges' verdicts with their models (read once an item is submitted), nor the studies' use cases
+(the home screen beneath the first item reads the studies when it is shown), nor the diff's
+library (imported with the first diff). Nor has the garbage
+collector run (it walked the start-up's objects again and again for nothing): it runs again once
+the first item is on screen and its form built.
 
 ``bench startup`` measures the time; this checks the cause, which does not depend on the
 machine. The modules are read at the moment the compare screen is given its first item's texts
@@ -37,6 +43,14 @@ NOT_BEFORE_THE_FIRST_ITEM = (
     "abp_tui.services.coordinator_identity",
     "abp_tui.analysis.verdicts",
     "statistics",
+    "importlib.metadata",
+    "abp_tui.analysis.transcript",
+    "abp_tui.services.transcripts",
+    "abp_tui.tui.widgets.transcriptlayout",
+    "abp_tui.services.judge_display",
+    "abp_tui.models.judges",
+    "abp_tui.services.studies",
+    "diff_match_patch",
 )
 
 _PROBE = """

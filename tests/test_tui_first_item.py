@@ -18,8 +18,8 @@ import pytest
 from textual.widgets import DataTable
 
 from abp_tui.models import Rubric
+from abp_tui.services import studies
 from abp_tui.services.desk import Desk, judgeable_designs
-from abp_tui.services.studies import read_studies
 from abp_tui.tui.app import make_app
 from abp_tui.tui.responsive import DiffRunner
 from abp_tui.tui.screens import designs, home
@@ -178,13 +178,14 @@ async def test_the_home_screen_beneath_the_first_item_reads_its_studies_once_sho
 ) -> None:
     db_path = study_database(tmp_path, pair_study(), pair_design())
     reads: list[Path] = []
-    read = read_studies
+    read = studies.read_studies
 
     def counted(path: Path) -> Any:
         reads.append(path)
         return read(path)
 
-    monkeypatch.setattr(home, "read_studies", counted)
+    # The home screen imports it from there as it reads (the first item is shown without it).
+    monkeypatch.setattr(studies, "read_studies", counted)
     app = make_app(db_path, reviewer="ana")
     async with drive(app, SIZE) as pilot:
         await until(pilot, lambda: (s := _compare(app)) is not None and s.item is not None)

@@ -13,7 +13,7 @@ from typing import Any, Final, Literal
 
 from pydantic import Field, model_validator
 
-from abp_tui.models.base import Model
+from abp_tui.models.base import Model, trusted
 
 
 class ResultState(StrEnum):
@@ -78,7 +78,9 @@ class ValidityCheck(Model):
 
 
 AFP_VALIDITY_GATE: Final[tuple[ValidityCheck, ...]] = tuple(
-    ValidityCheck(id=key, text=text)
+    # Our own constants, already what the fields hold: built without validating them, which
+    # would build the model's validator (and look for pydantic's plugins) as this is imported.
+    trusted(ValidityCheck, id=key, text=text)
     for key, text in (
         ("consistent", "The fixture, evidence and rubric are internally consistent."),
         (
@@ -154,3 +156,34 @@ class Rubric(Model):
     def preference_only(self) -> bool:
         """True when no dimension is scored: reviewers only say which response is better."""
         return not any(d.scored for d in self.dimensions)
+
+
+def stored_rubric(document: dict[str, Any]) -> Rubric:
+    """The rubric the store keeps as ``document`` (its JSON dump, written from a validated
+    rubric) without validating it again: the one :meth:`Rubric.model_validate` gives (the
+    anchors' keys back to integers, the lists back to tuples, seed 000's gate for an AFP rubric
+    stored before rubrics carried their gate), built without the rubric's validator, which the
+    workstation would otherwise build (and look for pydantic's plugins) before its first item."""
+    data = dict(document)
+    if "validity_gate" not in data and _asks_the_afp_gate(data.get("id")):
+        data["validity_gate"] = AFP_VALIDITY_GATE
+    elif "validity_gate" in data:
+        data["validity_gate"] = tuple(
+            ValidityCheck.model_construct(**check) for check in data["validity_gate"]
+        )
+    data["dimensions"] = tuple(_stored_dimension(d) for d in data["dimensions"])
+    if "fatal_criteria" in data:
+        data["fatal_criteria"] = tuple(data["fatal_criteria"])
+    acceptance = dict(data["acceptance"])
+    if "required_twos" in acceptance:
+        acceptance["required_twos"] = tuple(acceptance["required_twos"])
+    data["acceptance"] = AcceptanceRule.model_construct(**acceptance)
+    return Rubric.model_construct(**data)
+
+
+def _stored_dimension(document: dict[str, Any]) -> Dimension:
+    data = dict(document)
+    data["anchors"] = {int(score): text for score, text in data["anchors"].items()}
+    if "scale" in data:
+        data["scale"] = tuple(data["scale"])
+    return Dimension.model_construct(**data)

@@ -22,17 +22,19 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.placement import in_order
-from abp_tui.analysis.transcript import Transcript
 from abp_tui.models import Finding, Judgment
 from abp_tui.services.reviewing import BlindItem, ReviewSession, SaveResult
-from abp_tui.services.transcripts import task_texts, transcript_of, transcript_records
 from abp_tui.store import connect, queue_pages
 from abp_tui.store import judging as store
 from abp_tui.store.judging import BlindingError
 from abp_tui.store.judging import QueueRow as QueueRow
 from abp_tui.store.queue_pages import QueueCounts
+
+if TYPE_CHECKING:
+    from abp_tui.analysis.transcript import Transcript
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ class Desk:
         """``study / design`` (blind: names of the study and the design, no conditions)."""
         with self._lock:
             session = self._open_session()
-            return f"{session.design_row.study_id} / {session.design.name}"
+            return f"{session.design_row.study_id} / {session.design_row.name}"
 
     # -- reading ------------------------------------------------------------------------------
     def open(self, code: str | None = None) -> BlindItem | None:
@@ -287,6 +289,9 @@ class Desk:
     def transcripts(self, code: str) -> tuple[Transcript, ...]:
         """The item's responses as transcripts, masked, by position (built after the session
         is free again: a long one takes a while)."""
+        # Transcripts are read when a Trace tab is first shown: the first item without them.
+        from abp_tui.services.transcripts import transcript_of, transcript_records
+
         with self._lock:
             session = self._open_session()
             records = transcript_records(session, code)
@@ -294,6 +299,8 @@ class Desk:
 
     def task_texts(self) -> dict[str, str]:
         """Each item's task text by blind code (the queue filters by it)."""
+        from abp_tui.services.transcripts import task_texts
+
         with self._lock:
             return task_texts(self._open_session())
 

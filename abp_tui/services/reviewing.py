@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
@@ -31,6 +32,7 @@ from abp_tui.models import (
     Rubric,
     StudyDesign,
 )
+from abp_tui.models.rubric import stored_rubric
 from abp_tui.store import judging as sql
 from abp_tui.store import queue_pages
 from abp_tui.store.secrets import plan_secret
@@ -162,16 +164,23 @@ class ReviewSession:
         self.db = db
         self.reviewer = reviewer
         self.design_row = sql.design(db, design_pk)
-        self.design = StudyDesign.model_validate(design_document(self.design_row.document))
-        self.rubric = Rubric.model_validate(self.design_row.rubric)
+        # The stored design and rubric were validated as they were written: the rubric is read
+        # back without its validator and the design is validated when first needed (after the
+        # first item is on screen), its reviewers read from the document as stored.
+        self.rubric: Rubric = stored_rubric(self.design_row.rubric)
         self.masker = design_masker(self.design_row)
-        if self.design.reviewers and reviewer not in self.design.reviewers:
+        reviewers = self.design_row.document.get("reviewers") or []
+        if reviewers and reviewer not in reviewers:
             raise AbpError(
-                f"{reviewer!r} is not a reviewer of design {self.design.name!r} "
-                f"(its reviewers: {', '.join(self.design.reviewers)})"
+                f"{reviewer!r} is not a reviewer of design {self.design_row.name!r} "
+                f"(its reviewers: {', '.join(reviewers)})"
             )
-        if not self.design.reviewers:
+        if not reviewers:
             self._enrol()
+
+    @cached_property
+    def design(self) -> StudyDesign:
+        return StudyDesign.model_validate(design_document(self.design_row.document))
 
     @property
     def design_pk(self) -> int:
@@ -318,7 +327,7 @@ class ReviewSession:
         index = queue_pages.place(self.db, self.design_pk, self.reviewer, code) or 0
         total = self.counts().assigned
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
-        judgment = Judgment()
+        judgment = Judgment.model_construct()  # nothing saved: the empty one, not validated
         if latest is not None:
             judgment = by_position(latest.judgment, latest.placement)
         return BlindItem(

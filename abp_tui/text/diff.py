@@ -11,8 +11,6 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import diff_match_patch as dmp_module
-
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 _SURROGATES = range(0xD800, 0xE000)
 
@@ -75,6 +73,8 @@ def _decode(chars: str, vocab: list[str]) -> str:
 
 def _diff_tokens(left: str, right: str, timeout: float) -> tuple[list[tuple[int, str]], bool]:
     """Token-level diff of two texts with semantic cleanup: (ops, timed out)."""
+    import diff_match_patch as dmp_module  # with the first diff: the first item without it
+
     dmp = dmp_module.diff_match_patch()
     dmp.Diff_Timeout = timeout
     a, b, vocab = _tokens_to_chars(_TOKEN.findall(left), _TOKEN.findall(right))
@@ -87,6 +87,8 @@ def _diff_tokens(left: str, right: str, timeout: float) -> tuple[list[tuple[int,
 
 def _diff_lines(left: str, right: str) -> list[tuple[int, str]]:
     """Line-level diff: equal runs of lines, and changed blocks (deleted then inserted)."""
+    import diff_match_patch as dmp_module
+
     dmp = dmp_module.diff_match_patch()
     dmp.Diff_Timeout = 0
     a, b, lines = dmp.diff_linesToChars(left, right)

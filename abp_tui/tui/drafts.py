@@ -60,9 +60,9 @@ class Drafts:
         self.screen = screen
         self.desk = desk
         self.code: str | None = None
-        self.judgment = Judgment()
+        self.judgment = Judgment.model_construct()  # empty: built without validating
         """The judgment as the form shows it."""
-        self.stored = Judgment()
+        self.stored = Judgment.model_construct()
         """The judgment as the store has it (what a submitted judgment is compared with)."""
         self.status = "todo"
         """todo, draft, submitting or submitted."""

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.transcript import Transcript
 from abp_tui.tui.messages import TranscriptsRead
-from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
 from abp_tui.tui.workers import run_in_background
+
+if TYPE_CHECKING:
+    from abp_tui.analysis.transcript import Transcript
 
 READ_GROUP = "compare-transcripts"
 
@@ -51,6 +52,9 @@ class TranscriptReader:
         )
 
     def _read(self, code: str, widths: tuple[int, ...], query: str) -> None:
+        # Laid out when first read (a Trace tab opened): the first item is shown without it.
+        from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
+
         transcripts = self.desk.transcripts(code)
         worker = get_current_worker()
         shown = []

@@ -22,17 +22,6 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from abp_tui.services.studies import (
-    TASK_PAGE,
-    ReviewerProgress,
-    StudyCounts,
-    StudyDetail,
-    create_design_file,
-    create_design_from_choices,
-    read_design_defaults,
-    read_studies,
-    read_study_detail,
-)
 from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import (
@@ -53,6 +42,7 @@ LISTED_NAME_WIDTH = 80
 
 if TYPE_CHECKING:
     from abp_tui.services.designing import DesignChoices
+    from abp_tui.services.studies import ReviewerProgress, StudyCounts, StudyDetail
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
     "studies": [
@@ -375,13 +365,17 @@ class HomeScreen(Screen[None]):
     # -- loading (worker threads) -----------------------------------------------------------------
     @background(group="home-studies", description="Reading the studies", exclusive=True)
     def load_studies(self) -> None:
-        studies = read_studies(self.db_path)
+        from abp_tui.services import studies as services
+
+        studies = services.read_studies(self.db_path)
         if not get_current_worker().is_cancelled:
             self.post_message(StudiesLoaded(studies))
 
     @background(group="home-detail", description="Reading a study", exclusive=True)
     def load_detail(self, study_id: str, task_start: int = 0) -> None:
-        detail = read_study_detail(self.db_path, study_id, task_start)
+        from abp_tui.services import studies as services
+
+        detail = services.read_study_detail(self.db_path, study_id, task_start)
         if not get_current_worker().is_cancelled:
             self.post_message(StudyDetailLoaded(detail))
 
@@ -511,7 +505,9 @@ class HomeScreen(Screen[None]):
         detail = self.details.get(self.shown_study) if self.shown_study is not None else None
         if detail is None:
             return
-        start = detail.task_start + step * TASK_PAGE
+        from abp_tui.services import studies as services
+
+        start = detail.task_start + step * services.TASK_PAGE
         if start < 0 or start >= detail.task_total or start == detail.task_start:
             return
         self.load_detail(detail.study_id, start)
@@ -609,11 +605,12 @@ class HomeScreen(Screen[None]):
 
     @background(group="home-design", description="Reading the study for a new design")
     def load_design_defaults(self, study_id: str) -> None:
+        from abp_tui.services import studies as services
         from abp_tui.tui.app import AbpApp
 
         reviewer = self.app.reviewer if isinstance(self.app, AbpApp) else ""
         self.post_message(
-            DesignDefaultsLoaded(read_design_defaults(self.db_path, study_id, reviewer))
+            DesignDefaultsLoaded(services.read_design_defaults(self.db_path, study_id, reviewer))
         )
 
     @on(DesignDefaultsLoaded)
@@ -630,11 +627,15 @@ class HomeScreen(Screen[None]):
 
     @background(group="home-design", description="Creating a study design")
     def create_design(self, path: str) -> None:
-        self.post_message(DesignCreated(create_design_file(self.db_path, Path(path))))
+        from abp_tui.services import studies as services
+
+        self.post_message(DesignCreated(services.create_design_file(self.db_path, Path(path))))
 
     @background(group="home-design", description="Creating a study design")
     def create_chosen_design(self, choices: DesignChoices) -> None:
-        self.post_message(DesignCreated(create_design_from_choices(self.db_path, choices)))
+        from abp_tui.services import studies as services
+
+        self.post_message(DesignCreated(services.create_design_from_choices(self.db_path, choices)))
 
     @on(DesignCreated)
     def design_created(self, message: DesignCreated) -> None:

@@ -16,15 +16,20 @@ never markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
 from abp_tui.services.desk import Desk
-from abp_tui.services.judge_display import ShownVerdict, read_item_verdicts
 from abp_tui.text.safe import safe_line, safe_text
 from abp_tui.tui.workers import background
+
+if TYPE_CHECKING:
+    # The judges' verdicts (and their models) are read once an item is submitted: the first
+    # item is shown without them.
+    from abp_tui.services.judge_display import ShownVerdict
 
 GROUP = "compare-ai-verdicts"
 NOTICE_LINES = 6
@@ -125,6 +130,8 @@ class AiVerdictsPanel(Static):
     @background(group=GROUP, description="Reading the AI judges' verdicts")
     def read(self, code: str, *, submitted_now: bool) -> None:
         """Read the verdicts on ``code``, which the reviewer has submitted; posts ``Read``."""
+        from abp_tui.services.judge_display import read_item_verdicts
+
         desk = self.desk
         rows = read_item_verdicts(desk.db_path, desk.design_pk, code, desk.reviewer)
         self.post_message(self.Read(code, rows, submitted_now=submitted_now))

@@ -59,7 +59,7 @@ class JudgmentForm(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rubric: Rubric | None = None
-        self.judgment = Judgment()
+        self.judgment = Judgment.model_construct()
         """What the form shows now."""
         self.positions: tuple[str, ...] = ()
         """The responses judged: ("1", "2") for a pair, ("1",) for a single response."""
@@ -109,7 +109,7 @@ class JudgmentForm(Vertical):
             titles = ["Response 1", "Response 2"] if self.is_pair else ["Response"]
             for position, title, response in zip(self.positions, titles, responses, strict=False):
                 self.query_one(f"#score-{position}", ResponseScoring).load(
-                    judgment.responses.get(position, ResponseJudgment()),
+                    judgment.responses.get(position, ResponseJudgment.model_construct()),
                     fatal_criteria,
                     response.record_state,
                     title,

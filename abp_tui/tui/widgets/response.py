@@ -16,6 +16,8 @@ a worker (a long transcript is never laid out on the event loop), keeping the re
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -27,8 +29,11 @@ from textual.worker import get_current_worker
 from abp_tui.services.reviewing import BlindResponse
 from abp_tui.tui.widgets.textlayout import Range
 from abp_tui.tui.widgets.textpane import TextPane
-from abp_tui.tui.widgets.transcriptlayout import Fold, FoldKey, ShownTranscript, prepare_transcript
 from abp_tui.tui.workers import background
+
+if TYPE_CHECKING:
+    # Transcripts are laid out when first shown: the first item without them.
+    from abp_tui.tui.widgets.transcriptlayout import Fold, FoldKey, ShownTranscript
 
 EMPTY_OUTPUT = "(empty output)"
 READING = "Reading the transcript…"
@@ -265,6 +270,8 @@ class ResponseView(Vertical):
         anchor: FoldKey | None,
         width: int,
     ) -> None:
+        from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
+
         again = prepare_transcript(
             shown.transcript,
             width,

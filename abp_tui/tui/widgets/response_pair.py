@@ -17,6 +17,7 @@ between them, Response 1's first, then Response 2's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -25,14 +26,16 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from abp_tui.analysis.transcript import columns_transcript
 from abp_tui.services.reviewing import BlindResponse
 from abp_tui.text.search import find_all
 from abp_tui.tui.widgets.response import READING, ResponseView
 from abp_tui.tui.widgets.textlayout import Alignment, DiffMarks, Range
 from abp_tui.tui.widgets.textpane import TextPane
-from abp_tui.tui.widgets.transcriptlayout import ShownTranscript, prepare_transcript
 from abp_tui.tui.workers import background
+
+if TYPE_CHECKING:
+    # Transcripts are laid out when first shown or searched: the first item without them.
+    from abp_tui.tui.widgets.transcriptlayout import ShownTranscript
 
 Hit = tuple[int, Range]
 """A search hit: the response's index (0: Response 1) and where it is in the pane's text."""
@@ -253,6 +256,9 @@ class ResponsePair(Horizontal):
     def _from_trace(
         self, view: ResponseView, response: BlindResponse, width: int, query: str
     ) -> None:
+        from abp_tui.analysis.transcript import columns_transcript
+        from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
+
         rows = [
             (e.seq, e.kind, e.tool, e.input_tokens, e.output_tokens, e.duration_ms)
             for e in response.trace
@@ -341,6 +347,8 @@ class ResponsePair(Horizontal):
     def _find(
         self, generation: int, query: str, targets: list[tuple[int, str | ShownTranscript, int]]
     ) -> None:
+        from abp_tui.tui.widgets.transcriptlayout import prepare_transcript
+
         found: list[tuple[int, list[Range] | ShownTranscript]] = []
         for i, target, width in targets:
             if isinstance(target, str):
@@ -369,11 +377,11 @@ class ResponsePair(Horizontal):
         for i, result in message.found:
             if i >= len(views):
                 continue
-            if isinstance(result, ShownTranscript):
+            if isinstance(result, list):  # the hits in an output
+                views[i].pane.set_hits(result)
+            else:  # a transcript laid out again with its hits
                 pane = views[i].transcript_pane
                 views[i].show_transcript(result, top=pane.top_offset())
-            else:
-                views[i].pane.set_hits(result)
         self._collect_hits()
         if self.hits:
             self.next_hit(1)

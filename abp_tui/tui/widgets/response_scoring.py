@@ -216,7 +216,7 @@ class ResponseScoring(Vertical):
         self.timing_rule = timing_rule
         """Seed 002: when the design states one, the minutes to bring the output to brief."""
         self.dimensions = [d for d in rubric.dimensions if d.scored]
-        self.state = ResponseJudgment()
+        self.state = ResponseJudgment.model_construct()
         self.fatal: tuple[str, ...] = ()
         self._title = f"Response {position}"
         self._record_state: str | None = None
