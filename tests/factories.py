@@ -473,3 +473,31 @@ class Cli:
         code = main(argv)
         captured = self._capsys.readouterr()
         return CliResult(code, captured.out, captured.err)
+
+
+INLINE_RUBRIC_DESIGN = """
+study = "s"
+name = "own"
+seed = 2
+contrasts = [["C", "A"]]
+
+[rubric]
+id = "brief-v1"
+name = "Brief answers"
+fatal_criteria = ["Invents a figure."]
+acceptance = { min_total = 3, required_twos = ["accuracy"] }
+
+[[rubric.dimensions]]
+id = "accuracy"
+name = "Accuracy"
+anchors = { 0 = "Wrong", 1 = "Partly right", 2 = "Right" }
+
+[[rubric.dimensions]]
+id = "brevity"
+anchors = { 0 = "Rambles", 1 = "Some padding", 2 = "Tight" }
+
+[[rubric.validity_gate]]
+id = "same_task"
+text = "Both responses answer the task shown."
+"""
+"""A design file (TOML) that defines its own rubric, with a validity gate."""

@@ -16,33 +16,7 @@ from abp_tui.models import Judgment, ResponseJudgment, ResultState, Rubric
 from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1, SCI_BENCH_V1
 from abp_tui.services.designing import create_design, load_design_file
 from abp_tui.services.reviewing import ReviewSession
-from tests.factories import GATE, afp_study
-
-INLINE = """
-study = "s"
-name = "own"
-seed = 2
-contrasts = [["C", "A"]]
-
-[rubric]
-id = "brief-v1"
-name = "Brief answers"
-fatal_criteria = ["Invents a figure."]
-acceptance = { min_total = 3, required_twos = ["accuracy"] }
-
-[[rubric.dimensions]]
-id = "accuracy"
-name = "Accuracy"
-anchors = { 0 = "Wrong", 1 = "Partly right", 2 = "Right" }
-
-[[rubric.dimensions]]
-id = "brevity"
-anchors = { 0 = "Rambles", 1 = "Some padding", 2 = "Tight" }
-
-[[rubric.validity_gate]]
-id = "same_task"
-text = "Both responses answer the task shown."
-"""
+from tests.factories import GATE, INLINE_RUBRIC_DESIGN, afp_study
 
 
 def _write(tmp_path: Path, text: str, name: str = "d.toml") -> Path:
@@ -55,7 +29,7 @@ def test_a_rubric_defined_in_the_design_file_is_what_reviewers_judge_on(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     afp_study(tmp_path, db)  # the study names the AFP rubric; the design's own one wins
-    path = _write(tmp_path, INLINE)
+    path = _write(tmp_path, INLINE_RUBRIC_DESIGN)
     created = create_design(db, load_design_file(path), str(path))
     assert created.rubric == "brief-v1"
     session = ReviewSession(db, created.pk, "ann")
@@ -114,8 +88,8 @@ def test_rubric_errors_name_the_design_file_and_the_toml_key(
     tmp_path: Path, db: sqlite_utils.Database, old: str, new: str, expected: str
 ) -> None:
     afp_study(tmp_path, db)
-    assert old in INLINE
-    path = _write(tmp_path, INLINE.replace(old, new, 1))
+    assert old in INLINE_RUBRIC_DESIGN
+    path = _write(tmp_path, INLINE_RUBRIC_DESIGN.replace(old, new, 1))
     with pytest.raises(AbpError, match=rf"^{re.escape(str(path))}: {expected}"):
         create_design(db, load_design_file(path), str(path))
     assert db.execute("SELECT COUNT(*) FROM designs").fetchone()[0] == 0

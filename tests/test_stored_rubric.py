@@ -20,8 +20,7 @@ from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1, PREFERENCE_ONLY
 from abp_tui.models.rubric import stored_rubric
 from abp_tui.services.designing import create_design, load_design_file
 from abp_tui.services.reviewing import ReviewSession
-from tests.factories import afp_study
-from tests.test_designs_rubrics import INLINE
+from tests.factories import INLINE_RUBRIC_DESIGN, afp_study
 
 
 def _same(document: dict[str, Any]) -> None:
@@ -80,7 +79,7 @@ def test_a_design_files_own_rubric_is_read_by_the_session_as_validated(
 ) -> None:
     afp_study(tmp_path, db)
     path = tmp_path / "d.toml"
-    path.write_text(INLINE, "utf-8")
+    path.write_text(INLINE_RUBRIC_DESIGN, "utf-8")
     created = create_design(db, load_design_file(path), str(path))
     session = ReviewSession(db, created.pk, "ann")
     _same(session.design_row.rubric)
