@@ -12,23 +12,30 @@ anyway, with the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import pickle
 import random
 import tracemalloc
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 
+from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.export import derive as derive_module
 from abp_tui.export.bundle_analysis import RunVerdicts, agreement, analyse, parse, summarise
 from abp_tui.export.bundle_reading import read_bundle
+from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
+from abp_tui.export.errors import ExportError
 from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, table_csv
-from abp_tui.models import Judgment, PreferenceChoice
+from abp_tui.models import DesignRecords, Judgment, PreferenceChoice
+from abp_tui.services import publishing
 from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
-from abp_tui.services.publishing import export_bundle
+from abp_tui.services.publishing import collect, export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from tests.factories import copy_db
@@ -36,28 +43,47 @@ from tests.factories import copy_db
 CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
 
 
-def _exported(root: Path, template: Path, pairs: int) -> Path:
+def _judged(root: Path, template: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
     """A PandaLM-shaped study of ``pairs`` pairs judged by two of three reviewers each (a
-    preference apiece), unblinded and exported: the bundle's folder."""
+    preference apiece) and unblinded: its database and design."""
     source = root / f"pairs{pairs}" / "testset-v1.json"
     write_pairs(source, pairs)
     db = copy_db(template, root / f"judged{pairs}.db")
+    import_paths(db, [source], study="panda")
+    pk = create_from_choices(
+        db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
+    ).pk
+    rng = random.Random(5)
+    for reviewer in ("ann", "bo", "cy"):
+        session = ReviewSession(db, pk, reviewer)
+        for row in session.queue():
+            judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
+            session.save(row.code, judgment, 3.0, submit=True)
+    unblind(db, "panda", "lead")
+    return db, pk
+
+
+def _exported(root: Path, template: Path, pairs: int) -> Path:
+    """The study of :func:`_judged`, exported: the bundle's folder."""
+    db, pk = _judged(root, template, pairs)
     try:
-        import_paths(db, [source], study="panda")
-        pk = create_from_choices(
-            db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
-        ).pk
-        rng = random.Random(5)
-        for reviewer in ("ann", "bo", "cy"):
-            session = ReviewSession(db, pk, reviewer)
-            for row in session.queue():
-                judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
-                session.save(row.code, judgment, 3.0, submit=True)
-        unblind(db, "panda", "lead")
         export_bundle(db, pk, root / f"bundle{pairs}")
     finally:
         db.close()
     return root / f"bundle{pairs}"
+
+
+def _parsed(bundle: Path) -> int:
+    """Bytes a bundle's records hold once parsed (its files read beforehand)."""
+    files = read_bundle(bundle)
+    tracemalloc.start()
+    try:
+        inputs = parse(files)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(inputs.judgments) == 2 * len(inputs.items)
+    return now
 
 
 def _analysed(bundle: Path) -> int:
@@ -108,11 +134,12 @@ def _report(bundle: Path) -> int:
     raise AssertionError("no report")
 
 
-PER_PAIR_LIMITS = {"analysed": 3000, "judgments": 400, "report": 2000}
+PER_PAIR_LIMITS = {"parsed": 4700, "analysed": 2500, "judgments": 300, "report": 900}
 """Bytes a judged pair (two runs, two reviewers' judgments) may add to each: before, about
-3,500 to the analysis (every run's verdict held), 900 to the judgments table (every row held)
-and 4,200 to writing the report (each long table's markup made whole first); now about 2,500,
-70 and 700."""
+4,800 to the parsed records (each judgment holding its own copies of its runs' ids and its
+empty dicts of responses and validity checks), 3,500 to the analysis (every run's verdict
+held), 900 to the judgments table (every row held) and 4,200 to writing the report (each
+long table's markup made whole first); now about 4,550, 2,250, 250 and 700."""
 
 
 def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
@@ -124,7 +151,13 @@ def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
     small_bundle = _exported(tmp_path, empty_db_template, 60)
     large_bundle = _exported(tmp_path, empty_db_template, 360)
     grown = {}
-    for name, measure in (("analysed", _analysed), ("judgments", _judgments), ("report", _report)):
+    measures = (
+        ("parsed", _parsed),
+        ("analysed", _analysed),
+        ("judgments", _judgments),
+        ("report", _report),
+    )
+    for name, measure in measures:
         measure(small_bundle)  # what a first call builds once (validators, imports)
         grown[name] = (measure(large_bundle) - measure(small_bundle)) / 300
     over = {k: round(v) for k, v in grown.items() if v >= PER_PAIR_LIMITS[k]}
@@ -157,3 +190,75 @@ def test_verdicts_and_judgment_rows_made_when_read_are_the_bundles(
     assert table_csv(tables.judgments) == files[JUDGMENTS_CSV]
     assert derive(files, analysis) == {p: files[p] for p in derive(files, analysis)}
     assert derive(files, analysis)[VERDICTS] == files[VERDICTS]
+
+
+def _database_verdicts(db: sqlite_utils.Database, pk: int) -> int:
+    """Bytes of what an export keeps of the database's verdicts for its cross-check (pickled),
+    from when the records the files were written from are let go until the files' own are
+    computed."""
+    core = publishing._database_verdicts(collect(db, pk).records)
+    assert core
+    return len(pickle.dumps(core))
+
+
+def _commitment_let_go(bundle: Path) -> int:
+    """Bytes the records of a bundle, parsed and their commitment checked, hold less once
+    :func:`committed_checked` took what only the check reads."""
+    files = read_bundle(bundle)
+    tracemalloc.start()
+    try:
+        inputs = parse(files)
+        assert check_commitment(files, inputs.design, inputs)
+        held, _peak = tracemalloc.get_traced_memory()
+        kept = committed_checked(inputs)
+        del inputs
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert kept.runs
+    return held - now
+
+
+def test_an_export_keeps_no_verdict_of_the_database_nor_the_commitments_task_hashes(
+    tmp_path: Path, empty_db_template: Path
+) -> None:
+    # Before: about 600 bytes a judged pair of the database's verdicts (their facts, by run)
+    # kept for the cross-check, and every task's hash twice (the commitment's and the
+    # bundle's own, 400 bytes a pair) kept through the analysis; now a digest of the verdicts,
+    # and the hashes let go once checked.
+    held, freed = {}, {}
+    for pairs in (60, 360):
+        db, pk = _judged(tmp_path, empty_db_template, pairs)
+        try:
+            held[pairs] = _database_verdicts(db, pk)
+            export_bundle(db, pk, tmp_path / f"bundle{pairs}")
+            # What the export analyses: the design as published, less the task hashes.
+            analysis = publishing._collected_and_analysed(db, pk)[1]
+        finally:
+            db.close()
+        design = analysis.inputs.design
+        assert analysis.inputs.task_sha256 == {}
+        assert design.document["commitment"]["tasks"] == {}
+        assert (design.name, design.version) == ("pairs", 1)
+        freed[pairs] = _commitment_let_go(tmp_path / f"bundle{pairs}")
+    assert max(held.values()) < 200, held  # a count and a digest, whatever the study
+    assert (freed[360] - freed[60]) / 300 > 250, freed
+
+
+def test_an_export_refuses_verdicts_that_differ_from_the_databases(
+    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, pk = _judged(tmp_path, empty_db_template, 12)
+    try:
+        ours = decide
+
+        def one_lost(records: DesignRecords) -> Decisions:
+            decided = ours(records)
+            return dataclasses.replace(decided, verdicts=decided.verdicts[1:])
+
+        monkeypatch.setattr(publishing, "decide", one_lost)
+        with pytest.raises(ExportError, match="internal inconsistency"):
+            export_bundle(db, pk, tmp_path / "bundle")
+    finally:
+        db.close()
+    assert not (tmp_path / "bundle").exists() and not (tmp_path / "bundle.zip").exists()

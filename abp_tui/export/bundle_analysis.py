@@ -176,6 +176,8 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         raise BundleMismatch(rec.TASKS, "expected a list of tasks")
     if not isinstance(conditions_raw, list):
         raise BundleMismatch(rec.CONDITIONS, "expected a list of conditions")
+    runs = rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun))
+    items = _jsonl(files, rec.ITEMS, Item)
     inputs = Inputs(
         study=_model(Study, _json(files, rec.STUDY), rec.STUDY),
         design=design,
@@ -188,9 +190,9 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         conditions=[
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
-        runs=rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun)),
-        items=_jsonl(files, rec.ITEMS, Item),
-        judgments=_jsonl(files, rec.JUDGMENTS, JudgmentRevision),
+        runs=runs,
+        items=items,
+        judgments=_judgments(files, runs, items),
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
         findings=_jsonl(files, rec.FINDINGS, FindingRevision),
         audit=_jsonl(files, rec.AUDIT, rec.PublishedAuditEntry),
@@ -203,6 +205,35 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
     )
     _check_references(inputs)
     return inputs
+
+
+def _judgments(
+    files: Mapping[str, bytes], runs: Sequence[rec.HeldRun], items: Sequence[Item]
+) -> list[JudgmentRevision]:
+    """The judgments of a bundle (:func:`_jsonl`), each holding the one string of its item's
+    code, of its runs' ids, of its reviewer and status that the items, the runs and the other
+    judgments hold rather than copies of its own: a large study's judgments are read by the
+    hundred thousand, and those strings were a third of what each held. Equal strings: the
+    records are the ones read. Likewise a judgment of a preference alone holds the one empty
+    dict of responses and validity checks the others hold (records are frozen: nobody changes
+    their dicts)."""
+    empty: dict[Any, Any] = {}
+    held: dict[str, str] = {i.code: i.code for i in items}
+    held.update((r.id, r.id) for r in runs)
+    out: list[JudgmentRevision] = []
+    for j in _jsonl_each(files, rec.JUDGMENTS, JudgmentRevision):
+        values = j.__dict__  # a frozen record's fields, read by nobody yet
+        for name in ("item", "reviewer", "status"):
+            values[name] = held.setdefault(values[name], values[name])
+        placement = j.placement
+        for shown, run in placement.items():
+            placement[shown] = held.get(run, run)
+        decided = j.judgment.__dict__
+        for name in ("responses", "validity"):  # a preference alone: neither holds anything
+            if not decided[name]:
+                decided[name] = empty
+        out.append(j)
+    return out
 
 
 def _check_references(inputs: Inputs) -> None:

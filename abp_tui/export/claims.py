@@ -30,6 +30,7 @@ Each check raises :class:`BundleMismatch` naming the file and what differs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -175,6 +176,20 @@ def check_commitment(
                 "planned run's facts, record (model, tokens, metadata...) or output was changed",
             )
     return True
+
+
+def committed_checked(inputs: Inputs) -> Inputs:
+    """``inputs`` once :func:`check_commitment` passed on them: the design's document without
+    the content hash of every task its commitment lists, and no task hashes of the bundle's own
+    (nothing after the check reads either; a large study's design lists a hash for each of its
+    tens of thousands of tasks, twice held). The design's name, version, seed and hash, which
+    the results and the report state, are the design's."""
+    found = inputs.design.document.get(COMMITMENT_KEY)
+    if not isinstance(found, dict) or not found.get("tasks"):
+        return dataclasses.replace(inputs, task_sha256={})
+    document = {**inputs.design.document, COMMITMENT_KEY: {**found, "tasks": {}}}
+    design = inputs.design.model_copy(update={"document": document})
+    return dataclasses.replace(inputs, design=design, task_sha256={})
 
 
 def _check_records(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
@@ -45,7 +46,7 @@ from abp_tui.export import records as rec
 from abp_tui.export.allocation import allocation_source
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, json_list_chunks, jsonl_bytes
-from abp_tui.export.claims import check_commitment
+from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
 from abp_tui.export.errors import BundleMismatch, ExportError
 from abp_tui.export.judges import judge_sources
@@ -419,30 +420,44 @@ def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
 
 
 # -- checking what was collected -------------------------------------------------------------------
-def _database_verdicts(records: DesignRecords) -> dict[str, tuple[object, ...] | None]:
-    """The facts of each final verdict of the records the files were written from."""
-    return {v.run: _verdict_facts(v) for v in decide(records).verdicts}
+def _database_verdicts(records: DesignRecords) -> tuple[int, str]:
+    """How many final verdicts the records the files were written from give, and the digest of
+    their facts (:func:`_verdicts_digest`): what the verdicts computed from the bundle's files
+    must give again, without each verdict held meanwhile."""
+    verdicts = decide(records).verdicts
+    return len(verdicts), _verdicts_digest((v.run, v) for v in verdicts)
 
 
-def _cross_check(core: Mapping[str, tuple[object, ...] | None], analysis: Analysis) -> None:
+def _verdicts_digest(verdicts: Iterable[tuple[str, Verdict]]) -> str:
+    """SHA-256 of the facts of each verdict (its source, state, scores, fatal criteria hit,
+    judgments and items), in the order of its run's
+    id: the same verdicts give the same digest in whatever order they come."""
+    digest = hashlib.sha256()
+    for run, v in sorted(verdicts, key=_first):
+        # The scores in their names' order: two dicts of the same scores are equal whatever
+        # order their keys came in.
+        facts = (v.source, v.result_state, sorted(v.scores.items()), v.fatal_hits, v.judgments)
+        digest.update(repr((run, *facts, v.items)).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def _first(pair: tuple[str, Verdict]) -> str:
+    return pair[0]
+
+
+def _cross_check(core: tuple[int, str], analysis: Analysis) -> None:
     """The verdicts computed from the bundle's files must be those of the records the files were
     written from (``core``: :func:`_database_verdicts`): the same rules on both, so a
     difference means a record was lost or changed on its way into the bundle."""
     ours = analysis.human
-    for run in sorted(set(core) | set(ours)):
-        mine, theirs = _verdict_facts(ours.get(run)), core.get(run)
-        if mine != theirs:
-            raise ExportError(
-                f"internal inconsistency: the verdict of run {run!r} computed from the bundle "
-                f"{mine} differs from the database's {theirs}; nothing was written "
-                "(please report this)"
-            )
-
-
-def _verdict_facts(v: Verdict | None) -> tuple[object, ...] | None:
-    if v is None:
-        return None
-    return (v.source, v.result_state, v.scores, v.fatal_hits, v.judgments, v.items)
+    found = (len(ours), _verdicts_digest(ours.items()))
+    if found != core:
+        raise ExportError(
+            f"internal inconsistency: the {found[0]} final verdicts computed from the bundle "
+            f"differ from the {core[0]} of the database (their facts' SHA-256 {found[1][:16]}, "
+            f"not {core[1][:16]}); nothing was written (please report this)"
+        )
 
 
 def _collected_and_analysed(
@@ -460,7 +475,8 @@ def _collected_and_analysed(
     del collected
     inputs = parse(written)
     _planned_records(written, inputs.design, inputs)
-    analysis = analyse(inputs)
+    analysis = analyse(committed_checked(inputs))
+    del inputs
     _cross_check(core, analysis)
     return written, analysis
 
