@@ -24,8 +24,17 @@ import sqlite_utils
 
 from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.bench.pairwise_import import write_pairs
+from abp_tui.export import bundle
 from abp_tui.export import derive as derive_module
-from abp_tui.export.bundle_analysis import RunVerdicts, agreement, analyse, parse, summarise
+from abp_tui.export.bundle_analysis import (
+    Analysis,
+    Inputs,
+    RunVerdicts,
+    agreement,
+    analyse,
+    parse,
+    summarise,
+)
 from abp_tui.export.bundle_reading import read_bundle
 from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
@@ -262,3 +271,28 @@ def test_an_export_refuses_verdicts_that_differ_from_the_databases(
     finally:
         db.close()
     assert not (tmp_path / "bundle").exists() and not (tmp_path / "bundle.zip").exists()
+
+
+def test_verify_lets_go_of_the_commitments_task_hashes_once_checked(
+    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: verify analysed (and held to the end) the design as published, with every
+    # task's hash twice; now, as the export does, without them once the commitment holds.
+    db, pk = _judged(tmp_path, empty_db_template, 12)
+    try:
+        written = export_bundle(db, pk, tmp_path / "bundle")
+    finally:
+        db.close()
+    analysed: list[Inputs] = []
+    ours = bundle.analyse_or_refuse
+
+    def seen(inputs: Inputs) -> Analysis:
+        analysed.append(inputs)
+        return ours(inputs)
+
+    monkeypatch.setattr(bundle, "analyse_or_refuse", seen)
+    report = bundle.verify(written.zip_path)
+    assert report.design == "pairs" and report.design_hash_recomputed
+    (inputs,) = analysed
+    assert inputs.task_sha256 == {}
+    assert inputs.design.document["commitment"]["tasks"] == {}

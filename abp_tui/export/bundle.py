@@ -70,6 +70,7 @@ from abp_tui.export.claims import (
     check_models,
     check_produced,
     check_times,
+    committed_checked,
 )
 from abp_tui.export.derive import ABP_VERDICT, STATUS, Derived, derive, derive_each
 from abp_tui.export.errors import BundleMismatch, ExportError
@@ -562,6 +563,7 @@ def _verified(
     check_times(inputs.design, inputs)
     # What is left to a forger past those checks, bound by the hash recomputed above.
     bound = recomputed and check_commitment(files, inputs.design, inputs)
+    inputs = committed_checked(inputs)  # each task's hash, twice held, is read no more
     for run in inputs.runs:
         if run.output is not None:
             digest = listed.get(run.output.path, (None, 0))[0]
