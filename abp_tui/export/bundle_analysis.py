@@ -31,7 +31,7 @@ from abp_tui.analysis.commitment import record_sha256
 from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions
-from abp_tui.analysis.placement import runs_shown
+from abp_tui.analysis.placement import relabel, runs_shown
 from abp_tui.analysis.records import design_document, shown_as
 from abp_tui.analysis.reruns import held_outcomes
 from abp_tui.analysis.results.document import (
@@ -225,9 +225,7 @@ def _judgments(
         values = j.__dict__  # a frozen record's fields, read by nobody yet
         for name in ("item", "reviewer", "status"):
             values[name] = held.setdefault(values[name], values[name])
-        placement = j.placement
-        for shown, run in placement.items():
-            placement[shown] = held.get(run, run)
+        values["placement"] = relabel(j.placement, lambda run: held.get(run, run))
         decided = j.judgment.__dict__
         for name in ("responses", "validity"):  # a preference alone: neither holds anything
             if not decided[name]:
