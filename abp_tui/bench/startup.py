@@ -119,8 +119,18 @@ def _until_shown(argv: list[str], cwd: Path, marker: str) -> float:
     wanted = marker.encode()
     seen = b""
     began = time.perf_counter()
+    # The terminal is the child's controlling terminal (a session of its own, then TIOCSCTTY),
+    # as a real one is: if this process dies before it can kill the child, closing the master
+    # hangs the child up, instead of leaving it reading a terminal nobody holds.
     child = subprocess.Popen(
-        argv, cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        argv,
+        cwd=cwd,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
     )
     os.close(slave)
     try:
