@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +87,68 @@ def test_bench_startup_times_the_first_item_in_a_terminal_beside_a_bare_textual_
     ratio = doc["workstation"]["median_seconds"] / doc["bare_textual"]["median_seconds"]
     assert doc["workstation_ratio"] == round(ratio, 2)
     assert doc["workstation_goal_met"] == (doc["workstation_ratio"] <= 2.0)
+
+
+_HELD_UP = """
+import sys
+from pathlib import Path
+from abp_tui.bench.startup import _until_shown
+
+# A program that waits on its terminal, never showing the marker, and (as the workstation's
+# input thread does) carries on past a terminal that fails to read.
+WAITS = '''
+import os, time
+while True:
+    try:
+        os.read(0, 1024) or time.sleep(0.05)
+    except OSError:
+        time.sleep(0.05)
+'''
+child = [sys.executable, "-c", WAITS]
+_until_shown(child, Path.cwd(), "never shown")
+"""
+
+
+def test_a_bench_killed_mid_launch_hangs_its_program_up(tmp_path: Path) -> None:
+    """The pseudo-terminal is the program's controlling terminal, as a real one is: when the
+    bench dies before it can kill what it started (killed by a timeout, say), the terminal's
+    closing hangs the program up; it used to stay, reading a terminal nobody held."""
+    bench = subprocess.Popen(
+        [sys.executable, "-c", _HELD_UP],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    try:
+        child = _started_child(bench.pid)
+    finally:
+        bench.kill()
+        bench.wait()
+    for _ in range(100):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    alive = _alive(child)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the program outlived its bench"
+
+
+def _started_child(parent: int) -> int:
+    """The pid of ``parent``'s child, once it has one."""
+    for _ in range(300):
+        found = Path(f"/proc/{parent}/task/{parent}/children")
+        pids = found.read_text().split() if found.exists() else []
+        if pids:
+            time.sleep(0.5)  # the child is running its own program, past the bench's preexec
+            return int(pids[0])
+        time.sleep(0.1)
+    raise AssertionError("the bench started nothing")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
