@@ -42,6 +42,7 @@ from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.demo import load_demo
 from abp_tui.services.designing import create_design, find_design
 from abp_tui.services.importing import import_paths
+from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
@@ -501,3 +502,13 @@ id = "same_task"
 text = "Both responses answer the task shown."
 """
 """A design file (TOML) that defines its own rubric, with a validity gate."""
+
+
+def exported_abp_bundle(root: Path) -> Path:
+    """The bundle folder of :func:`abp_judged`'s study, exported under ``root``."""
+    db = connect(root / "b.db")
+    try:
+        export_bundle(db, abp_judged(db), root / "bundle")
+    finally:
+        db.close()
+    return root / "bundle"

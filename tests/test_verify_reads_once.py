@@ -23,9 +23,7 @@ import pytest
 
 from abp_tui.export import BundleMismatch, verify
 from abp_tui.export.bundle_reading import Bundle, HeldBudget, Records, open_bundle
-from abp_tui.services.publishing import export_bundle
-from abp_tui.store import connect
-from tests.factories import Cli, abp_judged
+from tests.factories import Cli, exported_abp_bundle
 
 AUDIT = "audit/audit_log.jsonl"
 JUDGMENTS = "judging/judgments.jsonl"
@@ -34,13 +32,7 @@ CHANGED = re.escape("differs from manifest.json's")
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exported")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture

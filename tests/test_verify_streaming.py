@@ -25,20 +25,14 @@ from abp_tui.export import bundle as bundle_module
 from abp_tui.export.bundle_reading import CHUNK, HeldBudget, LineLimit, open_bundle
 from abp_tui.services.publishing import export_bundle
 from abp_tui.store import connect
-from tests.factories import Cli, abp_judged
+from tests.factories import Cli, abp_judged, exported_abp_bundle
 
 MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exported")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture
