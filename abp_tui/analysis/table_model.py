@@ -11,10 +11,10 @@ Pure: no I/O, no ``rich``, no ``textual``, no database.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.stats.agreement import REFUSED
@@ -199,6 +199,40 @@ class Column:
     @property
     def fields(self) -> tuple[tuple[str, Part], ...]:
         return ((self.key, "value"),) if self.csv is None else self.csv
+
+
+class MadeRows(Sequence[tuple[Cell, ...]]):
+    """A table's rows, each made from its source by ``make`` when it is read (a long table, one
+    row a task and condition, is written a row at a time and never held whole). Equal to any
+    sequence of the same rows."""
+
+    def __init__(self, sources: Sequence[Any], make: Callable[[Any], tuple[Cell, ...]]) -> None:
+        self._sources = sources
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Cell, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[Cell, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Cell, ...] | Sequence[tuple[Cell, ...]]:
+        if isinstance(index, slice):
+            return [self._make(s) for s in self._sources[index]]
+        return self._make(self._sources[index])
+
+    def __iter__(self) -> Iterator[tuple[Cell, ...]]:
+        return map(self._make, self._sources)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

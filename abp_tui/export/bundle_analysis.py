@@ -20,7 +20,7 @@ cross-checks the verdicts computed here against the database's before it writes 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, overload
 
@@ -66,7 +66,7 @@ from abp_tui.models import (
     StudyDesign,
     Verdict,
 )
-from abp_tui.models.base import shared_fields, trusted
+from abp_tui.models.base import shared_fields, sharing, trusted
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.text import json_input
 
@@ -142,7 +142,9 @@ class Inputs:
     study_design: StudyDesign
     """The design file's part of the design document (its disagreement rules included)."""
     rubric: Rubric
-    tasks: list[rec.PublishedTask]
+    tasks: list[rec.HeldTask]
+    """The tasks, each held as what the analysis reads and its text deflated
+    (:class:`abp_tui.export.records.HeldTask`)."""
     conditions: list[Condition]
     runs: list[rec.HeldRun]
     """The runs, each record held as its JSON text (:class:`abp_tui.export.records.HeldRun`)."""
@@ -176,23 +178,24 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         raise BundleMismatch(rec.TASKS, "expected a list of tasks")
     if not isinstance(conditions_raw, list):
         raise BundleMismatch(rec.CONDITIONS, "expected a list of conditions")
-    runs = rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun))
-    items = _jsonl(files, rec.ITEMS, Item)
+    share = sharing()  # one string of each id, code and name, however many records name it
+    task_sha256 = record_hashes(tasks_raw)
+    tasks = _tasks(tasks_raw, share)
+    del tasks_raw  # let go of the file's objects before the runs and judgments are read
+    runs = rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun), share)
+    items = _items(files, share)
     inputs = Inputs(
         study=_model(Study, _json(files, rec.STUDY), rec.STUDY),
         design=design,
         study_design=study_design,
         rubric=_model(Rubric, _json(files, rec.RUBRIC), rec.RUBRIC),
-        tasks=[
-            shared_fields(_model(rec.PublishedTask, t, rec.TASKS, f"[{i}]."))
-            for i, t in enumerate(tasks_raw)
-        ],
+        tasks=tasks,
         conditions=[
             _model(Condition, c, rec.CONDITIONS, f"[{i}].") for i, c in enumerate(conditions_raw)
         ],
         runs=runs,
         items=items,
-        judgments=_judgments(files, runs, items),
+        judgments=_judgments(files, share),
         adjudications=_jsonl(files, rec.ADJUDICATIONS, AdjudicationRevision),
         findings=_jsonl(files, rec.FINDINGS, FindingRevision),
         audit=_jsonl(files, rec.AUDIT, rec.PublishedAuditEntry),
@@ -201,31 +204,52 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         if rec.JUDGE_SCORES in files
         else [],
         allocation=_jsonl(files, rec.ALLOCATION, AllocationDraw) if rec.ALLOCATION in files else [],
-        task_sha256=record_hashes(tasks_raw),
+        task_sha256=task_sha256,
     )
     _check_references(inputs)
     return inputs
 
 
-def _judgments(
-    files: Mapping[str, bytes], runs: Sequence[rec.HeldRun], items: Sequence[Item]
-) -> list[JudgmentRevision]:
+def _tasks(found: list[Any], share: Callable[[str], str]) -> list[rec.HeldTask]:
+    """The tasks of ``protocol/tasks.json`` (its list, emptied as it is read), each validated
+    and held as :class:`abp_tui.export.records.HeldTask`."""
+    out: list[rec.HeldTask] = []
+    for i, t in enumerate(found):
+        task = _model(rec.PublishedTask, t, rec.TASKS, f"[{i}].")
+        out.append(rec.HeldTask.held(task, t, out[0].dictionary if out else None, share))
+        found[i] = None  # its objects are let go as the next is read
+    return out
+
+
+def _items(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[Item]:
+    """The items of a bundle (:func:`_jsonl`), each holding the one string of its code, kind,
+    task, runs' ids and conditions that ``share`` gives (the runs' and the judgments' own): a
+    large study's items are read by the hundred thousand, over a few conditions."""
+    out = _jsonl(files, rec.ITEMS, Item)
+    for i in out:
+        values = i.__dict__  # a frozen record's fields, read by nobody yet
+        for name in ("code", "kind", "task"):
+            values[name] = share(values[name])
+        for name in ("runs", "conditions"):
+            values[name] = tuple(map(share, values[name]))
+    return out
+
+
+def _judgments(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[JudgmentRevision]:
     """The judgments of a bundle (:func:`_jsonl`), each holding the one string of its item's
-    code, of its runs' ids, of its reviewer and status that the items, the runs and the other
-    judgments hold rather than copies of its own: a large study's judgments are read by the
-    hundred thousand, and those strings were a third of what each held. Equal strings: the
-    records are the ones read. Likewise a judgment of a preference alone holds the one empty
-    dict of responses and validity checks the others hold (records are frozen: nobody changes
-    their dicts)."""
+    code, of its runs' ids, of its reviewer and status that ``share`` gives (the items', the
+    runs' and the other judgments') rather than copies of its own: a large study's judgments
+    are read by the hundred thousand, and those strings were a third of what each held. Equal
+    strings: the records are the ones read. Likewise a judgment of a preference alone holds
+    the one empty dict of responses and validity checks the others hold (records are frozen:
+    nobody changes their dicts)."""
     empty: dict[Any, Any] = {}
-    held: dict[str, str] = {i.code: i.code for i in items}
-    held.update((r.id, r.id) for r in runs)
     out: list[JudgmentRevision] = []
     for j in _jsonl_each(files, rec.JUDGMENTS, JudgmentRevision):
         values = j.__dict__  # a frozen record's fields, read by nobody yet
         for name in ("item", "reviewer", "status"):
-            values[name] = held.setdefault(values[name], values[name])
-        values["placement"] = relabel(j.placement, lambda run: held.get(run, run))
+            values[name] = share(values[name])
+        values["placement"] = relabel(j.placement, share)
         decided = j.judgment.__dict__
         for name in ("responses", "validity"):  # a preference alone: neither holds anything
             if not decided[name]:

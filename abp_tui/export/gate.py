@@ -112,7 +112,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
         )
 
     # 1. Full text of every fixture.
-    no_text = sorted(t.id for t in inputs.tasks if t.placeholder or not t.prompt.strip())
+    no_text = sorted(t.id for t in inputs.tasks if t.placeholder or t.prompt_blank)
     check(
         "full text of every fixture",
         no_text,

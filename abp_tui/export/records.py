@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Final
 
 from pydantic import Field
 
 from abp_tui.models import Model, RunFacts, Task
-from abp_tui.models.base import trusted
+from abp_tui.models.base import same, trusted
 
 BUNDLE_SCHEMA: Final = "abp-tui-bundle/v1"
 RECORDS_SCHEMA: Final = "abp-tui-records/v1"
@@ -111,6 +112,50 @@ class PublishedTask(Task):
     """True when no task record was imported: the run named a task id and nothing more."""
 
 
+@dataclass(frozen=True, slots=True)
+class HeldTask:
+    """A published task as a bundle's analysis holds it: what the rules and the gate read of
+    it, and its record as its compact JSON text deflated against the first task's (a study's
+    tasks share most of their words), which :attr:`published` reads back for the report: a
+    large study has a task a pair, each a kilobyte of text and twice that of objects."""
+
+    id: str
+    fatal_criteria: tuple[str, ...]
+    risk_type: str
+    placeholder: bool
+    prompt_blank: bool
+    """Whether its prompt is empty or only white space."""
+    deflated: bytes = field(repr=False)
+    dictionary: bytes = field(repr=False)
+
+    @property
+    def published(self) -> PublishedTask:
+        """The task, as ``protocol/tasks.json`` publishes it (made again each time)."""
+        return PublishedTask.model_validate_json(_inflated(self.deflated, self.dictionary))
+
+    @classmethod
+    def held(
+        cls,
+        task: PublishedTask,
+        record: dict[str, Any],
+        dictionary: bytes | None = None,
+        share: Callable[[str], str] = same,
+    ) -> HeldTask:
+        """``task`` as held, ``record`` (its object in the file) deflated against
+        ``dictionary`` (None: its own text, which the tasks held after it share)."""
+        data = _record_text(record).encode("utf-8")
+        shared = data[-_WINDOW:] if dictionary is None else dictionary
+        return cls(
+            id=share(task.id),
+            fatal_criteria=task.fatal_criteria,
+            risk_type=share(task.risk_type),
+            placeholder=task.placeholder,
+            prompt_blank=not task.prompt.strip(),
+            deflated=_deflated(data, shared),
+            dictionary=shared,
+        )
+
+
 class OutputRef(Model):
     """Where a bundle keeps a run's raw output."""
 
@@ -157,51 +202,105 @@ class PublishedRun(RunFacts):
 
 
 class HeldRun(RunFacts):
-    """A published run as a bundle's analysis holds it: a :class:`PublishedRun` whose record is
-    kept as its compact JSON text, deflated against the first run's (a study's records differ
-    in a few values: 600 bytes of text deflate to 40, where the record's objects cost 2 kB and
-    a large study holds hundreds of thousands of runs), and read again whenever asked for."""
+    """A published run as a bundle's analysis holds it: a :class:`PublishedRun` whose record,
+    and where the bundle keeps its output, trace and diff, are kept as their compact JSON text,
+    deflated against the first run's (a study's records differ in a few values: 600 bytes of
+    text deflate to 40, where the record's objects cost 2 kB, and a run's file references 150
+    to 70, where their objects cost 800 bytes; a large study holds hundreds of thousands of
+    runs), and read again whenever asked for."""
 
-    output: OutputRef | None
-    trace: TraceRef | None
-    diff: DiffRef | None = Field(default=None, exclude_if=lambda v: v is None)
     record_deflated: bytes = Field(exclude=True, repr=False)
     """The record's JSON text (UTF-8, its keys in their order), deflated against
     :attr:`record_dictionary`: :attr:`record` reads it."""
     record_dictionary: bytes = Field(exclude=True, repr=False)
     """The text the record was deflated against (one object, shared by every run held with
     it)."""
+    files_deflated: bytes = Field(exclude=True, repr=False)
+    """The JSON text of the run's ``output``, ``trace`` and (when it has one) ``diff``,
+    deflated against :attr:`files_dictionary`: :attr:`output`, :attr:`trace` and :attr:`diff`
+    read it."""
+    files_dictionary: bytes = Field(exclude=True, repr=False)
+    """The text the file references were deflated against (shared, as the record's)."""
 
     @property
     def record(self) -> dict[str, Any]:
         """The run's record, as its line in ``runs.jsonl`` gives it (a new dict each time)."""
-        inflate = zlib.decompressobj(-zlib.MAX_WBITS, self.record_dictionary)
-        found: dict[str, Any] = json.loads(
-            inflate.decompress(self.record_deflated) + inflate.flush()
-        )
+        found: dict[str, Any] = json.loads(_inflated(self.record_deflated, self.record_dictionary))
+        return found
+
+    @property
+    def output(self) -> OutputRef | None:
+        """The raw output's file, or None when the record carried no output."""
+        found = self._files().get("output")
+        return None if found is None else trusted(OutputRef, **found)
+
+    @property
+    def trace(self) -> TraceRef | None:
+        """The trace's file, or None when the run has no trace events."""
+        found = self._files().get("trace")
+        return None if found is None else trusted(TraceRef, **found)
+
+    @property
+    def diff(self) -> DiffRef | None:
+        """The diff's file, or None when the run has no stored diff."""
+        found = self._files().get("diff")
+        return None if found is None else trusted(DiffRef, **found)
+
+    def _files(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(_inflated(self.files_deflated, self.files_dictionary))
         return found
 
     @classmethod
-    def held(cls, run: PublishedRun, dictionary: bytes | None = None) -> HeldRun:
-        """``run`` as held: its facts and files as they are, its record as JSON text deflated
-        against ``dictionary`` (None: its own text, which the runs held after it share)."""
+    def held(cls, run: PublishedRun, dictionaries: tuple[bytes, bytes] | None = None) -> HeldRun:
+        """``run`` as held: its facts as they are, its record and its files' references as
+        JSON text deflated against ``dictionaries`` (the record's and the references'; None:
+        their own texts, which the runs held after it share)."""
         values = dict(run.__dict__)
-        record = values.pop("record")
-        data = _record_text(record).encode("utf-8")
-        shared = data[-_WINDOW:] if dictionary is None else dictionary
-        deflate = zlib.compressobj(
-            6, zlib.DEFLATED, -zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY, shared
+        record = _record_text(values.pop("record")).encode("utf-8")
+        refs: dict[str, Any] = {}
+        for name in ("output", "trace", "diff"):
+            ref = values.pop(name)
+            if ref is not None or name != "diff":  # a run without a diff has no such key
+                refs[name] = None if ref is None else ref.__dict__
+        located = _record_text(refs).encode("utf-8")
+        if dictionaries is None:
+            dictionaries = (record[-_WINDOW:], located[-_WINDOW:])
+        return trusted(
+            cls,
+            **values,
+            record_deflated=_deflated(record, dictionaries[0]),
+            record_dictionary=dictionaries[0],
+            files_deflated=_deflated(located, dictionaries[1]),
+            files_dictionary=dictionaries[1],
         )
-        packed = deflate.compress(data) + deflate.flush()
-        return trusted(cls, **values, record_deflated=packed, record_dictionary=shared)
 
 
-def held_runs(runs: Iterable[PublishedRun]) -> list[HeldRun]:
-    """``runs`` as held (:class:`HeldRun`), every record deflated against the first run's."""
+def held_runs(runs: Iterable[PublishedRun], share: Callable[[str], str] = same) -> list[HeldRun]:
+    """``runs`` as held (:class:`HeldRun`), every record and every run's file references
+    deflated against the first run's, each run's id, task and condition the string ``share``
+    gives for it (:func:`abp_tui.models.base.sharing`: one string for every record naming
+    it)."""
     out: list[HeldRun] = []
     for run in runs:
-        out.append(HeldRun.held(run, out[0].record_dictionary if out else None))
+        shared = (out[0].record_dictionary, out[0].files_dictionary) if out else None
+        held = HeldRun.held(run, shared)
+        values = held.__dict__  # a frozen record's fields, read by nobody yet
+        for name in ("id", "task", "condition"):
+            values[name] = share(values[name])
+        out.append(held)
     return out
+
+
+def _deflated(data: bytes, dictionary: bytes) -> bytes:
+    deflate = zlib.compressobj(
+        6, zlib.DEFLATED, -zlib.MAX_WBITS, 8, zlib.Z_DEFAULT_STRATEGY, dictionary
+    )
+    return deflate.compress(data) + deflate.flush()
+
+
+def _inflated(data: bytes, dictionary: bytes) -> bytes:
+    inflate = zlib.decompressobj(-zlib.MAX_WBITS, dictionary)
+    return inflate.decompress(data) + inflate.flush()
 
 
 _ENCODE: Final = (

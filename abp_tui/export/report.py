@@ -410,5 +410,5 @@ def render_pieces(
         business=[(t.title, _html(t, t.id), t.notes) for t in results.business],
         limitations=limitations,
         conditions=inputs.conditions,
-        tasks=inputs.tasks,
+        tasks=(t.published for t in inputs.tasks),  # each task's text read back in turn
     )

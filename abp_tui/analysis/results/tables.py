@@ -28,6 +28,7 @@ from abp_tui.analysis.table_model import (
     Distribution,
     Estimate,
     Kind,
+    MadeRows,
     Number,
     Pair,
     Part,
@@ -165,8 +166,8 @@ def group_table(
     for d in dims:
         columns += [count_column(f"{d.id}={s:g}", shown=False) for s in d.scale]
         columns.append(count_column(f"{d.id}_n", shown=False))
-    rows = []
-    for g in groups:
+
+    def row_of(g: GroupResult) -> tuple[Cell, ...]:
         row: list[Cell] = [g.condition, *([g.task] if by_task else [])]
         row += [g.runs, g.unjudged, g.unresolved]
         row += [g.states.get(s.value, 0) for s in STATE_LABELS]
@@ -180,12 +181,16 @@ def group_table(
             counts = g.dimensions.get(d.id, {})
             row += [counts.get(f"{s:g}", 0) for s in d.scale]
             row.append(g.dimension_n.get(d.id, 0))
-        rows.append(tuple(row))
+        return tuple(row)
+
+    # Each row made when it is read (written to a CSV, to the report): a study's table of
+    # tasks has a row for each task and condition, never held whole.
+    rows = MadeRows(groups, row_of)
     return Table(
         "tasks" if by_task else "conditions",
         f"By {'task' if by_task else 'condition'}: all six result states",
         tuple(columns),
-        tuple(rows),
+        rows,
     )
 
 
