@@ -38,11 +38,13 @@ import re
 import secrets
 import shutil
 import zipfile
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,6 +59,7 @@ from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
     HeldBudget,
+    Listing,
     Records,
     default_limits,
     open_bundle,
@@ -381,9 +384,27 @@ def _plain_entry(entry: object) -> bool:
     )
 
 
+@dataclass
+class _Entries:
+    """A manifest's list of files, in its order: paths, SHA-256s as bytes, sizes."""
+
+    paths: list[str]
+    shas: bytearray
+    sizes: array[int]
+
+
+def _entries(listing: list[dict[str, Any]]) -> _Entries:
+    out = _Entries([], bytearray(), array("q"))
+    for entry in listing:
+        out.paths.append(str(entry["path"]))
+        out.shas += bytes.fromhex(entry["sha256"])
+        out.sizes.append(int(entry["bytes"]))
+    return out
+
+
 def _read_manifest(
     data: bytes,
-) -> tuple[dict[str, Any], list[tuple[str, str, int]], bool, float]:
+) -> tuple[dict[str, Any], _Entries, bool, float]:
     """The manifest, its file entries, whether it is a protocol-only bundle's, and the results'
     confidence level; a malformed one is refused in one line naming the field."""
     try:
@@ -406,10 +427,10 @@ def _read_manifest(
     if problems:
         raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
     assert isinstance(manifest, dict)  # the schema requires an object
-    entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in manifest["files"]]
+    del listing
     # Its listing is the entries from here on (a large study's manifest lists a few hundred
-    # thousand files: their objects are not held twice).
-    manifest = {key: value for key, value in manifest.items() if key != "files"}
+    # thousand files: their objects are not held past here).
+    entries = _entries(manifest.pop("files"))
     try:
         # A bundle made before the level was recorded used the default.
         confidence = confidence_level(
@@ -420,40 +441,56 @@ def _read_manifest(
     return manifest, entries, protocol_only, confidence
 
 
+def _listed_twice(paths: list[str]) -> str | None:
+    """The first path a manifest lists again (or lists the manifest itself), or None."""
+    if all(a < b for a, b in pairwise(paths)):
+        return rec.MANIFEST if rec.MANIFEST in paths else None  # sorted: none listed twice
+    seen: set[str] = set()
+    for path in paths:
+        if path in seen or path == rec.MANIFEST:
+            return path
+        seen.add(path)
+    return None
+
+
 def _check_listing(
-    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool, derived: set[str]
-) -> dict[str, tuple[str, int]]:
+    bundle: Bundle, entries: _Entries, protocol_only: bool, derived: set[str]
+) -> Listing:
     """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
     manifest gives, and no other file there: all known before a byte is hashed."""
-    listed: dict[str, tuple[str, int]] = {}
-    for path, sha, size in entries:
-        if path in listed or path == rec.MANIFEST:
-            raise BundleMismatch(path, "listed more than once in manifest.json")
-        listed[path] = (sha, size)
-    for path, (_sha, size) in listed.items():
-        if path not in bundle.members:
+    twice = _listed_twice(entries.paths)
+    if twice is not None:
+        raise BundleMismatch(twice, "listed more than once in manifest.json")
+    listed = Listing(bundle)
+    for at, path in enumerate(entries.paths):
+        member = bundle.find(path)
+        if member is None:
             raise BundleMismatch(path, "listed in manifest.json but missing from the bundle")
-        found = bundle.members[path]
+        found, size = bundle.sizes[member], entries.sizes[at]
         if found != size:
             raise BundleMismatch(
                 path,
                 f"SHA-256 not computed: the file has {found} bytes, manifest.json lists {size} "
                 "(the file changed)",
             )
-    extra = sorted(set(bundle.members) - set(listed) - {rec.MANIFEST})
+        listed.add(member, entries.shas[32 * at : 32 * at + 32])
+    extra = sorted(
+        name
+        for member, name in enumerate(bundle.names)
+        if not listed.listed(member) and name != rec.MANIFEST
+    )
     if extra:
         raise BundleMismatch(extra[0], "not listed in manifest.json")
-    for path in listed:
-        bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
-        if bomb is not None:  # it would be read whole to be parsed or compared
-            raise BundleMismatch(path, bomb)
     # Derived files are only hashed (their re-derived bytes are compared by SHA-256); the
     # source records are parsed, and the analysis holds them parsed.
-    parsed = sum(
-        size
-        for path, (_sha, size) in listed.items()
-        if protocol_only or not (_streamed(path) or path in derived)
-    )
+    parsed = 0
+    for path in entries.paths:
+        if protocol_only or not _streamed(path):
+            bomb = bundle.bomb(path)
+            if bomb is not None:  # it would be read whole to be parsed or compared
+                raise BundleMismatch(path, bomb)
+            if path not in derived:
+                parsed += bundle.sizes[bundle.find(path) or 0]
     held, _lines = default_limits()
     if parsed > held:
         raise BundleMismatch(
@@ -465,14 +502,14 @@ def _check_listing(
 
 
 def _verify(bundle: Bundle) -> VerifyReport:
-    size = bundle.members.get(rec.MANIFEST)
+    size = bundle.size(rec.MANIFEST)
     if size is None:
         raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
-    limit = manifest_limit(len(bundle.members))
+    limit = manifest_limit(len(bundle))
     if size > limit:
         raise BundleMismatch(
             rec.MANIFEST,
-            f"{size} bytes, more than the manifest of {len(bundle.members)} files holds ({limit})",
+            f"{size} bytes, more than the manifest of {len(bundle)} files holds ({limit})",
         )
     manifest_data = bundle.read(rec.MANIFEST, size)
     manifest_sha256 = sha256_bytes(manifest_data)
@@ -480,19 +517,19 @@ def _verify(bundle: Bundle) -> VerifyReport:
     del manifest_data  # a large study's manifest lists a few hundred thousand files
     declared_derived = manifest.get("derived", [])
     listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
-    checked = len(entries) + 1  # the manifest's own hash is checked by the reader
+    checked = len(listed) + 1  # the manifest's own hash is checked by the reader
     del entries  # what is left of the listing is ``listed``
     # Each member is read once. The records to parse are hashed as they are parsed (each
     # refused, before its last line is handed on, when its bytes are not the ones listed);
     # every other member is hashed here, a chunk at a time.
     records = Records(
         bundle,
-        {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
+        {p: v for p, v in listed.entries() if protocol_only or not _streamed(p)},
         HeldBudget(),
         () if protocol_only else (p for p in declared_derived if p in listed),
     )
     parsed: list[str] = []
-    for path, (sha, size) in listed.items():
+    for path, (sha, size) in listed.entries():
         if protocol_only or not (_streamed(path) or path in declared_derived):
             parsed.append(path)
             continue
@@ -524,7 +561,7 @@ def _hashes_first(records: Records) -> Iterator[None]:
 def _verified(
     records: Records,
     manifest: dict[str, Any],
-    listed: dict[str, tuple[str, int]],
+    listed: Listing,
     protocol_only: bool,
     confidence: float,
 ) -> VerifyReport:
