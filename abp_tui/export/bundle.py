@@ -515,8 +515,8 @@ def _verify(bundle: Bundle) -> VerifyReport:
     manifest_sha256 = sha256_bytes(manifest_data)
     manifest, entries, protocol_only, confidence = _read_manifest(manifest_data)
     del manifest_data  # a large study's manifest lists a few hundred thousand files
-    declared_derived = manifest.get("derived", [])
-    listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
+    declared_derived = set(manifest.get("derived", []))
+    listed = _check_listing(bundle, entries, protocol_only, declared_derived)
     checked = len(listed) + 1  # the manifest's own hash is checked by the reader
     del entries  # what is left of the listing is ``listed``
     # Each member is read once. The records to parse are hashed as they are parsed (each
@@ -526,15 +526,15 @@ def _verify(bundle: Bundle) -> VerifyReport:
         bundle,
         {p: v for p, v in listed.entries() if protocol_only or not _streamed(p)},
         HeldBudget(),
-        () if protocol_only else (p for p in declared_derived if p in listed),
+        () if protocol_only else (p for p in sorted(declared_derived) if p in listed),
     )
     parsed: list[str] = []
-    for path, (sha, size) in listed.entries():
+    for at, (path, (sha, size)) in enumerate(listed.entries()):
         if protocol_only or not (_streamed(path) or path in declared_derived):
             parsed.append(path)
             continue
         try:
-            bundle.check(path, size, sha)
+            bundle.check(path, size, sha, at=listed.member(at))
         except BundleMismatch:
             records.check_unread(parsed)  # a record listed before it and changed is named
             raise

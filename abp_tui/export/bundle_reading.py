@@ -235,9 +235,11 @@ class Bundle:
             )
         return None
 
-    def _info(self, name: str) -> zipfile.ZipInfo:
-        """The zip's entry of a member, made again from its numbers to open it."""
-        at = self._at(name)
+    def _info(self, name: str, at: int | None = None) -> zipfile.ZipInfo:
+        """The zip's entry of a member (at position ``at``, when known), made again from its
+        numbers to open it."""
+        if at is None or self.names[at] != name:
+            at = self._at(name)
         info = zipfile.ZipInfo(name)
         info.header_offset = self._offset[at]
         info.CRC = self._crc[at]
@@ -248,10 +250,10 @@ class Bundle:
         return info
 
     @contextmanager
-    def _stream(self, name: str) -> Iterator[IO[bytes]]:
+    def _stream(self, name: str, at: int | None = None) -> Iterator[IO[bytes]]:
         if self._zip is not None:
             try:
-                with self._zip.open(self._info(name)) as handle:
+                with self._zip.open(self._info(name, at)) as handle:
                     yield handle
             except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
                 raise BundleMismatch(name, f"cannot be read from the zip ({exc})") from None
@@ -275,10 +277,10 @@ class Bundle:
         with handle:
             yield handle
 
-    def _chunks(self, name: str, limit: int) -> Iterator[bytes]:
+    def _chunks(self, name: str, limit: int, at: int | None = None) -> Iterator[bytes]:
         """The member's bytes, chunk by chunk; more than ``limit`` of them is a mismatch."""
         read = 0
-        with self._stream(name) as handle:
+        with self._stream(name, at) as handle:
             while chunk := handle.read(min(CHUNK, limit - read + 1)):
                 read += len(chunk)
                 if read > limit:
@@ -291,13 +293,15 @@ class Bundle:
         """A member's bytes, refused when it holds more than ``limit``."""
         return b"".join(self._chunks(name, limit))
 
-    def check(self, name: str, size: int, sha: str, lines: LineLimit | None = None) -> None:
+    def check(
+        self, name: str, size: int, sha: str, lines: LineLimit | None = None, at: int | None = None
+    ) -> None:
         """Hash a member expected to hold ``size`` bytes of SHA-256 ``sha``, streaming (a chunk
         at a time, whatever its size), its lines held to ``lines``; a difference is a mismatch
-        naming it."""
+        naming it. ``at``: its position in :attr:`names`, when known."""
         digest = hashlib.sha256()
         count = 0
-        for chunk in self._chunks(name, size):
+        for chunk in self._chunks(name, size, at):
             digest.update(chunk)
             count += len(chunk)
             if lines is not None:
@@ -664,6 +668,10 @@ class Listing(Mapping[str, tuple[str, int]]):
     def entries(self) -> Iterator[tuple[str, tuple[str, int]]]:
         """Every file listed, in the manifest's order (as ``items()``, faster)."""
         return (self.entry(at) for at in range(len(self._member)))
+
+    def member(self, at: int) -> int:
+        """The ``at``-th file's position among the bundle's members."""
+        return self._member[at]
 
 
 def read_bundle(path: Path) -> dict[str, bytes]:
