@@ -3,8 +3,9 @@
 What was found: at 100,000 pairs (200,036 members) ``verify`` held, from the listing to the
 end, every member four times: :mod:`zipfile`'s entry object of the zip's directory, the
 bundle's dicts of sizes and compressed sizes, and the manifest's listing as a dict of path ->
-(SHA-256 in hex, size), about 1.3 kB a member, 250 MB in all. Now a member is its name and a
-few numbers in arrays (its size, its place in the zip, its SHA-256 as 32 bytes).
+(SHA-256 in hex, size); and its parse of the manifest held a dict of each file listed. Now a
+member is its name and a few numbers in arrays (its size, its place in the zip, its SHA-256 as
+32 bytes), and the manifest's entries are put in those arrays as they are parsed.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def test_verify_holds_a_member_in_a_few_hundred_bytes(
     many: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Measured once every member is listed and hashed, as the records are about to be parsed:
-    what the listing holds, over the members added (it was about 1.3 kB a member)."""
+    what the listing holds, over the members added (about 860 bytes a member, 180 now)."""
     held: list[int] = []
 
     def measured(*args: object, **kwargs: object) -> None:
@@ -77,6 +78,9 @@ def test_verify_holds_a_member_in_a_few_hundred_bytes(
         raise BundleMismatch("records", "measured")
 
     monkeypatch.setattr(bundle_module, "_verified", measured)
+    with pytest.raises(BundleMismatch, match="measured"):
+        verify(many)  # what a first run imports and builds once (the schema's validator)
+    held.clear()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -138,3 +142,76 @@ def test_a_name_cut_at_a_nul_character_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsafeBundle, match="an empty name or a NUL character"):
         verify(path)
     assert bundle_reading.MAX_MEMBERS > MANY
+
+
+def test_the_manifest_s_listing_is_read_without_a_dict_of_each_file(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The peak up to the listing's check, past the manifest's bytes and text, over the files
+    it lists (about 1 kB a file: every entry's dict was held at once by the parse, and the
+    zip's entry objects beside; now about 270 bytes, the bundle's members and the listing's
+    arrays)."""
+    with zipfile.ZipFile(many) as zf:
+        text = zf.read("manifest.json")
+    peaks: list[int] = []
+
+    def measured(*args: object, **kwargs: object) -> None:
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        raise BundleMismatch("manifest.json", "measured")
+
+    monkeypatch.setattr(bundle_module, "_check_listing", measured)
+    with pytest.raises(BundleMismatch, match="measured"):
+        verify(many)  # what a first run imports and builds once (the schema's validator)
+    peaks.clear()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        with pytest.raises(BundleMismatch, match="measured"):
+            verify(many)
+    finally:
+        tracemalloc.stop()
+    per_file = (peaks[0] - before - 2 * len(text)) / MANY
+    assert per_file < 450, f"{per_file:.0f} bytes a file"
+
+
+def _with_manifest(many: Path, target: Path, edit: str) -> Path:
+    """The bundle with its manifest's text edited by ``edit`` (old, new: the first match)."""
+    old, new = edit.split("=>")
+    with zipfile.ZipFile(many) as zf, zipfile.ZipFile(target, "w") as out:
+        for info in zf.infolist():
+            data = zf.read(info)
+            if info.filename == "manifest.json":
+                text = data.decode("utf-8")
+                assert old in text
+                data = text.replace(old, new, 1).encode("utf-8")
+            out.writestr(info.filename, data)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        # An entry the schema refuses: the whole manifest is checked by the schema, naming it.
+        (
+            '"bytes": 9,=>"bytes": -9,',
+            r"manifest\.json: not a valid .* manifest: \$\.files\[39\]\.bytes: expected a value",
+        ),
+        # An entry's shape elsewhere in the manifest is not taken for a file listed.
+        (
+            '"environment": {=>"environment": {"x": {"bytes": 1, "path": "a", "sha256": "'
+            + "0" * 64
+            + '"},',
+            r"manifest\.json: not a valid .* manifest: \$\.environment\.x: expected string",
+        ),
+        # A lone surrogate in a path listed is refused as the parse refuses it anywhere.
+        (
+            '"path": "runs/outputs/added-000001.txt"=>"path": "runs/outputs/\\ud800.txt"',
+            r"manifest\.json: not a readable JSON document",
+        ),
+    ],
+)
+def test_a_listing_the_arrays_cannot_take_is_refused_as_the_whole_manifest(
+    many: Path, tmp_path: Path, edit: str, expected: str
+) -> None:
+    with pytest.raises(BundleMismatch, match=expected):
+        verify(_with_manifest(many, tmp_path / "edited.zip", edit))

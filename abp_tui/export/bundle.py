@@ -34,23 +34,20 @@ import hashlib
 import json
 import os
 import platform
-import re
 import secrets
 import shutil
 import zipfile
-from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
-from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.commitment import COMMITMENT_KEY
-from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import check_allocation
@@ -77,17 +74,14 @@ from abp_tui.export.claims import (
 )
 from abp_tui.export.derive import ABP_VERDICT, STATUS, Derived, derive, derive_each
 from abp_tui.export.errors import BundleMismatch, ExportError
+from abp_tui.export.manifest_reading import Entries, listed_twice, read_manifest
 from abp_tui.export.protocol import (
-    PROTOCOL_SCHEMA,
-    PROTOCOL_SCHEMA_FILE,
     PROTOCOL_STATUS,
     check_plan,
     check_protocol,
 )
 from abp_tui.export.targets import check_target
-from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
-from abp_tui.text import json_input
 from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
@@ -364,101 +358,12 @@ def verify(bundle_path: Path) -> VerifyReport:
         return _verify(bundle)
 
 
-_ENTRY_KEYS: Final = frozenset(("path", "sha256", "bytes"))
-_SHA256: Final = re.compile("[0-9a-f]{64}")
-
-
-def _plain_entry(entry: object) -> bool:
-    """Whether a manifest's file entry is one the schema accepts: exactly a non-empty path, a
-    SHA-256 in lowercase hex and a size that is a whole number >= 0."""
-    if not isinstance(entry, dict) or entry.keys() != _ENTRY_KEYS:
-        return False
-    path, sha, size = entry["path"], entry["sha256"], entry["bytes"]
-    return (
-        type(path) is str
-        and path != ""
-        and type(sha) is str
-        and _SHA256.fullmatch(sha) is not None
-        and type(size) is int
-        and size >= 0
-    )
-
-
-@dataclass
-class _Entries:
-    """A manifest's list of files, in its order: paths, SHA-256s as bytes, sizes."""
-
-    paths: list[str]
-    shas: bytearray
-    sizes: array[int]
-
-
-def _entries(listing: list[dict[str, Any]]) -> _Entries:
-    out = _Entries([], bytearray(), array("q"))
-    for entry in listing:
-        out.paths.append(str(entry["path"]))
-        out.shas += bytes.fromhex(entry["sha256"])
-        out.sizes.append(int(entry["bytes"]))
-    return out
-
-
-def _read_manifest(
-    data: bytes,
-) -> tuple[dict[str, Any], _Entries, bool, float]:
-    """The manifest, its file entries, whether it is a protocol-only bundle's, and the results'
-    confidence level; a malformed one is refused in one line naming the field."""
-    try:
-        manifest = json_input.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise BundleMismatch(rec.MANIFEST, f"invalid UTF-8 at byte {exc.start}") from None
-    except json_input.JsonRefused as exc:
-        raise BundleMismatch(rec.MANIFEST, f"not a readable JSON document: {exc}") from None
-    # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
-    protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
-    schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
-    schema_file = PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
-    listing = manifest.get("files") if isinstance(manifest, dict) else None
-    if isinstance(listing, list) and len(listing) > 1 and all(map(_plain_entry, listing)):
-        # A listing of a hundred thousand plain entries is checked here, each as the schema
-        # would, and the rest of the manifest by the schema; anything else, by the schema.
-        problems = schema_errors({**manifest, "files": listing[:1]}, schema_file)
-    else:
-        problems = schema_errors(manifest, schema_file)
-    if problems:
-        raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
-    assert isinstance(manifest, dict)  # the schema requires an object
-    del listing
-    # Its listing is the entries from here on (a large study's manifest lists a few hundred
-    # thousand files: their objects are not held past here).
-    entries = _entries(manifest.pop("files"))
-    try:
-        # A bundle made before the level was recorded used the default.
-        confidence = confidence_level(
-            manifest.get("confidence", DEFAULT_CONFIDENCE), "manifest.json confidence"
-        )
-    except ConfidenceError as exc:
-        raise BundleMismatch(rec.MANIFEST, str(exc)) from None
-    return manifest, entries, protocol_only, confidence
-
-
-def _listed_twice(paths: list[str]) -> str | None:
-    """The first path a manifest lists again (or lists the manifest itself), or None."""
-    if all(a < b for a, b in pairwise(paths)):
-        return rec.MANIFEST if rec.MANIFEST in paths else None  # sorted: none listed twice
-    seen: set[str] = set()
-    for path in paths:
-        if path in seen or path == rec.MANIFEST:
-            return path
-        seen.add(path)
-    return None
-
-
 def _check_listing(
-    bundle: Bundle, entries: _Entries, protocol_only: bool, derived: set[str]
+    bundle: Bundle, entries: Entries, protocol_only: bool, derived: set[str]
 ) -> Listing:
     """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
     manifest gives, and no other file there: all known before a byte is hashed."""
-    twice = _listed_twice(entries.paths)
+    twice = listed_twice(entries.paths)
     if twice is not None:
         raise BundleMismatch(twice, "listed more than once in manifest.json")
     listed = Listing(bundle)
@@ -513,7 +418,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
         )
     manifest_data = bundle.read(rec.MANIFEST, size)
     manifest_sha256 = sha256_bytes(manifest_data)
-    manifest, entries, protocol_only, confidence = _read_manifest(manifest_data)
+    manifest, entries, protocol_only, confidence = read_manifest(manifest_data)
     del manifest_data  # a large study's manifest lists a few hundred thousand files
     declared_derived = set(manifest.get("derived", []))
     listed = _check_listing(bundle, entries, protocol_only, declared_derived)
