@@ -51,9 +51,9 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     reads: Counter[str] = Counter()
     chunks = Bundle._chunks
 
-    def counted(self: Bundle, name: str, limit: int) -> Iterator[bytes]:
+    def counted(self: Bundle, name: str, limit: int, at: int | None = None) -> Iterator[bytes]:
         reads[name] += 1
-        return chunks(self, name, limit)
+        return chunks(self, name, limit, at)
 
     monkeypatch.setattr(Bundle, "_chunks", counted)
     return reads

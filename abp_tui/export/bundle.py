@@ -34,7 +34,6 @@ import hashlib
 import json
 import os
 import platform
-import re
 import secrets
 import shutil
 import zipfile
@@ -48,7 +47,7 @@ from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.commitment import COMMITMENT_KEY
-from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, ConfidenceError, confidence_level
+from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
 from abp_tui.export.allocation import check_allocation
@@ -57,6 +56,7 @@ from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
     Bundle,
     HeldBudget,
+    Listing,
     Records,
     default_limits,
     open_bundle,
@@ -74,17 +74,14 @@ from abp_tui.export.claims import (
 )
 from abp_tui.export.derive import ABP_VERDICT, STATUS, Derived, derive, derive_each
 from abp_tui.export.errors import BundleMismatch, ExportError
+from abp_tui.export.manifest_reading import Entries, listed_twice, read_manifest
 from abp_tui.export.protocol import (
-    PROTOCOL_SCHEMA,
-    PROTOCOL_SCHEMA_FILE,
     PROTOCOL_STATUS,
     check_plan,
     check_protocol,
 )
 from abp_tui.export.targets import check_target
-from abp_tui.export.validation import MANIFEST_SCHEMA_FILE, schema_errors
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
-from abp_tui.text import json_input
 from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
@@ -361,99 +358,44 @@ def verify(bundle_path: Path) -> VerifyReport:
         return _verify(bundle)
 
 
-_ENTRY_KEYS: Final = frozenset(("path", "sha256", "bytes"))
-_SHA256: Final = re.compile("[0-9a-f]{64}")
-
-
-def _plain_entry(entry: object) -> bool:
-    """Whether a manifest's file entry is one the schema accepts: exactly a non-empty path, a
-    SHA-256 in lowercase hex and a size that is a whole number >= 0."""
-    if not isinstance(entry, dict) or entry.keys() != _ENTRY_KEYS:
-        return False
-    path, sha, size = entry["path"], entry["sha256"], entry["bytes"]
-    return (
-        type(path) is str
-        and path != ""
-        and type(sha) is str
-        and _SHA256.fullmatch(sha) is not None
-        and type(size) is int
-        and size >= 0
-    )
-
-
-def _read_manifest(
-    data: bytes,
-) -> tuple[dict[str, Any], list[tuple[str, str, int]], bool, float]:
-    """The manifest, its file entries, whether it is a protocol-only bundle's, and the results'
-    confidence level; a malformed one is refused in one line naming the field."""
-    try:
-        manifest = json_input.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise BundleMismatch(rec.MANIFEST, f"invalid UTF-8 at byte {exc.start}") from None
-    except json_input.JsonRefused as exc:
-        raise BundleMismatch(rec.MANIFEST, f"not a readable JSON document: {exc}") from None
-    # A protocol-only bundle's manifest has a schema of its own (no seed, nothing derived).
-    protocol_only = isinstance(manifest, dict) and manifest.get("schema") == PROTOCOL_SCHEMA
-    schema = PROTOCOL_SCHEMA if protocol_only else rec.BUNDLE_SCHEMA
-    schema_file = PROTOCOL_SCHEMA_FILE if protocol_only else MANIFEST_SCHEMA_FILE
-    listing = manifest.get("files") if isinstance(manifest, dict) else None
-    if isinstance(listing, list) and len(listing) > 1 and all(map(_plain_entry, listing)):
-        # A listing of a hundred thousand plain entries is checked here, each as the schema
-        # would, and the rest of the manifest by the schema; anything else, by the schema.
-        problems = schema_errors({**manifest, "files": listing[:1]}, schema_file)
-    else:
-        problems = schema_errors(manifest, schema_file)
-    if problems:
-        raise BundleMismatch(rec.MANIFEST, f"not a valid {schema} manifest: {problems[0]}")
-    assert isinstance(manifest, dict)  # the schema requires an object
-    entries = [(str(e["path"]), str(e["sha256"]), int(e["bytes"])) for e in manifest["files"]]
-    # Its listing is the entries from here on (a large study's manifest lists a few hundred
-    # thousand files: their objects are not held twice).
-    manifest = {key: value for key, value in manifest.items() if key != "files"}
-    try:
-        # A bundle made before the level was recorded used the default.
-        confidence = confidence_level(
-            manifest.get("confidence", DEFAULT_CONFIDENCE), "manifest.json confidence"
-        )
-    except ConfidenceError as exc:
-        raise BundleMismatch(rec.MANIFEST, str(exc)) from None
-    return manifest, entries, protocol_only, confidence
-
-
 def _check_listing(
-    bundle: Bundle, entries: list[tuple[str, str, int]], protocol_only: bool, derived: set[str]
-) -> dict[str, tuple[str, int]]:
+    bundle: Bundle, entries: Entries, protocol_only: bool, derived: set[str]
+) -> Listing:
     """The manifest's files (path -> SHA-256, size), each found in the bundle at the size the
     manifest gives, and no other file there: all known before a byte is hashed."""
-    listed: dict[str, tuple[str, int]] = {}
-    for path, sha, size in entries:
-        if path in listed or path == rec.MANIFEST:
-            raise BundleMismatch(path, "listed more than once in manifest.json")
-        listed[path] = (sha, size)
-    for path, (_sha, size) in listed.items():
-        if path not in bundle.members:
+    twice = listed_twice(entries.paths)
+    if twice is not None:
+        raise BundleMismatch(twice, "listed more than once in manifest.json")
+    listed = Listing(bundle)
+    for at, path in enumerate(entries.paths):
+        member = bundle.find(path)
+        if member is None:
             raise BundleMismatch(path, "listed in manifest.json but missing from the bundle")
-        found = bundle.members[path]
+        found, size = bundle.sizes[member], entries.sizes[at]
         if found != size:
             raise BundleMismatch(
                 path,
                 f"SHA-256 not computed: the file has {found} bytes, manifest.json lists {size} "
                 "(the file changed)",
             )
-    extra = sorted(set(bundle.members) - set(listed) - {rec.MANIFEST})
+        listed.add(member, entries.shas[32 * at : 32 * at + 32])
+    extra = sorted(
+        name
+        for member, name in enumerate(bundle.names)
+        if not listed.listed(member) and name != rec.MANIFEST
+    )
     if extra:
         raise BundleMismatch(extra[0], "not listed in manifest.json")
-    for path in listed:
-        bomb = bundle.bomb(path) if protocol_only or not _streamed(path) else None
-        if bomb is not None:  # it would be read whole to be parsed or compared
-            raise BundleMismatch(path, bomb)
     # Derived files are only hashed (their re-derived bytes are compared by SHA-256); the
     # source records are parsed, and the analysis holds them parsed.
-    parsed = sum(
-        size
-        for path, (_sha, size) in listed.items()
-        if protocol_only or not (_streamed(path) or path in derived)
-    )
+    parsed = 0
+    for path in entries.paths:
+        if protocol_only or not _streamed(path):
+            bomb = bundle.bomb(path)
+            if bomb is not None:  # it would be read whole to be parsed or compared
+                raise BundleMismatch(path, bomb)
+            if path not in derived:
+                parsed += bundle.sizes[bundle.find(path) or 0]
     held, _lines = default_limits()
     if parsed > held:
         raise BundleMismatch(
@@ -465,39 +407,39 @@ def _check_listing(
 
 
 def _verify(bundle: Bundle) -> VerifyReport:
-    size = bundle.members.get(rec.MANIFEST)
+    size = bundle.size(rec.MANIFEST)
     if size is None:
         raise BundleMismatch(rec.MANIFEST, "missing: this is not a publication bundle")
-    limit = manifest_limit(len(bundle.members))
+    limit = manifest_limit(len(bundle))
     if size > limit:
         raise BundleMismatch(
             rec.MANIFEST,
-            f"{size} bytes, more than the manifest of {len(bundle.members)} files holds ({limit})",
+            f"{size} bytes, more than the manifest of {len(bundle)} files holds ({limit})",
         )
     manifest_data = bundle.read(rec.MANIFEST, size)
     manifest_sha256 = sha256_bytes(manifest_data)
-    manifest, entries, protocol_only, confidence = _read_manifest(manifest_data)
+    manifest, entries, protocol_only, confidence = read_manifest(manifest_data)
     del manifest_data  # a large study's manifest lists a few hundred thousand files
-    declared_derived = manifest.get("derived", [])
-    listed = _check_listing(bundle, entries, protocol_only, set(declared_derived))
-    checked = len(entries) + 1  # the manifest's own hash is checked by the reader
+    declared_derived = set(manifest.get("derived", []))
+    listed = _check_listing(bundle, entries, protocol_only, declared_derived)
+    checked = len(listed) + 1  # the manifest's own hash is checked by the reader
     del entries  # what is left of the listing is ``listed``
     # Each member is read once. The records to parse are hashed as they are parsed (each
     # refused, before its last line is handed on, when its bytes are not the ones listed);
     # every other member is hashed here, a chunk at a time.
     records = Records(
         bundle,
-        {p: v for p, v in listed.items() if protocol_only or not _streamed(p)},
+        {p: v for p, v in listed.entries() if protocol_only or not _streamed(p)},
         HeldBudget(),
-        () if protocol_only else (p for p in declared_derived if p in listed),
+        () if protocol_only else (p for p in sorted(declared_derived) if p in listed),
     )
     parsed: list[str] = []
-    for path, (sha, size) in listed.items():
+    for at, (path, (sha, size)) in enumerate(listed.entries()):
         if protocol_only or not (_streamed(path) or path in declared_derived):
             parsed.append(path)
             continue
         try:
-            bundle.check(path, size, sha)
+            bundle.check(path, size, sha, at=listed.member(at))
         except BundleMismatch:
             records.check_unread(parsed)  # a record listed before it and changed is named
             raise
@@ -524,7 +466,7 @@ def _hashes_first(records: Records) -> Iterator[None]:
 def _verified(
     records: Records,
     manifest: dict[str, Any],
-    listed: dict[str, tuple[str, int]],
+    listed: Listing,
     protocol_only: bool,
     confidence: float,
 ) -> VerifyReport:

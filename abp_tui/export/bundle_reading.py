@@ -21,11 +21,12 @@ import os
 import stat
 import struct
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Any, Final
 
 from abp_tui.export.canonical import split_lines
 from abp_tui.export.errors import BundleMismatch, ExportError, UnsafeBundle
@@ -167,38 +168,92 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-@dataclass
 class Bundle:
-    """A bundle's members (path -> size in bytes, as the zip's directory or the file system
-    gives it) and a way to read them; made by :func:`open_bundle`."""
+    """A bundle's members, as the zip's directory or the file system lists them, and a way to
+    read them; made by :func:`open_bundle`. A member costs a name and a few numbers in arrays
+    (its size; in a zip, its compressed size, offset, CRC and method), never an object of its
+    own: a large study's bundle holds a few hundred thousand raw outputs."""
 
-    path: Path
-    members: dict[str, int]
-    _zip: zipfile.ZipFile | None = None
-    _packed: dict[str, int] | None = None
-    """A zip member's compressed size (a folder has none)."""
+    def __init__(self, path: Path, zf: zipfile.ZipFile | None = None) -> None:
+        self.path = path
+        self.names: list[str] = []
+        """The members, in the directory's (or the folder walk's) order."""
+        self.sizes = array("q")
+        self._zip = zf
+        self._packed = array("q")
+        """A zip member's compressed size (a folder has none)."""
+        self._offset = array("q")
+        self._crc = array("I")
+        self._method = array("I")
+        """A zip member's compression method, and its flag bits shifted past 16."""
+        self._order = array("l")
+        """The members' positions sorted by name (:meth:`find`)."""
+
+    def _add(self, name: str, size: int) -> None:
+        self.names.append(name)
+        self.sizes.append(size)
+
+    def _sort(self) -> None:
+        self._order = array("l", sorted(range(len(self.names)), key=self.names.__getitem__))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def find(self, name: str) -> int | None:
+        """The member's position in :attr:`names`, or None when there is no such member."""
+        at = bisect_left(self._order, name, key=self.names.__getitem__)
+        if at < len(self._order) and self.names[self._order[at]] == name:
+            return self._order[at]
+        return None
+
+    def size(self, name: str) -> int | None:
+        """A member's size in bytes, or None when there is no such member."""
+        at = self.find(name)
+        return None if at is None else self.sizes[at]
+
+    def _at(self, name: str) -> int:
+        at = self.find(name)
+        if at is None:
+            raise BundleMismatch(name, "missing from the bundle")
+        return at
 
     def inflation(self, name: str) -> float:
         """How many times a member grows when read (1 in a folder)."""
-        if self._packed is None:
+        if self._zip is None:
             return 1.0
-        return self.members[name] / max(self._packed[name], 1)
+        at = self._at(name)
+        return self.sizes[at] / max(self._packed[at], 1)
 
     def bomb(self, name: str) -> str | None:
         """Why a member must not be read into memory (a zip bomb), or None."""
         ratio = self.inflation(name)
-        if self.members[name] > INFLATION_FLOOR and ratio > MAX_INFLATION:
+        size = self.sizes[self._at(name)]
+        if size > INFLATION_FLOOR and ratio > MAX_INFLATION:
             return (
-                f"inflates {ratio:.0f} times to {self.members[name]} bytes: a zip bomb, not "
+                f"inflates {ratio:.0f} times to {size} bytes: a zip bomb, not "
                 "records (refused unread)"
             )
         return None
 
+    def _info(self, name: str, at: int | None = None) -> zipfile.ZipInfo:
+        """The zip's entry of a member (at position ``at``, when known), made again from its
+        numbers to open it."""
+        if at is None or self.names[at] != name:
+            at = self._at(name)
+        info = zipfile.ZipInfo(name)
+        info.header_offset = self._offset[at]
+        info.CRC = self._crc[at]
+        info.compress_size = self._packed[at]
+        info.file_size = self.sizes[at]
+        info.compress_type = self._method[at] & 0xFFFF
+        info.flag_bits = self._method[at] >> 16
+        return info
+
     @contextmanager
-    def _stream(self, name: str) -> Iterator[IO[bytes]]:
+    def _stream(self, name: str, at: int | None = None) -> Iterator[IO[bytes]]:
         if self._zip is not None:
             try:
-                with self._zip.open(name) as handle:
+                with self._zip.open(self._info(name, at)) as handle:
                     yield handle
             except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as exc:
                 raise BundleMismatch(name, f"cannot be read from the zip ({exc})") from None
@@ -222,10 +277,10 @@ class Bundle:
         with handle:
             yield handle
 
-    def _chunks(self, name: str, limit: int) -> Iterator[bytes]:
+    def _chunks(self, name: str, limit: int, at: int | None = None) -> Iterator[bytes]:
         """The member's bytes, chunk by chunk; more than ``limit`` of them is a mismatch."""
         read = 0
-        with self._stream(name) as handle:
+        with self._stream(name, at) as handle:
             while chunk := handle.read(min(CHUNK, limit - read + 1)):
                 read += len(chunk)
                 if read > limit:
@@ -238,13 +293,15 @@ class Bundle:
         """A member's bytes, refused when it holds more than ``limit``."""
         return b"".join(self._chunks(name, limit))
 
-    def check(self, name: str, size: int, sha: str, lines: LineLimit | None = None) -> None:
+    def check(
+        self, name: str, size: int, sha: str, lines: LineLimit | None = None, at: int | None = None
+    ) -> None:
         """Hash a member expected to hold ``size`` bytes of SHA-256 ``sha``, streaming (a chunk
         at a time, whatever its size), its lines held to ``lines``; a difference is a mismatch
-        naming it."""
+        naming it. ``at``: its position in :attr:`names`, when known."""
         digest = hashlib.sha256()
         count = 0
-        for chunk in self._chunks(name, size):
+        for chunk in self._chunks(name, size, at):
             digest.update(chunk)
             count += len(chunk)
             if lines is not None:
@@ -378,39 +435,83 @@ class Records(Mapping[str, bytes]):
         return len(self._listed)
 
 
-def _zip_members(path: Path, zf: zipfile.ZipFile) -> tuple[dict[str, int], dict[str, int]]:
-    infos = zf.infolist()
-    if len(infos) > max_members():
-        raise UnsafeBundle(f"{path}: {len(infos)} members, more than a bundle holds")
-    seen: dict[str, str] = {}
-    members: dict[str, int] = {}
-    packed: dict[str, int] = {}
-    total = 0
-    for info in infos:
+class _Lean(zipfile.ZipFile):
+    """:mod:`zipfile`'s reader, each entry of the zip's directory handed to ``take`` as it is
+    read and none kept: :mod:`zipfile` keeps an object of about 600 bytes an entry, and a
+    large study's bundle has a few hundred thousand."""
+
+    def __init__(self, path: Path, take: Callable[[zipfile.ZipInfo], None]) -> None:
+        self._take = take
+        super().__init__(path)
+
+    def _RealGetContents(self) -> None:  # zipfile's name
+        self.filelist = _Taken(self._take)
+        self.NameToInfo = _Dropped()
+        super()._RealGetContents()  # type: ignore[misc]
+
+
+class _Taken(list[zipfile.ZipInfo]):
+    def __init__(self, take: Callable[[zipfile.ZipInfo], None]) -> None:
+        super().__init__()
+        self._take = take
+
+    def append(self, info: zipfile.ZipInfo) -> None:
+        self._take(info)
+
+
+class _Dropped(dict[str, Any]):
+    def __setitem__(self, key: str, value: Any) -> None:
+        pass
+
+
+class _ZipListing:
+    """Each entry of a zip's directory checked as it is read, and its member added to the
+    bundle: names refused as unsafe, links, special files, duplicates (as a case-insensitive
+    file system would see them), more members than :func:`max_members` and totals past
+    :data:`MAX_BUNDLE_BYTES`."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.limit = max_members()
+        self.entries = 0
+        self.total = 0
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, info: zipfile.ZipInfo) -> None:
+        path = self.bundle.path
+        self.entries += 1
+        if self.entries > self.limit:
+            raise UnsafeBundle(f"{path}: more than {self.limit} members, more than a bundle holds")
         name = info.filename
-        why = _unsafe_name(name)
+        why = _unsafe_name(info.orig_filename)  # zipfile cuts a name at a NUL character
         if why:
-            raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is refused: {why}")
+            shown = safe_line(info.orig_filename)
+            raise UnsafeBundle(f"{path}: member {shown!r} is refused: {why}")
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is a symbolic link")
         if info.is_dir():
-            continue
+            return
         if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: a zip that records no type
             raise UnsafeBundle(f"{path}: member {safe_line(name)!r} is {_kind(mode)}")
         folded = name.casefold()
-        if folded in seen:
+        if folded in self.seen:
             raise UnsafeBundle(
                 f"{path}: member {safe_line(name)!r} appears more than once"
-                + ("" if seen[folded] == name else f" (as {safe_line(seen[folded])!r})")
+                + ("" if self.seen[folded] == name else f" (as {safe_line(self.seen[folded])!r})")
             )
-        seen[folded] = name
-        members[name] = info.file_size
-        packed[name] = info.compress_size
-        total += info.file_size
-    if total > MAX_BUNDLE_BYTES:
-        raise UnsafeBundle(f"{path}: members claim {total} bytes, more than a bundle holds")
-    return members, packed
+        self.seen[folded] = name
+        bundle = self.bundle
+        bundle._add(name, info.file_size)
+        bundle._packed.append(info.compress_size)
+        bundle._offset.append(info.header_offset)
+        bundle._crc.append(info.CRC)
+        bundle._method.append(info.compress_type | info.flag_bits << 16)
+        self.total += info.file_size
+        if self.total > MAX_BUNDLE_BYTES:
+            raise UnsafeBundle(
+                f"{path}: members claim {self.total} bytes, more than a bundle holds"
+            )
 
 
 _END = b"PK\x05\x06"
@@ -445,8 +546,8 @@ def _zip_entries(path: Path) -> int | None:
     return int(entries64)
 
 
-def _folder_members(path: Path) -> dict[str, int]:
-    members: dict[str, int] = {}
+def _folder_members(bundle: Bundle) -> None:
+    path = bundle.path
     total = 0
     limit = max_members()
     for root, dirs, names in os.walk(path, followlinks=False):
@@ -466,16 +567,15 @@ def _folder_members(path: Path) -> dict[str, int]:
                 continue
             if not stat.S_ISREG(info.st_mode):
                 raise UnsafeBundle(f"{path}: {safe_line(rel)} is {_kind(info.st_mode)}")
-            members[rel] = info.st_size
+            bundle._add(rel, info.st_size)
             total += info.st_size
-            if len(members) > limit:
+            if len(bundle) > limit:
                 raise UnsafeBundle(f"{path}: more than {limit} files, more than a bundle holds")
             if total > MAX_BUNDLE_BYTES:
                 raise UnsafeBundle(
                     f"{path}: its files hold more than {MAX_BUNDLE_BYTES} bytes, more than a "
                     "bundle holds"
                 )
-    return members
 
 
 @contextmanager
@@ -491,7 +591,10 @@ def open_bundle(path: Path) -> Iterator[Bundle]:
     if stat.S_ISLNK(info.st_mode):
         raise UnsafeBundle(f"{path} is a symbolic link")
     if stat.S_ISDIR(info.st_mode):
-        yield Bundle(path, _folder_members(path))
+        bundle = Bundle(path)
+        _folder_members(bundle)
+        bundle._sort()
+        yield bundle
         return
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeBundle(f"{path} is {_kind(info.st_mode)}, not a bundle folder or zip")
@@ -502,23 +605,83 @@ def open_bundle(path: Path) -> Iterator[Bundle]:
     if listed is not None and listed > max_members():
         # Refused before the zip's directory is read: reading it costs memory for each entry.
         raise UnsafeBundle(f"{path}: {listed} members, more than a bundle holds")
+    bundle = Bundle(path)
+    listing = _ZipListing(bundle)
     try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        bundle._zip = _Lean(path, listing)
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
         raise UnsafeBundle(f"{path}: not a readable zip archive ({exc})") from None
-    bundle = Bundle(path, {}, zf)
+    listing.seen = {}  # the names it saw, folded, are not kept
     try:
-        bundle.members, bundle._packed = _zip_members(path, zf)
+        bundle._sort()
         yield bundle
     finally:
         bundle.close()
+
+
+class Listing(Mapping[str, tuple[str, int]]):
+    """The files a manifest lists (path -> SHA-256, size), each a member of ``bundle`` at that
+    size, in the manifest's order: its positions among the bundle's members and its SHA-256s
+    as bytes, in arrays (a large study's manifest lists a few hundred thousand files)."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self._member = array("l")
+        self._sha = bytearray()
+        self._entry = array("l", [-1]) * len(bundle)
+        """Each member's position in the listing (-1: not listed)."""
+
+    def add(self, member: int, sha: bytes | bytearray) -> None:
+        """List member ``member`` of the bundle (once), of SHA-256 ``sha``."""
+        self._entry[member] = len(self._member)
+        self._member.append(member)
+        self._sha += sha
+
+    def listed(self, member: int) -> bool:
+        return self._entry[member] >= 0
+
+    def entry(self, at: int) -> tuple[str, tuple[str, int]]:
+        """The ``at``-th file listed: its path, SHA-256 and size."""
+        member = self._member[at]
+        sha = self._sha[32 * at : 32 * at + 32].hex()
+        return self.bundle.names[member], (sha, self.bundle.sizes[member])
+
+    def __getitem__(self, path: str) -> tuple[str, int]:
+        member = self.bundle.find(path)
+        if member is None or self._entry[member] < 0:
+            raise KeyError(path)
+        return self.entry(self._entry[member])[1]
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, str):
+            return False
+        member = self.bundle.find(path)
+        return member is not None and self._entry[member] >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.bundle.names
+        return (names[member] for member in self._member)
+
+    def __len__(self) -> int:
+        return len(self._member)
+
+    def entries(self) -> Iterator[tuple[str, tuple[str, int]]]:
+        """Every file listed, in the manifest's order (as ``items()``, faster)."""
+        return (self.entry(at) for at in range(len(self._member)))
+
+    def member(self, at: int) -> int:
+        """The ``at``-th file's position among the bundle's members."""
+        return self._member[at]
 
 
 def read_bundle(path: Path) -> dict[str, bytes]:
     """Every file of a bundle (path -> bytes), for a bundle this program just wrote; unsafe
     bundles are refused as by :func:`open_bundle`. ``verify`` reads members one at a time."""
     with open_bundle(path) as bundle:
-        return {name: bundle.read(name, size) for name, size in bundle.members.items()}
+        return {
+            name: bundle.read(name, size)
+            for name, size in zip(bundle.names, bundle.sizes, strict=True)
+        }
 
 
 __all__ = [
@@ -533,6 +696,7 @@ __all__ = [
     "Bundle",
     "HeldBudget",
     "LineLimit",
+    "Listing",
     "Records",
     "max_members",
     "open_bundle",

@@ -318,17 +318,20 @@ def check_times(design: rec.PublishedDesign, inputs: Inputs | None = None) -> No
         raise BundleMismatch(
             rec.DESIGN, "frozen_at: missing, but the design was judged (judging freezes it)"
         )
-    judged = sorted(t for t in map(_aware, (j.created_at for j in inputs.judgments)) if t)
+    # The first judgment's time (a large study's are not all held and sorted to find it).
+    first = min(
+        (t for t in map(_aware, (j.created_at for j in inputs.judgments)) if t), default=None
+    )
     # A station's clock may be behind the coordinator's by CLOCK_SKEW (merging allows it).
     if (
         design.frozen_at is not None
-        and judged
-        and _time(design.frozen_at, "frozen_at") > judged[0] + CLOCK_SKEW
+        and first is not None
+        and _time(design.frozen_at, "frozen_at") > first + CLOCK_SKEW
     ):
         raise BundleMismatch(
             rec.DESIGN,
             f"frozen_at {design.frozen_at} is after the first judgment in {rec.JUDGMENTS} "
-            f"({judged[0].isoformat()}): a design is frozen by its first judgment at the latest",
+            f"({first.isoformat()}): a design is frozen by its first judgment at the latest",
         )
     planned = {r for item in inputs.items for r in item.runs}
     for run in inputs.runs:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 MAX_DEPTH: Final = 200
@@ -151,11 +151,22 @@ def _number_out_of_range(text: str) -> JsonRefused:
     )
 
 
-def loads(text: str) -> Any:
+def loads(text: str, object_hook: Callable[[dict[str, Any]], Any] | None = None) -> Any:
     """Parse JSON text, refusing (as :class:`JsonRefused`) what is not JSON or what no record
-    can hold: see the module's docstring."""
+    can hold: see the module's docstring. ``object_hook``: as :func:`json.loads`'s, each object
+    handed to it as it is parsed and replaced by what it returns (a hook that keeps a string
+    of an object it replaces checks it holds no lone surrogate, which is then not looked
+    for)."""
+    decoder = _DECODER
+    if object_hook is not None:
+        decoder = json.JSONDecoder(
+            object_hook=object_hook,
+            parse_constant=_refuse_constant,
+            parse_int=_integer,
+            parse_float=_real,
+        )
     try:
-        data = _DECODER.decode(text)
+        data = decoder.decode(text)
     except _Constant:
         name, line, column = _constant_at(text)
         raise JsonRefused(
