@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
+from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.placement import relabel
 from abp_tui.analysis.records import design_document, in_scope
 from abp_tui.errors import AbpError
@@ -58,11 +60,20 @@ class DesignRow:
     name: str
     version_no: int
     sha256: str
-    document: dict[str, Any]
+    document_json: str
+    """The stored document as stored: :attr:`document` parses it the first time it is read."""
     rubric: dict[str, Any]
     seed: int
     created_at: str
     frozen_at: str | None
+
+    @cached_property
+    def document(self) -> dict[str, Any]:
+        """The stored document. Parsed only when read: choosing a design among a study's
+        (:func:`designs`) reads their names, never their documents, and a large design's
+        document holds the plan's commitment to every task (tens of MB parsed at 100,000)."""
+        found: dict[str, Any] = json.loads(self.document_json)
+        return found
 
 
 _DESIGN_COLS = (
@@ -77,7 +88,7 @@ def _design(row: Any) -> DesignRow:
         row[2],
         row[3],
         row[4],
-        json.loads(row[5]),
+        str(row[5]),
         json.loads(row[6]),
         row[7],
         row[8],
@@ -103,6 +114,18 @@ def design(db: sqlite_utils.Database, pk: int) -> DesignRow:
     if row is None:
         raise AbpError(f"no study design with key {pk}")
     return _design(row)
+
+
+def stated_design(db: sqlite_utils.Database, pk: int) -> StudyDesign:
+    """A stored design as its design file states it (:func:`abp_tui.analysis.records.
+    design_document`), its plan's commitment left out by SQL: the commitment names every task
+    of the design, and no rule that reads the design file needs it."""
+    row = db.execute(
+        f"SELECT json_remove(document, '$.{COMMITMENT_KEY}') FROM designs WHERE pk = ?", [pk]
+    ).fetchone()
+    if row is None:
+        raise AbpError(f"no study design with key {pk}")
+    return StudyDesign.model_validate(design_document(json.loads(row[0])))
 
 
 def design_pk(db: sqlite_utils.Database, study_id: str, name: str, version_no: int) -> int | None:
@@ -736,7 +759,9 @@ def records_of_design(
     without its justification, validity checks and reason for a change (left empty: no figure
     reads them), a judgment of a preference alone held once for each preference."""
     row = design(db, design_pk)
-    study_design = StudyDesign.model_validate(design_document(row.document))
+    study_id, rubric, seed = row.study_id, Rubric.model_validate(row.rubric), row.seed
+    del row  # its document (the plan's commitment to every task) is not held while reading
+    study_design = stated_design(db, design_pk)
     # Each run id, task id and item code held once, by every record naming it.
     name = sharing() if figures else same
     run_ids = {pk: name(run) for pk, run in design_run_ids(db, design_pk).items()}
@@ -773,15 +798,13 @@ def records_of_design(
     superseded: frozenset[str] = frozenset()
     if with_runs:
         runs = tuple(
-            f
-            for f in run_facts(db, row.study_id, name)
-            if in_scope(study_design, f.task, f.condition)
+            f for f in run_facts(db, study_id, name) if in_scope(study_design, f.task, f.condition)
         )
         superseded = superseded_runs(db, design_pk)
     return DesignRecords(
         design=study_design,
-        rubric=Rubric.model_validate(row.rubric),
-        seed=row.seed,
+        rubric=rubric,
+        seed=seed,
         items=plan,
         judgments=judgments,
         adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
