@@ -787,12 +787,12 @@ def records_of_design(
         )  # one row at a time: the rows are never all held beside their records
     )
     criteria = {
-        str(task): tuple(json.loads(found))
+        name(str(task)): tuple(json.loads(found))
         for task, found in db.execute(
             "SELECT DISTINCT t.id, t.fatal_criteria FROM items i JOIN tasks t ON t.pk = i.task_pk "
             "WHERE i.design_pk = ?",
             [design_pk],
-        ).fetchall()
+        )  # each task id held once, by its items and runs too
     }
     runs: tuple[RunFacts, ...] = ()
     superseded: frozenset[str] = frozenset()
