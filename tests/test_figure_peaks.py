@@ -3,9 +3,9 @@
 What was found: a ranking's task bootstrap drew and counted 32 resamples' tasks at once, two
 tables of ``32 x tasks`` and a count of each (about 500 bytes a task held for a moment: 100 MB
 at 400,000 tasks), and every figure command parsed its design's stored document, whose plan
-commitment names every task (about 270 bytes a task), just to choose the design or read its
+commitment names every task (about 370 bytes a task parsed), just to choose the design or read its
 rules. Each resample is now drawn and counted on its own (the same draws, the same totals), and
-a design's rules are read without the commitment (:func:`abp_tui.store.judging.stated_design`),
+a design's rules are read without the commitment (:func:`abp_tui.store.design_rules.stated_design`),
 its stored document parsed only by whoever reads it.
 """
 
@@ -25,7 +25,7 @@ from abp_tui.models import StudyDesign
 from abp_tui.services.designing import DesignChoices, create_from_choices, find_design_if_any
 from abp_tui.services.importing import import_paths
 from abp_tui.stats.ranking import Segments, resampled_totals
-from abp_tui.store import judging
+from abp_tui.store.design_rules import stated_design
 
 
 def _peak(work: Callable[[], object]) -> int:
@@ -110,7 +110,7 @@ def test_a_design_is_chosen_and_its_rules_read_without_its_plans_commitment(
     stored = json.loads(db.execute("SELECT document FROM designs WHERE pk = ?", [pk]).fetchone()[0])
     assert len(stored["commitment"]["tasks"]) == 400
     # The rules as the design file states them, as the stored document gives them.
-    assert judging.stated_design(db, pk) == StudyDesign.model_validate(design_document(stored))
+    assert stated_design(db, pk) == StudyDesign.model_validate(design_document(stored))
     # Choosing the design reads its name; its document is parsed when read, and is the stored one.
     row = find_design_if_any(db, "panda")
     assert row is not None and row.pk == pk
@@ -120,7 +120,7 @@ def test_a_design_is_chosen_and_its_rules_read_without_its_plans_commitment(
     def choose() -> None:
         found = find_design_if_any(db, "panda")
         assert found is not None
-        judging.stated_design(db, found.pk)
+        stated_design(db, found.pk)
 
     choose()
     # The stored text is read (about 100 bytes a task); parsed, it held 370 more a task.

@@ -20,9 +20,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
-from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.placement import relabel
-from abp_tui.analysis.records import design_document, in_scope
+from abp_tui.analysis.records import in_scope
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
@@ -33,12 +32,12 @@ from abp_tui.models import (
     JudgmentRevision,
     Rubric,
     RunFacts,
-    StudyDesign,
 )
 from abp_tui.models.base import held_dict, held_once, same, shared_fields, sharing, trusted
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
+from abp_tui.store.design_rules import stated_design
 from abp_tui.store.item_rows import ITEM_SELECT, item_row, plan_item
 from abp_tui.store.item_rows import StoredItem as StoredItem
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
@@ -61,7 +60,6 @@ class DesignRow:
     version_no: int
     sha256: str
     document_json: str
-    """The stored document as stored: :attr:`document` parses it the first time it is read."""
     rubric: dict[str, Any]
     seed: int
     created_at: str
@@ -69,9 +67,8 @@ class DesignRow:
 
     @cached_property
     def document(self) -> dict[str, Any]:
-        """The stored document. Parsed only when read: choosing a design among a study's
-        (:func:`designs`) reads their names, never their documents, and a large design's
-        document holds the plan's commitment to every task (tens of MB parsed at 100,000)."""
+        """The stored document, parsed when first read: choosing a design reads its name, and
+        a large design's document commits to every task (:func:`design_rules.stated_design`)."""
         found: dict[str, Any] = json.loads(self.document_json)
         return found
 
@@ -114,18 +111,6 @@ def design(db: sqlite_utils.Database, pk: int) -> DesignRow:
     if row is None:
         raise AbpError(f"no study design with key {pk}")
     return _design(row)
-
-
-def stated_design(db: sqlite_utils.Database, pk: int) -> StudyDesign:
-    """A stored design as its design file states it (:func:`abp_tui.analysis.records.
-    design_document`), its plan's commitment left out by SQL: the commitment names every task
-    of the design, and no rule that reads the design file needs it."""
-    row = db.execute(
-        f"SELECT json_remove(document, '$.{COMMITMENT_KEY}') FROM designs WHERE pk = ?", [pk]
-    ).fetchone()
-    if row is None:
-        raise AbpError(f"no study design with key {pk}")
-    return StudyDesign.model_validate(design_document(json.loads(row[0])))
 
 
 def design_pk(db: sqlite_utils.Database, study_id: str, name: str, version_no: int) -> int | None:
