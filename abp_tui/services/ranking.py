@@ -48,7 +48,7 @@ from abp_tui.analysis.ranking.models import (
     SourceAgreement,
 )
 from abp_tui.analysis.ranking.sources import Side, VoteFold, judge_votes, label_votes
-from abp_tui.analysis.records import design_document, latest_submitted
+from abp_tui.analysis.records import latest_submitted
 from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
 from abp_tui.models import DisagreementRules, Rubric, StudyDesign
@@ -57,6 +57,7 @@ from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 from abp_tui.store import judging
+from abp_tui.store.design_rules import stated_design
 from abp_tui.store.figure_rows import item_records
 from abp_tui.store.judges import verdict_table
 from abp_tui.store.queries import unblinded
@@ -120,7 +121,7 @@ def _marking_design(
     """The design whose development tasks a ranking leaves out: the one meant (``--design``),
     else the study's latest (None: the study has none)."""
     row = find_design_if_any(db, study, design)
-    return None if row is None else StudyDesign.model_validate(design_document(row.document))
+    return None if row is None else stated_design(db, row.pk)
 
 
 def _design_seed(db: sqlite_utils.Database, study: str, design: str | None) -> int:
@@ -180,9 +181,9 @@ def _verdicts(db: sqlite_utils.Database, study: str, design: str | None) -> Sour
             "--source labels or --source judge:ID, or create a design and judge it"
         )
     named, design_pk = f"{row.name} v{row.version_no}", row.pk
-    rules = StudyDesign.model_validate(design_document(row.document)).disagreement
     rubric = Rubric.model_validate(row.rubric)
-    del row  # its document lists every task of the design: not held while the items are read
+    del row  # its document lists every task of the design: never parsed here
+    rules = stated_design(db, design_pk).disagreement
     votes, excluded, sources = _final_votes(db, design_pk, rules, rubric)
     return SourceVotes(VERDICTS, votes, excluded, named, counting_line(sources))
 

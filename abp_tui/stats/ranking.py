@@ -175,7 +175,11 @@ def resampled_totals(
 ) -> Iterator[F64]:
     """Per chunk of resamples, (chunk, P, 2) totals of votes of tasks drawn with replacement
     (each resample draws ``n_tasks`` task indices: exact resampling, not a Poisson
-    approximation). The draws depend only on ``rng``, never on ``chunk``."""
+    approximation). The draws depend only on ``rng``, never on ``chunk``.
+
+    Each resample's draws and task counts are made and let go one resample at a time: what is
+    held beside the votes is one table of ``n_tasks`` counts, never ``chunk`` of them (at
+    400,000 tasks, 32 resamples' draws and counts held together came to 100 MB)."""
     t = segments.n_tasks
     # float32 halves the memory traffic of the product and is exact here: every total is a
     # count of half votes, exact in float32 up to 2**24 half votes on one pair in a resample.
@@ -184,12 +188,12 @@ def resampled_totals(
     done = 0
     while done < resamples:
         b = min(chunk, resamples - done)
-        draws = rng.integers(0, t, size=(b, t), dtype=kind)
-        # One bincount per resample: a table of n_tasks counts stays in cache.
-        multiplicity = np.empty((b, t), dtype=np.float32)
+        totals = np.empty((b, by_task.shape[1]), dtype=np.float64)
         for k in range(b):
-            multiplicity[k] = np.bincount(draws[k], minlength=t)
-        totals = np.asarray(multiplicity @ by_task, dtype=np.float64)  # dense @ sparse
+            draws = rng.integers(0, t, size=t, dtype=kind)
+            multiplicity = np.bincount(draws, minlength=t).astype(np.float32)
+            del draws
+            totals[k] = np.asarray(multiplicity[None, :] @ by_task, dtype=np.float64)[0]
         yield totals.reshape(b, len(segments.pairs), 2)
         done += b
 

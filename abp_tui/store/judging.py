@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
 from abp_tui.analysis.placement import relabel
-from abp_tui.analysis.records import design_document, in_scope
+from abp_tui.analysis.records import in_scope
 from abp_tui.errors import AbpError
 from abp_tui.models import (
     AdjudicationRevision,
@@ -31,12 +32,12 @@ from abp_tui.models import (
     JudgmentRevision,
     Rubric,
     RunFacts,
-    StudyDesign,
 )
 from abp_tui.models.base import held_dict, held_once, same, shared_fields, sharing, trusted
 from abp_tui.store import overview
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
+from abp_tui.store.design_rules import stated_design
 from abp_tui.store.item_rows import ITEM_SELECT, item_row, plan_item
 from abp_tui.store.item_rows import StoredItem as StoredItem
 from abp_tui.store.overview import ReviewerProgress as ReviewerProgress
@@ -58,11 +59,18 @@ class DesignRow:
     name: str
     version_no: int
     sha256: str
-    document: dict[str, Any]
+    document_json: str
     rubric: dict[str, Any]
     seed: int
     created_at: str
     frozen_at: str | None
+
+    @cached_property
+    def document(self) -> dict[str, Any]:
+        """The stored document, parsed when first read: choosing a design reads its name, and
+        a large design's document commits to every task (:func:`design_rules.stated_design`)."""
+        found: dict[str, Any] = json.loads(self.document_json)
+        return found
 
 
 _DESIGN_COLS = (
@@ -77,7 +85,7 @@ def _design(row: Any) -> DesignRow:
         row[2],
         row[3],
         row[4],
-        json.loads(row[5]),
+        str(row[5]),
         json.loads(row[6]),
         row[7],
         row[8],
@@ -736,7 +744,9 @@ def records_of_design(
     without its justification, validity checks and reason for a change (left empty: no figure
     reads them), a judgment of a preference alone held once for each preference."""
     row = design(db, design_pk)
-    study_design = StudyDesign.model_validate(design_document(row.document))
+    study_id, rubric, seed = row.study_id, Rubric.model_validate(row.rubric), row.seed
+    del row  # its document (the plan's commitment to every task) is not held while reading
+    study_design = stated_design(db, design_pk)
     # Each run id, task id and item code held once, by every record naming it.
     name = sharing() if figures else same
     run_ids = {pk: name(run) for pk, run in design_run_ids(db, design_pk).items()}
@@ -762,26 +772,24 @@ def records_of_design(
         )  # one row at a time: the rows are never all held beside their records
     )
     criteria = {
-        str(task): tuple(json.loads(found))
+        name(str(task)): tuple(json.loads(found))
         for task, found in db.execute(
             "SELECT DISTINCT t.id, t.fatal_criteria FROM items i JOIN tasks t ON t.pk = i.task_pk "
             "WHERE i.design_pk = ?",
             [design_pk],
-        ).fetchall()
+        )  # each task id held once, by its items and runs too
     }
     runs: tuple[RunFacts, ...] = ()
     superseded: frozenset[str] = frozenset()
     if with_runs:
         runs = tuple(
-            f
-            for f in run_facts(db, row.study_id, name)
-            if in_scope(study_design, f.task, f.condition)
+            f for f in run_facts(db, study_id, name) if in_scope(study_design, f.task, f.condition)
         )
         superseded = superseded_runs(db, design_pk)
     return DesignRecords(
         design=study_design,
-        rubric=Rubric.model_validate(row.rubric),
-        seed=row.seed,
+        rubric=rubric,
+        seed=seed,
         items=plan,
         judgments=judgments,
         adjudications=tuple(latest_adjudications(db, design_pk, run_ids)),
