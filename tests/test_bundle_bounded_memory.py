@@ -209,6 +209,35 @@ def test_a_held_run_gives_its_record_as_published(pairs: Path) -> None:
     assert each < 1_500, each
 
 
+def test_a_held_runs_files_and_a_held_task_are_as_published(pairs: Path) -> None:
+    """A run held gives its output's, trace's and diff's references as its line publishes them
+    (a run without a diff has none), and a task held gives the analysis what the task says and
+    the report the task itself, as ``protocol/tasks.json`` publishes it."""
+    files = read_bundle(pairs)
+    inputs = parse(files)
+    for line, run in zip(files[rec.RUNS].decode("utf-8").splitlines(), inputs.runs, strict=True):
+        published = rec.PublishedRun.model_validate_json(line)
+        assert (run.output, run.trace, run.diff) == (
+            published.output,
+            published.trace,
+            published.diff,
+        )
+        assert run.output is not None and run.diff is None and "diff" not in json.loads(line)
+    tasks = json.loads(files[rec.TASKS])
+    assert len(inputs.tasks) == len(tasks) == 300
+    for held, task in zip(inputs.tasks, tasks, strict=True):
+        as_published = rec.PublishedTask.model_validate(task)
+        assert held.published == as_published
+        assert held.published.model_dump(mode="json") == task
+        assert (held.id, held.fatal_criteria, held.risk_type, held.placeholder) == (
+            as_published.id,
+            as_published.fatal_criteria,
+            as_published.risk_type,
+            as_published.placeholder,
+        )
+        assert held.prompt_blank == (not as_published.prompt.strip())
+
+
 def test_the_verdicts_built_unvalidated_are_the_validated_ones(exported: Path, pairs: Path) -> None:
     """The verdict of each run, built from values of its fields' types without validating them
     again, is the verdict validating them gives: the same values of the same types."""

@@ -8,7 +8,7 @@ Nothing here reads the database, the clock or the environment.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Final
 
 from markupsafe import Markup
@@ -31,7 +31,7 @@ from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
 from abp_tui.export.report import render_pieces
-from abp_tui.export.svg import pass_rate_chart
+from abp_tui.export.svg import pass_rate_chart, pass_rate_chart_pieces
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv, table_csv_chunks
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
 
@@ -180,25 +180,29 @@ def derive_each(
     yield "results/agreement.csv", table_csv(tables.agreement)
     yield "results/findings.csv", table_csv(tables.findings)
     yield "results/limitations.json", json_bytes(stated, derived=True)
-    # Each chart is made once, as the markup the report takes it as (a large study's chart of
-    # tasks is tens of megabytes: never copied, and written a slice at a time).
-    charts = {
-        "condition": pass_rate_chart(
+    # The chart of conditions is made once, as the markup the report takes it as; the chart of
+    # tasks (a bar for each task and condition: tens of megabytes for a large study) a line at
+    # a time, each time it is written (its file, then the report), never whole.
+    condition_chart = Markup(
+        pass_rate_chart(
             "plot-pass-rate-condition",
             "Pass rate by condition",
             [(g.condition, g.pass_rate) for g in summary.conditions],
             summary.confidence,
-        ),
-        "task": pass_rate_chart(
+        )
+    )
+
+    def task_chart() -> Iterator[str]:
+        return pass_rate_chart_pieces(
             "plot-pass-rate-task",
             "Pass rate by task and condition",
-            [(f"{g.task} / {g.condition}", g.pass_rate) for g in summary.by_task],
+            ((f"{g.task} / {g.condition}", g.pass_rate) for g in summary.by_task),
+            len(summary.by_task),
             summary.confidence,
-        ),
-    }
-    charts = {name: Markup(chart) for name, chart in charts.items()}
-    yield PLOT_CONDITIONS, charts["condition"].encode("utf-8")
-    yield PLOT_TASKS, encoded((charts["task"],))
+        )
+
+    yield PLOT_CONDITIONS, condition_chart.encode("utf-8")
+    yield PLOT_TASKS, encoded(task_chart())
     for table in results.business:  # seed 002's tables, for a business design
         yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)
     if results.judge.rows:  # the automated judge scored some run (sci-bench)
@@ -217,8 +221,11 @@ def derive_each(
     ranked = bundle_rankings(files, analysis, confidence)
     yield from ranking_files(ranked).items()
     shown = [f"({x['source']}) {x['text']}" for x in stated]
+    charts: dict[str, str | Callable[[], Iterable[str]]] = {
+        "condition": condition_chart,
+        "task": task_chart,
+    }
     pieces = render_pieces(analysis, gate, tables, agreed, shown, charts, judged, ranked)
-    del charts
     yield REPORT, encoded(pieces)
 
 
@@ -258,7 +265,12 @@ def summary_chunks(
         "schema": rec.SUMMARY_SCHEMA,
         **summary.model_dump(mode="json", exclude={*SUMMARY_LEFT_OUT, "by_task"}),
         "status": gate.model_dump(mode="json"),
-        "disagreements": [
+        "limitations": stated,
+    }
+    streamed: dict[str, Iterable[Any]] = {
+        "by_task": (g.model_dump(mode="json") for g in summary.by_task),
+        # Each disagreement written as it is made (a large study has one an item or so).
+        "disagreements": (
             {
                 "item": d.code,
                 "reviewers": d.reviewers,
@@ -266,11 +278,7 @@ def summary_chunks(
                 "adjudicated": d.adjudicated,
             }
             for d in analysis.disagreements
-        ],
-        "limitations": stated,
-    }
-    streamed: dict[str, Iterable[Any]] = {
-        "by_task": (g.model_dump(mode="json") for g in summary.by_task),
+        ),
         "excluded_runs": excluded_runs(analysis),
     }
     return json_chunks(document, streamed, derived=True)

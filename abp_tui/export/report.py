@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from html import escape
@@ -174,6 +175,22 @@ class LazyRows(Sequence[tuple[str, ...]]):
         return (self._make(i) for i in range(self._count))
 
 
+def _with_charts(
+    pieces: Iterable[str], charts: Mapping[str, Callable[[], Iterable[str]]]
+) -> Iterator[str]:
+    """``pieces`` with each chart's marker replaced by the chart's lines."""
+    for piece in pieces:
+        while True:
+            found = [(at, marker) for marker in charts if (at := piece.find(marker)) >= 0]
+            if not found:
+                break
+            at, marker = min(found)
+            yield piece[:at]
+            yield from charts[marker]()
+            piece = piece[at + len(marker) :]
+        yield piece
+
+
 def _html(table: Table, table_id: str) -> HtmlTable:
     return _lazy_html(table, table_id, len(table.rows), lambda i: table.rows[i])
 
@@ -227,7 +244,7 @@ def render_pieces(
     tables: BundleTables,
     agreement: AgreementReport,
     limitations: Sequence[str],
-    charts: Mapping[str, str],
+    charts: Mapping[str, str | Callable[[], Iterable[str]]],
     judges: JudgesReport | None = None,
     ranking: BundleRanking | None = None,
 ) -> Iterator[str]:
@@ -375,7 +392,19 @@ def render_pieces(
         )
     nav = (("answer", "Answer"), *nav) if results.headline else nav
     template = _environment().get_template("report.html.j2")
-    return template.generate(
+    # A chart made a line at a time comes in as a comment naming it, unguessable, replaced by
+    # the chart's lines as the page is written (:func:`_with_charts`).
+    token = secrets.token_hex(16)
+    streamed: dict[str, Callable[[], Iterable[str]]] = {}
+    shown_charts: dict[str, Markup] = {}
+    for name, chart in charts.items():
+        if callable(chart):
+            marker = f"<!--chart {name} {token}-->"
+            streamed[marker] = chart
+            shown_charts[name] = Markup(marker)
+        else:
+            shown_charts[name] = chart if isinstance(chart, Markup) else Markup(chart)
+    pieces = template.generate(
         study=inputs.study,
         design=inputs.design,
         rubric=rubric,
@@ -387,7 +416,7 @@ def render_pieces(
         tables=page_tables,
         # The one place markup enters the page unescaped: the SVG charts are written by
         # abp_tui.export.svg, which escapes every label it takes from a record.
-        charts={k: v if isinstance(v, Markup) else Markup(v) for k, v in charts.items()},
+        charts=shown_charts,
         machine_readable=MACHINE_READABLE,
         notes=results.notes,
         headline=results.headline,
@@ -412,3 +441,4 @@ def render_pieces(
         conditions=inputs.conditions,
         tasks=(t.published for t in inputs.tasks),  # each task's text read back in turn
     )
+    return _with_charts(pieces, streamed) if streamed else pieces

@@ -7,7 +7,7 @@ as a note, never as a zero-length bar.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from html import escape
 
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_label
@@ -44,8 +44,21 @@ def pass_rate_chart(
 ) -> str:
     """A horizontal bar per row: the pass rate, its Wilson interval (at ``confidence``, named in
     the chart) as a whisker, and x/n."""
+    return "".join(pass_rate_chart_pieces(svg_id, title, rows, len(rows), confidence))
+
+
+def pass_rate_chart_pieces(
+    svg_id: str,
+    title: str,
+    rows: Iterable[tuple[str, Proportion]],
+    count: int,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Iterator[str]:
+    """:func:`pass_rate_chart` of the ``count`` ``rows``, a line at a time as each row is read
+    (a large study's chart of tasks, a bar for each task and condition, is tens of megabytes:
+    never whole in memory)."""
     level = confidence_label(confidence)
-    height = TOP + ROW * max(1, len(rows)) + BOTTOM
+    height = TOP + ROW * max(1, count) + BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" id="{_text(svg_id)}" class="chart" '
         f'width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" role="img" '
@@ -56,7 +69,9 @@ def pass_rate_chart(
         ".bar{fill:#4a78b5}.ci{stroke:#111;stroke-width:1.5}.none{fill:#a33}</style>",
         f'<text x="{LABEL_WIDTH}" y="18" font-weight="bold">{_text(title)}</text>',
     ]
-    bottom = TOP + ROW * max(1, len(rows))
+    yield from (part + "\n" for part in parts)
+    parts.clear()
+    bottom = TOP + ROW * max(1, count)
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = _f(_x(tick))
         parts.append(f'<line class="grid" x1="{x}" y1="{TOP - 6}" x2="{x}" y2="{bottom}"/>')
@@ -68,9 +83,11 @@ def pass_rate_chart(
         f'<text x="{LABEL_WIDTH}" y="{TOP - 12}">pass rate (Wilson {level} interval); '
         "x/n = MODEL_PASS / (MODEL_PASS + MODEL_FAIL)</text>"
     )
-    if not rows:
+    if not count:
         parts.append(f'<text class="none" x="{LABEL_WIDTH + 8}" y="{TOP + 17}">no runs</text>')
+    yield from (part + "\n" for part in parts)
     for i, (label, p) in enumerate(rows):
+        parts.clear()
         y = TOP + i * ROW
         mid = _f(y + ROW / 2)
         parts.append(f'<g class="row" data-label="{_text(label)}" data-x="{p.x}" data-n="{p.n}">')
@@ -101,5 +118,5 @@ def pass_rate_chart(
                 f"{p.point:.2f} [{p.low:.2f}, {p.high:.2f}]</text>"
             )
         parts.append("</g>")
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+        yield "".join(part + "\n" for part in parts)
+    yield "</svg>\n"
