@@ -252,11 +252,13 @@ def test_the_export_keeps_no_raw_output_in_memory(
     from abp_tui.export import bundle_writing
 
     seen: list[bundle_writing.FolderFiles] = []
+    written: list[str] = []
     finish = bundle_writing.finish
 
     def spy(files: bundle_writing.FolderFiles, *args: Any) -> None:
         seen.append(files)
         finish(files, *args)
+        written.extend(files)  # the listing is let go of once the bundle is zipped
 
     monkeypatch.setattr(bundle_writing, "finish", spy)
     db = connect(tmp_path / "b.db")
@@ -265,7 +267,7 @@ def test_the_export_keeps_no_raw_output_in_memory(
     finally:
         db.close()
     (files,) = seen
-    outputs = [p for p in files if p.startswith("runs/outputs/")]
+    outputs = [p for p in written if p.startswith("runs/outputs/")]
     assert len(outputs) > 5
     kept = set(files._kept)
     assert not kept & set(outputs)

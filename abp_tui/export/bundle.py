@@ -136,7 +136,7 @@ def environment() -> dict[str, str]:
 def _manifest(
     files: dict[str, bytes], derived: list[str], analysis: Analysis, confidence: float
 ) -> bytes:
-    listing = [(p, sha256_bytes(files[p]), len(files[p])) for p in files]
+    listing = [(p, sha256_bytes(files[p]), len(files[p])) for p in sorted(files)]
     return manifest_bytes(listing, json.loads(files[STATUS]), derived, analysis, confidence)
 
 
@@ -147,8 +147,9 @@ def manifest_bytes(
     analysis: Analysis,
     confidence: float,
 ) -> bytes:
-    """``manifest.json`` of a bundle whose files are ``listing`` (path, SHA-256, bytes), its
-    gate ``status`` (``status.json``'s document) and ``derived`` files."""
+    """``manifest.json`` of a bundle whose files are ``listing`` (path, SHA-256, bytes, in the
+    order of their paths), its gate ``status`` (``status.json``'s document) and ``derived``
+    files."""
     return b"".join(manifest_chunks(listing, status, derived, analysis, confidence))
 
 
@@ -159,8 +160,9 @@ def manifest_chunks(
     analysis: Analysis,
     confidence: float,
 ) -> Iterator[bytes]:
-    """The bytes of :func:`manifest_bytes`, its list of files an entry at a time (a large
-    study's bundle lists a few hundred thousand: their entries are never all made at once)."""
+    """The bytes of :func:`manifest_bytes`, its list of files an entry at a time as ``listing``
+    gives them, in the order of their paths (a large study's bundle lists a few hundred
+    thousand: they are never all held at once, nor sorted here)."""
     inputs = analysis.inputs
     document = {
         "schema": rec.BUNDLE_SCHEMA,
@@ -192,7 +194,7 @@ def manifest_chunks(
         "own records.",
         "derived": sorted(derived),
     }
-    entries = ({"path": p, "sha256": sha, "bytes": size} for p, sha, size in sorted(listing))
+    entries = ({"path": p, "sha256": sha, "bytes": size} for p, sha, size in listing)
     return json_chunks(document, {"files": entries})
 
 

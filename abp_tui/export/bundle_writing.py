@@ -1,92 +1,158 @@
 """Writing a bundle as its files are made: each file goes to the folder the moment it exists,
 hashed while it is written, and is read back from the disk when the derivation asks for it, so
 an export holds no file's bytes longer than it takes to write it (a study's raw outputs, its
-records) but those the analysis itself keeps; the zip is then made from the folder's files, a
-chunk at a time, in the bundle's order, with the bytes :func:`abp_tui.export.bundle.write_zip`
-gives the same files.
+records) but those the analysis itself keeps. Each file is deflated as it is written, into one
+spool, and what the manifest and the zip need of it (its hashes, sizes and where its deflated
+bytes are) goes to a listing on the disk; the zip is then made from the spool in the bundle's
+order (:mod:`abp_tui.export.zip_writing`), with the bytes :func:`abp_tui.export.bundle.write_zip`
+gives the same files, and no file is read back for it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
-import zipfile
+import os
+import struct
+import tempfile
 from collections.abc import Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
+from abp_tui.export import zip_writing
 from abp_tui.export.bundle import ZIP_DATE, ZIP_LEVEL, ZIP_MODE, manifest_chunks, swap_in
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import jsonl_bytes, split_lines
 from abp_tui.export.derive import STATUS, derive_each
+from abp_tui.export.zip_writing import Deflated, Deflating
 from abp_tui.text.canonical import canonical_json
 
 CHUNK = 1 << 20
-"""Bytes copied at a time from a file into the zip."""
+"""Bytes read back at a time from a file."""
 KEEP = 64 << 10
 """Files of at most this many bytes (the protocol, the rubric, the status) are kept in memory
 as well, being read several times; larger ones are read back from the disk when asked for."""
+BATCH = 64 << 10
+"""Lines gathered before they are written, hashed and deflated (a few calls per 64 KiB, not a
+few per line)."""
+RUN = 1 << 15
+"""Entries of the listing sorted in memory at a time; more are merged from sorted runs on
+the disk, so that listing a bundle in its order holds no more than this many."""
+BLOCK = 64 << 10
+"""Bytes of the listing (or of one of its sorted runs) read at a time."""
 
 
 _RAW = (rec.OUTPUTS_DIR, rec.TRACES_DIR, rec.DIFFS_DIR)
 """Where a bundle keeps its raw outputs, traces and diffs: written, never kept."""
+_ENTRY = struct.Struct("<32sLQQBQH")
+"""A file's entry in the listing: SHA-256, CRC-32, bytes, deflated bytes, which spool holds
+them and where, and the length of its path (UTF-8), which follows."""
+
+Entry = tuple[str, bytes]
+"""A path and its packed entry (:data:`_ENTRY`)."""
 
 
 class FolderFiles(MutableMapping[str, bytes]):
-    """A bundle's files (path -> bytes) kept in ``folder``: setting one writes it and records
-    its SHA-256 and size (what the manifest lists), getting one reads it back. A file is
-    written once: setting a path again is a bug (an export never rewrites what it wrote)."""
+    """A bundle's files (path -> bytes) kept in ``folder``: setting one writes it, records its
+    SHA-256 and size (what the manifest lists) and deflates it into a spool (what the zip is
+    made of: :meth:`members`); getting one reads it back. A file is written once: setting a
+    path again is a bug (an export never rewrites what it wrote).
 
-    def __init__(self, folder: Path) -> None:
+    What is recorded of each file goes to a listing on the disk (``spool_dir``, by default the
+    folder's parent), not to memory: a large study's bundle has a few hundred thousand raw
+    outputs. Only the files that are not raw outputs (a few dozen) are also named in memory."""
+
+    def __init__(self, folder: Path, spool_dir: Path | None = None) -> None:
         self.folder = Path(folder)
-        self.listing: dict[str, tuple[str, int]] = {}
-        """Path -> (SHA-256, bytes) of every file written, in the order written."""
+        self._root = str(self.folder)
+        where = self.folder.parent if spool_dir is None else Path(spool_dir)
+        self._where = where
+        self._spools: list[IO[bytes]] = []
+        """Every file's deflated bytes, one after another in the order written: one spool per
+        depth of files written while another is (a run's output while ``runs.jsonl`` is), so
+        that each file's bytes are together in one."""
+        self._depth = 0
+        self._index = tempfile.TemporaryFile(dir=where)  # noqa: SIM115  # see close()
+        """Every file's entry (:data:`_ENTRY` and its path), in the order written."""
+        self._index_end = 0
+        self._count = 0
+        self._named: dict[str, tuple[str, int]] = {}
+        """Path -> (SHA-256, bytes) of every file but the raw outputs, traces and diffs."""
         self._kept: dict[str, bytes] = {}
-        self._folders: set[Path] = set()
+        self._folders: set[str] = set()
         """The folders made so far (a study's tens of thousands of raw outputs share one)."""
 
-    def _made(self, path: str) -> Path:
-        """``path`` in the folder, its parent folder made."""
-        out = self.folder / path
-        if out.parent not in self._folders:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(out.parent)
+    def _made(self, path: str) -> str:
+        """``path`` in the folder, its parent folder made. Joined as text: a path object
+        interns every part of every path (a study's hundreds of thousands of file names)."""
+        out = os.path.join(self._root, path)
+        parent = os.path.dirname(out)
+        if parent not in self._folders:
+            os.makedirs(parent, exist_ok=True)
+            self._folders.add(parent)
         return out
 
-    def __setitem__(self, path: str, data: bytes) -> None:
-        if path in self.listing:
+    def _write(self, path: str, chunks: Iterable[bytes]) -> None:
+        """Write ``path`` from ``chunks``, each hashed and deflated as it is written."""
+        if path in self._named:
             raise ValueError(f"bundle file {path} written twice")
-        out = self._made(path)
-        with out.open("xb") as handle:
-            handle.write(data)
-        self.listing[path] = (hashlib.sha256(data).hexdigest(), len(data))
+        try:
+            handle = open(self._made(path), "xb")  # noqa: SIM115  # closed below
+        except FileExistsError:
+            raise ValueError(f"bundle file {path} written twice") from None
+        sha = hashlib.sha256()
+        if self._depth == len(self._spools):
+            self._spools.append(tempfile.TemporaryFile(dir=self._where))  # noqa: SIM115
+        deflating = Deflating(self._spools[self._depth], ZIP_LEVEL, self._depth)
+        self._depth += 1
+        try:
+            with handle:
+                for chunk in chunks:
+                    handle.write(chunk)
+                    sha.update(chunk)
+                    deflating.write(chunk)
+        finally:
+            self._depth -= 1
+        member = deflating.close()
+        name = path.encode("utf-8")
+        self._index.seek(self._index_end)
+        self._index.write(
+            _ENTRY.pack(
+                sha.digest(),
+                member.crc,
+                member.size,
+                member.compressed,
+                member.spool,
+                member.offset,
+                len(name),
+            )
+        )
+        self._index.write(name)
+        self._index_end += _ENTRY.size + len(name)
+        self._count += 1
+        if not path.startswith(_RAW):
+            self._named[path] = (sha.hexdigest(), member.size)
+
+    def __setitem__(self, path: str, data: bytes) -> None:
+        self._write(path, (data,))
         if len(data) <= KEEP and not path.startswith(_RAW):  # never the raw outputs
             self._kept[path] = data
 
     def write_lines(self, path: str, lines: Iterable[bytes]) -> None:
         """Write a file line by line (each line hashed as it is written): the file is never
         whole in memory."""
-        if path in self.listing:
-            raise ValueError(f"bundle file {path} written twice")
-        out = self._made(path)
-        sha = hashlib.sha256()
-        size = 0
-        with out.open("xb") as handle:
-            for line in lines:
-                handle.write(line)
-                sha.update(line)
-                size += len(line)
-        self.listing[path] = (sha.hexdigest(), size)
+        self._write(path, _batched(lines))
 
     def lines(self, path: str) -> Iterator[bytes]:
         """A file's lines (split on ``\\n``), read back a chunk at a time."""
         if path in self._kept:
             return split_lines((self._kept[path],))
-        if path not in self.listing:
+        if path not in self:
             raise KeyError(path)
         return split_lines(self._chunks(path))
 
@@ -98,7 +164,7 @@ class FolderFiles(MutableMapping[str, bytes]):
     def __getitem__(self, path: str) -> bytes:
         if path in self._kept:
             return self._kept[path]
-        if path not in self.listing:
+        if path not in self:
             raise KeyError(path)
         return (self.folder / path).read_bytes()
 
@@ -106,16 +172,121 @@ class FolderFiles(MutableMapping[str, bytes]):
         raise TypeError("a bundle's files are never deleted while it is written")
 
     def __contains__(self, path: object) -> bool:
-        return path in self.listing
+        if not isinstance(path, str):
+            return False
+        if path in self._named:
+            return True
+        # A raw output is written only here, and is named in the listing on the disk alone.
+        return path.startswith(_RAW) and os.path.isfile(os.path.join(self._root, path))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.listing)
+        """The paths written, in the order written."""
+        self._index.flush()
+        return (path for path, _entry in _entries(self._index, self._index_end))
 
     def __len__(self) -> int:
-        return len(self.listing)
+        return self._count
 
     def sha256(self, path: str) -> str:
-        return self.listing[path][0]
+        return self._named[path][0]
+
+    def _sorted(self) -> Iterator[Entry]:
+        """Every file's entry in the zip's order (the manifest first, then by path), sorted
+        :data:`RUN` entries at a time and merged from the disk."""
+        self._index.flush()
+        runs: list[IO[bytes]] = []
+        batch: list[Entry] = []
+        try:
+            for entry in _entries(self._index, self._index_end):
+                batch.append(entry)
+                if len(batch) == RUN:
+                    runs.append(_run(batch, self._where))
+                    batch = []
+            batch.sort(key=_entry_order)
+            if not runs:
+                yield from batch
+                return
+            runs.append(_run(batch, self._where))
+            del batch
+            sizes = [run.seek(0, os.SEEK_END) for run in runs]
+            readers = [_entries(run, size) for run, size in zip(runs, sizes, strict=True)]
+            yield from heapq.merge(*readers, key=_entry_order)
+        finally:
+            for run in runs:
+                run.close()
+
+    def listing(self) -> Iterator[tuple[str, str, int]]:
+        """(path, SHA-256, bytes) of every file written, in the bundle's order."""
+        for path, entry in self._sorted():
+            sha, _crc, size, _deflated, _spool, _offset, _n = _ENTRY.unpack(entry)
+            yield path, sha.hex(), size
+
+    def members(self) -> Iterator[tuple[str, Deflated]]:
+        """Every file's path and deflated bytes in the spool, in the bundle's order."""
+        for path, entry in self._sorted():
+            _sha, crc, size, deflated, spool, offset, _n = _ENTRY.unpack(entry)
+            yield path, Deflated(crc, size, deflated, spool, offset)
+
+    def close(self) -> None:
+        """Let go of the spools and the listing (the bundle is zipped, or abandoned)."""
+        for spool in self._spools:
+            spool.close()
+        self._index.close()
+
+
+def _batched(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """``lines`` joined into pieces of about :data:`BATCH` bytes (the same bytes)."""
+    batch: list[bytes] = []
+    size = 0
+    for line in lines:
+        batch.append(line)
+        size += len(line)
+        if size >= BATCH:
+            yield b"".join(batch)
+            batch.clear()
+            size = 0
+    if batch:
+        yield b"".join(batch)
+
+
+def _entries(handle: IO[bytes], end: int) -> Iterator[Entry]:
+    """The entries of a listing (or of a sorted run of it) of ``end`` bytes, read a block at a
+    time from wherever the file is left between them."""
+    position = 0
+    rest = b""
+    head = _ENTRY.size
+    while position < end:
+        handle.seek(position)
+        block = handle.read(min(BLOCK, end - position))
+        if not block:  # a bug: the listing lost what was written to it
+            raise ValueError("the bundle's listing ends early")
+        position += len(block)
+        data = rest + block if rest else block
+        at = 0
+        while len(data) - at >= head:
+            (n,) = struct.unpack_from("<H", data, at + head - 2)
+            if len(data) - at < head + n:
+                break
+            yield data[at + head : at + head + n].decode("utf-8"), data[at : at + head]
+            at += head + n
+        rest = data[at:]
+    if rest:
+        raise ValueError("the bundle's listing ends mid-entry")
+
+
+def _run(batch: list[Entry], where: Path) -> IO[bytes]:
+    """``batch`` sorted and written to a temporary file in ``where``."""
+    batch.sort(key=_entry_order)
+    run = tempfile.TemporaryFile(dir=where)  # noqa: SIM115  # the caller closes it
+    for path, entry in batch:
+        run.write(entry)
+        run.write(path.encode("utf-8"))
+    run.flush()
+    return run
+
+
+def _entry_order(entry: Entry) -> tuple[bool, str]:
+    return _order(entry[0])
 
 
 def put_jsonl(files: MutableMapping[str, bytes], path: str, rows: Iterable[Any]) -> None:
@@ -143,18 +314,9 @@ def _order(path: str) -> tuple[bool, str]:
 
 def zip_folder(files: FolderFiles, target: Path) -> None:
     """The deterministic zip of ``files`` (manifest first, fixed timestamps, permissions and
-    level), each copied from its file a chunk at a time."""
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=ZIP_LEVEL) as zf:
-        for path in sorted(files.listing, key=_order):
-            info = zipfile.ZipInfo(path, date_time=ZIP_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3
-            info.external_attr = ZIP_MODE << 16
-            info.file_size = files.listing[path][1]  # as writestr sets it: the same bytes
-            info._compresslevel = ZIP_LEVEL  # type: ignore[attr-defined]  # as writestr does
-            with (files.folder / path).open("rb") as source, zf.open(info, "w") as dest:
-                while chunk := source.read(CHUNK):
-                    dest.write(chunk)
+    level), from the bytes deflated as each file was written: the bytes ``zipfile`` writes
+    for the same files (:mod:`abp_tui.export.zip_writing`)."""
+    zip_writing.write_zip(target, files.members(), files._spools, ZIP_DATE, ZIP_MODE)
 
 
 def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> None:
@@ -170,8 +332,8 @@ def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_C
             files.write_lines(path, data)
         names.append(path)
     status = json.loads(files[STATUS])
-    listing = [(p, sha, size) for p, (sha, size) in files.listing.items()]
-    files.write_lines(rec.MANIFEST, manifest_chunks(listing, status, names, analysis, confidence))
+    manifest = manifest_chunks(files.listing(), status, names, analysis, confidence)
+    files.write_lines(rec.MANIFEST, manifest)
 
 
 @contextmanager
@@ -185,8 +347,11 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
     zip_path = out_dir.parent / f"{out_dir.name}.zip"
     with writing(out_dir), swap_in(out_dir, zip_path) as (tmp, tmp_zip):
         files = FolderFiles(tmp)
-        yield files
-        zip_folder(files, tmp_zip)
+        try:
+            yield files
+            zip_folder(files, tmp_zip)
+        finally:
+            files.close()
 
 
 __all__ = ["FolderFiles", "bundle_folder", "finish", "put_chunks", "put_jsonl", "zip_folder"]
