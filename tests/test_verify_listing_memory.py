@@ -66,29 +66,40 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+def _traced_when_reached(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch, step: str, *, peak: bool
+) -> int:
+    """Bytes traced (held then, or the peak so far with ``peak``) past what was held before,
+    when ``verify`` of ``bundle`` reaches ``step`` of :mod:`abp_tui.export.bundle`, which is
+    made to stop it there. A first run, untraced, imports and builds what any run builds once
+    (the schema's validator)."""
+    found: list[int] = []
+
+    def measured(*args: object, **kwargs: object) -> None:
+        found.append(tracemalloc.get_traced_memory()[1 if peak else 0])
+        raise BundleMismatch(step, "measured")
+
+    monkeypatch.setattr(bundle_module, step, measured)
+    with pytest.raises(BundleMismatch, match="measured"):
+        verify(bundle)
+    found.clear()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        with pytest.raises(BundleMismatch, match="measured"):
+            verify(bundle)
+    finally:
+        tracemalloc.stop()
+    return found[0] - before
+
+
 def test_verify_holds_a_member_in_a_few_hundred_bytes(
     many: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Measured once every member is listed and hashed, as the records are about to be parsed:
     what the listing holds, over the members added (about 860 bytes a member, 180 now)."""
-    held: list[int] = []
-
-    def measured(*args: object, **kwargs: object) -> None:
-        held.append(tracemalloc.get_traced_memory()[0])
-        raise BundleMismatch("records", "measured")
-
-    monkeypatch.setattr(bundle_module, "_verified", measured)
-    with pytest.raises(BundleMismatch, match="measured"):
-        verify(many)  # what a first run imports and builds once (the schema's validator)
-    held.clear()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        with pytest.raises(BundleMismatch, match="measured"):
-            verify(many)
-    finally:
-        tracemalloc.stop()
-    per_member = (held[0] - before) / MANY
+    held = _traced_when_reached(many, monkeypatch, "_verified", peak=False)
+    per_member = held / MANY
     assert per_member < 400, f"{per_member:.0f} bytes a member"
 
 
@@ -153,24 +164,8 @@ def test_the_manifest_s_listing_is_read_without_a_dict_of_each_file(
     arrays)."""
     with zipfile.ZipFile(many) as zf:
         text = zf.read("manifest.json")
-    peaks: list[int] = []
-
-    def measured(*args: object, **kwargs: object) -> None:
-        peaks.append(tracemalloc.get_traced_memory()[1])
-        raise BundleMismatch("manifest.json", "measured")
-
-    monkeypatch.setattr(bundle_module, "_check_listing", measured)
-    with pytest.raises(BundleMismatch, match="measured"):
-        verify(many)  # what a first run imports and builds once (the schema's validator)
-    peaks.clear()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        with pytest.raises(BundleMismatch, match="measured"):
-            verify(many)
-    finally:
-        tracemalloc.stop()
-    per_file = (peaks[0] - before - 2 * len(text)) / MANY
+    peak = _traced_when_reached(many, monkeypatch, "_check_listing", peak=True)
+    per_file = (peak - 2 * len(text)) / MANY
     assert per_file < 450, f"{per_file:.0f} bytes a file"
 
 
