@@ -8,13 +8,15 @@ rules, its development tasks, its scope) are the design file's, which names none
 from __future__ import annotations
 
 import json
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.records import design_document
 from abp_tui.errors import AbpError
 from abp_tui.models import StudyDesign
+
+if TYPE_CHECKING:  # the workstation shows its first item before sqlite-utils is imported
+    import sqlite_utils
 
 
 def stated_design(db: sqlite_utils.Database, pk: int) -> StudyDesign:
