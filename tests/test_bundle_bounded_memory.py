@@ -41,7 +41,7 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.store import connect
-from tests.factories import abp_judged
+from tests.factories import abp_judged, exported_abp_bundle
 
 SOURCE_LINES = (rec.RUNS, rec.ITEMS, rec.JUDGMENTS, rec.ADJUDICATIONS, rec.AUDIT)
 
@@ -305,3 +305,26 @@ def test_the_indented_writer_writes_what_the_standard_library_writes() -> None:
         assert made == json_bytes(document), value
         for listed in ([], [value], [value, document]):
             assert b"".join(json_list_chunks(iter(listed))) == json_bytes(listed), listed
+
+
+def test_verify_reads_each_held_runs_file_references_a_few_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A held run keeps where its output, trace and diff are as deflated text, inflated and
+    parsed on each read: verify reads them once for each check (the files' hashes, the files
+    produced, the report's row), not once for each reference named (sixteen times a
+    run before)."""
+    folder = exported_abp_bundle(tmp_path)
+    runs = len((folder / rec.RUNS).read_bytes().splitlines())
+    reads = 0
+    inflate = rec.HeldRun._files
+
+    def counted(self: rec.HeldRun) -> dict[str, Any]:
+        nonlocal reads
+        reads += 1
+        return inflate(self)
+
+    monkeypatch.setattr(rec.HeldRun, "_files", counted)
+    assert verify(folder).derived > 0
+    assert runs > 10
+    assert reads / runs <= 8, f"{reads / runs:.1f} reads a run"

@@ -509,22 +509,23 @@ def _verified(
     bound = recomputed and check_commitment(files, inputs.design, inputs)
     inputs = committed_checked(inputs)  # each task's hash, twice held, is read no more
     for run in inputs.runs:
-        if run.output is not None:
-            digest = listed.get(run.output.path, (None, 0))[0]
+        output, _trace, diff = run.references()  # read once: each read inflates the run's
+        if output is not None:
+            digest = listed.get(output.path, (None, 0))[0]
             if digest is None:
-                raise BundleMismatch(run.output.path, f"raw output of run {run.id!r} is missing")
-            if digest != run.output.sha256:
+                raise BundleMismatch(output.path, f"raw output of run {run.id!r} is missing")
+            if digest != output.sha256:
                 raise BundleMismatch(
-                    run.output.path,
+                    output.path,
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
-        if run.diff is not None:
-            digest = listed.get(run.diff.path, (None, 0))[0]
+        if diff is not None:
+            digest = listed.get(diff.path, (None, 0))[0]
             if digest is None:
-                raise BundleMismatch(run.diff.path, f"diff of run {run.id!r} is missing")
-            if digest != run.diff.sha256:
+                raise BundleMismatch(diff.path, f"diff of run {run.id!r} is missing")
+            if digest != diff.sha256:
                 raise BundleMismatch(
-                    run.diff.path,
+                    diff.path,
                     f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
     analysis = analyse_or_refuse(inputs)

@@ -246,6 +246,17 @@ class HeldRun(RunFacts):
         found = self._files().get("diff")
         return None if found is None else trusted(DiffRef, **found)
 
+    def references(self) -> tuple[OutputRef | None, TraceRef | None, DiffRef | None]:
+        """:attr:`output`, :attr:`trace` and :attr:`diff` read at once (their text is inflated
+        and parsed once, not once each)."""
+        found = self._files()
+        output, trace, diff = (found.get(name) for name in ("output", "trace", "diff"))
+        return (
+            None if output is None else trusted(OutputRef, **output),
+            None if trace is None else trusted(TraceRef, **trace),
+            None if diff is None else trusted(DiffRef, **diff),
+        )
+
     def _files(self) -> dict[str, Any]:
         found: dict[str, Any] = json.loads(_inflated(self.files_deflated, self.files_dictionary))
         return found

@@ -260,7 +260,7 @@ def render_pieces(
 
     def run_row(i: int) -> tuple[Cell, ...]:
         v = verdicts[i]
-        run = runs[v.run]
+        output, trace, _diff = runs[v.run].references()
         return (
             v.run,
             v.task,
@@ -272,8 +272,8 @@ def render_pieces(
             v.automated_outcome,
             ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
             tuple(v.fatal_hits),
-            run.output.path if run.output else "missing",
-            run.trace.path if run.trace else "",
+            output.path if output else "missing",
+            trace.path if trace else "",
         )
 
     page_tables = {
