@@ -25,6 +25,7 @@ Vocabulary:
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
@@ -35,12 +36,18 @@ from typing import Any
 import pytest
 import sqlite_utils
 
+from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.cli import main
 from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
 from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1
 from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.demo import load_demo
-from abp_tui.services.designing import create_design, find_design
+from abp_tui.services.designing import (
+    DesignChoices,
+    create_design,
+    create_from_choices,
+    find_design,
+)
 from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
@@ -512,3 +519,26 @@ def exported_abp_bundle(root: Path) -> Path:
     finally:
         db.close()
     return root / "bundle"
+
+
+PAIR_CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
+"""The preferences :func:`judged_pairs` draws from."""
+
+
+def judged_pairs(db: sqlite_utils.Database, folder: Path, pairs: int) -> int:
+    """A PandaLM-shaped study ``panda`` of ``pairs`` pairs (its file written under ``folder``)
+    imported into ``db``, planned for ann, bo and cy two to an item, and every item judged by
+    both (a preference apiece, drawn with a fixed seed, submitted): its design's key."""
+    source = folder / f"pairs{pairs}" / "testset-v1.json"
+    write_pairs(source, pairs)
+    import_paths(db, [source], study="panda")
+    pk = create_from_choices(
+        db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
+    ).pk
+    rng = random.Random(5)
+    for reviewer in ("ann", "bo", "cy"):
+        session = ReviewSession(db, pk, reviewer)
+        for row in session.queue():
+            judgment = Judgment(preference=rng.choice(PAIR_CHOICES), justification="Reads better.")
+            session.save(row.code, judgment, 3.0, submit=True)
+    return pk

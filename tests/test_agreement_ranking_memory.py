@@ -15,7 +15,6 @@ a bound the old code exceeds several times over. No timing.
 
 from __future__ import annotations
 
-import random
 import tracemalloc
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -31,19 +30,16 @@ from abp_tui.analysis.ranking.fit import Votes
 from abp_tui.analysis.ranking.sources import Side, design_votes
 from abp_tui.analysis.verdicts import decide
 from abp_tui.bench.pairwise_import import write_pairs
-from abp_tui.models import Judgment, PreferenceChoice
+from abp_tui.models import PreferenceChoice
 from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.agreement_report import design_records, study_agreement
-from abp_tui.services.designing import DesignChoices, create_from_choices
 from abp_tui.services.importing import import_paths
 from abp_tui.services.ranking import ranking_report, read_source
 from abp_tui.services.results_report import unblind
-from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect, judging
 from abp_tui.store.ranking import run_sides
-from tests.factories import afp_judgment, two_reviewer_design
+from tests.factories import afp_judgment, judged_pairs, two_reviewer_design
 
-CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
 SMALL, LARGE = 150, 750
 """Pairs of the two studies."""
 BOUND = 2500
@@ -54,19 +50,8 @@ BOUND = 2500
 def _study(root: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
     """A judged, unblinded PandaLM-shaped study of ``pairs`` pairs with three annotators."""
     root.mkdir()
-    source = root / "pairs" / "testset-v1.json"
-    write_pairs(source, pairs)
     db = connect(root / "abp.db")
-    import_paths(db, [source], study="panda")
-    pk = create_from_choices(
-        db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
-    ).pk
-    rng = random.Random(5)
-    for reviewer in ("ann", "bo", "cy"):
-        session = ReviewSession(db, pk, reviewer)
-        for row in session.queue():
-            judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
-            session.save(row.code, judgment, 3.0, submit=True)
+    pk = judged_pairs(db, root, pairs)
     unblind(db, "panda", "lead")
     return db, pk
 

@@ -23,7 +23,6 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.verdicts import Decisions, decide
-from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.export import bundle
 from abp_tui.export import derive as derive_module
 from abp_tui.export.bundle_analysis import (
@@ -40,34 +39,18 @@ from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
 from abp_tui.export.errors import ExportError
 from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, table_csv
-from abp_tui.models import DesignRecords, Judgment, PreferenceChoice
+from abp_tui.models import DesignRecords
 from abp_tui.services import publishing
-from abp_tui.services.designing import DesignChoices, create_from_choices
-from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import collect, export_bundle
 from abp_tui.services.results_report import unblind
-from abp_tui.services.reviewing import ReviewSession
-from tests.factories import copy_db
-
-CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
+from tests.factories import copy_db, judged_pairs
 
 
 def _judged(root: Path, template: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
     """A PandaLM-shaped study of ``pairs`` pairs judged by two of three reviewers each (a
     preference apiece) and unblinded: its database and design."""
-    source = root / f"pairs{pairs}" / "testset-v1.json"
-    write_pairs(source, pairs)
     db = copy_db(template, root / f"judged{pairs}.db")
-    import_paths(db, [source], study="panda")
-    pk = create_from_choices(
-        db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
-    ).pk
-    rng = random.Random(5)
-    for reviewer in ("ann", "bo", "cy"):
-        session = ReviewSession(db, pk, reviewer)
-        for row in session.queue():
-            judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
-            session.save(row.code, judgment, 3.0, submit=True)
+    pk = judged_pairs(db, root, pairs)
     unblind(db, "panda", "lead")
     return db, pk
 

@@ -48,13 +48,7 @@ SOURCE_LINES = (rec.RUNS, rec.ITEMS, rec.JUDGMENTS, rec.ADJUDICATIONS, rec.AUDIT
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exported")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import random
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -30,34 +29,16 @@ from pathlib import Path
 import sqlite_utils
 
 from abp_tui.analysis.verdicts import decide
-from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.cli import main
-from abp_tui.models import Judgment, PreferenceChoice, ResultState, RunOutcome
+from abp_tui.models import ResultState, RunOutcome
 from abp_tui.models.base import held_dict, trusted
-from abp_tui.services.designing import DesignChoices, create_from_choices
-from abp_tui.services.importing import import_paths
 from abp_tui.services.results_report import compute_results, unblind
-from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging
-from tests.factories import copy_db
-
-CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
+from tests.factories import PAIR_CHOICES, copy_db, judged_pairs
 
 
 def _judged(db: sqlite_utils.Database, tmp_path: Path, pairs: int = 12) -> int:
-    source = tmp_path / f"pairs{pairs}" / "testset-v1.json"
-    write_pairs(source, pairs)
-    import_paths(db, [source], study="panda")
-    pk = create_from_choices(
-        db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
-    ).pk
-    rng = random.Random(5)
-    for reviewer in ("ann", "bo", "cy"):
-        session = ReviewSession(db, pk, reviewer)
-        for row in session.queue():
-            judgment = Judgment(preference=rng.choice(CHOICES), justification="Reads better.")
-            session.save(row.code, judgment, 3.0, submit=True)
-    return pk
+    return judged_pairs(db, tmp_path, pairs)
 
 
 def test_a_judged_studys_records_share_their_field_names_and_placements(
@@ -151,7 +132,7 @@ def test_the_figures_read_each_judgment_without_what_no_figure_reads(
     assert {j.judgment.justification for j in full.judgments} == {"Reads better."}
     assert {j.judgment.justification for j in figures.judgments} == {""}
     # A judgment of a preference alone is one of a few, held once each.
-    assert len({id(j.judgment) for j in figures.judgments}) <= len(CHOICES)
+    assert len({id(j.judgment) for j in figures.judgments}) <= len(PAIR_CHOICES)
     found, expected = decide(figures), decide(full)
     assert found.preferences == expected.preferences and found.verdicts == expected.verdicts
     assert found.disagreements == expected.disagreements
