@@ -23,10 +23,8 @@ from pathlib import Path
 import pytest
 
 from abp_tui.export import BundleMismatch, UnsafeBundle, bundle_reading, verify
-from abp_tui.services.publishing import export_bundle
-from abp_tui.store import connect
 from abp_tui.text.canonical import sha256_bytes
-from tests.factories import Cli, abp_judged
+from tests.factories import Cli, exported_abp_bundle
 
 PADDING = "runs/outputs/zz-padding.txt"
 MIB = 1 << 20
@@ -35,13 +33,7 @@ MIB = 1 << 20
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real bundle folder (the judged ABP demo), made once; tests copy it."""
-    root = tmp_path_factory.mktemp("exported")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("exported"))
 
 
 @pytest.fixture

@@ -25,16 +25,15 @@ import sqlite_utils
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.services.designing import find_design
-from abp_tui.services.publishing import export_bundle
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store import db as store_db
 from tests.factories import (
     FIXTURES,
     Cli,
-    abp_judged,
     afp_judgment,
     afp_study_lines,
+    exported_abp_bundle,
     two_reviewer_design,
 )
 
@@ -108,13 +107,7 @@ def station_files(tmp_path_factory: pytest.TempPathFactory) -> Station:
 
 @pytest.fixture(scope="module")
 def bundle_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bundle")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("bundle"))
 
 
 def _inject(text: str, member: str) -> str:

@@ -25,9 +25,7 @@ import pytest
 from abp_tui.export import BundleMismatch, bundle_reading, verify
 from abp_tui.export.bundle_reading import MAX_LINE_BYTES, HeldBudget
 from abp_tui.export.errors import UnsafeBundle
-from abp_tui.services.publishing import export_bundle
-from abp_tui.store import connect
-from tests.factories import abp_judged
+from tests.factories import exported_abp_bundle
 
 AUDIT = "audit/audit_log.jsonl"
 MIB = 1 << 20
@@ -37,13 +35,7 @@ LIMIT = 1 << 30
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("exported")
-    db = connect(root / "b.db")
-    try:
-        export_bundle(db, abp_judged(db), root / "bundle")
-    finally:
-        db.close()
-    return root / "bundle"
+    return exported_abp_bundle(tmp_path_factory.mktemp("exported"))
 
 
 def _audit_lines(count: int, width: int = 0) -> bytes:
