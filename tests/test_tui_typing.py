@@ -93,6 +93,8 @@ async def test_a_sentence_typed_after_a_preference_keeps_the_preference(
         assert screen.form.judgment.preference is PreferenceChoice.RESPONSE_1
         assert screen.form.judgment.justification == sentence
         assert any("was the start of typing" in m for m in _notices(app))
+        # The words are in the field: the reviewer is not told that they were ignored.
+        assert not any("typing was ignored" in m for m in _notices(app)), _notices(app)
         # A deliberate choice, with time to read before typing, stays.
         clock.now += 5
         await press(pilot, "escape")
