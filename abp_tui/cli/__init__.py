@@ -44,6 +44,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.func = cmd_tui
     if getattr(args, "reviewer", None) is None:
         args.reviewer = None  # --reviewer given neither before nor after the command
+    code = _run(args)
+    if code == EXIT_ERROR:
+        import contextlib
+
+        from abp_tui.cli.options import remove_created
+
+        with contextlib.suppress(Exception):  # the refusal is what the user needs to read
+            remove_created()
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The parsed command run, its errors turned into exit statuses (each said in one line)."""
     try:
         code = int(args.func(args))
         sys.stdout.flush()  # a reader gone is met here, not at the interpreter's exit

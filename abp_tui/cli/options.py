@@ -43,11 +43,52 @@ def exists(path: Path) -> bool:
         raise StoreError(f"{path}: cannot open the database: {exc.strerror}") from None
 
 
+_CREATED: list[tuple[sqlite_utils.Database, Path, Path | None]] = []
+"""The databases this command created: each, its path and the outermost folder made for it
+(None: its folder was there)."""
+
+
 def open_db(args: argparse.Namespace) -> sqlite_utils.Database:
-    """The database named by ``--db``, opened (and migrated) by the store."""
+    """The database named by ``--db``, opened (and migrated) by the store. One this command
+    creates is remembered: a refused command leaves it behind only if an import was stored
+    (:func:`remove_created`)."""
     from abp_tui.store import connect
 
-    return connect(db_path(args))
+    path = db_path(args)
+    created = not exists(path)
+    made: Path | None = None
+    if created:
+        folder = path.parent
+        while folder != folder.parent and not exists(folder):
+            made, folder = folder, folder.parent
+    db = connect(path)
+    if created:
+        _CREATED.append((db, path, made))
+    return db
+
+
+def remove_created() -> None:
+    """The command was refused: each database it created that holds no import is removed, with
+    the folders made for it (``--db`` mistyped, a study named that is not there: nothing is
+    left behind). A database that holds an import, or cannot say, stays."""
+    import sqlite3
+
+    import sqlite_utils
+
+    while _CREATED:
+        db, path, made = _CREATED.pop()
+        db.close()  # the command's own connection, if it did not close it
+        if exists(path):
+            _remove_if_empty(sqlite_utils.Database(sqlite3.connect(path)), path, made_folder=False)
+        if made is None or exists(path):
+            continue
+        folder = path.parent
+        while True:  # the folders made for it, innermost first, each only if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            if folder == made:
+                break
+            folder = folder.parent
 
 
 @contextlib.contextmanager
