@@ -45,13 +45,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "reviewer", None) is None:
         args.reviewer = None  # --reviewer given neither before nor after the command
     code = _run(args)
+    from abp_tui.cli.options import forget_created, remove_created
+
     if code == EXIT_ERROR:
         import contextlib
 
-        from abp_tui.cli.options import remove_created
-
         with contextlib.suppress(Exception):  # the refusal is what the user needs to read
             remove_created()
+    forget_created()
     return code
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 from abp_tui.text.hints import DEFAULT_DB
 
-__all__ = ["DEFAULT_DB", "actor", "db_path", "open_db"]
+__all__ = ["DEFAULT_DB", "actor", "db_path", "forget_created", "open_db", "remove_created"]
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -65,6 +65,11 @@ def open_db(args: argparse.Namespace) -> sqlite_utils.Database:
     if created:
         _CREATED.append((db, path, made))
     return db
+
+
+def forget_created() -> None:
+    """The command is over: what it created is no longer its own to remove (nor held open)."""
+    _CREATED.clear()
 
 
 def remove_created() -> None:
