@@ -28,6 +28,7 @@ from abp_tui.analysis.results.tallies import (
     Comparison,
     GroupResult,
     PositionBiasResult,
+    Results,
     VerdictSource,
     results,
 )
@@ -45,6 +46,7 @@ from abp_tui.models import (
     FindingRevision,
     Model,
     ResultState,
+    Rubric,
     RunOutcome,
 )
 
@@ -160,6 +162,37 @@ def results_document(
         model_match=match,
     )
     sci = _scibench(records, study, bench, found.outcomes)
+    return document_of(
+        found,
+        records.rubric,
+        study,
+        design,
+        match,
+        sci,
+        # Seed 000 lists every reclassification, development material's too (each marked).
+        found.reclassifications if whole else listed_reclassifications(records, decisions),
+        business_results(
+            records,
+            protocol=study.protocol,
+            findings=study.findings,
+            confidence=found.confidence,
+        ),
+    )
+
+
+def document_of(
+    found: Results,
+    rubric: Rubric,
+    study: StudyFacts,
+    design: DesignIdentity,
+    match: ModelMatch | None,
+    sci: SciBenchResults | None = None,
+    reclassifications: Sequence[Reclassification] | None = None,
+    business: BusinessResults | None = None,
+) -> ResultsDocument:
+    """The results document of the results ``found`` (of records under ``rubric``), with what
+    seeds 004 (``sci``), 000 (every ``reclassifications``, default the results' own) and 002
+    (``business``) add to them."""
     # Seed 000 section 3: conditions on different model versions lead the results.
     versions = study.model_versions({o.run_id: o.state for o in found.outcomes})
     return ResultsDocument(
@@ -169,7 +202,7 @@ def results_document(
         design=design.name,
         design_version=design.version,
         design_sha256=design.sha256,
-        rubric=records.rubric.id,
+        rubric=rubric.id,
         confidence=found.confidence,
         verdict_source=found.verdict_source,
         conditions=found.conditions,
@@ -180,20 +213,14 @@ def results_document(
         outcomes=found.outcomes,
         automated_judge=found.automated_judge,
         notes=found.notes,
-        preference_only=records.rubric.preference_only and found.verdict_source != "automated",
+        preference_only=rubric.preference_only and found.verdict_source != "automated",
         model_match=match,
         engine_efficiency=found.engine_efficiency,
-        # Seed 000 lists every reclassification, development material's too (each marked).
-        reclassifications=found.reclassifications
-        if whole
-        else listed_reclassifications(records, decisions),
-        scibench=sci,
-        business=business_results(
-            records,
-            protocol=study.protocol,
-            findings=study.findings,
-            confidence=found.confidence,
+        reclassifications=list(
+            found.reclassifications if reclassifications is None else reclassifications
         ),
+        scibench=sci,
+        business=business,
     )
 
 
@@ -220,5 +247,6 @@ __all__ = [
     "ResultsDocument",
     "ResultsReport",
     "StudyFacts",
+    "document_of",
     "results_document",
 ]
