@@ -38,6 +38,7 @@ from abp_tui.analysis.results.tallies import (
     confidence_level,
     counts_for_efficiency,
     group_result,
+    shown_first,
     task_groups,
 )
 from abp_tui.analysis.results.watching import Finals
@@ -254,17 +255,13 @@ class ItemFold:
             self.unresolved.update(run for j in latest for run in j.judgment.responses)
 
     def _position(self, code: str, latest: list[JudgmentRevision], held: bool) -> None:
-        for j in latest:
-            shown = j.judgment.preference
-            if shown not in (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2):
-                continue
-            if held:
-                self.held += 1
-                self.held_codes.add(code)
-            elif shown == PreferenceChoice.RESPONSE_1:
-                self.left += 1
-            else:
-                self.right += 1
+        left, right = shown_first(latest)
+        if held and left + right:
+            self.held += left + right
+            self.held_codes.add(code)
+        elif not held:
+            self.left += left
+            self.right += right
 
     def _preference(
         self,

@@ -473,6 +473,13 @@ def shown_position_bias(
     )
 
 
+def shown_first(judgments: Iterable[JudgmentRevision]) -> tuple[int, int]:
+    """Of ``judgments``' decisive preferences, how many preferred the response shown first
+    (left), and how many the one shown second (position bias, one item at a time)."""
+    shown = [j.judgment.preference for j in judgments]
+    return shown.count(PreferenceChoice.RESPONSE_1), shown.count(PreferenceChoice.RESPONSE_2)
+
+
 def open_disagreements(decisions: Decisions) -> frozenset[str]:
     """Blind codes of the items whose reviewers disagree and nobody adjudicated yet."""
     return frozenset(d.code for d in decisions.disagreements if not d.adjudicated)
