@@ -195,9 +195,12 @@ def design_results(
     design_pk: int,
     confidence: float = DEFAULT_CONFIDENCE,
     watched: bool = False,
+    lazy: bool = False,
 ) -> tuple[ResultsReport, Finals | None]:
     """:func:`compute_results`, and (``watched``) what the watched figures need of the same
-    records (:func:`abp_tui.analysis.results.watching.finals`), read once for both.
+    records (:func:`abp_tui.analysis.results.watching.finals`), read once for both. ``lazy``:
+    the report's outcomes and rows by task are made when read (for a face writing them one
+    at a time: :func:`abp_tui.analysis.results.document.document_of`).
 
     A design's items are read one at a time and folded into what its figures need
     (:mod:`abp_tui.analysis.results.folding`): its judgments are never all held. A design under
@@ -242,8 +245,9 @@ def design_results(
         scope, folded, confidence, judge_dimensions=facts.judge_dimensions, model_match=match
     )
     del folded, scope, runs
-    document = document_of(found_results, rubric, facts, design, match)
-    report = ResultsReport(**dict(document), unblinded_by=who[0], unblinded_at=who[1])
+    document = document_of(found_results, rubric, facts, design, match, lazy=lazy)
+    fields = {**dict(document), "unblinded_by": who[0], "unblinded_at": who[1]}
+    report = ResultsReport.model_construct(**fields) if lazy else ResultsReport(**fields)
     return report, watching
 
 
@@ -363,11 +367,12 @@ def watched_results(
     design: str | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     watched: bool = True,
+    lazy: bool = False,
 ) -> tuple[ResultsReport, Finals | None]:
     """:func:`report_results`, and for a design (``watched``) what its watched figures need
-    (:func:`design_results`); None for a study's automated outcomes."""
+    (:func:`design_results`, as ``lazy``); None for a study's automated outcomes."""
     confidence = confidence_level(confidence)
     scope = find_scope(db, study, design)
     if scope.design_pk is None:
         return compute_automated_results(db, scope.study_id, confidence), None
-    return design_results(db, scope.design_pk, confidence, watched)
+    return design_results(db, scope.design_pk, confidence, watched, lazy)

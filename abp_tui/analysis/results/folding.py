@@ -15,12 +15,12 @@ preference sources. Pure: the caller reads the items (:mod:`abp_tui.store.result
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Container, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from abp_tui.analysis.abp_efficiency import engine_efficiency
+from abp_tui.analysis.abp_efficiency import engine_efficiency, head_to_head
 from abp_tui.analysis.automated import is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
 from abp_tui.analysis.item_preferences import SOURCES, item_preference
@@ -29,17 +29,18 @@ from abp_tui.analysis.ranking.sources import VoteFold
 from abp_tui.analysis.records import latest_submitted
 from abp_tui.analysis.reruns import is_record_failure, reclassifications
 from abp_tui.analysis.results.headline import headline_of, pending_text, ranking_text, scope_text
+from abp_tui.analysis.results.run_table import OutcomeRows, RunTable, TaskRows
 from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
+    Paired,
     PositionBiasResult,
     Preferences,
     Results,
-    compare,
+    comparison,
     confidence_level,
     counts_for_efficiency,
     group_result,
     shown_first,
-    task_groups,
 )
 from abp_tui.analysis.results.watching import Finals
 from abp_tui.analysis.verdicts import (
@@ -410,8 +411,10 @@ def folded_results(
     model_match: ModelMatch | None = None,
 ) -> Results:
     """:func:`abp_tui.analysis.results.tallies.results` of a design whose items were folded
-    (same figures, same order). ``folded``'s verdicts are let go (emptied) once the runs'
-    outcomes are made: read :func:`folded_finals` first."""
+    (same figures, same order), its runs held as columns (:class:`RunTable`, in the order
+    results list them: condition by condition) and its outcomes and rows by task made when
+    read. ``folded``'s verdicts are let go (emptied) as the runs' outcomes are made: read
+    :func:`folded_finals` first."""
     confidence = confidence_level(confidence)
     rubric, superseded = records.rubric, records.superseded
     verdicts = folded.verdicts
@@ -420,38 +423,42 @@ def folded_results(
         for v in verdicts.values()
         if v.source == "unresolved"
     }
-    reclassified = reclassifications(records.runs, folded.deciding, superseded, records.design)
+    table = RunTable(records.runs)
+    failed = [table.run(i) for i in range(len(table)) if is_record_failure(table.facts[i][0])]
+    reclassified = reclassifications(failed, folded.deciding, superseded, records.design)
     taken = {r.run for r in reclassified}
-    run_outcomes = []
-    for run in records.runs:
-        verdict = None if run.id in superseded else verdicts.get(run.id)
-        found = outcome(run, verdict)
-        # Seed 000: the record's state stands unless the run was reclassified.
-        held = is_record_failure(run.origin_status) and run.id not in taken
-        if held and found.state != run.origin_status:
-            found = found.model_copy(update={"state": run.origin_status, "source": "record"})
-        run_outcomes.append(found)
+
+    def outcomes() -> Iterator[RunOutcome]:
+        for run in table.runs():
+            found = outcome(run, None if run.id in superseded else verdicts.get(run.id))
+            # Seed 000: the record's state stands unless the run was reclassified.
+            held = is_record_failure(run.origin_status) and run.id not in taken
+            if held and found.state != run.origin_status:
+                found = found.model_copy(update={"state": run.origin_status, "source": "record"})
+            yield found
+
+    table.set_outcomes(outcomes())
     verdicts.clear()
-    by_condition: dict[str, list[tuple[RunFacts, RunOutcome]]] = defaultdict(list)
-    for run, o in zip(records.runs, run_outcomes, strict=True):
-        by_condition[o.condition_id].append((run, o))
-    conditions = sorted(by_condition)
+    spans = table.spans()
+    conditions = sorted(spans)
     groups = [
-        group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
+        group_result(c, None, map(table.outcome, spans[c]), rubric, open_items, confidence)
         for c in conditions
     ]
+    engines = model_match is not None
     compared = [
-        compare(
+        comparison(
             a,
             b,
-            by_condition,
+            _measured(table, spans[a], spans[b]),
+            (_paired(table, spans[a]), _paired(table, spans[b])),
             folded.preferences(a, b),
             records.seed,
             confidence,
-            engines=model_match is not None,
+            head_to_head(_rows(table, spans[a]), _rows(table, spans[b])) if engines else None,
         )
         for a, b in contrasts_of(records.design, conditions)
-        if a in by_condition and b in by_condition and engines_comparable(model_match)
+        if a in spans and b in spans and engines_comparable(model_match)
     ]
     automated = is_automated(records.design.name, rubric.id)
     left, right, apart, codes = folded.position
@@ -480,25 +487,68 @@ def folded_results(
             confidence,
         )
     )
+    outcome_rows = OutcomeRows(table)
     return Results(
         conditions=groups,
-        by_task=task_groups(run_outcomes, rubric, open_items, confidence),
+        by_task=TaskRows(table, rubric, open_items, confidence),
         comparisons=compared,
         position_bias=bias,
-        outcomes=run_outcomes,
+        outcomes=outcome_rows,
         confidence=confidence,
         verdict_source="automated" if automated else "design",
-        automated_judge=judge_tallies(run_outcomes, judge_dimensions or {}),
+        automated_judge=judge_tallies(outcome_rows, judge_dimensions) if judge_dimensions else [],
         model_match=model_match,
         engine_efficiency=[]
         if model_match is None
         else [
-            engine_efficiency(c, [r for r, o in by_condition[c] if counts_for_efficiency(o)])
+            engine_efficiency(c, [r for r, o in _rows(table, spans[c]) if counts_for_efficiency(o)])
             for c in conditions
         ],
         reclassifications=reclassified,
         headline=said,
     )
+
+
+def _measures(table: RunTable, i: int) -> bool:
+    """Whether the run's outcome makes it an efficiency measurement (not excluded)."""
+    state = table.state(i)
+    return state is None or state.in_quality_denominator
+
+
+_METRIC_AT: Final = {"total_tokens": 3, "wall_clock_ms": 4, "cost_usd": 5, "diff_bytes": 6}
+"""Where each efficiency metric is among a :class:`RunTable` run's facts."""
+
+
+def _measured(
+    table: RunTable, a: range, b: range
+) -> Callable[[str], tuple[list[float | None], list[float | None]]]:
+    """Each metric's values over a's and b's runs that are measurements."""
+    kept_a = [i for i in a if _measures(table, i)]
+    kept_b = [i for i in b if _measures(table, i)]
+
+    def values(metric: str) -> tuple[list[float | None], list[float | None]]:
+        at = _METRIC_AT[metric]
+        return (
+            [None if (v := table.facts[i][at]) is None else float(v) for i in kept_a],
+            [None if (v := table.facts[i][at]) is None else float(v) for i in kept_b],
+        )
+
+    return values
+
+
+def _paired(table: RunTable, rows: range) -> Paired:
+    """:func:`abp_tui.analysis.results.tallies.compare`'s pairing of one condition's runs."""
+    out: Paired = {}
+    for i in sorted(rows, key=table.ids.__getitem__):
+        key = (table.tasks[i], table.trials[i])
+        if key not in out:
+            out[key] = None if table.source(i) == "unresolved" else table.state(i)
+    return out
+
+
+def _rows(table: RunTable, rows: range) -> list[tuple[RunFacts, RunOutcome]]:
+    """Engines' runs with their outcomes (an engine study's head-to-head reads them whole)."""
+    return [(table.run(i), table.outcome(i)) for i in rows]
 
 
 def folded_finals(records: FoldedDesign, folded: Folded) -> Finals:

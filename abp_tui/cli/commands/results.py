@@ -115,7 +115,8 @@ def cmd_results(args: argparse.Namespace) -> int:
     # A study without a design still has results when its runs carry automated outcomes; a
     # design's watched figures are read with its results, from the same one read of its items.
     try:
-        report, found = watched_results(db, args.study, args.design, confidence)
+        # Its outcomes and rows by task are written one at a time, each made as it is read.
+        report, found = watched_results(db, args.study, args.design, confidence, lazy=True)
     except NoDesign:
         from abp_tui.services.ranking_view import ranking_hint
 
