@@ -47,6 +47,7 @@ from abp_tui.analysis.results.document import (
     results_document,
 )
 from abp_tui.analysis.results.folding import FoldedDesign, ItemFold, folded_finals, folded_results
+from abp_tui.analysis.results.run_table import RunTable
 from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
@@ -73,7 +74,7 @@ from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.automated import study_scores
 from abp_tui.store.design_rules import stated_design
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
-from abp_tui.store.result_items import design_items
+from abp_tui.store.result_items import design_items, run_rows
 from abp_tui.store.run_models import run_models
 from abp_tui.store.token_checks import unverified_token_runs
 from abp_tui.text.hints import command, no_such_study, quoted
@@ -222,13 +223,16 @@ def design_results(
         found = finals(benchmark_records(records)) if watched else None
         return _report(db, design, records, who, study_id, confidence), found
     name = sharing()  # each run id, task id and item code held once while the items are read
-    runs = tuple(f for f in run_facts(db, study_id, name) if in_scope(stated, f.task, f.condition))
+    runs = RunTable.in_order(
+        ((name(r), name(t), c, trial, facts) for r, t, c, trial, facts in run_rows(db, study_id)),
+        lambda task, condition: in_scope(stated, task, condition),
+    )
     allocation = allocation_draws(db, design_pk)
     budget, superseded = bool(allocation), sql.superseded_runs(db, design_pk)
     folding = ItemFold(
         rubric,
         stated.disagreement,
-        failed={r.id for r in runs if is_record_failure(r.origin_status)},
+        failed={r for r, f in zip(runs.ids, runs.facts, strict=True) if is_record_failure(f[0])},
         drawn={d.item for d in allocation if d.drawn} if budget else None,
         superseded=superseded,
     )

@@ -11,11 +11,13 @@ reads them. Nothing here decides what a figure counts.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import sqlite_utils
 
-from abp_tui.models import AdjudicationRevision, Item, JudgmentRevision
+from abp_tui.models import AdjudicationRevision, Item, JudgmentRevision, ResultState
 from abp_tui.models.base import same
 from abp_tui.store.item_rows import ITEM_SELECT, plan_item
 from abp_tui.store.judging import (
@@ -24,6 +26,40 @@ from abp_tui.store.judging import (
     adjudication_revision,
     judgment_revision,
 )
+from abp_tui.store.queries import RUN_FACTS_SELECT, diff_bytes
+
+RunRow = tuple[str, str, str, int, tuple[Any, ...]]
+"""A current run as results read it: id, task id, condition id, trial, and its other facts
+(:class:`abp_tui.models.RunFacts`' record state, automated outcome, exclusion, total tokens,
+wall clock, cost, diff bytes, in that order)."""
+
+
+def run_rows(db: sqlite_utils.Database, study_id: str) -> Iterator[RunRow]:
+    """A study's current runs one at a time, in stored order, with the facts
+    :func:`abp_tui.store.queries.run_facts` reads (the same conversions), but as a tuple each:
+    the caller keeps what it needs of them and sorts them itself."""
+    rows = db.execute(
+        RUN_FACTS_SELECT.format(more=", json_extract(r.document, '$.metadata')", join=""),
+        [study_id],
+    )
+    for r in rows:
+        metadata = json.loads(r[10]) if r[10] else {}
+        yield (
+            str(r[0]),
+            str(r[1]),
+            str(r[2]),
+            int(r[3]),
+            (
+                None if r[4] is None else ResultState(r[4]),
+                r[5],
+                r[6],
+                None if r[7] is None else int(r[7]),
+                None if r[8] is None else float(r[8]),
+                None if r[9] is None else float(r[9]),
+                diff_bytes(metadata),
+            ),
+        )
+
 
 ItemJudged = tuple[Item, tuple[JudgmentRevision, ...], AdjudicationRevision | None]
 """An item, every submitted judgment revision of it (by reviewer, then revision) and its latest
@@ -67,4 +103,4 @@ def design_items(
         yield item, tuple(own), latest
 
 
-__all__ = ["ItemJudged", "design_items"]
+__all__ = ["ItemJudged", "RunRow", "design_items", "run_rows"]

@@ -102,19 +102,75 @@ class _Judged:
 
 @dataclass(slots=True)
 class _Preferred:
-    """A run judged by preference alone, while the items are read: its pairs' sources (bits),
-    their reviewers' judgments and the pairs' codes."""
+    """A run judged by preference alone: its pairs' sources (bits), their reviewers' judgments
+    and the pairs' codes (one code as itself: a run is mostly in one pair)."""
 
     bits: int
     judgments: int
-    items: tuple[str, ...]
+    items: str | tuple[str, ...]
+
+    def verdict(self, run: str) -> FoldedVerdict:
+        """``decide``'s verdict of the run (:func:`abp_tui.analysis.verdicts.decide`)."""
+        items = (self.items,) if isinstance(self.items, str) else tuple(sorted(self.items))
+        return FoldedVerdict(
+            run, _preferred_source(self.bits), None, _NO_SCORES, (), self.judgments, items, True
+        )
+
+
+class FoldedVerdicts(Mapping[str, FoldedVerdict]):
+    """Run id -> its final verdict, for every judged run: a run some judgment scored has its
+    verdict held; a run judged by preference alone (most of a large preference design's) only
+    what its verdict is made of, the verdict made when read."""
+
+    def __init__(self, scored: dict[str, FoldedVerdict], preferred: dict[str, _Preferred]) -> None:
+        self.scored, self._preferred = scored, preferred
+
+    def __getitem__(self, run: str) -> FoldedVerdict:
+        found = self.scored.get(run)
+        return found if found is not None else self._preferred[run].verdict(run)
+
+    def __contains__(self, run: object) -> bool:
+        return run in self.scored or run in self._preferred
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.scored
+        yield from self._preferred
+
+    def __len__(self) -> int:
+        return len(self.scored) + len(self._preferred)
+
+
+class OpenItems(Mapping[str, list[str]]):
+    """Run id -> the blind codes of the items that leave its verdict unresolved
+    (:func:`abp_tui.analysis.results.tallies.unresolved_items`), for the unresolved runs,
+    each list made when read."""
+
+    def __init__(self, verdicts: FoldedVerdicts, open_codes: frozenset[str]) -> None:
+        self._verdicts, self._open = verdicts, open_codes
+
+    def __getitem__(self, run: str) -> list[str]:
+        v = self._verdicts[run]
+        if v.source != "unresolved":
+            raise KeyError(run)
+        return [c for c in v.items if c in self._open] or list(v.items)
+
+    def __iter__(self) -> Iterator[str]:
+        return (run for run in self._verdicts if self._verdicts[run].source == "unresolved")
+
+    def __len__(self) -> int:
+        return sum(1 for _run in self)
+
+    def __bool__(self) -> bool:
+        # Asked for each row's tallies: never a walk of every verdict (a lookup of a run
+        # whose verdict is not unresolved finds nothing either way).
+        return bool(self._verdicts)
 
 
 @dataclass(frozen=True)
 class Folded:
     """What a design's results need of its decisions (see the module docstring)."""
 
-    verdicts: dict[str, FoldedVerdict]
+    verdicts: FoldedVerdicts
     """Run id -> its final human verdict, every judged run (runs by id)."""
     open_codes: frozenset[str]
     """Blind codes of the items whose reviewers disagree and nobody adjudicated yet."""
@@ -282,11 +338,12 @@ class ItemFold:
         for run in final.runs:
             held = self.preferred.get(run)
             if held is None:
-                self.preferred[run] = _Preferred(bit, reviews, (final.item,))
+                self.preferred[run] = _Preferred(bit, reviews, final.item)
             else:
                 held.bits |= bit
                 held.judgments += reviews
-                held.items = (*held.items, final.item)
+                before = (held.items,) if isinstance(held.items, str) else held.items
+                held.items = (*before, final.item)
         if len(final.runs) != 2:
             return
         conditions = frozenset(final.conditions)
@@ -334,22 +391,12 @@ class ItemFold:
                 )
             when = adjudicated.created_at if adjudicated is not None else found.finished
             self.finished[run] = (when, found.first_place)
-        for run, held in sorted(self.preferred.items()):
-            if run in verdicts:
-                continue
-            verdicts[run] = FoldedVerdict(
-                run,
-                _preferred_source(held.bits),
-                None,
-                _NO_SCORES,
-                (),
-                held.judgments,
-                tuple(sorted(held.items)),
-                True,
-            )
-        self.preferred.clear()
+        for run in verdicts:  # a run some judgment scored has its scored verdict
+            self.preferred.pop(run, None)
+        preferred, self.preferred = self.preferred, {}
+        held = FoldedVerdicts(verdicts, preferred)
         return Folded(
-            verdicts=verdicts,
+            verdicts=held,
             open_codes=frozenset(self.open_codes),
             pairs=self.pairs,
             position=(self.left, self.right, self.held, tuple(sorted(self.held_codes))),
@@ -362,12 +409,12 @@ class ItemFold:
             votes=self.votes,
             wins=self.wins,
             finished=self.finished,
-            deciding=self._deciding(verdicts),
+            deciding=self._deciding(held),
         )
 
-    def _deciding(self, verdicts: dict[str, FoldedVerdict]) -> Decisions:
+    def _deciding(self, verdicts: FoldedVerdicts) -> Decisions:
         """``decide``'s decisions of the runs whose record failed, for the reclassifications."""
-        failed = [v for run, v in verdicts.items() if run in self.failed]
+        failed = [verdicts[run] for run in verdicts if run in self.failed]
         return Decisions(
             latest=self.deciding,
             adjudications={},
@@ -396,8 +443,8 @@ class FoldedDesign:
     design: StudyDesign
     rubric: Rubric
     seed: int
-    runs: Sequence[RunFacts]
-    """In scope, in the order results list them."""
+    runs: RunTable
+    """In scope, in the order results list them (:meth:`RunTable.in_order`)."""
     superseded: frozenset[str]
     budget: bool = False
     """The design sets a human budget (some items drawn for people)."""
@@ -413,17 +460,13 @@ def folded_results(
     """:func:`abp_tui.analysis.results.tallies.results` of a design whose items were folded
     (same figures, same order), its runs held as columns (:class:`RunTable`, in the order
     results list them: condition by condition) and its outcomes and rows by task made when
-    read. ``folded``'s verdicts are let go (emptied) as the runs' outcomes are made: read
-    :func:`folded_finals` first."""
+    read (the items of their open disagreements from ``folded``'s verdicts, which they
+    keep)."""
     confidence = confidence_level(confidence)
     rubric, superseded = records.rubric, records.superseded
     verdicts = folded.verdicts
-    open_items = {
-        v.run: [c for c in v.items if c in folded.open_codes] or list(v.items)
-        for v in verdicts.values()
-        if v.source == "unresolved"
-    }
-    table = RunTable(records.runs)
+    open_items = OpenItems(verdicts, folded.open_codes)
+    table = records.runs
     failed = [table.run(i) for i in range(len(table)) if is_record_failure(table.facts[i][0])]
     reclassified = reclassifications(failed, folded.deciding, superseded, records.design)
     taken = {r.run for r in reclassified}
@@ -438,7 +481,6 @@ def folded_results(
             yield found
 
     table.set_outcomes(outcomes())
-    verdicts.clear()
     spans = table.spans()
     conditions = sorted(spans)
     groups = [
@@ -553,13 +595,18 @@ def _rows(table: RunTable, rows: range) -> list[tuple[RunFacts, RunOutcome]]:
 
 def folded_finals(records: FoldedDesign, folded: Folded) -> Finals:
     """:func:`abp_tui.analysis.results.watching.finals` of a design whose items were folded."""
-    condition_of = {r.id: r.condition for r in records.runs}
+    counted = [
+        v
+        for v in folded.verdicts.scored.values()
+        if v.run not in records.superseded
+        and v.source != "unresolved"
+        and v.result_state in (ResultState.MODEL_PASS, ResultState.MODEL_FAIL)
+    ]
+    # Only a design whose runs are scored has pass rates to watch: their conditions read then.
+    table = records.runs
+    condition_of = dict(zip(table.ids, table.conditions, strict=True)) if counted else {}
     by_condition: dict[str, list[tuple[str, int, float]]] = {}
-    for verdict in folded.verdicts.values():
-        if verdict.run in records.superseded or verdict.source == "unresolved":
-            continue
-        if verdict.result_state not in (ResultState.MODEL_PASS, ResultState.MODEL_FAIL):
-            continue
+    for verdict in counted:
         condition = condition_of.get(verdict.run)
         if condition is None:
             continue

@@ -15,12 +15,15 @@ read. Pure: no database, no files.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final, overload
+
+import numpy as np
 
 from abp_tui.analysis.results.tallies import GroupResult, group_result
 from abp_tui.models import ResultState, Rubric, RunFacts, RunOutcome
 from abp_tui.models.base import trusted
+from abp_tui.text.natural import natural_key
 
 _NO_FACTS: Final = (None, None, None, None, None, None, None)
 """The facts of a run with no record state, automated outcome, exclusion or measurement."""
@@ -45,19 +48,15 @@ class RunTable:
     """The runs in scope (in the order results list them) and, once set, each one's outcome
     (see the module docstring)."""
 
-    def __init__(self, runs: Iterable[RunFacts]) -> None:
+    def __init__(self, runs: Iterable[RunFacts] = ()) -> None:
         self.ids: list[str] = []
         self.tasks: list[str] = []
         self.conditions: list[str] = []
         self.trials: list[int] = []
         self.facts: list[tuple[Any, ...]] = []
         self.outcomes: list[OutcomeKey] = []
-        held: dict[tuple[Any, ...], tuple[Any, ...]] = {_NO_FACTS: _NO_FACTS}
+        self._held: dict[Any, Any] = {_NO_FACTS: _NO_FACTS}
         for r in runs:
-            self.ids.append(r.id)
-            self.tasks.append(r.task)
-            self.conditions.append(r.condition)
-            self.trials.append(r.trial)
             facts = (
                 r.origin_status,
                 r.automated_outcome,
@@ -67,7 +66,70 @@ class RunTable:
                 r.cost_usd,
                 r.diff_bytes,
             )
-            self.facts.append(held.setdefault(facts, facts))
+            self._add(r.id, r.task, r.condition, r.trial, facts)
+        self._held = {}
+
+    def _add(self, run: str, task: str, condition: str, trial: int, facts: tuple[Any, ...]) -> None:
+        held = self._held
+        self.ids.append(run)
+        # Task and condition ids, and facts alike, held once for every run naming them.
+        self.tasks.append(held.setdefault(("task", task), task))
+        self.conditions.append(held.setdefault(("condition", condition), condition))
+        self.trials.append(trial)
+        self.facts.append(held.setdefault(facts, facts))
+
+    @classmethod
+    def in_order(
+        cls,
+        rows: Iterable[tuple[str, str, str, int, tuple[Any, ...]]],
+        keep: Callable[[str, str], bool],
+    ) -> RunTable:
+        """The runs of ``rows`` (id, task, condition, trial, other facts) whose task and
+        condition ``keep`` says, in the order results list them
+        (:func:`abp_tui.store.queries.results_order`: condition, task and id in natural order,
+        trial), sorted without a key held for every run: each task's place in natural order
+        is found once, and runs are told apart by their ids' natural order only where they
+        share a condition, task and trial."""
+        read = cls()
+        for run, task, condition, trial, facts in rows:
+            if keep(task, condition):
+                read._add(run, task, condition, trial, facts)
+        read._held = {}
+        if not read.ids:
+            return read
+        tasks = sorted(set(read.tasks), key=natural_key)
+        task_rank = {t: i for i, t in enumerate(tasks)}
+        conditions = sorted(set(read.conditions))
+        condition_rank = {c: i for i, c in enumerate(conditions)}
+        by_task = np.fromiter((task_rank[t] for t in read.tasks), np.int64, len(read.ids))
+        by_condition = np.fromiter(
+            (condition_rank[c] for c in read.conditions), np.int64, len(read.ids)
+        )
+        trials = np.fromiter(read.trials, np.int64, len(read.ids))
+        del task_rank, condition_rank
+        order = np.lexsort((trials, by_task, by_condition))
+        keys = np.stack((by_condition[order], by_task[order], trials[order]), axis=1)
+        del by_task, by_condition, trials
+        same = np.flatnonzero((keys[1:] == keys[:-1]).all(axis=1))
+        del keys
+        positions = order.tolist()
+        del order
+        # Runs sharing a condition, task and trial: by their ids' natural order.
+        start = 0
+        while start < len(same):
+            end = start
+            while end + 1 < len(same) and same[end + 1] == same[end] + 1:
+                end += 1
+            first, last = int(same[start]), int(same[end]) + 1
+            positions[first : last + 1] = sorted(
+                positions[first : last + 1], key=lambda i: natural_key(read.ids[i])
+            )
+            start = end + 1
+        for column in ("ids", "tasks", "conditions", "trials", "facts"):
+            values = getattr(read, column)
+            setattr(read, column, [values[i] for i in positions])
+            del values
+        return read
 
     def __len__(self) -> int:
         return len(self.ids)
