@@ -15,7 +15,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from abp_tui.analysis.item_preferences import item_preferences
 from abp_tui.analysis.records import (
@@ -48,15 +48,18 @@ __all__ = [
     "AUTOMATED_STATES",
     "Decisions",
     "Disagreement",
+    "FoldedVerdict",
     "OutcomeSource",
     "RunOutcome",
     "Verdict",
     "VerdictSource",
+    "adjudicated_verdict",
     "automated_state",
     "decide",
     "find_disagreements",
     "outcome",
     "outcomes",
+    "reviewed_verdict",
 ]
 
 AUTOMATED_STATES: Final[dict[str, ResultState]] = {
@@ -227,27 +230,49 @@ def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list
     return out
 
 
-def _adjudicated(
+class FoldedVerdict(NamedTuple):
+    """A run's final human verdict as :class:`~abp_tui.models.Verdict` holds it (the same
+    fields, by the same names), as a tuple: what a large design's results hold for each judged
+    run (:mod:`abp_tui.analysis.results.folding`)."""
+
+    run: str
+    source: VerdictSource
+    result_state: ResultState | None
+    scores: dict[str, float]
+    fatal_hits: tuple[str, ...]
+    judgments: int
+    items: tuple[str, ...]
+    preference_only: bool = False
+
+
+def adjudicated_verdict(
     rubric: Rubric, run: str, chosen: ResponseJudgment, judgments: int, items: tuple[str, ...]
-) -> Verdict:
-    return Verdict(
-        run=run,
-        source="adjudicated",
-        result_state=result_state(rubric, chosen),
-        scores={k: float(v) for k, v in chosen.scores.items()},
-        fatal_hits=tuple(chosen.fatal_hits),
-        judgments=judgments,
-        items=items,
+) -> FoldedVerdict:
+    """The verdict of a run its item's adjudication decides."""
+    return FoldedVerdict(
+        run,
+        "adjudicated",
+        result_state(rubric, chosen),
+        {k: float(v) for k, v in chosen.scores.items()},
+        tuple(chosen.fatal_hits),
+        judgments,
+        items,
     )
 
 
-def _reviewed(
+def _adjudicated(
+    rubric: Rubric, run: str, chosen: ResponseJudgment, judgments: int, items: tuple[str, ...]
+) -> Verdict:
+    return Verdict(**adjudicated_verdict(rubric, run, chosen, judgments, items)._asdict())
+
+
+def reviewed_verdict(
     rubric: Rubric,
     run: str,
     responses: list[ResponseJudgment],
     disputed: bool,
     items: tuple[str, ...],
-) -> Verdict:
+) -> FoldedVerdict:
     """The verdict of the reviewers' own judgments: median scores, every fatal hit."""
     states = {result_state(rubric, r) for r in responses}
     source: VerdictSource
@@ -258,18 +283,28 @@ def _reviewed(
     else:
         source = "unanimous"
     dims = sorted({d for r in responses for d in r.scores})
-    return Verdict(
-        run=run,
-        source=source,
-        result_state=states.pop() if len(states) == 1 else None,
-        scores={
+    return FoldedVerdict(
+        run,
+        source,
+        states.pop() if len(states) == 1 else None,
+        {
             d: float(statistics.median(r.scores[d] for r in responses if d in r.scores))
             for d in dims
         },
-        fatal_hits=tuple(sorted({h for r in responses for h in r.fatal_hits})),
-        judgments=len(responses),
-        items=items,
+        tuple(sorted({h for r in responses for h in r.fatal_hits})),
+        len(responses),
+        items,
     )
+
+
+def _reviewed(
+    rubric: Rubric,
+    run: str,
+    responses: list[ResponseJudgment],
+    disputed: bool,
+    items: tuple[str, ...],
+) -> Verdict:
+    return Verdict(**reviewed_verdict(rubric, run, responses, disputed, items)._asdict())
 
 
 def automated_state(outcome: str | None) -> ResultState | None:
@@ -282,7 +317,7 @@ _NO_SCORES: Final[dict[str, float]] = {}
 are frozen), rather than one for each of a large study's unjudged runs."""
 
 
-def outcome(run: RunFacts, verdict: Verdict | None) -> RunOutcome:
+def outcome(run: RunFacts, verdict: Verdict | FoldedVerdict | None) -> RunOutcome:
     """The outcome that counts for a run: a person's final verdict, else automated verification,
     else the state its record carries, else unjudged. A run judged by preference alone has no
     state of its own: automated verification or its record's state stands, else its source is

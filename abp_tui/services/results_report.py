@@ -33,14 +33,21 @@ from abp_tui.analysis.automated import (
     has_automated_outcomes,
     shared_seed,
 )
+from abp_tui.analysis.business.figures import benchmark_records, is_business
+from abp_tui.analysis.matched_models import model_match
 from abp_tui.analysis.model_versions import VERSION_PROTOCOLS, ModelVersions, model_versions
+from abp_tui.analysis.records import in_scope
+from abp_tui.analysis.reruns import is_record_failure
 from abp_tui.analysis.results.document import (
     DesignIdentity,
     ResultsDocument,
     ResultsReport,
     StudyFacts,
+    document_of,
     results_document,
 )
+from abp_tui.analysis.results.folding import FoldedDesign, ItemFold, folded_finals, folded_results
+from abp_tui.analysis.results.run_table import RunTable
 from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     EFFICIENCY_METRICS,
@@ -52,17 +59,22 @@ from abp_tui.analysis.results.tallies import (
     counts_for_efficiency,
     group_result,
 )
-from abp_tui.analysis.scibench_results import all_traits
+from abp_tui.analysis.results.watching import Finals, finals
+from abp_tui.analysis.scibench_results import all_traits, applies
 from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
-from abp_tui.models import DesignRecords, OutcomeSource, ResultState, RunOutcome
+from abp_tui.models import DesignRecords, OutcomeSource, ResultState, Rubric, RunOutcome
+from abp_tui.models.base import sharing
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
+from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.automated import study_scores
+from abp_tui.store.design_rules import stated_design
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
+from abp_tui.store.result_items import design_items, run_rows
 from abp_tui.store.run_models import run_models
 from abp_tui.store.token_checks import unverified_token_runs
 from abp_tui.text.hints import command, no_such_study, quoted
@@ -86,11 +98,13 @@ __all__ = [
     "compute_automated_results",
     "compute_results",
     "counts_for_efficiency",
+    "design_results",
     "find_scope",
     "group_result",
     "report_results",
     "study_facts",
     "unblind",
+    "watched_results",
 ]
 
 
@@ -174,14 +188,71 @@ def compute_results(
 ) -> ResultsReport:
     """The results of a design, every interval at ``confidence``. Raises StudyIsBlind before the
     study is unblinded, and ConfidenceError for a level out of (0, 1) before reading anything."""
+    return design_results(db, design_pk, confidence)[0]
+
+
+def design_results(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    confidence: float = DEFAULT_CONFIDENCE,
+    watched: bool = False,
+    lazy: bool = False,
+) -> tuple[ResultsReport, Finals | None]:
+    """:func:`compute_results`, and (``watched``) what the watched figures need of the same
+    records (:func:`abp_tui.analysis.results.watching.finals`), read once for both. ``lazy``:
+    the report's outcomes and rows by task are made when read (for a face writing them one
+    at a time: :func:`abp_tui.analysis.results.document.document_of`).
+
+    A design's items are read one at a time and folded into what its figures need
+    (:mod:`abp_tui.analysis.results.folding`): its judgments are never all held. A design under
+    the business protocol (seed 002), one marking development material or one whose rubric
+    scores abstention (seed 004) is read whole: their figures read its records in ways of their
+    own."""
     confidence = confidence_level(confidence)
     row = sql.design(db, design_pk)
     study_id, design = row.study_id, DesignIdentity(row.name, row.version_no, row.sha256)
+    rubric, seed = Rubric.model_validate(row.rubric), row.seed
     # Its document (with the plan's commitment to every task) is not held while computing.
     del row
     who = _unblinded_by(db, study_id)
-    records = sql.records_of_design(db, design_pk, figures=True)
-    return _report(db, design, records, who, study_id, confidence)
+    stated = stated_design(db, design_pk)
+    protocol = study_protocol(db, study_id) or ""
+    light = DesignRecords(stated, rubric, seed, items=(), judgments=(), adjudications=())
+    if is_business(light) or applies(rubric, protocol) or stated.development_tasks:
+        records = sql.records_of_design(db, design_pk, figures=True)
+        found = finals(benchmark_records(records)) if watched else None
+        return _report(db, design, records, who, study_id, confidence), found
+    name = sharing()  # each run id, task id and item code held once while the items are read
+    runs = RunTable.in_order(
+        ((name(r), name(t), c, trial, facts) for r, t, c, trial, facts in run_rows(db, study_id)),
+        lambda task, condition: in_scope(stated, task, condition),
+    )
+    allocation = allocation_draws(db, design_pk)
+    budget, superseded = bool(allocation), sql.superseded_runs(db, design_pk)
+    folding = ItemFold(
+        rubric,
+        stated.disagreement,
+        failed={r for r, f in zip(runs.ids, runs.facts, strict=True) if is_record_failure(f[0])},
+        drawn={d.item for d in allocation if d.drawn} if budget else None,
+        superseded=superseded,
+    )
+    for place, (item, judgments, adjudication) in enumerate(design_items(db, design_pk, name)):
+        folding.add(item, judgments, adjudication, place)
+    del name, allocation
+    folded = folding.folded()
+    del folding
+    scope = FoldedDesign(stated, rubric, seed, runs, superseded, budget)
+    watching = folded_finals(scope, folded) if watched else None
+    facts = study_facts(db, study_id)
+    match = model_match(facts.protocol, facts.conditions, facts.unverified_tokens)
+    found_results = folded_results(
+        scope, folded, confidence, judge_dimensions=facts.judge_dimensions, model_match=match
+    )
+    del folded, scope, runs
+    document = document_of(found_results, rubric, facts, design, match, lazy=lazy)
+    fields = {**dict(document), "unblinded_by": who[0], "unblinded_at": who[1]}
+    report = ResultsReport.model_construct(**fields) if lazy else ResultsReport(**fields)
+    return report, watching
 
 
 # -- a study's automated outcomes, with no design ---------------------------------------------
@@ -291,8 +362,21 @@ def report_results(
 ) -> ResultsReport:
     """The results ``abp-tui results`` reports: of the design meant, else of the study's
     automated outcomes (see :func:`find_scope`)."""
+    return watched_results(db, study, design, confidence, watched=False)[0]
+
+
+def watched_results(
+    db: sqlite_utils.Database,
+    study: str | None = None,
+    design: str | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    watched: bool = True,
+    lazy: bool = False,
+) -> tuple[ResultsReport, Finals | None]:
+    """:func:`report_results`, and for a design (``watched``) what its watched figures need
+    (:func:`design_results`, as ``lazy``); None for a study's automated outcomes."""
     confidence = confidence_level(confidence)
     scope = find_scope(db, study, design)
     if scope.design_pk is None:
-        return compute_automated_results(db, scope.study_id, confidence)
-    return compute_results(db, scope.design_pk, confidence)
+        return compute_automated_results(db, scope.study_id, confidence), None
+    return design_results(db, scope.design_pk, confidence, watched, lazy)

@@ -11,7 +11,7 @@ can lead with, count or withhold something the other does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from abp_tui.analysis.results.tallies import (
     Comparison,
     GroupResult,
     PositionBiasResult,
+    Results,
     VerdictSource,
     results,
 )
@@ -45,6 +46,7 @@ from abp_tui.models import (
     FindingRevision,
     Model,
     ResultState,
+    Rubric,
     RunOutcome,
 )
 
@@ -160,16 +162,51 @@ def results_document(
         model_match=match,
     )
     sci = _scibench(records, study, bench, found.outcomes)
+    return document_of(
+        found,
+        records.rubric,
+        study,
+        design,
+        match,
+        sci,
+        # Seed 000 lists every reclassification, development material's too (each marked).
+        found.reclassifications if whole else listed_reclassifications(records, decisions),
+        business_results(
+            records,
+            protocol=study.protocol,
+            findings=study.findings,
+            confidence=found.confidence,
+        ),
+    )
+
+
+def document_of(
+    found: Results,
+    rubric: Rubric,
+    study: StudyFacts,
+    design: DesignIdentity,
+    match: ModelMatch | None,
+    sci: SciBenchResults | None = None,
+    reclassifications: Sequence[Reclassification] | None = None,
+    business: BusinessResults | None = None,
+    *,
+    lazy: bool = False,
+) -> ResultsDocument:
+    """The results document of the results ``found`` (of records under ``rubric``), with what
+    seeds 004 (``sci``), 000 (every ``reclassifications``, default the results' own) and 002
+    (``business``) add to them. ``lazy``: its outcomes and rows by task are the results' own
+    sequences (made when read, :mod:`abp_tui.analysis.results.run_table`), not lists: for a
+    face that writes them one at a time and never dumps the document whole."""
     # Seed 000 section 3: conditions on different model versions lead the results.
-    versions = study.model_versions({o.run_id: o.state for o in found.outcomes})
-    return ResultsDocument(
+    versions = study.model_versions(_States(found.outcomes))
+    fields: dict[str, Any] = dict(
         warnings=[*found.warnings, *version_warnings(versions)],
         headline=found.headline,
         study=study.study,
         design=design.name,
         design_version=design.version,
         design_sha256=design.sha256,
-        rubric=records.rubric.id,
+        rubric=rubric.id,
         confidence=found.confidence,
         verdict_source=found.verdict_source,
         conditions=found.conditions,
@@ -180,21 +217,42 @@ def results_document(
         outcomes=found.outcomes,
         automated_judge=found.automated_judge,
         notes=found.notes,
-        preference_only=records.rubric.preference_only and found.verdict_source != "automated",
+        preference_only=rubric.preference_only and found.verdict_source != "automated",
         model_match=match,
         engine_efficiency=found.engine_efficiency,
-        # Seed 000 lists every reclassification, development material's too (each marked).
-        reclassifications=found.reclassifications
-        if whole
-        else listed_reclassifications(records, decisions),
-        scibench=sci,
-        business=business_results(
-            records,
-            protocol=study.protocol,
-            findings=study.findings,
-            confidence=found.confidence,
+        reclassifications=list(
+            found.reclassifications if reclassifications is None else reclassifications
         ),
+        scibench=sci,
+        business=business,
     )
+    if lazy:  # every field already of its type: the rows stay made when read
+        return ResultsDocument.model_construct(**fields)
+    return ResultsDocument(**fields)
+
+
+class _States(Mapping[str, ResultState | None]):
+    """Run id -> the state that counts, of the results' outcomes: read (and held) only when
+    the rule it serves applies (seed 000's model versions)."""
+
+    def __init__(self, outcomes: Sequence[RunOutcome]) -> None:
+        self._outcomes = outcomes
+        self._states: dict[str, ResultState | None] | None = None
+
+    @property
+    def _held(self) -> dict[str, ResultState | None]:
+        if self._states is None:
+            self._states = {o.run_id: o.state for o in self._outcomes}
+        return self._states
+
+    def __getitem__(self, run: str) -> ResultState | None:
+        return self._held[run]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
 
 
 def _scibench(
@@ -220,5 +278,6 @@ __all__ = [
     "ResultsDocument",
     "ResultsReport",
     "StudyFacts",
+    "document_of",
     "results_document",
 ]

@@ -13,11 +13,11 @@ re-derives the same lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from abp_tui.analysis.item_preferences import counting_line
-from abp_tui.analysis.ranking.fit import NoRanking, point_scores
+from abp_tui.analysis.ranking.fit import NoRanking, Votes, point_scores
 from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, Item
@@ -96,6 +96,11 @@ def ranking_line(records: DesignRecords, decisions: Decisions) -> str | None:
     when three or more are compared (None: fewer, or no finite scores)."""
     # No output length is read here: a run with no side has none (no table of every run).
     votes, _excluded = design_votes(records, decisions, {})
+    return ranking_text(votes)
+
+
+def ranking_text(votes: Votes) -> str | None:
+    """:func:`ranking_line` of the final preferences' votes."""
     if len(votes.systems) < 3:
         return None
     try:
@@ -124,8 +129,14 @@ def pending_line(records: DesignRecords, decisions: Decisions) -> str:
     judged = set(decisions.latest)
     awaiting = sum(1 for i in _for_people(records) if i.code not in judged)
     open_items = sum(1 for d in decisions.disagreements if not d.adjudicated)
+    return pending_text(awaiting, open_items, bool(records.allocation))
+
+
+def pending_text(awaiting: int, open_items: int, budget: bool) -> str:
+    """:func:`pending_line` of its counts: ``awaiting`` items for people with no submitted
+    judgment, ``open_items`` disagreements to adjudicate, ``budget``: under a human budget."""
     if not awaiting and not open_items:
-        items = "item drawn for people" if records.allocation else "planned item"
+        items = "item drawn for people" if budget else "planned item"
         return f"Nothing pending: every {items} is judged and every disagreement settled."
     parts = []
     if awaiting:
@@ -138,21 +149,42 @@ def pending_line(records: DesignRecords, decisions: Decisions) -> str:
 def scope_line(records: DesignRecords, decisions: Decisions, conditions: Sequence[str]) -> str:
     """What was compared, by how many reviewers, on how many items."""
     reviewers = {j.reviewer for js in decisions.latest.values() for j in js}
-    judged = len(decisions.latest)
-    kind = "pairs" if records.rubric.preference_only else "items"
-    if records.allocation:
+    drawn = len(_for_people(records)) if records.allocation else None
+    return scope_text(
+        conditions,
+        len(decisions.latest),
+        len(reviewers),
+        len(records.items),
+        drawn,
+        records.rubric.preference_only,
+    )
+
+
+def scope_text(
+    conditions: Sequence[str],
+    judged: int,
+    reviewers: int,
+    planned: int,
+    drawn: int | None,
+    pairs: bool,
+) -> str:
+    """:func:`scope_line` of its counts: items ``judged`` by ``reviewers`` of ``planned``
+    (``drawn`` for people under a human budget, None without one); ``pairs``: a preference-only
+    design's items are pairs."""
+    kind = "pairs" if pairs else "items"
+    if drawn is not None:
         return (
             f"Compared {', '.join(conditions) or 'no condition'}: {judged} of "
-            f"{len(_for_people(records))} {kind} drawn for people under the human budget "
-            f"({len(records.items)} planned; the AI judges alone judged the rest) judged blind "
-            f"by {_plural(len(reviewers), 'reviewer')}. The draw favours the items the AI "
+            f"{drawn} {kind} drawn for people under the human budget "
+            f"({planned} planned; the AI judges alone judged the rest) judged blind "
+            f"by {_plural(reviewers, 'reviewer')}. The draw favours the items the AI "
             "judges were least sure of, so the counts below are not a random sample; abp-tui "
             "judges gives the estimates weighted by each item's probability."
         )
     return (
         f"Compared {', '.join(conditions) or 'no condition'}: {judged} of "
-        f"{len(records.items)} planned {kind} judged blind by "
-        f"{_plural(len(reviewers), 'reviewer')}."
+        f"{planned} planned {kind} judged blind by "
+        f"{_plural(reviewers, 'reviewer')}."
     )
 
 
@@ -178,15 +210,37 @@ def headline(
     confidence: float,
 ) -> list[str]:
     """The headline of a design's results (see the module docstring)."""
+    return headline_of(
+        scope_line(records, decisions, [g.condition for g in conditions]),
+        records.rubric.preference_only,
+        lambda: ranking_line(records, decisions),
+        pending_line(records, decisions),
+        conditions,
+        comparisons,
+        confidence,
+    )
+
+
+def headline_of(
+    scope: str,
+    preference_only: bool,
+    ranking: Callable[[], str | None],
+    pending: str,
+    conditions: Sequence[GroupResult],
+    comparisons: Sequence[Comparison],
+    confidence: float,
+) -> list[str]:
+    """:func:`headline` of its lines: the scope, the ranking (made only for a preference-only
+    design) and what is pending."""
     level = f"{confidence * 100:.10g}%"
-    lines = [scope_line(records, decisions, [g.condition for g in conditions])]
+    lines = [scope]
     preferred = preference_lines(comparisons, level)
-    if records.rubric.preference_only:
+    if preference_only:
         lines += preferred or ["No pair has a preference yet."]
-        ranked = ranking_line(records, decisions)
+        ranked = ranking()
         if ranked is not None:
             lines.append(ranked)
     else:
         lines += pass_rate_lines(conditions, level) + preferred
-    lines.append(pending_line(records, decisions))
+    lines.append(pending)
     return lines

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Any, Final, Literal
@@ -412,10 +412,40 @@ def compare(
     interval at ``confidence``; for ``engines`` (ABP, Arena), the head-to-head too."""
     measured_a = [r for r, o in rows[a] if counts_for_efficiency(o)]
     measured_b = [r for r, o in rows[b] if counts_for_efficiency(o)]
+    return comparison(
+        a,
+        b,
+        lambda metric: (
+            [r.metric(metric) for r in measured_a],
+            [r.metric(metric) for r in measured_b],
+        ),
+        (_paired([o for _r, o in rows[a]]), _paired([o for _r, o in rows[b]])),
+        preferred,
+        seed,
+        confidence,
+        head_to_head(rows[a], rows[b]) if engines else None,
+    )
+
+
+Paired = dict[tuple[str, int], ResultState | None]
+"""Each task and trial's state of one condition (:func:`_paired`)."""
+
+
+def comparison(
+    a: str,
+    b: str,
+    measured: Callable[[str], tuple[list[float | None], list[float | None]]],
+    paired: tuple[Paired, Paired],
+    preferred: Preferences,
+    seed: int,
+    confidence: float,
+    versus: HeadToHead | None,
+) -> Comparison:
+    """:func:`compare` of what it reads of the runs: each metric's values over a's and b's runs
+    that are measurements (``measured``), each condition's state by task and trial."""
     efficiency = []
     for metric in EFFICIENCY_METRICS:
-        values_a = [r.metric(metric) for r in measured_a]
-        values_b = [r.metric(metric) for r in measured_b]
+        values_a, values_b = measured(metric)
         if any(v is not None for v in values_a + values_b):
             efficiency.append(
                 Efficiency(
@@ -428,9 +458,7 @@ def compare(
     return Comparison(
         a=a,
         b=b,
-        paired=paired_pass_fail(
-            _paired([o for _r, o in rows[a]]), _paired([o for _r, o in rows[b]])
-        ),
+        paired=paired_pass_fail(*paired),
         preferences=PreferenceResult(
             **preference_test(*preferred.counted, confidence=confidence).model_dump(),
             unresolved_judgments=preferred.unresolved_judgments,
@@ -439,7 +467,7 @@ def compare(
             judgments=preferred.judgments,
         ),
         efficiency=efficiency,
-        head_to_head=head_to_head(rows[a], rows[b]) if engines else None,
+        head_to_head=versus,
     )
 
 
@@ -473,6 +501,13 @@ def shown_position_bias(
     )
 
 
+def shown_first(judgments: Iterable[JudgmentRevision]) -> tuple[int, int]:
+    """Of ``judgments``' decisive preferences, how many preferred the response shown first
+    (left), and how many the one shown second (position bias, one item at a time)."""
+    shown = [j.judgment.preference for j in judgments]
+    return shown.count(PreferenceChoice.RESPONSE_1), shown.count(PreferenceChoice.RESPONSE_2)
+
+
 def open_disagreements(decisions: Decisions) -> frozenset[str]:
     """Blind codes of the items whose reviewers disagree and nobody adjudicated yet."""
     return frozenset(d.code for d in decisions.disagreements if not d.adjudicated)
@@ -493,10 +528,10 @@ def unresolved_items(decisions: Decisions) -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class Results:
     conditions: list[GroupResult]
-    by_task: list[GroupResult]
+    by_task: Sequence[GroupResult]
     comparisons: list[Comparison]
     position_bias: PositionBiasResult
-    outcomes: list[RunOutcome]
+    outcomes: Sequence[RunOutcome]
     confidence: float
     """The level of every interval above."""
     verdict_source: VerdictSource = "design"

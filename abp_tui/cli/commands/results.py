@@ -12,7 +12,6 @@ from abp_tui.cli.output import EXIT_OK, emit, streamed
 if TYPE_CHECKING:
     import sqlite_utils
 
-    from abp_tui.analysis.results.watching import Finals
     from abp_tui.formats.agreement_table import TableAgreementReport
 
 
@@ -105,37 +104,19 @@ def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
     return text
 
 
-def _finals(db: sqlite_utils.Database, study: str, design: str | None) -> Finals | None:
-    """The watched figures' verdicts of an unblinded study's design (None: no design found,
-    or the study is blind: the results say why)."""
-    from abp_tui.errors import AbpError
-    from abp_tui.services.results_report import find_scope
-    from abp_tui.services.watching import design_finals
-    from abp_tui.store.queries import unblinded
-
-    try:
-        scope = find_scope(db, study, design)
-    except AbpError:
-        return None
-    if scope.design_pk is None or unblinded(db, scope.study_id) is None:
-        return None
-    return design_finals(db, scope.design_pk)
-
-
 def cmd_results(args: argparse.Namespace) -> int:
     from abp_tui.analysis.results.tallies import confidence_level
     from abp_tui.cli.text import results_text
-    from abp_tui.services.results_report import NoDesign, report_results
+    from abp_tui.services.results_report import NoDesign, watched_results
 
     # A bad level is refused before the database is opened.
     confidence = confidence_level(args.confidence, "--confidence")
     db = open_db(args)
-    # The watched figures' verdicts are read first, when there are any to show: a large
-    # study's records are then not held twice at once.
-    found = _finals(db, args.study, args.design)
-    # A study without a design still has results when its runs carry automated outcomes.
+    # A study without a design still has results when its runs carry automated outcomes; a
+    # design's watched figures are read with its results, from the same one read of its items.
     try:
-        report = report_results(db, args.study, args.design, confidence)
+        # Its outcomes and rows by task are written one at a time, each made as it is read.
+        report, found = watched_results(db, args.study, args.design, confidence, lazy=True)
     except NoDesign:
         from abp_tui.services.ranking_view import ranking_hint
 
