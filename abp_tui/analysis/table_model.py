@@ -386,8 +386,15 @@ def _figure_value_spans(v: FigureValue) -> tuple[Span, ...]:
 
 def cell_text(column: Column, value: Cell) -> str:
     """The plain text of a cell (the spans joined)."""
-    if type(value) is str:  # most cells of the long tables: no spans to build
+    kind = type(value)
+    if isinstance(value, str) and kind is str:  # most cells of a long table: no spans
         return value
+    if kind is int:  # as spans writes a count (not a bool: its type is not int)
+        return str(value)
+    if value is None:
+        return ""
+    if isinstance(value, tuple) and kind is tuple:
+        return "; ".join(value)
     return "".join(text for text, _role in spans(column, value))
 
 
@@ -405,11 +412,25 @@ def _part(value: Cell, part: Part) -> Any:
 def csv_rows(table: Table) -> tuple[list[str], list[list[Any]]]:
     """The table's CSV header and rows of raw values (numbers, None, strings, tuples)."""
     header = [name for c in table.columns for name, _part_name in c.fields]
-    rows = [
-        [_part(v, part) for c, v in zip(table.columns, row, strict=True) for _n, part in c.fields]
-        for row in table.rows
-    ]
-    return header, rows
+    values = csv_values(table.columns)
+    return header, [values(row) for row in table.rows]
+
+
+def csv_values(columns: Sequence[Column]) -> Callable[[Sequence[Cell]], list[Any]]:
+    """A function giving a row's raw CSV values, as :func:`csv_rows` gives them: a row of
+    columns of one field each (most of a long table's) without the steps per field."""
+    plan = tuple((i, part) for i, c in enumerate(columns) for _n, part in c.fields)
+    width = len(columns)
+    whole = len(plan) == width and all(part == "value" for _i, part in plan)
+
+    def values(row: Sequence[Cell]) -> list[Any]:
+        if len(row) != width:
+            raise ValueError(f"a row of {len(row)} cells, not {width}")
+        if whole:
+            return [v.value if isinstance(v, Number) else v for v in row]
+        return [_part(row[i], part) for i, part in plan]
+
+    return values
 
 
 def count_column(key: str, label: str = "", shown: bool = True) -> Column:

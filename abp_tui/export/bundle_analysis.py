@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, NamedTuple, TypeVar, overload
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -374,10 +374,12 @@ class Analysis:
     decisions: Decisions
     human: dict[str, Verdict]
     """Run id -> final human verdict (judged runs only)."""
-    verdicts: Sequence[RunVerdict]
+    verdicts: RunVerdicts
     """One per run in scope, in run order (:class:`RunVerdicts`: each made when read)."""
     outcomes: list[RunOutcome]
     """One per run in scope, in run order."""
+    excluded: list[dict[str, Any]] | None = None
+    """The excluded runs with their reasons (:func:`excluded_runs`), once first read."""
 
     @property
     def latest(self) -> dict[str, list[JudgmentRevision]]:
@@ -454,10 +456,51 @@ def analyse(inputs: Inputs) -> Analysis:
     )
 
 
+class VerdictFacts(NamedTuple):
+    """A run's final verdict without its reviews, adjudication and preferences: what the gate,
+    the excluded runs and the report's table of runs read, made from what the analysis holds
+    at the cost of a tuple (:meth:`RunVerdicts.facts`)."""
+
+    run: str
+    task: str
+    condition: str
+    trial: int
+    state: ResultState | None
+    source: OutcomeSource
+    human_state: ResultState | None
+    automated_state: ResultState | None
+    automated_outcome: str | None
+    record_state: str | None
+    excluded_reason: str | None
+    scores: dict[str, float]
+    fatal_hits: tuple[str, ...]
+    judgments: int
+    items: tuple[str, ...]
+    material: Material
+
+
+def _value(state: ResultState | None) -> str | None:
+    return None if state is None else state.value
+
+
+def _judged_line(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
+    """:func:`_judged`'s fields as ``model_dump(mode="json")`` writes them."""
+    return {
+        "scores": dict(r.scores),
+        "rationales": dict(r.rationales),
+        "fatal_hits": list(r.fatal_hits),
+        "state_override": _value(r.state_override),
+        "override_reason": r.override_reason,
+        "state": _value(result_state(rubric, r)),
+    }
+
+
 class RunVerdicts(Sequence[RunVerdict]):
     """The final verdict of every run in scope, in run order, each made when it is read from
     what the analysis holds anyway (the run, its outcome, the decisions): a large study's
-    hundreds of thousands of verdicts, with their reviews, are never all held."""
+    hundreds of thousands of verdicts, with their reviews, are never all held. What most
+    readers need of them (:meth:`facts`) and ``verdicts.jsonl``'s lines (:meth:`lines`) are
+    made without a model for each run."""
 
     def __init__(
         self,
@@ -503,37 +546,110 @@ class RunVerdicts(Sequence[RunVerdict]):
     def __iter__(self) -> Iterator[RunVerdict]:
         return map(self._verdict, self._inputs.runs, self._outcomes)
 
-    def _verdict(self, published: rec.HeldRun, o: RunOutcome) -> RunVerdict:
-        inputs = self._inputs
-        rubric = inputs.rubric
+    def facts(self) -> Iterator[VerdictFacts]:
+        """Each run's :class:`VerdictFacts`, in run order."""
+        return map(self._facts, self._inputs.runs, self._outcomes)
+
+    def facts_at(self, index: int) -> VerdictFacts:
+        """The :class:`VerdictFacts` of the run at ``index``."""
+        return self._facts(self._inputs.runs[index], self._outcomes[index])
+
+    def lines(self) -> Iterator[dict[str, Any]]:
+        """Each run's line of ``verdicts.jsonl``, in run order: what the run's
+        :class:`RunVerdict` gives as ``model_dump(mode="json")``, made without the model."""
+        rubric = self._inputs.rubric
+        adjudicated_by = self._decisions.adjudicated_by
+        for f in self.facts():
+            run = f.run
+            line = f._asdict()
+            line["state"] = _value(f.state)
+            line["human_state"] = _value(f.human_state)
+            line["automated_state"] = _value(f.automated_state)
+            line["fatal_hits"] = list(f.fatal_hits)
+            line["items"] = list(f.items)
+            line["reviews"] = [
+                {
+                    "item": j.item,
+                    "reviewer": j.reviewer,
+                    "revision": j.revision,
+                    "position": shown_as(j.placement, run) or "",
+                    **_judged_line(rubric, j.judgment.responses[run]),
+                }
+                for j in self._judged.get(run, ())
+            ]
+            a = adjudicated_by.get(run)
+            line["adjudication"] = (
+                None
+                if a is None
+                else {
+                    "item": a.item,
+                    "adjudicator": a.adjudicator,
+                    "revision": a.revision,
+                    "note": a.note,
+                    **_judged_line(rubric, a.judgment.responses[run]),
+                }
+            )
+            preferences = self._preferred.get(run, ())
+            if preferences:  # absent from a line when the run is in no judged pair
+                line["preferences"] = [p.model_dump(mode="json") for p in preferences]
+            yield line
+
+    def overrides(self, run: str) -> list[tuple[str, ResultState, str]]:
+        """Who overrode the state of ``run`` (its adjudicator, else its reviewers), the state
+        and why, as its verdict's adjudication or reviews hold them."""
+        a = self._decisions.adjudicated_by.get(run)
+        if a is not None:
+            r = a.judgment.responses[run]
+            return (
+                []
+                if r.state_override is None
+                else [(a.adjudicator, r.state_override, r.override_reason)]
+            )
+        out = []
+        for j in self._judged.get(run, ()):
+            r = j.judgment.responses[run]
+            if r.state_override is not None:
+                out.append((j.reviewer, r.state_override, r.override_reason))
+        return out
+
+    def _facts(self, published: rec.HeldRun, o: RunOutcome) -> VerdictFacts:
         run = published.id
         verdict = self._human.get(run)
+        origin = published.origin_status
+        return VerdictFacts(
+            run,
+            published.task,
+            published.condition,
+            published.trial,
+            o.state,
+            o.source,
+            o.human_state,
+            o.automated_state,
+            published.automated_outcome,
+            None if origin is None else origin.value,
+            published.excluded_reason,
+            o.scores,
+            verdict.fatal_hits if verdict else (),
+            verdict.judgments if verdict else 0,
+            verdict.items if verdict else (),
+            task_material(self._inputs.study_design, published.task),
+        )
+
+    def _verdict(self, published: rec.HeldRun, o: RunOutcome) -> RunVerdict:
+        rubric = self._inputs.rubric
+        facts = self._facts(published, o)
+        run = facts.run
         adjudication = self._decisions.adjudicated_by.get(run)
         # Built from values of its fields' types (a thousand bytes less each, for a large
         # study's hundreds of thousands of runs).
         return trusted(
             RunVerdict,
-            run=run,
-            task=published.task,
-            condition=published.condition,
-            trial=published.trial,
-            state=o.state,
-            source=o.source,
-            human_state=o.human_state,
-            automated_state=o.automated_state,
-            automated_outcome=published.automated_outcome,
-            record_state=None if published.origin_status is None else published.origin_status.value,
-            excluded_reason=published.excluded_reason,
-            scores=o.scores,
-            fatal_hits=verdict.fatal_hits if verdict else (),
-            judgments=verdict.judgments if verdict else 0,
-            items=verdict.items if verdict else (),
+            **facts._asdict(),
             reviews=tuple(
                 _review(rubric, j, run, j.judgment.responses[run])
                 for j in self._judged.get(run, ())
             ),
             adjudication=None if adjudication is None else _adjudicated(rubric, adjudication, run),
-            material=task_material(inputs.study_design, published.task),
             preferences=self._preferred.get(run, ()),
         )
 
@@ -605,9 +721,17 @@ def agreement(analysis: Analysis) -> AgreementReport:
 
 
 def excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
-    """Runs outside the quality denominator, or excluded by their source, with their reasons."""
+    """Runs outside the quality denominator, or excluded by their source, with their reasons
+    (made once for an analysis: its gate, its table and its summary read them)."""
+    if analysis.excluded is None:
+        analysis.excluded = _excluded_runs(analysis)
+    return analysis.excluded
+
+
+def _excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
+    verdicts = analysis.verdicts
     out = []
-    for v in analysis.verdicts:
+    for v in verdicts.facts():
         excluded = v.state is not None and not v.state.in_quality_denominator
         if not excluded and not v.excluded_reason:
             continue
@@ -618,11 +742,8 @@ def excluded_runs(analysis: Analysis) -> list[dict[str, Any]]:
             reasons.append(f"record state: {v.record_state}")
         if v.automated_state is not None and not v.automated_state.in_quality_denominator:
             reasons.append(f"automated verification: {v.automated_outcome}")
-        sources = [v.adjudication] if v.adjudication else list(v.reviews)
-        for r in sources:
-            if r is not None and r.state_override is not None:
-                who = r.adjudicator if isinstance(r, AdjudicatedJudgment) else r.reviewer
-                reasons.append(f"{who}: {r.state_override.value}: {r.override_reason}")
+        for who, state, why in verdicts.overrides(v.run):
+            reasons.append(f"{who}: {state.value}: {why}")
         out.append(
             {
                 "run": v.run,

@@ -87,7 +87,12 @@ def _indented(value: Any, depth: int, out: list[str], derived: bool = False) -> 
     indenting encoder makes a cycle of closures for each document: a large study writes a
     hundred thousand documents of a group each, with the cyclic collector paused.
     ``derived``: every float written as :func:`rounded` rounds it (the value is not copied)."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:  # most values of a document: written at once
+        out.append(encode_basestring(value))
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif isinstance(value, str):
         out.append(encode_basestring(value))
     elif value is None or value is True or value is False:
         out.append(_SCALARS[value])
@@ -117,10 +122,17 @@ def _indented(value: Any, depth: int, out: list[str], derived: bool = False) -> 
         inner = "\n" + " " * (depth + 1)
         out.append("{" + inner)
         for number, (key, element) in enumerate(sorted(value.items())):
-            if number:
-                out.append("," + inner)
-            out.append(encode_basestring(_key(key)) + ": ")
-            _indented(element, depth + 1, out, derived)
+            head = ("," + inner if number else "") + encode_basestring(
+                key if type(key) is str else _key(key)
+            )
+            kind = type(element)
+            if kind is str:  # a text or a count: written here, without a call for it
+                out.append(head + ": " + encode_basestring(element))
+            elif kind is int:
+                out.append(head + ": " + int.__repr__(element))
+            else:
+                out.append(head + ": ")
+                _indented(element, depth + 1, out, derived)
         out.append("\n" + " " * depth + "}")
     else:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -296,8 +308,17 @@ _AS_IT_IS: Final = re.compile('[,"' + re.escape(LINE_BREAKS) + "]").search
 def csv_lines(rows: Iterable[Sequence[Any]]) -> str:
     """The lines :func:`csv_bytes` writes for ``rows`` (without the header row)."""
     out: list[str] = []
+    changed, formula = _AS_IT_IS, FORMULA_STARTS
     for row in rows:
-        line = ",".join([csv_field(v) for v in row])
+        # A text written as it is (most fields) without a call of csv_field for it.
+        line = ",".join(
+            [
+                v
+                if type(v) is str and changed(v) is None and not v.startswith(formula)
+                else csv_field(v)
+                for v in row
+            ]
+        )
         out.append('""\n' if not line and len(row) == 1 else line + "\n")
     return "".join(out)
 

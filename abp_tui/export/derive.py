@@ -26,7 +26,7 @@ from abp_tui.export.bundle_analysis import (
     parse,
     summarise,
 )
-from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_chunks
+from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_chunks, rounded
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
@@ -102,8 +102,17 @@ def verdict_lines(analysis: Analysis) -> bytes:
 
 
 def verdict_chunks(analysis: Analysis) -> Iterator[bytes]:
-    """``verdicts.jsonl``'s bytes, a thousand lines at a time."""
-    return jsonl_chunks((v.model_dump(mode="json") for v in analysis.verdicts), derived=True)
+    """``verdicts.jsonl``'s bytes, a thousand lines at a time (each line made without its
+    run's model: :meth:`abp_tui.export.bundle_analysis.RunVerdicts.lines`)."""
+    return jsonl_chunks(map(_rounded_scores, analysis.verdicts.lines()))
+
+
+def _rounded_scores(line: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's line as :func:`abp_tui.export.canonical.rounded` gives it: its component
+    scores are its only floats (a review's scores are whole numbers), so only they are
+    rounded, rather than every value of the line walked."""
+    line["scores"] = rounded(line["scores"])
+    return line
 
 
 def judgments_csv(analysis: Analysis) -> bytes:

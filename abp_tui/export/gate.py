@@ -189,29 +189,38 @@ def evaluate(analysis: Analysis) -> GateStatus:
             "rubric incomplete",
         )
 
-    # 4. Raw outputs.
-    no_output = [
-        v.run
-        for v, r in zip(analysis.verdicts, inputs.runs, strict=True)
-        if r.output is None and (v.state is None or v.state.in_quality_denominator)
-    ]
+    # 4. Raw outputs; 5. component scores; the rerun rules' usable runs: one pass over the
+    # runs' verdicts, each read as its facts (no model of it made).
+    human_sources = {"adjudicated", "unanimous", "single review", "unresolved"}
+    no_output: list[str] = []
+    no_scores: list[str] = []
+    usable: dict[tuple[str, str], int] = defaultdict(int)
+    dropped: dict[tuple[str, str], int] = defaultdict(int)
+    states: dict[str, ResultState | None] = {}
+    outputs = 0
+    for v, r in zip(analysis.verdicts.facts(), inputs.runs, strict=True):
+        counted = v.state is None or v.state.in_quality_denominator
+        if r.has_output:
+            outputs += 1
+        elif counted:
+            no_output.append(v.run)
+        if not automated and v.state is not None and counted:
+            if v.source not in human_sources:
+                no_scores.append(f"{v.run} ({v.source})")
+            elif any(d.id not in v.scores for d in scored) and not v.fatal_hits:
+                no_scores.append(v.run)
+        if v.state in NOT_A_REPEAT:
+            dropped[(v.task, v.condition)] += 1
+        else:
+            usable[(v.task, v.condition)] += 1
+        states[v.run] = v.state
     check(
         "raw outputs",
         no_output,
-        f"{sum(1 for r in inputs.runs if r.output is not None)} raw outputs",
+        f"{outputs} raw outputs",
         "runs without their raw output",
     )
 
-    # 5. Component scores.
-    human_sources = {"adjudicated", "unanimous", "single review", "unresolved"}
-    no_scores = []
-    for v in [] if automated else analysis.verdicts:
-        if v.state is None or not v.state.in_quality_denominator:
-            continue
-        if v.source not in human_sources:
-            no_scores.append(f"{v.run} ({v.source})")
-        elif any(d.id not in v.scores for d in scored) and not v.fatal_hits:
-            no_scores.append(v.run)
     check(
         "component scores",
         no_scores,
@@ -241,13 +250,6 @@ def evaluate(analysis: Analysis) -> GateStatus:
     )
 
     # Rerun rules.
-    usable: dict[tuple[str, str], int] = defaultdict(int)
-    dropped: dict[tuple[str, str], int] = defaultdict(int)
-    for v in analysis.verdicts:
-        if v.state in NOT_A_REPEAT:
-            dropped[(v.task, v.condition)] += 1
-        else:
-            usable[(v.task, v.condition)] += 1
     afp = follows_afp(protocol, rubric.id)
     short: list[str] = []
     dev_short: list[str] = []  # seed 002: development material is listed apart
@@ -290,7 +292,7 @@ def evaluate(analysis: Analysis) -> GateStatus:
             )
 
     # Seed 000 section 3: every condition of an AFP study on one model version.
-    versions = recorded_versions(protocol, inputs.runs, {v.run: v.state for v in analysis.verdicts})
+    versions = recorded_versions(protocol, inputs.runs, states)
     if versions is not None:
         checks.append(Check(requirement=SAME_VERSION, met=versions.same, detail=versions.detail))
 

@@ -235,6 +235,11 @@ class HeldRun(RunFacts):
         return None if found is None else trusted(OutputRef, **found)
 
     @property
+    def has_output(self) -> bool:
+        """Whether the record carried an output (:attr:`output` without its model)."""
+        return self._files().get("output") is not None
+
+    @property
     def trace(self) -> TraceRef | None:
         """The trace's file, or None when the run has no trace events."""
         found = self._files().get("trace")
@@ -255,6 +260,15 @@ class HeldRun(RunFacts):
             None if output is None else trusted(OutputRef, **output),
             None if trace is None else trusted(TraceRef, **trace),
             None if diff is None else trusted(DiffRef, **diff),
+        )
+
+    def paths(self) -> tuple[str | None, str | None]:
+        """The paths of :attr:`output` and :attr:`trace` (None: none), without their models."""
+        found = self._files()
+        output, trace = found.get("output"), found.get("trace")
+        return (
+            None if output is None else output["path"],
+            None if trace is None else trace["path"],
         )
 
     def _files(self) -> dict[str, Any]:

@@ -127,10 +127,12 @@ class HtmlTable:
         plain = _NOT_PLAIN.search
         for row in self.rows:
             cells = "".join(
-                start
-                + (text if plain(text) is None else escape(safe_text(text), quote=True))
-                + "</td>"
-                for start, text in zip(starts, row, strict=True)
+                [
+                    start
+                    + (text if plain(text) is None else escape(safe_text(text), quote=True))
+                    + "</td>"
+                    for start, text in zip(starts, row, strict=True)
+                ]
             )
             lines.append(f"<tr>{cells}</tr>\n")
             if len(lines) >= _ROWS_AT_ONCE:
@@ -201,12 +203,15 @@ def _lazy_html(
     """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``,
     each made into text when written."""
     shown = table.shown
-    columns = tuple((c, c.shown) for c in table.columns)
+    width = len(table.columns)
+    visible = tuple((k, c) for k, c in enumerate(table.columns) if c.shown)
 
     def text(i: int) -> tuple[str, ...]:
-        return tuple(
-            cell_text(c, v) for (c, visible), v in zip(columns, row(i), strict=True) if visible
-        )
+        cells = row(i)
+        if len(cells) != width:
+            raise ValueError(f"table {table_id}: a row of {len(cells)} cells, not {width}")
+        # A text cell is its own text (most cells of a long table): no call for it.
+        return tuple([v if type(v := cells[k]) is str else cell_text(c, v) for k, c in visible])
 
     return HtmlTable(
         table_id,
@@ -259,8 +264,8 @@ def render_pieces(
     verdicts, runs = analysis.verdicts, {r.id: r for r in inputs.runs}
 
     def run_row(i: int) -> tuple[Cell, ...]:
-        v = verdicts[i]
-        output, trace, _diff = runs[v.run].references()
+        v = verdicts.facts_at(i)
+        output, trace = runs[v.run].paths()
         return (
             v.run,
             v.task,
@@ -272,8 +277,8 @@ def render_pieces(
             v.automated_outcome,
             ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
             tuple(v.fatal_hits),
-            output.path if output else "missing",
-            trace.path if trace else "",
+            "missing" if output is None else output,
+            "" if trace is None else trace,
         )
 
     page_tables = {

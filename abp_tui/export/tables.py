@@ -19,6 +19,7 @@ from typing import overload
 from abp_tui.analysis.material import splits_tasks, task_material
 from abp_tui.analysis.placement import in_order, picked
 from abp_tui.analysis.scoring import result_state
+from abp_tui.analysis.table_model import csv_values
 from abp_tui.analysis.tables import (
     Cell,
     Column,
@@ -26,7 +27,6 @@ from abp_tui.analysis.tables import (
     ResultsTables,
     Table,
     agreement_table,
-    csv_rows,
     disagreements_table,
     results_tables,
 )
@@ -73,10 +73,10 @@ def table_csv_chunks(table: Table, batch: int = 2000) -> Iterator[bytes]:
     are never all made at once)."""
     header = [name for c in table.columns for name, _part in c.fields]
     yield csv_header(header).encode("utf-8")
+    values = csv_values(table.columns)
     rows = iter(table.rows)
     while part := tuple(islice(rows, batch)):
-        piece = Table(table.id, table.title, table.columns, part)
-        yield csv_lines(csv_rows(piece)[1]).encode("utf-8")
+        yield csv_lines(map(values, part)).encode("utf-8")
 
 
 def _columns(
