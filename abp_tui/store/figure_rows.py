@@ -129,17 +129,19 @@ def label_counts(db: sqlite_utils.Database, study_id: str) -> tuple[dict[str, in
 
 def latest_labels(
     db: sqlite_utils.Database, study_id: str
-) -> Iterator[tuple[str, str, str, int, int]]:
-    """Each label set's latest label of each source item, where the set first labelled it in
-    stored order: (source item, label set, choice, run 1 key, run 2 key)."""
+) -> Iterator[tuple[str, str, str, int, int, int]]:
+    """Each label set's latest label of each source item, a source item's labels together:
+    (source item, label set, choice, run 1 key, run 2 key, where the set first labelled the item
+    in stored order)."""
     rows = db.execute(
-        "SELECT p.item_id, p.reviewer, p.choice, p.run_1_pk, p.run_2_pk FROM "
-        f"(SELECT MIN(p.pk) AS first, MAX(p.pk) AS last {_EXTERNAL} "
-        "GROUP BY p.item_id, p.reviewer) g JOIN preferences p ON p.pk = g.last ORDER BY g.first",
+        "SELECT g.item_id, p.reviewer, p.choice, p.run_1_pk, p.run_2_pk, g.first FROM "
+        f"(SELECT p.item_id, MIN(p.pk) AS first, MAX(p.pk) AS last {_EXTERNAL} "
+        "GROUP BY p.item_id, p.reviewer) g JOIN preferences p ON p.pk = g.last "
+        "ORDER BY g.item_id, g.first",
         [study_id],
     )
-    for item, reviewer, choice, run_1, run_2 in rows:
-        yield str(item), str(reviewer), str(choice), int(run_1), int(run_2)
+    for item, reviewer, choice, run_1, run_2, first in rows:
+        yield str(item), str(reviewer), str(choice), int(run_1), int(run_2), int(first)
 
 
 def labels_by_runs(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[str, str, int, int]]:

@@ -24,11 +24,12 @@ Pure: the caller reads the labels, the items' runs and the viewer's pending runs
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.agreement.input import PREFERENCE_SCALE
@@ -36,13 +37,16 @@ from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.models import DesignRecords, PreferenceChoice
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement import (
+    AgreementError,
     AgreementReport,
-    Observation,
     PairAgreement,
     VariableAgreement,
     WeightBasis,
-    compute_variable,
+    category_label,
+    declared_categories,
+    pair_from_counts,
 )
+from abp_tui.stats.agreement_coded import CodedVariable
 
 SOURCE_SCALE: Final = ("1", "2", "tie", "insufficient_evidence")
 """The labels among themselves, in the source's own orientation (response 1, response 2)."""
@@ -173,111 +177,179 @@ def run_pair(run_1_pk: int, run_2_pk: int) -> int:
     return (lo << 64) | hi
 
 
-@dataclass(frozen=True, slots=True)
-class PairItem:
-    """A design's pair item as a label is mapped onto it: its place in the plan, its code, its
-    run a's version and whether it is held back from the viewer."""
-
-    order: int
-    code: str
-    run_a_pk: int
-    hidden: bool
-
-
-def source_records(
-    labels: Iterable[tuple[str, str, str, int, int]], pending: frozenset[int] = frozenset()
-) -> list[Observation]:
-    """The labels among themselves, as (source item, label set, value) in the source's own
-    orientation, from each set's latest label of each source item (source item, label set,
-    choice, run 1 key, run 2 key: :func:`abp_tui.store.figure_rows.latest_labels`); labels of a
-    pair with a run the viewer still has to judge are left out."""
-    out: list[Observation] = []
-    names: dict[str, str] = {}
-    last = ""
-    for item, reviewer, choice, run_1, run_2 in labels:
+def source_variable(
+    labels: Iterable[tuple[str, str, str, int, int, int]],
+    scale: Sequence[str],
+    variable: str,
+    pending: frozenset[int] = frozenset(),
+) -> tuple[CodedVariable, int]:
+    """The labels among themselves as a coded variable (unit: the source item, label set:
+    the reviewer, value: the choice in the source's own orientation) from each set's latest
+    label of each source item, a source item's labels together (source item, label set, choice,
+    run 1 key, run 2 key, stored order: :func:`abp_tui.store.figure_rows.latest_labels`); and
+    how many source items it holds. Labels of a pair with a run the viewer still has to judge
+    are left out. Raises AgreementError for a label off ``scale``, naming the first stored."""
+    categories = declared_categories("nominal", scale, variable)
+    index = {c: k for k, c in enumerate(categories)}
+    names: dict[str, int] = {}
+    unit, reviewer, value = array("q"), array("h"), array("b")
+    last, units = None, -1
+    offender: tuple[int, str, str, str] | None = None
+    for item, name, choice, run_1, run_2, first in labels:
         if run_1 in pending or run_2 in pending:
             continue
-        # A source item's labels come together: its id is held once for all of them.
-        last = last if item == last else item
-        out.append((last, names.setdefault(reviewer, reviewer), _SOURCE_VALUE[choice]))
-    return out
+        label = _SOURCE_VALUE[choice]
+        code = index.get(label)
+        if code is None:
+            if offender is None or first < offender[0]:
+                offender = (first, item, name, label)
+            continue
+        if item != last:
+            last, units = item, units + 1
+        unit.append(units)
+        reviewer.append(names.setdefault(name, len(names)))
+        value.append(code)
+    if offender is not None:
+        _first, item, name, label = offender
+        shown = ", ".join(category_label(c) for c in categories[:12])
+        raise AgreementError(
+            f"variable {variable!r}: reviewer {name!r} gave item {item!r} the value {label!r}, "
+            f"which is not on the scale ({shown})"
+        )
+    coded = CodedVariable(
+        variable=variable,
+        level="nominal",
+        categories=categories,
+        reviewers=tuple(names),
+        unit=np.frombuffer(unit, dtype=np.int64),
+        reviewer=np.frombuffer(reviewer, dtype=np.int16).astype(np.int64),
+        value=np.frombuffer(value, dtype=np.int8).astype(np.int64),
+    )
+    return coded, units + 1
 
 
-def side_records(
-    labels: Iterable[tuple[str, str, int, int]], pairs: Mapping[int, PairItem]
-) -> tuple[dict[str, list[Observation]], dict[str, tuple[int, int]]]:
-    """Per label set, its labels of the design's pair items (``pairs``, by :func:`run_pair`) as
-    the side of the item preferred (unit: the item's code, plan order), held-back items left
-    out; and per label set, (labels on the design's items, of which held back). ``labels``:
-    each set's latest label of each pair of run versions (label set, choice, run 1 key, run 2
-    key: :func:`abp_tui.store.figure_rows.labels_by_runs`); a label of a run's other version is
-    another label."""
-    found: dict[str, list[Observation]] = {}
-    places: dict[str, array[int]] = {}  # each observation's item's place in the plan
+@dataclass(frozen=True)
+class DesignPairs:
+    """A design's pair items as a label is mapped onto them: by :func:`run_pair`, the item's
+    place in the plan (the last item of the plan that holds the two runs); by place, its run
+    a's version and whether it is held back from the viewer."""
+
+    places: dict[int, int]
+    run_a: array[int]
+    hidden: bytearray
+
+
+@dataclass(frozen=True)
+class LabelSides:
+    """Each label set's labels of the design's pair items, as columns: the set (index into
+    ``names``), the item's place in the plan and the side of the item preferred (index into
+    :data:`PREFERENCE_SCALE`); held-back items left out."""
+
+    names: tuple[str, ...]
+    """Every label set met, as first met."""
+    label_set: npt.NDArray[np.int64]
+    place: npt.NDArray[np.int64]
+    value: npt.NDArray[np.int64]
+    counts: dict[str, tuple[int, int]]
+    """Per label set, (labels on the design's items, of which held back)."""
+
+
+_SIDE_INDEX: Final = {c: k for k, c in enumerate(PREFERENCE_SCALE)}
+
+
+def label_sides(labels: Iterable[tuple[str, str, int, int]], pairs: DesignPairs) -> LabelSides:
+    """Per label set, its labels of the design's pair items as the side of the item preferred
+    (:class:`LabelSides`). ``labels``: each set's latest label of each pair of run versions
+    (label set, choice, run 1 key, run 2 key: :func:`abp_tui.store.figure_rows.labels_by_runs`);
+    a label of a run's other version is another label. Raises AgreementError for a choice that
+    is no preference."""
+    names: dict[str, int] = {}
+    label_set, place, value = array("b"), array("q"), array("b")
     counts: dict[str, list[int]] = {}
-    held: dict[str, str] = {}  # a few label sets' names and choices, each held once
+    places = pairs.places
     for name, choice, run_1, run_2 in labels:
-        reviewer = held.setdefault(name, name)
-        found.setdefault(reviewer, [])
-        places.setdefault(reviewer, array("q"))
-        tally = counts.setdefault(reviewer, [0, 0])
-        item = pairs.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
-        if item is None:
+        code = names.setdefault(name, len(names))
+        tally = counts.setdefault(name, [0, 0])
+        where = places.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
+        if where is None:
             continue
         tally[0] += 1
-        if item.hidden:
+        if pairs.hidden[where]:
             tally[1] += 1
             continue
         # The label's own placement: the source showed run 1, then run 2.
         run = run_picked(choice, placement_of((run_1, run_2)))
         # A tie or insufficient evidence is the same whichever side.
-        value = (
-            held.setdefault(choice, choice)
-            if run is None
-            else ("a" if item.run_a_pk == run else "b")
-        )
-        found[reviewer].append((item.code, reviewer, value))
-        places[reviewer].append(item.order)
-    # In plan order (a set labels an item once: its place is its own).
-    records = {
-        name: [rows[k] for k in np.argsort(places[name], kind="stable").tolist()]
-        for name, rows in found.items()
-    }
-    return records, {name: (t[0], t[1]) for name, t in counts.items()}
+        side = choice if run is None else ("a" if pairs.run_a[where] == run else "b")
+        if side not in _SIDE_INDEX:
+            raise AgreementError(
+                f"label set {name!r}: the choice {choice!r} is not a preference "
+                f"({', '.join(PREFERENCE_SCALE)})"
+            )
+        label_set.append(code)
+        place.append(where)
+        value.append(_SIDE_INDEX[side])
+    return LabelSides(
+        names=tuple(names),
+        label_set=np.frombuffer(label_set, dtype=np.int8).astype(np.int64),
+        place=np.frombuffer(place, dtype=np.int64),
+        value=np.frombuffer(value, dtype=np.int8).astype(np.int64),
+        counts={name: (t[0], t[1]) for name, t in counts.items()},
+    )
 
 
 def reference_agreements(
-    preferences: Sequence[Observation],
-    references: Mapping[str, Sequence[Observation]],
+    preferences: CodedVariable,
+    sides: LabelSides,
     *,
     seed: int,
     resamples: int,
     confidence: float,
     weight_basis: WeightBasis,
 ) -> tuple[ReferenceAgreement, ...]:
-    """Each reviewer of ``preferences`` against each label set that labels an item they judged
-    (the same statistics as a pair of reviewers, the pair bootstrapped ``resamples`` times)."""
-    reviewers = sorted({r for _u, r, _v in preferences} - set(references))
+    """Each reviewer of ``preferences`` (units: the items' places in the plan) against each
+    label set that labels an item of the design (the same statistics as a pair of reviewers on
+    the items both judged, the pair bootstrapped ``resamples`` times), from their confusion
+    matrix: what :func:`~abp_tui.stats.agreement.compute_variable` gives the reviewer's and the
+    set's preferences as records (:func:`~abp_tui.stats.agreement.pair_from_counts`)."""
+    names = preferences.reviewers
+    judged = np.bincount(preferences.reviewer, minlength=len(names)) > 0
+    reviewers = sorted({names[k] for k in np.flatnonzero(judged).tolist()} - set(sides.names))
+    q = len(PREFERENCE_SCALE)
+    size = int(max(preferences.unit.max(initial=-1), sides.place.max(initial=-1))) + 1
+    # Each reviewer's pick of each item (-1: none): one small row per item of the design.
+    picks = np.full((size, len(names)), -1, dtype=np.int8)
+    picks[preferences.unit, preferences.reviewer] = preferences.value
+    labelled = np.bincount(sides.label_set, minlength=len(sides.names)) > 0
     out = []
-    for reference in sorted(references):
-        labels = list(references[reference])
+    for reference in sorted(sides.names):
+        s = sides.names.index(reference)
+        if not labelled[s]:
+            continue  # no label of the design's items: one reviewer, no pair
+        mine = sides.label_set == s
+        place, label = sides.place[mine], sides.value[mine]
         for reviewer in reviewers:
-            own = [o for o in preferences if o[1] == reviewer]
-            variable = compute_variable(
-                own + labels,
-                "nominal",
-                PREFERENCE_SCALE,
-                variable="preference",
-                seed=seed,
-                resamples=0,
-                pair_resamples=resamples,
-                confidence=confidence,
-                weight_basis=weight_basis,
-            )
-            if variable.pairs:
-                out.append(
-                    ReferenceAgreement(
-                        reviewer=reviewer, reference=reference, pair=variable.pairs[0]
-                    )
+            pick = picks[place, names.index(reviewer)].astype(np.int64)
+            both = pick >= 0
+            square = np.bincount(pick[both] * q + label[both], minlength=q * q).reshape(q, q)
+            pair = (reviewer, reference)
+            if reference < reviewer:
+                square, pair = square.T, (reference, reviewer)
+            out.append(
+                ReferenceAgreement(
+                    reviewer=reviewer,
+                    reference=reference,
+                    pair=pair_from_counts(
+                        square,
+                        PREFERENCE_SCALE,
+                        pair,
+                        level="nominal",
+                        variable="preference",
+                        seed=seed,
+                        resamples=resamples,
+                        confidence=confidence,
+                        weight_basis=weight_basis,
+                    ),
                 )
+            )
     return tuple(out)
