@@ -34,21 +34,16 @@ made elsewhere, in a CSV table, are :mod:`abp_tui.services.table_agreement`'s.
 
 from __future__ import annotations
 
-from array import array
-
 import sqlite_utils
 
 from abp_tui.analysis.agreement.coded import CodedFold
 from abp_tui.analysis.agreement.input import AgreementFold
 from abp_tui.analysis.agreement.labels import (
     AMONG_LABELS,
-    DesignPairs,
     LabelSet,
     StudyAgreementReport,
     field_of,
-    label_sides,
     reference_agreements,
-    run_pair,
     source_scale,
     source_variable,
 )
@@ -70,7 +65,13 @@ from abp_tui.stats.agreement import (
 from abp_tui.stats.agreement_coded import compute_coded, compute_coded_variable
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
-from abp_tui.store.figure_rows import item_records, label_counts, labels_by_runs, latest_labels
+from abp_tui.store.figure_rows import (
+    item_records,
+    label_counts,
+    labels_by_runs,
+    latest_labels,
+    pair_places,
+)
 from abp_tui.store.queries import imported_preferences
 
 Records = dict[str, list[Observation]]
@@ -89,26 +90,20 @@ def design_records(
 
 def _fold_design(
     db: sqlite_utils.Database, design_pk: int, fold: AgreementFold, pending: frozenset[int]
-) -> tuple[DesignPairs, int]:
+) -> int:
     """A design's judgments folded one item at a time into ``fold`` (only the observations are
-    held, never the judgments); its pair items as a label is mapped onto them; how many items
-    are held back from the viewer (an item sharing a run with one they still have to judge:
-    none of its judgments counts)."""
-    pairs = DesignPairs({}, array("q"), bytearray())
+    held, never the judgments); how many items are held back from the viewer (an item sharing
+    a run with one they still have to judge: none of its judgments counts)."""
     hidden = 0
     for found in item_records(db, design_pk):
         item = found.item
         held = not pending.isdisjoint(found.run_pks)
         hidden += held
-        pairs.run_a.append(found.run_pks[0])
-        pairs.hidden.append(held)
-        if len(found.run_pks) == 2 and found.run_pks[0] != found.run_pks[1]:
-            pairs.places[run_pair(*found.run_pks)] = item.index
         fold.pairs = fold.pairs or item.is_pair
         first = first_submitted(() if held else found.judgments).get(item.code)
         if first:
             fold.add(item, first, found.criteria)
-    return pairs, hidden
+    return hidden
 
 
 def imported_records(db: sqlite_utils.Database, study_id: str) -> Records:
@@ -222,7 +217,7 @@ def study_agreement(
     design, version, rubric = row.name, row.version_no, Rubric.model_validate(row.rubric)
     del row  # its document lists the design's tasks
     fold = CodedFold(rubric)
-    pairs, hidden = _fold_design(db, design_pk, fold, pending)
+    hidden = _fold_design(db, design_pk, fold, pending)
     report = compute_coded(
         fold.variables(),
         seed,
@@ -234,12 +229,11 @@ def study_agreement(
     paired = fold.pairs
     preferences = fold.variable("preference")
     del fold
-    sides = label_sides(labels_by_runs(db, study_id), pairs)
-    del pairs
-    counts = sides.counts
-    references = reference_agreements(
+    references, counts = reference_agreements(
         preferences,
-        sides,
+        labels_by_runs(db, study_id),
+        pair_places(db, design_pk),
+        pending,
         seed=seed,
         resamples=resamples,
         confidence=confidence,

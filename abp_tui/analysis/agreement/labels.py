@@ -29,7 +29,6 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 from pydantic import NonNegativeInt
 
 from abp_tui.analysis.agreement.input import PREFERENCE_SCALE
@@ -170,13 +169,6 @@ def visible(records: DesignRecords, hidden: frozenset[str]) -> DesignRecords:
     return replace(records, judgments=tuple(j for j in records.judgments if j.item not in hidden))
 
 
-def run_pair(run_1_pk: int, run_2_pk: int) -> int:
-    """One number for two run versions, whichever order they are named in (a map's key that
-    costs far less than a set of the two)."""
-    lo, hi = sorted((run_1_pk, run_2_pk))
-    return (lo << 64) | hi
-
-
 def source_variable(
     labels: Iterable[tuple[str, str, str, int, int, int]],
     scale: Sequence[str],
@@ -228,128 +220,96 @@ def source_variable(
     return coded, units + 1
 
 
-@dataclass(frozen=True)
-class DesignPairs:
-    """A design's pair items as a label is mapped onto them: by :func:`run_pair`, the item's
-    place in the plan (the last item of the plan that holds the two runs); by place, its run
-    a's version and whether it is held back from the viewer."""
-
-    places: dict[int, int]
-    run_a: array[int]
-    hidden: bytearray
-
-
-@dataclass(frozen=True)
-class LabelSides:
-    """Each label set's labels of the design's pair items, as columns: the set (index into
-    ``names``), the item's place in the plan and the side of the item preferred (index into
-    :data:`PREFERENCE_SCALE`); held-back items left out."""
-
-    names: tuple[str, ...]
-    """Every label set met, as first met."""
-    label_set: npt.NDArray[np.int64]
-    place: npt.NDArray[np.int64]
-    value: npt.NDArray[np.int64]
-    counts: dict[str, tuple[int, int]]
-    """Per label set, (labels on the design's items, of which held back)."""
-
-
 _SIDE_INDEX: Final = {c: k for k, c in enumerate(PREFERENCE_SCALE)}
-
-
-def label_sides(labels: Iterable[tuple[str, str, int, int]], pairs: DesignPairs) -> LabelSides:
-    """Per label set, its labels of the design's pair items as the side of the item preferred
-    (:class:`LabelSides`). ``labels``: each set's latest label of each pair of run versions
-    (label set, choice, run 1 key, run 2 key: :func:`abp_tui.store.figure_rows.labels_by_runs`);
-    a label of a run's other version is another label. Raises AgreementError for a choice that
-    is no preference."""
-    names: dict[str, int] = {}
-    label_set, place, value = array("b"), array("q"), array("b")
-    counts: dict[str, list[int]] = {}
-    places = pairs.places
-    for name, choice, run_1, run_2 in labels:
-        code = names.setdefault(name, len(names))
-        tally = counts.setdefault(name, [0, 0])
-        where = places.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
-        if where is None:
-            continue
-        tally[0] += 1
-        if pairs.hidden[where]:
-            tally[1] += 1
-            continue
-        # The label's own placement: the source showed run 1, then run 2.
-        run = run_picked(choice, placement_of((run_1, run_2)))
-        # A tie or insufficient evidence is the same whichever side.
-        side = choice if run is None else ("a" if pairs.run_a[where] == run else "b")
-        if side not in _SIDE_INDEX:
-            raise AgreementError(
-                f"label set {name!r}: the choice {choice!r} is not a preference "
-                f"({', '.join(PREFERENCE_SCALE)})"
-            )
-        label_set.append(code)
-        place.append(where)
-        value.append(_SIDE_INDEX[side])
-    return LabelSides(
-        names=tuple(names),
-        label_set=np.frombuffer(label_set, dtype=np.int8).astype(np.int64),
-        place=np.frombuffer(place, dtype=np.int64),
-        value=np.frombuffer(value, dtype=np.int8).astype(np.int64),
-        counts={name: (t[0], t[1]) for name, t in counts.items()},
-    )
 
 
 def reference_agreements(
     preferences: CodedVariable,
-    sides: LabelSides,
+    labels: Iterable[tuple[str, str, int, int]],
+    places: Iterable[tuple[int, int, int, int]],
+    pending: frozenset[int],
     *,
     seed: int,
     resamples: int,
     confidence: float,
     weight_basis: WeightBasis,
-) -> tuple[ReferenceAgreement, ...]:
+) -> tuple[tuple[ReferenceAgreement, ...], dict[str, tuple[int, int]]]:
     """Each reviewer of ``preferences`` (units: the items' places in the plan) against each
-    label set that labels an item of the design (the same statistics as a pair of reviewers on
-    the items both judged, the pair bootstrapped ``resamples`` times), from their confusion
-    matrix: what :func:`~abp_tui.stats.agreement.compute_variable` gives the reviewer's and the
-    set's preferences as records (:func:`~abp_tui.stats.agreement.pair_from_counts`)."""
+    label set that labels a pair item of the design (percent agreement and Cohen's kappa on
+    the items both judged, the pair bootstrapped ``resamples`` times); and per label set,
+    (labels on the design's items, of which held back from the viewer).
+
+    ``labels``: each set's latest label of each pair of run versions (label set, choice, run 1
+    key, run 2 key: :func:`abp_tui.store.figure_rows.labels_by_runs`), a label of a run's other
+    version another label; ``places``: the design's pair items by their runs
+    (:func:`abp_tui.store.figure_rows.pair_places`), both by their lower run key, then the
+    higher, so that each label meets its item in one pass over both. A label counts as the side
+    of the item it preferred, mapped through the runs; an item sharing a run with ``pending``
+    is held back. What is held is each pair's confusion matrix: the figures are what
+    :func:`~abp_tui.stats.agreement.compute_variable` gives the reviewer's and the set's
+    preferences as records (:func:`~abp_tui.stats.agreement.pair_from_counts`). Raises
+    AgreementError for a choice that is no preference."""
     names = preferences.reviewers
     judged = np.bincount(preferences.reviewer, minlength=len(names)) > 0
-    reviewers = sorted({names[k] for k in np.flatnonzero(judged).tolist()} - set(sides.names))
+    size = int(preferences.unit.max(initial=-1)) + 1
     q = len(PREFERENCE_SCALE)
-    size = int(max(preferences.unit.max(initial=-1), sides.place.max(initial=-1))) + 1
-    # Each reviewer's pick of each item (-1: none): one small row per item of the design.
+    # Each reviewer's pick of each item (-1: none): one small row per item judged.
     picks = np.full((size, len(names)), -1, dtype=np.int8)
     picks[preferences.unit, preferences.reviewer] = preferences.value
-    labelled = np.bincount(sides.label_set, minlength=len(sides.names)) > 0
+    cells: dict[str, list[list[int]]] = {}  # per set, per reviewer: its q x q cells
+    counts: dict[str, list[int]] = {}
+    labelled: set[str] = set()
+    pairs = iter(places)
+    at: tuple[int, int, int, int] | None = next(pairs, None)
+    for name, choice, run_1, run_2 in labels:
+        tally = counts.setdefault(name, [0, 0])
+        own = cells.setdefault(name, [[0] * (q * q) for _ in names])
+        key = (run_1, run_2) if run_1 < run_2 else (run_2, run_1)
+        while at is not None and (at[0], at[1]) < key:
+            at = next(pairs, None)
+        if at is None or (at[0], at[1]) != key:
+            continue
+        _lo, _hi, place, run_a = at
+        tally[0] += 1
+        if run_1 in pending or run_2 in pending:
+            tally[1] += 1
+            continue
+        # The label's own placement: the source showed run 1, then run 2.
+        run = run_picked(choice, placement_of((run_1, run_2)))
+        # A tie or insufficient evidence is the same whichever side.
+        side = choice if run is None else ("a" if run_a == run else "b")
+        value = _SIDE_INDEX.get(side)
+        if value is None:
+            raise AgreementError(
+                f"label set {name!r}: the choice {choice!r} is not a preference "
+                f"({', '.join(PREFERENCE_SCALE)})"
+            )
+        labelled.add(name)
+        if place < size:
+            for k, pick in enumerate(picks[place].tolist()):
+                if pick >= 0:
+                    own[k][pick * q + value] += 1
+    reviewers = sorted({names[k] for k in np.flatnonzero(judged).tolist()} - set(counts))
     out = []
-    for reference in sorted(sides.names):
-        s = sides.names.index(reference)
-        if not labelled[s]:
+    for reference in sorted(cells):
+        if reference not in labelled:
             continue  # no label of the design's items: one reviewer, no pair
-        mine = sides.label_set == s
-        place, label = sides.place[mine], sides.value[mine]
         for reviewer in reviewers:
-            pick = picks[place, names.index(reviewer)].astype(np.int64)
-            both = pick >= 0
-            square = np.bincount(pick[both] * q + label[both], minlength=q * q).reshape(q, q)
+            square = np.array(cells[reference][names.index(reviewer)], dtype=np.int64)
+            square = square.reshape(q, q)
             pair = (reviewer, reference)
             if reference < reviewer:
                 square, pair = square.T, (reference, reviewer)
-            out.append(
-                ReferenceAgreement(
-                    reviewer=reviewer,
-                    reference=reference,
-                    pair=pair_from_counts(
-                        square,
-                        PREFERENCE_SCALE,
-                        pair,
-                        level="nominal",
-                        variable="preference",
-                        seed=seed,
-                        resamples=resamples,
-                        confidence=confidence,
-                        weight_basis=weight_basis,
-                    ),
-                )
+            figures = pair_from_counts(
+                square,
+                PREFERENCE_SCALE,
+                pair,
+                level="nominal",
+                variable="preference",
+                seed=seed,
+                resamples=resamples,
+                confidence=confidence,
+                weight_basis=weight_basis,
             )
-    return tuple(out)
+            out.append(ReferenceAgreement(reviewer=reviewer, reference=reference, pair=figures))
+    return tuple(out), {name: (t[0], t[1]) for name, t in counts.items()}
