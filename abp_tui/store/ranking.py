@@ -52,6 +52,11 @@ _CHUNK = 8192
 """Rows converted to columns at a time: a million labels are never all held as rows."""
 
 
+def _ints(rows: list[Any], width: int) -> I64:
+    """A chunk of integer rows as one (rows, width) array (the rows are dropped at once)."""
+    return np.array(rows, dtype=np.int64).reshape(len(rows), width)
+
+
 @dataclass(frozen=True, eq=False)
 class LabelColumns:
     """A study's imported labels as columns (one entry per label), each in the smallest type
@@ -78,7 +83,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     task, both runs' conditions and output lengths and whether both runs are current. The
     labels are read a chunk at a time, each chunk made into these columns at once."""
     labels = db.execute(_LABELS, [study_id])
-    chunk = labels.fetchmany(_CHUNK)
+    data = _ints(labels.fetchmany(_CHUNK), 4)
     codes: dict[str, int] = {}
     condition_of = {
         int(pk): codes.setdefault(str(name), len(codes))
@@ -86,7 +91,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
             "SELECT pk, id FROM conditions WHERE study_id = ?", [study_id]
         ).fetchall()
     }
-    if not chunk:
+    if not len(data):
         no = np.zeros(0, dtype=bool)
         return LabelColumns(
             tuple(codes),
@@ -104,8 +109,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     run_current = np.zeros(size, dtype=bool)
     run_length = np.full(size, np.nan)
     runs = db.execute(_RUNS, [study_id])
-    while part := runs.fetchmany(_CHUNK):
-        r = np.array(part, dtype=np.int64).reshape(len(part), 4)
+    while len(r := _ints(runs.fetchmany(_CHUNK), 4)):
         run_condition[r[:, 0]] = condition_code[r[:, 1]]
         run_current[r[:, 0]] = r[:, 2].astype(bool)
         run_length[r[:, 0]] = np.where(r[:, 3] < 0, np.nan, r[:, 3])
@@ -119,8 +123,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     task_code[pks] = np.arange(pks.size, dtype=np.int32)
     del task_pks, pks
     parts: list[tuple[npt.NDArray[Any], ...]] = []
-    while chunk:
-        data = np.array(chunk, dtype=np.int64).reshape(len(chunk), 4)
+    while len(data):
         one, two = data[:, 1], data[:, 2]
         parts.append(
             (
@@ -133,7 +136,7 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
                 run_current[one] & run_current[two],
             )
         )
-        chunk = labels.fetchmany(_CHUNK)
+        data = _ints(labels.fetchmany(_CHUNK), 4)
     column = [np.concatenate(c) for c in zip(*parts, strict=True)]
     del parts
     return LabelColumns(tuple(codes), tuple(names), *column)
