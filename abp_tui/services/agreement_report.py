@@ -8,7 +8,9 @@ other's view as agreeing. Verdicts, results and disagreements use the latest sub
 way, with the same code (:func:`abp_tui.analysis.agreement.input.agreement_input` folds its
 records through :class:`~abp_tui.analysis.agreement.input.AgreementFold`). Here the design is
 read one item at a time (:func:`abp_tui.store.figure_rows.item_records`) and folded the same
-way: what is held is the observations, never every judgment of a large design.
+way into integer columns (:class:`~abp_tui.analysis.agreement.coded.CodedFold`): what is held
+is each observation as three small integers, never every judgment of a large design, and the
+imported labels are folded into each reviewer-label set confusion matrix as they are read.
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit

@@ -7,6 +7,11 @@ of strings (about 130 with its unit's name): the agreement figures depend on a u
 which observations share it (:mod:`abp_tui.stats.agreement_coded`), so a unit's name is never
 kept. A run's unit is numbered per variable as first met; an item's preference unit is the item's
 place in the plan (:attr:`Item.index`), which the imported labels are mapped onto.
+
+Per observation rather than folded into counts: the multi-reviewer figures' bootstrap draws
+items through each item's count pattern, and every pair of reviewers needs its own confusion
+matrix, both built from these columns when the variable is computed (a variable's item x
+reviewer table, one small row per unit, for that moment only).
 """
 
 from __future__ import annotations
