@@ -100,8 +100,15 @@ def _ranking(source: str) -> Callable[[sqlite_utils.Database, int], object]:
     return rank
 
 
+AGREEMENT_BOUND = 150
+"""Bytes a pair may add to agreement's peak now that each observation is three integers in a
+typed array and the imported labels are folded into confusion matrices as they are read (about
+60); holding them as (item, reviewer, value) tuples of strings and a map of the design's pairs
+added about 450."""
+
+
 def test_agreement_holds_a_bounded_amount_per_pair(studies: Any) -> None:
-    assert _per_pair(_agreement, studies) < BOUND
+    assert _per_pair(_agreement, studies) < AGREEMENT_BOUND
 
 
 @pytest.mark.parametrize("source", ["labels", "verdicts"])

@@ -8,7 +8,9 @@ other's view as agreeing. Verdicts, results and disagreements use the latest sub
 way, with the same code (:func:`abp_tui.analysis.agreement.input.agreement_input` folds its
 records through :class:`~abp_tui.analysis.agreement.input.AgreementFold`). Here the design is
 read one item at a time (:func:`abp_tui.store.figure_rows.item_records`) and folded the same
-way: what is held is the observations, never every judgment of a large design.
+way into integer columns (:class:`~abp_tui.analysis.agreement.coded.CodedFold`): what is held
+is each observation as three small integers, never every judgment of a large design, and the
+imported labels are folded into each reviewer-label set confusion matrix as they are read.
 
 Variables: each rubric dimension (ordinal on its declared scale), the total (interval, 0 to the
 rubric's maximum), the result state (nominal, the six states), whether any fatal criterion was hit
@@ -36,18 +38,16 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from abp_tui.analysis.agreement.input import AgreementFold, AgreementInput
+from abp_tui.analysis.agreement.coded import CodedFold
+from abp_tui.analysis.agreement.input import AgreementFold
 from abp_tui.analysis.agreement.labels import (
     AMONG_LABELS,
     LabelSet,
-    PairItem,
     StudyAgreementReport,
     field_of,
     reference_agreements,
-    run_pair,
-    side_records,
-    source_records,
     source_scale,
+    source_variable,
 )
 from abp_tui.analysis.records import first_submitted
 from abp_tui.errors import AbpError
@@ -63,12 +63,17 @@ from abp_tui.stats.agreement import (
     Category,
     Observation,
     WeightBasis,
-    compute_all,
-    compute_variable,
 )
+from abp_tui.stats.agreement_coded import compute_coded, compute_coded_variable
 from abp_tui.store import judging as sql
 from abp_tui.store.agreement_scope import pending_run_pks
-from abp_tui.store.figure_rows import item_records, label_counts, labels_by_runs, latest_labels
+from abp_tui.store.figure_rows import (
+    item_records,
+    label_counts,
+    labels_by_runs,
+    latest_labels,
+    pair_places,
+)
 from abp_tui.store.queries import imported_preferences
 
 Records = dict[str, list[Observation]]
@@ -79,33 +84,28 @@ def design_records(
 ) -> tuple[Records, dict[str, str], dict[str, tuple[Category, ...]]]:
     """(records per variable, level per variable, declared scale per variable) of a design."""
     rubric = Rubric.model_validate(sql.design(db, design_pk).rubric)
-    found, _pairs, _hidden = _design_input(db, design_pk, rubric, frozenset())
+    fold = AgreementFold(rubric)
+    _fold_design(db, design_pk, fold, frozenset())
+    found = fold.result()
     return found.records, found.levels, found.scales
 
 
-def _design_input(
-    db: sqlite_utils.Database, design_pk: int, rubric: Rubric, pending: frozenset[int]
-) -> tuple[AgreementInput, dict[int, PairItem], int]:
-    """What a design's agreement is measured on, read one item at a time (only the
-    observations are held, never the judgments: :class:`AgreementFold`); its pair items as a
-    label is mapped onto them; how many items are held back from the viewer (an item sharing a
-    run with one they still have to judge: none of its judgments counts)."""
-    fold = AgreementFold(rubric)
-    pairs: dict[int, PairItem] = {}
+def _fold_design(
+    db: sqlite_utils.Database, design_pk: int, fold: AgreementFold, pending: frozenset[int]
+) -> int:
+    """A design's judgments folded one item at a time into ``fold`` (only the observations are
+    held, never the judgments); how many items are held back from the viewer (an item sharing
+    a run with one they still have to judge: none of its judgments counts)."""
     hidden = 0
     for found in item_records(db, design_pk):
         item = found.item
         held = not pending.isdisjoint(found.run_pks)
         hidden += held
-        if len(found.run_pks) == 2 and found.run_pks[0] != found.run_pks[1]:
-            pairs[run_pair(*found.run_pks)] = PairItem(
-                item.index, item.code, found.run_pks[0], held
-            )
         fold.pairs = fold.pairs or item.is_pair
         first = first_submitted(() if held else found.judgments).get(item.code)
         if first:
             fold.add(item, first, found.criteria)
-    return fold.result(), pairs, hidden
+    return hidden
 
 
 def imported_records(db: sqlite_utils.Database, study_id: str) -> Records:
@@ -167,20 +167,19 @@ def study_agreement(
     pending = pending_run_pks(db, study_id, viewer) if viewer is not None else frozenset()
     per_set, labelled = label_counts(db, study_id)
     names = sorted(per_set)
-    among = source_records(latest_labels(db, study_id), pending)
     scale = label_scale(names, study_id)
-    labels_back = labelled - len({i for i, _r, _v in among})
+    variable = "preference" if design_pk is None else AMONG_LABELS
+    if design_pk is None and not per_set:
+        raise AbpError(
+            f"study {study_id!r} has no study design and no imported judgments: "
+            "nothing to measure agreement on"
+        )
+    among, seen = source_variable(latest_labels(db, study_id), scale, variable, pending)
+    labels_back = labelled - seen
 
     if design_pk is None:
-        if not per_set:
-            raise AbpError(
-                f"study {study_id!r} has no study design and no imported judgments: "
-                "nothing to measure agreement on"
-            )
-        report = compute_all(
-            {"preference": among},
-            {"preference": "nominal"},
-            {"preference": scale},
+        report = compute_coded(
+            [among],
             seed,
             resamples=resamples,
             pair_resamples=pair_resamples,
@@ -207,11 +206,8 @@ def study_agreement(
 
     label_agreement = None
     if len(names) > 1:  # first: the labels' records are dropped before the design is read
-        label_agreement = compute_variable(
+        label_agreement = compute_coded_variable(
             among,
-            "nominal",
-            scale,
-            variable=AMONG_LABELS,
             seed=seed,
             resamples=resamples,
             pair_resamples=pair_resamples,
@@ -222,24 +218,24 @@ def study_agreement(
     row = sql.design(db, design_pk)
     design, version, rubric = row.name, row.version_no, Rubric.model_validate(row.rubric)
     del row  # its document lists the design's tasks
-    found, pairs, hidden = _design_input(db, design_pk, rubric, pending)
-    report = compute_all(
-        found.records,
-        found.levels,
-        dict(found.scales),
+    fold = CodedFold(rubric)
+    hidden = _fold_design(db, design_pk, fold, pending)
+    report = compute_coded(
+        fold.variables(),
         seed,
         resamples=resamples,
         pair_resamples=pair_resamples,
         confidence=confidence,
         weight_basis=weight_basis,
     )
-    preferences, paired = found.records.get("preference", []), "preference" in found.levels
-    del found
-    by_set, counts = side_records(labels_by_runs(db, study_id), pairs)
-    del pairs
-    references = reference_agreements(
+    paired = fold.pairs
+    preferences = fold.variable("preference")
+    del fold
+    references, counts = reference_agreements(
         preferences,
-        by_set,
+        labels_by_runs(db, study_id),
+        pair_places(db, design_pk),
+        pending,
         seed=seed,
         resamples=resamples,
         confidence=confidence,

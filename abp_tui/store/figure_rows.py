@@ -129,30 +129,57 @@ def label_counts(db: sqlite_utils.Database, study_id: str) -> tuple[dict[str, in
 
 def latest_labels(
     db: sqlite_utils.Database, study_id: str
-) -> Iterator[tuple[str, str, str, int, int]]:
-    """Each label set's latest label of each source item, where the set first labelled it in
-    stored order: (source item, label set, choice, run 1 key, run 2 key)."""
+) -> Iterator[tuple[str, str, str, int, int, int]]:
+    """Each label set's latest label of each source item, a source item's labels together:
+    (source item, label set, choice, run 1 key, run 2 key, where the set first labelled the item
+    in stored order)."""
     rows = db.execute(
-        "SELECT p.item_id, p.reviewer, p.choice, p.run_1_pk, p.run_2_pk FROM "
-        f"(SELECT MIN(p.pk) AS first, MAX(p.pk) AS last {_EXTERNAL} "
-        "GROUP BY p.item_id, p.reviewer) g JOIN preferences p ON p.pk = g.last ORDER BY g.first",
+        "SELECT g.item_id, p.reviewer, p.choice, p.run_1_pk, p.run_2_pk, g.first FROM "
+        f"(SELECT p.item_id, MIN(p.pk) AS first, MAX(p.pk) AS last {_EXTERNAL} "
+        "GROUP BY p.item_id, p.reviewer) g JOIN preferences p ON p.pk = g.last "
+        "ORDER BY g.item_id, g.first",
         [study_id],
     )
-    for item, reviewer, choice, run_1, run_2 in rows:
-        yield str(item), str(reviewer), str(choice), int(run_1), int(run_2)
+    for item, reviewer, choice, run_1, run_2, first in rows:
+        yield str(item), str(reviewer), str(choice), int(run_1), int(run_2), int(first)
 
 
 def labels_by_runs(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[str, str, int, int]]:
     """Each label set's latest label of each pair of run versions (whichever it calls response
-    1): (label set, choice, run 1 key, run 2 key)."""
+    1): (label set, choice, run 1 key, run 2 key), by the pair's lower run key, then its
+    higher (as :func:`pair_places` lists a design's pair items)."""
     rows = db.execute(
         "SELECT p.reviewer, p.choice, p.run_1_pk, p.run_2_pk FROM preferences p WHERE p.pk IN "
         f"(SELECT MAX(p.pk) {_EXTERNAL} GROUP BY p.reviewer, MIN(p.run_1_pk, p.run_2_pk), "
-        "MAX(p.run_1_pk, p.run_2_pk)) ORDER BY p.pk",
+        "MAX(p.run_1_pk, p.run_2_pk)) "
+        "ORDER BY MIN(p.run_1_pk, p.run_2_pk), MAX(p.run_1_pk, p.run_2_pk), p.pk",
         [study_id],
     )
     for reviewer, choice, run_1, run_2 in rows:
         yield str(reviewer), str(choice), int(run_1), int(run_2)
 
 
-__all__ = ["ItemRecords", "item_records", "label_counts", "labels_by_runs", "latest_labels"]
+def pair_places(db: sqlite_utils.Database, design_pk: int) -> Iterator[tuple[int, int, int, int]]:
+    """A design's pair items of two different run versions by those versions, the last item of
+    the plan that holds each pair: (lower run key, higher run key, the item's place in the plan
+    as :func:`item_records` numbers it, its run a's key), by the lower key, then the higher."""
+    rows = db.execute(
+        "SELECT lo, hi, MAX(place), run_a FROM (SELECT MIN(i.run_a_pk, i.run_b_pk) AS lo, "
+        "MAX(i.run_a_pk, i.run_b_pk) AS hi, ROW_NUMBER() OVER (ORDER BY i.pk) - 1 AS place, "
+        "i.run_a_pk AS run_a FROM items i JOIN tasks t ON t.pk = i.task_pk "
+        "JOIN runs ra ON ra.pk = i.run_a_pk JOIN conditions ca ON ca.pk = ra.condition_pk "
+        "WHERE i.design_pk = ?) WHERE lo IS NOT NULL AND lo != hi GROUP BY lo, hi ORDER BY lo, hi",
+        [design_pk],
+    )
+    for lo, hi, place, run_a in rows:
+        yield int(lo), int(hi), int(place), int(run_a)
+
+
+__all__ = [
+    "ItemRecords",
+    "item_records",
+    "label_counts",
+    "labels_by_runs",
+    "latest_labels",
+    "pair_places",
+]

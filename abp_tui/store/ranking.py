@@ -7,6 +7,7 @@ ranking may read a million of them. Nothing here decides what a vote counts for.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,8 @@ import numpy.typing as npt
 import sqlite_utils
 
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+I8 = npt.NDArray[np.int8]
 F64 = npt.NDArray[np.float64]
 
 CHOICES = ("response_1", "response_2", "tie", "insufficient_evidence")
@@ -45,30 +48,28 @@ WHERE r.study_id = ?
 """Every stored version of the study's runs: its condition, whether it is current, and its
 output's length (-1: no output stored); read once per run, not once per label."""
 
-_CHUNK = 65536
-"""Rows converted to integers at a time: a million labels are never all held as rows."""
+_CHUNK = 8192
+"""Rows converted to columns at a time: a million labels are never all held as rows."""
 
 
-def _int_rows(cursor: Any, width: int) -> I64:
-    """A cursor's integer rows as one (rows, width) array, read a chunk at a time."""
-    parts = [np.zeros((0, width), dtype=np.int64)]
-    while chunk := cursor.fetchmany(_CHUNK):
-        parts.append(np.array(chunk, dtype=np.int64).reshape(len(chunk), width))
-    return np.concatenate(parts)
+def _ints(rows: list[Any], width: int) -> I64:
+    """A chunk of integer rows as one (rows, width) array (the rows are dropped at once)."""
+    return np.array(rows, dtype=np.int64).reshape(len(rows), width)
 
 
 @dataclass(frozen=True, eq=False)
 class LabelColumns:
-    """A study's imported labels as columns (one entry per label)."""
+    """A study's imported labels as columns (one entry per label), each in the smallest type
+    that holds it (a ranking may read a million labels)."""
 
     conditions: tuple[str, ...]
     """Condition ids; ``condition_1`` and ``condition_2`` index into it."""
     tasks: tuple[str, ...]
     """Task ids; ``task`` indexes into it."""
-    task: I64
-    condition_1: I64
-    condition_2: I64
-    choice: I64
+    task: I32
+    condition_1: I32
+    condition_2: I32
+    choice: I8
     """Index into CHOICES."""
     length_1: F64
     length_2: F64
@@ -79,8 +80,10 @@ class LabelColumns:
 def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
     """Each label set's latest label of each source item (a later import replaces an earlier
     one), external reviewers only (an AI judge's verdicts live in ``judge_verdicts``), with the
-    task, both runs' conditions and output lengths and whether both runs are current."""
-    data = _int_rows(db.execute(_LABELS, [study_id]), 4)
+    task, both runs' conditions and output lengths and whether both runs are current. The
+    labels are read a chunk at a time, each chunk made into these columns at once."""
+    labels = db.execute(_LABELS, [study_id])
+    data = _ints(labels.fetchmany(_CHUNK), 4)
     codes: dict[str, int] = {}
     condition_of = {
         int(pk): codes.setdefault(str(name), len(codes))
@@ -89,35 +92,54 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
         ).fetchall()
     }
     if not len(data):
-        empty = np.zeros(0, dtype=np.int64)
-        nothing = np.zeros(0, dtype=np.float64)
         no = np.zeros(0, dtype=bool)
-        return LabelColumns(tuple(codes), (), empty, empty, empty, empty, nothing, nothing, no)
-    runs = _int_rows(db.execute(_RUNS, [study_id]), 4)
-    size = int(runs[:, 0].max()) + 1
-    run_condition = np.full(size, -1, dtype=np.int64)
-    condition_code = np.full(max(condition_of, default=-1) + 1, -1, dtype=np.int64)
+        return LabelColumns(
+            tuple(codes),
+            (),
+            *(np.zeros(0, dtype=np.int32),) * 3,
+            np.zeros(0, dtype=np.int8),
+            *(np.zeros(0, dtype=np.float64),) * 2,
+            no,
+        )
+    top = db.execute("SELECT MAX(pk) FROM runs WHERE study_id = ?", [study_id]).fetchone()[0]
+    size = int(top or 0) + 1
+    run_condition = np.full(size, -1, dtype=np.int32)
+    condition_code = np.full(max(condition_of, default=-1) + 1, -1, dtype=np.int32)
     condition_code[list(condition_of)] = list(condition_of.values())
-    run_condition[runs[:, 0]] = condition_code[runs[:, 1]]
     run_current = np.zeros(size, dtype=bool)
-    run_current[runs[:, 0]] = runs[:, 2].astype(bool)
     run_length = np.full(size, np.nan)
-    run_length[runs[:, 0]] = np.where(runs[:, 3] < 0, np.nan, runs[:, 3])
-    tasks = db.execute("SELECT pk, id FROM tasks WHERE study_id = ?", [study_id]).fetchall()
-    task_code = np.full(max(int(r[0]) for r in tasks) + 1, -1, dtype=np.int64)
-    task_code[[int(r[0]) for r in tasks]] = np.arange(len(tasks))
-    one, two = data[:, 1], data[:, 2]
-    return LabelColumns(
-        conditions=tuple(codes),
-        tasks=tuple(str(r[1]) for r in tasks),
-        task=task_code[data[:, 0]],
-        condition_1=run_condition[one],
-        condition_2=run_condition[two],
-        choice=data[:, 3].copy(),
-        length_1=run_length[one],
-        length_2=run_length[two],
-        current=run_current[one] & run_current[two],
-    )
+    runs = db.execute(_RUNS, [study_id])
+    while len(r := _ints(runs.fetchmany(_CHUNK), 4)):
+        run_condition[r[:, 0]] = condition_code[r[:, 1]]
+        run_current[r[:, 0]] = r[:, 2].astype(bool)
+        run_length[r[:, 0]] = np.where(r[:, 3] < 0, np.nan, r[:, 3])
+    task_pks: array[int] = array("q")
+    names: list[str] = []
+    for pk, name in db.execute("SELECT pk, id FROM tasks WHERE study_id = ?", [study_id]):
+        task_pks.append(int(pk))
+        names.append(str(name))
+    pks = np.frombuffer(task_pks, dtype=np.int64)
+    task_code = np.full(int(pks.max()) + 1, -1, dtype=np.int32)
+    task_code[pks] = np.arange(pks.size, dtype=np.int32)
+    del task_pks, pks
+    parts: list[tuple[npt.NDArray[Any], ...]] = []
+    while len(data):
+        one, two = data[:, 1], data[:, 2]
+        parts.append(
+            (
+                task_code[data[:, 0]],
+                run_condition[one],
+                run_condition[two],
+                data[:, 3].astype(np.int8),
+                run_length[one],
+                run_length[two],
+                run_current[one] & run_current[two],
+            )
+        )
+        data = _ints(labels.fetchmany(_CHUNK), 4)
+    column = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    del parts
+    return LabelColumns(tuple(codes), tuple(names), *column)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,8 @@ class AgreementFold:
         """Fatal criteria of the judged items' tasks and of the rubric, as first met."""
         self.pairs = False
         """Whether the design has pair items (judged or not): then the preference counts."""
+        self._code = ""
+        self._units: dict[str | None, str] = {}
 
     def add(
         self, item: Item, judgments: Sequence[JudgmentRevision], task_criteria: Sequence[str]
@@ -93,43 +95,58 @@ class AgreementFold:
         """One judged item: each reviewer's first submitted judgment of it (reviewers by name),
         and the fatal criteria of its task."""
         rubric = self.rubric
-        out = self.out
+        put = self._put
         self.pairs = self.pairs or item.is_pair
+        self._begin(item)
         criteria: tuple[str, ...] = ()
         if not rubric.preference_only:
             criteria = tuple(dict.fromkeys((*task_criteria, *rubric.fatal_criteria)))
             for criterion in criteria:
                 if criterion not in self.criteria:
                     self.criteria[criterion] = None
-                    out[f"fatal:{criterion}"] = []
+                    self._new_variable(f"fatal:{criterion}", FLAG_SCALE)
         for j in judgments:
             # In the item's own order, whatever order a record kept: the statistics' bootstrap
             # draws units in the order they first appear.
             ordered = sorted(j.judgment.responses.items(), key=lambda r: (place(item, r[0]), r[0]))
             for run, response in ordered:
-                unit = f"{item.code}:{side(item, run)}"
+                at = side(item, run)
                 for dim in rubric.dimensions:
                     if dim.scored and dim.id in response.scores:
-                        out[f"dimension:{dim.id}"].append(
-                            (unit, j.reviewer, response.scores[dim.id])
-                        )
+                        put(f"dimension:{dim.id}", at, j.reviewer, response.scores[dim.id])
                 state = result_state(rubric, response)
                 if state is not None:
-                    out["result_state"].append((unit, j.reviewer, state.value))
+                    put("result_state", at, j.reviewer, state.value)
                 if response.state_override is not None or rubric.preference_only:
                     continue
                 summed = total(rubric, response)
                 if summed is not None:
-                    out["total"].append((unit, j.reviewer, summed))
-                out["fatal_hit"].append((unit, j.reviewer, int(bool(response.fatal_hits))))
+                    put("total", at, j.reviewer, summed)
+                put("fatal_hit", at, j.reviewer, int(bool(response.fatal_hits)))
                 for criterion in criteria:
-                    hit = int(criterion in response.fatal_hits)
-                    out[f"fatal:{criterion}"].append((unit, j.reviewer, hit))
+                    put(f"fatal:{criterion}", at, j.reviewer, int(criterion in response.fatal_hits))
             choice = preferred(j)
             if item.is_pair and choice is not None:
                 chosen = preferred_run(j)
                 value = choice if chosen is None else side(item, chosen)
-                out.setdefault("preference", []).append((item.code, j.reviewer, value))
+                put("preference", None, j.reviewer, value)
+
+    def _begin(self, item: Item) -> None:
+        """The item whose judgments are put next."""
+        self._code = item.code
+        self._units = {None: item.code}
+
+    def _new_variable(self, name: str, scale: tuple[Category, ...]) -> None:
+        """A fatal criterion first met: its variable, on ``scale``."""
+        self.out[name] = []
+
+    def _put(self, name: str, at: str | None, reviewer: str, value: Category | None) -> None:
+        """One observation of variable ``name``: the item put last's run on side ``at`` (None:
+        the item itself), as one reviewer judged it."""
+        unit = self._units.get(at)
+        if unit is None:  # one string for every variable of the run
+            unit = self._units[at] = f"{self._code}:{at}"
+        self.out.setdefault(name, []).append((unit, reviewer, value))
 
     def result(self) -> AgreementInput:
         """The records, levels and scales: the rubric's variables, then each fatal criterion as

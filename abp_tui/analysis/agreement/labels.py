@@ -24,7 +24,7 @@ Pure: the caller reads the labels, the items' runs and the viewer's pending runs
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -36,13 +36,16 @@ from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.models import DesignRecords, PreferenceChoice
 from abp_tui.models.base import Model
 from abp_tui.stats.agreement import (
+    AgreementError,
     AgreementReport,
-    Observation,
     PairAgreement,
     VariableAgreement,
     WeightBasis,
-    compute_variable,
+    category_label,
+    declared_categories,
+    pair_from_counts,
 )
+from abp_tui.stats.agreement_coded import CodedVariable
 
 SOURCE_SCALE: Final = ("1", "2", "tie", "insufficient_evidence")
 """The labels among themselves, in the source's own orientation (response 1, response 2)."""
@@ -166,118 +169,147 @@ def visible(records: DesignRecords, hidden: frozenset[str]) -> DesignRecords:
     return replace(records, judgments=tuple(j for j in records.judgments if j.item not in hidden))
 
 
-def run_pair(run_1_pk: int, run_2_pk: int) -> int:
-    """One number for two run versions, whichever order they are named in (a map's key that
-    costs far less than a set of the two)."""
-    lo, hi = sorted((run_1_pk, run_2_pk))
-    return (lo << 64) | hi
-
-
-@dataclass(frozen=True, slots=True)
-class PairItem:
-    """A design's pair item as a label is mapped onto it: its place in the plan, its code, its
-    run a's version and whether it is held back from the viewer."""
-
-    order: int
-    code: str
-    run_a_pk: int
-    hidden: bool
-
-
-def source_records(
-    labels: Iterable[tuple[str, str, str, int, int]], pending: frozenset[int] = frozenset()
-) -> list[Observation]:
-    """The labels among themselves, as (source item, label set, value) in the source's own
-    orientation, from each set's latest label of each source item (source item, label set,
-    choice, run 1 key, run 2 key: :func:`abp_tui.store.figure_rows.latest_labels`); labels of a
-    pair with a run the viewer still has to judge are left out."""
-    out: list[Observation] = []
-    names: dict[str, str] = {}
-    last = ""
-    for item, reviewer, choice, run_1, run_2 in labels:
+def source_variable(
+    labels: Iterable[tuple[str, str, str, int, int, int]],
+    scale: Sequence[str],
+    variable: str,
+    pending: frozenset[int] = frozenset(),
+) -> tuple[CodedVariable, int]:
+    """The labels among themselves as a coded variable (unit: the source item, label set:
+    the reviewer, value: the choice in the source's own orientation) from each set's latest
+    label of each source item, a source item's labels together (source item, label set, choice,
+    run 1 key, run 2 key, stored order: :func:`abp_tui.store.figure_rows.latest_labels`); and
+    how many source items it holds. Labels of a pair with a run the viewer still has to judge
+    are left out. Raises AgreementError for a label off ``scale``, naming the first stored."""
+    categories = declared_categories("nominal", scale, variable)
+    index = {c: k for k, c in enumerate(categories)}
+    names: dict[str, int] = {}
+    unit, reviewer, value = array("q"), array("h"), array("b")
+    last, units = None, -1
+    offender: tuple[int, str, str, str] | None = None
+    for item, name, choice, run_1, run_2, first in labels:
         if run_1 in pending or run_2 in pending:
             continue
-        # A source item's labels come together: its id is held once for all of them.
-        last = last if item == last else item
-        out.append((last, names.setdefault(reviewer, reviewer), _SOURCE_VALUE[choice]))
-    return out
-
-
-def side_records(
-    labels: Iterable[tuple[str, str, int, int]], pairs: Mapping[int, PairItem]
-) -> tuple[dict[str, list[Observation]], dict[str, tuple[int, int]]]:
-    """Per label set, its labels of the design's pair items (``pairs``, by :func:`run_pair`) as
-    the side of the item preferred (unit: the item's code, plan order), held-back items left
-    out; and per label set, (labels on the design's items, of which held back). ``labels``:
-    each set's latest label of each pair of run versions (label set, choice, run 1 key, run 2
-    key: :func:`abp_tui.store.figure_rows.labels_by_runs`); a label of a run's other version is
-    another label."""
-    found: dict[str, list[Observation]] = {}
-    places: dict[str, array[int]] = {}  # each observation's item's place in the plan
-    counts: dict[str, list[int]] = {}
-    held: dict[str, str] = {}  # a few label sets' names and choices, each held once
-    for name, choice, run_1, run_2 in labels:
-        reviewer = held.setdefault(name, name)
-        found.setdefault(reviewer, [])
-        places.setdefault(reviewer, array("q"))
-        tally = counts.setdefault(reviewer, [0, 0])
-        item = pairs.get(run_pair(run_1, run_2)) if run_1 != run_2 else None
-        if item is None:
+        label = _SOURCE_VALUE[choice]
+        code = index.get(label)
+        if code is None:
+            if offender is None or first < offender[0]:
+                offender = (first, item, name, label)
             continue
-        tally[0] += 1
-        if item.hidden:
-            tally[1] += 1
-            continue
-        # The label's own placement: the source showed run 1, then run 2.
-        run = run_picked(choice, placement_of((run_1, run_2)))
-        # A tie or insufficient evidence is the same whichever side.
-        value = (
-            held.setdefault(choice, choice)
-            if run is None
-            else ("a" if item.run_a_pk == run else "b")
+        if item != last:
+            last, units = item, units + 1
+        unit.append(units)
+        reviewer.append(names.setdefault(name, len(names)))
+        value.append(code)
+    if offender is not None:
+        _first, item, name, label = offender
+        shown = ", ".join(category_label(c) for c in categories[:12])
+        raise AgreementError(
+            f"variable {variable!r}: reviewer {name!r} gave item {item!r} the value {label!r}, "
+            f"which is not on the scale ({shown})"
         )
-        found[reviewer].append((item.code, reviewer, value))
-        places[reviewer].append(item.order)
-    # In plan order (a set labels an item once: its place is its own).
-    records = {
-        name: [rows[k] for k in np.argsort(places[name], kind="stable").tolist()]
-        for name, rows in found.items()
-    }
-    return records, {name: (t[0], t[1]) for name, t in counts.items()}
+    coded = CodedVariable(
+        variable=variable,
+        level="nominal",
+        categories=categories,
+        reviewers=tuple(names),
+        unit=np.frombuffer(unit, dtype=np.int64),
+        reviewer=np.frombuffer(reviewer, dtype=np.int16).astype(np.int64),
+        value=np.frombuffer(value, dtype=np.int8).astype(np.int64),
+    )
+    return coded, units + 1
+
+
+_SIDE_INDEX: Final = {c: k for k, c in enumerate(PREFERENCE_SCALE)}
 
 
 def reference_agreements(
-    preferences: Sequence[Observation],
-    references: Mapping[str, Sequence[Observation]],
+    preferences: CodedVariable,
+    labels: Iterable[tuple[str, str, int, int]],
+    places: Iterable[tuple[int, int, int, int]],
+    pending: frozenset[int],
     *,
     seed: int,
     resamples: int,
     confidence: float,
     weight_basis: WeightBasis,
-) -> tuple[ReferenceAgreement, ...]:
-    """Each reviewer of ``preferences`` against each label set that labels an item they judged
-    (the same statistics as a pair of reviewers, the pair bootstrapped ``resamples`` times)."""
-    reviewers = sorted({r for _u, r, _v in preferences} - set(references))
+) -> tuple[tuple[ReferenceAgreement, ...], dict[str, tuple[int, int]]]:
+    """Each reviewer of ``preferences`` (units: the items' places in the plan) against each
+    label set that labels a pair item of the design (percent agreement and Cohen's kappa on
+    the items both judged, the pair bootstrapped ``resamples`` times); and per label set,
+    (labels on the design's items, of which held back from the viewer).
+
+    ``labels``: each set's latest label of each pair of run versions (label set, choice, run 1
+    key, run 2 key: :func:`abp_tui.store.figure_rows.labels_by_runs`), a label of a run's other
+    version another label; ``places``: the design's pair items by their runs
+    (:func:`abp_tui.store.figure_rows.pair_places`), both by their lower run key, then the
+    higher, so that each label meets its item in one pass over both. A label counts as the side
+    of the item it preferred, mapped through the runs; an item sharing a run with ``pending``
+    is held back. What is held is each pair's confusion matrix: the figures are what
+    :func:`~abp_tui.stats.agreement.compute_variable` gives the reviewer's and the set's
+    preferences as records (:func:`~abp_tui.stats.agreement.pair_from_counts`). Raises
+    AgreementError for a choice that is no preference."""
+    names = preferences.reviewers
+    judged = np.bincount(preferences.reviewer, minlength=len(names)) > 0
+    size = int(preferences.unit.max(initial=-1)) + 1
+    q = len(PREFERENCE_SCALE)
+    # Each reviewer's pick of each item (-1: none): one small row per item judged.
+    picks = np.full((size, len(names)), -1, dtype=np.int8)
+    picks[preferences.unit, preferences.reviewer] = preferences.value
+    cells: dict[str, list[list[int]]] = {}  # per set, per reviewer: its q x q cells
+    counts: dict[str, list[int]] = {}
+    labelled: set[str] = set()
+    pairs = iter(places)
+    at: tuple[int, int, int, int] | None = next(pairs, None)
+    for name, choice, run_1, run_2 in labels:
+        tally = counts.setdefault(name, [0, 0])
+        own = cells.setdefault(name, [[0] * (q * q) for _ in names])
+        key = (run_1, run_2) if run_1 < run_2 else (run_2, run_1)
+        while at is not None and (at[0], at[1]) < key:
+            at = next(pairs, None)
+        if at is None or (at[0], at[1]) != key:
+            continue
+        _lo, _hi, place, run_a = at
+        tally[0] += 1
+        if run_1 in pending or run_2 in pending:
+            tally[1] += 1
+            continue
+        # The label's own placement: the source showed run 1, then run 2.
+        run = run_picked(choice, placement_of((run_1, run_2)))
+        # A tie or insufficient evidence is the same whichever side.
+        side = choice if run is None else ("a" if run_a == run else "b")
+        value = _SIDE_INDEX.get(side)
+        if value is None:
+            raise AgreementError(
+                f"label set {name!r}: the choice {choice!r} is not a preference "
+                f"({', '.join(PREFERENCE_SCALE)})"
+            )
+        labelled.add(name)
+        if place < size:
+            for k, pick in enumerate(picks[place].tolist()):
+                if pick >= 0:
+                    own[k][pick * q + value] += 1
+    reviewers = sorted({names[k] for k in np.flatnonzero(judged).tolist()} - set(counts))
     out = []
-    for reference in sorted(references):
-        labels = list(references[reference])
+    for reference in sorted(cells):
+        if reference not in labelled:
+            continue  # no label of the design's items: one reviewer, no pair
         for reviewer in reviewers:
-            own = [o for o in preferences if o[1] == reviewer]
-            variable = compute_variable(
-                own + labels,
-                "nominal",
+            square = np.array(cells[reference][names.index(reviewer)], dtype=np.int64)
+            square = square.reshape(q, q)
+            pair = (reviewer, reference)
+            if reference < reviewer:
+                square, pair = square.T, (reference, reviewer)
+            figures = pair_from_counts(
+                square,
                 PREFERENCE_SCALE,
+                pair,
+                level="nominal",
                 variable="preference",
                 seed=seed,
-                resamples=0,
-                pair_resamples=resamples,
+                resamples=resamples,
                 confidence=confidence,
                 weight_basis=weight_basis,
             )
-            if variable.pairs:
-                out.append(
-                    ReferenceAgreement(
-                        reviewer=reviewer, reference=reference, pair=variable.pairs[0]
-                    )
-                )
-    return tuple(out)
+            out.append(ReferenceAgreement(reviewer=reviewer, reference=reference, pair=figures))
+    return tuple(out), {name: (t[0], t[1]) for name, t in counts.items()}

@@ -18,10 +18,11 @@ left out and counted by reason. Pure: the caller reads the records from the stor
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,8 @@ from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, ItemPreference, PreferenceChoice
 
 I64 = npt.NDArray[np.int64]
+Ints = npt.NDArray[np.signedinteger[Any]]
+"""Codes in any signed integer type (a large source's columns are held in the smallest)."""
 F64 = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 
@@ -60,10 +63,10 @@ def _excluded(counts: Counter[str]) -> list[Excluded]:
 def votes_from_columns(
     conditions: Sequence[str],
     task_names: Sequence[str],
-    task: I64,
-    system_1: I64,
-    system_2: I64,
-    outcome: I64,
+    task: Ints,
+    system_1: Ints,
+    system_2: Ints,
+    outcome: Ints,
     length_1: F64,
     length_2: F64,
     keep: Bools,
@@ -75,11 +78,16 @@ def votes_from_columns(
     recode = np.full(len(conditions), -1, dtype=np.int64)
     order = sorted(used.tolist(), key=lambda c: conditions[c])
     recode[order] = np.arange(len(order))
-    kept_tasks, task_code = np.unique(task[rows], return_inverse=True)
+    # The kept tasks renumbered in their codes' order (what np.unique's inverse gives, without
+    # sorting a copy of every vote's task).
+    kept = task[rows]
+    seen = np.zeros(len(task_names), dtype=bool)
+    seen[kept] = True
+    renumber = np.cumsum(seen, dtype=np.int64) - 1
     return Votes(
         systems=tuple(conditions[c] for c in order),
-        tasks=tuple(task_names[t] for t in kept_tasks.tolist()),
-        task=task_code.reshape(-1).astype(np.int64),
+        tasks=tuple(task_names[t] for t in np.flatnonzero(seen).tolist()),
+        task=renumber[kept],
         a=recode[system_1[rows]],
         b=recode[system_2[rows]],
         outcome=outcome[rows].copy(),
@@ -96,10 +104,10 @@ response 1 (the vote's a) against response 2."""
 def label_votes(
     conditions: Sequence[str],
     task_names: Sequence[str],
-    task: I64,
-    condition_1: I64,
-    condition_2: I64,
-    choice: I64,
+    task: Ints,
+    condition_1: Ints,
+    condition_2: Ints,
+    choice: Ints,
     length_1: F64,
     length_2: F64,
     current: Bools,
@@ -135,12 +143,21 @@ def _final_vote(pick: str, runs: tuple[str, str]) -> int | str:
 class VoteFold:
     """A design's final human preferences folded into votes one pair at a time, what
     :func:`design_votes` counts: a large design's preferences are never all held, only the
-    votes (``superseded``: the ids of the runs whose content changed since judged)."""
+    votes (``superseded``: the ids of the runs whose content changed since judged), each as
+    a few numbers in typed arrays (its task and systems as codes): the votes
+    :meth:`Votes.from_rows` makes of the same rows."""
 
     def __init__(self, superseded: Container[str]) -> None:
         self.superseded = superseded
         self.counts: Counter[str] = Counter()
-        self.rows: list[tuple[str, str, str, int, float | None, float | None]] = []
+        self.tasks: dict[str, int] = {}
+        self.systems: dict[str, int] = {}
+        self.task: array[int] = array("q")
+        self.a: array[int] = array("q")
+        self.b: array[int] = array("q")
+        self.outcome: array[int] = array("b")
+        self.length_a: array[float] = array("d")
+        self.length_b: array[float] = array("d")
 
     def add(self, final: ItemPreference, lengths: tuple[int | None, int | None]) -> None:
         """One pair's final preference, with its runs' output lengths (a, b; None: unknown)."""
@@ -156,11 +173,29 @@ class VoteFold:
         elif runs[0] in self.superseded or runs[1] in self.superseded:
             self.counts[STALE] += 1
         else:
-            c = final.conditions
-            self.rows.append((final.task, c[0], c[1], vote, lengths[0], lengths[1]))
+            c, systems = final.conditions, self.systems
+            self.task.append(self.tasks.setdefault(final.task, len(self.tasks)))
+            self.a.append(systems.setdefault(c[0], len(systems)))
+            self.b.append(systems.setdefault(c[1], len(systems)))
+            self.outcome.append(vote)
+            self.length_a.append(math.nan if lengths[0] is None else float(lengths[0]))
+            self.length_b.append(math.nan if lengths[1] is None else float(lengths[1]))
 
     def votes(self) -> tuple[Votes, list[Excluded]]:
-        return Votes.from_rows(self.rows), _excluded(self.counts)
+        names = sorted(self.systems)
+        recode = np.zeros(len(names), dtype=np.int64)
+        recode[[self.systems[n] for n in names]] = np.arange(len(names))
+        votes = Votes(
+            systems=tuple(names),
+            tasks=tuple(self.tasks),
+            task=np.array(self.task, dtype=np.int64),
+            a=recode[np.asarray(self.a, dtype=np.int64)],
+            b=recode[np.asarray(self.b, dtype=np.int64)],
+            outcome=np.array(self.outcome, dtype=np.int64),
+            length_a=np.array(self.length_a, dtype=np.float64),
+            length_b=np.array(self.length_b, dtype=np.float64),
+        )
+        return votes, _excluded(self.counts)
 
 
 def design_votes(
