@@ -11,9 +11,10 @@ Nothing is written.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,8 +44,7 @@ from abp_tui.store.queries import (
     results_order,
     task_from_row,
 )
-from abp_tui.store.run_order import results_order_bytes
-from abp_tui.text.natural import natural_key
+from abp_tui.store.run_order import natural_bytes, results_order_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,14 +86,28 @@ def tasks(db: sqlite_utils.Database, study_id: str) -> list[tuple[Task, bool]]:
 
 def each_task(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[Task, bool]]:
     """The tasks of :func:`tasks`, each made when it is reached (a large study's hundred
-    thousand tasks are written out one at a time, never all held as records)."""
-    rows = db.execute(
-        f"SELECT {TASK_COLUMNS}, placeholder FROM tasks WHERE study_id = ? AND current = 1",
-        [study_id],
-    ).fetchall()
-    rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10, as every task list
-    for r in rows:
-        yield task_from_row(r), bool(r[11])
+    thousand tasks are written out one at a time, never all held as records or rows): sorted
+    by SQLite (:func:`_in_order`), read a batch at a time."""
+    with read_snapshot(db):
+        conn = db.conn
+        keys = (
+            (natural_bytes(str(task)), pk)  # T2 before T10, as every task list
+            for pk, task in conn.execute(
+                "SELECT pk, id FROM tasks WHERE study_id = ? AND current = 1", [study_id]
+            )
+        )
+        for batch in _in_order(conn, keys):
+            marks = ", ".join("?" for _ in batch)
+            found = {
+                r[12]: r
+                for r in conn.execute(
+                    f"SELECT {TASK_COLUMNS}, placeholder, pk FROM tasks WHERE pk IN ({marks})",
+                    batch,
+                ).fetchall()
+            }
+            for pk in batch:
+                r = found.pop(pk)
+                yield task_from_row(r), bool(r[11])
 
 
 def conditions(db: sqlite_utils.Database, study_id: str) -> list[Condition]:
@@ -147,51 +161,61 @@ def each_current_run(db: sqlite_utils.Database, study_id: str) -> Iterator[Store
 
 
 def _each_current_run(conn: sqlite3.Connection, study_id: str) -> Iterator[StoredRun]:
-    conn.execute(f"DROP TABLE IF EXISTS {_ORDER}")
-    conn.execute(f"CREATE TEMP TABLE {_ORDER} (k BLOB NOT NULL, pk INTEGER NOT NULL)")
-    try:
-        conn.executemany(
-            f"INSERT INTO {_ORDER} (k, pk) VALUES (?, ?)",
-            (
-                (results_order_bytes(str(c), str(t), int(trial), str(run)), pk)
-                for pk, run, t, c, trial in conn.execute(
-                    "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r "
-                    "JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk "
-                    "WHERE r.study_id = ? AND r.current = 1",
-                    [study_id],
-                )
-            ),
+    keys = (
+        (results_order_bytes(str(c), str(t), int(trial), str(run)), pk)
+        for pk, run, t, c, trial in conn.execute(
+            "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r "
+            "JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk "
+            "WHERE r.study_id = ? AND r.current = 1",
+            [study_id],
         )
-        ordered = conn.execute(f"SELECT pk FROM {_ORDER} ORDER BY k")
-        while batch := [pk for (pk,) in ordered.fetchmany(_BATCH)]:
-            marks = ", ".join("?" for _ in batch)
-            found = {
-                r[10]: r
-                for r in conn.execute(
-                    RUN_FACTS_SELECT.format(
-                        more=", r.pk, r.document, b.text, r.trace_pk",
-                        join=" LEFT JOIN blobs b ON b.sha256 = r.output_sha256",
-                    )
-                    + f"AND r.pk IN ({marks})",
-                    [study_id, *batch],
-                ).fetchall()
-            }
-            for pk in batch:
-                r = found.pop(pk)
-                record = json.loads(r[11])
-                record.pop("output", None)
-                metadata = record.get("metadata")
-                facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
-                yield StoredRun(facts, record, r[12], r[13])
+    )
+    for batch in _in_order(conn, keys):
+        marks = ", ".join("?" for _ in batch)
+        found = {
+            r[10]: r
+            for r in conn.execute(
+                RUN_FACTS_SELECT.format(
+                    more=", r.pk, r.document, b.text, r.trace_pk",
+                    join=" LEFT JOIN blobs b ON b.sha256 = r.output_sha256",
+                )
+                + f"AND r.pk IN ({marks})",
+                [study_id, *batch],
+            ).fetchall()
+        }
+        for pk in batch:
+            r = found.pop(pk)
+            record = json.loads(r[11])
+            record.pop("output", None)
+            metadata = record.get("metadata")
+            facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
+            yield StoredRun(facts, record, r[12], r[13])
+
+
+def _in_order(conn: sqlite3.Connection, keyed: Iterable[tuple[bytes, int]]) -> Iterator[list[int]]:
+    """The keys (``pk``) of ``keyed`` in the order of their sort keys (bytes, compared as
+    SQLite compares BLOBs: :mod:`abp_tui.store.run_order`), :data:`_BATCH` at a time: the keys
+    are written to a temporary table of the connection and SQLite sorts them (its sorter
+    spills to the disk), so that no list of every row is held. Inside a read transaction
+    (the caller's), which a temporary table leaves one: the database is not written."""
+    table = f"{_ORDER}_{next(_TABLES)}"  # one each: two orders may be read at once
+    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute(f"CREATE TEMP TABLE {table} (k BLOB NOT NULL, pk INTEGER NOT NULL)")
+    try:
+        conn.executemany(f"INSERT INTO {table} (k, pk) VALUES (?, ?)", keyed)
+        ordered = conn.execute(f"SELECT pk FROM {table} ORDER BY k")
+        while batch := [int(pk) for (pk,) in ordered.fetchmany(_BATCH)]:
+            yield batch
     finally:
-        # Gone already when the read transaction it was made in ended before the runs were all
+        # Gone already when the read transaction it was made in ended before every row was
         # read (an export that failed midway).
         with contextlib.suppress(sqlite3.Error):
-            conn.execute(f"DROP TABLE IF EXISTS {_ORDER}")
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
 
 
-_ORDER = "temp.export_run_order"
-"""The temporary table :func:`each_current_run` sorts a study's runs in."""
+_ORDER = "temp.export_order"
+"""The temporary tables :func:`_in_order` sorts rows in (a number after it)."""
+_TABLES = itertools.count()
 
 
 def current_trace_lines(db: sqlite_utils.Database, study_id: str) -> dict[int, list[str]]:
