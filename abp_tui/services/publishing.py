@@ -6,9 +6,9 @@ Results are published only after the study was unblinded, so every export refuse
 (:class:`abp_tui.services.results_report.StudyIsBlind`).
 
 Every export reads the bundle's source files back, as ``verify`` will, and derives from those, so
-what an export writes is what ``verify`` re-derives; and the verdicts computed from them are
-checked against those computed from the records as the store returned them (the same rules on
-both) before anything is written. The
+what an export writes is what ``verify`` re-derives; and the records its verdicts are decided
+from are checked against the records as the store returned them (a digest of them taken as they
+were written: :mod:`abp_tui.services.published_records`) before anything derived is written. The
 writers (deterministic bytes, the atomic folder and zip) are :mod:`abp_tui.export.bundle`'s; this
 module is the only part of publishing that reads or writes the database.
 

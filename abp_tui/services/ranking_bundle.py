@@ -17,6 +17,7 @@ from typing import Any
 
 import sqlite_utils
 
+from abp_tui.analysis.ranking.fit import Votes
 from abp_tui.analysis.ranking.models import Excluded
 from abp_tui.errors import AbpError
 from abp_tui.export.bundle_writing import put_chunks
@@ -82,12 +83,12 @@ def put_ranking_sources(
 
 def _sorted_votes(
     source: str,
-    v: Any,
+    v: Votes,
     keep: Callable[[str, str], bool],
     apart: Callable[[str], bool],
     into: SortedLines,
 ) -> tuple[int, int, int]:
-    """Add each vote of ``v`` (:class:`abp_tui.analysis.ranking.fit.Votes`) kept to ``into``, its
+    """Add each vote of ``v`` kept to ``into``, its
     line as :func:`abp_tui.export.ranking.ranking_sources` writes it, keyed as it sorts them;
     the votes kept, out of scope, and on development material: the rule of
     :func:`abp_tui.services.ranking.kept_votes`, without a record of every vote kept."""
