@@ -125,10 +125,9 @@ class Collected:
     being written: :class:`abp_tui.export.bundle_writing.FolderFiles`)."""
     design: Published
     held: tuple[int, str]
-    """How many records the verdicts are decided from the files were written from, as the
-    store returned them, and their digest
-    (:class:`abp_tui.services.published_records.RecordsDigest`): what the bundle's analysis
-    must hold again."""
+    """The count and digest (:class:`abp_tui.services.published_records.RecordsDigest`) of the
+    records the verdicts are decided from, as the store returned them when the files were
+    written from them: what the bundle's analysis must hold again."""
 
 
 @dataclass(frozen=True)
