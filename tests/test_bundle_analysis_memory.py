@@ -293,7 +293,7 @@ def test_an_export_refuses_records_that_differ_from_the_databases(
     # from must be the database's, or nothing is written.
     db, pk = _judged(tmp_path, empty_db_template, 12)
     try:
-        ours = publishing.parse
+        ours = parse
 
         def one_lost(files: Mapping[str, bytes]) -> Inputs:
             inputs = ours(files)
