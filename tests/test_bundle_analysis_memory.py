@@ -17,12 +17,12 @@ import hashlib
 import pickle
 import random
 import tracemalloc
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 import sqlite_utils
 
-from abp_tui.analysis.verdicts import Decisions, decide
 from abp_tui.export import bundle
 from abp_tui.export import derive as derive_module
 from abp_tui.export.bundle_analysis import (
@@ -39,7 +39,7 @@ from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import JUDGMENTS_CSV, REPORT, VERDICTS, derive, derive_each
 from abp_tui.export.errors import ExportError
 from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, table_csv
-from abp_tui.models import DesignRecords
+from abp_tui.models import AdjudicationRevision, PreferenceChoice
 from abp_tui.services import publishing
 from abp_tui.services.publishing import collect, export_bundle
 from abp_tui.services.results_report import unblind
@@ -234,10 +234,9 @@ def test_verdicts_and_judgment_rows_made_when_read_are_the_bundles(
 
 
 def _database_verdicts(db: sqlite_utils.Database, pk: int) -> int:
-    """Bytes of what an export keeps of the database's verdicts for its cross-check (pickled),
-    from when the records the files were written from are let go until the files' own are
-    computed."""
-    core = publishing._database_verdicts(collect(db, pk).records)
+    """Bytes of what an export keeps of the database's records for its cross-check (pickled),
+    from when the files are written until the files' own records are analysed."""
+    core = collect(db, pk).held
     assert core
     return len(pickle.dumps(core))
 
@@ -286,23 +285,53 @@ def test_an_export_keeps_no_verdict_of_the_database_nor_the_commitments_task_has
     assert (freed[360] - freed[60]) / 300 > 250, freed
 
 
-def test_an_export_refuses_verdicts_that_differ_from_the_databases(
-    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("lost", ["judgment", "item", "changed", "adjudication"])
+def test_an_export_refuses_records_that_differ_from_the_databases(
+    tmp_path: Path, empty_db_template: Path, monkeypatch: pytest.MonkeyPatch, lost: str
 ) -> None:
+    # The verdicts are decided once, from the bundle's files: the records they are decided
+    # from must be the database's, or nothing is written.
     db, pk = _judged(tmp_path, empty_db_template, 12)
     try:
-        ours = decide
+        ours = parse
 
-        def one_lost(records: DesignRecords) -> Decisions:
-            decided = ours(records)
-            return dataclasses.replace(decided, verdicts=decided.verdicts[1:])
+        def one_lost(files: Mapping[str, bytes]) -> Inputs:
+            inputs = ours(files)
+            if lost == "judgment":
+                return dataclasses.replace(inputs, judgments=inputs.judgments[1:])
+            if lost == "item":  # its base orientation read as the other
+                last = inputs.items[-1]
+                turned = last.model_copy(update={"base_flip": not last.base_flip})
+                return dataclasses.replace(inputs, items=[*inputs.items[:-1], turned])
+            if lost == "adjudication":  # one more than the database holds
+                first = inputs.judgments[0]
+                made = AdjudicationRevision(
+                    item=first.item,
+                    adjudicator="lead",
+                    revision=1,
+                    judgment=first.judgment,
+                    placement=first.placement,
+                    note="",
+                    show_names=False,
+                    created_at=first.created_at,
+                )
+                return dataclasses.replace(inputs, adjudications=[made])
+            # A judgment's preference read as another.
+            first = inputs.judgments[0]
+            other = next(p for p in PreferenceChoice if p != first.judgment.preference)
+            changed = first.model_copy(
+                update={"judgment": first.judgment.model_copy(update={"preference": other})}
+            )
+            return dataclasses.replace(inputs, judgments=[changed, *inputs.judgments[1:]])
 
-        monkeypatch.setattr(publishing, "decide", one_lost)
+        monkeypatch.setattr(publishing, "parse", one_lost)
         with pytest.raises(ExportError, match="internal inconsistency"):
             export_bundle(db, pk, tmp_path / "bundle")
+        monkeypatch.setattr(publishing, "parse", ours)
+        export_bundle(db, pk, tmp_path / "bundle")  # as read, they are the database's
     finally:
         db.close()
-    assert not (tmp_path / "bundle").exists() and not (tmp_path / "bundle.zip").exists()
+    assert (tmp_path / "bundle").is_dir() and (tmp_path / "bundle.zip").is_file()
 
 
 def test_verify_lets_go_of_the_commitments_task_hashes_once_checked(

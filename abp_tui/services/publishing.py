@@ -6,9 +6,9 @@ Results are published only after the study was unblinded, so every export refuse
 (:class:`abp_tui.services.results_report.StudyIsBlind`).
 
 Every export reads the bundle's source files back, as ``verify`` will, and derives from those, so
-what an export writes is what ``verify`` re-derives; and the verdicts computed from them are
-checked against those computed from the records as the store returned them (the same rules on
-both) before anything is written. The
+what an export writes is what ``verify`` re-derives; and the records its verdicts are decided
+from are checked against the records as the store returned them (a digest of them taken as they
+were written: :mod:`abp_tui.services.published_records`) before anything derived is written. The
 writers (deterministic bytes, the atomic folder and zip) are :mod:`abp_tui.export.bundle`'s; this
 module is the only part of publishing that reads or writes the database.
 
@@ -24,21 +24,19 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import sqlite_utils
 
 from abp_tui.analysis.blinding import design_hash, plan_hmac
 from abp_tui.analysis.material import is_development
 from abp_tui.analysis.records import design_document, in_scope
-from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
 from abp_tui.export import bundle as writer
 from abp_tui.export import bundle_writing as stream
@@ -48,12 +46,21 @@ from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.canonical import file_stem, json_bytes, json_list_chunks, jsonl_bytes
 from abp_tui.export.claims import check_commitment, committed_checked
 from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, verdict_lines
-from abp_tui.export.errors import BundleMismatch, ExportError
+from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
-from abp_tui.models import DesignRecords, Item, Rubric, RunFacts, StudyDesign, Verdict
+from abp_tui.models import Model, Rubric, StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
-from abp_tui.services.ranking_bundle import ranking_source_files
+from abp_tui.services.published_records import (
+    ADJUDICATION,
+    ITEM,
+    JUDGMENT,
+    RUBRIC,
+    RULES,
+    RecordsDigest,
+    cross_check,
+)
+from abp_tui.services.ranking_bundle import put_ranking_sources
 from abp_tui.services.results_report import StudyIsBlind, automated_scope
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
@@ -61,12 +68,12 @@ from abp_tui.store import judging as sql
 from abp_tui.store import packs as psql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.allocation import draws as allocation_draws
-from abp_tui.store.automated import study_scores
+from abp_tui.store.automated import AutomatedScore, study_scores
 from abp_tui.store.db import read_snapshot
 from abp_tui.store.diffs import diff_bytes, diff_sha256
 from abp_tui.store.judges import study_judges, study_verdicts
 from abp_tui.store.queries import study_protocol, unblinded
-from abp_tui.text.canonical import sha256_bytes
+from abp_tui.text.canonical import canonical_json, sha256_bytes
 from abp_tui.text.hints import command, no_such_study, quoted
 
 __all__ = [
@@ -85,8 +92,6 @@ __all__ = [
 EXPORT_ACTION_PREFIX = "export"
 """Audit actions of exports themselves: recorded in the database, never part of a bundle (a
 second export would otherwise differ from the first by the first one's entry)."""
-_ITEM_FIELDS: Final[set[str]] = set(Item.model_fields)
-"""What a bundle publishes of an item: the shared record, without the store's keys."""
 
 
 class Published(Protocol):
@@ -119,8 +124,10 @@ class Collected:
     """Path inside the bundle -> bytes, for every source file (in memory, or in the folder
     being written: :class:`abp_tui.export.bundle_writing.FolderFiles`)."""
     design: Published
-    records: DesignRecords
-    """The records the files were written from, as the store returned them."""
+    held: tuple[int, str]
+    """The count and digest (:class:`abp_tui.services.published_records.RecordsDigest`) of the
+    records the verdicts are decided from, as the store returned them when the files were
+    written from them: what the bundle's analysis must hold again."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,8 @@ def collect(
     them read from one snapshot of the database: a reviewer's save committed between reading
     the judgments and the audit log would otherwise make tables that disagree. Each file is
     set in ``files`` as it is made (a dict by default; the folder being written by an export,
-    so that no raw output stays in memory).
+    so that no raw output stays in memory), its records read from the database as it is
+    written: none of them is held (what the cross-check needs of them is a digest).
     """
     with read_snapshot(db):
         return _collect(db, design_pk, study, {} if files is None else files)
@@ -182,73 +190,78 @@ def _collect(
     # Unblinded: the bundle reveals the plan secret the design committed to (verify checks it).
     secret = secret_sql.plan_secret(db, design_pk) if design_pk is not None else None
     mac = published_plan_hmac(db, design_pk, design) if design_pk is not None else None
-    _files, scope, task_criteria = protocol_sources(
-        db, design, plan_secret=secret, plan_mac=mac, files=files
+    _files, scope = protocol_sources(db, design, plan_secret=secret, plan_mac=mac, files=files)
+    # What the verdicts are decided from is counted and digested as it is written (the
+    # cross-check's side of the database), never held: abp_tui.services.published_records.
+    held = RecordsDigest()
+    held.add_model(RUBRIC, Rubric.model_validate(design.rubric))
+    held.add_model(RULES, scope.disagreement)
+    # The automated judge's outcomes and the AI judges' verdicts name the runs they are on:
+    # of the runs written, only those they name are remembered (to keep theirs in scope).
+    scores = study_scores(db, design.study_id)
+    verdicts = (
+        [v for v, current in study_verdicts(db, design.study_id) if current]
+        if design_pk is not None
+        else []
     )
-    # The runs are read a batch at a time and each written as it is read (its output, trace
-    # and diff to files of their own, its line to runs.jsonl): only their facts are kept.
-    kept: list[RunFacts] = []
+    named = set(scores).union(*(v.runs for v in verdicts))
+    published: set[str] = set()
 
     def in_scope_runs() -> Iterator[bulk.StoredRun]:
         for r in bulk.each_current_run(db, design.study_id):
             if in_scope(scope, r.facts.task, r.facts.condition):
-                kept.append(r.facts)
+                if r.facts.id in named:
+                    published.add(r.facts.id)
                 yield r
 
-    traces = bulk.current_trace_lines(db, design.study_id)
-    stream.put_jsonl(files, rec.RUNS, _runs(db, in_scope_runs(), traces, files))
-    published = {facts.id for facts in kept}
-    files[rec.JUDGE_SCORES] = _judge_scores(db, design.study_id, published)
-
-    items = sql.items(db, design_pk) if design_pk is not None else []
-    files[rec.ITEMS] = jsonl_bytes(
-        i.model_dump(mode="json", include=_ITEM_FIELDS) for i in sorted(items, key=_code)
-    )
-    run_ids = sql.design_run_ids(db, design_pk) if design_pk is not None else {}
-    judgments = bulk.judgment_revisions(db, design_pk, run_ids) if design_pk is not None else []
-    files[rec.JUDGMENTS] = jsonl_bytes(j.model_dump(mode="json") for j in judgments)
-    adjudications = (
-        bulk.adjudication_revisions(db, design_pk, run_ids) if design_pk is not None else []
-    )
-    files[rec.ADJUDICATIONS] = jsonl_bytes(a.model_dump(mode="json") for a in adjudications)
+    # The runs are read a batch at a time and each written as it is read (its output, trace
+    # and diff to files of their own, its line to runs.jsonl): nothing of them is kept.
+    stream.put_jsonl(files, rec.RUNS, _runs(db, in_scope_runs(), files))
+    files[rec.JUDGE_SCORES] = _judge_scores(scores, published)
+    del scores
+    # The design's records, each written as its row is read (by code, reviewer, revision).
+    if design_pk is not None:
+        items = _digested(held, ITEM, bulk.each_item(db, design_pk))
+        judgments = _digested(held, JUDGMENT, bulk.each_judgment_revision(db, design_pk))
+        adjudications = _digested(
+            held, ADJUDICATION, bulk.each_adjudication_revision(db, design_pk)
+        )
+    else:
+        items = judgments = adjudications = iter(())
+    stream.put_chunks(files, rec.ITEMS, items)
+    stream.put_chunks(files, rec.JUDGMENTS, judgments)
+    stream.put_chunks(files, rec.ADJUDICATIONS, adjudications)
     files[rec.FINDINGS] = jsonl_bytes(
         f.model_dump(mode="json") for f in sql.finding_revisions(db, design.study_id)
     )
     files[rec.AUDIT] = jsonl_bytes(_audit(db, design.study_id))
     if design_pk is not None:
         # The AI judges' verdicts on these runs (abp_tui.export.judges): none, no files.
-        files.update(
-            judge_sources(
-                study_judges(db, design.study_id),
-                [v for v, current in study_verdicts(db, design.study_id) if current],
-                published,
-            )
-        )
+        files.update(judge_sources(study_judges(db, design.study_id), verdicts, published))
     # Every source's votes, from which verify re-derives the rankings (none: no files).
-    named = design.name if design_pk is not None else None
-    files.update(
-        ranking_source_files(
-            db,
-            design.study_id,
-            named,
-            lambda t, c: in_scope(scope, t, c),
-            lambda t: is_development(scope, t),  # seed 002: never a benchmark result
-        )
+    name = design.name if design_pk is not None else None
+    put_ranking_sources(
+        db,
+        files,
+        design.study_id,
+        name,
+        lambda t, c: in_scope(scope, t, c),
+        lambda t: is_development(scope, t),  # seed 002: never a benchmark result
     )
     draws = allocation_draws(db, design_pk) if design_pk is not None else ()
     files.update(allocation_source(draws))  # a human budget: each item's probability
-    records = DesignRecords(
-        design=scope,
-        rubric=Rubric.model_validate(design.rubric),
-        seed=design.seed,
-        items=tuple(items),
-        judgments=tuple(j for j in judgments if j.status == "submitted"),
-        adjudications=tuple(adjudications),
-        runs=tuple(kept),
-        task_criteria=task_criteria,
-        allocation=draws,
-    )
-    return Collected(files, design, records)
+    return Collected(files, design, held.value())
+
+
+def _digested(held: RecordsDigest, kind: str, records: Iterable[Model]) -> Iterator[bytes]:
+    """The lines of a JSON Lines file of ``records``, as :func:`jsonl_bytes` writes them, each
+    record that a verdict is decided from (a judgment only once submitted) added to ``held``
+    as its line is made."""
+    for record in records:
+        line = canonical_json(record.model_dump(mode="json"))
+        if kind != JUDGMENT or getattr(record, "status", None) == "submitted":
+            held.add(kind, line)
+        yield (line + "\n").encode("utf-8")
 
 
 def published_plan_hmac(db: sqlite_utils.Database, design_pk: int, design: Published) -> str | None:
@@ -276,10 +289,10 @@ def protocol_sources(
     plan_secret: str | None = None,
     plan_mac: str | None = None,
     files: MutableMapping[str, bytes] | None = None,
-) -> tuple[MutableMapping[str, bytes], StudyDesign, dict[str, tuple[str, ...]]]:
+) -> tuple[MutableMapping[str, bytes], StudyDesign]:
     """The ``protocol/`` files of a design's bundles (study, design, rubric, tasks, conditions),
     set in ``files`` (a new dict by default; the folder being written by an export, the tasks
-    written one at a time), its scope and its tasks' fatal criteria by task id: one function,
+    written one at a time), and its scope: one function,
     so that a protocol-only bundle and the full bundle carry the same bytes, but for the plan
     secret only the full bundle reveals (``plan_secret``). ``plan_mac``: the plan's part of the
     design hash (:func:`published_plan_hmac`)."""
@@ -305,13 +318,11 @@ def protocol_sources(
         ).model_dump(mode="json")
     )
     files[rec.RUBRIC] = json_bytes(design.rubric)
-    criteria: dict[str, tuple[str, ...]] = {}
 
     def published_tasks() -> Iterator[dict[str, Any]]:
         for task, placeholder in bulk.each_task(db, design.study_id):
             if scope.tasks == "all" or task.id in scope.tasks:
                 published = rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
-                criteria[published.id] = published.fatal_criteria
                 yield published.model_dump(mode="json")
 
     stream.put_chunks(files, rec.TASKS, json_list_chunks(published_tasks()))
@@ -323,17 +334,12 @@ def protocol_sources(
     files[rec.CONDITIONS] = json_bytes(
         [scope.framed_condition(c).model_dump(mode="json") for c in conditions]
     )
-    return files, scope, criteria
-
-
-def _code(item: Item) -> str:
-    return item.code
+    return files, scope
 
 
 def _runs(
     db: sqlite_utils.Database,
     runs: Iterable[bulk.StoredRun],
-    traces: dict[int, list[str]],
     files: MutableMapping[str, bytes],
 ) -> Iterator[dict[str, Any]]:
     """The lines of ``runs.jsonl``, one run at a time: each run's facts with the bundle's own
@@ -360,7 +366,7 @@ def _runs(
             )
             files[output.path] = data
             line["output"] = output.model_dump(mode="json")
-        events = traces.get(stored.trace_pk) if stored.trace_pk is not None else None
+        events = bulk.trace_lines(db, stored.trace_pk) if stored.trace_pk is not None else None
         if events:
             trace = rec.TraceRef(path=f"{rec.TRACES_DIR}{stem}.jsonl", events=len(events))
             files[trace.path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
@@ -377,10 +383,10 @@ def _runs(
         yield line
 
 
-def _judge_scores(db: sqlite_utils.Database, study_id: str, runs: set[str]) -> bytes:
-    """``automated_scores.jsonl``: the automated judge's latest outcome of each run in scope,
-    by run id (the file's document, with the submission's path on this machine, stays here)."""
-    scores = study_scores(db, study_id)
+def _judge_scores(scores: Mapping[str, AutomatedScore], runs: set[str]) -> bytes:
+    """``automated_scores.jsonl``: the automated judge's latest outcome of each run in scope
+    (``scores``: :func:`abp_tui.store.automated.study_scores`), by run id (the file's document,
+    with the submission's path on this machine, stays here)."""
     return jsonl_bytes(
         rec.PublishedJudgeScore(
             run=run,
@@ -420,64 +426,23 @@ def _audit(db: sqlite_utils.Database, study_id: str) -> list[dict[str, Any]]:
 
 
 # -- checking what was collected -------------------------------------------------------------------
-def _database_verdicts(records: DesignRecords) -> tuple[int, str]:
-    """How many final verdicts the records the files were written from give, and the digest of
-    their facts (:func:`_verdicts_digest`): what the verdicts computed from the bundle's files
-    must give again, without each verdict held meanwhile."""
-    verdicts = decide(records).verdicts
-    return len(verdicts), _verdicts_digest((v.run, v) for v in verdicts)
-
-
-def _verdicts_digest(verdicts: Iterable[tuple[str, Verdict]]) -> str:
-    """SHA-256 of the facts of each verdict (its source, state, scores, fatal criteria hit,
-    judgments and items), in the order of its run's
-    id: the same verdicts give the same digest in whatever order they come."""
-    digest = hashlib.sha256()
-    for run, v in sorted(verdicts, key=_first):
-        # The scores in their names' order: two dicts of the same scores are equal whatever
-        # order their keys came in.
-        facts = (v.source, v.result_state, sorted(v.scores.items()), v.fatal_hits, v.judgments)
-        digest.update(repr((run, *facts, v.items)).encode("utf-8"))
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
-def _first(pair: tuple[str, Verdict]) -> str:
-    return pair[0]
-
-
-def _cross_check(core: tuple[int, str], analysis: Analysis) -> None:
-    """The verdicts computed from the bundle's files must be those of the records the files were
-    written from (``core``: :func:`_database_verdicts`): the same rules on both, so a
-    difference means a record was lost or changed on its way into the bundle."""
-    ours = analysis.human
-    found = (len(ours), _verdicts_digest(ours.items()))
-    if found != core:
-        raise ExportError(
-            f"internal inconsistency: the {found[0]} final verdicts computed from the bundle "
-            f"differ from the {core[0]} of the database (their facts' SHA-256 {found[1][:16]}, "
-            f"not {core[1][:16]}); nothing was written (please report this)"
-        )
-
-
 def _collected_and_analysed(
     db: sqlite_utils.Database,
     design_pk: int | None,
     study: str | None = None,
     files: MutableMapping[str, bytes] | None = None,
 ) -> tuple[MutableMapping[str, bytes], Analysis]:
-    """The source files, and the analysis of those files as ``verify`` will read them. The
-    records the files were written from are let go once their verdicts are known, before the
-    files are parsed: a large study's runs and items are not held twice."""
+    """The source files, and the analysis of those files as ``verify`` will read them, checked
+    against the records the files were written from (their digest: nothing else of them is
+    held while the files are parsed, and the verdicts are decided once, from the files)."""
     collected = collect(db, design_pk, study, files)
-    core = _database_verdicts(collected.records)
-    written = collected.files
+    written, held = collected.files, collected.held
     del collected
     inputs = parse(written)
     _planned_records(written, inputs.design, inputs)
     analysis = analyse(committed_checked(inputs))
     del inputs
-    _cross_check(core, analysis)
+    cross_check(held, analysis)
     return written, analysis
 
 

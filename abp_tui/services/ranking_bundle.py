@@ -1,24 +1,31 @@
 """The votes a publication bundle carries so that ``verify`` can re-derive its rankings: every
 source the study holds, read as ``abp-tui ranking`` reads it, kept to the bundle's scope (its
 design's tasks and conditions), so that every vote is on runs the bundle publishes
-(:mod:`abp_tui.export.ranking` writes and re-derives them)."""
+(:mod:`abp_tui.export.ranking` writes and re-derives them).
+
+The votes file is written as :func:`abp_tui.export.ranking.ranking_sources` makes it (the same
+bytes), a vote at a time: each kept vote's line goes to SQLite with its sort key as it is read
+(:mod:`abp_tui.store.sorting`) and the lines are written back in order, so that no line or
+record of every vote is held (a large study's hundreds of thousands)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import math
+from collections.abc import Callable, MutableMapping
+from typing import Any
 
 import sqlite_utils
 
+from abp_tui.analysis.ranking.fit import Votes
 from abp_tui.analysis.ranking.models import Excluded
 from abp_tui.errors import AbpError
-from abp_tui.export.ranking import SourceFound, ranking_sources
-from abp_tui.services.ranking import (
-    DEVELOPMENT,
-    VERDICTS,
-    kept_votes,
-    read_source,
-    study_sources,
-)
+from abp_tui.export.bundle_writing import put_chunks
+from abp_tui.export.canonical import json_bytes
+from abp_tui.export.ranking import OUTCOMES, SOURCES, VOTES, SourceLine
+from abp_tui.services.ranking import DEVELOPMENT, VERDICTS, read_source, study_sources
+from abp_tui.store.sorting import SortedLines, sorted_lines
+from abp_tui.text.canonical import canonical_json
 
 OUT_OF_SCOPE = "on a task or condition outside the bundle's design"
 
@@ -30,26 +37,89 @@ def ranking_source_files(
     keep: Callable[[str, str], bool],
     apart: Callable[[str], bool] = lambda task: False,
 ) -> dict[str, bytes]:
-    """``ranking/votes.jsonl`` and ``ranking/sources.json`` of ``study`` (none: no votes); a
-    vote is kept when ``keep(task, condition)`` holds for both its systems and its task is not
-    development material (``apart(task)``: left out, and counted). The ``verdicts``
-    source is the bundle's design's (none without a design)."""
-    found = []
-    for source in study_sources(db, study):
-        if source == VERDICTS and design is None:
-            continue
-        try:
-            read = read_source(db, study, source, design)
-        except AbpError:  # a source that cannot be read holds no vote to publish
-            continue
-        votes, dropped, development = kept_votes(read.votes, keep, apart)
-        excluded = list(read.excluded)
-        if dropped:
-            excluded.append(Excluded(reason=OUT_OF_SCOPE, votes=dropped))
-        if development:
-            excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
-        found.append(SourceFound(read.name, read.design, votes, excluded))
-    return ranking_sources(found)
+    """``ranking/votes.jsonl`` and ``ranking/sources.json`` of ``study`` (none: no votes), as
+    :func:`put_ranking_sources` writes them."""
+    files: dict[str, bytes] = {}
+    put_ranking_sources(db, files, study, design, keep, apart)
+    return files
 
 
-__all__ = ["DEVELOPMENT", "OUT_OF_SCOPE", "ranking_source_files"]
+def put_ranking_sources(
+    db: sqlite_utils.Database,
+    files: MutableMapping[str, bytes],
+    study: str,
+    design: str | None,
+    keep: Callable[[str, str], bool],
+    apart: Callable[[str], bool] = lambda task: False,
+) -> None:
+    """Set ``ranking/votes.jsonl`` and ``ranking/sources.json`` of ``study`` in ``files`` (none:
+    no votes); a vote is kept when ``keep(task, condition)`` holds for both its systems and its
+    task is not development material (``apart(task)``: left out, and counted). The
+    ``verdicts`` source is the bundle's design's (none without a design)."""
+    sources: list[dict[str, Any]] = []
+    with sorted_lines(db) as votes:
+        for source in study_sources(db, study):
+            if source == VERDICTS and design is None:
+                continue
+            try:
+                read = read_source(db, study, source, design)
+            except AbpError:  # a source that cannot be read holds no vote to publish
+                continue
+            kept, dropped, development = _sorted_votes(read.name, read.votes, keep, apart, votes)
+            if not kept:  # a source without a vote kept is not listed
+                continue
+            excluded = list(read.excluded)
+            if dropped:
+                excluded.append(Excluded(reason=OUT_OF_SCOPE, votes=dropped))
+            if development:
+                excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
+            line = SourceLine(source=read.name, design=read.design, excluded=excluded)
+            sources.append(line.model_dump(mode="json"))
+        if not sources:
+            return
+        put_chunks(files, VOTES, (f"{line}\n".encode() for line in votes.lines()))
+    files[SOURCES] = json_bytes(sources)
+
+
+def _sorted_votes(
+    source: str,
+    v: Votes,
+    keep: Callable[[str, str], bool],
+    apart: Callable[[str], bool],
+    into: SortedLines,
+) -> tuple[int, int, int]:
+    """Add each vote of ``v`` kept to ``into``, its
+    line as :func:`abp_tui.export.ranking.ranking_sources` writes it, keyed as it sorts them;
+    the votes kept, out of scope, and on development material: the rule of
+    :func:`abp_tui.services.ranking.kept_votes`, without a record of every vote kept."""
+    kept = development = 0
+    for k in range(len(v)):
+        task = v.tasks[int(v.task[k])]
+        a, b = v.systems[int(v.a[k])], v.systems[int(v.b[k])]
+        if not (keep(task, a) and keep(task, b)):
+            continue
+        if apart(task):
+            development += 1
+            continue
+        row = {
+            "source": source,
+            "task": task,
+            "a": a,
+            "b": b,
+            "outcome": OUTCOMES[int(v.outcome[k])],
+            "length_a": _length(float(v.length_a[k])),
+            "length_b": _length(float(v.length_b[k])),
+        }
+        into.add(json.dumps(row, sort_keys=True), canonical_json(row))
+        kept += 1
+    return kept, len(v) - kept - development, development
+
+
+def _length(value: float) -> float | int | None:
+    """A length as :func:`abp_tui.export.ranking.ranking_sources` writes it."""
+    if math.isnan(value):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+__all__ = ["DEVELOPMENT", "OUT_OF_SCOPE", "put_ranking_sources", "ranking_source_files"]

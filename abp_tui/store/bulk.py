@@ -10,8 +10,11 @@ Nothing is written.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
-from collections.abc import Iterator, Mapping
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +23,14 @@ import sqlite_utils
 from abp_tui.models import (
     AdjudicationRevision,
     Condition,
+    Item,
     JudgmentRevision,
     RunFacts,
     Study,
     Task,
 )
+from abp_tui.store.db import read_snapshot
+from abp_tui.store.item_rows import ITEM_SELECT, plan_item
 from abp_tui.store.judging import (
     ADJUDICATION_SELECT,
     JUDGMENT_SELECT,
@@ -38,7 +44,7 @@ from abp_tui.store.queries import (
     results_order,
     task_from_row,
 )
-from abp_tui.text.natural import natural_key
+from abp_tui.store.run_order import natural_bytes, results_order_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +86,28 @@ def tasks(db: sqlite_utils.Database, study_id: str) -> list[tuple[Task, bool]]:
 
 def each_task(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[Task, bool]]:
     """The tasks of :func:`tasks`, each made when it is reached (a large study's hundred
-    thousand tasks are written out one at a time, never all held as records)."""
-    rows = db.execute(
-        f"SELECT {TASK_COLUMNS}, placeholder FROM tasks WHERE study_id = ? AND current = 1",
-        [study_id],
-    ).fetchall()
-    rows.sort(key=lambda r: natural_key(r[0]))  # T2 before T10, as every task list
-    for r in rows:
-        yield task_from_row(r), bool(r[11])
+    thousand tasks are written out one at a time, never all held as records or rows): sorted
+    by SQLite (:func:`_in_order`), read a batch at a time."""
+    with read_snapshot(db):
+        conn = db.conn
+        keys = (
+            (natural_bytes(str(task)), pk)  # T2 before T10, as every task list
+            for pk, task in conn.execute(
+                "SELECT pk, id FROM tasks WHERE study_id = ? AND current = 1", [study_id]
+            )
+        )
+        for batch in _in_order(conn, keys):
+            marks = ", ".join("?" for _ in batch)
+            found = {
+                r[12]: r
+                for r in conn.execute(
+                    f"SELECT {TASK_COLUMNS}, placeholder, pk FROM tasks WHERE pk IN ({marks})",
+                    batch,
+                ).fetchall()
+            }
+            for pk in batch:
+                r = found.pop(pk)
+                yield task_from_row(r), bool(r[11])
 
 
 def conditions(db: sqlite_utils.Database, study_id: str) -> list[Condition]:
@@ -130,33 +150,72 @@ _BATCH = 500
 
 
 def each_current_run(db: sqlite_utils.Database, study_id: str) -> Iterator[StoredRun]:
-    """The runs :func:`current_runs` returns, in the same order, one at a time: their facts are
-    read (and sorted) first, their records and outputs a batch at a time as they are asked
-    for, so that only a batch of them is in memory. Read inside one read transaction, as an
-    export does, they are those of one snapshot."""
-    rows = db.execute(
-        RUN_FACTS_SELECT.format(more=", r.pk", join=""),
-        [study_id],
-    ).fetchall()
-    rows.sort(key=results_order)
-    for start in range(0, len(rows), _BATCH):
-        batch = rows[start : start + _BATCH]
+    """The runs :func:`current_runs` returns, in the same order, one at a time: each run's place
+    in that order is written to a temporary table and SQLite sorts them (never a list of every
+    run in memory: :mod:`abp_tui.store.run_order`); their facts, records and outputs are read a
+    batch at a time as they are asked for, so that only a batch of them is in memory. Read
+    inside one read transaction, as an export does, they are those of one snapshot (the
+    temporary table is the connection's own: the database is not written)."""
+    with read_snapshot(db):
+        yield from _each_current_run(db.conn, study_id)
+
+
+def _each_current_run(conn: sqlite3.Connection, study_id: str) -> Iterator[StoredRun]:
+    keys = (
+        (results_order_bytes(str(c), str(t), int(trial), str(run)), pk)
+        for pk, run, t, c, trial in conn.execute(
+            "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r "
+            "JOIN tasks t ON t.pk = r.task_pk JOIN conditions c ON c.pk = r.condition_pk "
+            "WHERE r.study_id = ? AND r.current = 1",
+            [study_id],
+        )
+    )
+    for batch in _in_order(conn, keys):
         marks = ", ".join("?" for _ in batch)
-        heavy = {
-            pk: (document, text, trace_pk)
-            for pk, document, text, trace_pk in db.execute(
-                "SELECT r.pk, r.document, b.text, r.trace_pk FROM runs r "
-                f"LEFT JOIN blobs b ON b.sha256 = r.output_sha256 WHERE r.pk IN ({marks})",
-                [r[10] for r in batch],
+        found = {
+            r[10]: r
+            for r in conn.execute(
+                RUN_FACTS_SELECT.format(
+                    more=", r.pk, r.document, b.text, r.trace_pk",
+                    join=" LEFT JOIN blobs b ON b.sha256 = r.output_sha256",
+                )
+                + f"AND r.pk IN ({marks})",
+                [study_id, *batch],
             ).fetchall()
         }
-        for r in batch:
-            document, text, trace_pk = heavy.pop(r[10])
-            record = json.loads(document)
+        for pk in batch:
+            r = found.pop(pk)
+            record = json.loads(r[11])
             record.pop("output", None)
             metadata = record.get("metadata")
             facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
-            yield StoredRun(facts, record, text, trace_pk)
+            yield StoredRun(facts, record, r[12], r[13])
+
+
+def _in_order(conn: sqlite3.Connection, keyed: Iterable[tuple[bytes, int]]) -> Iterator[list[int]]:
+    """The keys (``pk``) of ``keyed`` in the order of their sort keys (bytes, compared as
+    SQLite compares BLOBs: :mod:`abp_tui.store.run_order`), :data:`_BATCH` at a time: the keys
+    are written to a temporary table of the connection and SQLite sorts them (its sorter
+    spills to the disk), so that no list of every row is held. Inside a read transaction
+    (the caller's), which a temporary table leaves one: the database is not written."""
+    table = f"{_ORDER}_{next(_TABLES)}"  # one each: two orders may be read at once
+    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.execute(f"CREATE TEMP TABLE {table} (k BLOB NOT NULL, pk INTEGER NOT NULL)")
+    try:
+        conn.executemany(f"INSERT INTO {table} (k, pk) VALUES (?, ?)", keyed)
+        ordered = conn.execute(f"SELECT pk FROM {table} ORDER BY k")
+        while batch := [int(pk) for (pk,) in ordered.fetchmany(_BATCH)]:
+            yield batch
+    finally:
+        # Gone already when the read transaction it was made in ended before every row was
+        # read (an export that failed midway).
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+_ORDER = "temp.export_order"
+"""The temporary tables :func:`_in_order` sorts rows in (a number after it)."""
+_TABLES = itertools.count()
 
 
 def current_trace_lines(db: sqlite_utils.Database, study_id: str) -> dict[int, list[str]]:
@@ -193,6 +252,59 @@ def adjudication_revisions(
         for r in db.execute(
             ADJUDICATION_SELECT + "WHERE i.design_pk = ? ORDER BY i.code, a.revision",
             [design_pk],
+        ).fetchall()
+    ]
+
+
+def each_item(db: sqlite_utils.Database, design_pk: int) -> Iterator[Item]:
+    """The design's items by code (as a bundle lists them), each with its place in the plan
+    (the order items were stored in), made one at a time as the rows are read: never all held."""
+    plan = ", ROW_NUMBER() OVER (ORDER BY i.pk) - 1"
+    # Codes are ASCII: SQLite's byte order is the order Python sorts them in.
+    for r in db.execute(
+        ITEM_SELECT.format(more=plan) + "WHERE i.design_pk = ? ORDER BY i.code, i.pk",
+        [design_pk],
+    ):
+        yield plan_item(r, int(r[16]))
+
+
+_ITEM_RUNS = "SELECT i.run_a_pk, ra.id, i.run_b_pk, rb.id, "
+"""The keys and ids of an item's runs, before the columns of a judgment or adjudication row."""
+_JOIN_RUNS = "JOIN runs ra ON ra.pk = i.run_a_pk LEFT JOIN runs rb ON rb.pk = i.run_b_pk "
+
+
+def _item_run_ids(r: Sequence[Any]) -> dict[int, str]:
+    """Run key -> run id of the item of a row read with :data:`_ITEM_RUNS` first."""
+    return {int(r[0]): str(r[1])} if r[2] is None else {int(r[0]): str(r[1]), int(r[2]): str(r[3])}
+
+
+def each_judgment_revision(db: sqlite_utils.Database, design_pk: int) -> Iterator[JudgmentRevision]:
+    """The revisions :func:`judgment_revisions` returns, in the same order, each made as its row
+    is read, its runs named from its own item's (no map of every run of the design is held)."""
+    select = JUDGMENT_SELECT.replace("SELECT ", _ITEM_RUNS, 1) + _JOIN_RUNS
+    for r in db.execute(
+        select + "WHERE i.design_pk = ? ORDER BY i.code, j.reviewer, j.revision", [design_pk]
+    ):
+        yield judgment_revision(r[4:], _item_run_ids(r))
+
+
+def each_adjudication_revision(
+    db: sqlite_utils.Database, design_pk: int
+) -> Iterator[AdjudicationRevision]:
+    """The revisions :func:`adjudication_revisions` returns, in the same order, one at a time
+    (as :func:`each_judgment_revision`)."""
+    select = ADJUDICATION_SELECT.replace("SELECT ", _ITEM_RUNS, 1) + _JOIN_RUNS
+    for r in db.execute(select + "WHERE i.design_pk = ? ORDER BY i.code, a.revision", [design_pk]):
+        yield adjudication_revision(r[4:], _item_run_ids(r))
+
+
+def trace_lines(db: sqlite_utils.Database, trace_pk: int) -> list[str]:
+    """The raw event lines of one trace, in order (those :func:`current_trace_lines` holds for
+    it), read when its run is written."""
+    return [
+        str(raw)
+        for (raw,) in db.execute(
+            "SELECT raw FROM trace_events WHERE trace_pk = ? ORDER BY seq", [trace_pk]
         ).fetchall()
     ]
 
