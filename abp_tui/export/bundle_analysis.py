@@ -13,8 +13,9 @@ and :func:`abp_tui.services.agreement_report.study_agreement` do with the databa
 only :func:`study_facts` (what the study holds besides, read from the bundle's own files) is
 this module's.
 What is added here is only what a bundle publishes besides: every reviewer's review of each
-run, the adjudication behind a verdict, the excluded runs with their reasons. An export
-cross-checks the verdicts computed here against the database's before it writes anything.
+run, the adjudication behind a verdict, the excluded runs with their reasons. Before an export
+writes its derived files it checks that the records the verdicts are decided from here are the
+database's (:mod:`abp_tui.services.published_records`: a count and a digest of each kind).
 """
 
 from __future__ import annotations
