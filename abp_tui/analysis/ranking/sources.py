@@ -72,8 +72,10 @@ def votes_from_columns(
     keep: Bools,
 ) -> Votes:
     """Votes from columns over ``conditions`` and ``task_names`` (codes); only the rows in
-    ``keep``. Systems and tasks without a kept vote are left out of the votes."""
-    rows = np.flatnonzero(keep)
+    ``keep``. Systems and tasks without a kept vote are left out of the votes; the lengths
+    may be the given columns themselves (not copies)."""
+    # Every row kept (the common case): the columns themselves, not copies of them.
+    rows: slice | Ints = slice(None) if keep.all() else np.flatnonzero(keep)
     a, b = system_1[rows], system_2[rows]
     used = np.flatnonzero(
         np.bincount(a, minlength=len(conditions)) + np.bincount(b, minlength=len(conditions))
