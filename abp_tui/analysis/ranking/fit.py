@@ -329,9 +329,15 @@ def _length_bias(
         "test": test,
         "unknown_length": unknown,
     }
+    # In place, the sum let go once used: a million votes hold a few float arrays, not many.
     total = votes.length_a + votes.length_b
+    known &= total > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        raw = np.where(known & (total > 0), (votes.length_a - votes.length_b) / total, 0.0)
+        raw = votes.length_a - votes.length_b
+        raw /= total
+    del total
+    raw[~known] = 0.0
+    del known, differ, decisive, a_longer
     rms = float(np.sqrt(np.mean(raw * raw))) if raw.size else 0.0
     if rms == 0.0:
         reason = "no vote compares outputs of different (known) lengths"
@@ -347,8 +353,9 @@ def _length_bias(
         )
         return LengthBias(**base, unavailable_reason=reason), None
     score = np.select([votes.outcome == A_WON, votes.outcome == B_WON], [1.0, 0.0], 0.5)
+    raw /= rms
     found = bt.fit_with_covariate(
-        len(votes.systems), votes.a, votes.b, score, raw / rms, counts.pairs, prior, theta
+        len(votes.systems), votes.a, votes.b, score, raw, counts.pairs, prior, theta
     )
     if found is None:
         reason = (
