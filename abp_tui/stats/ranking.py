@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,8 @@ from abp_tui.stats.resampling import check_resamples
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+Codes = npt.NDArray[np.signedinteger[Any]]
+"""Codes in any signed integer type (a ranking's votes hold them in 32 bits)."""
 Bools = npt.NDArray[np.bool_]
 
 ELO_PER_LOGIT: Final = 400.0 / math.log(10.0)
@@ -272,8 +274,8 @@ def _falls_apart(wins: F64) -> bool:
 
 def fit_with_covariate(
     n: int,
-    a: I64,
-    b: I64,
+    a: Codes,
+    b: Codes,
     score: F64,
     covariate: F64,
     prior_pairs: I64,

@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -176,7 +176,7 @@ def _segments(votes: Votes, counts: _Counts) -> bt.Segments:
         del present
         index = np.zeros(space, dtype=np.int32)
         index[keys] = np.arange(keys.size, dtype=np.int32)
-        segment = index[key]
+        segment: npt.NDArray[np.signedinteger[Any]] = index[key]
         del index
     else:
         keys, segment = np.unique(key, return_inverse=True)
