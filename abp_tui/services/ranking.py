@@ -245,12 +245,12 @@ def _agreements(
     theta: dict[str, float] | str,
     others: list[str],
     design: str | None,
+    marking: StudyDesign | None,
     prior: float,
 ) -> list[SourceAgreement]:
     from abp_tui.analysis.ranking.fit import source_agreement
 
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
-    marking = _marking_design(db, study, design)
     for name in others:
         try:
             found = without_development(read_source(db, study, name, design), marking)
@@ -318,13 +318,15 @@ def ranking_report(
                 "items, no imported labels, no AI judge's preference verdicts"
             )
         source = held[0]
-    # The bundle's exclusion: development votes are no benchmark result (seed 002).
-    # The design is read for what it marks and dropped: its document lists every task.
-    found = read_source(db, study_id, source, design)
-    chosen = without_development(found, _marking_design(db, study_id, design))
-    del found
+    # The bundle's exclusion: development votes are no benchmark result (seed 002). The
+    # design is read for what it marks (and its seed) before any vote is: reading it holds
+    # its stored document for a moment, which lists every task.
+    marking = _marking_design(db, study_id, design)
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
         seed = _design_seed(db, study_id, design)
+    found = read_source(db, study_id, source, design)
+    chosen = without_development(found, marking)
+    del found
     report = rank(
         chosen.votes,
         study=study_id,
@@ -351,6 +353,7 @@ def ranking_report(
         report.too_few_votes or dict(zip(chosen.votes.systems, theta.tolist(), strict=True)),
         others,
         design,
+        marking,
         prior,
     )
     return report.model_copy(update={"sources": sources})

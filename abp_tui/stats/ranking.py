@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,8 @@ from abp_tui.stats.resampling import check_resamples
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
+Codes = npt.NDArray[np.signedinteger[Any]]
+"""Codes in any signed integer type (a ranking's votes hold them in 32 bits)."""
 Bools = npt.NDArray[np.bool_]
 
 ELO_PER_LOGIT: Final = 400.0 / math.log(10.0)
@@ -272,8 +274,8 @@ def _falls_apart(wins: F64) -> bool:
 
 def fit_with_covariate(
     n: int,
-    a: I64,
-    b: I64,
+    a: Codes,
+    b: Codes,
     score: F64,
     covariate: F64,
     prior_pairs: I64,
@@ -291,11 +293,22 @@ def fit_with_covariate(
     prior_a, prior_b = prior_pairs[:, 0], prior_pairs[:, 1]
     x2 = covariate * covariate
     for _ in range(_MAX_STEPS):
-        p = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b] + gamma * covariate)))
+        # The vote-length arrays made in place, each let go once used: a million votes hold
+        # a few of them at once, not a dozen (the same operations in the same order).
+        p = theta[a]
+        p -= theta[b]
+        p += gamma * covariate
+        np.negative(p, out=p)
+        np.exp(p, out=p)
+        p += 1.0
+        np.divide(1.0, p, out=p)
         r = score - p
         g_theta = np.asarray(np.bincount(a, r, n) - np.bincount(b, r, n), dtype=np.float64)
         g_gamma = float(r @ covariate)
-        w = p * (1.0 - p)
+        del r
+        w = np.subtract(1.0, p)
+        w *= p
+        del p
         off = np.asarray(np.bincount(cell, w, n * n), dtype=np.float64).reshape(n, n)
         if prior:
             pp = 1.0 / (1.0 + np.exp(-(theta[prior_a] - theta[prior_b])))
@@ -310,6 +323,7 @@ def fit_with_covariate(
         hessian[idx, idx] = off.sum(axis=1)
         wx = w * covariate
         cross = np.bincount(a, wx, n) - np.bincount(b, wx, n)
+        del wx
         hessian[:n, n] = cross
         hessian[n, :n] = cross
         hessian[n, n] = float(w @ x2)

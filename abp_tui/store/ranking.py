@@ -137,8 +137,14 @@ def label_columns(db: sqlite_utils.Database, study_id: str) -> LabelColumns:
             )
         )
         data = _ints(labels.fetchmany(_CHUNK), 4)
-    column = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    # One column joined at a time, its chunks let go as it is made: the chunks and the columns
+    # are never all held together.
+    pieces = [list(c) for c in zip(*parts, strict=True)]
     del parts
+    column = []
+    for chunks in pieces:
+        column.append(np.concatenate(chunks))
+        chunks.clear()
     return LabelColumns(tuple(codes), tuple(names), *column)
 
 

@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,8 @@ from abp_tui.stats.inference import binomial_test, wilson
 from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
 
 I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+I8 = npt.NDArray[np.int8]
 F64 = npt.NDArray[np.float64]
 
 A_WON, B_WON, TIE = 0, 1, 2
@@ -63,15 +65,16 @@ class NoRanking(AbpError):
 
 @dataclass(frozen=True, eq=False)
 class Votes:
-    """Every vote of one source as parallel arrays (one entry per vote)."""
+    """Every vote of one source as parallel arrays (one entry per vote), codes in 32 bits and
+    outcomes in 8 (a ranking may hold a million votes: 29 bytes each with the two lengths)."""
 
     systems: tuple[str, ...]
     tasks: tuple[str, ...]
-    task: I64
-    a: I64
-    b: I64
+    task: I32
+    a: I32
+    b: I32
     """System codes, a != b."""
-    outcome: I64
+    outcome: I8
     """A_WON, B_WON or TIE."""
     length_a: F64
     length_b: F64
@@ -90,8 +93,8 @@ class Votes:
         code = {s: i for i, s in enumerate(systems)}
         task_code = {t: i for i, t in enumerate(tasks)}
 
-        def ints(values: list[int]) -> I64:
-            return np.array(values, dtype=np.int64).reshape(len(rows))
+        def ints(values: list[int]) -> I32:
+            return np.array(values, dtype=np.int32).reshape(len(rows))
 
         def lengths(values: list[float | None]) -> F64:
             out = [math.nan if v is None else float(v) for v in values]
@@ -103,7 +106,7 @@ class Votes:
             task=ints([task_code[r[0]] for r in rows]),
             a=ints([code[r[1]] for r in rows]),
             b=ints([code[r[2]] for r in rows]),
-            outcome=ints([r[3] for r in rows]),
+            outcome=np.array([r[3] for r in rows], dtype=np.int8).reshape(len(rows)),
             length_a=lengths([r[4] for r in rows]),
             length_b=lengths([r[5] for r in rows]),
         )
@@ -113,7 +116,7 @@ class Votes:
 class _Counts:
     pairs: I64
     """(P, 2) system codes of every compared pair, first < second."""
-    pair: I64
+    pair: I32
     """Each vote's pair."""
     lo_won: npt.NDArray[np.bool_]
     """Each vote: the pair's first system won."""
@@ -126,19 +129,24 @@ class _Counts:
 
 def _counts(votes: Votes) -> _Counts:
     n = len(votes.systems)
-    lo, hi = np.minimum(votes.a, votes.b), np.maximum(votes.a, votes.b)
+    # Each vote's (lo, hi) key made once, in place, in 64 bits (no overflow whatever n).
+    key = np.minimum(votes.a, votes.b).astype(np.int64)
+    key *= n
+    key += np.maximum(votes.a, votes.b)
+    lo_won = votes.outcome == A_WON
+    lo_won &= votes.a < votes.b
+    lo_won |= (votes.outcome == B_WON) & (votes.b < votes.a)
     # n * n keys: a bincount, not a sort, even for a million votes.
-    present = np.bincount(lo * n + hi, minlength=n * n) > 0
+    present = np.bincount(key, minlength=n * n) > 0
     keys = np.flatnonzero(present)
-    index = np.full(n * n, -1, dtype=np.int64)
-    index[keys] = np.arange(keys.size)
-    pair = index[lo * n + hi]
+    index = np.full(n * n, -1, dtype=np.int32)
+    index[keys] = np.arange(keys.size, dtype=np.int32)
+    pair = index[key]
+    del key
     pairs = np.stack([keys // n, keys % n], axis=1)
-    lo_won = ((votes.outcome == A_WON) & (votes.a == lo)) | (
-        (votes.outcome == B_WON) & (votes.b == lo)
-    )
     tie = votes.outcome == TIE
-    hi_won = ~lo_won & ~tie
+    hi_won = ~lo_won
+    hi_won &= ~tie
     wins = np.stack(
         [np.bincount(pair, m, keys.size).astype(np.int64) for m in (lo_won, hi_won, tie)], axis=1
     )
@@ -155,12 +163,29 @@ def _segments(votes: Votes, counts: _Counts) -> bt.Segments:
     by_name = np.argsort(np.array(votes.tasks, dtype=object), kind="stable")
     place = np.empty(len(votes.tasks), dtype=np.int64)
     place[by_name] = np.arange(len(votes.tasks))
-    keys, segment = np.unique(place[votes.task] * n_pairs + counts.pair, return_inverse=True)
-    hi_won = ~counts.lo_won & ~counts.tie
-    half = bt.TIE_WEIGHT * counts.tie
+    key = place[votes.task]
+    key *= n_pairs
+    key += counts.pair
+    space = len(votes.tasks) * n_pairs
+    if space <= 4 * key.size:
+        # Few (task, pair) keys: np.unique's sorted keys and inverse from a table over them,
+        # without the copies and the ordering a sort of every vote holds.
+        present = np.zeros(space, dtype=bool)
+        present[key] = True
+        keys = np.flatnonzero(present)
+        del present
+        index = np.zeros(space, dtype=np.int32)
+        index[keys] = np.arange(keys.size, dtype=np.int32)
+        segment: npt.NDArray[np.signedinteger[Any]] = index[key]
+        del index
+    else:
+        keys, segment = np.unique(key, return_inverse=True)
+    del key
+    # Counts of halves: exact in float64 whatever the order of the sums.
+    ties = bt.TIE_WEIGHT * np.bincount(segment, counts.tie, keys.size)
     w = np.zeros((keys.size, 2))
-    w[:, 0] = np.bincount(segment, counts.lo_won + half, keys.size)
-    w[:, 1] = np.bincount(segment, hi_won + half, keys.size)
+    w[:, 0] = np.bincount(segment, counts.lo_won, keys.size) + ties
+    w[:, 1] = np.bincount(segment, ~counts.lo_won & ~counts.tie, keys.size) + ties
     return bt.Segments(
         n_systems=len(votes.systems),
         n_tasks=len(votes.tasks),
@@ -304,9 +329,15 @@ def _length_bias(
         "test": test,
         "unknown_length": unknown,
     }
+    # In place, the sum let go once used: a million votes hold a few float arrays, not many.
     total = votes.length_a + votes.length_b
+    known &= total > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        raw = np.where(known & (total > 0), (votes.length_a - votes.length_b) / total, 0.0)
+        raw = votes.length_a - votes.length_b
+        raw /= total
+    del total
+    raw[~known] = 0.0
+    del known, differ, decisive, a_longer
     rms = float(np.sqrt(np.mean(raw * raw))) if raw.size else 0.0
     if rms == 0.0:
         reason = "no vote compares outputs of different (known) lengths"
@@ -322,8 +353,9 @@ def _length_bias(
         )
         return LengthBias(**base, unavailable_reason=reason), None
     score = np.select([votes.outcome == A_WON, votes.outcome == B_WON], [1.0, 0.0], 0.5)
+    raw /= rms
     found = bt.fit_with_covariate(
-        len(votes.systems), votes.a, votes.b, score, raw / rms, counts.pairs, prior, theta
+        len(votes.systems), votes.a, votes.b, score, raw, counts.pairs, prior, theta
     )
     if found is None:
         reason = (

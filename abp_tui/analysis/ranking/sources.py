@@ -72,31 +72,36 @@ def votes_from_columns(
     keep: Bools,
 ) -> Votes:
     """Votes from columns over ``conditions`` and ``task_names`` (codes); only the rows in
-    ``keep``. Systems and tasks without a kept vote are left out of the votes."""
-    rows = np.flatnonzero(keep)
-    used = np.unique(np.concatenate([system_1[rows], system_2[rows]]))
-    recode = np.full(len(conditions), -1, dtype=np.int64)
+    ``keep``. Systems and tasks without a kept vote are left out of the votes; the lengths
+    may be the given columns themselves (not copies)."""
+    # Every row kept (the common case): the columns themselves, not copies of them.
+    rows: slice | Ints = slice(None) if keep.all() else np.flatnonzero(keep)
+    a, b = system_1[rows], system_2[rows]
+    used = np.flatnonzero(
+        np.bincount(a, minlength=len(conditions)) + np.bincount(b, minlength=len(conditions))
+    )
+    recode = np.full(len(conditions), -1, dtype=np.int32)
     order = sorted(used.tolist(), key=lambda c: conditions[c])
-    recode[order] = np.arange(len(order))
+    recode[order] = np.arange(len(order), dtype=np.int32)
     # The kept tasks renumbered in their codes' order (what np.unique's inverse gives, without
     # sorting a copy of every vote's task).
     kept = task[rows]
     seen = np.zeros(len(task_names), dtype=bool)
     seen[kept] = True
-    renumber = np.cumsum(seen, dtype=np.int64) - 1
+    renumber = np.cumsum(seen, dtype=np.int32) - 1
     return Votes(
         systems=tuple(conditions[c] for c in order),
         tasks=tuple(task_names[t] for t in np.flatnonzero(seen).tolist()),
         task=renumber[kept],
-        a=recode[system_1[rows]],
-        b=recode[system_2[rows]],
-        outcome=outcome[rows].copy(),
-        length_a=length_1[rows].copy(),
-        length_b=length_2[rows].copy(),
+        a=recode[a],
+        b=recode[b],
+        outcome=outcome[rows].astype(np.int8),
+        length_a=length_1[rows],
+        length_b=length_2[rows],
     )
 
 
-LABEL_OUTCOME: Final = np.array([A_WON, B_WON, TIE, -1], dtype=np.int64)
+LABEL_OUTCOME: Final = np.array([A_WON, B_WON, TIE, -1], dtype=np.int8)
 """A label's choice (response_1, response_2, tie, insufficient evidence) as an outcome of
 response 1 (the vote's a) against response 2."""
 
@@ -115,9 +120,14 @@ def label_votes(
     """The imported labels as votes (choice codes: response_1, response_2, tie, insufficient)."""
     outcome = LABEL_OUTCOME[choice]
     insufficient = outcome < 0
-    same = ~insufficient & (condition_1 == condition_2)
-    stale = ~insufficient & ~same & ~current
-    keep = ~(insufficient | same | stale)
+    same = condition_1 == condition_2
+    same &= ~insufficient
+    stale = ~current
+    stale &= ~insufficient
+    stale &= ~same
+    keep = ~insufficient
+    keep &= ~same
+    keep &= ~stale
     counts = Counter(
         {
             INSUFFICIENT: int(insufficient.sum()),
@@ -152,9 +162,9 @@ class VoteFold:
         self.counts: Counter[str] = Counter()
         self.tasks: dict[str, int] = {}
         self.systems: dict[str, int] = {}
-        self.task: array[int] = array("q")
-        self.a: array[int] = array("q")
-        self.b: array[int] = array("q")
+        self.task: array[int] = array("i")
+        self.a: array[int] = array("i")
+        self.b: array[int] = array("i")
         self.outcome: array[int] = array("b")
         self.length_a: array[float] = array("d")
         self.length_b: array[float] = array("d")
@@ -183,15 +193,15 @@ class VoteFold:
 
     def votes(self) -> tuple[Votes, list[Excluded]]:
         names = sorted(self.systems)
-        recode = np.zeros(len(names), dtype=np.int64)
-        recode[[self.systems[n] for n in names]] = np.arange(len(names))
+        recode = np.zeros(len(names), dtype=np.int32)
+        recode[[self.systems[n] for n in names]] = np.arange(len(names), dtype=np.int32)
         votes = Votes(
             systems=tuple(names),
             tasks=tuple(self.tasks),
-            task=np.array(self.task, dtype=np.int64),
-            a=recode[np.asarray(self.a, dtype=np.int64)],
-            b=recode[np.asarray(self.b, dtype=np.int64)],
-            outcome=np.array(self.outcome, dtype=np.int64),
+            task=np.array(self.task, dtype=np.int32),
+            a=recode[np.frombuffer(self.a, dtype=np.int32)],
+            b=recode[np.frombuffer(self.b, dtype=np.int32)],
+            outcome=np.array(self.outcome, dtype=np.int8),
             length_a=np.array(self.length_a, dtype=np.float64),
             length_b=np.array(self.length_b, dtype=np.float64),
         )
