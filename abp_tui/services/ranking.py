@@ -8,7 +8,7 @@ holds several sources, the report gives Kendall's tau between their rankings (po
 
 Votes on a task the design marks as development material (seed 002: never a benchmark result)
 are left out of every source and counted with :data:`DEVELOPMENT`, as the publication bundle
-leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`kept_votes`.
+leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`vote_fates`.
 
 A design's verdicts are read one item at a time (:func:`abp_tui.store.figure_rows.item_records`):
 each pair's final preference is decided by the rules :func:`abp_tui.analysis.verdicts.decide`
@@ -23,10 +23,10 @@ The CLI and the workstation call :func:`ranking_report`; the statistics are
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 import sqlite_utils
 
@@ -83,21 +83,47 @@ class SourceVotes:
     """Which judgments the votes are (a design's verdicts: each item's final verdict)."""
 
 
-def kept_votes(
+class VoteFate(NamedTuple):
+    """What becomes of a vote kept to a scope: where it is among the votes, its task and
+    systems, and where it goes."""
+
+    at: int
+    task: str
+    a: str
+    b: str
+    kept: bool
+    """Counted; else out of scope, or (``development``) on development material."""
+    development: bool
+
+
+def vote_fates(
     votes: Votes, keep: Callable[[str, str], bool], apart: Callable[[str], bool]
-) -> tuple[Votes, int, int]:
-    """The votes kept, those out of scope (``keep(task, condition)`` false for either system)
-    and those on development material (``apart(task)``), in the votes' order."""
-    rows = []
-    development = 0
+) -> Iterator[VoteFate]:
+    """Each vote in the votes' order, kept unless out of scope (``keep(task, condition)``
+    false for either system) or on development material (``apart(task)``): the one rule of
+    :func:`kept_votes` and of the bundle's votes file."""
     for k in range(len(votes)):
         task = votes.tasks[int(votes.task[k])]
         a, b = votes.systems[int(votes.a[k])], votes.systems[int(votes.b[k])]
-        if keep(task, a) and keep(task, b) and apart(task):
+        scoped = keep(task, a) and keep(task, b)
+        development = scoped and apart(task)
+        yield VoteFate(k, task, a, b, scoped and not development, development)
+
+
+def kept_votes(
+    votes: Votes, keep: Callable[[str, str], bool], apart: Callable[[str], bool]
+) -> tuple[Votes, int, int]:
+    """The votes kept, those out of scope and those on development material
+    (:func:`vote_fates`), in the votes' order."""
+    rows = []
+    development = 0
+    for fate in vote_fates(votes, keep, apart):
+        if fate.development:
             development += 1
-        elif keep(task, a) and keep(task, b):
+        elif fate.kept:
+            k = fate.at
             la, lb = float(votes.length_a[k]), float(votes.length_b[k])
-            rows.append((task, a, b, int(votes.outcome[k]), la, lb))
+            rows.append((fate.task, fate.a, fate.b, int(votes.outcome[k]), la, lb))
     # NaN lengths stay unknown: from_rows reads None as NaN, and NaN as NaN.
     return Votes.from_rows(rows), len(votes) - len(rows) - development, development
 
@@ -385,5 +411,6 @@ __all__ = [
     "read_ranking",
     "read_source",
     "study_sources",
+    "vote_fates",
     "without_development",
 ]

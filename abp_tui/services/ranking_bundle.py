@@ -23,7 +23,13 @@ from abp_tui.errors import AbpError
 from abp_tui.export.bundle_writing import put_chunks
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.ranking import OUTCOMES, SOURCES, VOTES, SourceLine
-from abp_tui.services.ranking import DEVELOPMENT, VERDICTS, read_source, study_sources
+from abp_tui.services.ranking import (
+    DEVELOPMENT,
+    VERDICTS,
+    read_source,
+    study_sources,
+    vote_fates,
+)
 from abp_tui.store.sorting import SortedLines, sorted_lines
 from abp_tui.text.canonical import canonical_json
 
@@ -91,16 +97,13 @@ def _sorted_votes(
     """Add each vote of ``v`` kept to ``into``, its
     line as :func:`abp_tui.export.ranking.ranking_sources` writes it, keyed as it sorts them;
     the votes kept, out of scope, and on development material: the rule of
-    :func:`abp_tui.services.ranking.kept_votes`, without a record of every vote kept."""
+    :func:`abp_tui.services.ranking.vote_fates`, without a record of every vote kept."""
     kept = development = 0
-    for k in range(len(v)):
-        task = v.tasks[int(v.task[k])]
-        a, b = v.systems[int(v.a[k])], v.systems[int(v.b[k])]
-        if not (keep(task, a) and keep(task, b)):
+    for fate in vote_fates(v, keep, apart):
+        development += fate.development
+        if not fate.kept:
             continue
-        if apart(task):
-            development += 1
-            continue
+        k, task, a, b = fate.at, fate.task, fate.a, fate.b
         row = {
             "source": source,
             "task": task,
