@@ -2,9 +2,9 @@
 
 A design's figures need each item's judgments together, never every judgment at once: agreement
 folds each reviewer's first submitted judgment of an item into its observations, a ranking each
-item's final preference into a vote. :func:`item_records` walks the design's items in plan order
+item's final preference into a vote. :func:`walk_items` walks the design's items in plan order
 beside its submitted judgments and latest adjudications (three cursors, each ordered by item), and
-hands over one item's records at a time, converted by the same functions as
+:func:`item_records` hands over one item's records at a time, converted by the same functions as
 :func:`abp_tui.store.judging.records_of_design`; what the caller keeps of them is its own.
 
 :func:`latest_labels` and :func:`labels_by_runs` read a study's imported labels with the duplicates
@@ -15,13 +15,14 @@ Nothing here decides what a figure counts.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import sqlite_utils
 
 from abp_tui.models import AdjudicationRevision, Item, JudgmentRevision
+from abp_tui.models.base import same
 from abp_tui.store.item_rows import ITEM_SELECT, plan_item
 from abp_tui.store.judging import (
     ADJUDICATION_SELECT,
@@ -64,10 +65,28 @@ class ItemRecords:
     """The item's latest adjudication."""
 
 
-def item_records(db: sqlite_utils.Database, design_pk: int) -> Iterator[ItemRecords]:
-    """A design's items in plan order, each with its submitted judgments and latest
-    adjudication; nothing of an item is held once the next is read."""
-    items = db.execute(_ITEMS, [design_pk])
+ItemRows = tuple[
+    Any, Item, tuple[int, ...], tuple[JudgmentRevision, ...], AdjudicationRevision | None
+]
+"""An item's row as ``items_sql`` selects it, the item, its runs' stored versions (in the
+order of ``item.runs``), every submitted judgment revision of it (by reviewer, then revision)
+and its latest adjudication."""
+
+
+def walk_items(
+    db: sqlite_utils.Database,
+    design_pk: int,
+    items_sql: str,
+    figures: bool = False,
+    name: Callable[[str], str] = same,
+) -> Iterator[ItemRows]:
+    """A design's items in plan order (``items_sql``: :data:`ITEM_SELECT` with what more the
+    caller reads, for the design's items in plan order) beside its submitted judgments and
+    latest adjudications: three cursors, each ordered by item; nothing of an item is held here
+    once the next is read. Judgments converted as
+    :func:`abp_tui.store.judging.judgment_revision` does with ``figures``; ids through
+    ``name``."""
+    items = db.execute(items_sql, [design_pk])
     judgments = db.execute(
         JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
         "ORDER BY j.item_pk, j.reviewer, j.revision",
@@ -82,23 +101,30 @@ def item_records(db: sqlite_utils.Database, design_pk: int) -> Iterator[ItemReco
     judgment = next(judgments, None)
     adjudication = next(adjudications, None)
     for index, row in enumerate(items):
-        item = plan_item(row, index)
+        item = plan_item(row, index, name)
         run_pks: tuple[int, ...] = (row[10],) if row[13] is None else (row[10], row[13])
         run_ids = dict(zip(run_pks, item.runs, strict=True))
         own: list[JudgmentRevision] = []
         while judgment is not None and judgment[0] == item.code:
-            own.append(judgment_revision(judgment, run_ids))
+            own.append(judgment_revision(judgment, run_ids, figures, name))
             judgment = next(judgments, None)
         latest = None
         if adjudication is not None and adjudication[0] == item.code:
             latest = adjudication_revision(adjudication, run_ids)
             adjudication = next(adjudications, None)
+        yield row, item, run_pks, tuple(own), latest
+
+
+def item_records(db: sqlite_utils.Database, design_pk: int) -> Iterator[ItemRecords]:
+    """A design's items in plan order, each with its submitted judgments and latest
+    adjudication; nothing of an item is held once the next is read."""
+    for row, item, run_pks, judgments, latest in walk_items(db, design_pk, _ITEMS):
         yield ItemRecords(
             item=item,
             run_pks=run_pks,
             criteria=tuple(json.loads(row[16])),
             lengths=_lengths(row),
-            judgments=tuple(own),
+            judgments=judgments,
             adjudication=latest,
         )
 
@@ -177,9 +203,11 @@ def pair_places(db: sqlite_utils.Database, design_pk: int) -> Iterator[tuple[int
 
 __all__ = [
     "ItemRecords",
+    "ItemRows",
     "item_records",
     "label_counts",
     "labels_by_runs",
     "latest_labels",
     "pair_places",
+    "walk_items",
 ]

@@ -2,11 +2,11 @@
 
 The results of a large design need each item's judgments together, never every judgment at once:
 :func:`design_items` walks the design's items in plan order beside its submitted judgments and
-latest adjudications (three cursors, each ordered by item) and hands over one item's records at a
-time, converted by the same functions as :func:`abp_tui.store.judging.records_of_design` with
-``figures`` (each judgment as the figures read it). Unlike
-:func:`abp_tui.store.figure_rows.item_records` it reads no output lengths: no results figure
-reads them. Nothing here decides what a figure counts.
+latest adjudications (:func:`abp_tui.store.figure_rows.walk_items`) and hands over one item's
+records at a time, converted by the same functions as
+:func:`abp_tui.store.judging.records_of_design` with ``figures`` (each judgment as the figures
+read it). Unlike :func:`abp_tui.store.figure_rows.item_records` it reads no output lengths: no
+results figure reads them. Nothing here decides what a figure counts.
 """
 
 from __future__ import annotations
@@ -19,13 +19,8 @@ import sqlite_utils
 
 from abp_tui.models import AdjudicationRevision, Item, JudgmentRevision, ResultState
 from abp_tui.models.base import same
-from abp_tui.store.item_rows import ITEM_SELECT, plan_item
-from abp_tui.store.judging import (
-    ADJUDICATION_SELECT,
-    JUDGMENT_SELECT,
-    adjudication_revision,
-    judgment_revision,
-)
+from abp_tui.store.figure_rows import walk_items
+from abp_tui.store.item_rows import ITEM_SELECT
 from abp_tui.store.queries import RUN_FACTS_SELECT, diff_bytes
 
 RunRow = tuple[str, str, str, int, tuple[Any, ...]]
@@ -72,35 +67,9 @@ def design_items(
     """A design's items in plan order, each with its submitted judgments and latest
     adjudication; nothing of an item is held here once the next is read. Run ids, task ids and
     item codes through ``name`` (:func:`abp_tui.models.base.sharing`)."""
-    items = db.execute(
-        ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk", [design_pk]
-    )
-    judgments = db.execute(
-        JUDGMENT_SELECT + "WHERE i.design_pk = ? AND j.status = 'submitted' "
-        "ORDER BY j.item_pk, j.reviewer, j.revision",
-        [design_pk],
-    )
-    adjudications = db.execute(
-        ADJUDICATION_SELECT + "WHERE i.design_pk = ? AND a.revision = (SELECT MAX(revision) FROM "
-        "adjudications b WHERE b.item_pk = a.item_pk) ORDER BY a.item_pk",
-        [design_pk],
-    )
-    # Each cursor is in item order: a row belongs to the item being read or to a later one.
-    judgment = next(judgments, None)
-    adjudication = next(adjudications, None)
-    for index, row in enumerate(items):
-        item = plan_item(row, index, name)
-        run_pks: tuple[int, ...] = (row[10],) if row[13] is None else (row[10], row[13])
-        run_ids = dict(zip(run_pks, item.runs, strict=True))
-        own: list[JudgmentRevision] = []
-        while judgment is not None and judgment[0] == item.code:
-            own.append(judgment_revision(judgment, run_ids, True, name))
-            judgment = next(judgments, None)
-        latest = None
-        if adjudication is not None and adjudication[0] == item.code:
-            latest = adjudication_revision(adjudication, run_ids)
-            adjudication = next(adjudications, None)
-        yield item, tuple(own), latest
+    sql = ITEM_SELECT.format(more="") + "WHERE i.design_pk = ? ORDER BY i.pk"
+    for _row, item, _pks, judgments, latest in walk_items(db, design_pk, sql, True, name):
+        yield item, judgments, latest
 
 
 __all__ = ["ItemJudged", "RunRow", "design_items", "run_rows"]
