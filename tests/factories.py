@@ -28,6 +28,7 @@ import json
 import random
 import shutil
 import sqlite3
+import tracemalloc
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,14 @@ import sqlite_utils
 
 from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.cli import main
-from abp_tui.models import Finding, Judgment, PreferenceChoice, ResponseJudgment, StudyDesign
+from abp_tui.models import (
+    Finding,
+    Judgment,
+    PreferenceChoice,
+    ResponseJudgment,
+    ResultState,
+    StudyDesign,
+)
 from abp_tui.models.builtin_rubrics import AFP_V01, BUSINESS_V1
 from abp_tui.services.adjudicating import adjudicate
 from abp_tui.services.demo import load_demo
@@ -542,3 +550,31 @@ def judged_pairs(db: sqlite_utils.Database, folder: Path, pairs: int) -> int:
             judgment = Judgment(preference=rng.choice(PAIR_CHOICES), justification="Reads better.")
             session.save(row.code, judgment, 3.0, submit=True)
     return pk
+
+
+def traced_peak(work: Callable[[], object]) -> int:
+    """Bytes held at the peak of ``work`` beyond what was held before it (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        work()
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+RUN_OUTCOME_VALUES: dict[str, Any] = {
+    "run_id": "r1",
+    "task_id": "t1",
+    "condition_id": "c1",
+    "trial": 1,
+    "state": ResultState.MODEL_PASS,
+    "source": "unanimous",
+    "human_state": ResultState.MODEL_PASS,
+    "automated_state": None,
+    "fatal": False,
+    "scores": {"q": 2.0},
+}
+"""A run's outcome's fields, each already of its field's type (what ``trusted`` takes)."""

@@ -15,7 +15,6 @@ a bound the old code exceeds several times over. No timing.
 
 from __future__ import annotations
 
-import tracemalloc
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,7 +37,7 @@ from abp_tui.services.ranking import ranking_report, read_source
 from abp_tui.services.results_report import unblind
 from abp_tui.store import connect, judging
 from abp_tui.store.ranking import run_sides
-from tests.factories import afp_judgment, judged_pairs, two_reviewer_design
+from tests.factories import afp_judgment, judged_pairs, traced_peak, two_reviewer_design
 
 SMALL, LARGE = 150, 750
 """Pairs of the two studies."""
@@ -67,21 +66,10 @@ def studies(
         db.close()
 
 
-def _peak(figure: Callable[[], object]) -> int:
-    """The traced peak of computing ``figure`` (what it held at its largest), in bytes."""
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        figure()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def _per_pair(figure: Callable[[sqlite_utils.Database, int], object], studies: Any) -> float:
     small, large = studies[SMALL], studies[LARGE]
     figure(*small)  # imports and caches: every run holds them alike
-    grown = _peak(lambda: figure(*large)) - _peak(lambda: figure(*small))
+    grown = traced_peak(lambda: figure(*large)) - traced_peak(lambda: figure(*small))
     return grown / (LARGE - SMALL)
 
 

@@ -12,8 +12,6 @@ its stored document parsed only by whoever reads it.
 from __future__ import annotations
 
 import json
-import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,19 +24,7 @@ from abp_tui.services.designing import DesignChoices, create_from_choices, find_
 from abp_tui.services.importing import import_paths
 from abp_tui.stats.ranking import Segments, resampled_totals
 from abp_tui.store.design_rules import stated_design
-
-
-def _peak(work: Callable[[], object]) -> int:
-    """Bytes held at the peak of ``work`` beyond what was held before it."""
-    tracemalloc.start()
-    try:
-        before, _ = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        work()
-        _now, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - before
+from tests.factories import traced_peak
 
 
 def _segments(tasks: int) -> Segments:
@@ -70,7 +56,9 @@ draws. Drawing the chunk's 32 resamples at once held about 520."""
 def test_a_task_bootstrap_holds_one_resamples_draws_at_a_time() -> None:
     small, large = _segments(20_000), _segments(100_000)
     _drawn(small, 32)  # what a first call builds once
-    per_task = (_peak(lambda: _drawn(large, 32)) - _peak(lambda: _drawn(small, 32))) / 80_000
+    per_task = (
+        traced_peak(lambda: _drawn(large, 32)) - traced_peak(lambda: _drawn(small, 32))
+    ) / 80_000
     assert per_task < BOOTSTRAP_BYTES_PER_TASK, f"{per_task:.0f} bytes a task"
 
 
@@ -124,5 +112,5 @@ def test_a_design_is_chosen_and_its_rules_read_without_its_plans_commitment(
 
     choose()
     # The stored text is read (about 100 bytes a task); parsed, it held 370 more a task.
-    per_task = _peak(choose) / 400
+    per_task = traced_peak(choose) / 400
     assert per_task < DESIGN_BYTES_PER_TASK, f"{per_task:.0f} bytes a task"

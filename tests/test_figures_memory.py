@@ -30,11 +30,11 @@ import sqlite_utils
 
 from abp_tui.analysis.verdicts import decide
 from abp_tui.cli import main
-from abp_tui.models import ResultState, RunOutcome
+from abp_tui.models import RunOutcome
 from abp_tui.models.base import held_dict, trusted
 from abp_tui.services.results_report import compute_results, unblind
 from abp_tui.store import judging
-from tests.factories import PAIR_CHOICES, copy_db, judged_pairs
+from tests.factories import PAIR_CHOICES, RUN_OUTCOME_VALUES, copy_db, judged_pairs
 
 
 def _judged(db: sqlite_utils.Database, tmp_path: Path, pairs: int = 12) -> int:
@@ -83,18 +83,7 @@ def _bytes_each(make: Callable[[], object], count: int = 2000) -> float:
 
 
 def test_a_records_field_values_share_their_table_of_keys() -> None:
-    values = {
-        "run_id": "r1",
-        "task_id": "t1",
-        "condition_id": "c1",
-        "trial": 1,
-        "state": ResultState.MODEL_PASS,
-        "source": "unanimous",
-        "human_state": ResultState.MODEL_PASS,
-        "automated_state": None,
-        "fatal": False,
-        "scores": {},
-    }
+    values = RUN_OUTCOME_VALUES
     # A record of ten fields with a dict of its own costs 360 bytes; with its values alone,
     # 260 (the values themselves are shared here: what is measured is what holds them).
     assert _bytes_each(lambda: trusted(RunOutcome, **values)) < 300

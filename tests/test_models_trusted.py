@@ -3,21 +3,11 @@
 
 from __future__ import annotations
 
-from abp_tui.models import ResultState, RunOutcome
+from abp_tui.models import RunOutcome
 from abp_tui.models.base import Model, trusted
+from tests.factories import RUN_OUTCOME_VALUES
 
-VALUES = {
-    "run_id": "r1",
-    "task_id": "t1",
-    "condition_id": "c1",
-    "trial": 1,
-    "state": ResultState.MODEL_PASS,
-    "source": "unanimous",
-    "human_state": ResultState.MODEL_PASS,
-    "automated_state": None,
-    "fatal": False,
-    "scores": {"q": 2.0},
-}
+VALUES = RUN_OUTCOME_VALUES
 
 
 def test_a_trusted_record_given_its_fields_in_any_order_is_the_validated_one() -> None:

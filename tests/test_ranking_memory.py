@@ -15,7 +15,6 @@ studies of different sizes, per vote, against bounds the old code exceeds. No ti
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -27,6 +26,7 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.ranking import read_source
 from abp_tui.store import connect
 from abp_tui.store import ranking as store_ranking
+from tests.factories import traced_peak
 
 SMALL, LARGE = 400, 2000
 """Pairs of the two studies (three labels each)."""
@@ -47,17 +47,6 @@ def studies(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[int, sqli
         db.close()
 
 
-def _peak(figure: Callable[[], object]) -> int:
-    """The traced peak of computing ``figure`` (what it held at its largest), in bytes."""
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        figure()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Labels read 256 at a time: what a chunk holds is then the same at both sizes, as it is
@@ -74,7 +63,7 @@ def _per_vote(
 ) -> float:
     small, large = studies[SMALL], studies[LARGE]
     figure(small)  # imports and caches: every run holds them alike
-    grown = _peak(lambda: figure(large)) - _peak(lambda: figure(small))
+    grown = traced_peak(lambda: figure(large)) - traced_peak(lambda: figure(small))
     return grown / (len(_votes(large)) - len(_votes(small)))
 
 

@@ -184,23 +184,22 @@ class TypingShield:
                 self.guard.defer_seconds, lambda: self._act_deferred(binding.action, node)
             )
             return True
-        if verdict.announce and in_field:
-            # A letter had moved the focus to a text field, where typing went on: the words
-            # are not ignored (those typed there stay), only the letter's decision is.
-            screen.notify(
-                (f"{undone} " if undone else "")
-                + "Keys act at once unless a text field has the focus. Tab moves to the next "
-                "field; Esc leaves a field.",
-                title="Typing, not a decision",
-                severity="warning",
-                markup=False,
+        if verdict.announce:
+            # In a field a letter had moved the focus to, the words typed there stay: only the
+            # letter's decision was not the reviewer's.
+            title, said = (
+                ("Typing, not a decision", "Keys act at once unless a text field has the focus.")
+                if in_field
+                else (
+                    "Typing ignored",
+                    "No text field had the focus, so keys act at once here: the typing was "
+                    "ignored.",
+                )
             )
-        elif verdict.announce:
             screen.notify(
                 (f"{undone} " if undone else "")
-                + "No text field had the focus, so keys act at once here: the typing was "
-                "ignored. Tab moves to the next field; Esc leaves a field.",
-                title="Typing ignored",
+                + f"{said} Tab moves to the next field; Esc leaves a field.",
+                title=title,
                 severity="warning",
                 markup=False,
             )
