@@ -117,9 +117,9 @@ from abp_tui.stats.agreement_data import (
 )
 from abp_tui.stats.agreement_figures import (
     _Base,
-    _check_settings,
     _figure,
     bootstrap_interval,
+    check_settings,
 )
 from abp_tui.stats.agreement_kernels import (
     MIN_USABLE_SHARE,
@@ -227,12 +227,12 @@ def compute_variable(
     AgreementError for a value that is not on the declared scale, a reviewer judging an item
     twice, or an ordinal variable whose labels have no declared order.
     """
-    _check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
+    check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
     table = rating_table(records, level, scale, variable)
-    return _compute(table, seed, resamples, pair_resamples, confidence, weight_basis)
+    return compute_table(table, seed, resamples, pair_resamples, confidence, weight_basis)
 
 
-def _compute(
+def compute_table(
     table: RatingTable,
     seed: int,
     resamples: int,
@@ -426,7 +426,7 @@ def compute_all(
     Each variable's (and each pair's) bootstrap draws from a generator seeded by ``seed`` and the
     variable's (and the reviewers') names, so adding a variable changes no other figure.
     """
-    _check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
+    check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
     scales = scales or {}
     missing = [name for name in records_by_variable if name not in levels]
     if missing:
@@ -434,7 +434,7 @@ def compute_all(
     # The variables usually share their items and reviewers: one index each serves them all.
     items, reviewers = Index(), Index()
     out = tuple(
-        _compute(
+        compute_table(
             rating_table(records, levels[name], scales.get(name), name, items, reviewers),
             seed,
             resamples,

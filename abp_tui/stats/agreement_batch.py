@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from abp_tui.stats.agreement_data import generator
-from abp_tui.stats.agreement_figures import _check_settings
+from abp_tui.stats.agreement_figures import check_settings
 from abp_tui.stats.agreement_kernels import PairSums, chance_corrected
 from abp_tui.stats.agreement_models import PairAgreement
 from abp_tui.stats.agreement_pairs import (
@@ -223,7 +223,7 @@ def pairs_from_counts(
 ) -> list[PairAgreement]:
     """Each table's :func:`~abp_tui.stats.agreement.pair_from_counts` (nominal, declared scale,
     ``seed``, ``resamples``, ``confidence``), in order (see the module notes)."""
-    _check_settings(seed, resamples, 0, confidence, "declared")
+    check_settings(seed, resamples, 0, confidence, "declared")
     out: list[PairAgreement | None] = [None] * len(tables)
     found: list[_Cells] = []
     for i, t in enumerate(tables):

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from abp_tui.stats.agreement import _compute
+from abp_tui.stats.agreement import compute_table
 from abp_tui.stats.agreement_data import MAX_CATEGORIES, RatingTable
-from abp_tui.stats.agreement_figures import _check_settings
+from abp_tui.stats.agreement_figures import check_settings
 from abp_tui.stats.agreement_models import (
     CONFIDENCE,
     DEFAULT_PAIR_RESAMPLES,
@@ -133,8 +133,10 @@ def compute_coded_variable(
 ) -> VariableAgreement:
     """Every figure of one variable: what :func:`~abp_tui.stats.agreement.compute_variable`
     gives the same judgments as records on the same declared scale."""
-    _check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
-    return _compute(coded_table(coded), seed, resamples, pair_resamples, confidence, weight_basis)
+    check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
+    return compute_table(
+        coded_table(coded), seed, resamples, pair_resamples, confidence, weight_basis
+    )
 
 
 def compute_coded(
@@ -149,9 +151,9 @@ def compute_coded(
     """Agreement figures for every variable, in order: what
     :func:`~abp_tui.stats.agreement.compute_all` gives the same judgments as records. Each
     variable's table is built, computed and dropped before the next one's."""
-    _check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
+    check_settings(seed, resamples, pair_resamples, confidence, weight_basis)
     out = tuple(
-        _compute(coded_table(v), seed, resamples, pair_resamples, confidence, weight_basis)
+        compute_table(coded_table(v), seed, resamples, pair_resamples, confidence, weight_basis)
         for v in variables
     )
     return AgreementReport(

@@ -187,7 +187,7 @@ def _large_sample(cells: F64, w: F64, confidence: float) -> tuple[LargeSample | 
     )
 
 
-def _check_settings(
+def check_settings(
     seed: int, resamples: int, pair_resamples: int, confidence: float, weight_basis: str
 ) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int):

@@ -30,9 +30,9 @@ from abp_tui.stats.agreement_data import (
 from abp_tui.stats.agreement_figures import (
     _PAIR_NOT_REQUESTED,
     _Base,
-    _check_settings,
     _figure,
     _large_sample,
+    check_settings,
 )
 from abp_tui.stats.agreement_kernels import (
     PairSums,
@@ -350,7 +350,7 @@ def pair_from_counts(
     unrolled into items. Raises AgreementError for a matrix that does not match its categories
     or holds a negative count.
     """
-    _check_settings(seed, resamples, 0, confidence, weight_basis)
+    check_settings(seed, resamples, 0, confidence, weight_basis)
     if level not in LEVELS:
         raise AgreementError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     square = np.asarray(counts)
