@@ -74,3 +74,57 @@ def test_pandas_imported_before_the_command_is_left_alone(tmp_path: Path) -> Non
         assert state["pandas_loaded"]
         assert state["sqlite_utils_pandas"]  # nothing hidden from a process that chose pandas
         assert state["pandas_works"]
+
+
+_NUMPY_IN_ANOTHER_THREAD = """
+import json, sys, threading
+import abp_tui  # noqa: F401  (installs the import hook)
+
+go, done = threading.Event(), threading.Event()
+found = {}
+
+
+def figures():
+    go.wait(60)
+    try:
+        import numpy
+        found["numpy"] = int(numpy.arange(3).sum())
+    except ImportError as e:
+        found["numpy"] = repr(e)
+    done.set()
+
+
+class PauseInsideTheStoreImport:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name == "sqlite_utils.create_table_parser":  # imported by sqlite_utils.db alone
+            go.set()
+            done.wait(60)
+        return None
+
+
+worker = threading.Thread(target=figures)
+worker.start()
+sys.meta_path.insert(1, PauseInsideTheStoreImport)
+import sqlite_utils.db
+worker.join()
+print(json.dumps({"numpy": found.get("numpy"), "paused": go.is_set()}))
+"""
+
+
+def test_numpy_imported_by_another_thread_during_the_store_import_is_not_refused() -> None:
+    """The workstation imports the store in one worker while another loads the statistics:
+    hiding NumPy from sqlite-utils' import must not refuse it to the other thread (it once
+    showed "import of numpy halted" after a submission)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _NUMPY_IN_ANOTHER_THREAD],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    state = json.loads(done.stdout.splitlines()[-1])
+    assert state["paused"], "the other thread never ran inside the store's import"
+    assert state["numpy"] == 3
