@@ -49,7 +49,13 @@ def run_record(line: Mapping[str, Any], output_sha256: str | None) -> dict[str, 
 
 def runs_sha256(runs: Iterable[tuple[str, Mapping[str, Any]]]) -> str:
     """One hash over the planned runs: each ``(id, run_record)``, in id order."""
-    return sha256_text(canonical_json(sorted([run_id, record_sha256(r)] for run_id, r in runs)))
+    return hashed_runs_sha256((run_id, record_sha256(r)) for run_id, r in runs)
+
+
+def hashed_runs_sha256(hashes: Iterable[tuple[str, str]]) -> str:
+    """:func:`runs_sha256` from each run's ``(id, record_sha256(run_record))``: a large plan's
+    records are hashed as they are read and never held together."""
+    return sha256_text(canonical_json(sorted([run_id, sha] for run_id, sha in hashes)))
 
 
 def commitment(
@@ -60,10 +66,23 @@ def commitment(
 ) -> dict[str, Any]:
     """The ``commitment`` of a design stored at ``created_at`` whose items use these tasks and
     conditions (as published, each with its ``id``) and these runs (``(id, run_record)``)."""
+    return hashed_commitment(
+        created_at,
+        {str(t["id"]): record_sha256(t) for t in tasks},
+        {str(c["id"]): record_sha256(c) for c in conditions},
+        runs_sha256(runs),
+    )
+
+
+def hashed_commitment(
+    created_at: str, tasks: dict[str, str], conditions: dict[str, str], runs: str
+) -> dict[str, Any]:
+    """:func:`commitment` from the hashes of its tasks and conditions (by id, in the order
+    given) and :func:`hashed_runs_sha256` of its runs."""
     return {
         "version": COMMITMENT_VERSION,
         "created_at": created_at,
-        "tasks": {str(t["id"]): record_sha256(t) for t in tasks},
-        "conditions": {str(c["id"]): record_sha256(c) for c in conditions},
-        "runs_sha256": runs_sha256(runs),
+        "tasks": tasks,
+        "conditions": conditions,
+        "runs_sha256": runs,
     }

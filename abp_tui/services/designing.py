@@ -39,7 +39,13 @@ from abp_tui.analysis.blinding import (
     plan_hmac,
     plan_items,
 )
-from abp_tui.analysis.commitment import COMMITMENT_KEY, commitment, run_record
+from abp_tui.analysis.commitment import (
+    COMMITMENT_KEY,
+    hashed_commitment,
+    hashed_runs_sha256,
+    record_sha256,
+    run_record,
+)
 from abp_tui.analysis.material import unlisted_tasks, unlisted_warning
 from abp_tui.analysis.reruns import (
     HeldRun,
@@ -436,32 +442,37 @@ def _commitment_of(
     db: sqlite_utils.Database, design: StudyDesign, items: list[PlannedItem]
 ) -> Callable[[str], dict[str, Any]]:
     """The commitment of a design whose plan is ``items``, as a function of the time it is
-    stored: the tasks, conditions and runs its items use, as a bundle publishes them."""
+    stored: the tasks, conditions and runs its items use, as a bundle publishes them. Each
+    record is hashed as it is read (a batch of runs at a time): only the hashes are held."""
     runs = {r.id: r for i in items for r in (i.run_a, i.run_b) if r is not None}
     task_ids = {r.task_id for r in runs.values()}
     condition_ids = {r.condition_id for r in runs.values()}
-    tasks = [
-        rec.PublishedTask(**task.model_dump(), placeholder=placeholder).model_dump(mode="json")
-        for task, placeholder in bulk.tasks(db, design.study)
+    tasks = {
+        task.id: record_sha256(
+            rec.PublishedTask(**task.model_dump(), placeholder=placeholder).model_dump(mode="json")
+        )
+        for task, placeholder in bulk.each_task(db, design.study)
         if task.id in task_ids
-    ]
-    conditions = [
-        design.framed_condition(c).model_dump(mode="json")
+    }
+    conditions = {
+        c.id: record_sha256(design.framed_condition(c).model_dump(mode="json"))
         for c in bulk.conditions(db, design.study)
         if c.id in condition_ids
-    ]
-    planned = [
+    }
+    planned = hashed_runs_sha256(
         (
             stored.facts.id,
-            run_record(
-                {**stored.facts.model_dump(mode="json"), "record": stored.record},
-                None if stored.output is None else sha256_bytes(stored.output.encode("utf-8")),
+            record_sha256(
+                run_record(
+                    {**stored.facts.model_dump(mode="json"), "record": stored.record},
+                    None if stored.output is None else sha256_bytes(stored.output.encode("utf-8")),
+                )
             ),
         )
-        for stored in bulk.current_runs(db, design.study)
+        for stored in bulk.each_current_run(db, design.study)
         if stored.facts.id in runs
-    ]
-    return lambda created_at: commitment(created_at, tasks, conditions, planned)
+    )
+    return lambda created_at: hashed_commitment(created_at, dict(tasks), dict(conditions), planned)
 
 
 def _refused(design: StudyDesign, source: str, key: tuple[str, ...], message: str) -> AbpError:
