@@ -143,6 +143,9 @@ class Folded:
     finished: dict[str, tuple[str, int]]
     """Run id -> when its verdict became final and its first place in the plan, for the runs
     some judgment scored (the watched pass rates)."""
+    listed: list[str]
+    """Every code listed in ``position`` or a pair's tally, sorted: the rows by condition list
+    the same codes (mostly) and share them."""
     deciding: Decisions
     """``decide``'s decisions of the runs in ``failed`` alone: the judgments behind their
     verdicts, for the reclassifications."""
@@ -196,6 +199,7 @@ class ItemFold:
         self.wins: dict[frozenset[str], list[tuple[str, int, str | None]]] = {}
         self.deciding: dict[str, list[JudgmentRevision]] = {}
         self.finished: dict[str, tuple[str, int]] = {}
+        self.known: list[str] = []
 
     def add(
         self,
@@ -344,6 +348,7 @@ class ItemFold:
             votes=self.votes,
             wins=self.wins,
             finished=self.finished,
+            listed=self.known,
             deciding=self._deciding(verdicts),
         )
 
@@ -353,7 +358,9 @@ class ItemFold:
         lists: dict[int, list[str]] = {}
         previous = ""
         for code, listed in self.spill.listed():  # by code: one code's lists together
-            previous = previous if code == previous else code
+            if code != previous:
+                previous = code
+                self.known.append(code)
             lists.setdefault(listed, []).append(previous)
         for tally in self.pairs.values():
             tally.codes = tuple(lists.pop(tally.listed, ()))
@@ -430,7 +437,7 @@ def folded_results(
             return None
         return [c for c in found.items if spill.is_open(c)] or list(found.items)
 
-    table.scored_items = scored_items
+    table.scored_items, table.scored = scored_items, bool(verdicts)
     failed = [run for run in table.recorded() if is_record_failure(run.origin_status)]
     reclassified = reclassifications(failed, folded.deciding, superseded, records.design)
     taken = {r.run for r in reclassified}
@@ -453,7 +460,7 @@ def folded_results(
     table.set_outcomes(outcomes())
     spans = table.spans()
     conditions = sorted(spans)
-    groups = [table.group(c, spans[c], rubric, confidence) for c in conditions]
+    groups = [table.group(c, spans[c], rubric, confidence, folded.listed) for c in conditions]
     measured, pairing = _Measured(table), _Pairing(table)
     engines = model_match is not None
     compared = [

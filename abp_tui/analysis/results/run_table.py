@@ -109,6 +109,8 @@ class RunTable:
     ) -> None:
         self.spill = spill
         self.scored_items = scored_items
+        self.scored = False
+        """Whether some judgment scored a run (``scored_items`` then says its items)."""
         self.keys: list[OutcomeKey] = []
         self.outcomes = array("I")
 
@@ -177,33 +179,47 @@ class RunTable:
         """Each condition's runs (the results' order lists them condition by condition)."""
         return self.spill.spans()
 
-    def open_in(
-        self, start: int = 0, stop: int | None = None
-    ) -> Iterator[tuple[RunOutcome, Sequence[str]]]:
-        """Each run's outcome and, for a run whose verdict is unresolved, the blind codes of
-        the items that leave it so (:func:`abp_tui.analysis.results.tallies.unresolved_items`:
-        those of its items whose disagreement is open, else every one of them)."""
-        items = self.spill.items(start, stop)
-        pending = next(items, None)
-        for i, row in enumerate(self.spill.rows(start, stop), start):
-            own: list[tuple[str, bool]] = []
-            while pending is not None and pending[0] == i:
-                own.append(pending[1:])
-                pending = next(items, None)
-            found = self._outcome(row, i)
-            codes: Sequence[str] = ()
-            if found.source == "unresolved":
-                scored = self.scored_items(row[0])
-                if scored is not None:
-                    codes = scored
-                else:
-                    codes = [c for c, is_open in own if is_open] or [c for c, _ in own]
-            yield found, codes
+    def codes_in(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, list[str]]]:
+        """Each run from ``start`` to ``stop`` whose outcome is unresolved, by index, with the
+        blind codes of the items that leave it so
+        (:func:`abp_tui.analysis.results.tallies.unresolved_items`: those of its items whose
+        disagreement is open, else every one of them)."""
+        if self.scored:  # a run some judgment scored has its verdict's items
+            for i, row in enumerate(self.spill.rows(start, stop), start):
+                if self.source(i) == "unresolved":
+                    found = self.scored_items(row[0])
+                    if found is not None:
+                        yield i, list(found)
+                        continue
+                    yield i, self._preferred_codes(row[0])
+            return
+        at, own = -1, list[tuple[str, bool]]()
+        for i, code, is_open in self.spill.items(start, stop):
+            if i != at:
+                if own:
+                    yield at, _codes(own)
+                at, own = i, []
+            if self.source(i) == "unresolved":
+                own.append((code, is_open))
+        if own:
+            yield at, _codes(own)
 
-    def group(self, condition: str, rows: range, rubric: Rubric, confidence: float) -> GroupResult:
+    def _preferred_codes(self, run: str) -> list[str]:
+        _bits, _judgments, items = self.spill.preferred(run)
+        return _codes([(c, self.spill.is_open(c)) for c in items])
+
+    def group(
+        self,
+        condition: str,
+        rows: range,
+        rubric: Rubric,
+        confidence: float,
+        known: Sequence[str] = (),
+    ) -> GroupResult:
         """:func:`abp_tui.analysis.results.tallies.group_result` of a condition's runs: their
         tallies from one shared outcome for each distinct outcome (a condition's runs are never
-        all made at once), the items of their open disagreements from one pass."""
+        all made at once), the items of their open disagreements from one pass (each code one
+        of ``known``'s, sorted, when it is among them: held once)."""
         shared = [_outcome_of(key) for key in self.keys]
         found = group_result(
             condition,
@@ -215,7 +231,9 @@ class RunTable:
         )
         if not found.unresolved:
             return found
-        codes = sorted({c for _o, own in self.open_in(rows.start, rows.stop) for c in own})
+        codes = _shared(
+            sorted({c for _i, own in self.codes_in(rows.start, rows.stop) for c in own}), known
+        )
         return trusted(GroupResult, **{**found.__dict__, "unresolved_items": codes})
 
     def paired(self, rows: range) -> Paired:
@@ -232,6 +250,22 @@ class RunTable:
 
 
 _NO_SCORES: Final[dict[str, float]] = {}
+
+
+def _codes(own: list[tuple[str, bool]]) -> list[str]:
+    """An unresolved run's items: those whose disagreement is open, else every one."""
+    return [c for c, is_open in own if is_open] or [c for c, _ in own]
+
+
+def _shared(codes: list[str], known: Sequence[str]) -> list[str]:
+    """``codes`` (sorted), each one found in ``known`` (sorted) replaced by ``known``'s."""
+    at = 0
+    for i, code in enumerate(codes):
+        while at < len(known) and known[at] < code:
+            at += 1
+        if at < len(known) and known[at] == code:
+            codes[i] = known[at]
+    return codes
 
 
 def _outcome_of(key: OutcomeKey) -> RunOutcome:
@@ -323,31 +357,33 @@ class TaskRows(Sequence[GroupResult]):
     def __len__(self) -> int:
         return len(self._starts) - 1
 
-    def _row(
-        self, cell: list[tuple[RunOutcome, Sequence[str]]], keys: tuple[Any, ...]
-    ) -> GroupResult:
-        first = cell[0][0]
-        c, task = first.condition_id, first.task_id
-        found = self._tallied.get(keys)
-        if found is None:
-            outcomes = [o for o, _codes in cell]
-            found = self._tallied[keys] = group_result(
-                c, task, outcomes, self._rubric, None, self._confidence
-            )
-        codes = sorted({code for _o, own in cell for code in own}) if found.unresolved else []
-        own = {"condition": c, "task": task, "unresolved_items": codes}
-        return trusted(GroupResult, **{**found.__dict__, **own})
-
     def _rows(self, first: int, last: int) -> Iterator[GroupResult]:
-        """The rows of cells ``first`` to ``last`` (excluded), from one pass over their runs."""
+        """The rows of cells ``first`` to ``last`` (excluded), from one pass over their runs
+        (and one over the items of the unresolved ones)."""
         if first >= last:
             return
         t, starts = self._table, self._starts
-        runs = t.open_in(starts[first], starts[last])
+        runs = t.spill.rows(starts[first], starts[last])
+        codes = t.codes_in(starts[first], starts[last])
+        pending = next(codes, None)
         for cell in range(first, last):
             at, end = starts[cell], starts[cell + 1]
             found = [next(runs) for _ in range(at, end)]
-            yield self._row(found, tuple(t.keys[t.outcomes[i]] for i in range(at, end)))
+            own: set[str] = set()
+            while pending is not None and pending[0] < end:
+                own.update(pending[1])
+                pending = next(codes, None)
+            keys = tuple(t.keys[t.outcomes[i]] for i in range(at, end))
+            c, task = found[0][2], found[0][1]
+            tallied = self._tallied.get(keys)
+            if tallied is None:
+                outcomes = [t._outcome(row, i) for i, row in enumerate(found, at)]
+                tallied = self._tallied[keys] = group_result(
+                    c, task, outcomes, self._rubric, None, self._confidence
+                )
+            listed = sorted(own) if tallied.unresolved else []
+            mine = {"condition": c, "task": task, "unresolved_items": listed}
+            yield trusted(GroupResult, **{**tallied.__dict__, **mine})
 
     @overload
     def __getitem__(self, index: int) -> GroupResult: ...
