@@ -21,7 +21,7 @@ study and records the unblinding.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 import sqlite_utils
@@ -266,6 +266,8 @@ def design_results(
     if lazy:  # read from the spill as it is written: let go with the report
         return ResultsReport.model_construct(**fields), watching
     report = ResultsReport(**fields)
+    if watching is not None:  # its final preferences read before the spill is let go
+        watching = replace(watching, wins=dict(watching.wins))
     spill.close()
     return report, watching
 

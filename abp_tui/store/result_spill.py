@@ -53,6 +53,7 @@ CREATE TABLE read (id, task, condition, trial, origin, automated, excluded, toke
 CREATE TABLE preferred (run, bit, judgments, item);
 CREATE TABLE open_items (code);
 CREATE TABLE listed (code, list);
+CREATE TABLE wins (pair, finished, place, won);
 """
 # No column has a declared type: every value reads back as the type it was written.
 
@@ -76,6 +77,7 @@ class ResultSpill:
         self._preferred: list[tuple[str, int, int, str]] = []
         self._open: list[tuple[str]] = []
         self._listed: list[tuple[str, int]] = []
+        self._wins: list[tuple[int, str, int, str | None]] = []
         self._count = 0
         self._spans: dict[str, range] = {}
 
@@ -116,11 +118,32 @@ class ResultSpill:
         if len(self._listed) >= _BATCH:
             self._flush()
 
+    def win(self, pair: int, finished: str, place: int, won: str | None) -> None:
+        """A final preference of the pair of conditions numbered ``pair``: when it became
+        final, its item's place in the plan, the condition preferred (None for a tie)."""
+        self._wins.append((pair, finished, place, won))
+        if len(self._wins) >= _BATCH:
+            self._flush()
+
+    def wins(self, pair: int) -> Iterator[tuple[str, int, str | None]]:
+        """The final preferences of the pair numbered ``pair``, in the order they were given."""
+        self._flush()
+        for finished, place, won in self._db.execute(
+            "SELECT finished, place, won FROM wins WHERE pair = ? ORDER BY rowid", [pair]
+        ):
+            yield str(finished), int(place), None if won is None else str(won)
+
+    def has_wins(self, pair: int) -> bool:
+        self._flush()
+        found = self._db.execute("SELECT 1 FROM wins WHERE pair = ? LIMIT 1", [pair])
+        return found.fetchone() is not None
+
     def _flush(self) -> None:
         self._write("INSERT INTO preferred VALUES (?, ?, ?, ?)", self._preferred)
         self._write("INSERT INTO open_items VALUES (?)", self._open)
         self._write("INSERT INTO listed VALUES (?, ?)", self._listed)
-        self._preferred, self._open, self._listed = [], [], []
+        self._write("INSERT INTO wins VALUES (?, ?, ?, ?)", self._wins)
+        self._preferred, self._open, self._listed, self._wins = [], [], [], []
 
     def listed(self) -> Iterator[tuple[str, int]]:
         """Every item listed and the list it is in: by code, each code's lists together."""
@@ -143,6 +166,7 @@ class ResultSpill:
                 ORDER BY condition, natural_order(task), trial, natural_order(id);
             DROP TABLE read;
             CREATE INDEX open_code ON open_items (code);
+            CREATE INDEX wins_pair ON wins (pair);
             COMMIT;
             """
         )

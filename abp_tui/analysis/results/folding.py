@@ -137,7 +137,7 @@ class Folded:
     """Items for people with no submitted judgment."""
     open_items: int
     votes: VoteFold
-    wins: dict[frozenset[str], list[tuple[str, int, str | None]]]
+    wins: Mapping[frozenset[str], list[tuple[str, int, str | None]]]
     """The watched figures' final preferences (:class:`abp_tui.analysis.results.watching.
     Finals`)."""
     finished: dict[str, tuple[str, int]]
@@ -196,7 +196,7 @@ class ItemFold:
         self.judged_items = self.awaiting = self.open_items = 0
         self.planned = self.for_people = 0
         self.votes = VoteFold(superseded)
-        self.wins: dict[frozenset[str], list[tuple[str, int, str | None]]] = {}
+        self.wins = _Wins(spill, self.pairs)
         self.deciding: dict[str, list[JudgmentRevision]] = {}
         self.finished: dict[str, tuple[str, int]] = {}
         self.known: list[str] = []
@@ -280,6 +280,7 @@ class ItemFold:
         finished: str,
         place: int,
     ) -> None:
+        spill = self.spill
         final = item_preference(item, latest, adjudication, disputed)
         if final is None:
             return
@@ -314,7 +315,7 @@ class ItemFold:
                     if final.preferred == PreferenceChoice.TIE.value
                     else final.preferred_condition
                 )
-                self.wins.setdefault(conditions, []).append((finished, place, won))
+                spill.win(tally.listed, finished, place, won)
 
     def folded(self) -> Folded:
         """The tallies, and each judged run's final verdict (``decide``'s)."""
@@ -384,6 +385,31 @@ class ItemFold:
             verdicts=[trusted(Verdict, **v._asdict()) for v in failed],
             adjudicated_by={run: a for run, a in self.adjudicated_by.items() if run in self.failed},
         )
+
+
+class _Wins(Mapping[frozenset[str], list[tuple[str, int, str | None]]]):
+    """Each pair of conditions' final preferences (:attr:`abp_tui.analysis.results.watching.
+    Finals.wins`) as the spill holds them, a pair's list read when asked."""
+
+    def __init__(self, spill: RunSpill, pairs: Mapping[frozenset[str], _PairTally]) -> None:
+        self._spill, self._pairs = spill, pairs
+
+    def __getitem__(self, pair: frozenset[str]) -> list[tuple[str, int, str | None]]:
+        tally = self._pairs.get(pair)
+        found = list(self._spill.wins(tally.listed)) if tally is not None else []
+        if not found:
+            raise KeyError(pair)
+        return found
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        return (pair for pair in self._pairs if pair in self)
+
+    def __contains__(self, pair: object) -> bool:
+        tally = self._pairs.get(pair) if isinstance(pair, frozenset) else None
+        return tally is not None and self._spill.has_wins(tally.listed)
+
+    def __len__(self) -> int:
+        return sum(1 for _pair in self)
 
 
 def _preferred_source(bits: int) -> VerdictSource:
