@@ -8,9 +8,13 @@ the ranking's votes, the watched figures' final verdicts, and for each judged ru
 verdict. :class:`ItemFold` applies ``decide``'s rules to one item at a time (its reviewers'
 latest submitted judgments, its latest adjudication, whether they disagree under the design's
 rules, its final preference), in plan order as ``decide`` walks them, folds the item into those
-tallies and lets it go. What stays for each run judged (until its verdict is made) is what its
-verdict is made of: the responses that scored it, the items it was judged in, its pairs'
-preference sources. Pure: the caller reads the items (:mod:`abp_tui.store.result_items`).
+tallies and lets it go. What stays for each run some judgment scored (until its verdict is
+made) is what its verdict is made of: the responses that scored it, the items it was judged in.
+A run judged by preference alone (most of a large preference design's), the items held back
+from a tally and the watched figures' final preferences are written to the caller's spill
+(:class:`~abp_tui.analysis.results.run_table.RunSpill`, a temporary database) instead, read back
+when the results are written. Pure: the caller reads the items
+(:mod:`abp_tui.store.result_items`) and gives the spill.
 """
 
 from __future__ import annotations
