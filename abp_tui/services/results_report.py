@@ -20,8 +20,8 @@ study and records the unblinding.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 import sqlite_utils
@@ -64,7 +64,6 @@ from abp_tui.analysis.scibench_results import all_traits, applies
 from abp_tui.analysis.verdicts import AUTOMATED_STATES
 from abp_tui.errors import AbpError
 from abp_tui.models import DesignRecords, OutcomeSource, ResultState, Rubric, RunOutcome
-from abp_tui.models.base import sharing
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
@@ -74,7 +73,8 @@ from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.automated import study_scores
 from abp_tui.store.design_rules import stated_design
 from abp_tui.store.queries import outcomes_changed_at, run_facts, study_protocol, unblinded
-from abp_tui.store.result_items import design_items, run_rows
+from abp_tui.store.result_items import RunRow, design_items, run_rows
+from abp_tui.store.result_spill import ResultSpill
 from abp_tui.store.run_models import run_models
 from abp_tui.store.token_checks import unverified_token_runs
 from abp_tui.text.hints import command, no_such_study, quoted
@@ -222,25 +222,37 @@ def design_results(
         records = sql.records_of_design(db, design_pk, figures=True)
         found = finals(benchmark_records(records)) if watched else None
         return _report(db, design, records, who, study_id, confidence), found
-    name = sharing()  # each run id, task id and item code held once while the items are read
-    runs = RunTable.in_order(
-        ((name(r), name(t), c, trial, facts) for r, t, c, trial, facts in run_rows(db, study_id)),
-        lambda task, condition: in_scope(stated, task, condition),
-    )
+    # The runs in scope and each preference-only run's pairs are written to a temporary
+    # database of the results' own as they are read, and read back in the order results list
+    # them when they are written: none of them is held here.
+    spill = ResultSpill()
+    failed: set[str] = set()
+
+    def in_design() -> Iterator[RunRow]:
+        for run in run_rows(db, study_id):
+            if in_scope(stated, run[1], run[2]):
+                if is_record_failure(run[4][0]):
+                    failed.add(run[0])
+                yield run
+
+    spill.add_runs(in_design())
     allocation = allocation_draws(db, design_pk)
     budget, superseded = bool(allocation), sql.superseded_runs(db, design_pk)
     folding = ItemFold(
         rubric,
         stated.disagreement,
-        failed={r for r, f in zip(runs.ids, runs.facts, strict=True) if is_record_failure(f[0])},
+        spill,
+        failed=failed,
         drawn={d.item for d in allocation if d.drawn} if budget else None,
         superseded=superseded,
     )
-    for place, (item, judgments, adjudication) in enumerate(design_items(db, design_pk, name)):
+    for place, (item, judgments, adjudication) in enumerate(design_items(db, design_pk)):
         folding.add(item, judgments, adjudication, place)
-    del name, allocation
+    del allocation
+    spill.order()
     folded = folding.folded()
     del folding
+    runs = RunTable(spill)
     scope = FoldedDesign(stated, rubric, seed, runs, superseded, budget)
     watching = folded_finals(scope, folded) if watched else None
     facts = study_facts(db, study_id)
@@ -251,7 +263,12 @@ def design_results(
     del folded, scope, runs
     document = document_of(found_results, rubric, facts, design, match, lazy=lazy)
     fields = {**dict(document), "unblinded_by": who[0], "unblinded_at": who[1]}
-    report = ResultsReport.model_construct(**fields) if lazy else ResultsReport(**fields)
+    if lazy:  # read from the spill as it is written: let go with the report
+        return ResultsReport.model_construct(**fields), watching
+    report = ResultsReport(**fields)
+    if watching is not None:  # its final preferences read before the spill is let go
+        watching = replace(watching, wins=dict(watching.wins))
+    spill.close()
     return report, watching
 
 

@@ -8,15 +8,19 @@ the ranking's votes, the watched figures' final verdicts, and for each judged ru
 verdict. :class:`ItemFold` applies ``decide``'s rules to one item at a time (its reviewers'
 latest submitted judgments, its latest adjudication, whether they disagree under the design's
 rules, its final preference), in plan order as ``decide`` walks them, folds the item into those
-tallies and lets it go. What stays for each run judged (until its verdict is made) is what its
-verdict is made of: the responses that scored it, the items it was judged in, its pairs'
-preference sources. Pure: the caller reads the items (:mod:`abp_tui.store.result_items`).
+tallies and lets it go. What stays for each run some judgment scored (until its verdict is
+made) is what its verdict is made of: the responses that scored it, the items it was judged in.
+A run judged by preference alone (most of a large preference design's), the items held back
+from a tally and the watched figures' final preferences are written to the caller's spill
+(:class:`~abp_tui.analysis.results.run_table.RunSpill`, a temporary database) instead, read back
+when the results are written. Pure: the caller reads the items
+(:mod:`abp_tui.store.result_items`) and gives the spill.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -29,9 +33,10 @@ from abp_tui.analysis.ranking.sources import VoteFold
 from abp_tui.analysis.records import latest_submitted
 from abp_tui.analysis.reruns import is_record_failure, reclassifications
 from abp_tui.analysis.results.headline import headline_of, pending_text, ranking_text, scope_text
-from abp_tui.analysis.results.run_table import OutcomeRows, RunTable, TaskRows
+from abp_tui.analysis.results.run_table import OutcomeRows, RunSpill, RunTable, TaskRows
 from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
+    EFFICIENCY_METRICS,
     Paired,
     PositionBiasResult,
     Preferences,
@@ -39,7 +44,6 @@ from abp_tui.analysis.results.tallies import (
     comparison,
     confidence_level,
     counts_for_efficiency,
-    group_result,
     shown_first,
 )
 from abp_tui.analysis.results.watching import Finals
@@ -72,6 +76,8 @@ from abp_tui.stats.inference import position_bias
 _SOURCE_BIT: Final = {s: 1 << i for i, s in enumerate(SOURCES)}
 """A pair's final-preference source as a bit: a run's pairs' sources held as one small int."""
 _NO_SCORES: Final[dict[str, float]] = {}
+_HELD: Final = 0
+"""The spill's list of the items held back from the position bias (each pair's are 1, 2...)."""
 
 
 @dataclass(slots=True)
@@ -83,7 +89,10 @@ class _PairTally:
     ties: int = 0
     insufficient: int = 0
     unresolved: int = 0
-    codes: set[str] = field(default_factory=set)
+    listed: int = 0
+    """The number of the spill's list of its items with no final preference yet."""
+    codes: tuple[str, ...] = ()
+    """Those items, sorted (read back from the spill once every item is folded)."""
     sources: Counter[str] = field(default_factory=Counter)
     judgments: int = 0
 
@@ -100,80 +109,22 @@ class _Judged:
     """The earliest place in the plan of an item it was judged in."""
 
 
-@dataclass(slots=True)
-class _Preferred:
-    """A run judged by preference alone: its pairs' sources (bits), their reviewers' judgments
-    and the pairs' codes (one code as itself: a run is mostly in one pair)."""
-
-    bits: int
-    judgments: int
-    items: str | tuple[str, ...]
-
-    def verdict(self, run: str) -> FoldedVerdict:
-        """``decide``'s verdict of the run (:func:`abp_tui.analysis.verdicts.decide`)."""
-        items = (self.items,) if isinstance(self.items, str) else tuple(sorted(self.items))
-        return FoldedVerdict(
-            run, _preferred_source(self.bits), None, _NO_SCORES, (), self.judgments, items, True
-        )
-
-
-class FoldedVerdicts(Mapping[str, FoldedVerdict]):
-    """Run id -> its final verdict, for every judged run: a run some judgment scored has its
-    verdict held; a run judged by preference alone (most of a large preference design's) only
-    what its verdict is made of, the verdict made when read."""
-
-    def __init__(self, scored: dict[str, FoldedVerdict], preferred: dict[str, _Preferred]) -> None:
-        self.scored, self._preferred = scored, preferred
-
-    def __getitem__(self, run: str) -> FoldedVerdict:
-        found = self.scored.get(run)
-        return found if found is not None else self._preferred[run].verdict(run)
-
-    def __contains__(self, run: object) -> bool:
-        return run in self.scored or run in self._preferred
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self.scored
-        yield from self._preferred
-
-    def __len__(self) -> int:
-        return len(self.scored) + len(self._preferred)
-
-
-class OpenItems(Mapping[str, list[str]]):
-    """Run id -> the blind codes of the items that leave its verdict unresolved
-    (:func:`abp_tui.analysis.results.tallies.unresolved_items`), for the unresolved runs,
-    each list made when read."""
-
-    def __init__(self, verdicts: FoldedVerdicts, open_codes: frozenset[str]) -> None:
-        self._verdicts, self._open = verdicts, open_codes
-
-    def __getitem__(self, run: str) -> list[str]:
-        v = self._verdicts[run]
-        if v.source != "unresolved":
-            raise KeyError(run)
-        return [c for c in v.items if c in self._open] or list(v.items)
-
-    def __iter__(self) -> Iterator[str]:
-        return (run for run in self._verdicts if self._verdicts[run].source == "unresolved")
-
-    def __len__(self) -> int:
-        return sum(1 for _run in self)
-
-    def __bool__(self) -> bool:
-        # Asked for each row's tallies: never a walk of every verdict (a lookup of a run
-        # whose verdict is not unresolved finds nothing either way).
-        return bool(self._verdicts)
+def _preferred_verdict(
+    run: str, bits: int, judgments: int = 0, items: tuple[str, ...] = ()
+) -> FoldedVerdict:
+    """``decide``'s verdict of a run judged by preference alone, from its pairs' sources (bits),
+    their reviewers' judgments and their codes (:func:`abp_tui.analysis.verdicts.decide`; its
+    outcome reads only the sources)."""
+    return FoldedVerdict(run, _preferred_source(bits), None, _NO_SCORES, (), judgments, items, True)
 
 
 @dataclass(frozen=True)
 class Folded:
     """What a design's results need of its decisions (see the module docstring)."""
 
-    verdicts: FoldedVerdicts
-    """Run id -> its final human verdict, every judged run (runs by id)."""
-    open_codes: frozenset[str]
-    """Blind codes of the items whose reviewers disagree and nobody adjudicated yet."""
+    verdicts: dict[str, FoldedVerdict]
+    """Run id -> its final human verdict, for the runs some judgment scored (runs by id); a
+    run judged by preference alone has its pairs in the spill (:class:`RunSpill`)."""
     pairs: dict[frozenset[str], _PairTally]
     """Each pair of conditions -> its final preferences' tally."""
     position: tuple[int, int, int, tuple[str, ...]]
@@ -190,12 +141,15 @@ class Folded:
     """Items for people with no submitted judgment."""
     open_items: int
     votes: VoteFold
-    wins: dict[frozenset[str], list[tuple[str, int, str | None]]]
+    wins: Mapping[frozenset[str], list[tuple[str, int, str | None]]]
     """The watched figures' final preferences (:class:`abp_tui.analysis.results.watching.
     Finals`)."""
     finished: dict[str, tuple[str, int]]
     """Run id -> when its verdict became final and its first place in the plan, for the runs
     some judgment scored (the watched pass rates)."""
+    listed: list[str]
+    """Every code listed in ``position`` or a pair's tally, sorted: the rows by condition list
+    the same codes (mostly) and share them."""
     deciding: Decisions
     """``decide``'s decisions of the runs in ``failed`` alone: the judgments behind their
     verdicts, for the reclassifications."""
@@ -212,43 +166,44 @@ class Folded:
             t.ties,
             t.insufficient,
             t.unresolved,
-            tuple(sorted(t.codes)),
+            t.codes,
             tuple((s, t.sources.get(s, 0)) for s in SOURCES),
             t.judgments,
         )
 
 
 class ItemFold:
-    """Items folded one at a time, in plan order (see the module docstring). ``failed``: ids
-    of the runs whose record says INFRA_ERROR or PROVIDER_BLOCK (their deciding judgments are
-    kept, for the reclassifications); ``drawn``: the items drawn for people under a human
-    budget (None: every item is for people); ``superseded``: runs whose content changed since
-    judged (their votes are stale)."""
+    """Items folded one at a time, in plan order (see the module docstring), each pair's
+    final preference for a run and each open disagreement's item written to ``spill``.
+    ``failed``: ids of the runs whose record says INFRA_ERROR or PROVIDER_BLOCK (their
+    deciding judgments are kept, for the reclassifications); ``drawn``: the items drawn for
+    people under a human budget (None: every item is for people); ``superseded``: runs whose
+    content changed since judged (their votes are stale)."""
 
     def __init__(
         self,
         rubric: Rubric,
         rules: DisagreementRules,
-        failed: Container[str] = frozenset(),
+        spill: RunSpill,
+        failed: Collection[str] = frozenset(),
         drawn: Container[str] | None = None,
         superseded: Container[str] = frozenset(),
     ) -> None:
         self.rubric, self.rules, self.failed, self.drawn = rubric, rules, failed, drawn
+        self.spill = spill
         self.judged: dict[str, _Judged] = {}
         self.adjudicated_by: dict[str, AdjudicationRevision] = {}
         self.unresolved: set[str] = set()
-        self.open_codes: set[str] = set()
-        self.preferred: dict[str, _Preferred] = {}
         self.pairs: dict[frozenset[str], _PairTally] = {}
         self.left = self.right = self.held = 0
-        self.held_codes: set[str] = set()
         self.reviewers: set[str] = set()
         self.judged_items = self.awaiting = self.open_items = 0
         self.planned = self.for_people = 0
         self.votes = VoteFold(superseded)
-        self.wins: dict[frozenset[str], list[tuple[str, int, str | None]]] = {}
+        self.wins = _Wins(spill, self.pairs)
         self.deciding: dict[str, list[JudgmentRevision]] = {}
         self.finished: dict[str, tuple[str, int]] = {}
+        self.known: list[str] = []
 
     def add(
         self,
@@ -276,7 +231,7 @@ class ItemFold:
             finished = adjudication.created_at
         disputed = bool(reasons) and adjudication is None
         if disputed:
-            self.open_codes.add(code)
+            self.spill.open_item(code)
             self.open_items += 1
         self._responses(code, latest, adjudication, disputed, finished, place)
         self._position(code, latest, disputed)
@@ -315,7 +270,7 @@ class ItemFold:
         left, right = shown_first(latest)
         if held and left + right:
             self.held += left + right
-            self.held_codes.add(code)
+            self.spill.list_item(code, _HELD)
         elif not held:
             self.left += left
             self.right += right
@@ -329,6 +284,7 @@ class ItemFold:
         finished: str,
         place: int,
     ) -> None:
+        spill = self.spill
         final = item_preference(item, latest, adjudication, disputed)
         if final is None:
             return
@@ -336,26 +292,19 @@ class ItemFold:
         reviews = len(final.reviews)
         bit = _SOURCE_BIT[final.source]
         for run in final.runs:
-            held = self.preferred.get(run)
-            if held is None:
-                self.preferred[run] = _Preferred(bit, reviews, final.item)
-            else:
-                held.bits |= bit
-                held.judgments += reviews
-                before = (held.items,) if isinstance(held.items, str) else held.items
-                held.items = (*before, final.item)
+            self.spill.prefer(run, bit, reviews, final.item)
         if len(final.runs) != 2:
             return
         conditions = frozenset(final.conditions)
         if len(conditions) == 2:
             tally = self.pairs.get(conditions)
             if tally is None:
-                tally = self.pairs[conditions] = _PairTally()
+                tally = self.pairs[conditions] = _PairTally(listed=len(self.pairs) + 1)
             tally.judgments += reviews
             tally.sources[final.source] += 1
             if final.preferred is None:
                 tally.unresolved += reviews
-                tally.codes.add(final.item)
+                self.spill.list_item(final.item, tally.listed)
             elif final.preferred == PreferenceChoice.TIE.value:
                 tally.ties += 1
             elif final.preferred == PreferenceChoice.INSUFFICIENT.value:
@@ -370,7 +319,7 @@ class ItemFold:
                     if final.preferred == PreferenceChoice.TIE.value
                     else final.preferred_condition
                 )
-                self.wins.setdefault(conditions, []).append((finished, place, won))
+                spill.win(tally.listed, finished, place, won)
 
     def folded(self) -> Folded:
         """The tallies, and each judged run's final verdict (``decide``'s)."""
@@ -391,15 +340,10 @@ class ItemFold:
                 )
             when = adjudicated.created_at if adjudicated is not None else found.finished
             self.finished[run] = (when, found.first_place)
-        for run in verdicts:  # a run some judgment scored has its scored verdict
-            self.preferred.pop(run, None)
-        preferred, self.preferred = self.preferred, {}
-        held = FoldedVerdicts(verdicts, preferred)
         return Folded(
-            verdicts=held,
-            open_codes=frozenset(self.open_codes),
+            verdicts=verdicts,
             pairs=self.pairs,
-            position=(self.left, self.right, self.held, tuple(sorted(self.held_codes))),
+            position=(self.left, self.right, self.held, self._listed()),
             reviewers=frozenset(self.reviewers),
             judged_items=self.judged_items,
             planned=self.planned,
@@ -409,12 +353,35 @@ class ItemFold:
             votes=self.votes,
             wins=self.wins,
             finished=self.finished,
-            deciding=self._deciding(held),
+            listed=self.known,
+            deciding=self._deciding(verdicts),
         )
 
-    def _deciding(self, verdicts: FoldedVerdicts) -> Decisions:
-        """``decide``'s decisions of the runs whose record failed, for the reclassifications."""
-        failed = [verdicts[run] for run in verdicts if run in self.failed]
+    def _listed(self) -> tuple[str, ...]:
+        """The items held back from the position bias, sorted; each pair's items with no final
+        preference yet set on its tally, sorted (one code held once for all its lists)."""
+        lists: dict[int, list[str]] = {}
+        previous = ""
+        for code, listed in self.spill.listed():  # by code: one code's lists together
+            if code != previous:
+                previous = code
+                self.known.append(code)
+            lists.setdefault(listed, []).append(previous)
+        for tally in self.pairs.values():
+            tally.codes = tuple(lists.pop(tally.listed, ()))
+        return tuple(lists.pop(_HELD, ()))
+
+    def _deciding(self, verdicts: dict[str, FoldedVerdict]) -> Decisions:
+        """``decide``'s decisions of the runs whose record failed, for the reclassifications
+        (a run some judgment scored has its scored verdict)."""
+        failed = []
+        for run in sorted(self.failed):
+            found = verdicts.get(run)
+            if found is None:
+                bits, judgments, items = self.spill.preferred(run)
+                found = _preferred_verdict(run, bits, judgments, items) if bits else None
+            if found is not None:
+                failed.append(found)
         return Decisions(
             latest=self.deciding,
             adjudications={},
@@ -422,6 +389,31 @@ class ItemFold:
             verdicts=[trusted(Verdict, **v._asdict()) for v in failed],
             adjudicated_by={run: a for run, a in self.adjudicated_by.items() if run in self.failed},
         )
+
+
+class _Wins(Mapping[frozenset[str], list[tuple[str, int, str | None]]]):
+    """Each pair of conditions' final preferences (:attr:`abp_tui.analysis.results.watching.
+    Finals.wins`) as the spill holds them, a pair's list read when asked."""
+
+    def __init__(self, spill: RunSpill, pairs: Mapping[frozenset[str], _PairTally]) -> None:
+        self._spill, self._pairs = spill, pairs
+
+    def __getitem__(self, pair: frozenset[str]) -> list[tuple[str, int, str | None]]:
+        tally = self._pairs.get(pair)
+        found = list(self._spill.wins(tally.listed)) if tally is not None else []
+        if not found:
+            raise KeyError(pair)
+        return found
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        return (pair for pair in self._pairs if pair in self)
+
+    def __contains__(self, pair: object) -> bool:
+        tally = self._pairs.get(pair) if isinstance(pair, frozenset) else None
+        return tally is not None and self._spill.has_wins(tally.listed)
+
+    def __len__(self) -> int:
+        return sum(1 for _pair in self)
 
 
 def _preferred_source(bits: int) -> VerdictSource:
@@ -444,7 +436,8 @@ class FoldedDesign:
     rubric: Rubric
     seed: int
     runs: RunTable
-    """In scope, in the order results list them (:meth:`RunTable.in_order`)."""
+    """In scope, in the order results list them (read from the spill the items were folded
+    into)."""
     superseded: frozenset[str]
     budget: bool = False
     """The design sets a human budget (some items drawn for people)."""
@@ -458,22 +451,36 @@ def folded_results(
     model_match: ModelMatch | None = None,
 ) -> Results:
     """:func:`abp_tui.analysis.results.tallies.results` of a design whose items were folded
-    (same figures, same order), its runs held as columns (:class:`RunTable`, in the order
+    (same figures, same order), its runs read from the spill (:class:`RunTable`, in the order
     results list them: condition by condition) and its outcomes and rows by task made when
-    read (the items of their open disagreements from ``folded``'s verdicts, which they
-    keep)."""
+    read (the items of their open disagreements from the spill, or from ``folded``'s verdicts
+    for the runs some judgment scored)."""
     confidence = confidence_level(confidence)
     rubric, superseded = records.rubric, records.superseded
     verdicts = folded.verdicts
-    open_items = OpenItems(verdicts, folded.open_codes)
     table = records.runs
-    failed = [table.run(i) for i in range(len(table)) if is_record_failure(table.facts[i][0])]
+    spill = table.spill
+
+    def scored_items(run: str) -> Sequence[str] | None:
+        found = verdicts.get(run)
+        if found is None:
+            return None
+        return [c for c in found.items if spill.is_open(c)] or list(found.items)
+
+    table.scored_items, table.scored = scored_items, bool(verdicts)
+    failed = [run for run in table.recorded() if is_record_failure(run.origin_status)]
     reclassified = reclassifications(failed, folded.deciding, superseded, records.design)
     taken = {r.run for r in reclassified}
 
+    def verdict(run: str, bits: int) -> FoldedVerdict | None:
+        found = verdicts.get(run)
+        if found is None and bits:
+            return _preferred_verdict(run, bits)
+        return found
+
     def outcomes() -> Iterator[RunOutcome]:
-        for run in table.runs():
-            found = outcome(run, None if run.id in superseded else verdicts.get(run.id))
+        for run, bits in table.entries():
+            found = outcome(run, None if run.id in superseded else verdict(run.id, bits))
             # Seed 000: the record's state stands unless the run was reclassified.
             held = is_record_failure(run.origin_status) and run.id not in taken
             if held and found.state != run.origin_status:
@@ -483,17 +490,15 @@ def folded_results(
     table.set_outcomes(outcomes())
     spans = table.spans()
     conditions = sorted(spans)
-    groups = [
-        group_result(c, None, map(table.outcome, spans[c]), rubric, open_items, confidence)
-        for c in conditions
-    ]
+    groups = [table.group(c, spans[c], rubric, confidence, folded.listed) for c in conditions]
+    measured, pairing = _Measured(table), _Pairing(table)
     engines = model_match is not None
     compared = [
         comparison(
             a,
             b,
-            _measured(table, spans[a], spans[b]),
-            (_paired(table, spans[a]), _paired(table, spans[b])),
+            measured.of(spans[a], spans[b]),
+            (pairing.of(spans[a]), pairing.of(spans[b])),
             folded.preferences(a, b),
             records.seed,
             confidence,
@@ -532,7 +537,7 @@ def folded_results(
     outcome_rows = OutcomeRows(table)
     return Results(
         conditions=groups,
-        by_task=TaskRows(table, rubric, open_items, confidence),
+        by_task=TaskRows(table, rubric, confidence),
         comparisons=compared,
         position_bias=bias,
         outcomes=outcome_rows,
@@ -551,60 +556,100 @@ def folded_results(
     )
 
 
-def _measures(table: RunTable, i: int) -> bool:
-    """Whether the run's outcome makes it an efficiency measurement (not excluded)."""
-    state = table.state(i)
+def _measures(state: ResultState | None) -> bool:
+    """Whether a run's outcome makes it an efficiency measurement (not excluded)."""
     return state is None or state.in_quality_denominator
 
 
-_METRIC_AT: Final = {"total_tokens": 3, "wall_clock_ms": 4, "cost_usd": 5, "diff_bytes": 6}
-"""Where each efficiency metric is among a :class:`RunTable` run's facts."""
+_Values = list[float | None] | int
+"""One metric's values over a condition's runs that are measurements, or (none has a value)
+only how many they are."""
 
 
-def _measured(
-    table: RunTable, a: range, b: range
-) -> Callable[[str], tuple[list[float | None], list[float | None]]]:
-    """Each metric's values over a's and b's runs that are measurements."""
-    kept_a = [i for i in a if _measures(table, i)]
-    kept_b = [i for i in b if _measures(table, i)]
+class _Measured:
+    """Each condition's metric values over its runs that are measurements (not excluded),
+    read in one pass over the condition's runs when first asked; a metric no run has a value
+    of is held as a count."""
 
-    def values(metric: str) -> tuple[list[float | None], list[float | None]]:
-        at = _METRIC_AT[metric]
-        return (
-            [None if (v := table.facts[i][at]) is None else float(v) for i in kept_a],
-            [None if (v := table.facts[i][at]) is None else float(v) for i in kept_b],
-        )
+    def __init__(self, table: RunTable) -> None:
+        self._table = table
+        self._held: dict[int, dict[str, _Values]] = {}
 
-    return values
+    def _condition(self, rows: range) -> dict[str, _Values]:
+        found = self._held.get(rows.start)
+        if found is not None:
+            return found
+        t = self._table
+        if not any(t.spill.measured(rows.start, rows.stop)):  # no run has a value: counted
+            kept = sum(1 for i in rows if _measures(t.state(i)))
+            found = self._held[rows.start] = dict.fromkeys(EFFICIENCY_METRICS, kept)
+            return found
+        values: dict[str, list[float | None]] = {m: [] for m in EFFICIENCY_METRICS}
+        for i, run in enumerate(t.runs(rows.start, rows.stop), rows.start):
+            if not _measures(t.state(i)):
+                continue
+            for metric in EFFICIENCY_METRICS:
+                values[metric].append(run.metric(metric))
+        found = self._held[rows.start] = {
+            m: v if any(x is not None for x in v) else len(v) for m, v in values.items()
+        }
+        return found
+
+    def of(
+        self, a: range, b: range
+    ) -> Callable[[str], tuple[list[float | None], list[float | None]]]:
+        """Each metric's values over a's and b's runs that are measurements."""
+
+        def values(metric: str) -> tuple[list[float | None], list[float | None]]:
+            found_a, found_b = self._condition(a)[metric], self._condition(b)[metric]
+            return (
+                [None] * found_a if isinstance(found_a, int) else found_a,
+                [None] * found_b if isinstance(found_b, int) else found_b,
+            )
+
+        return values
 
 
-def _paired(table: RunTable, rows: range) -> Paired:
-    """:func:`abp_tui.analysis.results.tallies.compare`'s pairing of one condition's runs."""
-    out: Paired = {}
-    for i in sorted(rows, key=table.ids.__getitem__):
-        key = (table.tasks[i], table.trials[i])
-        if key not in out:
-            out[key] = None if table.source(i) == "unresolved" else table.state(i)
-    return out
+class _Pairing:
+    """Each condition's state by task and trial (:meth:`RunTable.paired`), read when asked;
+    a condition none of whose runs has a state (a preference design's) is kept, a count."""
+
+    def __init__(self, table: RunTable) -> None:
+        self._table = table
+        self._held: dict[int, Paired] = {}
+
+    def of(self, rows: range) -> Paired:
+        found = self._held.get(rows.start)
+        if found is None:
+            found = self._table.paired(rows)
+            if not any(v is not None for v in found.values()):
+                self._held[rows.start] = found
+        return found
 
 
 def _rows(table: RunTable, rows: range) -> list[tuple[RunFacts, RunOutcome]]:
     """Engines' runs with their outcomes (an engine study's head-to-head reads them whole)."""
-    return [(table.run(i), table.outcome(i)) for i in rows]
+    return list(
+        zip(
+            table.runs(rows.start, rows.stop), table.outcomes_in(rows.start, rows.stop), strict=True
+        )
+    )
 
 
 def folded_finals(records: FoldedDesign, folded: Folded) -> Finals:
     """:func:`abp_tui.analysis.results.watching.finals` of a design whose items were folded."""
     counted = [
         v
-        for v in folded.verdicts.scored.values()
+        for v in folded.verdicts.values()
         if v.run not in records.superseded
         and v.source != "unresolved"
         and v.result_state in (ResultState.MODEL_PASS, ResultState.MODEL_FAIL)
     ]
     # Only a design whose runs are scored has pass rates to watch: their conditions read then.
-    table = records.runs
-    condition_of = dict(zip(table.ids, table.conditions, strict=True)) if counted else {}
+    wanted = {v.run for v in counted}
+    condition_of = (
+        {r.id: r.condition for r in records.runs.runs() if r.id in wanted} if wanted else {}
+    )
     by_condition: dict[str, list[tuple[str, int, float]]] = {}
     for verdict in counted:
         condition = condition_of.get(verdict.run)

@@ -1,0 +1,129 @@
+"""The results of a large judged design with its runs held on disk while they are made and
+written (issue #31).
+
+What was found: folded one item at a time, ``results`` still peaked at 142 / 227 / 532 MiB at
+20,000 / 100,000 / 400,000 PandaLM-shaped pairs, about 1 MiB for each 1,000 pairs: every run's
+id, task, condition, trial and facts were held until written (the output lists every run), with
+a record of each run judged by preference alone (its pairs' sources and codes) and the code of
+each open item. They are now written to a temporary database of the results' own as they are
+read (:mod:`abp_tui.store.result_spill`) and read back in the order the results print them;
+what stays for each run is the index of its outcome. Measured with tracemalloc on two sizes of
+one study shape: the growth per pair.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from abp_tui.models import ResultState
+from abp_tui.store.result_spill import ResultSpill, natural_bytes
+from abp_tui.text.natural import natural_key
+from tests.test_results_folded import _peak, _study
+
+PER_JUDGED_PAIR_LIMIT = 600
+"""Bytes a judged pair (two reviewers, two runs) may add to the peak of ``results --json``
+between 60 and 960 pairs, its output written to a file: 880 before the runs were spilled, 430
+now (what stays grows with the items the output lists as unresolved, the ranking's votes and
+the watched figures' final preferences)."""
+
+
+def test_a_judged_designs_results_hold_next_to_nothing_for_each_run(
+    tmp_path: Path, empty_db_template: Path
+) -> None:
+    small_path = _study(tmp_path, empty_db_template, 60)
+    large_path = _study(tmp_path, empty_db_template, 960)
+    _peak(small_path)  # what a first call builds once (validators, imports)
+    small, _text = _peak(small_path)
+    large, _text = _peak(large_path)
+    per_pair = (large - small) / 900
+    assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair:.0f} bytes a judged pair"
+
+
+_NAMES = [
+    "",
+    "0",
+    "00",
+    "000",
+    "1",
+    "01",
+    "9",
+    "10",
+    "010",
+    "100",
+    "T2",
+    "T10",
+    "T02",
+    "t",
+    "T",
+    "P1",
+    "P01",
+    "P1a",
+    "P1-2",
+    "P1-10",
+    "a",
+    "a\x00",
+    "a\x00b",
+    "a\x01",
+    "ab",
+    "a1b",
+    "a01b",
+    "a1",
+    "é",
+    "e\u0301",
+    "z",
+    "\U0001f600",
+    "x99999999999999999999",
+    "x100000000000000000000",
+    "a-1",
+    "a 1",
+    "a.1",
+    "0/1",
+    "0/2",
+    "1/1",
+    "10/1",
+    "2/1",
+]
+
+
+def test_natural_bytes_sort_as_the_natural_key_does() -> None:
+    names = list(_NAMES)
+    random.Random(3).shuffle(names)
+    assert sorted(names, key=natural_bytes) == sorted(names, key=natural_key)
+    # Total: different texts never tie.
+    assert len({natural_bytes(n) for n in names}) == len(set(names))
+
+
+def test_the_spill_lists_runs_in_the_order_results_print_them() -> None:
+    """Condition (text order), task (natural order), trial, then id (natural order)."""
+    rng = random.Random(11)
+    rows = []
+    for n in range(400):
+        task = rng.choice(["T1", "T2", "T10", "t02", "T01", "9", "10"])
+        condition = rng.choice(["b", "a", "B", "a2", "a10"])
+        trial = rng.choice([0, 1, 2, 10])
+        run = f"{rng.choice(['r', 'R', 'r0'])}{n % 37}-{n}"
+        state = rng.choice([None, ResultState.INFRA_ERROR])
+        facts = (state, None, None, rng.choice([None, 5]), 1.5, None, None)
+        rows.append((run, task, condition, trial, facts))
+    spill = ResultSpill()
+    try:
+        spill.add_runs(rows)
+        spill.prefer(rows[0][0], 2, 3, "P-B")
+        spill.prefer(rows[0][0], 8, 1, "P-A")
+        spill.open_item("P-B")
+        spill.order()
+        expected = sorted(rows, key=lambda r: (r[2], natural_key(r[1]), r[3], natural_key(r[0])))
+        found = list(spill.rows())
+        assert [r[:5] for r in found] == expected
+        bits = {r[0]: r[5] for r in found}
+        assert bits[rows[0][0]] == 10 and sum(bits.values()) == 10
+        assert spill.preferred(rows[0][0]) == (10, 4, ("P-A", "P-B"))
+        assert [c for _i, c, _o in spill.items()] == ["P-A", "P-B"]
+        assert [o for _i, _c, o in spill.items()] == [False, True]
+        spans = spill.spans()
+        assert list(spans) == sorted({r[2] for r in rows})
+        assert [found[i][2] for i in spans["a"]] == ["a"] * len(spans["a"])
+        assert list(spill.rows(3, 5)) == found[3:5]
+    finally:
+        spill.close()
