@@ -17,7 +17,8 @@ import random
 from pathlib import Path
 
 from abp_tui.models import ResultState
-from abp_tui.store.result_spill import ResultSpill, natural_bytes
+from abp_tui.store.result_spill import ResultSpill
+from abp_tui.store.run_order import natural_bytes
 from abp_tui.text.natural import natural_key
 from tests.test_results_folded import _peak, _study
 

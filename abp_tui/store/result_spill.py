@@ -14,14 +14,13 @@ Nothing here decides what a figure counts.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from abp_tui.models import ResultState
+from abp_tui.store.run_order import natural_bytes
 
-_PARTS: Final = re.compile(r"[0-9]+|[^0-9]+")
 _BATCH: Final = 4096
 """Rows written at once: what is buffered in memory before a write."""
 
@@ -29,22 +28,6 @@ SpilledRun = tuple[str, str, str, int, tuple[Any, ...], int]
 """A run as results list it: id, task id, condition id, trial, its other facts (as
 :data:`abp_tui.store.result_items.RunRow` has them) and the sources of its pairs' final
 preferences (the bits :meth:`ResultSpill.prefer` was given, or'ed; 0 when none)."""
-
-
-def natural_bytes(text: str) -> bytes:
-    """Bytes that sort (as SQLite compares blobs) as ``text``'s
-    :func:`abp_tui.text.natural.natural_key` does: each run of ASCII digits as its number (its
-    digit count, then its digits), each other run as its text (a NUL escaped, then a two-byte
-    end), the parts' end, then the whole text (equal numbers, ``P1`` and ``P01``, by text)."""
-    out = bytearray()
-    for part in _PARTS.findall(text):
-        if "0" <= part[0] <= "9":
-            digits = str(int(part)).encode("ascii")
-            out += b"\x01" + len(digits).to_bytes(4, "big") + digits
-        else:
-            raw = part.encode("utf-8", "surrogatepass").replace(b"\x00", b"\x00\x01")
-            out += b"\x02" + raw + b"\x00\x00"
-    return bytes(out) + b"\x00" + text.encode("utf-8", "surrogatepass")
 
 
 _SCHEMA: Final = """
@@ -267,4 +250,4 @@ def _state(state: ResultState | None) -> str | None:
     return None if state is None else ResultState(state).value
 
 
-__all__ = ["ResultSpill", "SpilledRun", "natural_bytes"]
+__all__ = ["ResultSpill", "SpilledRun"]
