@@ -30,6 +30,7 @@ is checked by that module's rules once its hashes are.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -356,8 +357,26 @@ def verify(bundle_path: Path) -> VerifyReport:
     compared by hash.
     """
     bundle_path = Path(bundle_path)
-    with open_bundle(bundle_path) as bundle:
+    with _collector_paused(), open_bundle(bundle_path) as bundle:
         return _verify(bundle)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a bundle is verified, as while one is exported.
+
+    ``verify`` parses hundreds of thousands of records into small containers that all live until
+    it ends, so each collection walked them all again and freed nothing (reference counting
+    frees them): a quarter of a 20,000-pair bundle's verification. Cycles made meanwhile are
+    collected once it runs again (``gc.disable`` is process-wide: it is switched back on only
+    if it was on)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _check_listing(
