@@ -528,23 +528,24 @@ def _verified(
     bound = recomputed and check_commitment(files, inputs.design, inputs)
     inputs = committed_checked(inputs)  # each task's hash, twice held, is read no more
     for run in inputs.runs:
-        output, _trace, diff = run.references()  # read once: each read inflates the run's
+        located = run.located()  # read once: each read inflates the run's references
+        output, diff = located.get("output"), located.get("diff")
         if output is not None:
-            digest = listed.get(output.path, (None, 0))[0]
+            digest = listed.get(output["path"], (None, 0))[0]
             if digest is None:
-                raise BundleMismatch(output.path, f"raw output of run {run.id!r} is missing")
-            if digest != output.sha256:
+                raise BundleMismatch(output["path"], f"raw output of run {run.id!r} is missing")
+            if digest != output["sha256"]:
                 raise BundleMismatch(
-                    output.path,
+                    output["path"],
                     f"raw output of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
         if diff is not None:
-            digest = listed.get(diff.path, (None, 0))[0]
+            digest = listed.get(diff["path"], (None, 0))[0]
             if digest is None:
-                raise BundleMismatch(diff.path, f"diff of run {run.id!r} is missing")
-            if digest != diff.sha256:
+                raise BundleMismatch(diff["path"], f"diff of run {run.id!r} is missing")
+            if digest != diff["sha256"]:
                 raise BundleMismatch(
-                    diff.path,
+                    diff["path"],
                     f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
     analysis = analyse_or_refuse(inputs)

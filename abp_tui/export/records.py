@@ -271,6 +271,12 @@ class HeldRun(RunFacts):
             None if trace is None else trace["path"],
         )
 
+    def located(self) -> dict[str, dict[str, Any] | None]:
+        """Where the bundle keeps the run's output, trace and diff (a key only for a diff it
+        has), each as its reference's fields (``path``, ``sha256``...) or None, without their
+        models: what a check of the paths and hashes reads (a new dict each time)."""
+        return self._files()
+
     def _files(self) -> dict[str, Any]:
         found: dict[str, Any] = json.loads(_inflated(self.files_deflated, self.files_dictionary))
         return found
