@@ -34,7 +34,7 @@ from abp_tui.export.canonical import (
     json_chunks,
     rounded,
 )
-from abp_tui.export.ranking import VoteLine, _plain_vote
+from abp_tui.export.ranking import VoteLine, _plain_fields, _plain_vote
 from abp_tui.export.report import HtmlTable, LazyRows, _shown
 from abp_tui.export.tables import table_csv, table_csv_chunks
 from abp_tui.services.publishing import build_bundle
@@ -312,6 +312,18 @@ def test_a_plain_vote_is_the_vote_its_model_validates(data: dict[str, Any]) -> N
         type(v) for v in validated.__dict__.values()
     ]
     assert plain.model_fields_set == validated.model_fields_set
+
+
+@pytest.mark.parametrize("data", VOTES, ids=range(len(VOTES)))
+def test_a_plain_votes_fields_are_its_models(data: dict[str, Any]) -> None:
+    """The votes' reader takes a plain line's fields without a model: they are the model's,
+    of the same types, in its order."""
+    fields = _plain_fields(data)
+    plain = _plain_vote(data)
+    assert (fields is None) == (plain is None)
+    if plain is not None:
+        assert fields == tuple(plain.__dict__.values())
+        assert [type(v) for v in fields or ()] == [type(v) for v in plain.__dict__.values()]
 
 
 def test_the_plain_votes_are_the_common_ones() -> None:

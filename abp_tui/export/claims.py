@@ -161,7 +161,7 @@ def check_commitment(
                         **r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
                         "record": r.record,
                     },
-                    None if (output := r.output) is None else output.sha256,
+                    None if (output := r.located().get("output")) is None else output["sha256"],
                 ),
             )
             for r in inputs.runs
@@ -356,9 +356,9 @@ def check_produced(listed: Iterable[str], inputs: Inputs, derived: Iterable[str]
     trace or diff a run names, or a file derived from them."""
     produced = {*rec.SOURCE_FILES, *OPTIONAL_SOURCES, *derived, rec.MANIFEST}
     for run in inputs.runs:
-        for ref in run.references():
+        for ref in run.located().values():
             if ref is not None:
-                produced.add(ref.path)
+                produced.add(ref["path"])
     for path in sorted(listed):
         if path not in produced:
             raise BundleMismatch(

@@ -257,11 +257,12 @@ def evaluate(analysis: Analysis) -> GateStatus:
         need = HIGH_RISK_REPEATS if afp and is_high_risk(t.id, t.risk_type, protocol) else 1
         for c in inputs.conditions:
             cell = (t.id, c.id)
-            if not afp and not usable[cell] and not dropped[cell]:
+            # Read without adding: a task runs under a few of the conditions, and a large
+            # study's cells of every task and condition would be held until the export ends.
+            got, rerun = usable.get(cell, 0), dropped.get(cell, 0)
+            if not afp and not got and not rerun:
                 continue
-            got = usable[cell]
             if got < need:
-                rerun = dropped[cell]
                 note = f" ({rerun} INFRA_ERROR/PROVIDER_BLOCK to rerun)" if rerun else ""
                 (dev_short if is_development(inputs.study_design, t.id) else short).append(
                     f"{t.id} under {c.id}: {got} of {need} usable runs{note}"

@@ -157,7 +157,8 @@ def ranking_sources(found: Sequence[SourceFound]) -> dict[str, bytes]:
 
 def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
     """Each source's votes, read a line at a time (a large study has hundreds of thousands),
-    each name held once however many votes repeat it."""
+    each name held once however many votes repeat it: a plain line's fields are taken as they
+    are (:func:`_plain_fields`), any other validated by :class:`VoteLine`."""
     code = {"a": A_WON, "b": B_WON, "tie": TIE}
     rows: dict[str, list[tuple[Any, ...]]] = {s: [] for s in sources}
     names: dict[str, str] = {}
@@ -165,18 +166,28 @@ def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list
         text = raw.decode("utf-8")
         try:
             data = json_input.loads(text)
-            line = _plain_vote(data) or VoteLine.model_validate(data)
+            found = _plain_fields(data)
+            if found is None:
+                line = VoteLine.model_validate(data)
+                found = (
+                    line.source,
+                    line.task,
+                    line.a,
+                    line.b,
+                    line.outcome,
+                    line.length_a,
+                    line.length_b,
+                )
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
             raise BundleMismatch(VOTES, f"line {number}: not a vote ({first})") from None
-        if line.a == line.b:
-            raise BundleMismatch(VOTES, f"line {number}: a vote between {line.a!r} and itself")
-        if line.source not in rows:
-            raise BundleMismatch(
-                VOTES, f"line {number}: source {line.source!r} is not in {SOURCES}"
-            )
-        task, a, b = (names.setdefault(n, n) for n in (line.task, line.a, line.b))
-        rows[line.source].append((task, a, b, code[line.outcome], line.length_a, line.length_b))
+        source, task, a, b, outcome, length_a, length_b = found
+        if a == b:
+            raise BundleMismatch(VOTES, f"line {number}: a vote between {a!r} and itself")
+        if source not in rows:
+            raise BundleMismatch(VOTES, f"line {number}: source {source!r} is not in {SOURCES}")
+        task, a, b = names.setdefault(task, task), names.setdefault(a, a), names.setdefault(b, b)
+        rows[source].append((task, a, b, code[outcome], length_a, length_b))
     return rows
 
 
@@ -196,18 +207,43 @@ def _vote_length(value: object) -> tuple[bool, float | None]:
 def _plain_vote(data: object) -> VoteLine | None:
     """The vote a line of JSON plainly is (exactly the fields, each of the type and in the
     range :class:`VoteLine` validates), built without validating it again; None for anything
-    else, which :class:`VoteLine` then validates (naming what is wrong). A large study's
-    bundle holds hundreds of thousands of votes."""
+    else, which :class:`VoteLine` then validates (naming what is wrong)."""
+    found = _plain_fields(data)
+    if found is None:
+        return None
+    return trusted(VoteLine, **dict(zip(VoteLine.model_fields, found, strict=True)))
+
+
+_PlainVote = tuple[str, str, str, str, str, float | None, float | None]
+
+
+def _plain_fields(data: object) -> _PlainVote | None:
+    """The fields of the vote a line of JSON plainly is, in :class:`VoteLine`'s order (its
+    lengths as floats), without a model of it: None for anything else. A large study's bundle
+    holds hundreds of thousands of votes."""
     if type(data) is not dict or data.keys() != _VOTE_FIELDS:
         return None
-    names = (data["source"], data["task"], data["a"], data["b"], data["outcome"])
-    if any(type(n) is not str for n in names) or data["outcome"] not in _OUTCOME_NAMES:
+    source, task, a, b, outcome = (
+        data["source"],
+        data["task"],
+        data["a"],
+        data["b"],
+        data["outcome"],
+    )
+    if not (
+        type(source) is str
+        and type(task) is str
+        and type(a) is str
+        and type(b) is str
+        and type(outcome) is str
+        and outcome in _OUTCOME_NAMES
+    ):
         return None
     plain_a, length_a = _vote_length(data["length_a"])
     plain_b, length_b = _vote_length(data["length_b"])
     if not (plain_a and plain_b):
         return None
-    return trusted(VoteLine, **{**data, "length_a": length_a, "length_b": length_b})
+    return source, task, a, b, outcome, length_a, length_b
 
 
 def _read_sources(data: bytes) -> list[SourceLine]:
