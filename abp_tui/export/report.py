@@ -260,8 +260,8 @@ def _lazy_html(
     def text_of(cells: Sequence[Cell]) -> tuple[str, ...]:
         if len(cells) != width:
             raise ValueError(f"table {table_id}: a row of {len(cells)} cells, not {width}")
-        # A text, a count or a missing cell (most cells of a long table) is written as
-        # cell_text writes it, without a call for it.
+        # A text, a count, a list of texts or a missing cell (most cells of a long table) is
+        # written as cell_text writes it, without a call for it.
         return tuple(
             [
                 v
@@ -270,6 +270,8 @@ def _lazy_html(
                 if v is None
                 else int.__repr__(v)
                 if type(v) is int
+                else "; ".join(v)
+                if type(v) is tuple
                 else cell_text(c, v)
                 for k, c in visible
             ]
@@ -341,7 +343,7 @@ def render_pieces(
             v.state.value if v.state else _no_state(v.source),
             v.source,
             v.automated_outcome,
-            ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
+            ", ".join([f"{k}={s:g}" for k, s in sorted(v.scores.items())]) if v.scores else "",
             tuple(v.fatal_hits),
             "missing" if output is None else output,
             "" if trace is None else trace,
