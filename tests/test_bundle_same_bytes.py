@@ -30,7 +30,9 @@ from abp_tui.analysis.table_model import (
     PValue,
     Tally,
     _part,
+    cell_text,
     csv_values,
+    spans,
 )
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report
@@ -192,6 +194,23 @@ def test_a_rows_fields_are_each_cells_parts_read_one_at_a_time() -> None:
         assert values(row) == expected
     with pytest.raises(AttributeError):  # a cell without the part fails as _part fails
         values((*cells[0][:5], PValue(0.5), cells[0][6]))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        Tally(3, 7),
+        Tally(0, 0),
+        Proportion(x=1, n=3, point=1 / 3, low=0.061, high=0.792),
+        Proportion(x=0, n=0, undefined_reason="no observations <here>"),
+        Proportion(x=0, n=0),
+        Proportion(x=2, n=2, point=1.0, low=None, high=None, undefined_reason="r"),
+    ],
+    ids=repr,
+)
+def test_a_tally_or_a_proportion_has_the_text_of_its_spans(value: Any) -> None:
+    column = Column("c", kind=Kind.PROPORTION)
+    assert cell_text(column, value) == "".join(text for text, _role in spans(column, value))
 
 
 def _table(rows: int) -> Table:

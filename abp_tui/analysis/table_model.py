@@ -396,6 +396,13 @@ def cell_text(column: Column, value: Cell) -> str:
         return ""
     if isinstance(value, tuple) and kind is tuple:
         return "; ".join(value)
+    # A long table's tallies and proportions: the text of their spans, written at once.
+    if isinstance(value, Tally) and kind is Tally:
+        return f"{value.x}/{value.n}"
+    if isinstance(value, Proportion) and kind is Proportion:
+        if value.point is None or value.low is None or value.high is None:
+            return f"{value.x}/{value.n} undefined: {value.undefined_reason or 'no reason given'}"
+        return f"{value.x}/{value.n} = {value.point:.3f} [{value.low:.3f}, {value.high:.3f}]"
     return "".join(text for text, _role in spans(column, value))
 
 
