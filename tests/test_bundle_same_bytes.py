@@ -23,6 +23,17 @@ import pytest
 from jinja2 import DictLoader, Environment, StrictUndefined
 from pydantic import ValidationError
 
+from abp_tui.analysis.table_model import (
+    Counts,
+    Estimate,
+    Number,
+    PValue,
+    Tally,
+    _part,
+    cell_text,
+    csv_values,
+    spans,
+)
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report
 from abp_tui.export.canonical import (
@@ -35,9 +46,11 @@ from abp_tui.export.canonical import (
     rounded,
 )
 from abp_tui.export.ranking import VoteLine, _plain_fields, _plain_vote
-from abp_tui.export.report import HtmlTable, LazyRows, _shown
+from abp_tui.export.records import PublishedTask
+from abp_tui.export.report import HtmlTable, LazyRows, _shown, task_html
 from abp_tui.export.tables import table_csv, table_csv_chunks
 from abp_tui.services.publishing import build_bundle
+from abp_tui.stats.inference import Proportion
 from abp_tui.store import connect
 from abp_tui.text.csvsafe import LINE_BREAKS, Figure
 from tests.factories import abp_judged
@@ -114,6 +127,92 @@ def test_rows_and_header_are_the_bytes_csv_bytes_gives() -> None:
     assert csv_lines([[]]) == "\n"
 
 
+def test_every_two_values_in_a_row_are_written_as_csv_bytes_writes_them() -> None:
+    """A line is written as its fields joined when none of them needs quoting or a quote put
+    before it; every two values side by side (a text, a count, a figure, a list) give the line
+    the cell-by-cell writer gives."""
+    rows = [["plain", a, b, 7, None] for a in VALUES for b in VALUES]
+    rows += [[a, b] for a in VALUES for b in VALUES] + [[a] for a in VALUES]
+    expected = csv_bytes(["a"], rows).decode("utf-8").split("\n", 1)[1]
+    assert csv_lines(rows) == expected
+
+
+def test_a_rows_fields_are_each_cells_parts_read_one_at_a_time() -> None:
+    """A column of several fields reads them from its cell in one call for the cell's type
+    (:func:`abp_tui.analysis.table_model.csv_values`): the fields each part gives, whatever
+    type each row's cell is, a proportion's reason its undefined reason."""
+    columns = (
+        Column("p", csv=(("x", "x"), ("n", "n"), ("point", "point"), ("why", "reason"))),
+        Column("c", csv=(("first", "0"), ("second", "1"))),
+        Column("v", csv=(("median", "value"), ("n", "n"), ("missing", "missing"))),
+        Column("one", csv=(("only", "value"),)),
+        Column("none", csv=()),
+        Column("e", csv=(("e", "point"), ("e_why", "reason"))),
+        Column("t", kind=Kind.TALLY, csv=(("t_x", "x"), ("t_n", "n"))),
+    )
+    cells: list[tuple[Any, ...]] = [
+        (
+            Proportion(x=1, n=2, point=0.5, low=0.1, high=0.9),
+            Counts((1, 2)),
+            Number(0.5, n=3, missing=1),
+            Number(2.0),
+            "hidden",
+            Estimate(0.2, 0.1, 0.3),
+            Tally(1, 4),
+        ),
+        (
+            Proportion(x=0, n=0, undefined_reason="no runs"),
+            Counts((3, 4)),
+            Number(None, n=0, missing=2),
+            "text",
+            None,
+            Proportion(x=1, n=1, point=1.0, low=0.2, high=1.0),
+            Tally(0, 0),
+        ),
+        (
+            Proportion(x=2, n=3, point=0.6667, low=0.2, high=0.9),
+            Counts((5, 6)),
+            Number(1.5),
+            7,
+            (),
+            Estimate(None, reason="no estimate"),
+            Tally(2, 2),
+        ),
+        (
+            Proportion(x=3, n=3, point=1.0, low=0.4, high=1.0),
+            Counts((7, 8)),
+            Number(None, reason="r"),
+            None,
+            1.5,
+            Proportion(x=0, n=0, undefined_reason="none"),
+            Tally(3, 9),
+        ),
+    ]
+    values = csv_values(columns)
+    for row in cells * 2:  # each type's reader made once, then reused
+        expected = [_part(row[i], part) for i, c in enumerate(columns) for _name, part in c.fields]
+        assert values(row) == expected
+    with pytest.raises(AttributeError):  # a cell without the part fails as _part fails
+        values((*cells[0][:5], PValue(0.5), cells[0][6]))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        Tally(3, 7),
+        Tally(0, 0),
+        Proportion(x=1, n=3, point=1 / 3, low=0.061, high=0.792),
+        Proportion(x=0, n=0, undefined_reason="no observations <here>"),
+        Proportion(x=0, n=0),
+        Proportion(x=2, n=2, point=1.0, low=None, high=None, undefined_reason="r"),
+    ],
+    ids=repr,
+)
+def test_a_tally_or_a_proportion_has_the_text_of_its_spans(value: Any) -> None:
+    column = Column("c", kind=Kind.PROPORTION)
+    assert cell_text(column, value) == "".join(text for text, _role in spans(column, value))
+
+
 def _table(rows: int) -> Table:
     columns = (
         Column("text"),
@@ -162,7 +261,7 @@ _NEW_MACRO = """{% macro table(t) -%}
 {%- endmacro %}{{ table(t) }}"""
 
 
-def _rendered(source: str, table: HtmlTable) -> str:
+def _rendered(source: str, table: HtmlTable | None = None, **values: Any) -> str:
     env = Environment(
         autoescape=True,
         finalize=_shown,
@@ -171,7 +270,7 @@ def _rendered(source: str, table: HtmlTable) -> str:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    return env.from_string(source).render(t=table)
+    return env.from_string(source).render(t=table, **values)
 
 
 @pytest.mark.parametrize("rows", [0, 1, 300, 700])
@@ -197,6 +296,52 @@ def test_the_template_writes_rows_through_html_rows() -> None:
     assert "{% for rows in t.html_rows %}{{ rows }}{% endfor %}" in source
     page = (templates / "report.html.j2").read_text("utf-8")
     assert page.count('{% include "table.html.j2" %}') == 7  # the macro and six long tables
+
+
+_TASKS_LINE = "{% for task in tasks %}{{ task }}{% endfor %}\n"
+_TASKS_LOOP = """{% for t in tasks %}
+<h4 id="task-{{ t.id }}">{{ t.id }} {{ t.title }}</h4><dl class="task">
+{% for label, text in [("Risk type", t.risk_type), ("Version", t.version), ("Prompt", t.prompt), \
+("Base instruction", t.base_instruction), ("Evidence", t.evidence), \
+("Expected behaviour (grader only)", t.expected_behaviour)] if text %}
+<dt>{{ label }}</dt><dd>{{ pre(text) }}</dd>
+{% endfor %}
+{% if t.fatal_criteria %}
+<dt>Fatal criteria</dt><dd>{{ items(t.fatal_criteria) }}</dd>
+{% endif %}
+{% if t.placeholder %}
+<dt>Note</dt><dd>No task record was imported for this id.</dd>
+{% endif %}
+</dl>
+{% endfor %}
+"""
+"""The page's loop over the protocol's tasks, text by text, before each task was written at
+once (:func:`abp_tui.export.report.task_html`)."""
+
+
+def test_a_task_is_the_markup_the_template_wrote_text_by_text() -> None:
+    page = (Path(report.__file__).parent / "templates" / "report.html.j2").read_text("utf-8")
+    assert page.count(_TASKS_LINE) == 1
+    macros = page[page.index("{% macro items") : page.index("{% macro link")]
+    texts = [t for t in TEXTS if t] + ["", " "]
+    tasks = [
+        PublishedTask(
+            id=texts[i % len(texts)] or "t",
+            title=texts[(i + 1) % len(texts)],
+            prompt=texts[(i + 2) % len(texts)],
+            base_instruction=texts[(i + 3) % len(texts)] if i % 2 else "",
+            evidence=texts[(i + 4) % len(texts)] if i % 3 else "",
+            expected_behaviour=texts[(i + 5) % len(texts)],
+            risk_type=texts[(i + 6) % len(texts)] if i % 4 else "",
+            version=texts[(i + 7) % len(texts)] if i % 5 else "",
+            fatal_criteria=tuple(texts[i % len(texts) : i % len(texts) + i % 3]),
+            placeholder=i % 7 == 0,
+        )
+        for i in range(3 * len(texts))
+    ]
+    old = _rendered(macros + _TASKS_LOOP, tasks=tasks)
+    assert "".join(task_html(t) for t in tasks) == old
+    assert "<script" not in old and "\x1b" not in old and old.count("<h4") == len(tasks)
 
 
 DOCUMENTS: tuple[Any, ...] = (
@@ -248,7 +393,9 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
     old_env = Environment(
         loader=DictLoader(
             {
-                "report.html.j2": (templates / "report.html.j2").read_text("utf-8"),
+                "report.html.j2": (templates / "report.html.j2")
+                .read_text("utf-8")
+                .replace(_TASKS_LINE, _TASKS_LOOP),
                 "table.html.j2": table.replace(_ROWS_LINE, _CELLS_LINES),
                 "report.css": (templates / "report.css").read_text("utf-8"),
             }
@@ -267,6 +414,7 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
         monkeypatch.setattr(derive, "table_csv_chunks", lambda t: iter([_slow(t)]))
         monkeypatch.setattr(derive, "table_csv", _slow)
         monkeypatch.setattr(report, "_environment", lambda: old_env)
+        monkeypatch.setattr(report, "task_html", lambda task: task)
         slow = build_bundle(db, pk)
     finally:
         db.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any, Final, Literal, overload
 
 from abp_tui.analysis.results.tallies import confidence_label
@@ -395,6 +396,13 @@ def cell_text(column: Column, value: Cell) -> str:
         return ""
     if isinstance(value, tuple) and kind is tuple:
         return "; ".join(value)
+    # A long table's tallies and proportions: the text of their spans, written at once.
+    if isinstance(value, Tally) and kind is Tally:
+        return f"{value.x}/{value.n}"
+    if isinstance(value, Proportion) and kind is Proportion:
+        if value.point is None or value.low is None or value.high is None:
+            return f"{value.x}/{value.n} undefined: {value.undefined_reason or 'no reason given'}"
+        return f"{value.x}/{value.n} = {value.point:.3f} [{value.low:.3f}, {value.high:.3f}]"
     return "".join(text for text, _role in spans(column, value))
 
 
@@ -418,19 +426,58 @@ def csv_rows(table: Table) -> tuple[list[str], list[list[Any]]]:
 
 def csv_values(columns: Sequence[Column]) -> Callable[[Sequence[Cell]], list[Any]]:
     """A function giving a row's raw CSV values, as :func:`csv_rows` gives them: a row of
-    columns of one field each (most of a long table's) without the steps per field."""
+    columns of one field each (most of a long table's) without the steps per field, and a
+    column of several fields by one call for each cell (:func:`_parts_of`)."""
     plan = tuple((i, part) for i, c in enumerate(columns) for _n, part in c.fields)
     width = len(columns)
     whole = len(plan) == width and all(part == "value" for _i, part in plan)
+    steps = tuple(
+        (
+            i,
+            c.fields[0][1] == "value" if len(c.fields) == 1 else None,
+            tuple(p for _n, p in c.fields),
+        )
+        for i, c in enumerate(columns)
+        if c.fields
+    )
+    getters: dict[tuple[type, int], Callable[[Any], Sequence[Any]]] = {}
 
     def values(row: Sequence[Cell]) -> list[Any]:
         if len(row) != width:
             raise ValueError(f"a row of {len(row)} cells, not {width}")
         if whole:
             return [v.value if isinstance(v, Number) else v for v in row]
-        return [_part(row[i], part) for i, part in plan]
+        out: list[Any] = []
+        for i, one, parts in steps:
+            v = row[i]
+            if one:  # the cell's one field is its value
+                out.append(v.value if isinstance(v, Number) else v)
+                continue
+            key = (type(v), i)
+            getter = getters.get(key)
+            if getter is None:
+                getter = getters[key] = _parts_of(type(v), parts)
+            out.extend(getter(v))
+        return out
 
     return values
+
+
+def _parts_of(kind: type, parts: tuple[Part, ...]) -> Callable[[Any], Sequence[Any]]:
+    """A function giving the fields :func:`_part` gives a cell of type ``kind`` for ``parts``:
+    one call reading each attribute when every part is one, else :func:`_part` for each."""
+    names: list[str] = []
+    for part in parts:
+        if part == "value" or issubclass(kind, Counts) or part.isdigit():
+            return lambda v: [_part(v, p) for p in parts]
+        if part == "reason" and issubclass(kind, Proportion):
+            names.append("undefined_reason")
+        else:
+            names.append(part)
+    if len(names) == 1:
+        name = names[0]
+        return lambda v: (getattr(v, name),)
+    return attrgetter(*names)
 
 
 def count_column(key: str, label: str = "", shown: bool = True) -> Column:

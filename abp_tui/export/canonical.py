@@ -81,61 +81,68 @@ def _float(value: float) -> str:
     return float.__repr__(value)
 
 
-def _indented(value: Any, depth: int, out: list[str], derived: bool = False) -> None:
+def _indented(value: Any, depth: int, derived: bool = False) -> str:
     """``value`` as ``json.dumps(value, sort_keys=True, ensure_ascii=False, indent=1)`` writes
-    it, its lines indented ``depth`` spaces more, appended to ``out``. The standard library's
-    indenting encoder makes a cycle of closures for each document: a large study writes a
-    hundred thousand documents of a group each, with the cyclic collector paused.
+    it, its lines indented ``depth`` spaces more. The standard library's indenting encoder
+    makes a cycle of closures for each document: a large study writes a hundred thousand
+    documents of a group each, with the cyclic collector paused. Each container's members
+    are written and joined at once, a text, a count or a null without a call for it.
     ``derived``: every float written as :func:`rounded` rounds it (the value is not copied)."""
     kind = type(value)
     if kind is str:  # most values of a document: written at once
-        out.append(encode_basestring(value))
-    elif kind is int:
-        out.append(int.__repr__(value))
-    elif isinstance(value, str):
-        out.append(encode_basestring(value))
-    elif value is None or value is True or value is False:
-        out.append(_SCALARS[value])
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
+        return encode_basestring(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        inner = _indent(depth + 1)
+        members: list[str] = []
+        for key, element in sorted(value.items()):
+            kind = type(element)
+            if kind is str:
+                text = encode_basestring(element)
+            elif kind is int:
+                text = int.__repr__(element)
+            elif element is None:
+                text = "null"
+            else:
+                text = _indented(element, depth + 1, derived)
+            members.append(encode_basestring(key if type(key) is str else _key(key)) + ": " + text)
+        return "{" + inner + ("," + inner).join(members) + _indent(depth) + "}"
+    if kind is list or kind is tuple:
+        if not value:
+            return "[]"
+        inner = _indent(depth + 1)
+        elements = [
+            encode_basestring(e) if type(e) is str else _indented(e, depth + 1, derived)
+            for e in value
+        ]
+        return "[" + inner + ("," + inner).join(elements) + _indent(depth) + "]"
+    if isinstance(value, str):
+        return encode_basestring(value)
+    if value is None or value is True or value is False:
+        return _SCALARS[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
         if derived:
             value = rounded(value)
-            out.append("null" if value is None else _float(value))
-        else:
-            out.append(_float(value))
-    elif isinstance(value, list | tuple):
-        if not value:
-            out.append("[]")
-            return
-        inner = "\n" + " " * (depth + 1)
-        out.append("[" + inner)
-        for number, element in enumerate(value):
-            if number:
-                out.append("," + inner)
-            _indented(element, depth + 1, out, derived)
-        out.append("\n" + " " * depth + "]")
-    elif isinstance(value, dict):
-        if not value:
-            out.append("{}")
-            return
-        inner = "\n" + " " * (depth + 1)
-        out.append("{" + inner)
-        for number, (key, element) in enumerate(sorted(value.items())):
-            head = ("," + inner if number else "") + encode_basestring(
-                key if type(key) is str else _key(key)
-            )
-            kind = type(element)
-            if kind is str:  # a text or a count: written here, without a call for it
-                out.append(head + ": " + encode_basestring(element))
-            elif kind is int:
-                out.append(head + ": " + int.__repr__(element))
-            else:
-                out.append(head + ": ")
-                _indented(element, depth + 1, out, derived)
-        out.append("\n" + " " * depth + "}")
-    else:
-        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+            return "null" if value is None else _float(value)
+        return _float(value)
+    if isinstance(value, list | tuple):
+        return _indented(list(value), depth, derived)
+    if isinstance(value, dict):
+        return _indented(dict(value), depth, derived)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _indent(depth: int) -> str:
+    """A line end and the indent of a line ``depth`` deep."""
+    return _INDENTS[depth] if depth < len(_INDENTS) else "\n" + " " * depth
+
+
+_INDENTS: Final = tuple("\n" + " " * depth for depth in range(32))
 
 
 def json_chunks(
@@ -147,9 +154,7 @@ def json_chunks(
     and indented to its depth: no JSON text holds a raw line end, so its lines are its own."""
 
     def text(value: Any, depth: int) -> str:
-        parts: list[str] = []
-        _indented(value, depth, parts, derived)
-        return "".join(parts)
+        return _indented(value, depth, derived)
 
     keys = sorted({*document, *streamed})
     if not keys:
@@ -173,9 +178,7 @@ def json_list_chunks(elements: Iterable[Any]) -> Iterator[bytes]:
     """The bytes :func:`json_bytes` gives the list of ``elements``, an element at a time."""
     empty = True
     for element in elements:
-        parts: list[str] = ["[\n " if empty else ",\n "]
-        _indented(element, 1, parts)
-        yield "".join(parts).encode("utf-8")
+        yield (("[\n " if empty else ",\n ") + _indented(element, 1)).encode("utf-8")
         empty = False
     yield b"[]\n" if empty else b"\n]\n"
 
@@ -308,19 +311,36 @@ _AS_IT_IS: Final = re.compile('[,"' + re.escape(LINE_BREAKS) + "]").search
 def csv_lines(rows: Iterable[Sequence[Any]]) -> str:
     """The lines :func:`csv_bytes` writes for ``rows`` (without the header row)."""
     out: list[str] = []
-    changed, formula = _AS_IT_IS, FORMULA_STARTS
+    suspect, field = _SUSPECT, csv_field
     for row in rows:
-        # A text written as it is (most fields) without a call of csv_field for it.
+        # Each field as it is written when it is a text written as it is, a count, missing
+        # or an empty list (most fields), then the line checked once: a line with no quote,
+        # no line break, no formula's start at a field's start and no comma but its
+        # separators is written so. Any other line is written a field at a time.
         line = ",".join(
             [
                 v
-                if type(v) is str and changed(v) is None and not v.startswith(formula)
-                else csv_field(v)
+                if type(v) is str
+                else ""
+                if v is None or v == ()
+                else int.__repr__(v)
+                if type(v) is int
+                else field(v)
                 for v in row
             ]
         )
+        if suspect(line) is not None or line.count(",") != len(row) - 1:
+            line = ",".join([field(v) for v in row])
         out.append('""\n' if not line and len(row) == 1 else line + "\n")
     return "".join(out)
+
+
+_SUSPECT: Final = re.compile(
+    '["' + re.escape(LINE_BREAKS) + "]|(?:^|,)[" + re.escape("".join(FORMULA_STARTS)) + "]"
+).search
+"""What makes a line of fields joined as they are differ from the line :func:`csv_field`
+writes: a quote or a line break anywhere, or a formula's start at the start of a field (a
+negative number is one too: its line is then written a field at a time, the same bytes)."""
 
 
 def csv_header(header: Sequence[str]) -> str:

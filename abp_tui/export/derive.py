@@ -238,7 +238,7 @@ def derive_each(
     yield REPORT, encoded(pieces)
 
 
-def encoded(pieces: Iterable[str], batch: int = 4096) -> Iterator[bytes]:
+def encoded(pieces: Iterable[str], batch: int = 256) -> Iterator[bytes]:
     """The UTF-8 bytes of ``pieces`` joined, ``batch`` pieces (or :data:`_SLICE` characters)
     at a time; a long piece (a chart) a slice at a time, never copied whole."""
     held: list[str] = []

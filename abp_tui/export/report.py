@@ -121,20 +121,21 @@ class HtmlTable:
     def html_rows(self) -> Iterator[Markup]:
         """The rows as the page's markup, a few hundred ``<tr>`` lines at a time: each cell
         written as the template writes a value (:func:`_shown`, then escaped), so a long table
-        costs no template loop per cell."""
+        costs no template loop per cell. A row whose texts are all plain (most rows: ids,
+        names, figures) is written at once; another row a cell at a time, each made visible
+        and escaped (which leaves a plain text as it is)."""
         starts = tuple('<td class="num">' if numeric else "<td>" for numeric in self.numeric)
+        line = "<tr>" + "".join(start + "{}</td>" for start in starts) + "</tr>\n"
+        width = len(starts)
         lines: list[str] = []
         plain = _NOT_PLAIN.search
         for row in self.rows:
-            cells = "".join(
-                [
-                    start
-                    + (text if plain(text) is None else escape(safe_text(text), quote=True))
-                    + "</td>"
-                    for start, text in zip(starts, row, strict=True)
-                ]
-            )
-            lines.append(f"<tr>{cells}</tr>\n")
+            if len(row) != width:
+                raise ValueError(f"table {self.id}: a row of {len(row)} texts, not {width}")
+            if plain("".join(row)) is None:
+                lines.append(line.format(*row))
+            else:
+                lines.append(line.format(*[escape(safe_text(text), quote=True) for text in row]))
             if len(lines) >= _ROWS_AT_ONCE:
                 yield Markup("".join(lines))
                 lines.clear()
@@ -151,11 +152,18 @@ _ROWS_AT_ONCE: Final = 256
 
 
 class LazyRows(Sequence[tuple[str, ...]]):
-    """``count`` rows, the row at ``i`` made by ``make(i)`` each time it is read."""
+    """``count`` rows, the row at ``i`` made by ``make(i)`` each time it is read; read in
+    turn, the rows ``each()`` gives when it is given (the same rows, made in one pass)."""
 
-    def __init__(self, count: int, make: Callable[[int], tuple[str, ...]]) -> None:
+    def __init__(
+        self,
+        count: int,
+        make: Callable[[int], tuple[str, ...]],
+        each: Callable[[], Iterable[tuple[str, ...]]] | None = None,
+    ) -> None:
         self._count = count
         self._make = make
+        self._each = each
 
     def __len__(self) -> int:
         return self._count
@@ -174,7 +182,9 @@ class LazyRows(Sequence[tuple[str, ...]]):
         return self._make(index % self._count)
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
-        return (self._make(i) for i in range(self._count))
+        if self._each is not None:
+            return iter(self._each())
+        return map(self._make, range(self._count))
 
 
 def _with_charts(
@@ -193,31 +203,89 @@ def _with_charts(
         yield piece
 
 
+_TASK_TEXTS: Final = (
+    ("Risk type", "risk_type"),
+    ("Version", "version"),
+    ("Prompt", "prompt"),
+    ("Base instruction", "base_instruction"),
+    ("Evidence", "evidence"),
+    ("Expected behaviour (grader only)", "expected_behaviour"),
+)
+"""A task's texts the page shows (each when it is not empty), with their labels."""
+
+
+def _escaped(value: Any) -> str:
+    """``value`` as the template writes it: :func:`_shown`, then escaped by autoescaping."""
+    return escape(safe_text(value if type(value) is str else cell(value)), quote=True)
+
+
+def task_html(task: rec.PublishedTask) -> Markup:
+    """A task of the protocol section, as the page's markup: its id and title, each text it
+    has, its fatal criteria and whether it is a placeholder; every value made visible and
+    escaped as the template writes one (:func:`_shown`), in one piece rather than a template
+    loop per text (a large study has a task a pair)."""
+    shown = _escaped(task.id)
+    parts = [f'<h4 id="task-{shown}">{shown} {_escaped(task.title)}</h4><dl class="task">\n']
+    for label, name in _TASK_TEXTS:
+        text = getattr(task, name)
+        if text:
+            parts.append(f'<dt>{label}</dt><dd><pre class="text">{_escaped(text)}</pre></dd>\n')
+    if task.fatal_criteria:
+        listed = "".join([f"<li>{_escaped(c)}</li>" for c in task.fatal_criteria])
+        parts.append(f"<dt>Fatal criteria</dt><dd><ul>{listed}</ul></dd>\n")
+    if task.placeholder:
+        parts.append("<dt>Note</dt><dd>No task record was imported for this id.</dd>\n")
+    parts.append("</dl>\n")
+    return Markup("".join(parts))
+
+
 def _html(table: Table, table_id: str) -> HtmlTable:
-    return _lazy_html(table, table_id, len(table.rows), lambda i: table.rows[i])
+    rows = table.rows
+    return _lazy_html(table, table_id, len(rows), rows.__getitem__, lambda: rows)
 
 
 def _lazy_html(
-    table: Table, table_id: str, count: int, row: Callable[[int], Sequence[Cell]]
+    table: Table,
+    table_id: str,
+    count: int,
+    row: Callable[[int], Sequence[Cell]],
+    each: Callable[[], Iterable[Sequence[Cell]]] | None = None,
 ) -> HtmlTable:
-    """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``,
-    each made into text when written."""
+    """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``
+    (all of them in turn ``each()``, when given), each made into text when written."""
     shown = table.shown
     width = len(table.columns)
     visible = tuple((k, c) for k, c in enumerate(table.columns) if c.shown)
 
-    def text(i: int) -> tuple[str, ...]:
-        cells = row(i)
+    def text_of(cells: Sequence[Cell]) -> tuple[str, ...]:
         if len(cells) != width:
             raise ValueError(f"table {table_id}: a row of {len(cells)} cells, not {width}")
-        # A text cell is its own text (most cells of a long table): no call for it.
-        return tuple([v if type(v := cells[k]) is str else cell_text(c, v) for k, c in visible])
+        # A text, a count, a list of texts or a missing cell (most cells of a long table) is
+        # written as cell_text writes it, without a call for it.
+        return tuple(
+            [
+                v
+                if type(v := cells[k]) is str
+                else ""
+                if v is None
+                else int.__repr__(v)
+                if type(v) is int
+                else "; ".join(v)
+                if type(v) is tuple
+                else cell_text(c, v)
+                for k, c in visible
+            ]
+        )
 
     return HtmlTable(
         table_id,
         tuple(c.header for c in shown),
         tuple(c.kind in NUMERIC for c in shown),
-        LazyRows(count, text),
+        LazyRows(
+            count,
+            lambda i: text_of(row(i)),
+            None if each is None else lambda: map(text_of, each()),
+        ),
         table.notes,
     )
 
@@ -275,7 +343,7 @@ def render_pieces(
             v.state.value if v.state else _no_state(v.source),
             v.source,
             v.automated_outcome,
-            ", ".join(f"{k}={s:g}" for k, s in sorted(v.scores.items())),
+            ", ".join([f"{k}={s:g}" for k, s in sorted(v.scores.items())]) if v.scores else "",
             tuple(v.fatal_hits),
             "missing" if output is None else output,
             "" if trace is None else trace,
@@ -444,6 +512,7 @@ def render_pieces(
         business=[(t.title, _html(t, t.id), t.notes) for t in results.business],
         limitations=limitations,
         conditions=inputs.conditions,
-        tasks=(t.published for t in inputs.tasks),  # each task's text read back in turn
+        # Each task's text read back in turn, and written as the page's markup.
+        tasks=(task_html(t.published) for t in inputs.tasks),
     )
     return _with_charts(pieces, streamed) if streamed else pieces

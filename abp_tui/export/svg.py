@@ -86,37 +86,35 @@ def pass_rate_chart_pieces(
     if not count:
         parts.append(f'<text class="none" x="{LABEL_WIDTH + 8}" y="{TOP + 17}">no runs</text>')
     yield from (part + "\n" for part in parts)
+    right = _f(_x(1.0) + 8)
     for i, (label, p) in enumerate(rows):
-        parts.clear()
+        # Each row's coordinates as _f writes them, its label escaped once for its three uses.
         y = TOP + i * ROW
-        mid = _f(y + ROW / 2)
-        parts.append(f'<g class="row" data-label="{_text(label)}" data-x="{p.x}" data-n="{p.n}">')
-        parts.append(
-            f'<text x="{LABEL_WIDTH - 8}" y="{_f(y + ROW / 2 + 4)}" text-anchor="end">'
-            f"{_text(label)}</text>"
-        )
+        shown = _text(label)
+        base = f"{y + ROW / 2 + 4:.2f}"
+        parts = [
+            f'<g class="row" data-label="{shown}" data-x="{p.x}" data-n="{p.n}">\n'
+            f'<text x="{LABEL_WIDTH - 8}" y="{base}" text-anchor="end">{shown}</text>\n'
+        ]
         if p.point is None or p.low is None or p.high is None:
             parts.append(
-                f'<text class="none" x="{LABEL_WIDTH + 8}" y="{_f(y + ROW / 2 + 4)}">'
-                f"{p.x}/{p.n}: no estimate ({_text(p.undefined_reason or 'undefined')})</text>"
+                f'<text class="none" x="{LABEL_WIDTH + 8}" y="{base}">'
+                f"{p.x}/{p.n}: no estimate ({_text(p.undefined_reason or 'undefined')})</text>\n"
             )
         else:
-            width = _f(p.point * PLOT_WIDTH)
-            parts.append(
-                f'<rect class="bar" x="{LABEL_WIDTH}" y="{_f(y + 5)}" width="{width}" '
-                f'height="{ROW - 10}"><title>{_text(label)}: {p.x}/{p.n} = {p.point:.3f}, '
-                f"{level} [{p.low:.3f}, {p.high:.3f}]</title></rect>"
-            )
+            mid = f"{y + ROW / 2:.2f}"
+            top, low_end = f"{y + 8:.2f}", f"{y + ROW - 8:.2f}"
             lo, hi = _f(_x(p.low)), _f(_x(p.high))
-            parts.append(f'<line class="ci" x1="{lo}" y1="{mid}" x2="{hi}" y2="{mid}"/>')
-            for x in (lo, hi):
-                parts.append(
-                    f'<line class="ci" x1="{x}" y1="{_f(y + 8)}" x2="{x}" y2="{_f(y + ROW - 8)}"/>'
-                )
             parts.append(
-                f'<text x="{_f(_x(1.0) + 8)}" y="{_f(y + ROW / 2 + 4)}">{p.x}/{p.n} = '
-                f"{p.point:.2f} [{p.low:.2f}, {p.high:.2f}]</text>"
+                f'<rect class="bar" x="{LABEL_WIDTH}" y="{y + 5:.2f}" '
+                f'width="{p.point * PLOT_WIDTH:.2f}" height="{ROW - 10}"><title>{shown}: '
+                f"{p.x}/{p.n} = {p.point:.3f}, {level} [{p.low:.3f}, {p.high:.3f}]</title></rect>\n"
+                f'<line class="ci" x1="{lo}" y1="{mid}" x2="{hi}" y2="{mid}"/>\n'
+                f'<line class="ci" x1="{lo}" y1="{top}" x2="{lo}" y2="{low_end}"/>\n'
+                f'<line class="ci" x1="{hi}" y1="{top}" x2="{hi}" y2="{low_end}"/>\n'
+                f'<text x="{right}" y="{base}">{p.x}/{p.n} = '
+                f"{p.point:.2f} [{p.low:.2f}, {p.high:.2f}]</text>\n"
             )
-        parts.append("</g>")
-        yield "".join(part + "\n" for part in parts)
+        parts.append("</g>\n")
+        yield "".join(parts)
     yield "</svg>\n"

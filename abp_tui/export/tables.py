@@ -298,43 +298,57 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
                 e.note,
                 None,
             )
+        # The cells every response's row of the revision shares, made once for them all.
+        head: tuple[Cell, ...] = (
+            kind,
+            e.item,
+            item.kind if item else "",
+            item.task if item else "",
+            item.trial if item else None,
+            who,
+            e.revision,
+            status,
+            e.created_at,
+            reason,
+            seconds,
+        )
+        tail: tuple[Cell, ...] = (
+            choice.value if choice else "",
+            preferred,
+            judgment.justification,
+            failed,
+            *(
+                (task_material(inputs.study_design, item.task if item else ""),)
+                if self._material
+                else ()
+            ),
+        )
+        no_response: tuple[Cell, ...] = (
+            *((None,) * len(dims)),
+            *(("",) * len(dims)),
+            (),
+            "",
+            "",
+            "",
+        )
         rows: list[tuple[Cell, ...]] = []
         for position, run in in_order(e.placement):
             response = judgment.responses.get(run)
-            scores = response.scores if response else {}
-            rationales = response.rationales if response else {}
-            state = result_state(rubric, response) if response else None
-            rows.append(
-                (
-                    kind,
-                    e.item,
-                    item.kind if item else "",
-                    item.task if item else "",
-                    item.trial if item else None,
-                    who,
-                    e.revision,
-                    status,
-                    e.created_at,
-                    reason,
-                    seconds,
-                    position,
-                    run,
-                    condition_of.get(run, ""),
-                    *(scores.get(d) for d in dims),
-                    *(rationales.get(d, "") for d in dims),
-                    tuple(response.fatal_hits) if response else (),
-                    response.state_override.value if response and response.state_override else "",
-                    response.override_reason if response else "",
-                    state.value if state else "",
-                    choice.value if choice else "",
-                    preferred,
-                    judgment.justification,
-                    failed,
-                    *(
-                        (task_material(inputs.study_design, item.task if item else ""),)
-                        if self._material
-                        else ()
-                    ),
-                )
+            shown = (position, run, condition_of.get(run, ""))
+            if response is None:
+                rows.append(head + shown + no_response + tail)
+                continue
+            scores = response.scores
+            rationales = response.rationales
+            state = result_state(rubric, response)
+            override = response.state_override
+            judged: tuple[Cell, ...] = (
+                *([scores.get(d) for d in dims] if dims else ()),
+                *([rationales.get(d, "") for d in dims] if dims else ()),
+                tuple(response.fatal_hits),
+                override.value if override else "",
+                response.override_reason,
+                state.value if state else "",
             )
+            rows.append(head + shown + judged + tail)
         return rows
