@@ -24,6 +24,7 @@ Vocabulary:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -578,3 +579,28 @@ RUN_OUTCOME_VALUES: dict[str, Any] = {
     "scores": {"q": 2.0},
 }
 """A run's outcome's fields, each already of its field's type (what ``trusted`` takes)."""
+
+
+def judged_study(tmp_path: Path, template: Path, pairs: int) -> Path:
+    """A copy of ``template`` with ``pairs`` judged pairs (:func:`judged_pairs`), unblinded."""
+    path = tmp_path / f"judged{pairs}.db"
+    database = copy_db(template, path)
+    judged_pairs(database, tmp_path, pairs)
+    unblind(database, "panda", "lead")
+    database.close()
+    return path
+
+
+def results_peak(path: Path) -> tuple[int, str]:
+    """The traced peak of ``results --json``, its output written to a file (as a terminal or
+    a pipe takes it: never held here), and that output."""
+    written = path.with_suffix(".json")
+    tracemalloc.start()
+    try:
+        with written.open("w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
+            code = main(["--db", str(path), "--reviewer", "lead", "results", "--json"])
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 0
+    return peak, written.read_text("utf-8")

@@ -12,9 +12,7 @@ is written. Measured with tracemalloc on two sizes of one study shape: the growt
 
 from __future__ import annotations
 
-import contextlib
 import json
-import tracemalloc
 from pathlib import Path
 
 import sqlite_utils
@@ -22,10 +20,9 @@ import sqlite_utils
 from abp_tui.analysis.business.figures import benchmark_records
 from abp_tui.analysis.results.document import DesignIdentity, results_document
 from abp_tui.analysis.results.watching import finals
-from abp_tui.cli import main
-from abp_tui.services.results_report import design_results, study_facts, unblind
+from abp_tui.services.results_report import design_results, study_facts
 from abp_tui.store import judging
-from tests.factories import copy_db, judged_pairs
+from tests.factories import judged_study, results_peak
 
 PER_JUDGED_PAIR_LIMIT = 1600
 """Bytes a judged pair (two reviewers, two runs) may add to the peak of ``results --json``
@@ -33,38 +30,14 @@ between 60 and 960 pairs, its output written to a file: 3.7 kB before the design
 folded one at a time, 0.9 kB now."""
 
 
-def _study(tmp_path: Path, template: Path, pairs: int) -> Path:
-    path = tmp_path / f"judged{pairs}.db"
-    database = copy_db(template, path)
-    judged_pairs(database, tmp_path, pairs)
-    unblind(database, "panda", "lead")
-    database.close()
-    return path
-
-
-def _peak(path: Path) -> tuple[int, str]:
-    """The traced peak of ``results --json``, its output written to a file (as a terminal or
-    a pipe takes it: never held here), and that output."""
-    written = path.with_suffix(".json")
-    tracemalloc.start()
-    try:
-        with written.open("w", encoding="utf-8") as out, contextlib.redirect_stdout(out):
-            code = main(["--db", str(path), "--reviewer", "lead", "results", "--json"])
-        _now, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert code == 0
-    return peak, written.read_text("utf-8")
-
-
 def test_a_judged_designs_results_grow_by_about_a_kilobyte_a_pair(
     tmp_path: Path, empty_db_template: Path
 ) -> None:
-    small_path = _study(tmp_path, empty_db_template, 60)
-    large_path = _study(tmp_path, empty_db_template, 960)
-    _peak(small_path)  # what a first call builds once (validators, imports)
-    small, _text = _peak(small_path)
-    large, text = _peak(large_path)
+    small_path = judged_study(tmp_path, empty_db_template, 60)
+    large_path = judged_study(tmp_path, empty_db_template, 960)
+    results_peak(small_path)  # what a first call builds once (validators, imports)
+    small, _text = results_peak(small_path)
+    large, text = results_peak(large_path)
     per_pair = (large - small) / 900
     assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair / 1024:.2f} kB a judged pair"
     assert len(json.loads(text)["outcomes"]) == 1920
@@ -75,7 +48,7 @@ def test_the_folded_results_are_those_of_the_whole_records(
 ) -> None:
     """Folded one item at a time, the document and the watched figures' verdicts are exactly
     what the rules compute from the design's records held whole."""
-    path = _study(tmp_path, empty_db_template, 90)
+    path = judged_study(tmp_path, empty_db_template, 90)
     db = sqlite_utils.Database(path)
     folded, watched = design_results(db, 1, 0.9, watched=True)
     lazy, _ = design_results(db, 1, 0.9, lazy=True)

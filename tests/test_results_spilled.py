@@ -16,11 +16,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
+from abp_tui.cli import main
 from abp_tui.models import ResultState
 from abp_tui.store.result_spill import ResultSpill
 from abp_tui.store.run_order import natural_bytes
 from abp_tui.text.natural import natural_key
-from tests.test_results_folded import _peak, _study
+from tests.factories import judged_study, results_peak
 
 PER_JUDGED_PAIR_LIMIT = 600
 """Bytes a judged pair (two reviewers, two runs) may add to the peak of ``results --json``
@@ -32,11 +35,11 @@ the watched figures' final preferences)."""
 def test_a_judged_designs_results_hold_next_to_nothing_for_each_run(
     tmp_path: Path, empty_db_template: Path
 ) -> None:
-    small_path = _study(tmp_path, empty_db_template, 60)
-    large_path = _study(tmp_path, empty_db_template, 960)
-    _peak(small_path)  # what a first call builds once (validators, imports)
-    small, _text = _peak(small_path)
-    large, _text = _peak(large_path)
+    small_path = judged_study(tmp_path, empty_db_template, 60)
+    large_path = judged_study(tmp_path, empty_db_template, 960)
+    results_peak(small_path)  # what a first call builds once (validators, imports)
+    small, _text = results_peak(small_path)
+    large, _text = results_peak(large_path)
     per_pair = (large - small) / 900
     assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair:.0f} bytes a judged pair"
 
@@ -128,3 +131,28 @@ def test_the_spill_lists_runs_in_the_order_results_print_them() -> None:
         assert list(spill.rows(3, 5)) == found[3:5]
     finally:
         spill.close()
+
+
+def test_a_full_temporary_folder_is_said_in_one_line_and_changes_nothing(
+    tmp_path: Path,
+    empty_db_template: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The spill's folder filling up is the user's to fix, not a bug (never exit 3)."""
+    path = judged_study(tmp_path, empty_db_template, 60)
+    before = path.read_bytes()
+    made = ResultSpill.__init__
+
+    def small(self: ResultSpill) -> None:
+        made(self)
+        self._db.execute("PRAGMA max_page_count = 8")  # a disk that fills at once
+
+    monkeypatch.setattr(ResultSpill, "__init__", small)
+    code = main(["--db", str(path), "--reviewer", "lead", "results"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "the temporary folder is full" in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert path.read_bytes() == before

@@ -14,10 +14,12 @@ Nothing here decides what a figure counts.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from abp_tui.errors import StoreError
 from abp_tui.models import ResultState
 from abp_tui.store.run_order import natural_bytes
 
@@ -68,9 +70,10 @@ class ResultSpill:
         self._db.close()
 
     def _write(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
-        self._db.execute("BEGIN")
-        self._db.executemany(sql, rows)
-        self._db.execute("COMMIT")
+        with _written():
+            self._db.execute("BEGIN")
+            self._db.executemany(sql, rows)
+            self._db.execute("COMMIT")
 
     def add_runs(self, rows: Iterable[tuple[str, str, str, int, tuple[Any, ...]]]) -> None:
         """Runs (id, task, condition, trial, other facts) in any order."""
@@ -139,20 +142,21 @@ class ResultSpill:
     def order(self) -> None:
         """The runs in the order results list them (once every run and pair is written)."""
         self._flush()
-        self._db.executescript(
-            f"""
-            BEGIN;
-            CREATE INDEX preferred_run ON preferred (run, item);
-            CREATE TABLE runs (rank INTEGER PRIMARY KEY, {_COLUMNS}, bits);
-            INSERT INTO runs ({_COLUMNS}, bits) SELECT {_COLUMNS}, (SELECT SUM(DISTINCT p.bit)
-                FROM preferred p WHERE p.run = read.id) FROM read
-                ORDER BY condition, natural_order(task), trial, natural_order(id);
-            DROP TABLE read;
-            CREATE INDEX open_code ON open_items (code);
-            CREATE INDEX wins_pair ON wins (pair);
-            COMMIT;
-            """
-        )
+        with _written():
+            self._db.executescript(
+                f"""
+                BEGIN;
+                CREATE INDEX preferred_run ON preferred (run, item);
+                CREATE TABLE runs (rank INTEGER PRIMARY KEY, {_COLUMNS}, bits);
+                INSERT INTO runs ({_COLUMNS}, bits) SELECT {_COLUMNS}, (SELECT SUM(DISTINCT p.bit)
+                    FROM preferred p WHERE p.run = read.id) FROM read
+                    ORDER BY condition, natural_order(task), trial, natural_order(id);
+                DROP TABLE read;
+                CREATE INDEX open_code ON open_items (code);
+                CREATE INDEX wins_pair ON wins (pair);
+                COMMIT;
+                """
+            )
         self._count = int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
         rows = self._db.execute(
             "SELECT condition, MIN(rank) - 1, MAX(rank) FROM runs GROUP BY condition "
@@ -248,6 +252,22 @@ def _spilled(r: Any) -> SpilledRun:
 
 def _state(state: ResultState | None) -> str | None:
     return None if state is None else ResultState(state).value
+
+
+@contextlib.contextmanager
+def _written() -> Iterator[None]:
+    """A write to the spill: its folder full is said in one line (the study's database is
+    not written, so nothing in it changed); any other error is let through."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_FULL:
+            raise
+        raise StoreError(
+            "the temporary folder is full: results write a large design's runs there while "
+            "they are made (SQLite's temporary folder: SQLITE_TMPDIR or TMPDIR names another); "
+            "free some space there and run it again (nothing was changed)"
+        ) from None
 
 
 __all__ = ["ResultSpill", "SpilledRun"]
