@@ -30,7 +30,6 @@ is checked by that module's rules once its hashes are.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -83,6 +82,7 @@ from abp_tui.export.protocol import (
 )
 from abp_tui.export.targets import check_target
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
+from abp_tui.runtime import collector_paused
 from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
@@ -357,26 +357,8 @@ def verify(bundle_path: Path) -> VerifyReport:
     compared by hash.
     """
     bundle_path = Path(bundle_path)
-    with _collector_paused(), open_bundle(bundle_path) as bundle:
+    with collector_paused(), open_bundle(bundle_path) as bundle:
         return _verify(bundle)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a bundle is verified, as while one is exported.
-
-    ``verify`` parses hundreds of thousands of records into small containers that all live until
-    it ends, so each collection walked them all again and freed nothing (reference counting
-    frees them): a quarter of a 20,000-pair bundle's verification. Cycles made meanwhile are
-    collected once it runs again (``gc.disable`` is process-wide: it is switched back on only
-    if it was on)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _check_listing(

@@ -16,10 +16,8 @@ only to report an error, so they are worked out then, by reading the file a seco
 from __future__ import annotations
 
 import csv
-import gc
 import tomllib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import is_not, itemgetter
@@ -34,6 +32,7 @@ from abp_tui.errors import AbpError, InputError
 from abp_tui.formats.agreement_scale import OffScale, cell_reader, check_scale, parse_scale
 from abp_tui.formats.base import check_input_file, validate
 from abp_tui.models.base import Model
+from abp_tui.runtime import collector_paused
 from abp_tui.stats.agreement import (
     CONFIDENCE,
     DEFAULT_PAIR_RESAMPLES,
@@ -127,23 +126,6 @@ def read_header(path: Path | str) -> dict[str, VariableSpec]:
 
 
 # -- the table -------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a table is read.
-
-    The rows are lists and tuples of strings, which hold no reference cycles; each collection
-    triggered while hundreds of thousands of them are made would only walk them all again.
-    (``gc.disable`` is process-wide: it is switched back on only if it was on.)
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _CHUNK: Final = 1024
@@ -381,7 +363,7 @@ def read_table(
     path = Path(path)
     display = str(path)
     single, specs, header_name = _specs(display, level, scale, header)
-    with _collector_paused():
+    with collector_paused():
         return _read(path, display, single, specs, header_name)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ import sqlite_utils
 from abp_tui.errors import ImportFailed, InputError
 from abp_tui.formats import format_by_name
 from abp_tui.formats.base import Invalid, ParseContext
+from abp_tui.runtime import collector_paused
 from abp_tui.services.import_plan import (
     FolderPlan,
     ImportProgress,
@@ -143,13 +143,8 @@ def _without_cycle_collection(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not gc.isenabled():
+        with collector_paused():
             return func(*args, **kwargs)
-        gc.disable()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            gc.enable()
 
     return paused
 

@@ -23,11 +23,9 @@ None and the ``study``; the bundle's design is the scope's, its items and judgme
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,6 +48,7 @@ from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
 from abp_tui.models import Model, Rubric, StudyDesign
+from abp_tui.runtime import collector_paused
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.published_records import (
     ADJUDICATION,
@@ -464,25 +463,6 @@ def _planned_records(
 
 
 # -- exporting -------------------------------------------------------------------------------------
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while an export builds its files.
-
-    An export makes hundreds of thousands of small containers (rows, parsed records, models)
-    that all live until it ends, so the collector walks them again and again and frees nothing:
-    reference counting frees them. On a 10,000-run study that walking was a third of the time
-    spent collecting and reading back the records. Cycles made meanwhile are collected once the
-    collector runs again.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _held_back(
     db: sqlite_utils.Database, design_pk: int | None, study: str | None, viewer: str | None
 ) -> str | None:
@@ -516,7 +496,7 @@ def build_bundle(
     """Every file of the bundle of a design (or, ``design_pk`` None, of ``study``'s automated
     outcomes) (path -> bytes), the manifest included, its results' intervals at
     ``confidence``."""
-    with _collector_paused():
+    with collector_paused():
         began = time.perf_counter()
         written, analysis = _collected_and_analysed(db, design_pk, study)
         collected_at = time.perf_counter()
@@ -554,7 +534,7 @@ def export_bundle(
     # the derivation asks for it: no raw output, and no record file but the one being parsed,
     # stays in memory (abp_tui.export.bundle_writing).
     with stream.bundle_folder(out_dir) as files:
-        with _collector_paused():
+        with collector_paused():
             began = time.perf_counter()
             analysis = _collected_and_analysed(db, design_pk, study, files)[1]
             collected_at = time.perf_counter()
@@ -666,7 +646,7 @@ def _export_one(
 ) -> tuple[bytes, Analysis]:
     require("export")
     looked = _held_back(db, design_pk, study, viewer)
-    with _collector_paused():
+    with collector_paused():
         written, analysis = _collected_and_analysed(db, design_pk, study)
         if what == "verdicts":
             data = verdict_lines(analysis)
