@@ -7,8 +7,8 @@ id, task, condition, trial and facts were held until written (the output lists e
 a record of each run judged by preference alone (its pairs' sources and codes) and the code of
 each open item. They are now written to a temporary database of the results' own as they are
 read (:mod:`abp_tui.store.result_spill`) and read back in the order the results print them;
-what stays for each run is the index of its outcome. Measured with tracemalloc on two sizes of
-one study shape: the growth per pair.
+what stays for each run is the index of its outcome (its memory a pair:
+``tests/test_results_folded.py``).
 """
 
 from __future__ import annotations
@@ -23,26 +23,7 @@ from abp_tui.models import ResultState
 from abp_tui.store.result_spill import ResultSpill
 from abp_tui.store.run_order import natural_bytes
 from abp_tui.text.natural import natural_key
-from tests.factories import judged_study, results_peak
-
-PER_JUDGED_PAIR_LIMIT = 600
-"""Bytes a judged pair (two reviewers, two runs) may add to the peak of ``results --json``
-between 60 and 960 pairs, its output written to a file: 880 before the runs were spilled, 430
-now (what stays grows with the items the output lists as unresolved, the ranking's votes and
-the watched figures' final preferences)."""
-
-
-def test_a_judged_designs_results_hold_next_to_nothing_for_each_run(
-    tmp_path: Path, empty_db_template: Path
-) -> None:
-    small_path = judged_study(tmp_path, empty_db_template, 60)
-    large_path = judged_study(tmp_path, empty_db_template, 960)
-    results_peak(small_path)  # what a first call builds once (validators, imports)
-    small, _text = results_peak(small_path)
-    large, _text = results_peak(large_path)
-    per_pair = (large - small) / 900
-    assert per_pair < PER_JUDGED_PAIR_LIMIT, f"{per_pair:.0f} bytes a judged pair"
-
+from tests.factories import judged_study
 
 _NAMES = [
     "",

@@ -152,20 +152,7 @@ class RunTable:
             self.outcomes.append(at)
 
     def _outcome(self, row: SpilledRun, i: int) -> RunOutcome:
-        state, source, human, automated, fatal, scores = self.keys[self.outcomes[i]]
-        return trusted(
-            RunOutcome,
-            run_id=row[0],
-            task_id=row[1],
-            condition_id=row[2],
-            trial=row[3],
-            state=state,
-            source=source,
-            human_state=human,
-            automated_state=automated,
-            fatal=fatal,
-            scores=dict(scores) if scores else _NO_SCORES,
-        )
+        return _outcome_of(self.keys[self.outcomes[i]], row[0], row[1], row[2], row[3])
 
     def outcomes_in(self, start: int = 0, stop: int | None = None) -> Iterator[RunOutcome]:
         for i, row in enumerate(self.spill.rows(start, stop), start):
@@ -274,15 +261,18 @@ def _shared(codes: list[str], known: Sequence[str]) -> list[str]:
     return codes
 
 
-def _outcome_of(key: OutcomeKey) -> RunOutcome:
-    """An outcome saying ``key``, of no run in particular (for a group's tallies)."""
+def _outcome_of(
+    key: OutcomeKey, run_id: str = "", task_id: str = "", condition_id: str = "", trial: int = 0
+) -> RunOutcome:
+    """An outcome saying ``key``: of a run, or of no run in particular (for a group's
+    tallies)."""
     state, source, human, automated, fatal, scores = key
     return trusted(
         RunOutcome,
-        run_id="",
-        task_id="",
-        condition_id="",
-        trial=0,
+        run_id=run_id,
+        task_id=task_id,
+        condition_id=condition_id,
+        trial=trial,
         state=state,
         source=source,
         human_state=human,
