@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from abp_tui.stats.agreement import compute_table
-from abp_tui.stats.agreement_data import MAX_CATEGORIES, RatingTable
+from abp_tui.stats.agreement_data import MAX_CATEGORIES, RatingTable, table_of_codes
 from abp_tui.stats.agreement_figures import check_settings
 from abp_tui.stats.agreement_models import (
     CONFIDENCE,
@@ -78,48 +78,16 @@ def coded_table(coded: CodedVariable) -> RatingTable:
             f"variable {coded.variable!r}: {len(categories)} distinct values; agreement is "
             f"computed for at most {MAX_CATEGORIES} categories (declare a scale or bin the values)"
         )
-    unit_codes, n = _compact(coded.unit)
-    rev_codes, _r = _compact(coded.reviewer)
-    used_revs = np.flatnonzero(np.bincount(coded.reviewer) > 0)
-    names = [str(coded.reviewers[i]) for i in used_revs.tolist()]
-    order = sorted(range(len(names)), key=names.__getitem__)
-    if order != list(range(len(names))):
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        rev_codes = rank[rev_codes]
-    reviewer_names = tuple(names[i] for i in order)
-    r, v = len(reviewer_names), len(categories)
-    cats = coded.value.astype(np.int64, copy=False)
-    codes = np.full((n, r), -1, dtype=np.int32)
-    codes[unit_codes, rev_codes] = cats
-    if int(np.count_nonzero(codes >= 0)) != cats.size:
-        cell = unit_codes * r + rev_codes
-        dup = int(np.flatnonzero(np.bincount(cell, minlength=n * r)[cell] > 1)[0])
-        raise AgreementError(
-            f"variable {coded.variable!r}: reviewer {reviewer_names[rev_codes[dup]]!r} judged "
-            f"one unit more than once"
-        )
-    counts = np.bincount(unit_codes * v + cats, minlength=n * v).reshape(n, v)
-    return RatingTable(
-        variable=coded.variable,
-        level=level,
-        categories=categories,
-        scale_declared=True,
-        reviewers=reviewer_names,
-        codes=codes,
-        counts=counts,
+    units = coded.unit.astype(np.int64, copy=False)
+    return table_of_codes(
+        coded.variable,
+        level,
+        categories,
+        True,
+        (units, int(units.max()) + 1 if units.size else 0, lambda _unit: "one unit"),
+        (coded.reviewer.astype(np.int64, copy=False), coded.reviewers),
+        coded.value.astype(np.int64, copy=False),
     )
-
-
-def _compact(codes: I64) -> tuple[I64, int]:
-    """Codes renumbered over the values that occur (in their order), and how many occur."""
-    if not codes.size:
-        return codes.astype(np.int64), 0
-    seen = np.bincount(codes) > 0
-    n = int(np.count_nonzero(seen))
-    if n == seen.size:
-        return codes.astype(np.int64, copy=False), n
-    return (np.cumsum(seen) - 1)[codes], n
 
 
 def compute_coded_variable(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final
@@ -140,10 +140,37 @@ def rating_table(
     if cats.size and cats.min() < 0:
         present = cats >= 0
         item_codes, rev_codes, cats = item_codes[present], rev_codes[present], cats[present]
-    # Items and reviewers without a judgment present take no part.
-    item_codes, used_items = _compact(item_codes, len(items_index.ids))
-    rev_codes, used_revs = _compact(rev_codes, len(reviewers_index.ids))
-    all_reviewers = reviewers_index.names()
+    item_names = items_index.names()
+    return table_of_codes(
+        variable,
+        lvl,
+        categories,
+        scale is not None,
+        (item_codes, len(items_index.ids), lambda i: f"item {item_names[i]!r}"),
+        (rev_codes, reviewers_index.names()),
+        cats,
+    )
+
+
+def table_of_codes(
+    variable: str,
+    level: Level,
+    categories: tuple[Category, ...],
+    scale_declared: bool,
+    items: tuple[I64, int, Callable[[int], str]],
+    reviewers: tuple[I64, Sequence[Any]],
+    cats: I64,
+) -> RatingTable:
+    """The item x reviewer table of judgments given as codes, one entry per judgment present:
+    ``items`` (each judgment's item code, how many codes there are, and how an item is named
+    in an error), ``reviewers`` (each judgment's reviewer code, and the names the codes index)
+    and ``cats`` (each judgment's category index). Items and reviewers without a judgment take
+    no part; the reviewers are put in name order. Raises AgreementError for a reviewer judging
+    an item twice."""
+    item_codes, item_count, item_name = items
+    rev_codes, all_reviewers = reviewers
+    item_codes, used_items = _compact(item_codes, item_count)
+    rev_codes, used_revs = _compact(rev_codes, len(all_reviewers))
     names = [str(all_reviewers[i]) for i in used_revs]
     order = sorted(range(len(names)), key=names.__getitem__)
     if order != list(range(len(names))):
@@ -159,17 +186,16 @@ def rating_table(
         cell = item_codes * r + rev_codes
         hits = np.bincount(cell, minlength=n * r)
         dup = int(np.flatnonzero(hits[cell] > 1)[0])
-        item_names = items_index.names()
         raise AgreementError(
-            f"variable {variable!r}: reviewer {reviewer_names[rev_codes[dup]]!r} judged item "
-            f"{item_names[used_items[item_codes[dup]]]!r} more than once"
+            f"variable {variable!r}: reviewer {reviewer_names[rev_codes[dup]]!r} judged "
+            f"{item_name(int(used_items[item_codes[dup]]))} more than once"
         )
     counts = np.bincount(item_codes * v + cats, minlength=n * v).reshape(n, v)
     return RatingTable(
         variable=variable,
-        level=lvl,
+        level=level,
         categories=categories,
-        scale_declared=scale is not None,
+        scale_declared=scale_declared,
         reviewers=reviewer_names,
         codes=codes,
         counts=counts,
