@@ -164,6 +164,20 @@ def two_reviewer_design(
     return pk, a, b, sorted(r.code for r in a.queue())
 
 
+def two_reviewer_design_judged(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, list[str]]:
+    """:func:`two_reviewer_design` with both items judged by a and b on the AFP rubric, the
+    two disputing the first and b revising the second after submitting it. Returns the
+    design's pk and the item codes."""
+    pk, a, b, codes = two_reviewer_design(tmp_path, db)
+    first, second = codes
+    a.save(first, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
+    b.save(first, afp_judgment(0, 1, PreferenceChoice.RESPONSE_2), 1, submit=True)
+    a.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True)
+    b.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 1, submit=True)
+    b.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's.")
+    return pk, codes
+
+
 def open_design(tmp_path: Path, db: sqlite_utils.Database, name: str = "open") -> int:
     """``afp_study`` with an open C-vs-A design (nobody listed: a reviewer enrols on first
     opening it; one reviewer per item): its pk."""

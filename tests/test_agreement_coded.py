@@ -15,12 +15,11 @@ import pytest
 import sqlite_utils
 
 from abp_tui.analysis.agreement.input import agreement_input
-from abp_tui.models import PreferenceChoice
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.stats.agreement import AgreementError, compute_all, declared_categories
 from abp_tui.stats.agreement_coded import CodedVariable, compute_coded
 from abp_tui.store import judging
-from tests.factories import afp_judgment, two_reviewer_design
+from tests.factories import two_reviewer_design_judged
 
 LEVELS = {"nominal": ("x", "y", "z"), "ordinal": (1, 2, 3, 4), "interval": (0, 1, 2, 3, 4, 5)}
 
@@ -70,13 +69,7 @@ def test_a_design_folded_into_columns_has_its_records_figures(
 ) -> None:
     """On a scored design (dimensions, total, state, fatal flags and the preference) with a
     revision after submission: the study's figures are those of the design's records."""
-    pk, a, b, codes = two_reviewer_design(tmp_path, db)
-    first, second = codes
-    a.save(first, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
-    b.save(first, afp_judgment(0, 1, PreferenceChoice.RESPONSE_2), 1, submit=True)
-    a.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True)
-    b.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 1, submit=True)
-    b.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's.")
+    pk, _codes = two_reviewer_design_judged(tmp_path, db)
     found = agreement_input(judging.records_of_design(db, pk, with_runs=False))
     expected = compute_all(found.records, found.levels, found.scales, 0, pair_resamples=100)
     report = study_agreement(db, "s", pk, pair_resamples=100)

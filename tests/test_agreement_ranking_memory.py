@@ -37,7 +37,7 @@ from abp_tui.services.ranking import ranking_report, read_source
 from abp_tui.services.results_report import unblind
 from abp_tui.store import connect, judging
 from abp_tui.store.ranking import run_sides
-from tests.factories import afp_judgment, judged_pairs, traced_peak, two_reviewer_design
+from tests.factories import afp_judgment, judged_pairs, traced_peak, two_reviewer_design_judged
 
 SMALL, LARGE = 150, 750
 """Pairs of the two studies."""
@@ -110,13 +110,8 @@ def test_read_one_item_at_a_time_the_figures_are_the_records(
     """Agreement and the verdicts' votes read item by item are what the design's records give
     (:func:`agreement_input`, :func:`design_votes`, which the publication bundle computes
     from): on a scored design with a revision after submission and an adjudicated dispute."""
-    pk, a, b, codes = two_reviewer_design(tmp_path, db)
-    first, second = codes
-    a.save(first, afp_judgment(2, 2, PreferenceChoice.RESPONSE_1), 1, submit=True)
-    b.save(first, afp_judgment(0, 1, PreferenceChoice.RESPONSE_2), 1, submit=True)
-    a.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True)
-    b.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 1, submit=True)
-    b.save(second, afp_judgment(2, 1, PreferenceChoice.TIE), 1, submit=True, reason="Saw a's.")
+    pk, codes = two_reviewer_design_judged(tmp_path, db)
+    first = codes[0]
     runs = db.execute(
         "SELECT run_a_pk, run_b_pk FROM items WHERE code = ? AND design_pk = ?", [first, pk]
     ).fetchone()
