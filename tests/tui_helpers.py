@@ -307,6 +307,49 @@ def admin_database(tmp_path: Path, *, dispute_only: bool = False) -> tuple[Path,
     return db_path, pk, codes
 
 
+def preference_admin_database(tmp_path: Path) -> tuple[Path, int, list[str]]:
+    """The study of :func:`admin_database` on a preference-only design (no rubric) naming carol
+    its adjudicator: ana and bo prefer different runs of the first item and agree on the
+    second."""
+    db_path = tmp_path / "preferences.db"
+    source = tmp_path / "study.jsonl"
+    write_jsonl(source, _admin_study_lines())
+    db = connect(db_path)
+    try:
+        import_paths(db, [source])
+        pk = create_design(
+            db,
+            StudyDesign(
+                study=STUDY,
+                name="prefs",
+                seed=5,
+                contrasts=[("C", "A")],
+                reviewers=[ANA, BO],
+                reviewers_per_item=2,
+                rubric="none",
+                adjudicators=["carol"],
+            ),
+        ).pk
+        ana, bo = ReviewSession(db, pk, ANA), ReviewSession(db, pk, BO)
+        codes = sorted(r.code for r in ana.queue())
+        same = flipped(ana, codes[0]) == flipped(bo, codes[0])
+        other_for_bo = PreferenceChoice.RESPONSE_2 if same else PreferenceChoice.RESPONSE_1
+        said = "Reads better."
+        ana.save(
+            codes[0],
+            Judgment(preference=PreferenceChoice.RESPONSE_1, justification=said),
+            3,
+            submit=True,
+        )
+        bo.save(codes[0], Judgment(preference=other_for_bo, justification=said), 3, submit=True)
+        for session in (ana, bo):
+            tie = Judgment(preference=PreferenceChoice.TIE, justification="The same.")
+            session.save(codes[1], tie, 3, submit=True)
+    finally:
+        db.close()
+    return db_path, pk, codes
+
+
 # -- driving the app ------------------------------------------------------------------------------
 @asynccontextmanager
 async def drive(app: App[Any], size: tuple[int, int]) -> AsyncIterator[Pilot[Any]]:

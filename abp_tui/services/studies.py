@@ -56,6 +56,9 @@ class StudyDetail:
     """Tasks ``task_start`` to ``task_start + len(tasks)`` (0-based), in natural order."""
     progress: list[tuple[str, list[ReviewerProgress]]] = field(default_factory=list)
     """Each study design (label) with each reviewer's progress."""
+    adjudicators: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each study design (label) -> who it names to adjudicate its disagreements (none: anyone
+    who did not judge the item)."""
     task_start: int = 0
     task_total: int = 0
     """How many current tasks the study has."""
@@ -81,10 +84,9 @@ def read_study_detail(
         conditions = study_conditions(db, study_id)
         excluded = task_order.excluded_by_condition(db, study_id)
         page = task_order.page(db, study_id, max(0, task_start), task_count)
-        progress = [
-            (f"{d.name} v{d.version_no}", judging.progress(db, d.pk))
-            for d in queue_pages.design_heads(db, study_id)
-        ]
+        heads = queue_pages.design_heads(db, study_id)
+        progress = [(f"{d.name} v{d.version_no}", judging.progress(db, d.pk)) for d in heads]
+        adjudicators = {f"{d.name} v{d.version_no}": tuple(d.adjudicators) for d in heads}
     finally:
         db.close()
     return StudyDetail(
@@ -92,6 +94,7 @@ def read_study_detail(
         conditions=[CountedCondition(c, excluded.get(c.condition.id, 0)) for c in conditions],
         tasks=[CountedTask(task, n) for task, n in page.tasks],
         progress=progress,
+        adjudicators=adjudicators,
         task_start=page.start,
         task_total=page.total,
     )

@@ -13,7 +13,7 @@ when it is not ASCII (:func:`_word`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from abp_tui.store.judging import QueueRow
@@ -372,18 +372,27 @@ class DesignHead:
     name: str
     version_no: int
     reviewers: list[str]
+    adjudicators: list[str] = field(default_factory=list)
+    """Who may adjudicate its disagreements; empty: anyone who did not judge the item."""
 
 
 def design_heads(db: sqlite_utils.Database, study_id: str | None = None) -> list[DesignHead]:
-    """Every design (of one study), by study, name and version, its reviewers read in SQL."""
+    """Every design (of one study), by study, name and version, its reviewers and adjudicators
+    read in SQL."""
     where = "" if study_id is None else "WHERE study_id = :study "
     rows = db.execute(
         "SELECT pk, study_id, name, version_no, "
-        "COALESCE(json_extract(document, '$.reviewers'), '[]') FROM designs "
+        "COALESCE(json_extract(document, '$.reviewers'), '[]'), "
+        "COALESCE(json_extract(document, '$.adjudicators'), '[]') FROM designs "
         f"{where}ORDER BY study_id, name, version_no",
         {"study": study_id},
     ).fetchall()
-    return [DesignHead(r[0], r[1], r[2], r[3], list(json.loads(r[4]) or [])) for r in rows]
+    return [
+        DesignHead(
+            r[0], r[1], r[2], r[3], list(json.loads(r[4]) or []), list(json.loads(r[5]) or [])
+        )
+        for r in rows
+    ]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -73,6 +73,8 @@ from abp_tui.tui.widgets.textlayout import display_text
 from abp_tui.tui.workers import EXPECTED_ERRORS, RETRYABLE_ERRORS, background
 
 NOTE_REQUIRED = "A note is required: say why this is the final judgment."
+NOTE_PROMPT = "Why this is the final judgment (required; Escape, then s records)"
+NOTE_FROM_JUSTIFICATION = "Optional (blank: the justification is the note)"
 JUDGMENTS_IN_FULL = "w: in full"
 JUDGMENTS_BACK = "↑ ↓ PgUp PgDn scroll · w or Esc: the responses"
 OPEN_GROUP = "adjudicate-open"
@@ -150,10 +152,13 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 yield Static("", id="past")
                 with VerticalScroll(id="final"):
                     yield JudgmentForm(id="form")
-                    yield Static(Text("Note (required)", style="bold"), classes="section-title")
+                    yield Static(
+                        Text("Note (required)", style="bold"),
+                        classes="section-title",
+                        id="note-title",
+                    )
                     yield Input(
-                        placeholder="Why this is the final judgment (required; Escape, then s "
-                        "records)",
+                        placeholder=NOTE_PROMPT,
                         id="note",
                     )
                     yield Static("", id="note-error")
@@ -202,6 +207,21 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
     def final(self) -> Judgment:
         """The final judgment as the form holds it."""
         return self.form.judgment
+
+    @property
+    def justification_is_note(self) -> bool:
+        """A first adjudication of a preference-only item: its justification already says
+        why this is the final judgment, so it is the note unless one is written (a revision
+        still needs a note of its own, saying why it changed)."""
+        item = self.item
+        return item is not None and item.latest is None and self.form.preference_only
+
+    def note_text(self) -> str:
+        """The note an ``s`` now would record ("" while none is written or stands in)."""
+        written = self.query_one("#note", Input).value.strip()
+        if written or not self.justification_is_note:
+            return written
+        return self.final.justification.strip()
 
     # -- opening (worker) -------------------------------------------------------------------
     @background(group=OPEN_GROUP, description="Opening an item", exclusive=True)
@@ -284,6 +304,11 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         self.loaded = start
         note = self.query_one("#note", Input)
         note.value = ""
+        stands_in = self.justification_is_note
+        note.placeholder = NOTE_FROM_JUSTIFICATION if stands_in else NOTE_PROMPT
+        self.query_one("#note-title", Static).update(
+            Text.assemble(("Note", "bold"), (" (optional)" if stands_in else " (required)", ""))
+        )
         self.query_one("#note-error", Static).update("")
         self._show_names()
         self.set_class(False, "-judgments-full")
@@ -331,6 +356,12 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         self._update_missing()
         self._update_bar()
 
+    @on(events.DescendantFocus)
+    @on(events.DescendantBlur)
+    def focus_moved(self) -> None:
+        if self.item is not None:
+            self._update_bar()
+
     @on(Input.Changed, "#note")
     def note_typed(self) -> None:
         if self.query_one("#note", Input).value.strip():
@@ -370,6 +401,14 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
             text = Text(f"Still needed before recording ({len(missing)}):\n", style="bold")
             text.append("\n".join(f"• {safe_line(p)}" for p in missing))
             box.update(text)
+        elif self.justification_is_note:
+            box.update(
+                Text(
+                    "The final judgment is complete: s records it, its justification as the "
+                    "note (or write a note of its own first).",
+                    "bold",
+                )
+            )
         else:
             box.update(
                 Text("The final judgment is complete: write the note, then Escape and s.", "bold")
@@ -397,7 +436,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         if item is None or self.recording:
             return False
         note_box = self.query_one("#note", Input)
-        note = note_box.value.strip()
+        note = self.note_text()
         missing = self.form.missing()
         self.query_one("#missing", Static).set_class(bool(missing), "-refused")
         if missing:
@@ -496,7 +535,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
             then()
             return
         retry = self.retry
-        ready = not self.form.missing() and bool(self.query_one("#note", Input).value.strip())
+        ready = not self.form.missing() and bool(self.note_text())
         label = "Retry now" if retry.pending else "Record now" if ready else None
 
         def chosen(choice: Leaving | None) -> None:
@@ -627,11 +666,17 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 else Text("names hidden (v)", style="dim")
             )
             missing = len(self.form.missing())
-            note = self.query_one("#note", Input).value.strip()
+            note = self.note_text()
             if missing:
                 parts.append(Text(f"{missing} to do", style="dim"))
             elif not note:
-                parts.append(Text("note needed (e)", style="dim"))
+                # In the note already, e is a letter of it: the bar says so rather than "(e)".
+                writing = self.focused is self.query_one("#note", Input)
+                parts.append(
+                    Text("note needed: type it here", style="bold")
+                    if writing
+                    else Text("note needed (e)", style="dim")
+                )
             else:
                 parts.append(Text("ready to record (s)", style="bold"))
         line = Text(" · ").join(parts)

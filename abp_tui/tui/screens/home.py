@@ -95,8 +95,16 @@ def number(value: int) -> Text:
     return Text(f"{value:,}", justify="right", no_wrap=True)
 
 
-def progress_text(progress: list[tuple[str, list[ReviewerProgress]]], preferences: int = 0) -> Text:
-    """One line per study design: each reviewer's submitted/assigned items and drafts.
+def progress_text(
+    progress: list[tuple[str, list[ReviewerProgress]]],
+    preferences: int = 0,
+    *,
+    adjudicators: dict[str, tuple[str, ...]] | None = None,
+    viewer: str = "",
+) -> Text:
+    """One line per study design: each reviewer's submitted/assigned items and drafts, the
+    adjudicators it names, and, to the one who may adjudicate it, the key to its disagreements
+    (``a`` is otherwise one of the footer's hidden keys at 80 columns).
 
     A study without a design may still hold imported preferences (a pairwise data set imported
     as is): the results screen ranks them, which a newcomer would not guess from "no design".
@@ -127,6 +135,15 @@ def progress_text(progress: list[tuple[str, list[ReviewerProgress]]], preference
             lines.append(f" {p.submitted}/{p.assigned} submitted")
             if p.drafts:
                 lines.append(f", {p.drafts} in draft", style="dim")
+        named = (adjudicators or {}).get(label, ())
+        if named:
+            lines.append("  ·  adjudicator" + ("s " if len(named) > 1 else " "), style="dim")
+            lines.append(", ".join(safe_line(name) for name in named))
+        judging = any(p.reviewer == viewer for p in reviewers)
+        if viewer in named or (viewer and not named and reviewers and not judging):
+            lines.append("  ·  you adjudicate: ", style="dim")
+            lines.append("a", style="bold")
+            lines.append(" lists its disagreements", style="dim")
     return lines
 
 
@@ -516,7 +533,12 @@ class HomeScreen(Screen[None]):
         self.query_one("#tasks-title", Static).update(self.tasks_title(detail))
         study = self.studies.get(detail.study_id)
         preferences = study.preferences if study is not None else 0
-        self.query_one("#progress", Static).update(progress_text(detail.progress, preferences))
+        viewer = str(getattr(self.app, "reviewer", "") or "")
+        self.query_one("#progress", Static).update(
+            progress_text(
+                detail.progress, preferences, adjudicators=detail.adjudicators, viewer=viewer
+            )
+        )
         self.fill(
             "conditions",
             [

@@ -72,6 +72,12 @@ class JudgmentForm(Vertical):
     def scores_responses(self) -> bool:
         return self.rubric is not None and not self.rubric.preference_only
 
+    @property
+    def preference_only(self) -> bool:
+        """The form asks for a preference and its justification alone (no gate, no scores)."""
+        rubric = self.rubric
+        return rubric is not None and rubric.preference_only and not rubric.validity_gate
+
     async def build(self, rubric: Rubric, timing_rule: str | None = None) -> bool:
         """Mount the rubric's sections (once: every item of a design has the same rubric);
         ``timing_rule``: the design asks for correction minutes per response (seed 002).

@@ -1,0 +1,156 @@
+"""Adjudicating the main study: a pairwise preference, nothing else, judged by two reviewers.
+
+The adjudicator finds the way in from the home screen (which names each design's adjudicators
+and tells the one who may adjudicate that ``a`` lists the disagreements: at 80 columns ``a`` is
+one of the footer's hidden keys). On a preference-only item's first adjudication the
+preference's justification is the note, rather than asking the same sentence twice; a revision
+still needs a note of its own. With the focus already in the note, the item bar does not tell
+the adjudicator to press ``e`` (which would type an "e" there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from abp_tui.models import PreferenceChoice
+from abp_tui.services.studies import read_study_detail
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.adjudicate import NOTE_REQUIRED, AdjudicationScreen
+from abp_tui.tui.screens.disagreements import DisagreementsScreen
+from abp_tui.tui.screens.home import progress_text
+from tests.tui_helpers import (
+    ANA,
+    HumanPace,
+    drive,
+    plain,
+    preference_admin_database,
+    press,
+    rows,
+    settle,
+    static_text,
+    type_text,
+    until,
+)
+
+WORDS = "Response 1 keeps every fact in fewer words."
+
+
+def test_the_home_screen_names_the_adjudicators_and_tells_theirs_the_key(tmp_path: Path) -> None:
+    db_path, _pk, _codes = preference_admin_database(tmp_path)
+    detail = read_study_detail(db_path, "pilot")
+    ((label, _reviewers),) = detail.progress
+    assert detail.adjudicators == {label: ("carol",)}
+    for_carol = plain(
+        progress_text(detail.progress, viewer="carol", adjudicators=detail.adjudicators)
+    )
+    assert "adjudicator carol" in for_carol
+    assert "you adjudicate: a lists its disagreements" in for_carol
+    for_ana = plain(progress_text(detail.progress, viewer=ANA, adjudicators=detail.adjudicators))
+    assert "adjudicator carol" in for_ana and "you adjudicate" not in for_ana
+    # A design naming nobody may be adjudicated by anyone who did not judge its items.
+    anyone = plain(progress_text(detail.progress, viewer="dave", adjudicators={}))
+    assert "you adjudicate: a lists its disagreements" in anyone
+    assert "you adjudicate" not in plain(progress_text(detail.progress, viewer=ANA))
+
+
+async def _first_disagreement(pilot: Any) -> AdjudicationScreen:
+    app = pilot.app
+    await settle(pilot)
+    await press(pilot, "a")
+    assert isinstance(app.screen, DisagreementsScreen)
+    await settle(pilot)
+    await press(pilot, "enter")
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
+        "the item to adjudicate",
+    )
+    screen = app.screen
+    assert isinstance(screen, AdjudicationScreen)
+    screen.guard.clock = HumanPace()
+    return screen
+
+
+async def test_a_preference_is_adjudicated_with_its_justification_as_the_note(
+    tmp_path: Path,
+) -> None:
+    db_path, _pk, codes = preference_admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        await settle(pilot)
+        assert "you adjudicate: a lists its disagreements" in static_text(pilot, "#progress")
+        screen = await _first_disagreement(pilot)
+        assert screen.code == codes[0]
+        assert static_text(pilot, "#note-title").startswith("Note (optional)")
+        await press(pilot, "1")
+        assert screen.final.preference == PreferenceChoice.RESPONSE_1
+        # The cursor is in the justification once the preference is chosen.
+        assert isinstance(app.focused, Input) and app.focused.id != "note"
+        await type_text(pilot, WORDS)
+        assert screen.final.justification == WORDS
+        assert "ready to record (s)" in static_text(pilot, "#item-bar")
+        await press(pilot, "escape", "s")
+        await until(
+            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "recorded"
+        )
+        assert rows(db_path, "SELECT adjudicator, revision, note FROM adjudications") == [
+            ("carol", 1, WORDS)
+        ]
+
+
+async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in_it(
+    tmp_path: Path,
+) -> None:
+    db_path, _pk, _codes = preference_admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        screen = await _first_disagreement(pilot)
+        await press(pilot, "1")
+        await type_text(pilot, WORDS)
+        await press(pilot, "escape", "s")
+        await until(
+            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "recorded"
+        )
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a")
+        await settle(pilot)
+        await press(pilot, "f")  # the adjudicated item is listed under "all"
+        screen = await _first_disagreement_listed(pilot)
+        # Already adjudicated: the form holds that judgment and the focus is in the note.
+        note = screen.query_one("#note", Input)
+        assert app.focused is note
+        assert static_text(pilot, "#note-title").startswith("Note (required)")
+        bar = static_text(pilot, "#item-bar")
+        assert "note needed: type it here" in bar and "(e)" not in bar
+        await press(pilot, "escape")
+        assert "note needed (e)" in static_text(pilot, "#item-bar")
+        await press(pilot, "s")
+        assert NOTE_REQUIRED in static_text(pilot, "#note-error")
+        assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)]
+        await type_text(pilot, "Read again: still response 1.")
+        await press(pilot, "escape", "s")
+        await until(
+            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(2,)], "revised"
+        )
+        assert rows(db_path, "SELECT note FROM adjudications WHERE revision = 2") == [
+            ("Read again: still response 1.",)
+        ]
+
+
+async def _first_disagreement_listed(pilot: Any) -> AdjudicationScreen:
+    app = pilot.app
+    await press(pilot, "enter")
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
+        "the item to adjudicate",
+    )
+    screen = app.screen
+    assert isinstance(screen, AdjudicationScreen)
+    screen.guard.clock = HumanPace()
+    return screen
