@@ -244,6 +244,66 @@ def test_a_table_is_written_in_batches_with_the_same_bytes(rows: int) -> None:
     assert len(chunks) == 1 + math.ceil(rows / 7)
 
 
+def _mixed_table(rows: int) -> Table:
+    """A table of one-field columns (texts, counts, figures, :class:`Number` cells, hostile
+    values of every kind) between columns of several fields, each row's cells of other types."""
+    columns = (
+        Column("a"),
+        Column("b", kind=Kind.NUMBER),
+        Column("p", csv=(("x", "x"), ("n", "n"), ("point", "point"), ("why", "reason"))),
+        Column("c"),
+        Column("d", kind=Kind.NUMBER),
+        Column("hidden", csv=()),
+        Column("v", csv=(("median", "value"), ("n", "n"), ("missing", "missing"))),
+        Column("e", kind=Kind.NUMBER, csv=(("e", "value"),)),
+        Column("counts", csv=(("first", "0"), ("second", "1"))),
+    )
+    proportions = (
+        Proportion(x=1, n=3, point=1 / 3, low=0.061, high=0.792),
+        Proportion(x=0, n=0, undefined_reason='=no, "runs"\n-here'),
+        Proportion(x=2, n=2, point=1.0, low=None, high=None, undefined_reason="+r"),
+    )
+    numbers = (Number(-0.25), Number(None, n=2, missing=1), Number(math.nan), Number(1e16))
+    cells = [
+        (
+            VALUES[i % len(VALUES)],
+            numbers[i % 4] if i % 3 else NUMBERS[i % len(NUMBERS)],
+            proportions[i % 3] if i % 4 != 3 else Proportion(x=i, n=i + 1),
+            VALUES[(i * 7) % len(VALUES)],
+            numbers[(i + 1) % 4],
+            TEXTS[i % len(TEXTS)],
+            numbers[(i + 2) % 4],
+            numbers[i % 4] if i % 2 else VALUES[(i * 3) % len(VALUES)],
+            Counts((i, -i)),
+        )
+        for i in range(rows)
+    ]
+    return Table("m", "M", columns, tuple(cells))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 300])
+def test_a_table_of_several_fields_is_written_with_the_cells_values_read_when_written(
+    rows: int,
+) -> None:
+    """A one-field column's cell goes to the writer as it is, a :class:`Number` read for its
+    value only when it is written, runs of such columns taken as slices of the row: the bytes
+    of the writer that read every row's values first."""
+    table = _mixed_table(rows)
+    assert b"".join(table_csv_chunks(table, batch=5)) == _slow(table)
+    whole = _table(rows)  # every column one field
+    changed = Table(
+        "w", "W", whole.columns, tuple((*r[:2], Number(-1.5), *r[3:]) for r in whole.rows)
+    )
+    assert table_csv(changed) == _slow(changed)
+
+
+def test_a_row_of_another_width_is_refused_as_before() -> None:
+    for table in (_table(3), _mixed_table(3)):
+        short = Table("s", "S", table.columns, LazyRows(1, lambda _i: ("x",)))
+        with pytest.raises(ValueError, match="a row of 1 cells, not"):
+            table_csv(short)
+
+
 _ROWS_LINE = "{% for rows in t.html_rows %}{{ rows }}{% endfor %}\n"
 _CELLS_LINES = (
     "{% for row in t.rows %}\n"

@@ -14,7 +14,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring
 from typing import Any, Final, Protocol, runtime_checkable
 
@@ -308,11 +308,21 @@ _AS_IT_IS: Final = re.compile('[,"' + re.escape(LINE_BREAKS) + "]").search
 """What makes a text field change when written: quoted, or neutralised after a line break."""
 
 
-def csv_lines(rows: Iterable[Sequence[Any]]) -> str:
-    """The lines :func:`csv_bytes` writes for ``rows`` (without the header row)."""
+def csv_lines(
+    rows: Iterable[Sequence[Any]],
+    field: Callable[[Any], str] = csv_field,
+    width: int | None = None,
+) -> str:
+    """The lines :func:`csv_bytes` writes for ``rows`` (without the header row).
+
+    ``field``: what writes a field that is not a text, a count, missing or an empty list
+    (:func:`csv_field`, or a function that reads such a cell's value first and then calls
+    it). ``width``: each row's count of fields (a row of another is refused)."""
     out: list[str] = []
-    suspect, field = _SUSPECT, csv_field
+    starts, quote_or_break, formula = FORMULA_STARTS, _QUOTE_OR_BREAK, _FORMULA_AFTER_COMMA
     for row in rows:
+        if width is not None and len(row) != width:
+            raise ValueError(f"a row of {len(row)} cells, not {width}")
         # Each field as it is written when it is a text written as it is, a count, missing
         # or an empty list (most fields), then the line checked once: a line with no quote,
         # no line break, no formula's start at a field's start and no comma but its
@@ -329,18 +339,24 @@ def csv_lines(rows: Iterable[Sequence[Any]]) -> str:
                 for v in row
             ]
         )
-        if suspect(line) is not None or line.count(",") != len(row) - 1:
+        if (
+            line.startswith(starts)
+            or quote_or_break(line) is not None
+            or formula(line) is not None
+            or line.count(",") != len(row) - 1
+        ):
             line = ",".join([field(v) for v in row])
         out.append('""\n' if not line and len(row) == 1 else line + "\n")
     return "".join(out)
 
 
-_SUSPECT: Final = re.compile(
-    '["' + re.escape(LINE_BREAKS) + "]|(?:^|,)[" + re.escape("".join(FORMULA_STARTS)) + "]"
-).search
-"""What makes a line of fields joined as they are differ from the line :func:`csv_field`
-writes: a quote or a line break anywhere, or a formula's start at the start of a field (a
-negative number is one too: its line is then written a field at a time, the same bytes)."""
+_QUOTE_OR_BREAK: Final = re.compile('["' + re.escape(LINE_BREAKS) + "]").search
+_FORMULA_AFTER_COMMA: Final = re.compile(",[" + re.escape("".join(FORMULA_STARTS)) + "]").search
+"""With a line starting with a formula's start, what makes a line of fields joined as they are
+differ from the line :func:`csv_field` writes: a quote or a line break anywhere, or a formula's
+start at the start of a field (a negative number is one too: its line is then written a field
+at a time, the same bytes). Two searches for a character, and a test of the line's start, take
+a quarter of the time of one search for either pattern at every place."""
 
 
 def csv_header(header: Sequence[str]) -> str:
