@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import DictLoader, Environment, StrictUndefined
+from markupsafe import Markup
 from pydantic import ValidationError
 
 from abp_tui.analysis.table_model import (
@@ -37,6 +39,7 @@ from abp_tui.analysis.table_model import (
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report
 from abp_tui.export.canonical import (
+    cell,
     csv_bytes,
     csv_field,
     csv_header,
@@ -53,6 +56,7 @@ from abp_tui.services.publishing import build_bundle
 from abp_tui.stats.inference import Proportion
 from abp_tui.store import connect
 from abp_tui.text.csvsafe import LINE_BREAKS, Figure
+from abp_tui.text.safe import safe_text
 from tests.factories import abp_judged
 
 TEXTS: tuple[str, ...] = (
@@ -404,6 +408,70 @@ def test_a_task_is_the_markup_the_template_wrote_text_by_text() -> None:
     assert "<script" not in old and "\x1b" not in old and old.count("<h4") == len(tasks)
 
 
+def test_the_tasks_are_written_in_pieces_of_many_with_the_same_markup() -> None:
+    tasks = [
+        PublishedTask(id=f"t{i}", title=TEXTS[i % len(TEXTS)], prompt=TEXTS[(i * 3) % len(TEXTS)])
+        for i in range(600)
+    ]
+    pieces = list(report.tasks_html(tasks))
+    assert "".join(pieces) == "".join(task_html(t) for t in tasks)
+    assert len(pieces) == 3 and all(isinstance(p, Markup) for p in pieces)
+    assert list(report.tasks_html([])) == []
+
+
+def _slow_escaped(value: Any) -> str:
+    return escape(safe_text(value if type(value) is str else cell(value)), quote=True)
+
+
+def test_a_plain_text_is_escaped_as_it_is() -> None:
+    """A text with no character that making it visible or escaping it changes is written as it
+    is; every character up to U+3000, and the ones past it a record may hold, is checked
+    against making the text visible and escaping it."""
+    characters = [chr(c) for c in range(0x3000)]
+    characters += ["\u202e", "\ufeff", "\ufff9", "\U000e0041", "\U0001f600", "\udc80"]
+    for c in characters:
+        for text in (c, f"a{c}b", c * 3):
+            assert report._escaped(text) == _slow_escaped(text), repr(text)
+    for value in (*TEXTS, *NUMBERS, ("<a>", "b"), Figure("-1")):
+        assert report._escaped(value) == _slow_escaped(value), repr(value)
+
+
+def test_a_reports_cells_are_the_texts_of_cell_text() -> None:
+    """A report's row is each shown cell's :func:`cell_text`, a float written with its
+    column's digits, whatever the cell."""
+    columns = (
+        Column("text"),
+        Column("n", kind=Kind.NUMBER),
+        Column("d", kind=Kind.NUMBER, digits=2),
+        Column("hidden", shown=False),
+        Column("signed", kind=Kind.INTERVAL, digits=3, signed=True),
+        Column("p", kind=Kind.PROPORTION),
+    )
+    floats = [v for v in NUMBERS if isinstance(v, float)] + [1e-07, 1e16, 123.456, -2.5]
+    texts = [
+        v
+        for v in VALUES
+        if type(v) is not list and not (type(v) is tuple and set(map(type, v)) - {str})
+    ]
+    values = [*texts, *floats, Number(0.5, n=2, missing=1), Tally(1, 2)]
+    rows = tuple(
+        (
+            values[i % len(values)],
+            floats[i % len(floats)],
+            values[(i * 7) % len(values)],
+            "x",
+            Estimate(floats[i % len(floats)], -1.0, 2.0) if i % 2 else floats[i % len(floats)],
+            Proportion(x=1, n=3, point=1 / 3, low=0.1, high=0.7) if i % 3 else values[i % 9],
+        )
+        for i in range(len(values) * 2)
+    )
+    table = Table("c", "C", columns, rows)
+    html = report._html(table, "c")
+    expected = [tuple(cell_text(c, v) for c, v in table.cells(row)) for row in rows]
+    assert list(html.rows) == expected
+    assert [html.rows[i] for i in range(len(rows))] == expected
+
+
 DOCUMENTS: tuple[Any, ...] = (
     {"a": 1 / 3, "b": [math.nan, math.inf, -0.0, 1e300, 2.5e-300], "c": {"d": (1.23456789, "x")}},
     {"nested": [{"x": [0.1 + 0.2, None, True, "=s"]}, []], "empty": {}, "key": {1.5: 0.7777777}},
@@ -474,7 +542,7 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
         monkeypatch.setattr(derive, "table_csv_chunks", lambda t: iter([_slow(t)]))
         monkeypatch.setattr(derive, "table_csv", _slow)
         monkeypatch.setattr(report, "_environment", lambda: old_env)
-        monkeypatch.setattr(report, "task_html", lambda task: task)
+        monkeypatch.setattr(report, "tasks_html", lambda tasks: tasks)
         slow = build_bundle(db, pk)
     finally:
         db.close()
