@@ -37,7 +37,7 @@ from abp_tui.analysis.table_model import (
     spans,
 )
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
-from abp_tui.export import derive, report
+from abp_tui.export import derive, report, svg
 from abp_tui.export.canonical import (
     cell,
     csv_bytes,
@@ -56,7 +56,7 @@ from abp_tui.services.publishing import build_bundle
 from abp_tui.stats.inference import Proportion
 from abp_tui.store import connect
 from abp_tui.text.csvsafe import LINE_BREAKS, Figure
-from abp_tui.text.safe import safe_text
+from abp_tui.text.safe import safe_line, safe_text
 from tests.factories import abp_judged
 
 TEXTS: tuple[str, ...] = (
@@ -434,6 +434,16 @@ def test_a_plain_text_is_escaped_as_it_is() -> None:
             assert report._escaped(text) == _slow_escaped(text), repr(text)
     for value in (*TEXTS, *NUMBERS, ("<a>", "b"), Figure("-1")):
         assert report._escaped(value) == _slow_escaped(value), repr(value)
+
+
+def test_a_plain_label_of_a_chart_is_written_as_it_is() -> None:
+    """A chart's label with no character that writing it on one line, visible and escaped
+    changes is written as it is; every character up to U+3000 and the ones past it a record
+    may hold are checked against the steps it skips."""
+    characters = [chr(c) for c in range(0x3000)]
+    characters += ["\u202e", "\ufeff", "\ufff9", "\U000e0041", "\U0001f600", "\udc80"]
+    for text in (*TEXTS, *characters, *(f"a{c}b" for c in characters)):
+        assert svg._text(text) == escape(safe_line(text), quote=True), repr(text)
 
 
 def test_a_reports_cells_are_the_texts_of_cell_text() -> None:

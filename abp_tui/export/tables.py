@@ -242,6 +242,15 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
         for e in entries:
             self._starts.append(self._starts[-1] + len(in_order(e.placement)))
         self._conditions: dict[str, str] | None = None
+        self._no_response: tuple[Cell, ...] = (
+            *((None,) * len(self._dims)),
+            *(("",) * len(self._dims)),
+            (),
+            "",
+            "",
+            "",
+        )
+        """The cells of a response the revision judged nothing of (the same for every one)."""
         self._held: tuple[int, list[tuple[Cell, ...]]] = (-1, [])
 
     def __len__(self) -> int:
@@ -332,14 +341,7 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
                 else ()
             ),
         )
-        no_response: tuple[Cell, ...] = (
-            *((None,) * len(dims)),
-            *(("",) * len(dims)),
-            (),
-            "",
-            "",
-            "",
-        )
+        no_response = self._no_response
         rows: list[tuple[Cell, ...]] = []
         for position, run in in_order(e.placement):
             response = judgment.responses.get(run)
