@@ -39,6 +39,7 @@ from abp_tui.analysis.table_model import (
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report, svg
 from abp_tui.export.canonical import (
+    _indented,
     cell,
     csv_bytes,
     csv_field,
@@ -505,6 +506,41 @@ def test_figures_are_rounded_as_written_to_the_bytes_of_the_rounded_copy(documen
     assert json.loads(json_bytes(document, derived=True)) == json.loads(
         json.dumps(rounded(document))
     )
+
+
+def _hostile_document(i: int) -> dict[str, Any]:
+    """A group as a summary writes it, its figures, texts and keys those of a hostile record."""
+    floats = [v for v in NUMBERS if isinstance(v, float)] + [1e-07, 1e16, -1e-300, 0.1 + 0.2]
+    return {
+        "x" * (60 + i % 10): floats[i % len(floats)],  # a key longer than the ones kept
+        TEXTS[i % len(TEXTS)]: {TEXTS[(i + 1) % len(TEXTS)]: floats[(i * 3) % len(floats)]},
+        f"key {i} \u00e9\u202e<script>": [True, False, None, i, -i, TEXTS[i % len(TEXTS)]],
+        "pass_rate": {
+            "confidence": 0.95,
+            "point": floats[(i * 5) % len(floats)],
+            "continuity": bool(i % 2),
+            "low": None,
+            "n": 10**20 + i,
+        },
+        "nested": [{"a": (floats[i % len(floats)], "\x00")}, [], {}, [[1.5]]],
+    }
+
+
+def test_a_document_is_written_as_json_dumps_writes_its_rounded_copy() -> None:
+    """The indenting writer gives the bytes of ``json.dumps`` of the rounded copy (or of the
+    document as it is, not derived) whatever the keys (more than the writer keeps), texts and
+    figures: NaN, infinities, -0.0, 1e-07, 1e16, huge counts, flags and nulls."""
+    documents = [_hostile_document(i) for i in range(5000)]
+    for i, document in enumerate(documents):
+        for derived in (True, False):
+            expected = json.dumps(
+                rounded(document) if derived else document,
+                sort_keys=True,
+                ensure_ascii=False,
+                indent=1,
+            )
+            assert json_bytes(document, derived=derived) == (expected + "\n").encode(), i
+            assert _indented(document, 0, derived) == expected
 
 
 def test_rounded_leaves_plain_values_and_rounds_the_rest() -> None:

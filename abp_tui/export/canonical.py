@@ -86,7 +86,8 @@ def _indented(value: Any, depth: int, derived: bool = False) -> str:
     it, its lines indented ``depth`` spaces more. The standard library's indenting encoder
     makes a cycle of closures for each document: a large study writes a hundred thousand
     documents of a group each, with the cyclic collector paused. Each container's members
-    are written and joined at once, a text, a count or a null without a call for it.
+    are written and joined at once, a text, a count, a flag or a null without a call for it,
+    each key with its separator as written before (:func:`_key_head`).
     ``derived``: every float written as :func:`rounded` rounds it (the value is not copied)."""
     kind = type(value)
     if kind is str:  # most values of a document: written at once
@@ -96,19 +97,22 @@ def _indented(value: Any, depth: int, derived: bool = False) -> str:
     if kind is dict:
         if not value:
             return "{}"
-        inner = _indent(depth + 1)
         members: list[str] = []
+        heads = _HEADS
         for key, element in sorted(value.items()):
+            head = heads.get(key) if type(key) is str else None
+            if head is None:
+                head = _key_head(key)
             kind = type(element)
             if kind is str:
-                text = encode_basestring(element)
+                members.append(head + encode_basestring(element))
             elif kind is int:
-                text = int.__repr__(element)
-            elif element is None:
-                text = "null"
+                members.append(head + int.__repr__(element))
+            elif element is None or kind is bool:
+                members.append(head + _SCALARS[element])
             else:
-                text = _indented(element, depth + 1, derived)
-            members.append(encode_basestring(key if type(key) is str else _key(key)) + ": " + text)
+                members.append(head + _indented(element, depth + 1, derived))
+        inner = _indent(depth + 1)
         return "{" + inner + ("," + inner).join(members) + _indent(depth) + "}"
     if kind is list or kind is tuple:
         if not value:
@@ -119,6 +123,11 @@ def _indented(value: Any, depth: int, derived: bool = False) -> str:
             for e in value
         ]
         return "[" + inner + ("," + inner).join(elements) + _indent(depth) + "]"
+    if kind is float:
+        if not derived:
+            return _float(value)
+        # rounded's figure, written as _float writes it (a NaN or an infinity rounds to null)
+        return float.__repr__(float(format(value, _ROUNDING))) if _isfinite(value) else "null"
     if isinstance(value, str):
         return encode_basestring(value)
     if value is None or value is True or value is False:
@@ -135,6 +144,27 @@ def _indented(value: Any, depth: int, derived: bool = False) -> str:
     if isinstance(value, dict):
         return _indented(dict(value), depth, derived)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ROUNDING: Final = f".{SIGNIFICANT}g"
+_isfinite: Final = math.isfinite
+
+
+def _key_head(key: Any) -> str:
+    """A member's key as :func:`_indented` writes it, with the separator after it; a short
+    text key's kept for the next time (a document's keys are mostly the same few names, once
+    in each of a hundred thousand groups)."""
+    head = encode_basestring(key if type(key) is str else _key(key)) + ": "
+    if type(key) is str and len(key) <= _HEAD_LENGTH and len(_HEADS) < _HEADS_HELD:
+        _HEADS[key] = head
+    return head
+
+
+_HEADS: dict[str, str] = {}
+"""Text keys (no longer than :data:`_HEAD_LENGTH`) -> their heads (:func:`_key_head`), at most
+:data:`_HEADS_HELD` of them, whatever the documents written."""
+_HEAD_LENGTH: Final = 64
+_HEADS_HELD: Final = 4096
 
 
 def _indent(depth: int) -> str:
