@@ -5,10 +5,15 @@ CSV field went through three functions and two type checks, each report cell thr
 loop, a finalize call and two escapes, and every summary figure was copied to be rounded. They
 are now written a batch of rows at a time, the report's rows escaped in Python, and the figures
 rounded as they are written; a ranking vote that is plainly one is no longer validated again by
-its model. Each faster path is checked here against the one it replaces, on
-values a hostile record or an odd figure gives (formula starts, line breaks of every kind,
-quotes, commas, NaN, infinities, huge and tiny floats, tuples, booleans, figures), and a whole
-bundle's CSV files and report against the slow writers.
+its model. Then: a CSV line is checked by two searches for a character rather than one pattern
+tried at every place, a row's cells are handed to the writer without a list of values made
+first, a plain text (of a task, of a chart's label) is written without the steps that leave it
+as it is, a report's float without its spans, the protocol's tasks a few hundred at a time, and
+the indented JSON writer keeps the keys it has written. Each faster path is checked here
+against the one it replaces, on values a hostile record or an odd figure gives (formula starts,
+line breaks of every kind, markup, quotes, commas, control and bidi characters, NaN,
+infinities, huge and tiny floats, -0.0, tuples, booleans, figures), and a whole bundle's CSV
+files and report against the slow writers.
 """
 
 from __future__ import annotations
