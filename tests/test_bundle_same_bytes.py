@@ -5,10 +5,15 @@ CSV field went through three functions and two type checks, each report cell thr
 loop, a finalize call and two escapes, and every summary figure was copied to be rounded. They
 are now written a batch of rows at a time, the report's rows escaped in Python, and the figures
 rounded as they are written; a ranking vote that is plainly one is no longer validated again by
-its model. Each faster path is checked here against the one it replaces, on
-values a hostile record or an odd figure gives (formula starts, line breaks of every kind,
-quotes, commas, NaN, infinities, huge and tiny floats, tuples, booleans, figures), and a whole
-bundle's CSV files and report against the slow writers.
+its model. Then: a CSV line is checked by two searches for a character rather than one pattern
+tried at every place, a row's cells are handed to the writer without a list of values made
+first, a plain text (of a task, of a chart's label) is written without the steps that leave it
+as it is, a report's float without its spans, the protocol's tasks a few hundred at a time, and
+the indented JSON writer keeps the keys it has written. Each faster path is checked here
+against the one it replaces, on values a hostile record or an odd figure gives (formula starts,
+line breaks of every kind, markup, quotes, commas, control and bidi characters, NaN,
+infinities, huge and tiny floats, -0.0, tuples, booleans, figures), and a whole bundle's CSV
+files and report against the slow writers.
 """
 
 from __future__ import annotations
@@ -16,11 +21,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import DictLoader, Environment, StrictUndefined
+from markupsafe import Markup
 from pydantic import ValidationError
 
 from abp_tui.analysis.table_model import (
@@ -35,8 +42,10 @@ from abp_tui.analysis.table_model import (
     spans,
 )
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
-from abp_tui.export import derive, report
+from abp_tui.export import derive, report, svg
 from abp_tui.export.canonical import (
+    _indented,
+    cell,
     csv_bytes,
     csv_field,
     csv_header,
@@ -53,6 +62,7 @@ from abp_tui.services.publishing import build_bundle
 from abp_tui.stats.inference import Proportion
 from abp_tui.store import connect
 from abp_tui.text.csvsafe import LINE_BREAKS, Figure
+from abp_tui.text.safe import safe_line, safe_text
 from tests.factories import abp_judged
 
 TEXTS: tuple[str, ...] = (
@@ -244,6 +254,66 @@ def test_a_table_is_written_in_batches_with_the_same_bytes(rows: int) -> None:
     assert len(chunks) == 1 + math.ceil(rows / 7)
 
 
+def _mixed_table(rows: int) -> Table:
+    """A table of one-field columns (texts, counts, figures, :class:`Number` cells, hostile
+    values of every kind) between columns of several fields, each row's cells of other types."""
+    columns = (
+        Column("a"),
+        Column("b", kind=Kind.NUMBER),
+        Column("p", csv=(("x", "x"), ("n", "n"), ("point", "point"), ("why", "reason"))),
+        Column("c"),
+        Column("d", kind=Kind.NUMBER),
+        Column("hidden", csv=()),
+        Column("v", csv=(("median", "value"), ("n", "n"), ("missing", "missing"))),
+        Column("e", kind=Kind.NUMBER, csv=(("e", "value"),)),
+        Column("counts", csv=(("first", "0"), ("second", "1"))),
+    )
+    proportions = (
+        Proportion(x=1, n=3, point=1 / 3, low=0.061, high=0.792),
+        Proportion(x=0, n=0, undefined_reason='=no, "runs"\n-here'),
+        Proportion(x=2, n=2, point=1.0, low=None, high=None, undefined_reason="+r"),
+    )
+    numbers = (Number(-0.25), Number(None, n=2, missing=1), Number(math.nan), Number(1e16))
+    cells = [
+        (
+            VALUES[i % len(VALUES)],
+            numbers[i % 4] if i % 3 else NUMBERS[i % len(NUMBERS)],
+            proportions[i % 3] if i % 4 != 3 else Proportion(x=i, n=i + 1),
+            VALUES[(i * 7) % len(VALUES)],
+            numbers[(i + 1) % 4],
+            TEXTS[i % len(TEXTS)],
+            numbers[(i + 2) % 4],
+            numbers[i % 4] if i % 2 else VALUES[(i * 3) % len(VALUES)],
+            Counts((i, -i)),
+        )
+        for i in range(rows)
+    ]
+    return Table("m", "M", columns, tuple(cells))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 300])
+def test_a_table_of_several_fields_is_written_with_the_cells_values_read_when_written(
+    rows: int,
+) -> None:
+    """A one-field column's cell goes to the writer as it is, a :class:`Number` read for its
+    value only when it is written, runs of such columns taken as slices of the row: the bytes
+    of the writer that read every row's values first."""
+    table = _mixed_table(rows)
+    assert b"".join(table_csv_chunks(table, batch=5)) == _slow(table)
+    whole = _table(rows)  # every column one field
+    changed = Table(
+        "w", "W", whole.columns, tuple((*r[:2], Number(-1.5), *r[3:]) for r in whole.rows)
+    )
+    assert table_csv(changed) == _slow(changed)
+
+
+def test_a_row_of_another_width_is_refused_as_before() -> None:
+    for table in (_table(3), _mixed_table(3)):
+        short = Table("s", "S", table.columns, LazyRows(1, lambda _i: ("x",)))
+        with pytest.raises(ValueError, match="a row of 1 cells, not"):
+            table_csv(short)
+
+
 _ROWS_LINE = "{% for rows in t.html_rows %}{{ rows }}{% endfor %}\n"
 _CELLS_LINES = (
     "{% for row in t.rows %}\n"
@@ -344,6 +414,80 @@ def test_a_task_is_the_markup_the_template_wrote_text_by_text() -> None:
     assert "<script" not in old and "\x1b" not in old and old.count("<h4") == len(tasks)
 
 
+def test_the_tasks_are_written_in_pieces_of_many_with_the_same_markup() -> None:
+    tasks = [
+        PublishedTask(id=f"t{i}", title=TEXTS[i % len(TEXTS)], prompt=TEXTS[(i * 3) % len(TEXTS)])
+        for i in range(600)
+    ]
+    pieces = list(report.tasks_html(tasks))
+    assert "".join(pieces) == "".join(task_html(t) for t in tasks)
+    assert len(pieces) == 3 and all(isinstance(p, Markup) for p in pieces)
+    assert list(report.tasks_html([])) == []
+
+
+def _slow_escaped(value: Any) -> str:
+    return escape(safe_text(value if type(value) is str else cell(value)), quote=True)
+
+
+def test_a_plain_text_is_escaped_as_it_is() -> None:
+    """A text with no character that making it visible or escaping it changes is written as it
+    is; every character up to U+3000, and the ones past it a record may hold, is checked
+    against making the text visible and escaping it."""
+    characters = [chr(c) for c in range(0x3000)]
+    characters += ["\u202e", "\ufeff", "\ufff9", "\U000e0041", "\U0001f600", "\udc80"]
+    for c in characters:
+        for text in (c, f"a{c}b", c * 3):
+            assert report._escaped(text) == _slow_escaped(text), repr(text)
+    for value in (*TEXTS, *NUMBERS, ("<a>", "b"), Figure("-1")):
+        assert report._escaped(value) == _slow_escaped(value), repr(value)
+
+
+def test_a_plain_label_of_a_chart_is_written_as_it_is() -> None:
+    """A chart's label with no character that writing it on one line, visible and escaped
+    changes is written as it is; every character up to U+3000 and the ones past it a record
+    may hold are checked against the steps it skips."""
+    characters = [chr(c) for c in range(0x3000)]
+    characters += ["\u202e", "\ufeff", "\ufff9", "\U000e0041", "\U0001f600", "\udc80"]
+    for text in (*TEXTS, *characters, *(f"a{c}b" for c in characters)):
+        assert svg._text(text) == escape(safe_line(text), quote=True), repr(text)
+
+
+def test_a_reports_cells_are_the_texts_of_cell_text() -> None:
+    """A report's row is each shown cell's :func:`cell_text`, a float written with its
+    column's digits, whatever the cell."""
+    columns = (
+        Column("text"),
+        Column("n", kind=Kind.NUMBER),
+        Column("d", kind=Kind.NUMBER, digits=2),
+        Column("hidden", shown=False),
+        Column("signed", kind=Kind.INTERVAL, digits=3, signed=True),
+        Column("p", kind=Kind.PROPORTION),
+    )
+    floats = [v for v in NUMBERS if isinstance(v, float)] + [1e-07, 1e16, 123.456, -2.5]
+    texts = [
+        v
+        for v in VALUES
+        if type(v) is not list and not (type(v) is tuple and set(map(type, v)) - {str})
+    ]
+    values = [*texts, *floats, Number(0.5, n=2, missing=1), Tally(1, 2)]
+    rows = tuple(
+        (
+            values[i % len(values)],
+            floats[i % len(floats)],
+            values[(i * 7) % len(values)],
+            "x",
+            Estimate(floats[i % len(floats)], -1.0, 2.0) if i % 2 else floats[i % len(floats)],
+            Proportion(x=1, n=3, point=1 / 3, low=0.1, high=0.7) if i % 3 else values[i % 9],
+        )
+        for i in range(len(values) * 2)
+    )
+    table = Table("c", "C", columns, rows)
+    html = report._html(table, "c")
+    expected = [tuple(cell_text(c, v) for c, v in table.cells(row)) for row in rows]
+    assert list(html.rows) == expected
+    assert [html.rows[i] for i in range(len(rows))] == expected
+
+
 DOCUMENTS: tuple[Any, ...] = (
     {"a": 1 / 3, "b": [math.nan, math.inf, -0.0, 1e300, 2.5e-300], "c": {"d": (1.23456789, "x")}},
     {"nested": [{"x": [0.1 + 0.2, None, True, "=s"]}, []], "empty": {}, "key": {1.5: 0.7777777}},
@@ -367,6 +511,41 @@ def test_figures_are_rounded_as_written_to_the_bytes_of_the_rounded_copy(documen
     assert json.loads(json_bytes(document, derived=True)) == json.loads(
         json.dumps(rounded(document))
     )
+
+
+def _hostile_document(i: int) -> dict[str, Any]:
+    """A group as a summary writes it, its figures, texts and keys those of a hostile record."""
+    floats = [v for v in NUMBERS if isinstance(v, float)] + [1e-07, 1e16, -1e-300, 0.1 + 0.2]
+    return {
+        "x" * (60 + i % 10): floats[i % len(floats)],  # a key longer than the ones kept
+        TEXTS[i % len(TEXTS)]: {TEXTS[(i + 1) % len(TEXTS)]: floats[(i * 3) % len(floats)]},
+        f"key {i} \u00e9\u202e<script>": [True, False, None, i, -i, TEXTS[i % len(TEXTS)]],
+        "pass_rate": {
+            "confidence": 0.95,
+            "point": floats[(i * 5) % len(floats)],
+            "continuity": bool(i % 2),
+            "low": None,
+            "n": 10**20 + i,
+        },
+        "nested": [{"a": (floats[i % len(floats)], "\x00")}, [], {}, [[1.5]]],
+    }
+
+
+def test_a_document_is_written_as_json_dumps_writes_its_rounded_copy() -> None:
+    """The indenting writer gives the bytes of ``json.dumps`` of the rounded copy (or of the
+    document as it is, not derived) whatever the keys (more than the writer keeps), texts and
+    figures: NaN, infinities, -0.0, 1e-07, 1e16, huge counts, flags and nulls."""
+    documents = [_hostile_document(i) for i in range(5000)]
+    for i, document in enumerate(documents):
+        for derived in (True, False):
+            expected = json.dumps(
+                rounded(document) if derived else document,
+                sort_keys=True,
+                ensure_ascii=False,
+                indent=1,
+            )
+            assert json_bytes(document, derived=derived) == (expected + "\n").encode(), i
+            assert _indented(document, 0, derived) == expected
 
 
 def test_rounded_leaves_plain_values_and_rounds_the_rest() -> None:
@@ -414,7 +593,7 @@ def test_a_bundles_csv_files_and_report_are_those_of_the_cell_by_cell_writers(
         monkeypatch.setattr(derive, "table_csv_chunks", lambda t: iter([_slow(t)]))
         monkeypatch.setattr(derive, "table_csv", _slow)
         monkeypatch.setattr(report, "_environment", lambda: old_env)
-        monkeypatch.setattr(report, "task_html", lambda task: task)
+        monkeypatch.setattr(report, "tasks_html", lambda tasks: tasks)
         slow = build_bundle(db, pk)
     finally:
         db.close()

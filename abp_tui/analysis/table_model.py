@@ -424,6 +424,55 @@ def csv_rows(table: Table) -> tuple[list[str], list[list[Any]]]:
     return header, [values(row) for row in table.rows]
 
 
+def csv_cells(columns: Sequence[Column]) -> Callable[[Sequence[Cell]], list[Any]] | None:
+    """A function giving a row's CSV fields as :func:`csv_values` gives them, except that a
+    cell of a one-field column is given as it is, not read for its value: the writer reads it
+    (:func:`csv_value`) when it writes it. None when each column is one such field: a row's
+    fields are then its cells. A run of one-field columns is taken as one slice of the row,
+    a column of several fields by one call for each cell (:func:`_parts_of`)."""
+    if all(len(c.fields) == 1 and c.fields[0][1] == "value" for c in columns):
+        return None
+    width = len(columns)
+    steps: list[tuple[int, int, tuple[Part, ...]]] = []
+    """(first column, column after the last, ()) for a run of one-field columns; (column, -1,
+    its parts) for a column of several fields."""
+    for i, c in enumerate(columns):
+        if not c.fields:
+            continue
+        if len(c.fields) == 1 and c.fields[0][1] == "value":
+            if steps and steps[-1][1] == i:
+                steps[-1] = (steps[-1][0], i + 1, ())
+            else:
+                steps.append((i, i + 1, ()))
+        else:
+            steps.append((i, -1, tuple(p for _n, p in c.fields)))
+    getters: dict[tuple[type, int], Callable[[Any], Sequence[Any]]] = {}
+
+    def cells(row: Sequence[Cell]) -> list[Any]:
+        if len(row) != width:
+            raise ValueError(f"a row of {len(row)} cells, not {width}")
+        out: list[Any] = []
+        for i, end, parts in steps:
+            if end >= 0:
+                out += row[i:end]
+                continue
+            v = row[i]
+            key = (type(v), i)
+            getter = getters.get(key)
+            if getter is None:
+                getter = getters[key] = _parts_of(type(v), parts)
+            out += getter(v)
+        return out
+
+    return cells
+
+
+def csv_value(value: Cell) -> Any:
+    """The raw CSV value of a cell written as one field: a :class:`Number`'s value, any other
+    cell as it is."""
+    return value.value if isinstance(value, Number) else value
+
+
 def csv_values(columns: Sequence[Column]) -> Callable[[Sequence[Cell]], list[Any]]:
     """A function giving a row's raw CSV values, as :func:`csv_rows` gives them: a row of
     columns of one field each (most of a long table's) without the steps per field, and a

@@ -215,7 +215,10 @@ _TASK_TEXTS: Final = (
 
 
 def _escaped(value: Any) -> str:
-    """``value`` as the template writes it: :func:`_shown`, then escaped by autoescaping."""
+    """``value`` as the template writes it: :func:`_shown`, then escaped by autoescaping (a
+    plain text, most of a task's, as it is: :data:`_NOT_PLAIN`)."""
+    if type(value) is str and _NOT_PLAIN.search(value) is None:
+        return value
     return escape(safe_text(value if type(value) is str else cell(value)), quote=True)
 
 
@@ -239,6 +242,24 @@ def task_html(task: rec.PublishedTask) -> Markup:
     return Markup("".join(parts))
 
 
+def tasks_html(tasks: Iterable[rec.PublishedTask]) -> Iterator[Markup]:
+    """The protocol section's tasks as the page's markup (:func:`task_html`), a few hundred
+    joined into one piece: the template writes each piece it is given with a call or two of
+    its own (a large study has a task a pair)."""
+    held: list[str] = []
+    for task in tasks:
+        held.append(task_html(task))
+        if len(held) >= _TASKS_AT_ONCE:
+            yield Markup("".join(held))
+            held.clear()
+    if held:
+        yield Markup("".join(held))
+
+
+_TASKS_AT_ONCE: Final = 256
+"""Tasks written to the page as one piece."""
+
+
 def _html(table: Table, table_id: str) -> HtmlTable:
     rows = table.rows
     return _lazy_html(table, table_id, len(rows), rows.__getitem__, lambda: rows)
@@ -255,13 +276,18 @@ def _lazy_html(
     (all of them in turn ``each()``, when given), each made into text when written."""
     shown = table.shown
     width = len(table.columns)
-    visible = tuple((k, c) for k, c in enumerate(table.columns) if c.shown)
+    # Each shown column with the format cell_text gives a float of it.
+    visible = tuple(
+        (k, c, "g" if c.digits is None else f".{c.digits}f")
+        for k, c in enumerate(table.columns)
+        if c.shown
+    )
 
     def text_of(cells: Sequence[Cell]) -> tuple[str, ...]:
         if len(cells) != width:
             raise ValueError(f"table {table_id}: a row of {len(cells)} cells, not {width}")
-        # A text, a count, a list of texts or a missing cell (most cells of a long table) is
-        # written as cell_text writes it, without a call for it.
+        # A text, a count, a list of texts, a float or a missing cell (most cells of a long
+        # table) is written as cell_text writes it, without a call for it.
         return tuple(
             [
                 v
@@ -272,8 +298,10 @@ def _lazy_html(
                 if type(v) is int
                 else "; ".join(v)
                 if type(v) is tuple
+                else format(v, spec)
+                if type(v) is float
                 else cell_text(c, v)
-                for k, c in visible
+                for k, c, spec in visible
             ]
         )
 
@@ -513,6 +541,6 @@ def render_pieces(
         limitations=limitations,
         conditions=inputs.conditions,
         # Each task's text read back in turn, and written as the page's markup.
-        tasks=(task_html(t.published) for t in inputs.tasks),
+        tasks=tasks_html(t.published for t in inputs.tasks),
     )
     return _with_charts(pieces, streamed) if streamed else pieces

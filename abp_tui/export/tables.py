@@ -19,7 +19,7 @@ from typing import overload
 from abp_tui.analysis.material import splits_tasks, task_material
 from abp_tui.analysis.placement import in_order, picked
 from abp_tui.analysis.scoring import result_state
-from abp_tui.analysis.table_model import csv_values
+from abp_tui.analysis.table_model import csv_cells, csv_value
 from abp_tui.analysis.tables import (
     Cell,
     Column,
@@ -31,7 +31,7 @@ from abp_tui.analysis.tables import (
     results_tables,
 )
 from abp_tui.export.bundle_analysis import Analysis, Summary, excluded_runs
-from abp_tui.export.canonical import csv_header, csv_lines
+from abp_tui.export.canonical import csv_field, csv_header, csv_lines
 from abp_tui.models import (
     AdjudicationRevision,
     FindingRevision,
@@ -73,10 +73,19 @@ def table_csv_chunks(table: Table, batch: int = 2000) -> Iterator[bytes]:
     are never all made at once)."""
     header = [name for c in table.columns for name, _part in c.fields]
     yield csv_header(header).encode("utf-8")
-    values = csv_values(table.columns)
     rows = iter(table.rows)
+    cells = csv_cells(table.columns)
+    width = None if cells is not None else len(table.columns)
     while part := tuple(islice(rows, batch)):
-        yield csv_lines(map(values, part)).encode("utf-8")
+        fields = part if cells is None else map(cells, part)
+        yield csv_lines(fields, _value_field, width).encode("utf-8")
+
+
+def _value_field(cell: Cell) -> str:
+    """The field of a cell of a one-field column (or of a part of another's cell): its raw
+    value's (:func:`csv_value`). A text, a count, a missing cell or an empty list is written
+    by :func:`csv_lines` itself, its value being that same cell."""
+    return csv_field(csv_value(cell))
 
 
 def _columns(
@@ -233,6 +242,15 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
         for e in entries:
             self._starts.append(self._starts[-1] + len(in_order(e.placement)))
         self._conditions: dict[str, str] | None = None
+        self._no_response: tuple[Cell, ...] = (
+            *((None,) * len(self._dims)),
+            *(("",) * len(self._dims)),
+            (),
+            "",
+            "",
+            "",
+        )
+        """The cells of a response the revision judged nothing of (the same for every one)."""
         self._held: tuple[int, list[tuple[Cell, ...]]] = (-1, [])
 
     def __len__(self) -> int:
@@ -323,14 +341,7 @@ class JudgmentRows(Sequence[tuple[Cell, ...]]):
                 else ()
             ),
         )
-        no_response: tuple[Cell, ...] = (
-            *((None,) * len(dims)),
-            *(("",) * len(dims)),
-            (),
-            "",
-            "",
-            "",
-        )
+        no_response = self._no_response
         rows: list[tuple[Cell, ...]] = []
         for position, run in in_order(e.placement):
             response = judgment.responses.get(run)
