@@ -15,6 +15,7 @@ same records give the same bytes.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import secrets
@@ -113,9 +114,26 @@ class HtmlTable:
     """Rows of strings, each made when the template reaches it (:class:`LazyRows`): a long
     table (every run, every task) is never whole in memory."""
     notes: tuple[str, ...] = ()
+    everything_in: str = ""
+    """The bundle's file holding every row, when the table may be long: the page then shows
+    its first :data:`REPORT_ROWS` rows and says how many there are and where they all are."""
 
     def cells(self, row: tuple[str, ...]) -> Iterator[tuple[bool, str]]:
         return zip(self.numeric, row, strict=True)
+
+    @property
+    def shown(self) -> int:
+        """How many rows the page shows."""
+        total = len(self.rows)
+        return min(total, REPORT_ROWS) if self.everything_in else total
+
+    @property
+    def cut(self) -> Markup:
+        """The line under a table the page shows in part ("" for a whole one)."""
+        total = len(self.rows)
+        if self.shown == total:
+            return Markup("")
+        return shown_in_part(self.shown, total, "rows: every one is in", self.everything_in)
 
     @property
     def html_rows(self) -> Iterator[Markup]:
@@ -129,7 +147,8 @@ class HtmlTable:
         width = len(starts)
         lines: list[str] = []
         plain = _NOT_PLAIN.search
-        for row in self.rows:
+        shown = self.shown
+        for row in self.rows if shown == len(self.rows) else itertools.islice(self.rows, shown):
             if len(row) != width:
                 raise ValueError(f"table {self.id}: a row of {len(row)} texts, not {width}")
             if plain("".join(row)) is None:
@@ -141,6 +160,20 @@ class HtmlTable:
                 lines.clear()
         if lines:
             yield Markup("".join(lines))
+
+
+REPORT_ROWS: Final = 5_000
+"""Rows of a long table (every run, every judgment, every task...) the page shows, and tasks
+whose texts its protocol section gives: the rest are in the bundle's file named beside it. A
+20,000-pair study's page of every row was 43 MB, which a headless Chromium took minutes to
+open; every reference study (MT-Bench, PandaLM's 1,998 runs and 3,996 judgments) is shown
+whole."""
+
+
+def shown_in_part(shown: int, total: int, what: str, file: str) -> Markup:
+    """The line under a list the page shows in part: how much of it, and the file with all."""
+    where = escape(file)
+    return Markup(f'Showing the first {shown:,} of {total:,} {what} <a href="{where}">{where}</a>.')
 
 
 _NOT_PLAIN: Final = re.compile("[^\t\n\x20\x21\x23-\x25\x28-\x3b\x3d\x3f-\x7e]")
@@ -260,9 +293,9 @@ _TASKS_AT_ONCE: Final = 256
 """Tasks written to the page as one piece."""
 
 
-def _html(table: Table, table_id: str) -> HtmlTable:
+def _html(table: Table, table_id: str, everything_in: str = "") -> HtmlTable:
     rows = table.rows
-    return _lazy_html(table, table_id, len(rows), rows.__getitem__, lambda: rows)
+    return _lazy_html(table, table_id, len(rows), rows.__getitem__, lambda: rows, everything_in)
 
 
 def _lazy_html(
@@ -271,6 +304,7 @@ def _lazy_html(
     count: int,
     row: Callable[[int], Sequence[Cell]],
     each: Callable[[], Iterable[Sequence[Cell]]] | None = None,
+    everything_in: str = "",
 ) -> HtmlTable:
     """``table``'s columns and notes with ``count`` rows, the one at ``i`` being ``row(i)``
     (all of them in turn ``each()``, when given), each made into text when written."""
@@ -315,6 +349,7 @@ def _lazy_html(
             None if each is None else lambda: map(text_of, each()),
         ),
         table.notes,
+        everything_in,
     )
 
 
@@ -380,7 +415,7 @@ def render_pieces(
     page_tables = {
         "conditions": _html(results.conditions, "summary-conditions"),
         "dimensions": _html(results.dimensions, "summary-dimensions"),
-        "tasks": _html(results.tasks, "summary-tasks"),
+        "tasks": _html(results.tasks, "summary-tasks", "results/tasks.csv"),
         "comparisons": _html(results.comparisons, "comparisons-table"),
         "left_out": _html(results.left_out, "comparisons-left-out"),
         "efficiency": _html(results.efficiency, "efficiency"),
@@ -393,10 +428,10 @@ def render_pieces(
         if results.reclassified is not None and results.reclassified.rows
         else None,
         "agreement": _html(tables.agreement, "agreement-table"),
-        "disagreements": _html(tables.disagreements, "disagreements"),
-        "excluded": _html(tables.excluded, "excluded-runs"),
-        "findings": _html(tables.findings, "findings-table"),
-        "judgments": _html(tables.judgments, "judgments-table"),
+        "disagreements": _html(tables.disagreements, "disagreements", "results/disagreements.csv"),
+        "excluded": _html(tables.excluded, "excluded-runs", "results/excluded_runs.csv"),
+        "findings": _html(tables.findings, "findings-table", rec.FINDINGS),
+        "judgments": _html(tables.judgments, "judgments-table", "results/judgments.csv"),
         "gate": _html(
             _plain(
                 "gate-checks",
@@ -441,6 +476,7 @@ def render_pieces(
             "runs-table",
             len(verdicts),
             run_row,
+            everything_in="results/verdicts.jsonl",
         ),
         "audit": _html(
             _plain(
@@ -492,6 +528,7 @@ def render_pieces(
             if anchor != "summary"
         )
     nav = (("answer", "Answer"), *nav) if results.headline else nav
+    tasks_shown = min(len(inputs.tasks), REPORT_ROWS)
     template = _environment().get_template("report.html.j2")
     # A chart made a line at a time comes in as a comment naming it, unguessable, replaced by
     # the chart's lines as the page is written (:func:`_with_charts`).
@@ -541,6 +578,11 @@ def render_pieces(
         limitations=limitations,
         conditions=inputs.conditions,
         # Each task's text read back in turn, and written as the page's markup.
-        tasks=tasks_html(t.published for t in inputs.tasks),
+        tasks=tasks_html(t.published for t in itertools.islice(inputs.tasks, tasks_shown)),
+        tasks_cut=Markup("")
+        if tasks_shown == len(inputs.tasks)
+        else shown_in_part(
+            tasks_shown, len(inputs.tasks), "tasks: every task's texts are in", rec.TASKS
+        ),
     )
     return _with_charts(pieces, streamed) if streamed else pieces
