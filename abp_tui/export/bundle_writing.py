@@ -91,17 +91,17 @@ class FolderFiles(MutableMapping[str, bytes]):
         """Path -> (SHA-256, bytes) of every file but the raw outputs, traces and diffs."""
         self._kept: dict[str, bytes] = {}
         self._folders: set[str] = set()
-        """The folders made so far (a study's tens of thousands of raw outputs share one)."""
+        """The folders made so far, inside the bundle (a study's tens of thousands of raw
+        outputs share one)."""
 
     def _made(self, path: str) -> str:
         """``path`` in the folder, its parent folder made. Joined as text: a path object
         interns every part of every path (a study's hundreds of thousands of file names)."""
-        out = os.path.join(self._root, path)
-        parent = os.path.dirname(out)
-        if parent not in self._folders:
-            os.makedirs(parent, exist_ok=True)
-            self._folders.add(parent)
-        return out
+        folder = path.rpartition("/")[0]
+        if folder not in self._folders:
+            os.makedirs(os.path.join(self._root, folder), exist_ok=True)
+            self._folders.add(folder)
+        return f"{self._root}/{path}"
 
     def _open(self, path: str) -> int:
         """A new file at ``path`` (its folder made), open to write: a file descriptor, not a
