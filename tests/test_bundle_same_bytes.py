@@ -9,6 +9,10 @@ its model. Each faster path is checked here against the one it replaces, on
 values a hostile record or an odd figure gives (formula starts, line breaks of every kind,
 quotes, commas, NaN, infinities, huge and tiny floats, tuples, booleans, figures), and a whole
 bundle's CSV files and report against the slow writers.
+
+The records a bundle collects (runs, items, judgments, tasks) are likewise written from their
+rows without a model each, a raw output deflated in one call and hashed once, and the votes
+sorted by their own lines: each checked against the model's dump or the writer it replaces.
 """
 
 from __future__ import annotations

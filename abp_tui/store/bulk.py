@@ -4,7 +4,10 @@ A bundle needs what the other store modules read one item or one run at a time (
 and adjudication revision of a design, outputs and trace lines of all current runs), so these
 queries read a whole study or design in one pass (a study's findings are
 :func:`abp_tui.store.judging.finding_revisions`). They return the shared
-records of :mod:`abp_tui.models.records`, runs named by id, which a bundle writes as they are.
+records of :mod:`abp_tui.models.records`, runs named by id, which a bundle writes as they are;
+the ``each_*_line`` readers give the same records (of a run, its facts) as their models' JSON
+dumps, made from the rows without a model each (what a bundle writes of a large study's tens of
+thousands of records).
 Nothing is written.
 """
 
