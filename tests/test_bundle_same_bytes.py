@@ -14,18 +14,26 @@ against the one it replaces, on values a hostile record or an odd figure gives (
 line breaks of every kind, markup, quotes, commas, control and bidi characters, NaN,
 infinities, huge and tiny floats, -0.0, tuples, booleans, figures), and a whole bundle's CSV
 files and report against the slow writers.
+
+The records a bundle collects (runs, items, judgments, tasks) are likewise written from their
+rows without a model each, a raw output deflated in one call and hashed once, and the votes
+sorted by their own lines: each checked against the model's dump or the writer it replaces.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import tempfile
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jinja2 import DictLoader, Environment, StrictUndefined
 from markupsafe import Markup
 from pydantic import ValidationError
@@ -43,6 +51,8 @@ from abp_tui.analysis.table_model import (
 )
 from abp_tui.analysis.tables import Column, Kind, Table, csv_rows
 from abp_tui.export import derive, report, svg
+from abp_tui.export.bundle import ZIP_LEVEL
+from abp_tui.export.bundle_writing import FolderFiles, put_file
 from abp_tui.export.canonical import (
     _indented,
     cell,
@@ -58,9 +68,16 @@ from abp_tui.export.ranking import VoteLine, _plain_fields, _plain_vote
 from abp_tui.export.records import PublishedTask
 from abp_tui.export.report import HtmlTable, LazyRows, _shown, task_html
 from abp_tui.export.tables import table_csv, table_csv_chunks
+from abp_tui.export.zip_writing import Deflating, deflated
+from abp_tui.models import PreferenceChoice, ResultState
 from abp_tui.services.publishing import build_bundle
+from abp_tui.services.ranking_bundle import sort_key
 from abp_tui.stats.inference import Proportion
-from abp_tui.store import connect
+from abp_tui.store import bulk, connect
+from abp_tui.store.judging import judgment_revision
+from abp_tui.store.judgment_lines import judgment_line
+from abp_tui.store.queries import facts_json, facts_of, task_from_row, task_line
+from abp_tui.text.canonical import canonical_json
 from abp_tui.text.csvsafe import LINE_BREAKS, Figure
 from abp_tui.text.safe import safe_line, safe_text
 from tests.factories import abp_judged
@@ -656,3 +673,247 @@ def test_a_plain_votes_fields_are_its_models(data: dict[str, Any]) -> None:
 def test_the_plain_votes_are_the_common_ones() -> None:
     assert [_plain_vote(v) is not None for v in VOTES[:4]] == [True, True, True, False]
     assert all(_plain_vote(v) is None for v in VOTES[4:])
+
+
+# -- the records a bundle collects, made from their rows -------------------------------------------
+_FLOATS: tuple[Any, ...] = (None, 0.0, -0.0, 1.0, 1 / 3, 1e308, 5e-324, math.inf, -math.nan, 7)
+
+
+def _fact_rows() -> list[tuple[tuple[Any, ...], dict[str, object]]]:
+    states = (None, *(s.value for s in ResultState))
+    metadata: tuple[dict[str, object], ...] = (
+        {},
+        {"diffBytesNormalized": 12},
+        {"diff_bytes": 1.5, "diffBytesNormalized": True},
+        {"activity": {"diffBytes": math.inf}},
+        {"activity": "x", "diff_bytes": "3"},
+    )
+    rows: list[tuple[tuple[Any, ...], dict[str, object]]] = []
+    for k, text in enumerate(TEXTS):
+        rows.append(
+            (
+                (
+                    text or "r",
+                    text or "t",
+                    text,
+                    k % 3,
+                    states[k % len(states)],
+                    text if k % 2 else None,
+                    None if k % 2 else text,
+                    (None, 0, 10**20, 3.0)[k % 4],
+                    _FLOATS[k % len(_FLOATS)],
+                    _FLOATS[(k + 3) % len(_FLOATS)],
+                ),
+                metadata[k % len(metadata)],
+            )
+        )
+    return rows
+
+
+def test_a_runs_facts_are_their_models_json_dump() -> None:
+    """A run's line in a bundle takes its facts from the row without a model: the bytes of the
+    model's JSON dump, on hostile texts, every result state and odd numbers."""
+    for row, metadata in _fact_rows():
+        slow = facts_of(row, metadata).model_dump(mode="json")
+        assert canonical_json(facts_json(row, metadata)) == canonical_json(slow), row
+
+
+_ROW = ("P-ABC123", "ann", 2, "submitted", None, '{"1": 7, "2": 8}', "", 12.5, "2026-01-01Z")
+_IDS = {7: "run/1", 8: "run/2"}
+
+
+def _response(**change: Any) -> dict[str, Any]:
+    return {
+        "scores": {"x": 2, "y": 0},
+        "rationales": {"y": '=HYPERLINK("http://x")'},
+        "fatal_hits": ["\x1b[31mred", "line\u2028break"],
+        "state_override": None,
+        "override_reason": "",
+        **change,
+    }
+
+
+def _payload(**change: Any) -> dict[str, Any]:
+    return {
+        "responses": {"7": _response(), "8": _response(state_override="GRADER_DISPUTE")},
+        "preference": "response_1",
+        "justification": "<b>bold</b> \u202eevil",
+        "validity": {"consistent": True, "visible": False},
+        **change,
+    }
+
+
+PLAIN_JUDGMENTS: tuple[dict[str, Any], ...] = (
+    _payload(),
+    _payload(responses={}, preference=None, validity={}),
+    *(_payload(preference=c.value, justification=t) for c in PreferenceChoice for t in TEXTS),
+    *(_payload(responses={"8": _response(state_override=s.value)}) for s in ResultState),
+    _payload(responses={"7": _response(scores={"x": 10**20}, rationales={}, fatal_hits=[])}),
+)
+OTHER_JUDGMENTS: tuple[Any, ...] = (
+    {k: v for k, v in _payload().items() if k != "validity"},
+    _payload(extra=1),
+    _payload(preference="RESPONSE_1"),
+    _payload(justification=None),
+    _payload(validity={"consistent": 1}),
+    _payload(responses={"7": _response(scores={"x": "2"})}),
+    _payload(responses={"7": _response(scores={"x": True})}),
+    _payload(responses={"7": _response(scores={"x": 2.0})}),
+    _payload(responses={"7": _response(fatal_hits=[1])}),
+    _payload(responses={"7": _response(fatal_hits="a")}),
+    _payload(responses={"7": _response(state_override="passed")}),
+    _payload(responses={"7": _response(reclassified=False)}),
+    _payload(responses={"7": _response(reclassified=True)}),
+    _payload(responses={"7": _response(correction_minutes=5)}),
+    _payload(responses={"7": _response(correction_minutes=5.0)}),
+    _payload(responses={"7": {k: v for k, v in _response().items() if k != "rationales"}}),
+    [],
+)
+
+
+def _judgment_row(payload: Any) -> tuple[Any, ...]:
+    return (*_ROW[:4], json.dumps(payload), *_ROW[5:])
+
+
+@pytest.mark.parametrize("payload", PLAIN_JUDGMENTS + OTHER_JUDGMENTS)
+def test_a_judgment_line_is_its_records_json_dump_or_none(payload: Any) -> None:
+    """A judgment revision is written from its row without a model only when its payload is
+    plainly a judgment's dump, and then as the bytes of its record's dump; any other payload
+    (one the model converts, completes or refuses) is left to the model (None)."""
+    row = _judgment_row(payload)
+    fast = judgment_line(row, _IDS)
+    if payload in PLAIN_JUDGMENTS:
+        assert fast is not None
+    else:
+        assert fast is None
+    if fast is not None:
+        slow = judgment_revision(row, _IDS).model_dump(mode="json")
+        assert canonical_json(fast) == canonical_json(slow)
+        assert fast["judgment"]["responses"].keys() <= set(_IDS.values())
+
+
+def test_a_judgment_row_of_other_values_is_left_to_its_model() -> None:
+    assert judgment_line(_judgment_row(_payload()), _IDS) is not None
+    for at, value in ((0, 5), (1, None), (3, b"submitted"), (6, None), (8, 1.0)):
+        row = list(_judgment_row(_payload()))
+        row[at] = value
+        assert judgment_line(row, _IDS) is None
+
+
+def test_a_judged_designs_lines_are_its_records_dumps(db: Any) -> None:
+    """Every item, judgment revision and run a bundle collects of a judged design, made from
+    its row, is its record's JSON dump (drafts, revisions and rubric scores among them)."""
+    pk = abp_judged(db)
+    study = db.execute("SELECT study_id FROM designs WHERE pk = ?", [pk]).fetchone()[0]
+    judgments = [r.model_dump(mode="json") for r in bulk.each_judgment_revision(db, pk)]
+    assert len(judgments) >= 5 and any(j["judgment"]["responses"] for j in judgments)
+    assert [canonical_json(j) for j in bulk.each_judgment_line(db, pk)] == [
+        canonical_json(j) for j in judgments
+    ]
+    items = [i.model_dump(mode="json") for i in bulk.each_item(db, pk)]
+    assert len(items) > 3 and list(bulk.each_item_line(db, pk)) == items
+    tasks = [{**t.model_dump(mode="json"), "placeholder": p} for t, p in bulk.each_task(db, study)]
+    assert len(tasks) > 3 and list(bulk.each_task_line(db, study)) == tasks
+    runs = list(bulk.each_current_run(db, study))
+    lines = list(bulk.each_run_line(db, study))
+    assert len(runs) > 3 and len(lines) == len(runs)
+    for run, line in zip(runs, lines, strict=True):
+        assert canonical_json(line.facts) == canonical_json(run.facts.model_dump(mode="json"))
+        assert (line.record, line.output, line.trace_pk) == (run.record, run.output, run.trace_pk)
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 70_000, 300_001])
+def test_a_file_deflated_at_once_is_the_bytes_deflated_chunk_by_chunk(size: int) -> None:
+    """A whole file deflated in one call into the spool has the bytes, CRC and sizes of the
+    same file deflated a chunk at a time (what the zip is made of)."""
+    data = (b"line of text \xe2\x80\xa8 " * (size // 10 + 1))[:size]
+    with tempfile.TemporaryFile() as whole, tempfile.TemporaryFile() as chunked:
+        whole.write(b"before")
+        chunked.write(b"before")
+        once = deflated(whole, data, ZIP_LEVEL, 2)
+        deflating = Deflating(chunked, ZIP_LEVEL, 2)
+        for at in range(0, size, 4096):
+            deflating.write(data[at : at + 4096])
+        by_chunk = deflating.close()
+        whole.seek(0)
+        chunked.seek(0)
+        assert once == by_chunk
+        assert whole.read() == chunked.read()
+
+
+def test_a_file_put_is_hashed_once_as_written(tmp_path: Path) -> None:
+    files = FolderFiles(tmp_path / "b")
+    try:
+        sha = put_file(files, "runs/outputs/a.txt", b"out\n")
+        assert sha == hashlib.sha256(b"out\n").hexdigest()
+        assert (tmp_path / "b" / "runs/outputs/a.txt").read_bytes() == b"out\n"
+        with pytest.raises(ValueError, match="written twice"):
+            put_file(files, "runs/outputs/a.txt", b"again")
+        in_memory: dict[str, bytes] = {}
+        assert put_file(in_memory, "x", b"out\n") == sha and in_memory == {"x": b"out\n"}
+    finally:
+        files.close()
+
+
+_NAMES = st.text(alphabet=st.sampled_from(list('ab1 "\\\x7f\x00\n\t\u00e9\u202e\U0001f600~')))
+_LENGTHS = st.one_of(st.none(), st.integers(0, 10**6), st.floats(0, 1e20, allow_nan=False))
+_VOTE_ROWS = st.fixed_dictionaries(
+    {
+        "source": st.sampled_from(("verdicts", "labels", "judge:x\u00e9")),
+        "task": _NAMES,
+        "a": _NAMES,
+        "b": _NAMES,
+        "outcome": st.sampled_from(("a", "b", "tie")),
+        "length_a": _LENGTHS,
+        "length_b": _LENGTHS,
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VOTE_ROWS, max_size=12))
+def test_votes_sort_by_their_lines_as_by_their_spaced_json(rows: list[dict[str, Any]]) -> None:
+    """The bundle's votes are sorted by a key made from each vote's line (most often the line
+    itself) in the order they were sorted by their ``json.dumps``: the same lines in the same
+    order, every key ASCII (SQLite compares them as Python does)."""
+    keyed = [(sort_key(r, canonical_json(r)), canonical_json(r)) for r in rows]
+    assert all(k.isascii() for k, _line in keyed)
+    ours = [line for _k, line in sorted(keyed)]
+    before = [canonical_json(r) for r in sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))]
+    assert ours == before
+
+
+def _task_row(k: int, text: str, **change: Any) -> list[Any]:
+    row: list[Any] = [
+        text or "T1",
+        text,
+        f"{text} prompt",
+        "",
+        text,
+        "expected",
+        json.dumps([text, "=1"][: k % 3]),
+        text,
+        "v1",
+        k % 2,
+        json.dumps({"n": k, "x": [text, None, 1.5, -0.0], "y": {"z": text}}),
+    ]
+    for at, value in change.items():
+        row[int(at[1:])] = value
+    return row
+
+
+def test_a_task_is_written_as_its_published_records_dump() -> None:
+    """A task of the bundle's protocol made from its row without a model is the JSON dump of
+    the PublishedTask the export made before (a placeholder or not); a row that is not
+    plainly a task's is left to the model."""
+    for k, text in enumerate(TEXTS):
+        row = _task_row(k, text)
+        line = task_line(row)
+        assert line is not None
+        for placeholder in (False, True):
+            slow = PublishedTask(**task_from_row(row).model_dump(), placeholder=placeholder)
+            assert json_bytes([{**line, "placeholder": placeholder}]) == json_bytes(
+                [slow.model_dump(mode="json")]
+            )
+    for change in ({"c0": ""}, {"c1": 5}, {"c6": '"a"'}, {"c6": "[1]"}, {"c10": "[]"}):
+        assert task_line(_task_row(1, "t", **change)) is None, change

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import errno
 import io
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,30 @@ def full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.setattr(io, "open", open_on_a_full_disk)
     monkeypatch.setattr(builtins, "open", open_on_a_full_disk)
+
+    # A file written through its descriptor (a bundle's files): created, its writes refused.
+    real_os_open, real_os_write, real_os_close = os.open, os.write, os.close
+    full: set[int] = set()
+
+    def os_open_on_a_full_disk(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        fd = real_os_open(path, flags, *args, **kwargs)
+        writing = flags & (os.O_WRONLY | os.O_RDWR)
+        if writing and isinstance(path, str | Path) and str(path).startswith(str(folder)):
+            full.add(fd)
+        return fd
+
+    def os_write_on_a_full_disk(fd: int, data: Any) -> int:
+        if fd in full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_os_write(fd, data)
+
+    def os_close(fd: int) -> None:
+        full.discard(fd)
+        real_os_close(fd)
+
+    monkeypatch.setattr(os, "open", os_open_on_a_full_disk)
+    monkeypatch.setattr(os, "write", os_write_on_a_full_disk)
+    monkeypatch.setattr(os, "close", os_close)
     return folder
 
 
@@ -139,6 +164,22 @@ def test_export_on_a_full_disk_is_one_line_and_leaves_nothing(
     result = cli("export", what, "--db", cli.db_path, "--out", out)
     _one_line(result, f"{what}.out", "cannot write it (No space left on device)")
     assert list(full_disk.iterdir()) == []
+
+
+def test_a_bundles_files_refused_one_by_one_stop_the_export_before_its_zip(
+    tmp_path: Path, cli: Cli, full_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bundle's files are written each through its descriptor as it is made: the first the
+    disk refuses ends the export (one line, nothing left), before any zip is begun."""
+    from abp_tui.export import zip_writing
+
+    zipped: list[object] = []
+    monkeypatch.setattr(zip_writing, "write_zip", lambda *args: zipped.append(args))
+    _study(tmp_path, cli)
+    assert cli("unblind", "--yes").code == 0
+    result = cli("export", "bundle", "--db", cli.db_path, "--out", full_disk / "b")
+    _one_line(result, "cannot write it (No space left on device)")
+    assert zipped == [] and list(full_disk.iterdir()) == []
 
 
 def test_schema_on_a_full_disk_is_one_line_and_leaves_nothing(

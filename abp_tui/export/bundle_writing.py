@@ -49,6 +49,10 @@ BLOCK = 64 << 10
 
 _RAW = (rec.OUTPUTS_DIR, rec.TRACES_DIR, rec.DIFFS_DIR)
 """Where a bundle keeps its raw outputs, traces and diffs: written, never kept."""
+_CREATE = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+"""How a bundle's file is opened: made new, never one already there (written twice)."""
 _ENTRY = struct.Struct("<32sLQQBQH")
 """A file's entry in the listing: SHA-256, CRC-32, bytes, deflated bytes, which spool holds
 them and where, and the length of its path (UTF-8), which follows."""
@@ -80,68 +84,116 @@ class FolderFiles(MutableMapping[str, bytes]):
         self._index = tempfile.TemporaryFile(dir=where)  # noqa: SIM115  # see close()
         """Every file's entry (:data:`_ENTRY` and its path), in the order written."""
         self._index_end = 0
+        self._pending = bytearray()
+        """Entries not yet appended to the listing on the disk (:meth:`_flush_listing`)."""
         self._count = 0
         self._named: dict[str, tuple[str, int]] = {}
         """Path -> (SHA-256, bytes) of every file but the raw outputs, traces and diffs."""
         self._kept: dict[str, bytes] = {}
         self._folders: set[str] = set()
-        """The folders made so far (a study's tens of thousands of raw outputs share one)."""
+        """The folders made so far, inside the bundle (a study's tens of thousands of raw
+        outputs share one)."""
 
     def _made(self, path: str) -> str:
         """``path`` in the folder, its parent folder made. Joined as text: a path object
         interns every part of every path (a study's hundreds of thousands of file names)."""
-        out = os.path.join(self._root, path)
-        parent = os.path.dirname(out)
-        if parent not in self._folders:
-            os.makedirs(parent, exist_ok=True)
-            self._folders.add(parent)
-        return out
+        folder = path.rpartition("/")[0]
+        if folder not in self._folders:
+            os.makedirs(os.path.join(self._root, folder), exist_ok=True)
+            self._folders.add(folder)
+        return f"{self._root}/{path}"
 
-    def _write(self, path: str, chunks: Iterable[bytes]) -> None:
-        """Write ``path`` from ``chunks``, each hashed and deflated as it is written."""
+    def _open(self, path: str) -> int:
+        """A new file at ``path`` (its folder made), open to write: a file descriptor, not a
+        file object (a study's raw outputs are written each in one call, and a buffered file's
+        own steps, a stat and a buffer, cost more than that)."""
         if path in self._named:
             raise ValueError(f"bundle file {path} written twice")
         try:
-            handle = open(self._made(path), "xb")  # noqa: SIM115  # closed below
+            return os.open(self._made(path), _CREATE, 0o666)
         except FileExistsError:
             raise ValueError(f"bundle file {path} written twice") from None
-        sha = hashlib.sha256()
+
+    def _spool(self) -> IO[bytes]:
+        """The spool of the files written at the present depth."""
         if self._depth == len(self._spools):
             self._spools.append(tempfile.TemporaryFile(dir=self._where))  # noqa: SIM115
-        deflating = Deflating(self._spools[self._depth], ZIP_LEVEL, self._depth)
-        self._depth += 1
+        return self._spools[self._depth]
+
+    def _write(self, path: str, chunks: Iterable[bytes]) -> bytes:
+        """Write ``path`` from ``chunks``, each hashed and deflated as it is written; its
+        SHA-256 (the digest)."""
+        handle = self._open(path)
+        sha = hashlib.sha256()
         try:
-            with handle:
+            deflating = Deflating(self._spool(), ZIP_LEVEL, self._depth)
+            self._depth += 1
+            try:
                 for chunk in chunks:
-                    handle.write(chunk)
+                    _write_all(handle, chunk)
                     sha.update(chunk)
                     deflating.write(chunk)
+            finally:
+                self._depth -= 1
         finally:
-            self._depth -= 1
+            os.close(handle)
         member = deflating.close()
+        digest = sha.digest()
+        self._listed(path, digest, member)
+        return digest
+
+    def _write_whole(self, path: str, data: bytes) -> bytes:
+        """Write ``path`` from ``data`` at once (the bytes :meth:`_write` writes of it); its
+        SHA-256 (the digest)."""
+        handle = self._open(path)
+        try:
+            _write_all(handle, data)
+        finally:
+            os.close(handle)
+        member = zip_writing.deflated(self._spool(), data, ZIP_LEVEL, self._depth)
+        digest = hashlib.sha256(data).digest()
+        self._listed(path, digest, member)
+        return digest
+
+    def _listed(self, path: str, digest: bytes, member: Deflated) -> None:
+        """Add ``path``'s entry to the listing (gathered in memory a block at a time)."""
         name = path.encode("utf-8")
-        self._index.seek(self._index_end)
-        self._index.write(
-            _ENTRY.pack(
-                sha.digest(),
-                member.crc,
-                member.size,
-                member.compressed,
-                member.spool,
-                member.offset,
-                len(name),
-            )
+        pending = self._pending
+        pending += _ENTRY.pack(
+            digest,
+            member.crc,
+            member.size,
+            member.compressed,
+            member.spool,
+            member.offset,
+            len(name),
         )
-        self._index.write(name)
-        self._index_end += _ENTRY.size + len(name)
+        pending += name
+        if len(pending) >= BLOCK:
+            self._flush_listing()
         self._count += 1
         if not path.startswith(_RAW):
-            self._named[path] = (sha.hexdigest(), member.size)
+            self._named[path] = (digest.hex(), member.size)
+
+    def _flush_listing(self) -> None:
+        """Append the entries gathered in memory to the listing on the disk."""
+        if self._pending:
+            self._index.seek(self._index_end)
+            self._index.write(self._pending)
+            self._index_end += len(self._pending)
+            self._pending.clear()
+        self._index.flush()
 
     def __setitem__(self, path: str, data: bytes) -> None:
-        self._write(path, (data,))
+        self.put(path, data)
+
+    def put(self, path: str, data: bytes) -> str:
+        """Set ``path`` to ``data``; the SHA-256 (hex) of the bytes written, taken as they were
+        (a run's output is hashed once, for its line and for the manifest)."""
+        digest = self._write_whole(path, data)
         if len(data) <= KEEP and not path.startswith(_RAW):  # never the raw outputs
             self._kept[path] = data
+        return digest.hex()
 
     def write_lines(self, path: str, lines: Iterable[bytes]) -> None:
         """Write a file line by line (each line hashed as it is written): the file is never
@@ -181,7 +233,7 @@ class FolderFiles(MutableMapping[str, bytes]):
 
     def __iter__(self) -> Iterator[str]:
         """The paths written, in the order written."""
-        self._index.flush()
+        self._flush_listing()
         return (path for path, _entry in _entries(self._index, self._index_end))
 
     def __len__(self) -> int:
@@ -193,7 +245,7 @@ class FolderFiles(MutableMapping[str, bytes]):
     def _sorted(self) -> Iterator[Entry]:
         """Every file's entry in the zip's order (the manifest first, then by path), sorted
         :data:`RUN` entries at a time and merged from the disk."""
-        self._index.flush()
+        self._flush_listing()
         runs: list[IO[bytes]] = []
         batch: list[Entry] = []
         try:
@@ -232,6 +284,15 @@ class FolderFiles(MutableMapping[str, bytes]):
         for spool in self._spools:
             spool.close()
         self._index.close()
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    """Write every byte of ``data`` to the file descriptor ``handle``."""
+    written = os.write(handle, data)
+    if written < len(data):  # a write cut short (a signal): the rest, as a file object does
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(handle, view) :]
 
 
 def _batched(lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -299,6 +360,15 @@ def put_jsonl(files: MutableMapping[str, bytes], path: str, rows: Iterable[Any])
         files[path] = jsonl_bytes(rows)
 
 
+def put_file(files: MutableMapping[str, bytes], path: str, data: bytes) -> str:
+    """Set ``path`` in ``files`` to ``data``; the SHA-256 (hex) of the bytes, taken as they are
+    written into a bundle folder (once: not again for the line that names the file)."""
+    if isinstance(files, FolderFiles):
+        return files.put(path, data)
+    files[path] = data
+    return hashlib.sha256(data).hexdigest()
+
+
 def put_chunks(files: MutableMapping[str, bytes], path: str, chunks: Iterable[bytes]) -> None:
     """Set ``path`` in ``files`` to the bytes of ``chunks``, a chunk at a time into a bundle
     folder being written."""
@@ -354,4 +424,12 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
             files.close()
 
 
-__all__ = ["FolderFiles", "bundle_folder", "finish", "put_chunks", "put_jsonl", "zip_folder"]
+__all__ = [
+    "FolderFiles",
+    "bundle_folder",
+    "finish",
+    "put_chunks",
+    "put_file",
+    "put_jsonl",
+    "zip_folder",
+]

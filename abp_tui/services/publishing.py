@@ -47,7 +47,7 @@ from abp_tui.export.derive import STATUS, abp_verdict_document, judgments_csv, v
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
-from abp_tui.models import Model, Rubric, StudyDesign
+from abp_tui.models import Rubric, StudyDesign
 from abp_tui.runtime import collector_paused
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.published_records import (
@@ -206,11 +206,11 @@ def _collect(
     named = set(scores).union(*(v.runs for v in verdicts))
     published: set[str] = set()
 
-    def in_scope_runs() -> Iterator[bulk.StoredRun]:
-        for r in bulk.each_current_run(db, design.study_id):
-            if in_scope(scope, r.facts.task, r.facts.condition):
-                if r.facts.id in named:
-                    published.add(r.facts.id)
+    def in_scope_runs() -> Iterator[bulk.RunLine]:
+        for r in bulk.each_run_line(db, design.study_id):
+            if in_scope(scope, r.facts["task"], r.facts["condition"]):
+                if r.facts["id"] in named:
+                    published.add(r.facts["id"])
                 yield r
 
     # The runs are read a batch at a time and each written as it is read (its output, trace
@@ -220,10 +220,12 @@ def _collect(
     del scores
     # The design's records, each written as its row is read (by code, reviewer, revision).
     if design_pk is not None:
-        items = _digested(held, ITEM, bulk.each_item(db, design_pk))
-        judgments = _digested(held, JUDGMENT, bulk.each_judgment_revision(db, design_pk))
+        items = _digested(held, ITEM, bulk.each_item_line(db, design_pk))
+        judgments = _digested(held, JUDGMENT, bulk.each_judgment_line(db, design_pk))
         adjudications = _digested(
-            held, ADJUDICATION, bulk.each_adjudication_revision(db, design_pk)
+            held,
+            ADJUDICATION,
+            (a.model_dump(mode="json") for a in bulk.each_adjudication_revision(db, design_pk)),
         )
     else:
         items = judgments = adjudications = iter(())
@@ -252,13 +254,13 @@ def _collect(
     return Collected(files, design, held.value())
 
 
-def _digested(held: RecordsDigest, kind: str, records: Iterable[Model]) -> Iterator[bytes]:
-    """The lines of a JSON Lines file of ``records``, as :func:`jsonl_bytes` writes them, each
-    record that a verdict is decided from (a judgment only once submitted) added to ``held``
-    as its line is made."""
+def _digested(held: RecordsDigest, kind: str, records: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    """The lines of a JSON Lines file of ``records`` (each its record's JSON dump), as
+    :func:`jsonl_bytes` writes them, each record that a verdict is decided from (a judgment
+    only once submitted) added to ``held`` as its line is made."""
     for record in records:
-        line = canonical_json(record.model_dump(mode="json"))
-        if kind != JUDGMENT or getattr(record, "status", None) == "submitted":
+        line = canonical_json(record)
+        if kind != JUDGMENT or record.get("status") == "submitted":
             held.add(kind, line)
         yield (line + "\n").encode("utf-8")
 
@@ -319,10 +321,10 @@ def protocol_sources(
     files[rec.RUBRIC] = json_bytes(design.rubric)
 
     def published_tasks() -> Iterator[dict[str, Any]]:
-        for task, placeholder in bulk.each_task(db, design.study_id):
-            if scope.tasks == "all" or task.id in scope.tasks:
-                published = rec.PublishedTask(**task.model_dump(), placeholder=placeholder)
-                yield published.model_dump(mode="json")
+        # Each a PublishedTask's JSON dump: the task's with whether it is a placeholder.
+        for task in bulk.each_task_line(db, design.study_id):
+            if scope.tasks == "all" or task["id"] in scope.tasks:
+                yield task
 
     stream.put_chunks(files, rec.TASKS, json_list_chunks(published_tasks()))
     conditions = [
@@ -338,7 +340,7 @@ def protocol_sources(
 
 def _runs(
     db: sqlite_utils.Database,
-    runs: Iterable[bulk.StoredRun],
+    runs: Iterable[bulk.RunLine],
     files: MutableMapping[str, bytes],
 ) -> Iterator[dict[str, Any]]:
     """The lines of ``runs.jsonl``, one run at a time: each run's facts with the bundle's own
@@ -347,37 +349,32 @@ def _runs(
     without a stored diff has no ``diff`` key, so a bundle without diffs has the bytes it had
     before diffs were published.
 
-    A line is the facts' dump plus three fields rather than a PublishedRun's dump: building one
-    would copy every run's record twice more (a quarter of a second on 10,000 runs), and the
-    line is validated as a PublishedRun anyway when the export reads its files back.
+    A line is the facts' JSON dump plus the bundle's fields, each as its model's dump gives it
+    (:class:`~abp_tui.export.records.OutputRef`, ``TraceRef``, ``DiffRef``), rather than a
+    PublishedRun's dump: building one would copy every run's record twice more, and the line is
+    validated as a PublishedRun anyway when the export reads its files back. An output is
+    hashed once, as it is written.
     """
     for stored in runs:
-        facts = stored.facts
-        stem = file_stem(facts.id)
-        line = facts.model_dump(mode="json")
+        line = stored.facts
+        stem = file_stem(line["id"])
         line["output"] = line["trace"] = None
         if stored.output is not None:
             data = stored.output.encode("utf-8")
-            output = rec.OutputRef(
-                path=f"{rec.OUTPUTS_DIR}{stem}.txt",
-                sha256=sha256_bytes(data),
-                chars=len(stored.output),
-            )
-            files[output.path] = data
-            line["output"] = output.model_dump(mode="json")
+            path = f"{rec.OUTPUTS_DIR}{stem}.txt"
+            sha = stream.put_file(files, path, data)
+            line["output"] = {"path": path, "sha256": sha, "chars": len(stored.output)}
         events = bulk.trace_lines(db, stored.trace_pk) if stored.trace_pk is not None else None
         if events:
-            trace = rec.TraceRef(path=f"{rec.TRACES_DIR}{stem}.jsonl", events=len(events))
-            files[trace.path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
-            line["trace"] = trace.model_dump(mode="json")
-        sha = diff_sha256(stored.record)
-        diff = diff_bytes(db, [sha]).get(sha) if sha is not None else None
+            path = f"{rec.TRACES_DIR}{stem}.jsonl"
+            files[path] = "".join(e.rstrip("\n") + "\n" for e in events).encode("utf-8")
+            line["trace"] = {"path": path, "events": len(events)}
+        diff_sha = diff_sha256(stored.record)
+        diff = diff_bytes(db, [diff_sha]).get(diff_sha) if diff_sha is not None else None
         if diff is not None:
-            ref = rec.DiffRef(
-                path=f"{rec.DIFFS_DIR}{stem}.diff", sha256=sha256_bytes(diff), bytes=len(diff)
-            )
-            files[ref.path] = diff
-            line["diff"] = ref.model_dump(mode="json")
+            path = f"{rec.DIFFS_DIR}{stem}.diff"
+            sha = stream.put_file(files, path, diff)
+            line["diff"] = {"path": path, "sha256": sha, "bytes": len(diff)}
         line["record"] = stored.record
         yield line
 

@@ -224,7 +224,8 @@ def _final_votes(
     source. Only the votes are held, never the design's judgments."""
     fold = VoteFold(judging.superseded_runs(db, design_pk))
     sources: dict[str, int] = dict.fromkeys(SOURCES, 0)
-    for found in item_records(db, design_pk):
+    # Only what the rules read of each judgment (no justification, no validity answers).
+    for found in item_records(db, design_pk, figures=True):
         item = found.item
         if not item.is_pair:
             continue

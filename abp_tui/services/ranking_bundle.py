@@ -113,9 +113,22 @@ def _sorted_votes(
             "length_a": _length(float(v.length_a[k])),
             "length_b": _length(float(v.length_b[k])),
         }
-        into.add(json.dumps(row, sort_keys=True), canonical_json(row))
+        line = canonical_json(row)
+        into.add(sort_key(row, line), line)
         kept += 1
     return kept, len(v) - kept - development, development
+
+
+def sort_key(row: dict[str, Any], line: str) -> str:
+    """A key that sorts votes' lines as :func:`abp_tui.export.ranking.ranking_sources` sorts
+    them (by ``json.dumps(row, sort_keys=True)``), for ``row`` and its ``line`` (its canonical
+    JSON): that JSON without the spaces after separators, which every vote has at the same
+    places (the same keys), so that two keys first differ at the same character. A line of
+    printable ASCII alone is that key already (``json.dumps`` escapes the rest as ``\\u``):
+    no second text is made for most votes."""
+    if line.isascii() and "\x7f" not in line:
+        return line
+    return json.dumps(row, sort_keys=True, separators=(",", ":"))
 
 
 def _length(value: float) -> float | int | None:

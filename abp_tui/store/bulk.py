@@ -4,7 +4,10 @@ A bundle needs what the other store modules read one item or one run at a time (
 and adjudication revision of a design, outputs and trace lines of all current runs), so these
 queries read a whole study or design in one pass (a study's findings are
 :func:`abp_tui.store.judging.finding_revisions`). They return the shared
-records of :mod:`abp_tui.models.records`, runs named by id, which a bundle writes as they are.
+records of :mod:`abp_tui.models.records`, runs named by id, which a bundle writes as they are;
+the ``each_*_line`` readers give the same records (of a run, its facts) as their models' JSON
+dumps, made from the rows without a model each (what a bundle writes of a large study's tens of
+thousands of records).
 Nothing is written.
 """
 
@@ -30,19 +33,22 @@ from abp_tui.models import (
     Task,
 )
 from abp_tui.store.db import read_snapshot
-from abp_tui.store.item_rows import ITEM_SELECT, plan_item
+from abp_tui.store.item_rows import ITEM_SELECT, item_line, plan_item
 from abp_tui.store.judging import (
     ADJUDICATION_SELECT,
     JUDGMENT_SELECT,
     adjudication_revision,
     judgment_revision,
 )
+from abp_tui.store.judgment_lines import judgment_line
 from abp_tui.store.queries import (
     RUN_FACTS_SELECT,
     TASK_COLUMNS,
+    facts_json,
     facts_of,
     results_order,
     task_from_row,
+    task_line,
 )
 from abp_tui.store.run_order import natural_bytes, results_order_bytes
 
@@ -88,6 +94,12 @@ def each_task(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[Task, 
     """The tasks of :func:`tasks`, each made when it is reached (a large study's hundred
     thousand tasks are written out one at a time, never all held as records or rows): sorted
     by SQLite (:func:`_in_order`), read a batch at a time."""
+    for r in _task_rows(db, study_id):
+        yield task_from_row(r), bool(r[11])
+
+
+def _task_rows(db: sqlite_utils.Database, study_id: str) -> Iterator[Any]:
+    """The rows of :func:`each_task` (:data:`TASK_COLUMNS`, placeholder, key) in its order."""
     with read_snapshot(db):
         conn = db.conn
         keys = (
@@ -106,8 +118,20 @@ def each_task(db: sqlite_utils.Database, study_id: str) -> Iterator[tuple[Task, 
                 ).fetchall()
             }
             for pk in batch:
-                r = found.pop(pk)
-                yield task_from_row(r), bool(r[11])
+                yield found.pop(pk)
+
+
+def each_task_line(db: sqlite_utils.Database, study_id: str) -> Iterator[dict[str, Any]]:
+    """The tasks :func:`each_task` returns, in the same order and read the same way, each as
+    its JSON dump with whether it is a placeholder (``placeholder``): made from its row when
+    it is plainly a task's (:func:`abp_tui.store.queries.task_line`), else through its
+    model."""
+    for r in _task_rows(db, study_id):
+        line = task_line(r)
+        if line is None:
+            line = task_from_row(r).model_dump(mode="json")
+        line["placeholder"] = bool(r[11])
+        yield line
 
 
 def conditions(db: sqlite_utils.Database, study_id: str) -> list[Condition]:
@@ -161,6 +185,43 @@ def each_current_run(db: sqlite_utils.Database, study_id: str) -> Iterator[Store
 
 
 def _each_current_run(conn: sqlite3.Connection, study_id: str) -> Iterator[StoredRun]:
+    for r in _current_rows(conn, study_id):
+        record = json.loads(r[11])
+        record.pop("output", None)
+        metadata = record.get("metadata")
+        facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
+        yield StoredRun(facts, record, r[12], r[13])
+
+
+@dataclass(frozen=True, slots=True)
+class RunLine:
+    """A current run as a bundle writes it, without a model of it: its facts as their model's
+    JSON dump gives them (:func:`abp_tui.store.queries.facts_json`), its stored record, its
+    output."""
+
+    facts: dict[str, Any]
+    record: dict[str, Any]
+    """As :attr:`StoredRun.record`."""
+    output: str | None
+    trace_pk: int | None
+
+
+def each_run_line(db: sqlite_utils.Database, study_id: str) -> Iterator[RunLine]:
+    """The runs :func:`each_current_run` returns, in the same order and read the same way, each
+    as a :class:`RunLine`: the facts a bundle writes of each of a large study's runs, made
+    without a model of them (the same values)."""
+    with read_snapshot(db):
+        for r in _current_rows(db.conn, study_id):
+            record = json.loads(r[11])
+            record.pop("output", None)
+            metadata = record.get("metadata")
+            facts = facts_json(r, metadata if isinstance(metadata, dict) else {})
+            yield RunLine(facts, record, r[12], r[13])
+
+
+def _current_rows(conn: sqlite3.Connection, study_id: str) -> Iterator[Any]:
+    """The study's current runs' rows (:data:`RUN_FACTS_SELECT`, then the run's key, record,
+    output and trace key) in the order results list them, a batch at a time."""
     keys = (
         (results_order_bytes(str(c), str(t), int(trial), str(run)), pk)
         for pk, run, t, c, trial in conn.execute(
@@ -170,26 +231,18 @@ def _each_current_run(conn: sqlite3.Connection, study_id: str) -> Iterator[Store
             [study_id],
         )
     )
+    select = RUN_FACTS_SELECT.format(
+        more=", r.pk, r.document, b.text, r.trace_pk",
+        join=" LEFT JOIN blobs b ON b.sha256 = r.output_sha256",
+    )
     for batch in _in_order(conn, keys):
         marks = ", ".join("?" for _ in batch)
         found = {
             r[10]: r
-            for r in conn.execute(
-                RUN_FACTS_SELECT.format(
-                    more=", r.pk, r.document, b.text, r.trace_pk",
-                    join=" LEFT JOIN blobs b ON b.sha256 = r.output_sha256",
-                )
-                + f"AND r.pk IN ({marks})",
-                [study_id, *batch],
-            ).fetchall()
+            for r in conn.execute(f"{select}AND r.pk IN ({marks})", [study_id, *batch]).fetchall()
         }
         for pk in batch:
-            r = found.pop(pk)
-            record = json.loads(r[11])
-            record.pop("output", None)
-            metadata = record.get("metadata")
-            facts = facts_of(r, metadata if isinstance(metadata, dict) else {})
-            yield StoredRun(facts, record, r[12], r[13])
+            yield found.pop(pk)
 
 
 def _in_order(conn: sqlite3.Connection, keyed: Iterable[tuple[bytes, int]]) -> Iterator[list[int]]:
@@ -286,6 +339,31 @@ def each_judgment_revision(db: sqlite_utils.Database, design_pk: int) -> Iterato
         select + "WHERE i.design_pk = ? ORDER BY i.code, j.reviewer, j.revision", [design_pk]
     ):
         yield judgment_revision(r[4:], _item_run_ids(r))
+
+
+def each_judgment_line(db: sqlite_utils.Database, design_pk: int) -> Iterator[dict[str, Any]]:
+    """The revisions :func:`each_judgment_revision` returns, in the same order, each as its
+    record's JSON dump (``model_dump(mode="json")``): made from its row when its payload is
+    plainly a judgment's (:func:`abp_tui.store.judgment_lines.judgment_line`), else through its
+    record. A bundle writes a large study's tens of thousands of them."""
+    select = JUDGMENT_SELECT.replace("SELECT ", _ITEM_RUNS, 1) + _JOIN_RUNS
+    for r in db.execute(
+        select + "WHERE i.design_pk = ? ORDER BY i.code, j.reviewer, j.revision", [design_pk]
+    ):
+        row, run_ids = r[4:], _item_run_ids(r)
+        line = judgment_line(row, run_ids)
+        yield judgment_revision(row, run_ids).model_dump(mode="json") if line is None else line
+
+
+def each_item_line(db: sqlite_utils.Database, design_pk: int) -> Iterator[dict[str, Any]]:
+    """The items :func:`each_item` returns, in the same order, each as its record's JSON dump
+    (``model_dump(mode="json")``), made without a model of it (:func:`item_line`)."""
+    plan = ", ROW_NUMBER() OVER (ORDER BY i.pk) - 1"
+    for r in db.execute(
+        ITEM_SELECT.format(more=plan) + "WHERE i.design_pk = ? ORDER BY i.code, i.pk",
+        [design_pk],
+    ):
+        yield item_line(r, int(r[16]))
 
 
 def each_adjudication_revision(

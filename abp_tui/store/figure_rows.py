@@ -115,10 +115,13 @@ def walk_items(
         yield row, item, run_pks, tuple(own), latest
 
 
-def item_records(db: sqlite_utils.Database, design_pk: int) -> Iterator[ItemRecords]:
+def item_records(
+    db: sqlite_utils.Database, design_pk: int, figures: bool = False
+) -> Iterator[ItemRecords]:
     """A design's items in plan order, each with its submitted judgments and latest
-    adjudication; nothing of an item is held once the next is read."""
-    for row, item, run_pks, judgments, latest in walk_items(db, design_pk, _ITEMS):
+    adjudication; nothing of an item is held once the next is read. ``figures``: each
+    judgment only with what the figures read of it (as :func:`walk_items` converts it)."""
+    for row, item, run_pks, judgments, latest in walk_items(db, design_pk, _ITEMS, figures):
         yield ItemRecords(
             item=item,
             run_pks=run_pks,

@@ -89,4 +89,20 @@ def plan_item(r: Sequence[Any], index: int, name: Callable[[str], str] = same) -
     )
 
 
-__all__ = ["ITEM_SELECT", "StoredItem", "item_row", "plan_item"]
+def item_line(r: Sequence[Any], index: int) -> dict[str, Any]:
+    """The item :func:`plan_item` makes of a row, as its record's JSON dump
+    (``model_dump(mode="json")``) gives it, without a model of it (the same values)."""
+    single = r[13] is None
+    return {
+        "code": r[3],
+        "index": index,
+        "kind": r[4],
+        "task": r[6],
+        "trial": int(r[7]),
+        "runs": [r[11]] if single else [r[11], r[14]],
+        "conditions": [r[12]] if single else [r[12], r[15]],
+        "base_flip": bool(r[8]),
+    }
+
+
+__all__ = ["ITEM_SELECT", "StoredItem", "item_line", "item_row", "plan_item"]

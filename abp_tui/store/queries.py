@@ -68,6 +68,37 @@ def task_from_row(r: Sequence[Any]) -> Task:
     )
 
 
+_TASK_TEXTS: Final = (0, 1, 2, 3, 4, 5, 7, 8)
+"""The columns of :data:`TASK_COLUMNS` a task holds as text."""
+
+
+def task_line(r: Sequence[Any]) -> dict[str, Any] | None:
+    """The task :func:`task_from_row` makes of a row, as its JSON dump
+    (``model_dump(mode="json")``) gives it, without a model of it; None when the row is not
+    plainly a task's (a value the model would refuse or convert: the caller then makes it).
+    A bundle writes a large study's hundred thousand tasks."""
+    if not all(type(r[k]) is str for k in _TASK_TEXTS) or not r[0]:
+        return None
+    criteria, metadata = json.loads(r[6]), json.loads(r[10])
+    if type(criteria) is not list or not all(type(c) is str for c in criteria):
+        return None
+    if type(metadata) is not dict:
+        return None
+    return {
+        "id": r[0],
+        "title": r[1],
+        "prompt": r[2],
+        "base_instruction": r[3],
+        "evidence": r[4],
+        "expected_behaviour": r[5],
+        "fatal_criteria": criteria,
+        "risk_type": r[7],
+        "version": r[8],
+        "synthetic": bool(r[9]),
+        "metadata": metadata,
+    }
+
+
 def list_studies(db: sqlite_utils.Database) -> list[StudyCounts]:
     """Every study with its counts (the SQL is ``overview.studies``, which status reads too)."""
     return overview.studies(db.conn)
@@ -253,6 +284,25 @@ def facts_of(
         cost_usd=None if row[9] is None else float(row[9]),
         diff_bytes=diff_bytes(metadata),
     )
+
+
+def facts_json(row: Sequence[Any], metadata: dict[str, object]) -> dict[str, Any]:
+    """The facts :func:`facts_of` makes of a row, as their model's JSON dump
+    (``model_dump(mode="json")``) gives them, without a model of them: what a bundle writes of
+    each of a large study's runs (the same values, so the same bytes)."""
+    return {
+        "id": row[0],
+        "task": row[1],
+        "condition": row[2],
+        "trial": int(row[3]),
+        "origin_status": None if row[4] is None else ResultState(row[4]).value,
+        "automated_outcome": row[5],
+        "excluded_reason": row[6],
+        "total_tokens": None if row[7] is None else int(row[7]),
+        "wall_clock_ms": None if row[8] is None else float(row[8]),
+        "cost_usd": None if row[9] is None else float(row[9]),
+        "diff_bytes": diff_bytes(metadata),
+    }
 
 
 def run_facts(
