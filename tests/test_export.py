@@ -475,15 +475,15 @@ def test_a_failure_mid_export_leaves_nothing(
     assert (_files(good.folder), good.zip_path.read_bytes()) == kept
     assert db.execute("SELECT COUNT(*) FROM audit_log").fetchone()[0] == audit_rows
 
-    written = bundle_writing.FolderFiles.__setitem__
+    written = bundle_writing.FolderFiles.put
 
-    def broken_folder(files: bundle_writing.FolderFiles, path: str, data: bytes) -> None:
-        if len(files) == 20:  # the folder half written
+    def broken_folder(files: bundle_writing.FolderFiles, path: str, data: bytes) -> str:
+        if len(files) == 20:  # the folder half written (raw outputs and tables alike)
             raise RuntimeError("disk unplugged")
-        written(files, path, data)
+        return written(files, path, data)
 
     monkeypatch.setattr(bundle_writing, "zip_folder", real)
-    monkeypatch.setattr(bundle_writing.FolderFiles, "__setitem__", broken_folder)
+    monkeypatch.setattr(bundle_writing.FolderFiles, "put", broken_folder)
     with pytest.raises(RuntimeError):
         export_bundle(db, pk, out / "other")
     assert sorted(p.name for p in out.iterdir()) == ["kept", "kept.zip"]
