@@ -41,7 +41,10 @@ from typing import Any, Final
 
 from abp_tui.errors import AbpError
 
-DEFAULT_SIZES: Final = (2_000, 20_000)
+DEFAULT_SIZES: Final = (2_000, 20_000, 40_000)
+"""The issue's first two sizes, and a third for the slope: measured between the two largest,
+past what a command holds at any size (the import's staging budget fills by about 20,000
+items, so a slope from 2,000 to 20,000 reads that filling as growth)."""
 STEPS: Final = ("import", "study_create", "agreement", "results", "ranking", "export", "verify")
 FIGURES: Final = ("agreement", "results", "ranking")
 REVIEWERS: Final = ("ann", "bo", "cy")

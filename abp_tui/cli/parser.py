@@ -491,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N[,N...]",
         help="items (agreement, judges: one number, default 10,000; workstation: the study "
         "sizes measured beside a 2,000-item one, default 20,000; scale: the sizes, default "
-        "2000,20000)",
+        "2000,20000,40000)",
     )
     p.add_argument(
         "--table",
