@@ -1,0 +1,197 @@
+"""A bundle's judgment, item and run lines are read lean: the same records, less held a pair.
+
+What was found (issue #31): ``export bundle`` (reading back what it wrote) and ``verify`` held,
+for each judgment of a preference alone, a decision of its own (a model, a dict of its values
+and a copy of its justification), although a study's hundred thousand such decisions are a
+handful: the same few preferences and stock justifications; each item its own tuple of its
+two conditions; and each run's line was read by pydantic into a model and the models of its
+files' references, only to be written again as JSON text and deflated. ``verify`` then made
+every planned run's commitment record again from what was held (its record inflated and
+parsed, its facts dumped) to hash it. Now every judgment deciding alike holds one decision,
+every item of two conditions one tuple of them, a plain run line is held straight from the
+JSON object ``json``'s scanner reads (each field checked once; any other line is read by
+pydantic, and refused as before naming the line and field), and its commitment hash is made
+as it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abp_tui.export import records as rec
+from abp_tui.export.bundle_analysis import parse
+from abp_tui.export.bundle_reading import read_bundle
+from abp_tui.export.errors import BundleMismatch
+from abp_tui.models import Item, JudgmentRevision
+from abp_tui.models.base import shared_fields
+from abp_tui.services.publishing import export_bundle
+from abp_tui.services.results_report import unblind
+from tests.factories import copy_db, judged_pairs
+
+
+def _exported(root: Path, template: Path, pairs: int) -> Path:
+    """A PandaLM-shaped study of ``pairs`` pairs judged by two reviewers each (a preference
+    apiece, one stock justification), unblinded and exported: the bundle's folder."""
+    db = copy_db(template, root / f"judged{pairs}.db")
+    try:
+        pk = judged_pairs(db, root, pairs)
+        unblind(db, "panda", "lead")
+        export_bundle(db, pk, root / f"bundle{pairs}")
+    finally:
+        db.close()
+    return root / f"bundle{pairs}"
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory: pytest.TempPathFactory, empty_db_template: Path) -> dict[int, Path]:
+    root = tmp_path_factory.mktemp("parsed")
+    return {pairs: _exported(root, empty_db_template, pairs) for pairs in (60, 360)}
+
+
+def _parsed(bundle: Path) -> int:
+    """Bytes a bundle's records hold once parsed (its files read beforehand)."""
+    files = read_bundle(bundle)
+    tracemalloc.start()
+    try:
+        inputs = parse(files)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(inputs.judgments) == 2 * len(inputs.items) == len(inputs.runs)
+    return now
+
+
+PARSED_PER_PAIR = 3_200
+"""Bytes a judged pair (two runs, two reviewers' judgments, its item and task) may add to the
+parsed records: before, about 3,330 (each judgment's decision a model, a dict and a copy of its
+justification of its own, each item a tuple of its conditions); now about 3,030."""
+
+
+def test_parsed_records_grow_by_little_a_pair(bundles: dict[int, Path]) -> None:
+    _parsed(bundles[60])  # what a first call builds once (validators, imports)
+    grown = (_parsed(bundles[360]) - _parsed(bundles[60])) / 300
+    assert grown < PARSED_PER_PAIR, f"{grown:.0f} bytes a judged pair"
+
+
+def test_judgments_deciding_alike_hold_one_decision(bundles: dict[int, Path]) -> None:
+    inputs = parse(read_bundle(bundles[360]))
+    decided = {(j.judgment.preference, j.judgment.justification) for j in inputs.judgments}
+    assert len(decided) == 3  # the three choices drawn, one justification
+    assert len({id(j.judgment) for j in inputs.judgments}) == len(decided)
+
+
+def _lines(bundle: Path, path: str) -> list[bytes]:
+    return (bundle / path).read_bytes().splitlines()
+
+
+def test_plain_lines_are_the_records_pydantic_reads(bundles: dict[int, Path]) -> None:
+    bundle = bundles[60]
+    files = read_bundle(bundle)
+    inputs = parse(files)
+    judgments = [
+        shared_fields(JudgmentRevision.model_validate_json(line))
+        for line in _lines(bundle, rec.JUDGMENTS)
+    ]
+    assert inputs.judgments == judgments
+    assert [j.model_dump_json() for j in inputs.judgments] == [
+        j.model_dump_json() for j in judgments
+    ]
+    items = [Item.model_validate_json(line) for line in _lines(bundle, rec.ITEMS)]
+    assert inputs.items == items
+    holder = rec.RunHolder()
+    runs = [
+        holder.careful(shared_fields(rec.PublishedRun.model_validate_json(line)))
+        for line in _lines(bundle, rec.RUNS)
+    ]
+    assert inputs.runs == runs
+    for found, read in zip(inputs.runs, runs, strict=True):
+        assert found.record == read.record and found.located() == read.located()
+        assert found.record_deflated == read.record_deflated
+
+
+def _run_line() -> dict[str, Any]:
+    return {
+        "automated_outcome": None,
+        "condition": "c",
+        "cost_usd": None,
+        "diff_bytes": None,
+        "excluded_reason": None,
+        "id": "r/1",
+        "origin_status": "MODEL_PASS",
+        "output": {"chars": 2, "path": "runs/outputs/r.txt", "sha256": "ab"},
+        "record": {"model": "m", "metadata": {"position": 2}, "score": 1.5},
+        "task": "t",
+        "total_tokens": 7,
+        "trace": {"events": 3, "path": "runs/traces/r.jsonl"},
+        "trial": 1,
+        "wall_clock_ms": 12,
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "plain"),
+    [
+        ({}, True),
+        ({"diff": {"bytes": 5, "path": "runs/diffs/r.diff", "sha256": "cd"}}, True),
+        ({"diff": None, "output": None, "trace": None, "origin_status": None}, True),
+        ({"cost_usd": 0.5, "wall_clock_ms": None}, True),
+        ({"trial": "1"}, False),  # pydantic's lax reading: left to it
+        ({"trial": True}, False),
+        ({"origin_status": "PASSED"}, False),
+        ({"extra": 1}, False),
+        ({"output": {"chars": 2, "path": "p"}}, False),
+        ({"trace": {"events": 3.0, "path": "p"}}, False),
+        ({"record": []}, False),
+    ],
+)
+def test_a_run_line_is_held_plainly_only_when_plainly_one(
+    change: dict[str, Any], plain: bool
+) -> None:
+    data = {**_run_line(), **change}
+    line = json.dumps(data, separators=(",", ":")).encode()
+    hashed = rec.RunHolder(hashed=True)
+    found = hashed.plain(line)
+    assert (found is not None) == plain
+    if found is None:
+        return
+    holder = rec.RunHolder(hashed=True)
+    read = holder.careful(shared_fields(rec.PublishedRun.model_validate_json(line)))
+    assert found == read and found.model_dump_json() == read.model_dump_json()
+    assert found.record == read.record == data["record"]
+    assert found.located() == read.located()
+    assert found.record_deflated == read.record_deflated
+    assert hashed.digests == holder.digests and len(hashed.digests or b"") == 32
+
+
+def test_a_line_with_an_escape_or_a_tail_is_not_plain() -> None:
+    assert rec.plain_object(b'{"a": 1}') == {"a": 1}
+    assert rec.plain_object(b'{"a": 1} \r') == {"a": 1}
+    assert rec.plain_object(b'{"a": 1} x') is None
+    assert rec.plain_object(b'{"a": "\\u0041"}') is None
+    assert rec.plain_object(b'{"a": NaN}') is None
+    assert rec.plain_object(b" {}") is None
+    assert rec.plain_object(b"[1]") is None
+    assert rec.plain_object(b'{"a": "\xff"}') is None
+
+
+def test_a_line_not_plainly_a_record_is_refused_as_before(bundles: dict[int, Path]) -> None:
+    files = dict(read_bundle(bundles[60]))
+    lines = files[rec.JUDGMENTS].splitlines()
+    lines[2] = lines[2].replace(b'"reason":""', b'"reason":"","extra":1')
+    files[rec.JUDGMENTS] = b"\n".join(lines) + b"\n"
+    with pytest.raises(BundleMismatch) as refused:
+        parse(files)
+    assert str(refused.value) == (
+        "judging/judgments.jsonl: line 3: extra: Extra inputs are not permitted"
+    )
+    files = dict(read_bundle(bundles[60]))
+    lines = files[rec.ITEMS].splitlines()
+    lines[0] = lines[0].replace(b'"trial":1', b'"trial":"one"')
+    files[rec.ITEMS] = b"\n".join(lines) + b"\n"
+    with pytest.raises(BundleMismatch, match=r"^judging/items\.jsonl: line 1: trial: "):
+        parse(files)
