@@ -195,3 +195,15 @@ def test_a_line_not_plainly_a_record_is_refused_as_before(bundles: dict[int, Pat
     files[rec.ITEMS] = b"\n".join(lines) + b"\n"
     with pytest.raises(BundleMismatch, match=r"^judging/items\.jsonl: line 1: trial: "):
         parse(files)
+
+
+def test_a_run_has_an_output_when_its_line_names_one() -> None:
+    holder = rec.RunHolder()
+    for output in (None, {"chars": 2, "path": "runs/outputs/r.txt", "sha256": "ab"}):
+        line = json.dumps({**_run_line(), "output": output}).encode()
+        for held in (
+            holder.plain(line),
+            holder.careful(rec.PublishedRun.model_validate_json(line)),
+        ):
+            assert held is not None
+            assert held.has_output == (output is not None) == (held.output is not None)

@@ -262,10 +262,8 @@ def _items(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[Item
     return out
 
 
-_DECISIONS_SHARED: Final = 1_000
-"""Decisions of a preference alone held once a read, at most (a study's few stock ones)."""
-_SHARED_LONGEST: Final = 200
-"""A longer justification is its judgment's own (written for it, not shared)."""
+_DECISIONS_SHARED: Final = 1_000  # decisions held once a read, at most (a few stock ones)
+_SHARED_LONGEST: Final = 200  # a longer justification is its judgment's own (not shared)
 
 
 def _judgments(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[JudgmentRevision]:
@@ -561,13 +559,15 @@ class RunVerdicts(Sequence[RunVerdict]):
                 for run in j.judgment.responses:
                     judged[run].append(j)
         self._judged = {run: tuple(js) for run, js in judged.items()}
-        """Run id -> the latest submitted judgments with a response of it, in the order the
-        reviews list them."""
+        """Run id -> the latest submitted judgments with a response of it, in review order."""
         preferred: dict[str, list[ItemPreference]] = defaultdict(list)
         for p in decisions.preferences:
             for run in p.runs:
                 preferred[run].append(p)
-        self._preferred = {run: tuple(ps) for run, ps in preferred.items()}
+        alike: dict[tuple[int, ...], tuple[ItemPreference, ...]] = {}  # a pair's runs: one
+        self._preferred = {
+            r: alike.setdefault(tuple(map(id, ps)), tuple(ps)) for r, ps in preferred.items()
+        }
 
     def __len__(self) -> int:
         return len(self._outcomes)

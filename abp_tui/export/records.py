@@ -240,8 +240,9 @@ class HeldRun(RunFacts):
 
     @property
     def has_output(self) -> bool:
-        """Whether the record carried an output (:attr:`output` without its model)."""
-        return self._files().get("output") is not None
+        """Whether the record carried an output (:attr:`output` without its model or its
+        references parsed: their text, made by :meth:`held`, names the output first)."""
+        return not _inflated(self.files_deflated, self.files_dictionary).startswith(_NO_OUTPUT)
 
     @property
     def trace(self) -> TraceRef | None:
@@ -516,6 +517,9 @@ def _record_text(record: dict[str, Any]) -> str:
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
     return "".join(_ENCODE(record, 0))
 
+
+_NO_OUTPUT: Final = b'{"output":null'
+"""How the text of the file references of a run without an output begins."""
 
 _WINDOW: Final = 1 << 15
 """Deflate looks back this many bytes: the most of a dictionary it uses."""
