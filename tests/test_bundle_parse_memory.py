@@ -16,6 +16,7 @@ as it is read.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tracemalloc
 from pathlib import Path
@@ -23,9 +24,11 @@ from typing import Any
 
 import pytest
 
+from abp_tui.export import bundle
 from abp_tui.export import records as rec
-from abp_tui.export.bundle_analysis import parse
+from abp_tui.export.bundle_analysis import Analysis, Inputs, parse
 from abp_tui.export.bundle_reading import read_bundle
+from abp_tui.export.claims import check_commitment
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Item, JudgmentRevision
 from abp_tui.models.base import shared_fields
@@ -207,3 +210,36 @@ def test_a_run_has_an_output_when_its_line_names_one() -> None:
         ):
             assert held is not None
             assert held.has_output == (output is not None) == (held.output is not None)
+
+
+def test_verify_hashes_each_run_as_read_and_lets_go_of_the_hashes_once_checked(
+    bundles: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[Inputs] = []
+    analysed: list[Inputs] = []
+    ours_analyse = bundle.analyse_or_refuse
+
+    def read(files: Any, **options: Any) -> Inputs:
+        parsed.append(parse(files, **options))
+        return parsed[-1]
+
+    def seen(inputs: Inputs) -> Analysis:
+        analysed.append(inputs)
+        return ours_analyse(inputs)
+
+    monkeypatch.setattr("abp_tui.export.bundle.parse", read)
+    monkeypatch.setattr(bundle, "analyse_or_refuse", seen)
+    report = bundle.verify(bundles[60])
+    assert report.records_bound
+    (inputs,) = parsed
+    assert len(inputs.run_digests) == 32 * len(inputs.runs) > 0
+    assert analysed[0].run_digests == b""
+    # The hashes made as the lines were read are the ones made again from the runs held.
+    files = read_bundle(bundles[60])
+    again = parse(files)
+    assert again.run_digests == b""
+    assert check_commitment(files, inputs.design, inputs)
+    assert check_commitment(files, again.design, again)
+    wrong = dataclasses.replace(inputs, run_digests=bytes(len(inputs.run_digests)))
+    with pytest.raises(BundleMismatch, match=r"^runs/runs\.jsonl: the runs the design plans"):
+        check_commitment(files, wrong.design, wrong)

@@ -190,14 +190,14 @@ def committed_checked(inputs: Inputs) -> Inputs:
     """``inputs`` once :func:`check_commitment` passed on them: the design's document without
     the content hash of every task its commitment lists, and no task hashes of the bundle's own
     (nothing after the check reads either; a large study's design lists a hash for each of its
-    tens of thousands of tasks, twice held). The design's name, version, seed and hash, which
-    the results and the report state, are the design's."""
+    tens of thousands of tasks, twice held), nor each run's commitment hash. The design's name,
+    version, seed and hash, which the results and the report state, are the design's."""
     found = inputs.design.document.get(COMMITMENT_KEY)
     if not isinstance(found, dict) or not found.get("tasks"):
-        return dataclasses.replace(inputs, task_sha256={})
+        return dataclasses.replace(inputs, task_sha256={}, run_digests=b"")
     document = {**inputs.design.document, COMMITMENT_KEY: {**found, "tasks": {}}}
     design = inputs.design.model_copy(update={"document": document})
-    return dataclasses.replace(inputs, design=design, task_sha256={})
+    return dataclasses.replace(inputs, design=design, task_sha256={}, run_digests=b"")
 
 
 def _check_records(
