@@ -1,17 +1,13 @@
-"""A bundle's judgment, item and run lines are read lean: the same records, less held a pair.
+"""A bundle's judgment and item records are held leaner, and verify hashes each run once.
 
 What was found (issue #31): ``export bundle`` (reading back what it wrote) and ``verify`` held,
 for each judgment of a preference alone, a decision of its own (a model, a dict of its values
 and a copy of its justification), although a study's hundred thousand such decisions are a
-handful: the same few preferences and stock justifications; each item its own tuple of its
-two conditions; and each run's line was read by pydantic into a model and the models of its
-files' references, only to be written again as JSON text and deflated. ``verify`` then made
-every planned run's commitment record again from what was held (its record inflated and
-parsed, its facts dumped) to hash it. Now every judgment deciding alike holds one decision,
-every item of two conditions one tuple of them, a plain run line is held straight from the
-JSON object ``json``'s scanner reads (each field checked once; any other line is read by
-pydantic, and refused as before naming the line and field), and its commitment hash is made
-as it is read.
+handful: the same few preferences and stock justifications; and each item its own tuple of its
+two conditions. ``verify`` then made every planned run's commitment record again from what was
+held (its record inflated and parsed, its facts dumped) to hash it. Now every judgment deciding
+alike holds one decision, every item of the same conditions one tuple of them, and ``verify``
+hashes each run's commitment record as the run is read, letting go of the hashes once checked.
 """
 
 from __future__ import annotations
@@ -92,7 +88,7 @@ def _lines(bundle: Path, path: str) -> list[bytes]:
     return (bundle / path).read_bytes().splitlines()
 
 
-def test_plain_lines_are_the_records_pydantic_reads(bundles: dict[int, Path]) -> None:
+def test_parsed_records_are_the_ones_pydantic_reads(bundles: dict[int, Path]) -> None:
     bundle = bundles[60]
     files = read_bundle(bundle)
     inputs = parse(files)
@@ -117,72 +113,7 @@ def test_plain_lines_are_the_records_pydantic_reads(bundles: dict[int, Path]) ->
         assert found.record_deflated == read.record_deflated
 
 
-def _run_line() -> dict[str, Any]:
-    return {
-        "automated_outcome": None,
-        "condition": "c",
-        "cost_usd": None,
-        "diff_bytes": None,
-        "excluded_reason": None,
-        "id": "r/1",
-        "origin_status": "MODEL_PASS",
-        "output": {"chars": 2, "path": "runs/outputs/r.txt", "sha256": "ab"},
-        "record": {"model": "m", "metadata": {"position": 2}, "score": 1.5},
-        "task": "t",
-        "total_tokens": 7,
-        "trace": {"events": 3, "path": "runs/traces/r.jsonl"},
-        "trial": 1,
-        "wall_clock_ms": 12,
-    }
-
-
-@pytest.mark.parametrize(
-    ("change", "plain"),
-    [
-        ({}, True),
-        ({"diff": {"bytes": 5, "path": "runs/diffs/r.diff", "sha256": "cd"}}, True),
-        ({"diff": None, "output": None, "trace": None, "origin_status": None}, True),
-        ({"cost_usd": 0.5, "wall_clock_ms": None}, True),
-        ({"trial": "1"}, False),  # pydantic's lax reading: left to it
-        ({"trial": True}, False),
-        ({"origin_status": "PASSED"}, False),
-        ({"extra": 1}, False),
-        ({"output": {"chars": 2, "path": "p"}}, False),
-        ({"trace": {"events": 3.0, "path": "p"}}, False),
-        ({"record": []}, False),
-    ],
-)
-def test_a_run_line_is_held_plainly_only_when_plainly_one(
-    change: dict[str, Any], plain: bool
-) -> None:
-    data = {**_run_line(), **change}
-    line = json.dumps(data, separators=(",", ":")).encode()
-    hashed = rec.RunHolder(hashed=True)
-    found = hashed.plain(line)
-    assert (found is not None) == plain
-    if found is None:
-        return
-    holder = rec.RunHolder(hashed=True)
-    read = holder.careful(shared_fields(rec.PublishedRun.model_validate_json(line)))
-    assert found == read and found.model_dump_json() == read.model_dump_json()
-    assert found.record == read.record == data["record"]
-    assert found.located() == read.located()
-    assert found.record_deflated == read.record_deflated
-    assert hashed.digests == holder.digests and len(hashed.digests or b"") == 32
-
-
-def test_a_line_with_an_escape_or_a_tail_is_not_plain() -> None:
-    assert rec.plain_object(b'{"a": 1}') == {"a": 1}
-    assert rec.plain_object(b'{"a": 1} \r') == {"a": 1}
-    assert rec.plain_object(b'{"a": 1} x') is None
-    assert rec.plain_object(b'{"a": "\\u0041"}') is None
-    assert rec.plain_object(b'{"a": NaN}') is None
-    assert rec.plain_object(b" {}") is None
-    assert rec.plain_object(b"[1]") is None
-    assert rec.plain_object(b'{"a": "\xff"}') is None
-
-
-def test_a_line_not_plainly_a_record_is_refused_as_before(bundles: dict[int, Path]) -> None:
+def test_a_record_line_is_refused_as_before(bundles: dict[int, Path]) -> None:
     files = dict(read_bundle(bundles[60]))
     lines = files[rec.JUDGMENTS].splitlines()
     lines[2] = lines[2].replace(b'"reason":""', b'"reason":"","extra":1')
@@ -200,16 +131,15 @@ def test_a_line_not_plainly_a_record_is_refused_as_before(bundles: dict[int, Pat
         parse(files)
 
 
-def test_a_run_has_an_output_when_its_line_names_one() -> None:
+def test_a_run_has_an_output_when_its_line_names_one(bundles: dict[int, Path]) -> None:
+    inputs = parse(read_bundle(bundles[60]))
+    lines = _lines(bundles[60], rec.RUNS)
+    assert inputs.runs and all(r.has_output for r in inputs.runs)
     holder = rec.RunHolder()
-    for output in (None, {"chars": 2, "path": "runs/outputs/r.txt", "sha256": "ab"}):
-        line = json.dumps({**_run_line(), "output": output}).encode()
-        for held in (
-            holder.plain(line),
-            holder.careful(rec.PublishedRun.model_validate_json(line)),
-        ):
-            assert held is not None
-            assert held.has_output == (output is not None) == (held.output is not None)
+    for output in (None, json.loads(lines[0])["output"]):
+        line = json.dumps({**json.loads(lines[0]), "output": output}).encode()
+        held = holder.careful(rec.PublishedRun.model_validate_json(line))
+        assert held.has_output == (output is not None) == (held.output is not None)
 
 
 def test_verify_hashes_each_run_as_read_and_lets_go_of_the_hashes_once_checked(

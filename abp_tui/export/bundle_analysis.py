@@ -79,7 +79,6 @@ NOTES: Final = (
 )
 
 M = TypeVar("M", bound=BaseModel)
-T = TypeVar("T")
 
 
 # -- parsing ---------------------------------------------------------------------------------------
@@ -109,27 +108,12 @@ def _jsonl(files: Mapping[str, bytes], path: str, model: type[M]) -> list[M]:
 
 def _jsonl_each(files: Mapping[str, bytes], path: str, model: type[M]) -> Iterator[M]:
     """The records of :func:`_jsonl`, one at a time."""
-    return _jsonl_made(files, path, model, lambda _line: None, lambda record: record)
-
-
-def _jsonl_made(
-    files: Mapping[str, bytes],
-    path: str,
-    model: type[M],
-    plain: Callable[[bytes], T | None],
-    careful: Callable[[M], T],
-) -> Iterator[T]:
-    """What is made of each record of :func:`_jsonl`, one at a time: of a line ``plain``
-    makes it of (its fields checked at once, :meth:`abp_tui.export.records.RunHolder.plain`),
-    that; of any other, ``careful`` of its record validated by pydantic (refused naming the
-    line and the field)."""
     if path not in files:
         raise BundleMismatch(path, "missing from the bundle")
     for number, line in enumerate(file_lines(files, path), 1):
         if not line.strip() or (len(line) <= 12 and not line.decode("utf-8", "replace").strip()):
             continue  # a blank line, as str.strip sees it
-        made = plain(line)
-        yield careful(_careful(path, model, number, line)) if made is None else made
+        yield _careful(path, model, number, line)
 
 
 def _careful(path: str, model: type[M], number: int, line: bytes) -> M:
@@ -207,7 +191,7 @@ def parse(files: Mapping[str, bytes], hashed: bool = False) -> Inputs:
     tasks = _tasks(tasks_raw, share)
     del tasks_raw  # let go of the file's objects before the runs and judgments are read
     holder = rec.RunHolder(share, hashed)
-    runs = list(_jsonl_made(files, rec.RUNS, rec.PublishedRun, holder.plain, holder.careful))
+    runs = [holder.careful(run) for run in _jsonl_each(files, rec.RUNS, rec.PublishedRun)]
     items = _items(files, share)
     inputs = Inputs(
         study=_model(Study, _json(files, rec.STUDY), rec.STUDY),

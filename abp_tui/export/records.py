@@ -28,7 +28,7 @@ from typing import Any, Final
 from pydantic import Field
 
 from abp_tui.analysis.commitment import run_record
-from abp_tui.models import Model, ResultState, RunFacts, Task
+from abp_tui.models import Model, RunFacts, Task
 from abp_tui.models.base import same, trusted
 from abp_tui.text.canonical import canonical_json
 
@@ -321,9 +321,9 @@ def held_runs(runs: Iterable[PublishedRun], share: Callable[[str], str] = same) 
 
 
 class RunHolder:
-    """Holds runs as :func:`held_runs` holds them, one at a time, from their models
-    (:meth:`careful`) or from plain lines of ``runs.jsonl`` (:meth:`plain`): every record and
-    file references deflated against the first run's."""
+    """Holds runs as :func:`held_runs` holds them, one at a time (:meth:`careful`): every
+    record and file references deflated against the first run's; with ``hashed``, each run's
+    commitment hash made as it is held (:attr:`digests`)."""
 
     def __init__(self, share: Callable[[str], str] = same, hashed: bool = False) -> None:
         self._share = share
@@ -342,21 +342,6 @@ class RunHolder:
             self._hash(facts, run.record, None if output is None else output.sha256)
         return self._shared(HeldRun.held(run, self._dictionaries))
 
-    def plain(self, line: bytes) -> HeldRun | None:
-        """The run of ``line`` as held when the line is a plain one (:func:`plain_held_run`);
-        None: read it the careful way."""
-        data = plain_object(line)
-        found = None if data is None else plain_held_run(data, self._dictionaries)
-        if data is None or found is None:
-            return None
-        if self.digests is not None:
-            facts = {name: found.__dict__[name] for name in _FACT_TYPES}
-            if facts["origin_status"] is not None:
-                facts["origin_status"] = data["origin_status"]  # its value, as JSON gives it
-            output = data["output"]
-            self._hash(facts, data["record"], None if output is None else output["sha256"])
-        return self._shared(found)
-
     def _hash(self, facts: dict[str, Any], record: Any, output_sha256: str | None) -> None:
         assert self.digests is not None
         made = run_record({**facts, "record": record}, output_sha256)
@@ -372,84 +357,6 @@ class RunHolder:
 
 
 _RUN_FACTS: Final[set[str]] = set(RunFacts.model_fields)
-_FACT_TYPES: Final = {
-    "id": (str,),
-    "task": (str,),
-    "condition": (str,),
-    "trial": (int,),
-    "origin_status": (str, type(None)),
-    "automated_outcome": (str, type(None)),
-    "excluded_reason": (str, type(None)),
-    "total_tokens": (int, type(None)),
-    "wall_clock_ms": (float, int, type(None)),
-    "cost_usd": (float, int, type(None)),
-    "diff_bytes": (float, int, type(None)),
-}
-"""What each of a run's facts may be in a plain line (:func:`plain_held_run`), by type: a
-whole number for a float field is made a float, as pydantic makes it."""
-_FILE_FIELDS: Final = {"output": ("path", "sha256", "chars"), "trace": ("path", "events")}
-_DIFF_FIELDS: Final = ("path", "sha256", "bytes")
-_LINE_FIELDS: Final = frozenset((*_FACT_TYPES, *_FILE_FIELDS, "record"))
-_DIFFED_LINE_FIELDS: Final = _LINE_FIELDS | {"diff"}
-_STATES: Final = {s.value: s for s in ResultState}
-_EXACT_FLOAT: Final = 1 << 53
-
-
-def plain_held_run(
-    data: dict[str, Any], dictionaries: tuple[bytes, bytes] | None = None
-) -> HeldRun | None:
-    """The run of a plain line of ``runs.jsonl`` (its JSON object, as
-    :func:`plain_object` reads it) held as :meth:`HeldRun.held`
-    holds it once pydantic read it, without a model of it nor of its files' references; None
-    when a field is missing or not plainly of its type (read it the careful way)."""
-    if data.keys() != _LINE_FIELDS and data.keys() != _DIFFED_LINE_FIELDS:
-        return None
-    values: dict[str, Any] = {}
-    for name, types in _FACT_TYPES.items():
-        value = data[name]
-        if type(value) not in types:
-            return None
-        if type(value) is int and float in types:
-            if not -_EXACT_FLOAT <= value <= _EXACT_FLOAT:
-                return None
-            value = float(value)  # as pydantic reads a whole number for a float
-        values[name] = value
-    if values["origin_status"] is not None:
-        state = _STATES.get(values["origin_status"])
-        if state is None:
-            return None
-        values["origin_status"] = state
-    record = data["record"]
-    if type(record) is not dict or not all(type(k) is str for k in record):
-        return None
-    refs: dict[str, Any] = {}
-    for name, fields in (*_FILE_FIELDS.items(), ("diff", _DIFF_FIELDS)):
-        if name not in data:
-            continue  # a run without a diff has no such key
-        ref = data[name]
-        if ref is None:
-            if name != "diff":
-                refs[name] = None
-            continue
-        if type(ref) is not dict or ref.keys() != frozenset(fields):
-            return None
-        ordered = {key: ref[key] for key in fields}  # its model's order
-        for key, value in ordered.items():
-            if type(value) is not (str if key in ("path", "sha256") else int):
-                return None
-        refs[name] = ordered
-    text = _record_text(record).encode("utf-8")
-    located = _record_text(refs).encode("utf-8")
-    if dictionaries is None:
-        dictionaries = (text[-_WINDOW:], located[-_WINDOW:])
-    return trusted(
-        HeldRun,
-        **values,
-        record_deflated=_deflated(text, dictionaries[0]),
-        record_dictionary=dictionaries[0],
-        files_deflated=_deflated(located, dictionaries[1]),
-        files_dictionary=dictionaries[1],
-    )
 
 
 def _deflated(data: bytes, dictionary: bytes) -> bytes:
@@ -481,26 +388,6 @@ _SCAN: Final = c_make_scanner(json.JSONDecoder()) if c_make_scanner is not None 
 compact JSON value, UTF-8), read again each time a run's record or file references are asked
 for (several times a run, for hundreds of thousands of runs), and ``json.loads``' steps before
 its scanner took twice as long as the scanner on such short texts."""
-
-
-_WHITE: Final = " \t\n\r"
-"""JSON's white space: what may follow a line's value."""
-
-
-def plain_object(line: bytes) -> dict[str, Any] | None:
-    """The JSON object ``line`` holds when it is plainly one (UTF-8, no ``\\u`` escape, no NaN
-    nor Infinity, nothing after it but white space), as pydantic's reader reads it; else None
-    (read it the careful way, which refuses it naming the line and field)."""
-    if _SCAN is None or b"\\u" in line or b"NaN" in line or b"Infinity" in line:
-        return None
-    try:
-        text = line.decode("utf-8")
-        found, end = _SCAN(text, 0)
-    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
-        return None
-    if type(found) is not dict or text[end:].strip(_WHITE):
-        return None
-    return found
 
 
 def _parsed(text: bytes) -> Any:
