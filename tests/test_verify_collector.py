@@ -31,9 +31,9 @@ def collector_seen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Whether the collector was on each time ``verify`` parsed a bundle's records."""
     seen: list[bool] = []
 
-    def watched(files: Any) -> Any:
+    def watched(files: Any, **options: Any) -> Any:
         seen.append(gc.isenabled())
-        return parse(files)
+        return parse(files, **options)
 
     monkeypatch.setattr("abp_tui.export.bundle.parse", watched)
     enabled = gc.isenabled()

@@ -203,7 +203,9 @@ def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list
             if run not in scored:
                 of_run[run].append(p)
     out = []
+    alike: dict[tuple[str, ...], tuple[str, ...]] = {}  # the runs of a pair: one tuple of it
     for run, found in of_run.items():
+        items = tuple(sorted(p.item for p in found))
         sources = {p.source for p in found}
         source: VerdictSource
         if "unresolved" in sources:
@@ -223,7 +225,7 @@ def _preferred_only(preferences: list[ItemPreference], scored: set[str]) -> list
                 scores=_NO_SCORES,
                 fatal_hits=(),
                 judgments=sum(len(p.reviews) for p in found),
-                items=tuple(sorted(p.item for p in found)),
+                items=alike.setdefault(items, items),
                 preference_only=True,
             )
         )

@@ -496,7 +496,7 @@ def _verified(
 
     # The records are parsed as they are read and hashed, one file at a time.
     files: Mapping[str, bytes] = records
-    inputs = parse(files)
+    inputs = parse(files, hashed=True)
     check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
     check_allocation(inputs)  # a human budget: each probability and draw re-derived
     tool = manifest.get("tool", {}).get("version")

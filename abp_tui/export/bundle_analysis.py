@@ -56,6 +56,7 @@ from abp_tui.models import (
     FindingRevision,
     Item,
     ItemPreference,
+    Judgment,
     JudgmentRevision,
     Model,
     OutcomeSource,
@@ -67,7 +68,7 @@ from abp_tui.models import (
     StudyDesign,
     Verdict,
 )
-from abp_tui.models.base import shared_fields, sharing, trusted
+from abp_tui.models.base import held_once, shared_fields, sharing, trusted
 from abp_tui.stats.agreement import AgreementReport, compute_all
 from abp_tui.text import json_input
 
@@ -112,21 +113,24 @@ def _jsonl_each(files: Mapping[str, bytes], path: str, model: type[M]) -> Iterat
     for number, line in enumerate(file_lines(files, path), 1):
         if not line.strip() or (len(line) <= 12 and not line.decode("utf-8", "replace").strip()):
             continue  # a blank line, as str.strip sees it
-        # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a
-        # line that may hold one is read the slow way, which refuses them naming the line.
-        if b"NaN" not in line and b"Infinity" not in line:
-            try:
-                # One parse and validation per line, in pydantic's own JSON reader: an export
-                # reads back every record it wrote, so this is on its path as well as verify's.
-                yield shared_fields(model.model_validate_json(line))
-                continue
-            except ValidationError:
-                pass  # read again, slowly, to name the field
-        try:
-            data = json_input.loads(line.decode("utf-8", "replace"))
-        except json_input.JsonRefused as exc:
-            raise BundleMismatch(path, f"line {number}: not JSON ({exc})") from None
-        yield shared_fields(_model(model, data, path, f"line {number}: "))
+        yield _careful(path, model, number, line)
+
+
+def _careful(path: str, model: type[M], number: int, line: bytes) -> M:
+    """The record of line ``number`` of ``path``, read by pydantic (refused naming the line
+    and the field)."""
+    # pydantic's JSON reader takes NaN and Infinity for numbers, which no record holds: a
+    # line that may hold one is read the slow way, which refuses them naming the line.
+    if b"NaN" not in line and b"Infinity" not in line:
+        try:  # one parse and validation per line, in pydantic's own JSON reader
+            return shared_fields(model.model_validate_json(line))
+        except ValidationError:
+            pass  # read again, slowly, to name the field
+    try:
+        data = json_input.loads(line.decode("utf-8", "replace"))
+    except json_input.JsonRefused as exc:
+        raise BundleMismatch(path, f"line {number}: not JSON ({exc})") from None
+    return shared_fields(_model(model, data, path, f"line {number}: "))
 
 
 def record_hashes(records: Iterable[object]) -> dict[Any, str]:
@@ -161,6 +165,8 @@ class Inputs:
     task_sha256: dict[Any, str] = field(default_factory=dict)
     """Each task's content hash by its id, as ``protocol/tasks.json`` holds it (what the design
     hash commits to: :func:`abp_tui.export.claims.check_commitment`)."""
+    run_digests: bytes = b""
+    """``parse(files, hashed=True)``: each run's commitment hash (:class:`rec.RunHolder`)."""
 
     @property
     def judge_dimensions(self) -> dict[str, list[dict[str, Any]]]:
@@ -168,8 +174,9 @@ class Inputs:
         return {s.run: s.dimensions for s in self.judge_scores}
 
 
-def parse(files: Mapping[str, bytes]) -> Inputs:
-    """Parse the source files; a missing or malformed one raises BundleMismatch naming it."""
+def parse(files: Mapping[str, bytes], hashed: bool = False) -> Inputs:
+    """Parse the source files; a missing or malformed one raises BundleMismatch naming it
+    (``hashed``: each run's commitment hash made as it is read, :attr:`Inputs.run_digests`)."""
     design = _model(rec.PublishedDesign, _json(files, rec.DESIGN), rec.DESIGN)
     document = design.document
     study_design = _model(StudyDesign, design_document(document), rec.DESIGN, "document.")
@@ -183,7 +190,8 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
     task_sha256 = record_hashes(tasks_raw)
     tasks = _tasks(tasks_raw, share)
     del tasks_raw  # let go of the file's objects before the runs and judgments are read
-    runs = rec.held_runs(_jsonl_each(files, rec.RUNS, rec.PublishedRun), share)
+    holder = rec.RunHolder(share, hashed)
+    runs = [holder.careful(run) for run in _jsonl_each(files, rec.RUNS, rec.PublishedRun)]
     items = _items(files, share)
     inputs = Inputs(
         study=_model(Study, _json(files, rec.STUDY), rec.STUDY),
@@ -206,6 +214,7 @@ def parse(files: Mapping[str, bytes]) -> Inputs:
         else [],
         allocation=_jsonl(files, rec.ALLOCATION, AllocationDraw) if rec.ALLOCATION in files else [],
         task_sha256=task_sha256,
+        run_digests=b"" if holder.digests is None else bytes(holder.digests),
     )
     _check_references(inputs)
     return inputs
@@ -224,27 +233,32 @@ def _tasks(found: list[Any], share: Callable[[str], str]) -> list[rec.HeldTask]:
 
 def _items(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[Item]:
     """The items of a bundle (:func:`_jsonl`), each holding the one string of its code, kind,
-    task, runs' ids and conditions that ``share`` gives (the runs' and the judgments' own): a
-    large study's items are read by the hundred thousand, over a few conditions."""
+    task and runs' ids that ``share`` gives (the runs' and the judgments' own), and the one
+    tuple of its conditions every item of those conditions holds: a large study's items are
+    read by the hundred thousand, over a few conditions."""
     out = _jsonl(files, rec.ITEMS, Item)
     for i in out:
         values = i.__dict__  # a frozen record's fields, read by nobody yet
         for name in ("code", "kind", "task"):
             values[name] = share(values[name])
-        for name in ("runs", "conditions"):
-            values[name] = tuple(map(share, values[name]))
+        values["runs"] = tuple(map(share, values["runs"]))
+        values["conditions"] = held_once(tuple(map(share, values["conditions"])))
     return out
+
+
+_DECISIONS_SHARED: Final = 1_000  # decisions held once a read, at most (a few stock ones)
+_SHARED_LONGEST: Final = 200  # a longer justification is its judgment's own (not shared)
 
 
 def _judgments(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[JudgmentRevision]:
     """The judgments of a bundle (:func:`_jsonl`), each holding the one string of its item's
-    code, of its runs' ids, of its reviewer and status that ``share`` gives (the items', the
-    runs' and the other judgments') rather than copies of its own: a large study's judgments
-    are read by the hundred thousand, and those strings were a third of what each held. Equal
-    strings: the records are the ones read. Likewise a judgment of a preference alone holds
-    the one empty dict of responses and validity checks the others hold (records are frozen:
-    nobody changes their dicts)."""
+    code, runs' ids, reviewer and status that ``share`` gives rather than copies of its own
+    (a third of what each held, for a large study's hundreds of thousands). Likewise a
+    preference alone's decision is the one every judgment deciding alike holds (a study's
+    hundred thousand are a handful), else its empty responses or validity checks the one empty
+    dict (records are frozen: nobody changes them). Equal values: the records are the ones read."""
     empty: dict[Any, Any] = {}
+    decisions: dict[tuple[Any, str], Judgment] = {}
     out: list[JudgmentRevision] = []
     for j in _jsonl_each(files, rec.JUDGMENTS, JudgmentRevision):
         values = j.__dict__  # a frozen record's fields, read by nobody yet
@@ -255,6 +269,13 @@ def _judgments(files: Mapping[str, bytes], share: Callable[[str], str]) -> list[
         for name in ("responses", "validity"):  # a preference alone: neither holds anything
             if not decided[name]:
                 decided[name] = empty
+        if decided["responses"] is empty and decided["validity"] is empty:
+            key = (decided["preference"], decided["justification"])
+            held = decisions.get(key)
+            if held is not None and held.model_fields_set == j.judgment.model_fields_set:
+                values["judgment"] = held
+            elif len(decisions) < _DECISIONS_SHARED and len(key[1]) <= _SHARED_LONGEST:
+                decisions.setdefault(key, j.judgment)
         out.append(j)
     return out
 
@@ -522,13 +543,15 @@ class RunVerdicts(Sequence[RunVerdict]):
                 for run in j.judgment.responses:
                     judged[run].append(j)
         self._judged = {run: tuple(js) for run, js in judged.items()}
-        """Run id -> the latest submitted judgments with a response of it, in the order the
-        reviews list them."""
+        """Run id -> the latest submitted judgments with a response of it, in review order."""
         preferred: dict[str, list[ItemPreference]] = defaultdict(list)
         for p in decisions.preferences:
             for run in p.runs:
                 preferred[run].append(p)
-        self._preferred = {run: tuple(ps) for run, ps in preferred.items()}
+        alike: dict[tuple[int, ...], tuple[ItemPreference, ...]] = {}  # a pair's runs: one
+        self._preferred = {
+            r: alike.setdefault(tuple(map(id, ps)), tuple(ps)) for r, ps in preferred.items()
+        }
 
     def __len__(self) -> int:
         return len(self._outcomes)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Final
 
@@ -41,8 +41,9 @@ from abp_tui.analysis.blinding import design_hash
 from abp_tui.analysis.commitment import (
     COMMITMENT_KEY,
     COMMITMENT_VERSION,
+    hashed_runs_sha256,
+    record_sha256,
     run_record,
-    runs_sha256,
 )
 from abp_tui.analysis.judgment_checks import CLOCK_SKEW
 from abp_tui.analysis.matched_models import ENGINE_PROTOCOLS
@@ -152,22 +153,7 @@ def check_commitment(
         _check_records(files, path, kind, found.get(kind), known)
     if inputs is not None:
         planned = {r for item in inputs.items for r in item.runs}
-        # Each planned run's record is made, hashed and let go in turn.
-        runs = (
-            (
-                r.id,
-                run_record(
-                    {
-                        **r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
-                        "record": r.record,
-                    },
-                    None if (output := r.located().get("output")) is None else output["sha256"],
-                ),
-            )
-            for r in inputs.runs
-            if r.id in planned
-        )
-        digest = runs_sha256(runs)
+        digest = hashed_runs_sha256(_planned_hashes(inputs, planned))
         if digest != found.get("runs_sha256"):
             raise BundleMismatch(
                 rec.RUNS,
@@ -178,18 +164,40 @@ def check_commitment(
     return True
 
 
+def _planned_hashes(inputs: Inputs, planned: set[str]) -> Iterator[tuple[str, str]]:
+    """Each planned run's id and commitment hash: the one made as its line was read
+    (:attr:`Inputs.run_digests`), else made here from the run held, in turn."""
+    digests = inputs.run_digests
+    if len(digests) == 32 * len(inputs.runs):
+        for at, r in enumerate(inputs.runs):
+            if r.id in planned:
+                yield r.id, digests[32 * at : 32 * at + 32].hex()
+        return
+    for r in inputs.runs:
+        if r.id in planned:
+            output = r.located().get("output")
+            made = run_record(
+                {
+                    **r.model_dump(mode="json", exclude={"output", "trace", "diff"}),
+                    "record": r.record,
+                },
+                None if output is None else output["sha256"],
+            )
+            yield r.id, record_sha256(made)
+
+
 def committed_checked(inputs: Inputs) -> Inputs:
     """``inputs`` once :func:`check_commitment` passed on them: the design's document without
     the content hash of every task its commitment lists, and no task hashes of the bundle's own
     (nothing after the check reads either; a large study's design lists a hash for each of its
-    tens of thousands of tasks, twice held). The design's name, version, seed and hash, which
-    the results and the report state, are the design's."""
+    tens of thousands of tasks, twice held), nor each run's commitment hash. The design's name,
+    version, seed and hash, which the results and the report state, are the design's."""
     found = inputs.design.document.get(COMMITMENT_KEY)
     if not isinstance(found, dict) or not found.get("tasks"):
-        return dataclasses.replace(inputs, task_sha256={})
+        return dataclasses.replace(inputs, task_sha256={}, run_digests=b"")
     document = {**inputs.design.document, COMMITMENT_KEY: {**found, "tasks": {}}}
     design = inputs.design.model_copy(update={"document": document})
-    return dataclasses.replace(inputs, design=design, task_sha256={})
+    return dataclasses.replace(inputs, design=design, task_sha256={}, run_digests=b"")
 
 
 def _check_records(

@@ -16,6 +16,7 @@ Nothing here reads the database or the disk.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from collections.abc import Callable, Iterable
@@ -26,8 +27,10 @@ from typing import Any, Final
 
 from pydantic import Field
 
+from abp_tui.analysis.commitment import run_record
 from abp_tui.models import Model, RunFacts, Task
 from abp_tui.models.base import same, trusted
+from abp_tui.text.canonical import canonical_json
 
 BUNDLE_SCHEMA: Final = "abp-tui-bundle/v1"
 RECORDS_SCHEMA: Final = "abp-tui-records/v1"
@@ -237,8 +240,9 @@ class HeldRun(RunFacts):
 
     @property
     def has_output(self) -> bool:
-        """Whether the record carried an output (:attr:`output` without its model)."""
-        return self._files().get("output") is not None
+        """Whether the record carried an output (:attr:`output` without its model or its
+        references parsed: their text, made by :meth:`held`, names the output first)."""
+        return not _inflated(self.files_deflated, self.files_dictionary).startswith(_NO_OUTPUT)
 
     @property
     def trace(self) -> TraceRef | None:
@@ -312,15 +316,47 @@ def held_runs(runs: Iterable[PublishedRun], share: Callable[[str], str] = same) 
     deflated against the first run's, each run's id, task and condition the string ``share``
     gives for it (:func:`abp_tui.models.base.sharing`: one string for every record naming
     it)."""
-    out: list[HeldRun] = []
-    for run in runs:
-        shared = (out[0].record_dictionary, out[0].files_dictionary) if out else None
-        held = HeldRun.held(run, shared)
+    holder = RunHolder(share)
+    return [holder.careful(run) for run in runs]
+
+
+class RunHolder:
+    """Holds runs as :func:`held_runs` holds them, one at a time (:meth:`careful`): every
+    record and file references deflated against the first run's; with ``hashed``, each run's
+    commitment hash made as it is held (:attr:`digests`)."""
+
+    def __init__(self, share: Callable[[str], str] = same, hashed: bool = False) -> None:
+        self._share = share
+        self._dictionaries: tuple[bytes, bytes] | None = None
+        self.digests: bytearray | None = bytearray() if hashed else None
+        """With ``hashed``: each run's commitment hash (the SHA-256 of its
+        :func:`abp_tui.analysis.commitment.run_record`), 32 bytes a run, in the order held:
+        what ``verify`` checks the design's commitment against, made while the line is read
+        rather than from the run held (its record inflated and parsed again); else None."""
+
+    def careful(self, run: PublishedRun) -> HeldRun:
+        """``run`` (validated) as held."""
+        if self.digests is not None:
+            facts = run.model_dump(mode="json", include=_RUN_FACTS)
+            output = run.output
+            self._hash(facts, run.record, None if output is None else output.sha256)
+        return self._shared(HeldRun.held(run, self._dictionaries))
+
+    def _hash(self, facts: dict[str, Any], record: Any, output_sha256: str | None) -> None:
+        assert self.digests is not None
+        made = run_record({**facts, "record": record}, output_sha256)
+        self.digests += hashlib.sha256(canonical_json(made).encode("utf-8")).digest()
+
+    def _shared(self, held: HeldRun) -> HeldRun:
+        if self._dictionaries is None:
+            self._dictionaries = (held.record_dictionary, held.files_dictionary)
         values = held.__dict__  # a frozen record's fields, read by nobody yet
         for name in ("id", "task", "condition"):
-            values[name] = share(values[name])
-        out.append(held)
-    return out
+            values[name] = self._share(values[name])
+        return held
+
+
+_RUN_FACTS: Final[set[str]] = set(RunFacts.model_fields)
 
 
 def _deflated(data: bytes, dictionary: bytes) -> bytes:
@@ -368,6 +404,9 @@ def _record_text(record: dict[str, Any]) -> str:
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
     return "".join(_ENCODE(record, 0))
 
+
+_NO_OUTPUT: Final = b'{"output":null'
+"""How the text of the file references of a run without an output begins."""
 
 _WINDOW: Final = 1 << 15
 """Deflate looks back this many bytes: the most of a dictionary it uses."""
