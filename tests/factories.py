@@ -40,6 +40,8 @@ import sqlite_utils
 
 from abp_tui.bench.pairwise_import import write_pairs
 from abp_tui.cli import main
+from abp_tui.export.bundle_analysis import Inputs, parse
+from abp_tui.export.bundle_reading import read_bundle
 from abp_tui.models import (
     Finding,
     Judgment,
@@ -618,3 +620,34 @@ def results_peak(path: Path) -> tuple[int, str]:
         tracemalloc.stop()
     assert code == 0
     return peak, written.read_text("utf-8")
+
+
+def judged_unblinded(root: Path, template: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
+    """A copy of ``template`` with ``pairs`` judged pairs (:func:`judged_pairs`: two of three
+    reviewers each, a preference apiece), unblinded: its database and design."""
+    db = copy_db(template, root / f"judged{pairs}.db")
+    pk = judged_pairs(db, root, pairs)
+    unblind(db, "panda", "lead")
+    return db, pk
+
+
+def exported_judged(root: Path, template: Path, pairs: int) -> Path:
+    """The study of :func:`judged_unblinded`, exported: the bundle's folder."""
+    db, pk = judged_unblinded(root, template, pairs)
+    try:
+        export_bundle(db, pk, root / f"bundle{pairs}")
+    finally:
+        db.close()
+    return root / f"bundle{pairs}"
+
+
+def parsed_size(bundle: Path) -> tuple[int, Inputs]:
+    """Bytes a bundle's records hold once parsed (its files read beforehand), and the records."""
+    files = read_bundle(bundle)
+    tracemalloc.start()
+    try:
+        inputs = parse(files)
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return now, inputs

@@ -42,38 +42,12 @@ from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, 
 from abp_tui.models import AdjudicationRevision, PreferenceChoice
 from abp_tui.services import publishing
 from abp_tui.services.publishing import collect, export_bundle
-from abp_tui.services.results_report import unblind
-from tests.factories import copy_db, judged_pairs
-
-
-def _judged(root: Path, template: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
-    """A PandaLM-shaped study of ``pairs`` pairs judged by two of three reviewers each (a
-    preference apiece) and unblinded: its database and design."""
-    db = copy_db(template, root / f"judged{pairs}.db")
-    pk = judged_pairs(db, root, pairs)
-    unblind(db, "panda", "lead")
-    return db, pk
-
-
-def _exported(root: Path, template: Path, pairs: int) -> Path:
-    """The study of :func:`_judged`, exported: the bundle's folder."""
-    db, pk = _judged(root, template, pairs)
-    try:
-        export_bundle(db, pk, root / f"bundle{pairs}")
-    finally:
-        db.close()
-    return root / f"bundle{pairs}"
+from tests.factories import exported_judged, judged_unblinded, parsed_size
 
 
 def _parsed(bundle: Path) -> int:
     """Bytes a bundle's records hold once parsed (its files read beforehand)."""
-    files = read_bundle(bundle)
-    tracemalloc.start()
-    try:
-        inputs = parse(files)
-        now, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    now, inputs = parsed_size(bundle)
     assert len(inputs.judgments) == 2 * len(inputs.items)
     return now
 
@@ -187,8 +161,8 @@ def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
     # The report is encoded a few kB at a time here (a megabyte in an export), so that what
     # grows with the study is told from that buffer on studies this small.
     monkeypatch.setattr(derive_module, "_SLICE", 4096)
-    small_bundle = _exported(tmp_path, empty_db_template, 60)
-    large_bundle = _exported(tmp_path, empty_db_template, 360)
+    small_bundle = exported_judged(tmp_path, empty_db_template, 60)
+    large_bundle = exported_judged(tmp_path, empty_db_template, 360)
     grown = {}
     measures = (
         ("parsed", _parsed),
@@ -208,7 +182,7 @@ def test_a_bundles_analysis_tables_and_report_grow_by_little_a_pair(
 def test_verdicts_and_judgment_rows_made_when_read_are_the_bundles(
     tmp_path: Path, empty_db_template: Path
 ) -> None:
-    bundle = _exported(tmp_path, empty_db_template, 40)
+    bundle = exported_judged(tmp_path, empty_db_template, 40)
     files = read_bundle(bundle)
     analysis = analyse(parse(files))
     verdicts = analysis.verdicts
@@ -268,7 +242,7 @@ def test_an_export_keeps_no_verdict_of_the_database_nor_the_commitments_task_has
     # and the hashes let go once checked.
     held, freed = {}, {}
     for pairs in (60, 360):
-        db, pk = _judged(tmp_path, empty_db_template, pairs)
+        db, pk = judged_unblinded(tmp_path, empty_db_template, pairs)
         try:
             held[pairs] = _database_verdicts(db, pk)
             export_bundle(db, pk, tmp_path / f"bundle{pairs}")
@@ -291,7 +265,7 @@ def test_an_export_refuses_records_that_differ_from_the_databases(
 ) -> None:
     # The verdicts are decided once, from the bundle's files: the records they are decided
     # from must be the database's, or nothing is written.
-    db, pk = _judged(tmp_path, empty_db_template, 12)
+    db, pk = judged_unblinded(tmp_path, empty_db_template, 12)
     try:
         ours = parse
 
@@ -339,7 +313,7 @@ def test_verify_lets_go_of_the_commitments_task_hashes_once_checked(
 ) -> None:
     # Before: verify analysed (and held to the end) the design as published, with every
     # task's hash twice; now, as the export does, without them once the commitment holds.
-    db, pk = _judged(tmp_path, empty_db_template, 12)
+    db, pk = judged_unblinded(tmp_path, empty_db_template, 12)
     try:
         written = export_bundle(db, pk, tmp_path / "bundle")
     finally:

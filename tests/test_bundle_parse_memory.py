@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -28,39 +27,18 @@ from abp_tui.export.claims import check_commitment
 from abp_tui.export.errors import BundleMismatch
 from abp_tui.models import Item, JudgmentRevision
 from abp_tui.models.base import shared_fields
-from abp_tui.services.publishing import export_bundle
-from abp_tui.services.results_report import unblind
-from tests.factories import copy_db, judged_pairs
-
-
-def _exported(root: Path, template: Path, pairs: int) -> Path:
-    """A PandaLM-shaped study of ``pairs`` pairs judged by two reviewers each (a preference
-    apiece, one stock justification), unblinded and exported: the bundle's folder."""
-    db = copy_db(template, root / f"judged{pairs}.db")
-    try:
-        pk = judged_pairs(db, root, pairs)
-        unblind(db, "panda", "lead")
-        export_bundle(db, pk, root / f"bundle{pairs}")
-    finally:
-        db.close()
-    return root / f"bundle{pairs}"
+from tests.factories import exported_judged, parsed_size
 
 
 @pytest.fixture(scope="module")
 def bundles(tmp_path_factory: pytest.TempPathFactory, empty_db_template: Path) -> dict[int, Path]:
     root = tmp_path_factory.mktemp("parsed")
-    return {pairs: _exported(root, empty_db_template, pairs) for pairs in (60, 360)}
+    return {pairs: exported_judged(root, empty_db_template, pairs) for pairs in (60, 360)}
 
 
 def _parsed(bundle: Path) -> int:
     """Bytes a bundle's records hold once parsed (its files read beforehand)."""
-    files = read_bundle(bundle)
-    tracemalloc.start()
-    try:
-        inputs = parse(files)
-        now, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    now, inputs = parsed_size(bundle)
     assert len(inputs.judgments) == 2 * len(inputs.items) == len(inputs.runs)
     return now
 

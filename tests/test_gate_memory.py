@@ -16,9 +16,7 @@ from pathlib import Path
 from abp_tui.export.bundle_analysis import Analysis, analyse, excluded_runs, parse
 from abp_tui.export.bundle_reading import read_bundle
 from abp_tui.export.gate import evaluate
-from abp_tui.services.publishing import export_bundle
-from abp_tui.services.results_report import unblind
-from tests.factories import copy_db, judged_pairs, traced_peak
+from tests.factories import exported_judged, traced_peak
 
 PER_PAIR_LIMIT = 300
 """Bytes a judged pair (its task, two runs under two of the conditions) may add to what the
@@ -29,14 +27,7 @@ of its task and conditions)."""
 def _analysis(root: Path, template: Path, pairs: int) -> Analysis:
     """The analysis of a judged PandaLM-shaped study's bundle, its excluded runs listed (the
     gate reads the analysis's list; it is made once for the analysis)."""
-    db = copy_db(template, root / f"judged{pairs}.db")
-    try:
-        pk = judged_pairs(db, root, pairs)
-        unblind(db, "panda", "lead")
-        export_bundle(db, pk, root / f"bundle{pairs}")
-    finally:
-        db.close()
-    analysis = analyse(parse(read_bundle(root / f"bundle{pairs}")))
+    analysis = analyse(parse(read_bundle(exported_judged(root, template, pairs))))
     excluded_runs(analysis)
     return analysis
 

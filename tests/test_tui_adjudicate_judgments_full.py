@@ -16,10 +16,17 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.widgets.response_pair import ResponsePair
-from tests.tui_helpers import admin_database, drive, press, settle, svg_text, until
+from tests.tui_helpers import (
+    adjudicate_highlighted,
+    admin_database,
+    drive,
+    press,
+    settle,
+    svg_text,
+    until,
+)
 
 JUSTIFICATION = "Clearer about the owner."
 """What both reviewers of the disputed item wrote (tests/tui_helpers.py)."""
@@ -38,14 +45,7 @@ async def test_w_shows_the_reviewers_justifications_in_full_and_escape_gives_the
         await settle(pilot)
         open_review_screen(app, app.db_path, app.reviewer, "disagreements")
         await settle(pilot)
-        await press(pilot, "enter")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
-            "the item to adjudicate",
-        )
-        screen = app.screen
-        assert isinstance(screen, AdjudicationScreen)
+        screen = await adjudicate_highlighted(pilot)
         assert JUSTIFICATION not in _visible(pilot)  # below the panel's edge
         await press(pilot, "w")
         panel = screen.query_one("#judgments", VerticalScroll)

@@ -24,6 +24,7 @@ from abp_tui.tui.screens.home import progress_text
 from tests.tui_helpers import (
     ANA,
     HumanPace,
+    adjudicate_highlighted,
     drive,
     plain,
     preference_admin_database,
@@ -57,19 +58,12 @@ def test_the_home_screen_names_the_adjudicators_and_tells_theirs_the_key(tmp_pat
 
 
 async def _first_disagreement(pilot: Any) -> AdjudicationScreen:
-    app = pilot.app
+    """From the home screen: a, then Enter on the first disagreement listed."""
     await settle(pilot)
     await press(pilot, "a")
-    assert isinstance(app.screen, DisagreementsScreen)
+    assert isinstance(pilot.app.screen, DisagreementsScreen)
     await settle(pilot)
-    await press(pilot, "enter")
-    await until(
-        pilot,
-        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
-        "the item to adjudicate",
-    )
-    screen = app.screen
-    assert isinstance(screen, AdjudicationScreen)
+    screen = await adjudicate_highlighted(pilot)
     screen.guard.clock = HumanPace()
     return screen
 
@@ -120,7 +114,8 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
         await press(pilot, "a")
         await settle(pilot)
         await press(pilot, "f")  # the adjudicated item is listed under "all"
-        screen = await _first_disagreement_listed(pilot)
+        screen = await adjudicate_highlighted(pilot)
+        screen.guard.clock = HumanPace()
         # Already adjudicated: the form holds that judgment and the focus is in the note.
         note = screen.query_one("#note", Input)
         assert app.focused is note
@@ -140,17 +135,3 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
         assert rows(db_path, "SELECT note FROM adjudications WHERE revision = 2") == [
             ("Read again: still response 1.",)
         ]
-
-
-async def _first_disagreement_listed(pilot: Any) -> AdjudicationScreen:
-    app = pilot.app
-    await press(pilot, "enter")
-    await until(
-        pilot,
-        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
-        "the item to adjudicate",
-    )
-    screen = app.screen
-    assert isinstance(screen, AdjudicationScreen)
-    screen.guard.clock = HumanPace()
-    return screen

@@ -24,7 +24,15 @@ from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS
 from abp_tui.tui.widgets.choices import ChoiceRow
-from tests.tui_helpers import admin_database, drive, press, rows, settle, until
+from tests.tui_helpers import (
+    adjudicate_highlighted,
+    admin_database,
+    drive,
+    press,
+    rows,
+    settle,
+    until,
+)
 
 KEY_GAP = 0.1
 """Seconds between the keys of a sentence: a person typing about ten keys a second."""
@@ -85,14 +93,7 @@ async def _adjudication(pilot: Pilot[Any]) -> tuple[AdjudicationScreen, _Clock]:
     await settle(pilot)
     open_review_screen(app, app.db_path, app.reviewer, "disagreements")
     await settle(pilot)
-    await press(pilot, "enter")
-    await until(
-        pilot,
-        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
-        "the item to adjudicate",
-    )
-    screen = app.screen
-    assert isinstance(screen, AdjudicationScreen)
+    screen = await adjudicate_highlighted(pilot)
     clock = _Clock()
     screen.guard.clock = clock
     screen.guard.defer_seconds = DEFER

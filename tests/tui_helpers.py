@@ -57,6 +57,7 @@ from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store.automated import ScoreRow, current_run_pks, store_scores
 from abp_tui.tui.app import AbpApp
+from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.widgets.textpane import TextPane
@@ -260,6 +261,31 @@ def _judgment(first: int, second: int, preference: PreferenceChoice) -> Judgment
     )
 
 
+def _two_reviewer_design(
+    tmp_path: Path, db: sqlite_utils.Database, *, name: str, **choices: Any
+) -> tuple[int, ReviewSession, ReviewSession, list[str], PreferenceChoice]:
+    """The admin study imported and a C-vs-A design judged by ana and bo on it: its pk, their
+    sessions, the item codes, and the preference by which bo, as bo sees the first item, picks
+    the other run than ana's Response 1."""
+    source = tmp_path / "study.jsonl"
+    write_jsonl(source, _admin_study_lines())
+    import_paths(db, [source])
+    design = StudyDesign(
+        study=STUDY,
+        name=name,
+        seed=5,
+        contrasts=[("C", "A")],
+        reviewers=[ANA, BO],
+        reviewers_per_item=2,
+        **choices,
+    )
+    pk = create_design(db, design).pk
+    ana, bo = ReviewSession(db, pk, ANA), ReviewSession(db, pk, BO)
+    codes = sorted(r.code for r in ana.queue())
+    same = flipped(ana, codes[0]) == flipped(bo, codes[0])
+    return pk, ana, bo, codes, PreferenceChoice.RESPONSE_2 if same else PreferenceChoice.RESPONSE_1
+
+
 def admin_database(tmp_path: Path, *, dispute_only: bool = False) -> tuple[Path, int, list[str]]:
     """A study with two pair items judged by ana and bo.
 
@@ -269,26 +295,9 @@ def admin_database(tmp_path: Path, *, dispute_only: bool = False) -> tuple[Path,
     GRADER_DISPUTE, so it is disputed while ana has not submitted it.
     """
     db_path = tmp_path / "admin.db"
-    source = tmp_path / "study.jsonl"
-    write_jsonl(source, _admin_study_lines())
     db = connect(db_path)
     try:
-        import_paths(db, [source])
-        pk = create_design(
-            db,
-            StudyDesign(
-                study=STUDY,
-                name="pairs",
-                seed=5,
-                contrasts=[("C", "A")],
-                reviewers=[ANA, BO],
-                reviewers_per_item=2,
-            ),
-        ).pk
-        ana, bo = ReviewSession(db, pk, ANA), ReviewSession(db, pk, BO)
-        codes = sorted(r.code for r in ana.queue())
-        same = flipped(ana, codes[0]) == flipped(bo, codes[0])
-        other_for_bo = PreferenceChoice.RESPONSE_2 if same else PreferenceChoice.RESPONSE_1
+        pk, ana, bo, codes, other_for_bo = _two_reviewer_design(tmp_path, db, name="pairs")
         ana.save(codes[0], _judgment(2, 2, PreferenceChoice.RESPONSE_1), 3, submit=True)
         bo.save(codes[0], _judgment(0, 2, other_for_bo), 3, submit=True)
         if dispute_only:
@@ -312,28 +321,11 @@ def preference_admin_database(tmp_path: Path) -> tuple[Path, int, list[str]]:
     its adjudicator: ana and bo prefer different runs of the first item and agree on the
     second."""
     db_path = tmp_path / "preferences.db"
-    source = tmp_path / "study.jsonl"
-    write_jsonl(source, _admin_study_lines())
     db = connect(db_path)
     try:
-        import_paths(db, [source])
-        pk = create_design(
-            db,
-            StudyDesign(
-                study=STUDY,
-                name="prefs",
-                seed=5,
-                contrasts=[("C", "A")],
-                reviewers=[ANA, BO],
-                reviewers_per_item=2,
-                rubric="none",
-                adjudicators=["carol"],
-            ),
-        ).pk
-        ana, bo = ReviewSession(db, pk, ANA), ReviewSession(db, pk, BO)
-        codes = sorted(r.code for r in ana.queue())
-        same = flipped(ana, codes[0]) == flipped(bo, codes[0])
-        other_for_bo = PreferenceChoice.RESPONSE_2 if same else PreferenceChoice.RESPONSE_1
+        pk, ana, bo, codes, other_for_bo = _two_reviewer_design(
+            tmp_path, db, name="prefs", rubric="none", adjudicators=["carol"]
+        )
         said = "Reads better."
         ana.save(
             codes[0],
@@ -462,6 +454,20 @@ class HumanPace:
     def __call__(self) -> float:
         self.now += 1.0
         return self.now
+
+
+async def adjudicate_highlighted(pilot: Pilot[Any]) -> AdjudicationScreen:
+    """Enter on the disagreements list: the adjudication screen, once its item is shown."""
+    app = pilot.app
+    await press(pilot, "enter")
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, AdjudicationScreen) and app.screen.item is not None,
+        "the item to adjudicate",
+    )
+    screen = app.screen
+    assert isinstance(screen, AdjudicationScreen)
+    return screen
 
 
 def home_listed(app: App[Any], table: str = "studies") -> int:
