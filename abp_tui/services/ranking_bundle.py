@@ -10,7 +10,6 @@ record of every vote is held (a large study's hundreds of thousands)."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, MutableMapping
 from typing import Any
@@ -31,7 +30,7 @@ from abp_tui.services.ranking import (
     vote_fates,
 )
 from abp_tui.store.sorting import SortedLines, sorted_lines
-from abp_tui.text.canonical import canonical_json
+from abp_tui.text.canonical import ascii_canonical_json, canonical_json
 
 OUT_OF_SCOPE = "on a task or condition outside the bundle's design"
 
@@ -128,7 +127,7 @@ def sort_key(row: dict[str, Any], line: str) -> str:
     no second text is made for most votes."""
     if line.isascii() and "\x7f" not in line:
         return line
-    return json.dumps(row, sort_keys=True, separators=(",", ":"))
+    return ascii_canonical_json(row)
 
 
 def _length(value: float) -> float | int | None:

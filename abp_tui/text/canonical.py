@@ -31,6 +31,12 @@ def canonical_json(data: Any) -> str:
     return "".join(_C_ENCODE(data, 0))
 
 
+def ascii_canonical_json(data: Any) -> str:
+    """``data`` as canonical JSON with every character outside printable ASCII escaped as
+    ``json.dumps`` escapes it by default (``\\u`` escapes): a text that sorts as that dump."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
 def sha256_text(text: str) -> str:
     """SHA-256 (hex) of ``text`` encoded as UTF-8."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
