@@ -32,8 +32,9 @@ def canonical_json(data: Any) -> str:
 
 
 def ascii_canonical_json(data: Any) -> str:
-    """``data`` as canonical JSON with every character outside printable ASCII escaped as
-    ``json.dumps`` escapes it by default (``\\u`` escapes): a text that sorts as that dump."""
+    """``data`` as canonical JSON with non-ASCII and control characters escaped as
+    ``json.dumps`` escapes them by default (``\\u`` escapes; DEL is left as it is): a text that
+    sorts as that dump does."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
