@@ -33,7 +33,7 @@ import tracemalloc
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import sqlite_utils
@@ -569,6 +569,9 @@ def judged_pairs(db: sqlite_utils.Database, folder: Path, pairs: int) -> int:
     return pk
 
 
+_T = TypeVar("_T")
+
+
 def traced_peak(work: Callable[[], object]) -> int:
     """Bytes held at the peak of ``work`` beyond what was held before it (tracemalloc)."""
     tracemalloc.start()
@@ -580,6 +583,18 @@ def traced_peak(work: Callable[[], object]) -> int:
     finally:
         tracemalloc.stop()
     return peak - before
+
+
+def traced_held(work: Callable[[], _T]) -> tuple[int, _T]:
+    """Bytes still held once ``work`` has returned (tracemalloc, counted from its start), and
+    what it returned."""
+    tracemalloc.start()
+    try:
+        made = work()
+        now, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return now, made
 
 
 RUN_OUTCOME_VALUES: dict[str, Any] = {
@@ -644,10 +659,4 @@ def exported_judged(root: Path, template: Path, pairs: int) -> Path:
 def parsed_size(bundle: Path) -> tuple[int, Inputs]:
     """Bytes a bundle's records hold once parsed (its files read beforehand), and the records."""
     files = read_bundle(bundle)
-    tracemalloc.start()
-    try:
-        inputs = parse(files)
-        now, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return now, inputs
+    return traced_held(lambda: parse(files))

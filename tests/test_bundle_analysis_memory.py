@@ -42,7 +42,7 @@ from abp_tui.export.tables import JudgmentRows, bundle_tables, judgments_table, 
 from abp_tui.models import AdjudicationRevision, PreferenceChoice
 from abp_tui.services import publishing
 from abp_tui.services.publishing import collect, export_bundle
-from tests.factories import exported_judged, judged_unblinded, parsed_size
+from tests.factories import exported_judged, judged_unblinded, parsed_size, traced_held
 
 
 def _parsed(bundle: Path) -> int:
@@ -56,12 +56,7 @@ def _analysed(bundle: Path) -> int:
     """Bytes the analysis of a bundle's parsed records holds (its decisions, outcomes and
     verdicts), its files read and parsed beforehand."""
     inputs = parse(read_bundle(bundle))
-    tracemalloc.start()
-    try:
-        analysis = analyse(inputs)
-        now, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    now, analysis = traced_held(lambda: analyse(inputs))
     assert len(analysis.verdicts) == len(inputs.runs)
     return now
 

@@ -68,6 +68,22 @@ async def _first_disagreement(pilot: Any) -> AdjudicationScreen:
     return screen
 
 
+async def _prefer_first_and_record(pilot: Any, screen: AdjudicationScreen, db_path: Path) -> None:
+    """Response 1, its justification typed and no note, then Escape and s: recorded."""
+    await press(pilot, "1")
+    assert screen.final.preference == PreferenceChoice.RESPONSE_1
+    # The cursor is in the justification once the preference is chosen.
+    focused = pilot.app.focused
+    assert isinstance(focused, Input) and focused.id != "note"
+    await type_text(pilot, WORDS)
+    assert screen.final.justification == WORDS
+    assert "ready to record (s)" in static_text(pilot, "#item-bar")
+    await press(pilot, "escape", "s")
+    await until(
+        pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "recorded"
+    )
+
+
 async def test_a_preference_is_adjudicated_with_its_justification_as_the_note(
     tmp_path: Path,
 ) -> None:
@@ -79,17 +95,7 @@ async def test_a_preference_is_adjudicated_with_its_justification_as_the_note(
         screen = await _first_disagreement(pilot)
         assert screen.code == codes[0]
         assert static_text(pilot, "#note-title").startswith("Note (optional)")
-        await press(pilot, "1")
-        assert screen.final.preference == PreferenceChoice.RESPONSE_1
-        # The cursor is in the justification once the preference is chosen.
-        assert isinstance(app.focused, Input) and app.focused.id != "note"
-        await type_text(pilot, WORDS)
-        assert screen.final.justification == WORDS
-        assert "ready to record (s)" in static_text(pilot, "#item-bar")
-        await press(pilot, "escape", "s")
-        await until(
-            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "recorded"
-        )
+        await _prefer_first_and_record(pilot, screen, db_path)
         assert rows(db_path, "SELECT adjudicator, revision, note FROM adjudications") == [
             ("carol", 1, WORDS)
         ]
@@ -101,13 +107,7 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
     db_path, _pk, _codes = preference_admin_database(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (160, 48)) as pilot:
-        screen = await _first_disagreement(pilot)
-        await press(pilot, "1")
-        await type_text(pilot, WORDS)
-        await press(pilot, "escape", "s")
-        await until(
-            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "recorded"
-        )
+        await _prefer_first_and_record(pilot, await _first_disagreement(pilot), db_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (160, 48)) as pilot:
         await settle(pilot)

@@ -145,21 +145,24 @@ class HtmlTable:
         starts = tuple('<td class="num">' if numeric else "<td>" for numeric in self.numeric)
         line = "<tr>" + "".join(start + "{}</td>" for start in starts) + "</tr>\n"
         width = len(starts)
-        lines: list[str] = []
         plain = _NOT_PLAIN.search
-        shown = self.shown
-        for row in self.rows if shown == len(self.rows) else itertools.islice(self.rows, shown):
+
+        def row_html(row: tuple[str, ...]) -> str:
             if len(row) != width:
                 raise ValueError(f"table {self.id}: a row of {len(row)} texts, not {width}")
             if plain("".join(row)) is None:
-                lines.append(line.format(*row))
-            else:
-                lines.append(line.format(*[escape(safe_text(text), quote=True) for text in row]))
-            if len(lines) >= _ROWS_AT_ONCE:
-                yield Markup("".join(lines))
-                lines.clear()
-        if lines:
-            yield Markup("".join(lines))
+                return line.format(*row)
+            return line.format(*[escape(safe_text(text), quote=True) for text in row])
+
+        return in_pieces(map(row_html, itertools.islice(self.rows, self.shown)), _ROWS_AT_ONCE)
+
+
+def in_pieces(parts: Iterable[str], size: int) -> Iterator[Markup]:
+    """``parts`` of the page's markup joined ``size`` at a time: the template writes each piece
+    it is given with a call or two of its own, however long the table or the list of tasks."""
+    it = iter(parts)
+    while held := list(itertools.islice(it, size)):
+        yield Markup("".join(held))
 
 
 REPORT_ROWS: Final = 5_000
@@ -277,16 +280,8 @@ def task_html(task: rec.PublishedTask) -> Markup:
 
 def tasks_html(tasks: Iterable[rec.PublishedTask]) -> Iterator[Markup]:
     """The protocol section's tasks as the page's markup (:func:`task_html`), a few hundred
-    joined into one piece: the template writes each piece it is given with a call or two of
-    its own (a large study has a task a pair)."""
-    held: list[str] = []
-    for task in tasks:
-        held.append(task_html(task))
-        if len(held) >= _TASKS_AT_ONCE:
-            yield Markup("".join(held))
-            held.clear()
-    if held:
-        yield Markup("".join(held))
+    joined into one piece (a large study has a task a pair)."""
+    return in_pieces(map(task_html, tasks), _TASKS_AT_ONCE)
 
 
 _TASKS_AT_ONCE: Final = 256
