@@ -715,6 +715,7 @@ def document(analysis: Analysis, confidence: float = DEFAULT_CONFIDENCE) -> Resu
         confidence,
         analysis.decisions,
         analysis.outcomes,
+        lazy=True,  # its rows by task are made as each file that lists them is written
     )
 
 

@@ -142,12 +142,16 @@ def results_document(
     design: DesignIdentity,
     confidence: float = DEFAULT_CONFIDENCE,
     decisions: Decisions | None = None,
-    run_outcomes: list[RunOutcome] | None = None,
+    run_outcomes: Sequence[RunOutcome] | None = None,
+    *,
+    lazy: bool = False,
 ) -> ResultsDocument:
     """The results document of ``records``, every interval at ``confidence``.
 
     ``decisions`` and ``run_outcomes`` may be passed when the caller already computed them from
     these same (whole) records; they are used only when no development material is set apart.
+    ``lazy``: the document holds the results' outcomes and rows by task as the sequences they
+    are (made when read) rather than lists (:func:`document_of`).
     """
     match = model_match(study.protocol, study.conditions, study.unverified_tokens)
     # Development material is never a benchmark result: reported apart (seed 002).
@@ -177,6 +181,7 @@ def results_document(
             findings=study.findings,
             confidence=found.confidence,
         ),
+        lazy=lazy,
     )
 
 

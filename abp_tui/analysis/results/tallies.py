@@ -18,11 +18,11 @@ a preference reviewers dispute is no more settled than the verdict they dispute.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import groupby
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, overload
 
 from pydantic import Field, NonNegativeInt
 
@@ -304,36 +304,77 @@ def task_groups(
     rubric: Rubric,
     open_items: Mapping[str, Sequence[str]],
     confidence: float,
-) -> list[GroupResult]:
+) -> Sequence[GroupResult]:
     """Each condition and task's tallies, by condition then task (natural order), each cell's
-    runs in the order of ``outcomes``.
+    runs in the order of ``outcomes`` (:class:`CellRows`: each row made when read)."""
+    return CellRows(outcomes, rubric, open_items, confidence)
+
+
+class CellRows(Sequence[GroupResult]):
+    """Each condition and task's tallies (:func:`task_groups`), made when read.
 
     A large study has a row for each of hundreds of thousands of cells, most with the same
     tallies (one run, unjudged; one run, passed; one run, unresolved): a row's tallies are
     computed once for each distinct set of outcomes and shared (the models are frozen), so that
-    only its condition, task and the items of its open disagreements are its own. The cells
-    are the runs in that order, taken in turn: no table of every cell's runs is held beside
-    the rows."""
-    order = sorted(
-        range(len(outcomes)),
-        key=lambda i: (outcomes[i].condition_id, natural_key(outcomes[i].task_id)),
-    )
-    tallied: dict[tuple[Any, ...], GroupResult] = {}
-    out = []
-    for (c, t), found_at in groupby(
-        order, key=lambda i: (outcomes[i].condition_id, outcomes[i].task_id)
-    ):
-        cell = [outcomes[i] for i in found_at]
-        key = tuple(_cell_key(o) for o in cell)
-        found = tallied.get(key)
-        if found is None:
-            found = tallied[key] = group_result(c, t, cell, rubric, open_items, confidence)
-            out.append(found)
-        else:
-            codes = _open_codes(cell, open_items) if found.unresolved else found.unresolved_items
-            own = {"condition": c, "task": t, "unresolved_items": codes}
-            out.append(trusted(GroupResult, **{**found.__dict__, **own}))
-    return out
+    only its condition, task and the items of its open disagreements are its own, and those are
+    made as the row is read. What is held is the order of the runs (four bytes a run) and
+    where each cell's stretch of it starts (four bytes a cell), not a row a cell."""
+
+    def __init__(
+        self,
+        outcomes: Sequence[RunOutcome],
+        rubric: Rubric,
+        open_items: Mapping[str, Sequence[str]],
+        confidence: float,
+    ) -> None:
+        self._outcomes, self._rubric = outcomes, rubric
+        self._open_items, self._confidence = open_items, confidence
+        keys = [(o.condition_id, natural_key(o.task_id), o.task_id) for o in outcomes]
+        order = sorted(range(len(keys)), key=lambda i: keys[i][:2])
+        starts = array("I")
+        last: tuple[str, str] | None = None
+        for at, i in enumerate(order):
+            cell = (keys[i][0], keys[i][2])
+            if cell != last:
+                starts.append(at)
+                last = cell
+        starts.append(len(order))
+        self._order = array("I", order)
+        self._starts = starts
+        self._tallied: dict[tuple[Any, ...], GroupResult] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def _row(self, cell: int) -> GroupResult:
+        outcomes, order = self._outcomes, self._order
+        found = [outcomes[order[i]] for i in range(self._starts[cell], self._starts[cell + 1])]
+        c, t = found[0].condition_id, found[0].task_id
+        key = tuple(_cell_key(o) for o in found)
+        tallied = self._tallied.get(key)
+        if tallied is None:
+            tallied = self._tallied[key] = group_result(
+                c, t, found, self._rubric, self._open_items, self._confidence
+            )
+            if tallied.condition == c and tallied.task == t:
+                return tallied
+        codes = _open_codes(found, self._open_items) if tallied.unresolved else []
+        own = {"condition": c, "task": t, "unresolved_items": codes}
+        return trusted(GroupResult, **{**tallied.__dict__, **own})
+
+    @overload
+    def __getitem__(self, index: int) -> GroupResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[GroupResult]: ...
+
+    def __getitem__(self, index: int | slice) -> GroupResult | Sequence[GroupResult]:
+        if isinstance(index, slice):
+            return [self._row(i) for i in range(len(self))[index]]
+        return self._row(range(len(self))[index])
+
+    def __iter__(self) -> Iterator[GroupResult]:
+        return map(self._row, range(len(self)))
 
 
 @dataclass(frozen=True)
@@ -570,7 +611,7 @@ def study_notes(match: ModelMatch | None) -> list[str]:
 def results(
     records: DesignRecords,
     decisions: Decisions | None = None,
-    run_outcomes: list[RunOutcome] | None = None,
+    run_outcomes: Sequence[RunOutcome] | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     judge_dimensions: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     model_match: ModelMatch | None = None,
