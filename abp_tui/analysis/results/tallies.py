@@ -331,17 +331,25 @@ class CellRows(Sequence[GroupResult]):
         self._open_items, self._confidence = open_items, confidence
         keys = [(o.condition_id, natural_key(o.task_id), o.task_id) for o in outcomes]
         order = sorted(range(len(keys)), key=lambda i: keys[i][:2])
-        starts = array("I")
+        starts, kinds = array("I"), array("I")
         last: tuple[str, str] | None = None
         for at, i in enumerate(order):
-            cell = (keys[i][0], keys[i][2])
-            if cell != last:
+            named = (keys[i][0], keys[i][2])
+            if named != last:
                 starts.append(at)
-                last = cell
+                last = named
         starts.append(len(order))
         self._order = array("I", order)
         self._starts = starts
-        self._tallied: dict[tuple[Any, ...], GroupResult] = {}
+        # Each cell's set of outcomes, named by its index among the distinct sets (four bytes
+        # a cell): a row's shared tallies are found without reading its outcomes' fields again.
+        distinct: dict[tuple[Any, ...], int] = {}
+        for cell in range(len(starts) - 1):
+            found = (outcomes[order[i]] for i in range(starts[cell], starts[cell + 1]))
+            key = tuple(_cell_key(o) for o in found)
+            kinds.append(distinct.setdefault(key, len(distinct)))
+        self._kinds = kinds
+        self._tallied: dict[int, GroupResult] = {}
 
     def __len__(self) -> int:
         return len(self._starts) - 1
@@ -350,14 +358,15 @@ class CellRows(Sequence[GroupResult]):
         outcomes, order = self._outcomes, self._order
         found = [outcomes[order[i]] for i in range(self._starts[cell], self._starts[cell + 1])]
         c, t = found[0].condition_id, found[0].task_id
-        key = tuple(_cell_key(o) for o in found)
-        tallied = self._tallied.get(key)
+        kind = self._kinds[cell]
+        tallied = self._tallied.get(kind)
         if tallied is None:
-            tallied = self._tallied[key] = group_result(
+            tallied = self._tallied[kind] = group_result(
                 c, t, found, self._rubric, self._open_items, self._confidence
             )
-            if tallied.condition == c and tallied.task == t:
-                return tallied
+            return tallied
+        if tallied.condition == c and tallied.task == t and not tallied.unresolved:
+            return tallied  # the cell that made it, read again
         codes = _open_codes(found, self._open_items) if tallied.unresolved else []
         own = {"condition": c, "task": t, "unresolved_items": codes}
         return trusted(GroupResult, **{**tallied.__dict__, **own})
