@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, field_serializer
 
 from abp_tui.analysis.abp_efficiency import EngineEfficiency
 from abp_tui.analysis.automated import JudgeTally
@@ -91,6 +91,12 @@ class ResultsDocument(Model):
     """Seed 004's condition and dimension counts, for a rubric that scores abstention."""
     business: BusinessResults | None = Field(default=None, exclude_if=lambda v: v is None)
     """What the business protocol (seed 002) asks a report to carry, for a design under it."""
+
+    @field_serializer("by_task", "outcomes", mode="wrap")
+    def _made_when_read(self, rows: Sequence[Any], dump: SerializerFunctionWrapHandler) -> Any:
+        """A lazy document's rows (:func:`document_of`: a sequence making each when read) are
+        dumped as the list they make, as a list of them is."""
+        return dump(rows if isinstance(rows, list) else list(rows))
 
 
 class ResultsReport(ResultsDocument):
