@@ -26,6 +26,7 @@ from abp_tui.tui.screens.designs import open_judging, open_review_screen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.unsaved import GuardsLeaving, UnsavedScreen
 from abp_tui.tui.typing_shield import HoldsBackTyping
+from abp_tui.tui.workers import run_in_background
 
 DEFAULT_REVIEWER = "demo"
 
@@ -198,6 +199,12 @@ class AbpApp(App[None]):
     def _home_shown(self) -> None:
         """The look-up of the first screen is over: the home screen is shown unless an item is."""
         self._push_home().when_shown()
+        self.set_timer(FIGURES_LOADED_AFTER, self._load_figures, name="figures")
+
+    def _load_figures(self) -> None:
+        run_in_background(
+            self, _import_figures, group="figures", description="Loading the figures' screens"
+        )
 
     def _pass_early_keys(self) -> None:
         keys, self._early_keys = self._early_keys or [], None
@@ -255,6 +262,20 @@ class AbpApp(App[None]):
             for group, shown in grouped.items()
         ]
         self.push_screen(HelpScreen(keys, getattr(self.screen, "HELP_HINTS", ())))
+
+
+FIGURES_LOADED_AFTER = 2.0
+"""Seconds after the first screen is shown when the disagreements, agreement and results
+screens and the statistics they compute with (SciPy) are imported, in a worker thread: the
+first `a`, `k` or `v` then opens at once rather than after about two seconds of imports, and
+the first screen never waits for them."""
+
+
+def _import_figures() -> None:
+    """Import the modules the figures' screens need (each once per process)."""
+    import abp_tui.tui.screens.agreement
+    import abp_tui.tui.screens.disagreements
+    import abp_tui.tui.screens.results  # noqa: F401
 
 
 def make_app(db_path: Path, reviewer: str | None = None) -> AbpApp:
