@@ -230,7 +230,7 @@ def test_derived_results_equal_the_core_results(tmp_path: Path, db: sqlite_utils
         summary = summarise(analysis)
         core = compute_results(db, pk)
         assert summary.conditions == core.conditions
-        assert summary.by_task == core.by_task
+        assert list(summary.by_task) == core.by_task  # the bundle's rows are made when read
         assert summary.comparisons == core.comparisons
         assert summary.position_bias == core.position_bias
         ours = {

@@ -392,3 +392,25 @@ def test_three_systems_lead_with_each_contrast_and_their_ranking(
     assert f"{counting} 0 unresolved." in headline
     (ranked,) = [h for h in headline if h.startswith("Ranking of 3 systems")]
     assert ranked.endswith(": A > B > C.")
+
+
+def test_a_judged_pairwise_bundle_waits_only_on_what_the_design_declares(
+    tmp_path: Path, reference: Path, cli: Cli
+) -> None:
+    # Found walking the main path: every pair judged and every disagreement settled, the report
+    # said "Results pending: the tables below are computed from the judgments made so far",
+    # and the gate asked for the instructions of conditions that are the models compared.
+    db = connect(cli.db_path)
+    judged_study(db, reference)
+    db.close()
+    assert cli("export", "bundle", "--out", tmp_path / "bundle").code == 0
+    status = json.loads((tmp_path / "bundle" / "status.json").read_text("utf-8"))
+    checks = {c["requirement"]: c for c in status["checks"]}
+    instructions = checks["actual condition instructions"]
+    assert instructions["met"] and instructions["detail"].startswith("not applicable")
+    assert checks["every item judged"]["met"] and checks["every disagreement adjudicated"]["met"]
+    assert [c["requirement"] for c in status["checks"] if not c["met"]] == ["limitations"]
+    page = (tmp_path / "bundle" / "report.html").read_text("utf-8")
+    assert "every item is judged and every disagreement settled, but the publication gate" in page
+    assert "computed from the judgments made so far" not in page
+    assert verify(tmp_path / "bundle.zip").derived > 0

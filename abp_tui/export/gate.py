@@ -49,8 +49,12 @@ HIGH_RISK_REPEATS: Final = 3
 AFP_FIXTURES: Final = 8
 NOT_A_REPEAT: Final = frozenset({ResultState.INFRA_ERROR, ResultState.PROVIDER_BLOCK})
 """States seed 000 says to fix or document and rerun: such a run is not a usable repeat."""
-NO_INSTRUCTIONS_PROTOCOLS: Final = frozenset({"abp", "arena", "inspect"})
-"""Protocols whose conditions are engines or models, not instruction texts."""
+NO_INSTRUCTIONS_PROTOCOLS: Final = frozenset({"abp", "arena", "inspect", "mt-bench", "pairwise"})
+"""Protocols whose conditions are engines or models, not instruction texts (a pairwise
+comparison's conditions, PandaLM's, LLMBar's or MT-Bench's, are the models compared)."""
+JUDGING_REQUIREMENTS: Final = frozenset({"every item judged", "every disagreement adjudicated"})
+"""The requirements of the gate the reviewers and adjudicators meet (the rest, the bundle's
+records and the design's declarations)."""
 _LISTED: Final = 12
 """How many offenders a check names before it says "and N more"."""
 

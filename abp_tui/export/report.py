@@ -41,7 +41,7 @@ from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_tex
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import cell
-from abp_tui.export.gate import PENDING, GateStatus
+from abp_tui.export.gate import JUDGING_REQUIREMENTS, PENDING, GateStatus
 from abp_tui.export.judge_tables import judge_tables
 from abp_tui.export.judges import REPORT as JUDGE_REPORT
 from abp_tui.export.judges import assisted
@@ -543,6 +543,7 @@ def render_pieces(
         rubric=rubric,
         gate=gate,
         pending=gate.status == PENDING,
+        judging_done=all(c.met for c in gate.checks if c.requirement in JUDGING_REQUIREMENTS),
         nav=nav,
         judges=judge_page,
         ranking=ranking_page,
