@@ -132,22 +132,17 @@ def kept_votes(
     return Votes.from_rows(rows), len(votes) - len(rows) - development, development
 
 
-def without_development(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
-    """A source's votes with those on the design's development tasks left out and counted."""
-    if design is None or not design.development_tasks:
-        return found
-    votes, _dropped, development = kept_votes(
-        found.votes, lambda _t, _c: True, lambda t: is_development(design, t)
-    )
-    if not development:
-        return found
-    excluded = [*found.excluded, Excluded(reason=DEVELOPMENT, votes=development)]
-    return replace(found, votes=votes, excluded=excluded)
-
-
 def outside_design(design: StudyDesign) -> str:
     """Why a vote on a task or condition ``design`` does not judge is left out of a ranking."""
     return f"on a task or condition outside design {design.name}"
+
+
+def _all_in(votes: Votes, design: StudyDesign) -> bool:
+    """Every vote is on the design's tasks and conditions, none on development material
+    (read from the votes' distinct tasks and systems)."""
+    tasks = design.tasks == "all" or set(votes.tasks) <= set(design.tasks)
+    systems = design.conditions == "all" or set(votes.systems) <= set(design.conditions)
+    return tasks and systems and not any(is_development(design, t) for t in votes.tasks)
 
 
 def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
@@ -158,9 +153,12 @@ def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
     all of the study's). No design: the source as read."""
     if design is None:
         return found
-    votes, dropped, development = kept_votes(
-        found.votes, lambda t, c: in_scope(design, t, c), lambda t: is_development(design, t)
-    )
+    if _all_in(found.votes, design):  # no copy of every vote when none is left out
+        votes, dropped, development = found.votes, 0, 0
+    else:
+        votes, dropped, development = kept_votes(
+            found.votes, lambda t, c: in_scope(design, t, c), lambda t: is_development(design, t)
+        )
     excluded = list(found.excluded)
     if dropped:
         excluded.append(Excluded(reason=outside_design(design), votes=dropped))
@@ -457,5 +455,4 @@ __all__ = [
     "read_source",
     "study_sources",
     "vote_fates",
-    "without_development",
 ]
