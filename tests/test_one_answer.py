@@ -29,7 +29,11 @@ from abp_tui.services.designing import find_design_if_any
 from abp_tui.services.ranking import ranking_report
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.results import ResultsScreen
+from abp_tui.tui.widgets.ranking_chart import RankingPanel
 from tests.factories import Cli
+from tests.tui_helpers import drive, plain, press, screen_text, settle, until
 
 SEED = 53236957
 R1, R2, TIED = PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE
@@ -183,3 +187,34 @@ def test_the_headline_gives_the_ranking_commands_order_and_its_refusals() -> Non
         "Not ranked (Bradley-Terry over the items' final preferences, as abp-tui ranking "
         f"ranks them): {TOO_FEW}"
     )
+
+
+async def test_the_results_screen_says_what_the_commands_say(reference: Path, cli: Cli) -> None:
+    _judged(reference, cli)
+    headline = next(x for x in cli("results").out.splitlines() if "Bradley-Terry" in x)
+    refused = cli("ranking").err.removeprefix("abp-tui: ").strip()
+    app = make_app(cli.db_path, reviewer="coordinator")
+    async with drive(app, (150, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "v")
+        if not isinstance(pilot.app.screen, ResultsScreen):
+            await press(pilot, "c")  # someone who could still join an open design: view
+        screen = pilot.app.screen
+        assert isinstance(screen, ResultsScreen)
+        await until(pilot, lambda: screen.shown is not None, "the results")
+        panel = screen.query_one(RankingPanel)
+        await until(pilot, lambda: panel.view is not None, "the ranking")
+        await settle(pilot)
+        shown = {}
+        for _ in range(2):
+            assert panel.view is not None
+            shown[panel.view.source] = plain(panel.content, width=2000)
+            await press(pilot, "s")
+            await until(pilot, lambda: panel.view is not None, "the next source")
+        answer = screen_text(pilot)
+    # The answer is the command's, word for word; the ranking's verdict is the command's.
+    assert " ".join(headline.split()) in " ".join(answer.split())
+    assert refused in " ".join(shown["verdicts"].split())
+    assert "--prior" not in shown["verdicts"]
+    # The labels: the design's, saying so, as the command and the report.
+    assert LABELS_SCOPE in " ".join(shown["labels"].split())
