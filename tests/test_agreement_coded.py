@@ -71,7 +71,10 @@ def test_a_design_folded_into_columns_has_its_records_figures(
     revision after submission: the study's figures are those of the design's records."""
     pk, _codes = two_reviewer_design_judged(tmp_path, db)
     found = agreement_input(judging.records_of_design(db, pk, with_runs=False))
-    expected = compute_all(found.records, found.levels, found.scales, 0, pair_resamples=100)
+    # Drawn with the design's seed, as the bundle draws them (the command's default).
+    seed = judging.design(db, pk).seed
+    expected = compute_all(found.records, found.levels, found.scales, seed, pair_resamples=100)
     report = study_agreement(db, "s", pk, pair_resamples=100)
+    assert report.seed == seed
     assert len(expected.variables) > 4
     assert report.variables == expected.variables

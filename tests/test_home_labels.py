@@ -173,25 +173,22 @@ async def test_the_unblind_dialog_of_a_design_still_names_results_by_condition(
         assert "Reviewers still judging should finish first" in text
 
 
-async def test_a_note_suggesting_a_prior_says_it_is_a_command_line_option(
-    tmp_path: Path, cli: Cli
-) -> None:
+async def test_a_note_on_too_few_votes_suggests_no_prior(tmp_path: Path, cli: Cli) -> None:
     db_path = small_study(tmp_path, judged=True, unblinded=True)
     app = make_app(db_path, reviewer="coordinator")
     async with drive(app, SIZE) as pilot:
         text = await _ranking(pilot, "judge:j1")
-    # Some resamples of the judge's verdicts leave a system unbeaten (its bound is +inf).
+    # Some resamples of the judge's verdicts leave a system unbeaten (its bound is +inf), but
+    # its 12 votes are too few to rank with or without a prior: no prior is suggested (it
+    # suggested one, and the command it named said "Not ranked" again).
     assert "resamples left some system without a finite score" in text
-    assert (
-        "--prior K avoids this. --prior K is a command-line option this screen cannot set: "
-        f"abp-tui ranking --db {shlex.quote(str(db_path))} --study small --source judge:j1 "
-        "--prior K"
-    ) in text
-    # The command keeps the core's note, and the command the screen names runs.
+    assert "Not ranked: too few votes" in text
+    assert "--prior" not in text and "screen cannot set" not in text
     cli.db_path = db_path
     out = cli("ranking", "--study", "small", "--source", "judge:j1")
-    assert out.code == 0 and "--prior K avoids this" in out.out and "screen" not in out.out
-    assert cli("ranking", "--study", "small", "--source", "judge:j1", "--prior", "1").code == 0
+    assert out.code == 0 and "Not ranked: too few votes" in out.out and "--prior" not in out.out
+    prior = cli("ranking", "--study", "small", "--source", "judge:j1", "--prior", "1")
+    assert prior.code == 0 and "Not ranked: too few votes" in prior.out
 
 
 async def test_no_ranking_without_a_prior_says_where_to_set_one(tmp_path: Path, cli: Cli) -> None:

@@ -143,17 +143,47 @@ def test_an_anchor_fixes_one_system_and_keeps_the_differences() -> None:
 
 
 def test_perfect_separation_is_refused_naming_the_system_unless_a_prior() -> None:
+    # Enough votes (every system has 10 decisive ones or more), but a won every comparison.
+    votes = Votes.from_rows(
+        _rows([("a", "b", 12, 0, 0), ("a", "c", 10, 0, 0), ("b", "c", 8, 8, 2)])
+    )
+    with pytest.raises(NoRanking) as refused:
+        rank(votes, study="x", source="labels")
+    message = str(refused.value)
+    assert "a won or tied every one of its 22 comparisons (score +inf)" in message
+    assert "--prior K" in message and "\n" not in message
+    # The hint leads to a ranking: one pseudo-tie per compared pair makes a's 12-0 against b
+    # 12.5 to 0.5, a finite fit, and the votes are enough to read it.
+    report = rank(votes, study="x", source="labels", prior=1.0, resamples=100)
+    assert report.prior == 1.0 and any("--prior" in n for n in report.notes)
+    assert report.too_few_votes is None
+    assert report.systems[0].condition == "a"
+    assert all(math.isfinite(s.score) for s in report.systems)
+
+
+def test_too_few_votes_without_a_finite_fit_suggest_no_prior() -> None:
+    # a won all its 7 comparisons, and 7 decisive votes are too few: a prior would give a
+    # finite score but the same verdict (not ranked), so the refusal does not suggest one.
     votes = Votes.from_rows(_rows([("a", "b", 4, 0, 0), ("a", "c", 3, 0, 0), ("b", "c", 2, 2, 1)]))
     with pytest.raises(NoRanking) as refused:
         rank(votes, study="x", source="labels")
     message = str(refused.value)
+    assert message.startswith("not ranked: too few votes: every system needs at least 10")
     assert "a won or tied every one of its 7 comparisons (score +inf)" in message
-    assert "--prior K" in message and "\n" not in message
-    # One pseudo-tie per compared pair: a's 4-0 against b becomes 4.5 to 0.5, a finite fit.
-    report = rank(votes, study="x", source="labels", prior=1.0, resamples=100)
-    assert report.prior == 1.0 and any("--prior" in n for n in report.notes)
-    assert report.systems[0].condition == "a"
-    assert all(math.isfinite(s.score) for s in report.systems)
+    assert "--prior" not in message and "\n" not in message
+    # With a prior the verdict is the same: not ranked, too few votes.
+    report = rank(votes, study="x", source="labels", prior=1.0, resamples=200, seed=1)
+    assert report.too_few_votes is not None and report.too_few_votes in message
+    # Nor does a note on the resamples suggest a prior for votes too few to rank.
+    plain = rank(
+        Votes.from_rows(_rows([("a", "b", 3, 1, 0), ("a", "c", 2, 1, 0), ("b", "c", 1, 2, 1)])),
+        study="x",
+        source="labels",
+        resamples=200,
+        seed=1,
+    )
+    assert plain.too_few_votes is not None and plain.unbounded_resamples > 0
+    assert not any("--prior" in n for n in plain.notes)
 
 
 def test_a_system_that_lost_everything_is_named_minus_inf() -> None:

@@ -221,7 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help="with --table: each variable's level and scale",
     )
-    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
+    p.add_argument(
+        "--seed",
+        type=seed(),
+        default=None,
+        help=f"seed of the bootstrap draws, 0 to {MAX_SEED} (default: the design's seed, as the "
+        "publication bundle draws them; 0 without a design)",
+    )
     p.add_argument(
         "--resamples",
         type=resamples("--resamples"),

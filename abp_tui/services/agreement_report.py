@@ -139,7 +139,7 @@ def study_agreement(
     study_id: str,
     design_pk: int | None,
     *,
-    seed: int = 0,
+    seed: int | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     pair_resamples: int = DEFAULT_PAIR_RESAMPLES,
     confidence: float = CONFIDENCE,
@@ -151,8 +151,12 @@ def study_agreement(
 
     ``viewer`` names who looks: the items they have not submitted are held back (module notes).
     Each reviewer-against-labels pair is bootstrapped ``resamples`` times; reviewer pairs
-    ``pair_resamples`` times.
+    ``pair_resamples`` times. The draws are seeded by ``seed``, by default the design's seed
+    (as its publication bundle draws them, so the command, the screen and the report give the
+    same intervals), 0 without a design.
     """
+    if seed is None:
+        seed = 0 if design_pk is None else sql.design(db, design_pk).seed
     check_settings(
         seed=seed,
         resamples=resamples,

@@ -299,10 +299,16 @@ def record_adjudication(
 
 # -- agreement -------------------------------------------------------------------------------------
 def read_agreement(
-    db_path: Path, choice: DesignChoice, viewer: str, *, seed: int = 0, resamples: int = 1000
+    db_path: Path,
+    choice: DesignChoice,
+    viewer: str,
+    *,
+    seed: int | None = None,
+    resamples: int = 1000,
 ) -> StudyAgreementReport:
     """The agreement figures of a design (or of a study's imported labels) as ``viewer`` may
-    see them: the items they have not submitted are held back from every figure."""
+    see them: the items they have not submitted are held back from every figure (``seed``: by
+    default the design's, as ``abp-tui agreement`` and the bundle draw them)."""
     db = connect(db_path)
     try:
         return study_agreement(

@@ -6,9 +6,13 @@ systems, so like every result by condition it appears only after the study is un
 whatever the source (:class:`abp_tui.services.results_report.StudyIsBlind`). When the study
 holds several sources, the report gives Kendall's tau between their rankings (point fits).
 
-Votes on a task the design marks as development material (seed 002: never a benchmark result)
-are left out of every source and counted with :data:`DEVELOPMENT`, as the publication bundle
-leaves them out (:mod:`abp_tui.services.ranking_bundle`): one rule, :func:`vote_fates`.
+When the study has a design (``--design``, else its latest), every source is kept to the
+design's tasks and conditions, as its publication bundle carries them
+(:mod:`abp_tui.services.ranking_bundle`), so the command, the results screen and the report rank
+the same votes; the votes outside are counted as left out, and a source other than the design's
+verdicts says so in its first note. Votes on a task the design marks as development material
+(seed 002: never a benchmark result) are left out of every source and counted with
+:data:`DEVELOPMENT`, as the bundle leaves them out: one rule, :func:`vote_fates`.
 
 A design's verdicts are read one item at a time (:func:`abp_tui.store.figure_rows.item_records`):
 each pair's final preference is decided by the rules :func:`abp_tui.analysis.verdicts.decide`
@@ -48,7 +52,7 @@ from abp_tui.analysis.ranking.models import (
     SourceAgreement,
 )
 from abp_tui.analysis.ranking.sources import Side, VoteFold, judge_votes, label_votes
-from abp_tui.analysis.records import latest_submitted
+from abp_tui.analysis.records import in_scope, latest_submitted
 from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
 from abp_tui.models import DisagreementRules, Rubric, StudyDesign
@@ -128,17 +132,46 @@ def kept_votes(
     return Votes.from_rows(rows), len(votes) - len(rows) - development, development
 
 
-def without_development(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
-    """A source's votes with those on the design's development tasks left out and counted."""
-    if design is None or not design.development_tasks:
+def outside_design(design: StudyDesign) -> str:
+    """Why a vote on a task or condition ``design`` does not judge is left out of a ranking."""
+    return f"on a task or condition outside design {design.name}"
+
+
+def _all_in(votes: Votes, design: StudyDesign) -> bool:
+    """Every vote is on the design's tasks and conditions, none on development material
+    (read from the votes' distinct tasks and systems)."""
+    tasks = design.tasks == "all" or set(votes.tasks) <= set(design.tasks)
+    systems = design.conditions == "all" or set(votes.systems) <= set(design.conditions)
+    return tasks and systems and not any(is_development(design, t) for t in votes.tasks)
+
+
+def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
+    """A source's votes kept to ``design``'s tasks and conditions, its development tasks left
+    out: the scope its publication bundle carries (:mod:`abp_tui.services.ranking_bundle`, the
+    same rule, :func:`vote_fates`), with the votes left out counted. Any source but a design's
+    own verdicts gets a note saying so first (the imported labels of the design's tasks, not
+    all of the study's). No design: the source as read."""
+    if design is None:
         return found
-    votes, _dropped, development = kept_votes(
-        found.votes, lambda _t, _c: True, lambda t: is_development(design, t)
-    )
-    if not development:
-        return found
-    excluded = [*found.excluded, Excluded(reason=DEVELOPMENT, votes=development)]
-    return replace(found, votes=votes, excluded=excluded)
+    if _all_in(found.votes, design):  # no copy of every vote when none is left out
+        votes, dropped, development = found.votes, 0, 0
+    else:
+        votes, dropped, development = kept_votes(
+            found.votes, lambda t, c: in_scope(design, t, c), lambda t: is_development(design, t)
+        )
+    excluded = list(found.excluded)
+    if dropped:
+        excluded.append(Excluded(reason=outside_design(design), votes=dropped))
+    if development:
+        excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
+    counting = found.counting
+    if found.name != VERDICTS:
+        counting = (
+            f"{found.name}: kept to the tasks and conditions of design {design.name}, as its "
+            f"publication bundle carries them: {len(votes)} of the study's {len(found.votes)} "
+            "votes"
+        )
+    return replace(found, votes=votes, excluded=excluded, counting=counting)
 
 
 def _marking_design(
@@ -280,7 +313,7 @@ def _agreements(
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
     for name in others:
         try:
-            found = without_development(read_source(db, study, name, design), marking)
+            found = in_design(read_source(db, study, name, design), marking)
             fitted = point_scores(found.votes, prior)
             scores[name] = too_few_votes(found.votes) or dict(
                 zip(found.votes.systems, fitted.tolist(), strict=True)
@@ -345,28 +378,36 @@ def ranking_report(
                 "items, no imported labels, no AI judge's preference verdicts"
             )
         source = held[0]
-    # The bundle's exclusion: development votes are no benchmark result (seed 002). The
+    # The bundle's scope: the design's tasks and conditions, development votes left out (no
+    # benchmark result, seed 002). The
     # design is read for what it marks (and its seed) before any vote is: reading it holds
     # its stored document for a moment, which lists every task.
     marking = _marking_design(db, study_id, design)
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
         seed = _design_seed(db, study_id, design)
     found = read_source(db, study_id, source, design)
-    chosen = without_development(found, marking)
+    chosen = in_design(found, marking)
+    scoped = chosen.name != VERDICTS and marking is not None
     del found
-    report = rank(
-        chosen.votes,
-        study=study_id,
-        source=chosen.name,
-        design=chosen.design,
-        resamples=resamples,
-        seed=seed,
-        confidence=confidence,
-        anchor=fixed,
-        prior=prior,
-        ties=TIES + (SWAP_TIES if chosen.name.startswith(JUDGE) else ""),
-        excluded=chosen.excluded,
-    )
+    try:
+        report = rank(
+            chosen.votes,
+            study=study_id,
+            source=chosen.name,
+            design=chosen.design,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+            anchor=fixed,
+            prior=prior,
+            ties=TIES + (SWAP_TIES if chosen.name.startswith(JUDGE) else ""),
+            excluded=chosen.excluded,
+        )
+    except NoRanking as none:
+        if not scoped or chosen.counting is None:
+            raise
+        # The refusal names the scope its counts are of, as the report's note does.
+        raise NoRanking(f"{none} ({chosen.counting})") from none
     if chosen.counting is not None:
         report = report.model_copy(update={"notes": [chosen.counting, *report.notes]})
     others = [s for s in held if s != chosen.name]
@@ -406,6 +447,7 @@ __all__ = [
     "NoRanking",
     "RankingReport",
     "SourceVotes",
+    "in_design",
     "kept_votes",
     "parse_anchor",
     "ranking_report",
@@ -413,5 +455,4 @@ __all__ = [
     "read_source",
     "study_sources",
     "vote_fates",
-    "without_development",
 ]

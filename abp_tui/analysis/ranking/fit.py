@@ -234,8 +234,10 @@ def too_few_votes(votes: Votes) -> str | None:
     return _too_few(votes.systems, _per_system(len(votes.systems), _counts(votes)))
 
 
-def _check(votes: Votes, counts: _Counts, prior: float) -> F64:
-    """The win matrix of the point fit, or NoRanking saying why there is no finite one."""
+def _check(votes: Votes, counts: _Counts, prior: float, too_few: str | None = None) -> F64:
+    """The win matrix of the point fit, or NoRanking saying why there is no finite one
+    (``too_few``: why the votes are too few, said first; then no prior is suggested, which
+    would not make them enough)."""
     n, systems = len(votes.systems), votes.systems
     if len(votes) == 0:
         raise NoRanking("no votes to rank: the source holds no preference between two systems")
@@ -264,11 +266,17 @@ def _check(votes: Votes, counts: _Counts, prior: float) -> F64:
 
         parts = [said(m, "won or tied", "+") for m in unbounded.top]
         parts += [said(m, "lost", "-") for m in unbounded.bottom]
+        unscored = "no finite Bradley-Terry scores: " + "; ".join(parts)
+        if too_few is not None:
+            # A prior gives finite scores, not the votes a score worth reading rests on: the
+            # hint to fit with one would lead to the same verdict, not to a ranking.
+            raise NoRanking(
+                f"not ranked: {too_few}; besides, {unscored} (a prior would make them finite, "
+                "not make the votes enough)"
+            )
         raise NoRanking(
-            "no finite Bradley-Terry scores: "
-            + "; ".join(parts)
-            + ": no maximum-likelihood score exists; fit with --prior K (K pseudo-ties per "
-            "compared pair) to rank them"
+            unscored + ": no maximum-likelihood score exists; fit with --prior K (K pseudo-ties "
+            "per compared pair) to rank them"
         )
     return wins
 
@@ -409,13 +417,8 @@ def rank(
     n = len(systems)
     per = _per_system(n, counts)
     too_few = _too_few(systems, per)
-    try:
-        wins = _check(votes, counts, prior)
-    except NoRanking as none:
-        # Too few votes say why there is no ranking before a fit that failed for lack of them.
-        if too_few is not None and str(none).startswith("no finite"):
-            raise NoRanking(f"not ranked: {too_few}; besides, {none}") from none
-        raise
+    # Too few votes say why there is no ranking before a fit that failed for lack of them.
+    wins = _check(votes, counts, prior, too_few)
     theta = bt.fit(wins)
 
     if anchor is None:
@@ -546,10 +549,12 @@ def rank(
             "interval"
         )
     if unbounded:
+        # Too few votes are not ranked whatever the prior: no prior is suggested then.
         all_notes.append(
             f"{unbounded} of {resamples} resamples left some system without a finite score "
             "(it won or lost all its comparisons there): those systems count as +inf / -inf "
-            "in them, the others are left out of them; --prior K avoids this"
+            "in them, the others are left out of them"
+            + ("" if too_few is not None else "; --prior K avoids this")
         )
     return RankingReport(
         study=study,

@@ -4,7 +4,8 @@ A preference design asks which of the compared systems people prefer: the headli
 compared, by how many reviewers, on how many items, who was preferred how often over the decisive
 items with its Wilson interval and the exact binomial (sign) test, the ties, which judgments are
 counted (:func:`abp_tui.analysis.item_preferences.counting_line`), the ranking when three or more
-systems are compared, and what is still pending. A rubric design asks how often each condition
+systems are compared (``abp-tui ranking``'s verdict: its order, or why it gives none), and what is
+still pending. A rubric design asks how often each condition
 passes: its headline gives each condition's pass rate with its interval, and what is pending.
 
 Pure: built from the records and the results computed from them, so a bundle's ``verify``
@@ -14,10 +15,15 @@ re-derives the same lines.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from abp_tui.analysis.item_preferences import counting_line
-from abp_tui.analysis.ranking.fit import NoRanking, Votes, point_scores
+from abp_tui.analysis.ranking.fit import (
+    NoRanking,
+    Votes,
+    point_scores,
+    too_few_votes,
+)
 from abp_tui.analysis.ranking.sources import design_votes
 from abp_tui.analysis.verdicts import Decisions
 from abp_tui.models import DesignRecords, Item
@@ -93,26 +99,34 @@ def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]
 
 def ranking_line(records: DesignRecords, decisions: Decisions) -> str | None:
     """The systems in order of their Bradley-Terry scores over the items' final preferences,
-    when three or more are compared (None: fewer, or no finite scores)."""
+    when three or more are compared, or why they are not ranked (None: fewer than three)."""
     # No output length is read here: a run with no side has none (no table of every run).
     votes, _excluded = design_votes(records, decisions, {})
     return ranking_text(votes)
 
 
+RANKED_BY: Final = "Bradley-Terry over the items' final preferences, as abp-tui ranking ranks them"
+"""What the headline's ranking is: the ranking command's default fit of the design's verdicts."""
+
+
 def ranking_text(votes: Votes) -> str | None:
-    """:func:`ranking_line` of the final preferences' votes."""
+    """:func:`ranking_line` of the final preferences' votes: the verdict of ``abp-tui ranking``
+    by its own rules (no prior; every system needs
+    :data:`~abp_tui.analysis.ranking.fit.MIN_DECISIVE_VOTES` decisive votes,
+    else no order is given, only why), so the headline and the ranking never disagree."""
     if len(votes.systems) < 3:
         return None
-    try:
-        scores = point_scores(votes, prior=1.0)
-    except NoRanking:
-        return None
+    why = too_few_votes(votes)
+    if why is None:
+        try:
+            scores = point_scores(votes)
+        except NoRanking as none:
+            why = str(none)
+    if why is not None:
+        return f"Not ranked ({RANKED_BY}): {why}."
     order = sorted(range(len(votes.systems)), key=lambda i: (-scores[i], votes.systems[i]))
     ranked = " > ".join(votes.systems[i] for i in order)
-    return (
-        f"Ranking of {len(votes.systems)} systems (Bradley-Terry over the items' final "
-        f"preferences, 1 pseudo-tie per compared pair; see abp-tui ranking): {ranked}."
-    )
+    return f"Ranking of {len(votes.systems)} systems ({RANKED_BY}): {ranked}."
 
 
 def _for_people(records: DesignRecords) -> list[Item]:

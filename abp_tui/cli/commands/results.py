@@ -28,7 +28,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
             level=args.level,
             scale=args.scale,
             header=Path(args.header) if args.header else None,
-            seed=args.seed,
+            seed=0 if args.seed is None else args.seed,  # a table has no design
             resamples=args.resamples,
             pair_resamples=args.pair_resamples,
             confidence=args.confidence,

@@ -49,6 +49,8 @@ from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
 SEED = 0
+"""The reliability section's seed (abp-tui reliability's default); agreement draws with the
+design's seed."""
 RESAMPLES = 1000
 COMPUTING_RELIABILITY = "\nComputing reliability beyond agreement…"
 VARIABLE_WIDTH = 34
@@ -193,9 +195,8 @@ class AgreementScreen(DesignScreen):
     @background(group="agreement", description="Computing agreement", exclusive=True)
     def compute(self) -> None:
         assert self.reviewer is not None
-        report = read_agreement(
-            self.db_path, self.design, self.reviewer, seed=SEED, resamples=RESAMPLES
-        )
+        # The design's seed, as abp-tui agreement and the bundle draw them.
+        report = read_agreement(self.db_path, self.design, self.reviewer, resamples=RESAMPLES)
         shown = build(report)
         if get_current_worker().is_cancelled:
             return
