@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import sqlite_utils
 
+from abp_tui.store import connect
 from abp_tui.store.queries import count
 from tests.factories import Cli
 from tests.import_helpers import nothing_stored
@@ -224,8 +225,8 @@ def test_refused_import_never_removes_an_existing_database(tmp_path: Path, cli: 
 
 
 def test_an_empty_existing_database_is_kept_too(tmp_path: Path, cli: Cli) -> None:
-    assert cli("status").code == 0  # creates the database, empty
-    assert cli.db_path.exists()
+    connect(cli.db_path).close()  # a database made before, empty
+    assert cli("status").code == 0
     result = cli("import", _jsonl(tmp_path / "bad.jsonl", [*STUDY, _bad_run(1)]))
     assert result.code == 1
     assert cli.db_path.exists()

@@ -31,7 +31,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 def _run_workstation(args: argparse.Namespace) -> int:
     from abp_tui.services.station_owner import station_reviewer
 
-    db = open_db(args)
+    # The workstation makes its database (its home screen imports with `i`).
+    db = open_db(args, create=True)
     if db_path(args) == DEFAULT_DB:
         from abp_tui.services.demo import is_empty, load_demo
 
