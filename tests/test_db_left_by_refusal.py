@@ -5,12 +5,17 @@ that holds an import, always stays."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from abp_tui.cli import main
+from abp_tui.services.importing import import_into
 from abp_tui.store import connect
-from tests.factories import Cli
+from abp_tui.store.queries import list_studies
+from abp_tui.tui import app
+from tests.factories import Cli, afp_study_lines, write_jsonl
 
 
 @pytest.mark.parametrize(
@@ -104,3 +109,51 @@ def test_an_empty_database_that_was_there_stays_when_a_command_is_refused(
     assert done.code == 1
     assert "no study 'nope'" in done.err or "nope" in done.err
     assert db.exists()  # made before this command: not this one's to remove
+
+
+class _Closed:
+    """A workstation closed as soon as it opened (or after ``during`` ran), with nothing lost."""
+
+    def __init__(self, during: Callable[[], object] = lambda: None) -> None:
+        self.lost_work: list[str] = []
+        self._during = during
+
+    def run(self) -> None:
+        self._during()
+
+
+def test_the_workstation_closed_on_a_new_database_with_nothing_imported_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workstation makes its database (its home screen imports), but one it made and left
+    with nothing imported is removed as it closes, with the folders made for it."""
+    monkeypatch.setattr(app, "make_app", lambda **_: _Closed())
+    db = tmp_path / "typo" / "abp.db"
+    assert main(["--db", str(db)]) == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_workstation_keeps_a_new_database_it_imported_into(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "new" / "abp.db"
+    runs = write_jsonl(tmp_path / "s.jsonl", afp_study_lines())
+    closed = _Closed(lambda: import_into(db, [runs]))  # `i` on the home screen, then quit
+    monkeypatch.setattr(app, "make_app", lambda **_: closed)
+    assert main(["--db", str(db)]) == 0
+    assert db.exists()
+    kept = connect(db)
+    try:
+        assert [s.id for s in list_studies(kept)] == ["s"]
+    finally:
+        kept.close()
+
+
+def test_the_workstation_never_removes_a_database_that_was_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app, "make_app", lambda **_: _Closed())
+    db = tmp_path / "abp.db"
+    connect(db).close()  # empty, made before
+    assert main(["--db", str(db)]) == 0
+    assert db.exists()

@@ -139,11 +139,16 @@ def opened_or_removed(args: argparse.Namespace) -> Iterator[sqlite_utils.Databas
 
 
 def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
+    from abp_tui.store.import_sessions import alive, sessions
     from abp_tui.store.receipts import imports_stored
 
     stored = imports_stored(db)
+    try:  # another process importing into it now: it stays
+        importing = any(alive(session) for session in sessions(db))
+    except Exception:  # a database half made, or not ours: left alone
+        importing = True
     db.close()
-    if stored != 0:
+    if stored != 0 or importing:
         return
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)

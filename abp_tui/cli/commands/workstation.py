@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from abp_tui.cli.options import DEFAULT_DB, db_path, open_db
+from abp_tui.cli.options import DEFAULT_DB, db_path, open_db, remove_created
 from abp_tui.cli.output import EXIT_OK
 from abp_tui.errors import AbpError
 
@@ -45,6 +45,9 @@ def _run_workstation(args: argparse.Namespace) -> int:
 
     app = make_app(db_path=db_path(args), reviewer=reviewer)
     app.run()
+    # A database this launch made and left with nothing imported (a mistyped --db, closed at
+    # once) is removed with the folders made for it: a mistyped --db leaves nothing behind.
+    remove_created()
     if app.lost_work:
         # A draft the database refused as the workstation closed: said, never lost silently.
         raise AbpError("NOT SAVED: " + "; ".join(app.lost_work))
