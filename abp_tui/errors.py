@@ -41,11 +41,13 @@ class InputError(AbpError):
 
 class ImportFailed(AbpError):
     """An import was refused; nothing was written. Carries the errors found (the first ones,
-    when there were many: ``omitted`` counts the rest)."""
+    when there were many: ``omitted`` counts the rest). ``skipping``: the import already skipped
+    invalid records (``--skip-invalid``), so these are files that cannot be read at all."""
 
-    def __init__(self, errors: list[InputError], omitted: int = 0) -> None:
+    def __init__(self, errors: list[InputError], omitted: int = 0, skipping: bool = False) -> None:
         self.errors = errors
         self.omitted = omitted
+        self.skipping = skipping
         total = len(errors) + omitted
         first = str(errors[0]) if errors else "import failed"
         more = f" (and {total - 1} more)" if total > 1 else ""

@@ -114,7 +114,7 @@ def test_the_adjudicators_are_left_out_of_a_design_that_names_none() -> None:
     assert "adjudicators" not in bare.model_dump(mode="json")
     named = StudyDesign(study="s", name="m", seed=1, adjudicators=["lead"])
     assert named.model_dump(mode="json")["adjudicators"] == ["lead"]
-    with pytest.raises(ValueError, match="adjudicators must be listed once each"):
+    with pytest.raises(ValueError, match="adjudicator 'lead' is listed twice"):
         StudyDesign(study="s", name="m", seed=1, adjudicators=["lead", "lead"])
 
 
@@ -216,3 +216,96 @@ def test_study_create_names_the_adjudicators(
     assert cli("study", "create", "--db", target, "--name", "n").code == 0
     document = db.execute("SELECT document FROM designs WHERE name = 'n'").fetchone()[0]
     assert "adjudicators" not in json.loads(document)
+
+
+def _designs(db: sqlite_utils.Database) -> list[str]:
+    return [row[0] for row in db.execute("SELECT name FROM designs ORDER BY pk")]
+
+
+@pytest.mark.parametrize(
+    ("option", "names", "said"),
+    [
+        ("--reviewers", "ann,bo,ann", "reviewers: reviewer 'ann' is listed twice"),
+        ("--reviewers", "ann, ann", "reviewers: reviewer 'ann' is listed twice"),
+        ("--adjudicators", "lead,dee,lead", "adjudicators: adjudicator 'lead' is listed twice"),
+    ],
+)
+def test_study_create_refuses_a_name_listed_twice_naming_it(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli, option: str, names: str, said: str
+) -> None:
+    """A name typed twice is a slip to say, not to drop: the design would not be the one
+    meant (one reviewer fewer on every item)."""
+    afp_study(tmp_path, db)
+    done = cli("study", "create", "--db", tmp_path / "test.db", "--rubric", "none", option, names)
+    assert done.code == 1, done.out
+    [line] = done.err.splitlines()
+    assert said in line
+    assert _designs(db) == []
+
+
+def test_a_design_file_listing_a_reviewer_twice_is_refused_naming_it(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    afp_study(tmp_path, db)
+    design = tmp_path / "d.toml"
+    design.write_text('study = "s"\nname = "m"\nseed = 1\nreviewers = ["ann", "bo", "ann"]\n')
+    done = cli("study", "create", "--db", tmp_path / "test.db", design)
+    assert done.code == 1
+    assert "d.toml" in done.err and "reviewer 'ann' is listed twice" in done.err
+    assert _designs(db) == []
+
+
+def test_an_adjudicator_who_reviews_every_item_is_refused(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    """Nobody adjudicates an item they reviewed: an adjudicator the design gives every item
+    could adjudicate none of its disagreements, so naming them is refused, file or choices."""
+    afp_study(tmp_path, db)
+    target = tmp_path / "test.db"
+    done = cli(
+        "study", "create", "--db", target, "--rubric", "none",
+        "--reviewers", "ann,bo", "--adjudicators", "ann",
+    )  # fmt: skip
+    assert done.code == 1, done.out
+    [line] = done.err.splitlines()
+    assert "adjudicators: 'ann' also reviews every item of this design" in line
+    assert "can adjudicate none" in line
+    design = tmp_path / "d.toml"
+    design.write_text(
+        'study = "s"\nname = "m"\nseed = 1\nrubric = "none"\nreviewers = ["ann", "bo"]\n'
+        'reviewers_per_item = 2\nadjudicators = ["lead", "bo"]\n'
+    )
+    done = cli("study", "create", "--db", target, design)
+    assert done.code == 1
+    assert "d.toml" in done.err and "'bo' also reviews every item" in done.err
+    assert _designs(db) == []
+    # An adjudicator who reviews nothing is what the rule asks for.
+    fine = cli(
+        "study", "create", "--db", target, "--rubric", "none",
+        "--reviewers", "ann,bo", "--adjudicators", "lead",
+    )  # fmt: skip
+    assert fine.code == 0, fine.err
+    assert "adjudicat" not in fine.out
+
+
+def test_an_adjudicator_who_reviews_some_items_is_warned_about(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    """Four reviewers, two on each of the two items: ann reviews one item and may adjudicate
+    the other only. The warning says so, and counts the items nobody listed could settle."""
+    afp_study(tmp_path, db)
+    target = tmp_path / "test.db"
+    base = ("study", "create", "--db", target, "--rubric", "none")
+    spread = ("--reviewers", "ann,bo,cy,dee", "--reviewers-per-item", "2")
+    alone = cli(*base, "--name", "alone", *spread, "--adjudicators", "ann")
+    assert alone.code == 0, alone.err
+    assert (
+        "warning: adjudicator 'ann' is also a reviewer: adjudicates only the items 'ann' did "
+        "not review; 1 item judged by several reviewers, every listed adjudicator among them: "
+        "a disagreement there can be adjudicated by nobody"
+    ) in alone.out
+    helped = cli(*base, "--name", "helped", *spread, "--adjudicators", "ann,lead")
+    assert helped.code == 0, helped.err
+    assert "adjudicator 'ann' is also a reviewer" in helped.out
+    assert "adjudicated by nobody" not in helped.out  # lead can settle every item
+    assert _designs(db) == ["alone", "helped"]

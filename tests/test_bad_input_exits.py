@@ -302,6 +302,7 @@ def test_a_named_pipe_is_refused_unopened(
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     table = _table(tmp_path)
+    connect(cli.db_path).close()  # a database there: the pipe is what is refused
     result = _run(cli, *(a.format(fifo=fifo, table=table) for a in argv))
     assert result.code == 1
     assert f"{fifo}: a named pipe: expected a regular file" in _one_line(result.err)

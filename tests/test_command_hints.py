@@ -41,6 +41,13 @@ def test_unblind_on_the_wrong_database_names_the_file_it_read(
 ) -> None:
     _afp(cli, tmp_path)
     other = tmp_path / "other.db"
+    for argv in (["--yes"], []):  # no database there: said so, and none is made
+        code = main(["unblind", "--db", str(other), "--study", "s", *argv])
+        err = capsys.readouterr().err
+        assert code == 1
+        assert err.startswith(f"abp-tui: no database at {other} (nothing was created there)")
+        assert not other.exists()
+    connect(other).close()  # another database, empty
     for argv in (["--yes"], []):  # refused before it asks to confirm a study that is not there
         code = main(["unblind", "--db", str(other), "--study", "s", *argv])
         err = capsys.readouterr().err
@@ -72,5 +79,6 @@ def test_the_blind_results_and_missing_design_hints_carry_the_database(
 
 
 def test_status_of_an_empty_database_suggests_importing_into_it(tmp_path: Path, cli: Cli) -> None:
+    connect(cli.db_path).close()
     out = cli("status")
     assert f"abp-tui import PATH --db {cli.db_path}" in out.out

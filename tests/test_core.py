@@ -75,6 +75,8 @@ def test_schema_command_writes_valid_json_schemas(tmp_path: Path, cli: Cli) -> N
 
 
 def test_status_json_and_python_dash_m(tmp_path: Path, cli: Cli) -> None:
+    for made in (cli.db_path, tmp_path / "x.db"):
+        connect(made).close()  # empty databases (status makes none)
     result = cli("status", "--json")
     assert result.code == 0
     assert json.loads(result.out)["studies"] == []

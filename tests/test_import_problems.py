@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import sqlite_utils
 
+from abp_tui.store import connect
 from abp_tui.store.queries import count
 from tests.factories import Cli
 from tests.import_helpers import nothing_stored
@@ -143,11 +144,42 @@ def test_truncated_json_in_a_folder_refuses_the_import(tmp_path: Path, cli: Cli)
     # Not silently skipped as "no known format": a broken file is a problem of the import.
     assert f"cut.json:{line}: malformed JSON at line {line}" in result.err
     nothing_stored(cli)
-    skipped = cli("import", folder, "--skip-invalid", "--json")
-    assert skipped.code == 0, skipped.err
-    status = {Path(f["file"]).name: f["status"] for f in json.loads(skipped.out)["files"]}
-    assert status == {"cut.json": "failed", "good.json": "imported"}
-    assert count(sqlite_utils.Database(cli.db_path), "tasks") == 3
+    # --skip-invalid skips invalid records of a readable file, never a file that cannot be read:
+    # the import is refused over it as without the option, nothing written, nothing left behind.
+    skipping = cli("import", folder, "--skip-invalid")
+    assert skipping.code == 1, skipping.out
+    assert f"cut.json:{line}: malformed JSON at line {line}" in skipping.err
+    assert "use --skip-invalid" not in skipping.err  # it was used, and cannot help here
+    assert skipping.out == ""
+    nothing_stored(cli)
+
+
+def test_an_unreadable_file_refuses_the_import_also_skipping_invalid_records(
+    tmp_path: Path, cli: Cli
+) -> None:
+    src, line = _truncated(tmp_path / "cut.json")
+    for options in ((), ("--skip-invalid",), ("--skip-invalid", "--json")):
+        result = cli("import", src, *options)
+        assert result.code == 1, (options, result.out)
+        assert f"cut.json:{line}: malformed JSON at line {line}, column" in result.err
+        assert "import refused; nothing was written" in result.err
+        nothing_stored(cli)  # neither the database this command created nor its -wal, -shm
+        assert list(tmp_path.iterdir()) == [src]
+
+
+def test_an_unreadable_file_beside_invalid_records_refuses_the_import_skipping_them(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """The invalid record alone would be skipped; the file that cannot be read is not."""
+    bad = _jsonl(tmp_path / "bad.jsonl", [*STUDY, _run(1), _bad_run(2)])
+    src, line = _truncated(tmp_path / "cut.json")
+    alone = cli("import", bad, "--skip-invalid", "--db", tmp_path / "other.db")
+    assert alone.code == 0, alone.err
+    result = cli("import", bad, src, "--skip-invalid")
+    assert result.code == 1
+    assert f"cut.json:{line}: malformed JSON" in result.err
+    assert "bad.jsonl" not in result.err  # skipped as asked, not a reason to refuse
+    nothing_stored(cli)
 
 
 def test_jsonl_whose_first_line_is_broken_names_line_one(tmp_path: Path, cli: Cli) -> None:
@@ -193,8 +225,8 @@ def test_refused_import_never_removes_an_existing_database(tmp_path: Path, cli: 
 
 
 def test_an_empty_existing_database_is_kept_too(tmp_path: Path, cli: Cli) -> None:
-    assert cli("status").code == 0  # creates the database, empty
-    assert cli.db_path.exists()
+    connect(cli.db_path).close()  # a database made before, empty
+    assert cli("status").code == 0
     result = cli("import", _jsonl(tmp_path / "bad.jsonl", [*STUDY, _bad_run(1)]))
     assert result.code == 1
     assert cli.db_path.exists()

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from abp_tui.store import connect
+
 _AFTER_A_COMMAND = """
 import importlib.util, json, sys
 {before}
@@ -38,6 +40,7 @@ print(json.dumps(state, default=bool))
 
 
 def _run(tmp_path: Path, before: str = "") -> dict[str, Any]:
+    connect(tmp_path / "s.db").close()  # a database for the command to read (it makes none)
     done = subprocess.run(
         [sys.executable, "-c", _AFTER_A_COMMAND.format(before=before), str(tmp_path / "s.db")],
         capture_output=True,

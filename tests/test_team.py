@@ -138,6 +138,7 @@ def test_each_database_keeps_its_own_block(tmp_path: Path, team: Path, cli: Cli)
     keys = tmp_path / "authorized_keys"
     other = tmp_path / "other" / "other.db"
     other.parent.mkdir(mode=0o700)
+    connect(other).close()  # a database of its own (team add never makes one)
     ak = ("--authorized-keys", str(keys))
     assert _team(cli, other, "add", "dee", "--key", _key(tmp_path, "dee"), *ak)[0] == 0
     assert _team(cli, team, "add", "alice", "--key", _key(tmp_path, "alice"), *ak)[0] == 0
@@ -177,6 +178,7 @@ def test_team_add_refuses_in_one_line_and_changes_nothing(
     elif case == "other database":
         other = tmp_path / "other" / "other.db"
         other.parent.mkdir(mode=0o700)
+        connect(other).close()
         assert _team(cli, other, "add", "dee", "--key", _key(tmp_path, "dee"), *ak)[0] == 0
         key = tmp_path / "dee.pub"
     elif case == "malformed":

@@ -162,7 +162,7 @@ def test_study_create_refuses_a_bad_rule_in_one_line(cli: Cli, tmp_path: Path) -
     )
     assert result.code == 1
     assert result.err.strip().splitlines() == [
-        'abp-tui: stop when: Value error, expected "win rate excludes P" or "pass rate '
+        'abp-tui: stop when: expected "win rate excludes P" or "pass rate '
         "excludes P\", P between 0 and 1, got 'win rate excludes 2'"
     ]
 

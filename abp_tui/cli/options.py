@@ -20,7 +20,15 @@ if TYPE_CHECKING:
 
 from abp_tui.text.hints import DEFAULT_DB
 
-__all__ = ["DEFAULT_DB", "actor", "db_path", "forget_created", "open_db", "remove_created"]
+__all__ = [
+    "DEFAULT_DB",
+    "actor",
+    "db_path",
+    "existing_db",
+    "forget_created",
+    "open_db",
+    "remove_created",
+]
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -43,19 +51,36 @@ def exists(path: Path) -> bool:
         raise StoreError(f"{path}: cannot open the database: {exc.strerror}") from None
 
 
+def existing_db(args: argparse.Namespace) -> Path:
+    """The database named by ``--db``, for a command that reads or changes one and never makes
+    one: where there is none (a mistyped ``--db``, a database not made yet) it is refused in one
+    line naming the path and how to make a database, and nothing is created."""
+    path = db_path(args)
+    if not exists(path):
+        from abp_tui.text.hints import no_database
+
+        raise AbpError(no_database(path))
+    return path
+
+
 _CREATED: list[tuple[sqlite_utils.Database, Path, Path | None]] = []
 """The databases this command created: each, its path and the outermost folder made for it
 (None: its folder was there)."""
 
 
-def open_db(args: argparse.Namespace) -> sqlite_utils.Database:
-    """The database named by ``--db``, opened (and migrated) by the store. One this command
+def open_db(args: argparse.Namespace, *, create: bool = False) -> sqlite_utils.Database:
+    """The database named by ``--db``, opened (and migrated) by the store. Only a command that
+    makes a database on purpose (``create``: an import, the demo, ``pack open``, the
+    workstation) makes one where there is none; any other is refused in one line, before
+    anything is made (a mistyped ``--db`` leaves no database nor folder behind). One this command
     creates is remembered: a refused command leaves it behind only if an import was stored
     (:func:`remove_created`)."""
     from abp_tui.store import connect
 
     path = db_path(args)
     created = not exists(path)
+    if created and not create:
+        existing_db(args)  # refused: there is none
     made: Path | None = None
     if created:
         folder = path.parent
@@ -104,7 +129,7 @@ def opened_or_removed(args: argparse.Namespace) -> Iterator[sqlite_utils.Databas
     path = db_path(args)
     created = not exists(path)
     made_folder = not exists(path.parent)
-    db = open_db(args)
+    db = open_db(args, create=True)
     try:
         yield db
     except BaseException:
@@ -114,11 +139,16 @@ def opened_or_removed(args: argparse.Namespace) -> Iterator[sqlite_utils.Databas
 
 
 def _remove_if_empty(db: sqlite_utils.Database, path: Path, made_folder: bool) -> None:
+    from abp_tui.store.import_sessions import alive, sessions
     from abp_tui.store.receipts import imports_stored
 
     stored = imports_stored(db)
+    try:  # another process importing into it now: it stays
+        importing = any(alive(session) for session in sessions(db))
+    except Exception:  # a database half made, or not ours: left alone
+        importing = True
     db.close()
-    if stored != 0:
+    if stored != 0 or importing:
         return
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(str(path) + suffix).unlink(missing_ok=True)

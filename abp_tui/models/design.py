@@ -268,8 +268,11 @@ class StudyDesign(Model):
     @classmethod
     def _unique_names(cls, value: list[str], info: ValidationInfo) -> list[str]:
         who = "reviewer" if info.field_name == "reviewers" else "adjudicator"
-        if len(set(value)) != len(value):
-            raise ValueError(f"{who}s must be listed once each")
+        seen: set[str] = set()
+        for name in value:
+            if name in seen:
+                raise ValueError(f"{who} {name!r} is listed twice: {who}s are listed once each")
+            seen.add(name)
         if any(not name.strip() for name in value):
             raise ValueError(f"{who} names must not be empty")
         return value

@@ -22,6 +22,11 @@ from typing import Any, NoReturn
 
 import sqlite_utils
 
+from abp_tui.analysis.adjudicators import (
+    adjudicator_of_nothing,
+    reviewers_by_item,
+    reviewing_adjudicators_warning,
+)
 from abp_tui.analysis.blinding import (
     ORDER_BLOCK,
     ORDER_BLOCKS_KEY,
@@ -268,10 +273,11 @@ def _create_once(
         secret = new_plan_secret()
         plan = _plan(design, runs, masker, rubric_doc, secret, True, True)
     items, assignments = plan.items, plan.assignments
+    adjudicating = _reviewing_adjudicators(design, source, items, assignments)
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
     shared = _shared_runs_warning(design, items, assignments)
-    warnings = tuple(w for w in (unlisted, shared) if w)
+    warnings = tuple(w for w in (unlisted, shared, adjudicating) if w)
     planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
     held = tuple(held_back(design, facts, planned))
     if latest is not None and is_latest(plan):
@@ -377,6 +383,20 @@ def _shared_runs_warning(
         ((a.reviewer, a.item_key) for a in assignments),
     )
     return shared_runs_warning(design, run_ids, len(exposed))
+
+
+def _reviewing_adjudicators(
+    design: StudyDesign, source: str, items: list[PlannedItem], assignments: list[Assignment]
+) -> str | None:
+    """Refuses a listed adjudicator the plan gives every item to review; the warning of those
+    who review some (:mod:`abp_tui.analysis.adjudicators`)."""
+    reviewers_of = reviewers_by_item(
+        (i.key for i in items), ((a.item_key, a.reviewer) for a in assignments)
+    )
+    refusal = adjudicator_of_nothing(design, reviewers_of)
+    if refusal is not None:
+        raise _refused(design, source, ("adjudicators",), refusal)
+    return reviewing_adjudicators_warning(design, reviewers_of)
 
 
 @dataclass(frozen=True)
@@ -648,9 +668,11 @@ def fresh_seed() -> int:
     return 10_000_000 + secrets.randbelow(90_000_000)
 
 
-def split_names(text: str) -> list[str]:
-    """Names separated by commas (blanks around them ignored), each once, in order."""
-    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+def split_names(text: str, once: bool = True) -> list[str]:
+    """Names separated by commas (blanks around them ignored), in order, each once (``once``)
+    or as listed: people, whom a design refuses to list twice (a slip to say, not to drop)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    return list(dict.fromkeys(names)) if once else names
 
 
 def parse_pairs(text: str, conditions: list[str]) -> str | list[tuple[str, str]]:
@@ -727,10 +749,10 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
     tasks: str | list[str] = ALL
     if choices.tasks.strip().lower() not in (ALL, ""):
         tasks = split_names(choices.tasks)
-    reviewers = split_names(choices.reviewers)
+    reviewers = split_names(choices.reviewers, once=False)
     per_item = choices.reviewers_per_item
     if per_item is None:
-        per_item = max(1, len(reviewers))
+        per_item = max(1, len(set(reviewers)))
     try:
         return StudyDesign.model_validate(
             {
@@ -744,7 +766,7 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "single_items": choices.single_items,
                 "reviewers": reviewers,
                 "reviewers_per_item": per_item,
-                "adjudicators": split_names(choices.adjudicators),
+                "adjudicators": split_names(choices.adjudicators, once=False),
                 "human_budget": choices.human_budget,
                 "allocation_floor": choices.allocation_floor,
                 "stop_when": choices.stop_when,
@@ -753,7 +775,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         field = ".".join(str(p) for p in err["loc"][:1]) or "design"
-        raise AbpError(f"{field.replace('_', ' ')}: {err['msg']}") from None
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise AbpError(f"{field.replace('_', ' ')}: {message}") from None
 
 
 def choices_warning(pairs: str, conditions: list[str], reviewers: str, per_item: int) -> str | None:

@@ -36,7 +36,7 @@ class PlannedFile:
     """Why the file is skipped (no known format, an AI judge's verdicts...)."""
     error: InputError | None = None
     """A file found in a folder cannot be read at all (broken JSON): the import is refused
-    over it, or with ``--skip-invalid`` the file is listed as failed."""
+    over it, also with ``--skip-invalid`` (which skips invalid records, never such a file)."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """Import files into the store: detect each file's format, parse it, store it, all or nothing.
 
-The whole command is all or nothing: if any file has an invalid record (and ``skip_invalid`` is
-off) nothing is written and every error found is reported. Trace events are staged in short
-committed batches that nothing can see until the command's one final transaction writes the
-rest (:mod:`abp_tui.store.staging`). With ``skip_invalid`` the invalid records (or unreadable
-files) are skipped, listed, and the rest is stored.
+The whole command is all or nothing: if any file cannot be read, or has an invalid record (and
+``skip_invalid`` is off), nothing is written and every error found is reported. Trace events are
+staged in short committed batches that nothing can see until the command's one final transaction
+writes the rest (:mod:`abp_tui.store.staging`). With ``skip_invalid`` the invalid records of
+readable files are skipped, listed, and the rest is stored; a file that cannot be read as a whole
+(a JSON document that does not parse) still refuses the import: skipping records cannot help it.
 
 What is read is planned first (:mod:`abp_tui.services.import_plan`): a run folder is one study,
 named as its layout states. Every invalid record of every file is found before the import is
@@ -55,7 +56,7 @@ class FileReport:
     file: str
     format: str | None
     status: str
-    """imported | unchanged (already imported) | skipped (no known format) | failed."""
+    """imported | unchanged (already imported) | skipped (no known format)."""
     study: str | None = None
     counts: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
@@ -79,11 +80,11 @@ class ImportReport:
     @property
     def summary(self) -> str:
         """The one line that ends an import, as the command line and the workstation say it:
-        how many files were imported (unchanged, skipped, failed) and what they added."""
+        how many files were imported (unchanged, skipped) and what they added."""
         files = Counter(f.status for f in self.files)
         read = ", ".join(
             f"{counted(files[s], 'file')} {s}"
-            for s in ("imported", "unchanged", "skipped", "failed")
+            for s in ("imported", "unchanged", "skipped")
             if files[s]
         )
         added = counts_text({k: v for k, v in self.totals.items() if "unchanged" not in k})
@@ -219,19 +220,9 @@ def _import_paths(
         for planned in plan.files:
             path, found = planned.path, planned.fmt
             display = str(path)
-            if planned.error is not None:
+            if planned.error is not None:  # a file that cannot be read: never skipped
                 found_errors += 1
-                if skip_invalid:
-                    report.files.append(
-                        FileReport(
-                            display,
-                            None,
-                            "failed",
-                            skipped=[str(planned.error)],
-                            note="file skipped: nothing from it was stored",
-                        )
-                    )
-                elif len(errors) < MAX_ERRORS_LISTED:
+                if len(errors) < MAX_ERRORS_LISTED:
                     errors.append(planned.error)
                 continue
             if found is None:
@@ -243,7 +234,8 @@ def _import_paths(
                 sha, size = content_sha256(path, found.companions(path))
             except OSError as exc:
                 found_errors += 1
-                errors.append(InputError(display, f"cannot read file: {exc.strerror}"))
+                if len(errors) < MAX_ERRORS_LISTED:
+                    errors.append(InputError(display, f"cannot read file: {exc.strerror}"))
                 continue
             before, done_bytes = done_bytes, done_bytes + size
             seen = import_seen(db, sha, file_study)
@@ -261,8 +253,9 @@ def _import_paths(
                 ctx.progress = _bind_progress(
                     progress, display, number, to_read, before, total_bytes
                 )
-            # Once the import is refused, the files after are read only to list their problems.
-            listing_only = bool(found_errors) and not skip_invalid
+            # Once the import is refused, the files after are read only to list their problems
+            # (with skip_invalid, only a file that cannot be read refuses it).
+            listing_only = bool(found_errors)
             file_report = FileReport(display, found.name, "imported")
             file_errors: list[InputError] = []
             stage = StagedFile(db, ImportWriter(db, path.name, sha, size, found.name), budget)
@@ -293,27 +286,21 @@ def _import_paths(
                     stopped = exc
                     _note_skipped(file_report, exc)
             except InputError as exc:
+                # The file cannot be read as a whole: skip_invalid skips invalid records of a
+                # readable file, never a file like this one, so the import is refused over it.
                 found_errors += 1
-                if skip_invalid:
-                    file_errors = [exc]
-                elif len(errors) + len(file_errors) < MAX_ERRORS_LISTED:
+                if len(errors) + len(file_errors) < MAX_ERRORS_LISTED:
                     file_errors.append(exc)
             ctx.progress(size)  # read to its end (single documents say so only here)
             if file_errors or listing_only:
                 stage.discard()
-                if skip_invalid:
-                    file_report.status = "failed"
-                    file_report.counts = {}
-                    file_report.skipped = [str(e) for e in file_errors]
-                    file_report.note = "file skipped: nothing from it was stored"
-                else:
-                    errors.extend(file_errors)
+                errors.extend(file_errors)
             else:
                 staged.append((file_report, stage, stopped, sha, file_study))
                 staged_shas[sha] = display
             report.files.append(file_report)
-        if found_errors and not skip_invalid:
-            raise ImportFailed(errors, omitted=found_errors - len(errors))
+        if found_errors:  # with skip_invalid, only files that cannot be read are counted
+            raise ImportFailed(errors, omitted=found_errors - len(errors), skipping=skip_invalid)
         late: list[StagedFile] = []
         with _rolled_back_on_error(staged), db.atomic():
             for file_report, stage, stopped, sha, file_study in staged:
@@ -367,6 +354,8 @@ def refusal_lines(exc: ImportFailed, listed: int = 50) -> list[str]:
         lines.append(f"  ... and {total - len(shown)} more (the first {len(shown)} listed)")
     # --skip-invalid skips invalid records of a readable file, never a file that does not
     # parse: suggested only where it helps.
-    if any((err.line is not None or err.path) and not err.whole_file for err in exc.errors):
+    if not exc.skipping and any(
+        (err.line is not None or err.path) and not err.whole_file for err in exc.errors
+    ):
         lines.append("Fix the input, or use --skip-invalid to import the valid records.")
     return lines

@@ -66,3 +66,13 @@ def no_such_study(study: str, db: object) -> str:
     """The message for a study ``db`` (a path or an open database) does not hold: it names the
     database's file, so a command run on the wrong one says which one it read."""
     return f"no study {study!r} in {database_named(db)}"
+
+
+def no_database(path: Path) -> str:
+    """The message for a command that reads a database, given a ``--db`` where there is none
+    (mistyped, or not made yet): it names the path, says nothing was created there, and how to
+    create a database (by importing run records into it)."""
+    return (
+        f"no database at {path} (nothing was created there); create one by importing run "
+        f"records: {command('import PATH', path)}"
+    )

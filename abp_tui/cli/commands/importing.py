@@ -92,7 +92,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     folder = fixtures_dir()
     if folder is None:
         raise AbpError("no fixtures/demo folder found (run from the project's folder)")
-    reports = load_demo(open_db(args), folder)
+    reports = load_demo(open_db(args, create=True), folder)
     totals: dict[str, int] = {}
     for r in reports:
         for k, v in r.totals.items():

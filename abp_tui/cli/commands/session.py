@@ -76,11 +76,11 @@ def requested(text: str, name: str) -> tuple[list[str], list[str]]:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from abp_tui.cli.options import db_path
+    from abp_tui.cli.options import existing_db
     from abp_tui.services.roles import sign_out
     from abp_tui.services.team import open_session
 
-    member = open_session(db_path(args), args.name)
+    member = open_session(existing_db(args), args.name)
     try:
         return _requested_command(args, member.name)
     finally:

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from abp_tui.cli.options import actor, db_path, open_db
+from abp_tui.cli.options import actor, db_path, existing_db, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 from abp_tui.errors import AbpError
 from abp_tui.text.counts import counted
@@ -23,7 +23,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from abp_tui.store import overview, source_summaries
     from abp_tui.text.safe import safe_line
 
-    path = db_path(args)
+    path = existing_db(args)
     studies = overview.read(path)
     logs = source_summaries.read(path)
     if args.study:

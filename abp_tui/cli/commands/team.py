@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from abp_tui.cli.options import actor, db_path, open_db
+from abp_tui.cli.options import actor, db_path, existing_db, open_db
 from abp_tui.cli.output import EXIT_OK, emit
 
 
@@ -91,7 +91,7 @@ def cmd_team_add(args: argparse.Namespace) -> int:
 
     keys = _keys_file(args)
     member, done = add_member(
-        db_path(args), args.name, Path(args.key), args.role, keys, actor(args)
+        existing_db(args), args.name, Path(args.key), args.role, keys, actor(args)
     )
     emit(
         args,
@@ -171,7 +171,7 @@ def cmd_team_remove(args: argparse.Namespace) -> int:
     from abp_tui.text.safe import safe_line
 
     keys = _keys_file(args)
-    member = remove_member(db_path(args), args.name, keys, actor(args))
+    member = remove_member(existing_db(args), args.name, keys, actor(args))
     emit(
         args,
         {**_document(member), "done": "removed", "authorized_keys": str(keys)},

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from abp_tui.cli.options import DEFAULT_DB, db_path, open_db
+from abp_tui.cli.options import DEFAULT_DB, db_path, open_db, remove_created
 from abp_tui.cli.output import EXIT_OK
 from abp_tui.errors import AbpError
 
@@ -31,7 +31,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 def _run_workstation(args: argparse.Namespace) -> int:
     from abp_tui.services.station_owner import station_reviewer
 
-    db = open_db(args)
+    # The workstation makes its database (its home screen imports with `i`).
+    db = open_db(args, create=True)
     if db_path(args) == DEFAULT_DB:
         from abp_tui.services.demo import is_empty, load_demo
 
@@ -44,6 +45,9 @@ def _run_workstation(args: argparse.Namespace) -> int:
 
     app = make_app(db_path=db_path(args), reviewer=reviewer)
     app.run()
+    # A database this launch made and left with nothing imported (a mistyped --db, closed at
+    # once) is removed with the folders made for it: a mistyped --db leaves nothing behind.
+    remove_created()
     if app.lost_work:
         # A draft the database refused as the workstation closed: said, never lost silently.
         raise AbpError("NOT SAVED: " + "; ".join(app.lost_work))
