@@ -12,7 +12,7 @@ import stat as st
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -30,6 +30,7 @@ from abp_tui.models import (
     TraceEvent,
     TraceEventBatch,
 )
+from abp_tui.models.base import built
 from abp_tui.models.judges import Judge, JudgeVerdict
 from abp_tui.text import json_input
 from abp_tui.text.input_files import not_regular
@@ -49,6 +50,13 @@ Record = (
     | JudgeVerdict
 )
 """What a parser yields. A Study comes first; a run's TraceEvents come before the Run itself."""
+
+
+def build_records() -> None:
+    """Build every record model's validator before a file is parsed
+    (:func:`abp_tui.models.base.built`: no item of the file stays alive for having been
+    read when its model was first used)."""
+    built(*(m for m in get_args(Record) if issubclass(m, BaseModel)))
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,18 @@ def trusted(model: type[_M], **values: Any) -> _M:
     return _compact(model.model_construct(_fields_set=shared, **values))
 
 
+def built(*models: type[BaseModel]) -> None:
+    """Build now the validators of ``models`` whose build was deferred (``defer_build``: the
+    workstation starts without building them). A model built on its first use reads the
+    namespace of the frame making that first instance, and CPython then keeps that frame's
+    locals in a dict of their own for as long as the frame lives: a parser's loop making the
+    first record of a large file would keep that record's item alive to the end of the file.
+    Built beforehand, by a frame that holds no item, it reads nothing later."""
+    for model in models:
+        if not model.__pydantic_complete__:
+            model.model_rebuild()
+
+
 _HOLDERS: dict[tuple[str, ...], type] = {}
 
 

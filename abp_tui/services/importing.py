@@ -26,7 +26,7 @@ import sqlite_utils
 
 from abp_tui.errors import ImportFailed, InputError
 from abp_tui.formats import format_by_name
-from abp_tui.formats.base import Invalid, ParseContext
+from abp_tui.formats.base import Invalid, ParseContext, build_records
 from abp_tui.runtime import collector_paused
 from abp_tui.services.import_plan import (
     FolderPlan,
@@ -200,6 +200,7 @@ def _import_paths(
     options: dict[str, str] | None,
     progress: Progress | None,
 ) -> ImportReport:
+    build_records()  # before any file's loop makes its first record
     chosen = format_by_name(fmt) if fmt else None
     plan = plan_import(paths, chosen)
     report = ImportReport(folders=plan.folders)
