@@ -154,6 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RULE",
         help='a stopping rule to watch: "win rate excludes 0.5" or "pass rate excludes P"',
     )
+    p.add_argument(
+        "--limitation",
+        action="append",
+        default=None,
+        metavar="TEXT",
+        help="what the results cannot say (repeat for each); the publication bundle publishes "
+        "its results only once the design declares at least one",
+    )
     p.set_defaults(func=cmd_study_create)
     p = study_sub.add_parser(
         "list", parents=[common, figures], help="study designs with their progress per reviewer"

@@ -612,8 +612,7 @@ class DesignChoices:
     """A design chosen field by field instead of written in a file; None: the default.
 
     The command line (``abp-tui study create --study S --pairs ...``) and the home screen's form
-    fill this in and call :func:`create_from_choices`; a TOML file stays the way to version a
-    design with everything it can say (mask terms, disagreement rules, its own rubric...).
+    fill this in; a TOML file can say more (mask terms, disagreement rules, its own rubric...).
     """
 
     study: str | None = None
@@ -638,13 +637,14 @@ class DesignChoices:
     """Default: a fresh seed (reported with the design)."""
     single_items: bool = False
     adjudicators: str = ""
-    """Who may adjudicate, names separated by commas; empty: anyone who reviewed none of the
-    item."""
+    """Who may adjudicate, names separated by commas; empty: anyone who reviewed none of it."""
     human_budget: str | None = None
     """Active allocation: a number of items or a share (``25%``); None: people judge all."""
     allocation_floor: float | None = None
     stop_when: str | None = None
     """A stopping rule to watch (``win rate excludes 0.5``); None: none."""
+    limitations: tuple[str, ...] = ()
+    """What the results cannot say (a file's ``limitations``; results publish with one)."""
 
 
 @dataclass(frozen=True)
@@ -770,6 +770,7 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "human_budget": choices.human_budget,
                 "allocation_floor": choices.allocation_floor,
                 "stop_when": choices.stop_when,
+                "limitations": list(choices.limitations),
             }
         )
     except ValidationError as exc:
@@ -780,9 +781,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
 
 
 def choices_warning(pairs: str, conditions: list[str], reviewers: str, per_item: int) -> str | None:
-    """What the new-design form previews while it is filled in: the warning of items sharing
-    runs that too few reviewers would see more than once (None: none, or choices not readable
-    yet; creating the design says what is wrong with them)."""
+    """What the new-design form previews as it is filled in: the warning of items sharing runs
+    too few reviewers would see twice (None: none, or choices not readable yet)."""
     try:
         chosen = parse_pairs(pairs, conditions)
     except AbpError:

@@ -155,6 +155,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             ("--human-budget", args.human_budget),
             ("--allocation-floor", args.allocation_floor),
             ("--stop-when", args.stop_when),
+            ("--limitation", args.limitation),
         )
         if value is not None
     ]
@@ -182,6 +183,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             human_budget=args.human_budget,
             allocation_floor=args.allocation_floor,
             stop_when=args.stop_when,
+            limitations=tuple(args.limitation or ()),
         )
         created = [create_from_choices(db, choices)]
     lines = []
