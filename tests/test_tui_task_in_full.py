@@ -22,6 +22,7 @@ from abp_tui.models import StudyDesign
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.designs import open_review_screen
+from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.widgets.preference import PreferenceRow
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.task_panel import TaskPanel
@@ -33,6 +34,7 @@ from tests.tui_helpers import (
     pair_study,
     preference_admin_database,
     press,
+    screen_text,
     settle,
     study_database,
     svg_text,
@@ -177,3 +179,26 @@ async def test_ctrl_t_reads_the_task_in_full_on_the_adjudication_screen(tmp_path
         await press(pilot, "escape")
         assert not panel.full and screen.code == codes[0] and app.screen is screen
         assert screen.query_one(ResponsePair).display
+
+
+async def test_the_help_lists_the_task_key_beside_the_tie(tmp_path: Path) -> None:
+    app = make_app(_preference_only(tmp_path), reviewer="ana")
+    async with drive(app, (80, 24)) as pilot:
+        await compare_screen(pilot)
+        await press(pilot, "question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        listed = screen_text(pilot)
+        assert "Neither is better." in listed  # t: a tie, on the preference row
+        assert "Read the whole task" in listed  # and the task's own key
+
+
+async def test_a_search_or_the_traces_give_the_responses_back(tmp_path: Path) -> None:
+    app = make_app(_preference_only(tmp_path), reviewer="ana")
+    async with drive(app, (80, 24)) as pilot:
+        screen = await compare_screen(pilot)
+        await press(pilot, "ctrl+t", "slash")
+        assert not screen.task_panel.full
+        assert screen.query_one(ResponsePair).display
+        assert app.focused is screen.search_bar.input  # typed where it is seen
+        await press(pilot, "escape", "ctrl+t", "r")
+        assert not screen.task_panel.full and screen.query_one(ResponsePair).display

@@ -644,6 +644,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         panel.read_in_full(not panel.full)
 
     def action_toggle_trace(self) -> None:
+        self.query_one(TaskPanel).read_in_full(False)  # the traces are the responses' place
         self.query_one(ResponsePair).toggle_trace()
 
     # -- status -----------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 Left: the task (collapsible; ``ctrl+t`` gives the whole task the responses' place and the focus)
 and the responses side by side, scrolled together, with their word diff
 (:class:`~abp_tui.tui.widgets.response_pair.ResponsePair`). Right: the judgment form (the validity
-gate, each response's rubric scoring, the pair's preference) and what a submission still lacks. The screen wires these together; the parts live elsewhere:
+gate, each response's rubric scoring, the pair's preference) and what a submission still lacks.
+The screen wires these together; the parts live elsewhere:
 
 - moving between items and reading the next one ahead: :mod:`abp_tui.tui.navigation`;
 - the workers that open, read ahead and diff items: :mod:`abp_tui.tui.reading`;
@@ -181,8 +182,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             "shift+down,pagedown",
             "scroll_responses(1)",
             "Scroll down",
-            "Scroll the responses down a page (they move together), or the transcripts when "
-            "the Trace tabs are open.",
+            "Scroll the responses down a page (they move together), the transcripts when "
+            "the Trace tabs are open, or the task read in full (ctrl+t).",
             show=False,
             priority=True,
             name="scroll_down",
@@ -191,7 +192,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             "shift+up,pageup",
             "scroll_responses(-1)",
             "Scroll up",
-            "Scroll the responses (or transcripts) up a page.",
+            "Scroll the responses (or transcripts, or the task read in full) up a page.",
             show=False,
             priority=True,
             name="scroll_up",
@@ -668,12 +669,14 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self._update_bar()
 
     def action_next_change(self) -> None:
+        self.task_panel.read_in_full(False)  # the change is shown in the responses
         notice = self.pair.next_change()
         if notice is not None:
             self.notify(notice, markup=False)
         self._update_bar()
 
     def action_toggle_trace(self) -> None:
+        self.task_panel.read_in_full(False)  # the traces are shown in the responses' place
         self.pair.toggle_trace()
 
     def action_toggle_task(self) -> None:
@@ -756,8 +759,11 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             self.form.focus_section(step)
 
     def action_leave_field(self) -> None:
-        if not isinstance(self.focused, Input) and self.task_panel.full:
-            self.task_panel.read_in_full(False)  # the responses again
+        # The task read in full gives the responses back (unless a narrow terminal shows the
+        # form over it: then Escape brings the texts' column, the task still in full, first).
+        texts_shown = not (self.narrow and self.form_shown)
+        if not isinstance(self.focused, Input) and self.task_panel.full and texts_shown:
+            self.task_panel.read_in_full(False)
             return
         if not isinstance(self.focused, Input) and self.narrow:
             self.show_form(False)  # back to the responses
