@@ -572,7 +572,7 @@ async def test_text_typed_outside_a_field_is_held_back_with_a_notice(tmp_path: P
         row.focus()
         await pilot.pause()
         clock[0] += 5
-        assert not key("t", "t")  # a view key acts ...
+        assert not key("d", "d")  # a view key (the diff) acts ...
         assert key("h", "h")  # ... but "home" right after it is the "h" of "the"
         clock[0] += 5
         assert not key("y", "y")  # a score, then submit: both act (a letter's decision is

@@ -170,7 +170,7 @@ def test_a_burst_of_typing_is_held_back_with_one_notice() -> None:
 def test_a_leaving_key_right_after_another_key_is_typing_unless_that_was_a_score() -> None:
     clock = Clock()
     guard = TypingGuard(clock)
-    assert not guard.holds_back(_key("compare.toggle_task")).hold
+    assert not guard.holds_back(_key("compare.task")).hold
     clock.now += FOLLOW_SECONDS / 2
     assert guard.holds_back(_key("compare.home")).hold  # the "h" of "th"
     clock.now += 10

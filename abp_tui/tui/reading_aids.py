@@ -27,6 +27,7 @@ from abp_tui.tui.screen_keys import screen_binding
 from abp_tui.tui.transcripts import TranscriptReader, TranscriptSource
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.search_bar import SearchBar
+from abp_tui.tui.widgets.task_panel import TaskPanel
 
 
 def reading_bindings(screen: str, fold: str = "e") -> list[BindingType]:
@@ -140,6 +141,8 @@ class ReadingAids:
 
     # -- search -----------------------------------------------------------------------------
     def open_search(self) -> None:
+        for panel in self.screen.query(TaskPanel):
+            panel.read_in_full(False)  # the responses searched come back in the task's place
         focused = self.screen.focused
         if focused is not self.bar.input:
             self._return = focused

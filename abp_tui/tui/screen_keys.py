@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from abp_tui.tui.widgets.task_panel import TASK_KEY
+
 
 def screen_binding(
     screen: str,
@@ -37,9 +39,19 @@ def screen_binding(
 
 
 def task_key(screen: str) -> Binding:
-    """``t``: the task, evidence and criteria shown or hidden."""
+    """``ctrl+t``: the whole task read in the responses' place, or the responses again.
+
+    A control key, as no letter can be: ``t`` is a tie on the preference row, and every other
+    free letter is some screen's or some design's. It also acts from a text field (to read
+    the task again while writing a justification)."""
     return screen_binding(
-        screen, "t", "toggle_task", "Task", "Show or hide the task, evidence and criteria."
+        screen,
+        TASK_KEY,
+        "task_in_full",
+        "Task",
+        "Read the whole task (prompt, evidence, criteria) in the responses' place: arrows, "
+        "PgUp and PgDn scroll it; ctrl+t or Esc gives the responses back.",
+        name="task",
     )
 
 

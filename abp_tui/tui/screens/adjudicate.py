@@ -164,7 +164,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                     yield Static("", id="note-error")
                     yield Static("", id="missing")
         # The app's screens stay on their keys (and in the help), not in this bar.
-        yield KeyBar(hide=APP_SCREEN_KEYS, first=("record", "step(1)"))
+        yield KeyBar(hide=APP_SCREEN_KEYS, first=("record", "step(1)", "task_in_full"))
 
     def on_mount(self) -> None:
         self.query_one("#final", VerticalScroll).can_focus = False
@@ -180,7 +180,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
             "toggle_names",
             "prefill",
             "note",
-            "toggle_task",
+            "task_in_full",
             "toggle_trace",
             "toggle_judgments",
         ):
@@ -312,6 +312,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         self.query_one("#note-error", Static).update("")
         self._show_names()
         self.set_class(False, "-judgments-full")
+        self.query_one(TaskPanel).read_in_full(False, refocus=False)
         self.show_form(False)  # a new item is read first (on a narrow terminal)
         form = self.query_one("#final", VerticalScroll)
         if item.latest is not None:
@@ -598,6 +599,10 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         if self.has_class("-judgments-full"):
             self.action_toggle_judgments()  # the responses again
             return
+        task = self.query_one(TaskPanel)
+        if task.full:
+            task.read_in_full(False)  # the responses again
+            return
         if self.narrow and self.form_shown:
             self.show_form(False)  # back to the item
             return
@@ -609,6 +614,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         panel = self.query_one("#judgments", VerticalScroll)
         full = not self.has_class("-judgments-full")
         if full:
+            self.query_one(TaskPanel).read_in_full(False, refocus=False)
             self.show_form(False)
         self.set_class(full, "-judgments-full")
         panel.border_subtitle = JUDGMENTS_BACK if full else JUDGMENTS_IN_FULL
@@ -627,7 +633,18 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
     def action_toggle_task(self) -> None:
         self.query_one(TaskPanel).toggle()
 
+    def action_task_in_full(self) -> None:
+        """The whole task in the place of the responses (and of the reviewers' judgments),
+        with the focus; or the responses again."""
+        panel = self.query_one(TaskPanel)
+        if not panel.full:
+            if self.has_class("-judgments-full"):
+                self.action_toggle_judgments()
+            self.show_form(False)
+        panel.read_in_full(not panel.full)
+
     def action_toggle_trace(self) -> None:
+        self.query_one(TaskPanel).read_in_full(False)  # the traces are the responses' place
         self.query_one(ResponsePair).toggle_trace()
 
     # -- status -----------------------------------------------------------------------------

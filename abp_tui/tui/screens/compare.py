@@ -1,9 +1,10 @@
 """The compare screen: one blind item at a time, judged from the keyboard.
 
-Left: the task (collapsible) and the responses side by side, scrolled together, with their word
-diff (:class:`~abp_tui.tui.widgets.response_pair.ResponsePair`). Right: the judgment form (the
-validity gate, each response's rubric scoring, the pair's preference) and what a submission
-still lacks. The screen wires these together; the parts live elsewhere:
+Left: the task (collapsible; ``ctrl+t`` gives the whole task the responses' place and the focus)
+and the responses side by side, scrolled together, with their word diff
+(:class:`~abp_tui.tui.widgets.response_pair.ResponsePair`). Right: the judgment form (the validity
+gate, each response's rubric scoring, the pair's preference) and what a submission still lacks.
+The screen wires these together; the parts live elsewhere:
 
 - moving between items and reading the next one ahead: :mod:`abp_tui.tui.navigation`;
 - the workers that open, read ahead and diff items: :mod:`abp_tui.tui.reading`;
@@ -181,8 +182,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             "shift+down,pagedown",
             "scroll_responses(1)",
             "Scroll down",
-            "Scroll the responses down a page (they move together), or the transcripts when "
-            "the Trace tabs are open.",
+            "Scroll the responses down a page (they move together), the transcripts when "
+            "the Trace tabs are open, or the task read in full (ctrl+t).",
             show=False,
             priority=True,
             name="scroll_down",
@@ -191,7 +192,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             "shift+up,pageup",
             "scroll_responses(-1)",
             "Scroll up",
-            "Scroll the responses (or transcripts) up a page.",
+            "Scroll the responses (or transcripts, or the task read in full) up a page.",
             show=False,
             priority=True,
             name="scroll_up",
@@ -261,8 +262,11 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                 yield Static("", id="missing")
                 yield self.automated_panel
                 yield self.ai_panel
-        # The coordinator's screens stay on their keys and in the palette, not in this bar.
-        yield KeyBar(hide=COORDINATOR_KEYS, first=("toggle_form", "submit", "next_item"))
+        # The coordinator's screens stay on their keys and in the palette, not in this bar; the
+        # task key stays in it (on a short terminal the task shows three lines beside the texts).
+        yield KeyBar(
+            hide=COORDINATOR_KEYS, first=("toggle_form", "submit", "next_item", "task_in_full")
+        )
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
@@ -392,6 +396,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             self._show_texts(message.shown)
         self.aids.item_shown(item.code)
         form.load(item.judgment, item.responses, item.task.fatal_criteria)
+        self.task_panel.read_in_full(False, refocus=False)  # a new item: its responses first
         first = form.first_row()
         target = form.first_missing() or first
         target.focus(scroll_visible=False)
@@ -664,16 +669,28 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self._update_bar()
 
     def action_next_change(self) -> None:
+        self.task_panel.read_in_full(False)  # the change is shown in the responses
         notice = self.pair.next_change()
         if notice is not None:
             self.notify(notice, markup=False)
         self._update_bar()
 
     def action_toggle_trace(self) -> None:
+        self.task_panel.read_in_full(False)  # the traces are shown in the responses' place
         self.pair.toggle_trace()
 
     def action_toggle_task(self) -> None:
         self.task_panel.toggle()
+
+    def action_task_in_full(self) -> None:
+        """The whole task in the responses' place, with the focus (a short terminal shows three
+        of its lines beside them), or the responses again."""
+        panel = self.task_panel
+        if self.item is None:
+            return
+        if not panel.full:
+            self.show_form(False)  # a narrow terminal shows the texts' column
+        panel.read_in_full(not panel.full)
 
     # -- transcripts, search and folds (abp_tui.tui.reading_aids) ---------------------------
     @on(ResponsePair.TranscriptsWanted)
@@ -732,6 +749,9 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             scoring = self.query_one("#scoring", VerticalScroll)
             scoring.scroll_page_down() if direction > 0 else scoring.scroll_page_up()
             return
+        if self.task_panel.full:  # the task is in the responses' place
+            self.task_panel.scroll_page(direction)
+            return
         self.pair.scroll_page(direction)
 
     def action_section(self, step: int) -> None:
@@ -739,6 +759,12 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             self.form.focus_section(step)
 
     def action_leave_field(self) -> None:
+        # The task read in full gives the responses back (unless a narrow terminal shows the
+        # form over it: then Escape brings the texts' column, the task still in full, first).
+        texts_shown = not (self.narrow and self.form_shown)
+        if not isinstance(self.focused, Input) and self.task_panel.full and texts_shown:
+            self.task_panel.read_in_full(False)
+            return
         if not isinstance(self.focused, Input) and self.narrow:
             self.show_form(False)  # back to the responses
             return

@@ -41,6 +41,24 @@ Hit = tuple[int, Range]
 """A search hit: the response's index (0: Response 1) and where it is in the pane's text."""
 
 
+def change_summary(marks: DiffMarks, at: int | None = None) -> Text:
+    """The diff for the item bar: how many changes (``c`` jumps through them, ``at`` the one
+    jumped to) and how much of the texts they are. Small equalities are merged into the changes
+    around them, so two wholly different responses are one change: that says so instead."""
+    n = len(marks.hunks)
+    if n == 0:
+        return Text("diff: identical")
+    if marks.words and marks.changed_words == marks.words:
+        return Text("diff: no words in common")
+    diff = Text(f"diff: {n} change{'s' if n != 1 else ''}")
+    if marks.words:
+        share = min(99, max(1, round(100 * marks.changed_words / marks.words)))
+        diff.append(f", {share}% of the words")
+    if at is not None:
+        diff.append(f" (at {at + 1})")
+    return diff
+
+
 class ResponsePair(Horizontal):
     """Both responses of an item; ``follow`` scrolls them together and shows the word diff."""
 
@@ -190,11 +208,7 @@ class ResponsePair(Horizontal):
             return Text("diff off (d)", style="dim")
         if self.marks is None:
             return Text("diff: computing…", style="dim")
-        n = len(self.marks.hunks)
-        diff = Text(f"diff: {n} change{'s' if n != 1 else ''}")
-        if self.hunk_index is not None and n:
-            diff.append(f" (at {self.hunk_index + 1})")
-        return diff
+        return change_summary(self.marks, self.hunk_index)
 
     def _alignment(self) -> Alignment:
         if self.marks is not None:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from rich.cells import cell_len, get_character_cell_size
 
-from abp_tui.text.diff import word_diff
+from abp_tui.text.diff import Span, word_diff
 from abp_tui.text.safe import safe_text
 
 TAB_SIZE = 4
@@ -127,11 +127,27 @@ class DiffMarks:
     hunks: list[Hunk] = field(default_factory=list)
     alignment: Alignment = field(default_factory=lambda: Alignment([(0, 0)]))
     timed_out: bool = False
+    words: int = 0
+    """The words of both texts."""
+    changed_words: int = 0
+    """Of ``words``, those in a changed range: how much of the texts the changes are. The diff
+    merges small equalities into the changes around them, so two wholly different texts are one
+    change (one hunk to jump to) of every word."""
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _words(spans: list[Span]) -> tuple[int, int]:
+    """The words of one side's spans, and of those the changed ones."""
+    counts = [(len(_WORD.findall(span.text)), span.changed) for span in spans]
+    return sum(n for n, _ in counts), sum(n for n, changed in counts if changed)
 
 
 def diff_marks(left: str, right: str) -> DiffMarks:
     """Word-diff two display texts (slow for long texts: call it from a worker thread)."""
     diff = word_diff(left, right)
+    (left_words, left_changed), (right_words, right_changed) = _words(diff.left), _words(diff.right)
     changed_left: list[Range] = []
     changed_right: list[Range] = []
     hunks: list[Hunk] = []
@@ -159,7 +175,15 @@ def diff_marks(left: str, right: str) -> DiffMarks:
             li += 1
             ri += 1
             anchors.append((lpos, rpos))
-    return DiffMarks(changed_left, changed_right, hunks, Alignment(anchors), diff.timed_out)
+    return DiffMarks(
+        changed_left,
+        changed_right,
+        hunks,
+        Alignment(anchors),
+        diff.timed_out,
+        words=left_words + right_words,
+        changed_words=left_changed + right_changed,
+    )
 
 
 def line_of(starts: list[int], offset: int) -> int:
