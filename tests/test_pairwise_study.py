@@ -75,13 +75,21 @@ def _choice(
     return PreferenceChoice.RESPONSE_1 if side == first else PreferenceChoice.RESPONSE_2
 
 
-def judged_study(db: sqlite_utils.Database, reference: Path) -> Scenario:
-    """The scenario of this module's docstring, unblinded."""
+def judged_study(
+    db: sqlite_utils.Database, reference: Path, limitations: tuple[str, ...] = ()
+) -> Scenario:
+    """The scenario of this module's docstring, unblinded (the design declaring
+    ``limitations``)."""
     import_paths(db, [reference / "mt-bench"])
     created = create_from_choices(
         db,
         DesignChoices(
-            rubric="none", reviewers="alice,bob", reviewers_per_item=2, tasks=TASKS, seed=7
+            rubric="none",
+            reviewers="alice,bob",
+            reviewers_per_item=2,
+            tasks=TASKS,
+            seed=7,
+            limitations=limitations,
         ),
     )
     pk = created.pk
@@ -418,3 +426,45 @@ def test_a_judged_pairwise_bundle_waits_only_on_what_the_design_declares(
     assert "every item is judged and every disagreement settled, but the publication gate" in page
     assert "computed from the judgments made so far" not in page
     assert verify(tmp_path / "bundle.zip").derived > 0
+
+
+def test_a_judged_pairwise_design_declaring_its_limitations_publishes_its_results(
+    tmp_path: Path, reference: Path, cli: Cli
+) -> None:
+    db = connect(cli.db_path)
+    judged_study(db, reference, limitations=("Six MT-Bench questions, two reviewers.",))
+    db.close()
+    assert cli("export", "bundle", "--out", tmp_path / "bundle").code == 0
+    status = json.loads((tmp_path / "bundle" / "status.json").read_text("utf-8"))
+    assert (status["status"], status["missing"]) == ("results published", [])
+    study = json.loads((tmp_path / "bundle" / "protocol" / "study.json").read_text("utf-8"))
+    assert study["limitations"] == ["Six MT-Bench questions, two reviewers."]
+    assert "Results pending" not in (tmp_path / "bundle" / "report.html").read_text("utf-8")
+    assert verify(tmp_path / "bundle.zip").derived > 0
+
+
+def test_study_create_declares_limitations_from_the_command_line(
+    tmp_path: Path, reference: Path, cli: Cli
+) -> None:
+    assert cli("import", reference / "mt-bench").code == 0
+    made = cli(
+        "study",
+        "create",
+        "--rubric",
+        "none",
+        "--tasks",
+        TASKS,
+        "--reviewers",
+        "alice,bob",
+        "--limitation",
+        "Six questions.",
+        "--limitation",
+        "Two reviewers.",
+    )
+    assert made.code == 0, made.err
+    out = tmp_path / "protocol"
+    assert cli("export", "bundle", "--protocol-only", "--out", out).code == 0, "protocol bundle"
+    study = json.loads((out / "protocol" / "study.json").read_text("utf-8"))
+    assert study["limitations"] == ["Six questions.", "Two reviewers."]
+    both = cli("study", "create", "--limitation", "x", tmp_path / "design.toml")
+    assert both.code == 1 and "--limitation" in both.err  # a file holds its own
