@@ -41,7 +41,7 @@ PICKS = {"ann": [R1, R2, R1, TIED, R1, R2], "bo": [R1, R2, R2, TIED, R1, R1]}
 TOO_FEW = "too few votes: every system needs at least 10 decisive votes"
 LABELS_SCOPE = (
     "labels: kept to the tasks and conditions of design pairs, as its publication bundle "
-    "carries them: 18 of the study's 2997 votes"
+    "carries them: 18 of the study's 2997 votes (abp-tui ranking --whole-study ranks them all)"
 )
 
 
@@ -118,6 +118,13 @@ def test_every_face_gives_one_ranking_verdict_one_scope_and_one_seed(
     assert {"reason": "on a task or condition outside design pairs", "votes": 2979} in scoped[
         "excluded"
     ]
+    # Every imported label, asked for: the study's 2997 votes, and the note says so.
+    whole = cli("ranking", "--source", "labels", "--whole-study", "--resamples", "0", "--json")
+    assert whole.code == 0, whole.err
+    everything = json.loads(whole.out)
+    assert (everything["comparisons"], everything["tasks"]) == (2997, 999)
+    assert everything["notes"][0].startswith("labels: every vote the study holds (2997)")
+    assert not everything["too_few_votes"] and len(everything["systems"]) == 5
     # The bundle: the same verdicts, from the same votes; its report says which scope.
     out = tmp_path / "bundle"
     assert cli("export", "bundle", "--out", out).code == 0

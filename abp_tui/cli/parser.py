@@ -603,7 +603,18 @@ def _add_ranking(
         help="rank a study's systems (Bradley-Terry, Elo scale) with intervals over tasks",
     )
     p.add_argument("--study", default=None)
-    p.add_argument("--design", default=None, help="with --source verdicts: the design")
+    p.add_argument(
+        "--design",
+        default=None,
+        help="the design (default: the latest): its verdicts, and the tasks and conditions "
+        "every source is kept to, as its publication bundle carries them",
+    )
+    p.add_argument(
+        "--whole-study",
+        action="store_true",
+        help="rank every vote the study holds (all its imported labels or AI verdicts), not "
+        "only those on the design's tasks and conditions",
+    )
     p.add_argument(
         "--source",
         default=None,

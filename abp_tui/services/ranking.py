@@ -171,6 +171,28 @@ def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
             f"publication bundle carries them: {len(votes)} of the study's {len(found.votes)} "
             "votes"
         )
+        if len(votes) < len(found.votes):
+            counting += " (abp-tui ranking --whole-study ranks them all)"
+    return replace(found, votes=votes, excluded=excluded, counting=counting)
+
+
+def _whole_study(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
+    """A source's every vote (``ranking --whole-study``), development tasks left out; any
+    source but a design's own verdicts says so first when the study has a design."""
+    if design is None:
+        return found
+    votes, _dropped, development = kept_votes(
+        found.votes, lambda _t, _c: True, lambda t: is_development(design, t)
+    )
+    excluded = list(found.excluded)
+    if development:
+        excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
+    counting = found.counting
+    if found.name != VERDICTS:
+        counting = (
+            f"{found.name}: every vote the study holds ({len(votes)}), not only those on the "
+            f"tasks and conditions of design {design.name} (its publication bundle carries those)"
+        )
     return replace(found, votes=votes, excluded=excluded, counting=counting)
 
 
@@ -307,13 +329,14 @@ def _agreements(
     design: str | None,
     marking: StudyDesign | None,
     prior: float,
+    scope: Callable[[SourceVotes, StudyDesign | None], SourceVotes],
 ) -> list[SourceAgreement]:
     from abp_tui.analysis.ranking.fit import source_agreement
 
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
     for name in others:
         try:
-            found = in_design(read_source(db, study, name, design), marking)
+            found = scope(read_source(db, study, name, design), marking)
             fitted = point_scores(found.votes, prior)
             scores[name] = too_few_votes(found.votes) or dict(
                 zip(found.votes.systems, fitted.tolist(), strict=True)
@@ -340,12 +363,15 @@ def ranking_report(
     anchor: str | None = None,
     prior: float = 0.0,
     viewer: str | None = None,
+    whole_study: bool = False,
 ) -> RankingReport:
     """The ranking of one source of a study (default: its only source; with several, the
     design's verdicts, else the labels: people before AI judges). ``viewer``'s look is
     recorded as a look at the results (:mod:`abp_tui.services.coordinator_identity`): the
     ranking sums up the people's verdicts, and every source is compared with them; a viewer
-    with items still to judge is refused (``refuse_pending``)."""
+    with items still to judge is refused (``refuse_pending``). Every source is kept to the
+    design's tasks and conditions (:func:`in_design`), or with ``whole_study`` takes every vote
+    the study holds (but development material's) and says so."""
     fixed = parse_anchor(anchor)
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
@@ -386,7 +412,8 @@ def ranking_report(
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
         seed = _design_seed(db, study_id, design)
     found = read_source(db, study_id, source, design)
-    chosen = in_design(found, marking)
+    scope = _whole_study if whole_study else in_design
+    chosen = scope(found, marking)
     scoped = chosen.name != VERDICTS and marking is not None
     del found
     try:
@@ -423,6 +450,7 @@ def ranking_report(
         design,
         marking,
         prior,
+        scope,
     )
     return report.model_copy(update={"sources": sources})
 

@@ -30,6 +30,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
         anchor=args.anchor,
         prior=args.prior,
         viewer=looking,
+        whole_study=args.whole_study,
     )
     # Scripted: never a question, but never silent either when the look was just recorded.
     notice = recorded_notice(db, report.study, looking, "results", mark)
