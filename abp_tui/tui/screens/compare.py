@@ -1,10 +1,9 @@
 """The compare screen: one blind item at a time, judged from the keyboard.
 
-Left: the task (collapsible; ``ctrl+t`` gives the whole task the responses' place and the focus)
-and the responses side by side, scrolled together, with their word diff
-(:class:`~abp_tui.tui.widgets.response_pair.ResponsePair`). Right: the judgment form (the validity
-gate, each response's rubric scoring, the pair's preference) and what a submission still lacks.
-The screen wires these together; the parts live elsewhere:
+Left: the task (collapsible; ``ctrl+t`` reads it in full in the responses' place) and the
+responses side by side, scrolled together, with their word diff (``ResponsePair``). Right: the
+judgment form (the validity gate, each response's rubric scoring, the pair's preference) and what
+a submission still lacks. The screen wires these together; the parts live elsewhere:
 
 - moving between items and reading the next one ahead: :mod:`abp_tui.tui.navigation`;
 - the workers that open, read ahead and diff items: :mod:`abp_tui.tui.reading`;
@@ -262,8 +261,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
                 yield Static("", id="missing")
                 yield self.automated_panel
                 yield self.ai_panel
-        # The coordinator's screens stay on their keys and in the palette, not in this bar; the
-        # task key stays in it (on a short terminal the task shows three lines beside the texts).
+        # The coordinator's screens stay on their keys and in the palette, not in this bar.
         yield KeyBar(
             hide=COORDINATOR_KEYS, first=("toggle_form", "submit", "next_item", "task_in_full")
         )
@@ -683,8 +681,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self.task_panel.toggle()
 
     def action_task_in_full(self) -> None:
-        """The whole task in the responses' place, with the focus (a short terminal shows three
-        of its lines beside them), or the responses again."""
+        """The whole task in the responses' place, with the focus, or the responses again."""
         panel = self.task_panel
         if self.item is None:
             return
@@ -759,8 +756,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             self.form.focus_section(step)
 
     def action_leave_field(self) -> None:
-        # The task read in full gives the responses back (unless a narrow terminal shows the
-        # form over it: then Escape brings the texts' column, the task still in full, first).
+        # The task read in full gives the responses back (a narrow terminal's form: texts first).
         texts_shown = not (self.narrow and self.form_shown)
         if not isinstance(self.focused, Input) and self.task_panel.full and texts_shown:
             self.task_panel.read_in_full(False)
