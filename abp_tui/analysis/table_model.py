@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any, Final, Literal, overload
+from typing import Any, Final, Literal
 
+from abp_tui.analysis.made_when_read import MadeWhenRead
 from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.stats.agreement import REFUSED
 from abp_tui.stats.inference import Proportion
@@ -202,7 +203,7 @@ class Column:
         return ((self.key, "value"),) if self.csv is None else self.csv
 
 
-class MadeRows(Sequence[tuple[Cell, ...]]):
+class MadeRows(MadeWhenRead[tuple[Cell, ...]]):
     """A table's rows, each made from its source by ``make`` when it is read (a long table, one
     row a task and condition, is written a row at a time and never held whole). Equal to any
     sequence of the same rows."""
@@ -214,26 +215,11 @@ class MadeRows(Sequence[tuple[Cell, ...]]):
     def __len__(self) -> int:
         return len(self._sources)
 
-    @overload
-    def __getitem__(self, index: int) -> tuple[Cell, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[Cell, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[Cell, ...] | Sequence[tuple[Cell, ...]]:
-        if isinstance(index, slice):
-            return [self._make(s) for s in self._sources[index]]
+    def _at(self, index: int) -> tuple[Cell, ...]:
         return self._make(self._sources[index])
 
     def __iter__(self) -> Iterator[tuple[Cell, ...]]:
         return map(self._make, self._sources)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

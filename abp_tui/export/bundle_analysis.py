@@ -23,12 +23,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple, TypeVar, overload
+from typing import Any, Final, NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 from abp_tui.analysis.agreement.input import agreement_input
 from abp_tui.analysis.commitment import record_sha256
+from abp_tui.analysis.made_when_read import MadeWhenRead
 from abp_tui.analysis.matched_models import tokens_unverified
 from abp_tui.analysis.material import Material, task_material
 from abp_tui.analysis.model_versions import recorded_versions
@@ -517,7 +518,7 @@ def _judged_line(rubric: Rubric, r: ResponseJudgment) -> dict[str, Any]:
     }
 
 
-class RunVerdicts(Sequence[RunVerdict]):
+class RunVerdicts(MadeWhenRead[RunVerdict]):
     """The final verdict of every run in scope, in run order, each made when it is read from
     what the analysis holds anyway (the run, its outcome, the decisions): a large study's
     hundreds of thousands of verdicts, with their reviews, are never all held. What most
@@ -556,15 +557,7 @@ class RunVerdicts(Sequence[RunVerdict]):
     def __len__(self) -> int:
         return len(self._outcomes)
 
-    @overload
-    def __getitem__(self, index: int) -> RunVerdict: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[RunVerdict]: ...
-
-    def __getitem__(self, index: int | slice) -> RunVerdict | Sequence[RunVerdict]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _at(self, index: int) -> RunVerdict:
         return self._verdict(self._inputs.runs[index], self._outcomes[index])
 
     def __iter__(self) -> Iterator[RunVerdict]:

@@ -23,12 +23,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from html import escape
-from typing import Any, Final, overload
+from typing import Any, Final
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from abp_tui.analysis.judges.models import JudgesReport
+from abp_tui.analysis.made_when_read import MadeWhenRead
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
     engines_comparable,
@@ -187,7 +188,7 @@ _ROWS_AT_ONCE: Final = 256
 """Rows of a table written to the page as one piece."""
 
 
-class LazyRows(Sequence[tuple[str, ...]]):
+class LazyRows(MadeWhenRead[tuple[str, ...]]):
     """``count`` rows, the row at ``i`` made by ``make(i)`` each time it is read; read in
     turn, the rows ``each()`` gives when it is given (the same rows, made in one pass)."""
 
@@ -204,18 +205,8 @@ class LazyRows(Sequence[tuple[str, ...]]):
     def __len__(self) -> int:
         return self._count
 
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, ...]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[tuple[str, ...]]: ...
-
-    def __getitem__(self, index: int | slice) -> tuple[str, ...] | Sequence[tuple[str, ...]]:
-        if isinstance(index, slice):
-            return [self._make(i) for i in range(*index.indices(self._count))]
-        if not -self._count <= index < self._count:
-            raise IndexError(index)
-        return self._make(index % self._count)
+    def _at(self, index: int) -> tuple[str, ...]:
+        return self._make(index)
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
         if self._each is not None:

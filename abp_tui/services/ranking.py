@@ -145,19 +145,24 @@ def _all_in(votes: Votes, design: StudyDesign) -> bool:
     return tasks and systems and not any(is_development(design, t) for t in votes.tasks)
 
 
-def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
+def in_design(
+    found: SourceVotes, design: StudyDesign | None, whole_study: bool = False
+) -> SourceVotes:
     """A source's votes kept to ``design``'s tasks and conditions, its development tasks left
     out: the scope its publication bundle carries (:mod:`abp_tui.services.ranking_bundle`, the
-    same rule, :func:`vote_fates`), with the votes left out counted. Any source but a design's
-    own verdicts gets a note saying so first (the imported labels of the design's tasks, not
-    all of the study's). No design: the source as read."""
+    same rule, :func:`vote_fates`), with the votes left out counted (``whole_study``: every
+    task and condition kept, ``ranking --whole-study``). Any source but a design's own verdicts
+    gets a note saying so first (the imported labels of the design's tasks, or all of the
+    study's). No design: the source as read."""
     if design is None:
         return found
     if _all_in(found.votes, design):  # no copy of every vote when none is left out
         votes, dropped, development = found.votes, 0, 0
     else:
         votes, dropped, development = kept_votes(
-            found.votes, lambda t, c: in_scope(design, t, c), lambda t: is_development(design, t)
+            found.votes,
+            lambda t, c: whole_study or in_scope(design, t, c),
+            lambda t: is_development(design, t),
         )
     excluded = list(found.excluded)
     if dropped:
@@ -165,7 +170,12 @@ def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
     if development:
         excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
     counting = found.counting
-    if found.name != VERDICTS:
+    if found.name != VERDICTS and whole_study:
+        counting = (
+            f"{found.name}: every vote the study holds ({len(votes)}), not only those on the "
+            f"tasks and conditions of design {design.name} (its publication bundle carries those)"
+        )
+    elif found.name != VERDICTS:
         counting = (
             f"{found.name}: kept to the tasks and conditions of design {design.name}, as its "
             f"publication bundle carries them: {len(votes)} of the study's {len(found.votes)} "
@@ -173,26 +183,6 @@ def in_design(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
         )
         if len(votes) < len(found.votes):
             counting += " (abp-tui ranking --whole-study ranks them all)"
-    return replace(found, votes=votes, excluded=excluded, counting=counting)
-
-
-def _whole_study(found: SourceVotes, design: StudyDesign | None) -> SourceVotes:
-    """A source's every vote (``ranking --whole-study``), development tasks left out; any
-    source but a design's own verdicts says so first when the study has a design."""
-    if design is None:
-        return found
-    votes, _dropped, development = kept_votes(
-        found.votes, lambda _t, _c: True, lambda t: is_development(design, t)
-    )
-    excluded = list(found.excluded)
-    if development:
-        excluded.append(Excluded(reason=DEVELOPMENT, votes=development))
-    counting = found.counting
-    if found.name != VERDICTS:
-        counting = (
-            f"{found.name}: every vote the study holds ({len(votes)}), not only those on the "
-            f"tasks and conditions of design {design.name} (its publication bundle carries those)"
-        )
     return replace(found, votes=votes, excluded=excluded, counting=counting)
 
 
@@ -329,14 +319,14 @@ def _agreements(
     design: str | None,
     marking: StudyDesign | None,
     prior: float,
-    scope: Callable[[SourceVotes, StudyDesign | None], SourceVotes],
+    whole_study: bool,
 ) -> list[SourceAgreement]:
     from abp_tui.analysis.ranking.fit import source_agreement
 
     scores: dict[str, dict[str, float] | str] = {chosen.name: theta}
     for name in others:
         try:
-            found = scope(read_source(db, study, name, design), marking)
+            found = in_design(read_source(db, study, name, design), marking, whole_study)
             fitted = point_scores(found.votes, prior)
             scores[name] = too_few_votes(found.votes) or dict(
                 zip(found.votes.systems, fitted.tolist(), strict=True)
@@ -412,8 +402,7 @@ def ranking_report(
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
         seed = _design_seed(db, study_id, design)
     found = read_source(db, study_id, source, design)
-    scope = _whole_study if whole_study else in_design
-    chosen = scope(found, marking)
+    chosen = in_design(found, marking, whole_study)
     scoped = chosen.name != VERDICTS and marking is not None
     del found
     try:
@@ -450,7 +439,7 @@ def ranking_report(
         design,
         marking,
         prior,
-        scope,
+        whole_study,
     )
     return report.model_copy(update={"sources": sources})
 

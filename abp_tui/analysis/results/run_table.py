@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, Protocol, overload
+from typing import Any, Final, Protocol
 
+from abp_tui.analysis.made_when_read import MadeWhenRead
 from abp_tui.analysis.results.tallies import GroupResult, Paired, group_result
 from abp_tui.models import ResultState, Rubric, RunFacts, RunOutcome
 from abp_tui.models.base import trusted
@@ -310,7 +311,7 @@ class _Paired(Mapping[tuple[str, int], ResultState | None]):
         return len(self.kept) + self.unjudged
 
 
-class OutcomeRows(Sequence[RunOutcome]):
+class OutcomeRows(MadeWhenRead[RunOutcome]):
     """Each run's outcome, made when it is read."""
 
     def __init__(self, table: RunTable) -> None:
@@ -319,22 +320,14 @@ class OutcomeRows(Sequence[RunOutcome]):
     def __len__(self) -> int:
         return len(self._table)
 
-    @overload
-    def __getitem__(self, index: int) -> RunOutcome: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[RunOutcome]: ...
-
-    def __getitem__(self, index: int | slice) -> RunOutcome | Sequence[RunOutcome]:
-        if isinstance(index, slice):
-            return [self._table.outcome(i) for i in range(len(self))[index]]
-        return self._table.outcome(range(len(self))[index])
+    def _at(self, index: int) -> RunOutcome:
+        return self._table.outcome(index)
 
     def __iter__(self) -> Iterator[RunOutcome]:
         return self._table.outcomes_in()
 
 
-class TaskRows(Sequence[GroupResult]):
+class TaskRows(MadeWhenRead[GroupResult]):
     """Each condition and task's tallies (:func:`abp_tui.analysis.results.tallies.task_groups`'
     rows, in its order), made when read: the runs are listed condition by condition and task by
     task (natural order), so each cell is a stretch of them (its start held, four bytes a
@@ -381,17 +374,8 @@ class TaskRows(Sequence[GroupResult]):
             mine = {"condition": c, "task": task, "unresolved_items": listed}
             yield trusted(GroupResult, **{**tallied.__dict__, **mine})
 
-    @overload
-    def __getitem__(self, index: int) -> GroupResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[GroupResult]: ...
-
-    def __getitem__(self, index: int | slice) -> GroupResult | Sequence[GroupResult]:
-        if isinstance(index, slice):
-            return [next(self._rows(i, i + 1)) for i in range(len(self))[index]]
-        i = range(len(self))[index]
-        return next(self._rows(i, i + 1))
+    def _at(self, index: int) -> GroupResult:
+        return next(self._rows(index, index + 1))
 
     def __iter__(self) -> Iterator[GroupResult]:
         return self._rows(0, len(self))

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, overload
+from typing import Any, Final, Literal
 
 from pydantic import Field, NonNegativeInt
 
@@ -35,6 +35,7 @@ from abp_tui.analysis.abp_efficiency import (
 from abp_tui.analysis.automated import JudgeTally, is_automated, judge_tallies
 from abp_tui.analysis.blinding import contrasts_of
 from abp_tui.analysis.item_preferences import counting_line, source_counts
+from abp_tui.analysis.made_when_read import MadeWhenRead
 from abp_tui.analysis.matched_models import (
     COMPARISONS_WITHHELD,
     ModelMatch,
@@ -310,7 +311,7 @@ def task_groups(
     return CellRows(outcomes, rubric, open_items, confidence)
 
 
-class CellRows(Sequence[GroupResult]):
+class CellRows(MadeWhenRead[GroupResult]):
     """Each condition and task's tallies (:func:`task_groups`), made when read.
 
     A large study has a row for each of hundreds of thousands of cells, most with the same
@@ -354,7 +355,7 @@ class CellRows(Sequence[GroupResult]):
     def __len__(self) -> int:
         return len(self._starts) - 1
 
-    def _row(self, cell: int) -> GroupResult:
+    def _at(self, cell: int) -> GroupResult:
         outcomes, order = self._outcomes, self._order
         found = [outcomes[order[i]] for i in range(self._starts[cell], self._starts[cell + 1])]
         c, t = found[0].condition_id, found[0].task_id
@@ -370,20 +371,6 @@ class CellRows(Sequence[GroupResult]):
         codes = _open_codes(found, self._open_items) if tallied.unresolved else []
         own = {"condition": c, "task": t, "unresolved_items": codes}
         return trusted(GroupResult, **{**tallied.__dict__, **own})
-
-    @overload
-    def __getitem__(self, index: int) -> GroupResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[GroupResult]: ...
-
-    def __getitem__(self, index: int | slice) -> GroupResult | Sequence[GroupResult]:
-        if isinstance(index, slice):
-            return [self._row(i) for i in range(len(self))[index]]
-        return self._row(range(len(self))[index])
-
-    def __iter__(self) -> Iterator[GroupResult]:
-        return map(self._row, range(len(self)))
 
 
 @dataclass(frozen=True)
