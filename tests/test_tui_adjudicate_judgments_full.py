@@ -16,14 +16,12 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from tests.tui_helpers import (
-    adjudicate_highlighted,
+    adjudicating,
     admin_database,
     drive,
     press,
-    settle,
     svg_text,
     until,
 )
@@ -42,10 +40,7 @@ async def test_w_shows_the_reviewers_justifications_in_full_and_escape_gives_the
     db_path, _pk, codes = admin_database(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (80, 24)) as pilot:
-        await settle(pilot)
-        open_review_screen(app, app.db_path, app.reviewer, "disagreements")
-        await settle(pilot)
-        screen = await adjudicate_highlighted(pilot)
+        screen = await adjudicating(pilot)
         assert JUSTIFICATION not in _visible(pilot)  # below the panel's edge
         await press(pilot, "w")
         panel = screen.query_one("#judgments", VerticalScroll)

@@ -21,11 +21,10 @@ from textual.widgets import Input
 from abp_tui.models import Judgment, PreferenceChoice
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
-from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS
 from abp_tui.tui.widgets.choices import ChoiceRow
 from tests.tui_helpers import (
-    adjudicate_highlighted,
+    adjudicating,
     admin_database,
     drive,
     press,
@@ -89,11 +88,7 @@ def _shown(app: Any) -> set[str]:
 
 
 async def _adjudication(pilot: Pilot[Any]) -> tuple[AdjudicationScreen, _Clock]:
-    app: Any = pilot.app
-    await settle(pilot)
-    open_review_screen(app, app.db_path, app.reviewer, "disagreements")
-    await settle(pilot)
-    screen = await adjudicate_highlighted(pilot)
+    screen = await adjudicating(pilot)
     clock = _Clock()
     screen.guard.clock = clock
     screen.guard.defer_seconds = DEFER

@@ -21,13 +21,12 @@ from textual.pilot import Pilot
 from abp_tui.models import StudyDesign
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
-from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.widgets.preference import PreferenceRow
 from abp_tui.tui.widgets.response_pair import ResponsePair
 from abp_tui.tui.widgets.task_panel import TaskPanel
 from tests.tui_helpers import (
-    adjudicate_highlighted,
+    adjudicating,
     compare_screen,
     drive,
     pair_design,
@@ -166,10 +165,7 @@ async def test_ctrl_t_reads_the_task_in_full_on_the_adjudication_screen(tmp_path
     db_path, _pk, codes = preference_admin_database(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (80, 24)) as pilot:
-        await settle(pilot)
-        open_review_screen(app, app.db_path, app.reviewer, "disagreements")
-        await settle(pilot)
-        screen = await adjudicate_highlighted(pilot)
+        screen = await adjudicating(pilot)
         panel = screen.query_one(TaskPanel)
         await press(pilot, "ctrl+t")
         assert panel.full

@@ -59,6 +59,7 @@ from abp_tui.store.automated import ScoreRow, current_run_pks, store_scores
 from abp_tui.tui.app import AbpApp
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.compare import CompareScreen
+from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.widgets.textpane import TextPane
 from tests.factories import AFP_DIMS, GATE, flipped, write_jsonl
@@ -468,6 +469,15 @@ async def adjudicate_highlighted(pilot: Pilot[Any]) -> AdjudicationScreen:
     screen = app.screen
     assert isinstance(screen, AdjudicationScreen)
     return screen
+
+
+async def adjudicating(pilot: Pilot[Any]) -> AdjudicationScreen:
+    """From the app's first screen: its design's disagreements, then Enter on the first one."""
+    app: Any = pilot.app
+    await settle(pilot)
+    open_review_screen(app, app.db_path, app.reviewer, "disagreements")
+    await settle(pilot)
+    return await adjudicate_highlighted(pilot)
 
 
 def home_listed(app: App[Any], table: str = "studies") -> int:

@@ -229,13 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOML",
         help="with --table: each variable's level and scale",
     )
-    p.add_argument(
-        "--seed",
-        type=seed(),
-        default=None,
-        help=f"seed of the bootstrap draws, 0 to {MAX_SEED} (default: the design's seed, as the "
-        "publication bundle draws them; 0 without a design)",
-    )
+    _design_seed(p)
     p.add_argument(
         "--resamples",
         type=resamples("--resamples"),
@@ -630,13 +624,7 @@ def _add_ranking(
         help=f"bootstrap resamples of tasks (1000; 0: no intervals; else {MIN_RESAMPLES} to "
         f"{MAX_RESAMPLES})",
     )
-    p.add_argument(
-        "--seed",
-        type=seed(),
-        default=None,
-        help=f"seed of the bootstrap draws, 0 to {MAX_SEED} (default: the design's seed, as the "
-        "publication bundle draws them; 0 without a design)",
-    )
+    _design_seed(p)
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
     p.add_argument(
         "--anchor",
@@ -653,6 +641,17 @@ def _add_ranking(
         "lost every comparison (0: none)",
     )
     p.set_defaults(func=cmd_ranking)
+
+
+def _design_seed(p: argparse.ArgumentParser) -> None:
+    """``--seed`` of a figure drawn as the publication bundle draws it (the design's seed)."""
+    p.add_argument(
+        "--seed",
+        type=seed(),
+        default=None,
+        help=f"seed of the bootstrap draws, 0 to {MAX_SEED} (default: the design's seed, as the "
+        "publication bundle draws them; 0 without a design)",
+    )
 
 
 def _add_gate(
