@@ -189,6 +189,9 @@ class Column:
     """Decimals of a NUMBER or INTERVAL (None: as many as needed, up to six significant)."""
     signed: bool = False
     """Show the sign of an INTERVAL's numbers (a difference)."""
+    empty: str = ""
+    """What people read for an empty cell (an empty text or a missing value), so that a blank
+    is not taken for missing data ("none" of a list of items); the CSV field stays empty."""
 
     @property
     def header(self) -> str:
@@ -279,6 +282,8 @@ def _number(value: float, digits: int | None = None, signed: bool = False) -> st
 def spans(column: Column, value: Cell) -> tuple[Span, ...]:
     """The text of one cell, as every face shows it, in styled pieces."""
     kind = column.kind
+    if column.empty and (value is None or value == ""):
+        return ((column.empty, ""),)
     if value is None:
         return ()
     if isinstance(value, bool):
@@ -375,11 +380,11 @@ def cell_text(column: Column, value: Cell) -> str:
     """The plain text of a cell (the spans joined)."""
     kind = type(value)
     if isinstance(value, str) and kind is str:  # most cells of a long table: no spans
-        return value
+        return value or column.empty
     if kind is int:  # as spans writes a count (not a bool: its type is not int)
         return str(value)
     if value is None:
-        return ""
+        return column.empty
     if isinstance(value, tuple) and kind is tuple:
         return "; ".join(value)
     # A long table's tallies and proportions: the text of their spans, written at once.

@@ -310,9 +310,9 @@ def _lazy_html(
         # table) is written as cell_text writes it, without a call for it.
         return tuple(
             [
-                v
+                (v or c.empty)
                 if type(v := cells[k]) is str
-                else ""
+                else c.empty
                 if v is None
                 else int.__repr__(v)
                 if type(v) is int
@@ -402,7 +402,7 @@ def render_pieces(
         "conditions": _html(results.conditions, "summary-conditions"),
         "dimensions": _html(results.dimensions, "summary-dimensions"),
         "tasks": _html(results.tasks, "summary-tasks", "results/tasks.csv"),
-        "comparisons": _html(results.comparisons, "comparisons-table"),
+        "comparisons": _html(results.compared, "comparisons-table"),
         "left_out": _html(results.left_out, "comparisons-left-out"),
         "efficiency": _html(results.efficiency, "efficiency"),
         "head_to_head": _html(results.head_to_head, "head-to-head"),

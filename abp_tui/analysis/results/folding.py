@@ -153,6 +153,8 @@ class Folded:
     deciding: Decisions
     """``decide``'s decisions of the runs in ``failed`` alone: the judgments behind their
     verdicts, for the reclassifications."""
+    compared: Counter[frozenset[str]] = field(default_factory=Counter)
+    """Each pair of conditions -> the pair items of the plan comparing them (judged or not)."""
 
     def preferences(self, a: str, b: str) -> Preferences:
         """The tally of the pairs of ``a`` and ``b``
@@ -204,6 +206,7 @@ class ItemFold:
         self.deciding: dict[str, list[JudgmentRevision]] = {}
         self.finished: dict[str, tuple[str, int]] = {}
         self.known: list[str] = []
+        self.compared: Counter[frozenset[str]] = Counter()
 
     def add(
         self,
@@ -236,6 +239,7 @@ class ItemFold:
         self._responses(code, latest, adjudication, disputed, finished, place)
         self._position(code, latest, disputed)
         if item.is_pair:
+            self.compared[frozenset(item.conditions)] += 1
             self._preference(item, latest, adjudication, disputed, finished, place)
 
     def _responses(
@@ -355,6 +359,7 @@ class ItemFold:
             finished=self.finished,
             listed=self.known,
             deciding=self._deciding(verdicts),
+            compared=self.compared,
         )
 
     def _listed(self) -> tuple[str, ...]:
@@ -493,6 +498,7 @@ def folded_results(
     groups = [table.group(c, spans[c], rubric, confidence, folded.listed) for c in conditions]
     measured, pairing = _Measured(table), _Pairing(table)
     engines = model_match is not None
+    automated = is_automated(records.design.name, rubric.id)
     compared = [
         comparison(
             a,
@@ -503,11 +509,11 @@ def folded_results(
             records.seed,
             confidence,
             head_to_head(_rows(table, spans[a]), _rows(table, spans[b])) if engines else None,
+            items=None if automated else folded.compared[frozenset((a, b))],
         )
         for a, b in contrasts_of(records.design, conditions)
         if a in spans and b in spans and engines_comparable(model_match)
     ]
-    automated = is_automated(records.design.name, rubric.id)
     left, right, apart, codes = folded.position
     bias = PositionBiasResult(
         **position_bias(left, right, confidence).model_dump(),
@@ -662,7 +668,7 @@ def folded_finals(records: FoldedDesign, folded: Folded) -> Finals:
         (f"pass rate of {condition}", "pass rate", [v for *_, v in sorted(by_condition[condition])])
         for condition in sorted(by_condition)
     ]
-    return Finals(records.design.stop_when, folded.wins, passes)
+    return Finals(records.design.stop_when, folded.wins, passes, frozenset(folded.compared))
 
 
 __all__ = ["Folded", "FoldedDesign", "ItemFold", "folded_finals", "folded_results"]

@@ -58,6 +58,11 @@ STATE_LABELS: Final = {
 """All six result states, always columns, in this order."""
 
 
+NO_ITEMS: Final = "none"
+"""What people read in a list of items that has none (the CSV field stays empty): a blank
+beside "Unresolved 0" reads as missing data."""
+
+
 def _wilson(confidence: float) -> str:
     """A Wilson interval's name in a header: "Wilson 95%"."""
     return f"Wilson {confidence_label(confidence)}"
@@ -158,7 +163,7 @@ def group_table(
             Kind.TALLY,
             csv=(("acceptance_x", "x"), ("acceptance_n", "n")),
         ),
-        Column("unresolved_items", "Unresolved items"),
+        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS),
     ]
     if not judged:
         columns = [replace(c, shown=False) if c.key in _JUDGED_COLUMNS else c for c in columns]
@@ -298,7 +303,7 @@ def comparisons_table(
         ),
         # Last, so that the files only gained fields (issue 14).
         Column("pref_unresolved", "Unresolved judgments", Kind.COUNT, short="Unres. judg."),
-        Column("pref_unresolved_items", "Unresolved items", short="Unres. items"),
+        Column("pref_unresolved_items", "Unresolved items", short="Unres. items", empty=NO_ITEMS),
         Column("pref_a_share_confidence", kind=Kind.NUMBER, shown=False),
     )
     hidden = (set() if judged else _PREFERENCE_COLUMNS) | (set() if paired else _PASS_FAIL_COLUMNS)
@@ -339,6 +344,24 @@ def comparisons_table(
         else "Preferences by pair of conditions (same task and trial)"
     )
     return Table("comparisons", title, columns, tuple(rows))
+
+
+def uncompared_line(contrasts: Sequence[tuple[str, str]]) -> str:
+    """The one line naming the contrasts no item of the design compares."""
+    named = ", ".join(f"{a} vs {b}" for a, b in contrasts)
+    return f"No item compares: {named} (no task of the design ran both)."
+
+
+def compared_table(table: Table, uncompared: Sequence[tuple[str, str]]) -> Table:
+    """The comparisons as people read them: a contrast that no item of the design compares
+    (:attr:`Comparison.items` 0) is named once in a note under the table rather than shown as a
+    row of zeros and undefined figures, which reads like judgments missing. The CSV file and the
+    JSON documents keep its row: it is one of the design's contrasts."""
+    if not uncompared:
+        return table
+    skipped = {Pair(a, b) for a, b in uncompared}
+    rows = tuple(r for r in table.rows if r[0] not in skipped)
+    return replace(table, rows=rows, notes=(*table.notes, uncompared_line(uncompared)))
 
 
 def left_out_table(comparisons: Sequence[Comparison]) -> Table:
@@ -551,7 +574,7 @@ def position_table(bias: PositionBias, confidence: float = DEFAULT_CONFIDENCE) -
             csv=(("p_exact", "p"), ("undefined", "reason")),
         ),
         count_column("unresolved", "Unresolved"),
-        Column("unresolved_items", "Unresolved items"),
+        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS),
     )
     held = bias if isinstance(bias, PositionBiasResult) else None
     row = (
@@ -654,10 +677,20 @@ class ResultsTables:
     scibench: tuple[Table, ...] = ()
     """Seed 004's condition and dimension counts and excluded runs, which replace the pass-rate
     tables for a rubric that scores abstention (no top-line accuracy)."""
+    uncompared: tuple[tuple[str, str], ...] = ()
+    """The contrasts (a, b) no item of the design compares: rows of :attr:`comparisons` (the
+    CSV file's) that people read in one line of :attr:`compared` instead."""
+
+    @property
+    def compared(self) -> Table:
+        """The comparisons as people read them (:func:`compared_table`); :attr:`comparisons`
+        keeps every contrast of the design, for the CSV file."""
+        return compared_table(self.comparisons, self.uncompared)
 
     @property
     def in_order(self) -> tuple[Table, ...]:
-        """Every table in reading order, with the reclassified record failures when any."""
+        """Every table in reading order, with the reclassified record failures when any; the
+        comparisons as people read them (:attr:`compared`)."""
         found = self._in_order()
         if self.reclassified is not None and self.reclassified.rows:
             found = (*found, self.reclassified)
@@ -672,34 +705,33 @@ class ResultsTables:
         bias, and shows no rubric dimensions; its pass-rate and result-state tables only when
         some run has a verdict to count there (an automated outcome), since otherwise every
         cell of them would be 0/0."""
+        # A contrast no item compares is a note of the comparisons: shown with no row left.
+        compared = self.compared
+        comparisons = (compared,) if compared.rows or self.uncompared else ()
         if self.scibench:  # seed 004: counts, no pass rate, no position bias without pairs
             return (
                 *self.scibench,
                 *((self.judge,) if self.judge.rows and not self.automated else ()),
-                *(t for t in (self.comparisons, self.left_out, self.efficiency) if t.rows),
+                *comparisons,
+                *(t for t in (self.left_out, self.efficiency) if t.rows),
             )
         if self.preference_only:
             runs = (self.conditions, self.left_out) if self.verdicts else ()
             return (
-                *((self.comparisons,) if self.comparisons.rows else ()),
+                *comparisons,
                 self.position_bias,
                 *(t for t in (*runs, self.efficiency) if t.rows),
                 *((self.judge,) if self.judge.rows else ()),
                 *((self.tasks,) if self.verdicts and self.tasks.rows else ()),
             )
-        optional = (
-            self.engine_efficiency,
-            self.comparisons,
-            self.head_to_head,
-            self.left_out,
-            self.efficiency,
-        )
         human = () if self.automated else (self.dimensions,)
         return (
             self.conditions,
             *((self.judge,) if self.judge.rows else ()),
             *human,
-            *(t for t in optional if t.rows),
+            *((self.engine_efficiency,) if self.engine_efficiency.rows else ()),
+            *comparisons,
+            *(t for t in (self.head_to_head, self.left_out, self.efficiency) if t.rows),
             *(() if self.automated else (self.position_bias,)),
             *((self.tasks,) if self.tasks.rows else ()),
             *self.business,
@@ -771,4 +803,5 @@ def results_tables(
         business=business,
         reclassified=reclassified_table(getattr(results, "reclassifications", ())),
         scibench=sci_tables(seed004),
+        uncompared=tuple((c.a, c.b) for c in results.comparisons if c.uncompared),
     )

@@ -229,6 +229,16 @@ class Comparison(Model):
     efficiency: list[Efficiency]
     head_to_head: HeadToHead | None = None
     """Engines (ABP, Arena): wins, losses and ties in seed 003's strict efficiency order."""
+    items: NonNegativeInt | None = Field(default=None, exclude=True)
+    """The design's pair items comparing a and b, judged or not; 0: no task of the design ran
+    both, so nothing compares them (people read such contrasts in one line, not as rows of
+    zeros). None: not known (automated outcomes, no design). Not in the machine-readable
+    files, which keep every contrast of the design as it was."""
+
+    @property
+    def uncompared(self) -> bool:
+        """No item of the design compares a and b."""
+        return self.items == 0
 
 
 def _accepts(rubric: Rubric, outcome: RunOutcome) -> bool | None:
@@ -444,9 +454,11 @@ def compare(
     seed: int,
     confidence: float = DEFAULT_CONFIDENCE,
     engines: bool = False,
+    items: int | None = None,
 ) -> Comparison:
     """Conditions a and b: paired pass/fail, preferences and the efficiency differences, every
-    interval at ``confidence``; for ``engines`` (ABP, Arena), the head-to-head too."""
+    interval at ``confidence``; for ``engines`` (ABP, Arena), the head-to-head too; ``items``:
+    the design's pair items comparing them (:attr:`Comparison.items`)."""
     measured_a = [r for r, o in rows[a] if counts_for_efficiency(o)]
     measured_b = [r for r, o in rows[b] if counts_for_efficiency(o)]
     return comparison(
@@ -461,6 +473,7 @@ def compare(
         seed,
         confidence,
         head_to_head(rows[a], rows[b]) if engines else None,
+        items=items,
     )
 
 
@@ -477,6 +490,7 @@ def comparison(
     seed: int,
     confidence: float,
     versus: HeadToHead | None,
+    items: int | None = None,
 ) -> Comparison:
     """:func:`compare` of what it reads of the runs: each metric's values over a's and b's runs
     that are measurements (``measured``), each condition's state by task and trial."""
@@ -505,6 +519,7 @@ def comparison(
         ),
         efficiency=efficiency,
         head_to_head=versus,
+        items=items,
     )
 
 
@@ -640,6 +655,9 @@ def results(
     for run, o in zip(records.runs, run_outcomes, strict=True):
         by_condition[o.condition_id].append((run, o))
     conditions = sorted(by_condition)
+    automated = is_automated(records.design.name, rubric.id)
+    # The pair items of each pair of conditions: a contrast none compares reads as such.
+    planned = Counter(frozenset(i.conditions) for i in records.items if i.is_pair)
     groups = [
         group_result(c, None, (o for _r, o in by_condition[c]), rubric, open_items, confidence)
         for c in conditions
@@ -653,11 +671,11 @@ def results(
             records.seed,
             confidence,
             engines=model_match is not None,
+            items=None if automated else planned[frozenset((a, b))],
         )
         for a, b in contrasts_of(records.design, conditions)
         if a in by_condition and b in by_condition and engines_comparable(model_match)
     ]
-    automated = is_automated(records.design.name, rubric.id)
     bias = shown_position_bias(decisions.latest, held_back, confidence)
     said = [] if automated else headline(records, decisions, groups, compared, confidence)
     # A large study's rows by task are made once its decisions are no longer held (unless the

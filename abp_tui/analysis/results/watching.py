@@ -28,7 +28,7 @@ time it did is given. Pure: records in, a model out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -65,6 +65,10 @@ class WatchedFigure(Model):
     sequence first excluded the rule's value (None: not yet)."""
     stop: bool = False
     """The stopping rule is met for this figure."""
+    no_item: str = Field(default="", exclude=True)
+    """A win rate of a pair no item of the design compares (no task ran both): the pair, "a vs
+    b". It never has a verdict to watch: people read it as such, in one line; the JSON keeps the
+    figure as it was (n 0)."""
 
 
 class Watch(Model):
@@ -129,6 +133,9 @@ class Finals:
     condition, None for a tie); insufficient evidence left out."""
     passes: list[tuple[str, str, list[float]]]
     """Each condition's pass rate (figure, kind, values in the order they became final)."""
+    compared: Collection[frozenset[str]] | None = None
+    """The pairs of conditions some pair item of the design compares (judged or not); None:
+    not known (every pair taken as compared)."""
 
 
 def finals(records: DesignRecords) -> Finals:
@@ -168,7 +175,8 @@ def finals(records: DesignRecords) -> Finals:
         (f"pass rate of {condition}", "pass rate", [v for *_, v in sorted(by_condition[condition])])
         for condition in sorted(by_condition)
     ]
-    return Finals(records.design.stop_when, wins, passes)
+    compared = frozenset(frozenset(i.conditions) for i in records.items if i.is_pair)
+    return Finals(records.design.stop_when, wins, passes, compared)
 
 
 def values_of(
@@ -212,14 +220,16 @@ def watch_finals(
     """:func:`watch` of what :func:`finals` read."""
     rule = found.rule
     kind, value = stopping_rule(rule) if rule else (None, None)
-    return Watch(
-        confidence=confidence,
-        rule=rule,
-        figures=[
-            watched(figure, k, values, value if k == kind else None, confidence)
-            for figure, k, values in values_of(found, contrasts)
-        ],
-    )
+    contrasts = list(contrasts)
+    figures = [
+        watched(figure, k, values, value if k == kind else None, confidence)
+        for figure, k, values in values_of(found, contrasts)
+    ]
+    if found.compared is not None:  # the win rates come first, in the contrasts' order
+        for i, (a, b) in enumerate(contrasts):
+            if frozenset((a, b)) not in found.compared:
+                figures[i] = figures[i].model_copy(update={"no_item": f"{a} vs {b}"})
+    return Watch(confidence=confidence, rule=rule, figures=figures)
 
 
 def _unit(figure: WatchedFigure) -> str:
@@ -236,6 +246,8 @@ def watch_lines(found: Watch) -> list[str]:
         "however often you look."
     ]
     for f in found.figures:
+        if f.no_item:
+            continue  # named once below: no verdict will ever come
         if f.n == 0 or f.low is None or f.high is None or f.mean is None:
             lines.append(f"  {f.figure}: no final verdicts yet")
             continue
@@ -243,11 +255,17 @@ def watch_lines(found: Watch) -> list[str]:
             f"  {f.figure}: {f.mean:.3f}, sequence [{f.low:.3f}, {f.high:.3f}] after {f.n} "
             + _unit(f)
         )
+    unwatched = [f.no_item for f in found.figures if f.no_item]
+    if unwatched:
+        lines.append(
+            f"  No win rate to watch where no item compares: {', '.join(unwatched)} "
+            "(no task of the design ran both)."
+        )
     if found.rule is None:
         lines.append("  No stopping rule: a design may state one (stop_when, docs/designs.md).")
         return lines
     kind, value = stopping_rule(found.rule)
-    watched = [f for f in found.figures if f.kind == kind]
+    watched = [f for f in found.figures if f.kind == kind and not f.no_item]
     for f in watched:
         if f.stop and f.low is not None and f.high is not None:
             lines.append(
