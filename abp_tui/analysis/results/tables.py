@@ -10,6 +10,7 @@ from typing import Final, Protocol
 
 from abp_tui.analysis.abp_efficiency import HEAD_TO_HEAD_NOTE, STRICT_ORDER, EngineEfficiency
 from abp_tui.analysis.automated import JudgeTally
+from abp_tui.analysis.results.compared import compared_table
 from abp_tui.analysis.results.tallies import (
     DEFAULT_CONFIDENCE,
     PASS_RATE_NOTE,
@@ -344,24 +345,6 @@ def comparisons_table(
         else "Preferences by pair of conditions (same task and trial)"
     )
     return Table("comparisons", title, columns, tuple(rows))
-
-
-def uncompared_line(contrasts: Sequence[tuple[str, str]]) -> str:
-    """The one line naming the contrasts no item of the design compares."""
-    named = ", ".join(f"{a} vs {b}" for a, b in contrasts)
-    return f"No item compares: {named} (no task of the design ran both)."
-
-
-def compared_table(table: Table, uncompared: Sequence[tuple[str, str]]) -> Table:
-    """The comparisons as people read them: a contrast that no item of the design compares
-    (:attr:`Comparison.items` 0) is named once in a note under the table rather than shown as a
-    row of zeros and undefined figures, which reads like judgments missing. The CSV file and the
-    JSON documents keep its row: it is one of the design's contrasts."""
-    if not uncompared:
-        return table
-    skipped = {Pair(a, b) for a, b in uncompared}
-    rows = tuple(r for r in table.rows if r[0] not in skipped)
-    return replace(table, rows=rows, notes=(*table.notes, uncompared_line(uncompared)))
 
 
 def left_out_table(comparisons: Sequence[Comparison]) -> Table:
