@@ -334,8 +334,8 @@ def flipped(session: ReviewSession, code: str) -> bool:
     return next(r.flipped for r in session.queue() if r.code == code)
 
 
-def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6) -> int:
-    """Study ``panda``: ``items`` PandaLM-style pairs (m1 against m2) labelled by three
+def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6, study: str = "panda") -> int:
+    """Study ``study``: ``items`` PandaLM-style pairs (m1 against m2) labelled by three
     annotators, and a design of them judged by ann (a, b, tie in turn) and bo (a, then b and
     tie every other item): the reviewers part on some items, every label set on others. The
     design's pk."""
@@ -362,11 +362,11 @@ def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6) -> int:
     choices = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
     db = connect(db_path)
     try:
-        import_paths(db, [source], study="panda")
+        import_paths(db, [source], study=study)
         pk = create_design(
             db,
             StudyDesign(
-                study="panda",
+                study=study,
                 name="pairs",
                 seed=7,
                 contrasts=[("m2", "m1")],

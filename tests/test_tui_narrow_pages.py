@@ -150,18 +150,45 @@ async def test_the_list_of_variables_is_whole_at_160_columns(
     assert tuple(edges) == VARIABLE_COLUMNS
 
 
-async def test_the_reliability_matrices_stay_aligned_at_80_columns(tmp_path: Path) -> None:
-    db_path = tmp_path / "panda.db"
-    labelled_pairs_judged(db_path, tmp_path)
+async def test_the_list_of_variables_is_laid_out_again_when_the_terminal_widens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await agreement_shown(pilot)
+        table = pilot.app.screen.query_one("#variables", DataTable)
+        assert list(_right_edges(table))[1] == FIGURES[0]
+        await pilot.resize_terminal(160, 48)
+        await until(pilot, lambda: tuple(_right_edges(table)) == VARIABLE_COLUMNS, "whole list")
+        assert table.header_height == 1
+
+
+async def _reliability_lines(db_path: Path, size: tuple[int, int]) -> tuple[list[str], int]:
+    """The agreement screen's reliability section as drawn, and its width."""
     app = make_app(db_path, reviewer="cy")
-    async with drive(app, (80, 24)) as pilot:
+    async with drive(app, size) as pilot:
         await settle(pilot)
         open_review_screen(app, db_path, "cy", "agreement")
         await until(pilot, lambda: getattr(app.screen, "shown", None) is not None, "agreement")
         section = app.screen.query_one("#reliability", Static)
         await until(pilot, lambda: "Computing" not in str(section.render()), "reliability")
         await settle(pilot)
-        lines, width = _lines(section), section.size.width
+        return _lines(section), section.size.width
+
+
+FIGURE = r"\[\S+ \S+\]|-?\d\.\d{3}"
+"""A figure of the reliability section: a value, or an interval."""
+
+
+def _ends(line: str) -> list[int]:
+    return [m.end() for m in re.finditer(FIGURE, line)]
+
+
+async def test_the_reliability_matrices_stay_aligned_at_80_columns(tmp_path: Path) -> None:
+    # The label sets' names are as long as PandaLM's: "pandalm-testset-v1:annotator1".
+    db_path = tmp_path / "panda.db"
+    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    lines, width = await _reliability_lines(db_path, (80, 24))
     assert width <= 80
     assert [line for line in lines if len(line) > width] == []
     # Each matrix's header names every category on one line (not "tie" alone under it).
@@ -170,16 +197,31 @@ async def test_the_reliability_matrices_stay_aligned_at_80_columns(tmp_path: Pat
     assert all(lines[i].split() == ["category", "a", "b", "tie"] for i in heads)
     # An interval never starts a line of its own at the edge: it stands under its value, in
     # the value's column, inside the cell.
-    assert not any(line.lstrip().startswith("[") and not line.startswith(" ") for line in lines)
+    assert not any(line.startswith("[") for line in lines)
     for i in heads:
         ends = [m.end() for m in re.finditer(r"\S+", lines[i])][1:]
         for line in lines[i + 1 : i + 7]:
-            figures = list(re.finditer(r"\[\S+ \S+\]|-?\d\.\d{3}", line))
-            assert [m.end() for m in figures] == ends, line
-    # Each annotator's accuracy beside its name, its interval whole.
-    annotators = [line for line in lines if re.match(r"  \S+ .* \d+ labels +\d\.\d{3}", line)]
-    assert len(annotators) == 5
-    assert all(re.search(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$", line) for line in annotators)
+            assert _ends(line) == ends, line
+    # Each annotator's accuracy beside its name and its kind, its interval right under it.
+    named = [i for i, line in enumerate(lines) if re.match(r"  \S+ +\d+ labels +\d\.\d{3}$", line)]
+    assert len(named) == 5
+    for i in named:
+        assert re.match(r"  (reviewer|imported labels) +\[", lines[i + 1]), lines[i + 1]
+        assert _ends(lines[i + 1]) == _ends(lines[i])
+
+
+async def test_the_reliability_matrices_keep_one_line_rows_at_160_columns(
+    tmp_path: Path,
+) -> None:
+    db_path = tmp_path / "panda.db"
+    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    lines, _width = await _reliability_lines(db_path, (160, 48))
+    rows = [line for line in lines if re.match(r" +(a|b|tie) +\d\.\d{3} \[", line)]
+    assert len(rows) == 15 and all(len(_ends(row)) == 6 for row in rows)  # value, interval
+    named = [
+        line for line in lines if re.match(r"  \S+ +(reviewer|imported labels) +\d+ labels", line)
+    ]
+    assert len(named) == 5 and all(line.endswith("]") for line in named)
 
 
 def test_the_labels_table_of_abp_tui_agreement_fits_80_columns(cli: Cli, tmp_path: Path) -> None:
