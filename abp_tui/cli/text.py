@@ -1,6 +1,7 @@
 """The command line's writer of neutral tables: ``abp-tui results`` and ``abp-tui agreement``.
 
-Each table is written as aligned columns under its title, every cell with the characters every
+Each table is written as aligned columns under its title (the reviewers against the imported
+labels, too wide for 80 columns, as one block per row), every cell with the characters every
 face shows (:func:`abp_tui.analysis.tables.cell_text`), so the text, the workstation and the report
 cannot drift apart. Everything from a record passes through :func:`abp_tui.text.safe.safe_line`:
 nothing reaches the terminal as an escape sequence. Headers are the columns' full labels, never

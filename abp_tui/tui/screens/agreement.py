@@ -2,10 +2,12 @@
 
 Top: every variable (rubric dimensions, total, result state, fatal flags, preference) with its
 denominators and each figure's value, or "undefined"; with imported labels of two or more sets,
-their agreement among themselves as one more row. Below: the highlighted variable's figures
-with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
-Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map; under the preference,
-each reviewer against each imported label set. Under it, reliability beyond agreement: every
+their agreement among themselves as one more row. On a terminal too narrow for all of it the
+figures come first, so none needs sideways scrolling (:func:`variables_layout`). Below: the
+highlighted variable's figures with their own denominators, intervals and the reason any figure
+is undefined; each reviewer pair's Cohen's kappa (unweighted, linear, quadratic) and
+confusion-matrix heat map; under the preference, each reviewer against each imported label set.
+Under it, reliability beyond agreement: every
 annotator (reviewers, imported label sets, AI judges) in Dawid-Skene, computed after the agreement
 (:func:`abp_tui.services.reliability.read_reliability`, the function behind
 ``abp-tui reliability``). The statistics and
@@ -122,9 +124,10 @@ COLUMNS = VARIABLE_COLUMNS
 FIRST_FIGURE = 5
 """The columns before it name the variable and count its denominators; the figures follow."""
 LEAST_NAME = 12
+"""A variable's name is cut down to this many cells before a figure leaves the screen."""
 UNDEFINED = "undefined"
 UNDEFINED_SHORT = "undef."
-"""A variable's name is cut down to this many cells before a figure leaves the screen."""
+"""An undefined figure in the narrow list (the reason is in the variable's detail)."""
 CELL_PADDING = 2
 """A ``DataTable`` column's padding, one cell each side."""
 STEP_KEYS = Binding.Group("Variable", compact=True)
