@@ -20,6 +20,8 @@ Vocabulary:
 - ``abp_judged`` / ``afp_judged``: the bundled demo, unblinded, with judgments by reviewers
   (built once per process, then copied into each test's database: see ``_built_once``).
 - ``afp_judgment`` / ``business_judgment`` / ``full_judgment``: judgments scored on every dimension.
+- ``labelled_pairs_judged``: a PandaLM-style study (three imported label sets) whose pair design
+  reviewers ann and bo judged, agreeing on some items only.
 """
 
 from __future__ import annotations
@@ -330,6 +332,56 @@ def full_judgment(
 def flipped(session: ReviewSession, code: str) -> bool:
     """Whether this reviewer sees the item's runs in swapped places."""
     return next(r.flipped for r in session.queue() if r.code == code)
+
+
+def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6, study: str = "panda") -> int:
+    """Study ``study``: ``items`` PandaLM-style pairs (m1 against m2) labelled by three
+    annotators, and a design of them judged by ann (a, b, tie in turn) and bo (a, then b and
+    tie every other item): the reviewers part on some items, every label set on others. The
+    design's pk."""
+    source = folder / "panda.json"
+    source.write_text(
+        json.dumps(
+            [
+                {
+                    "idx": i,
+                    "instruction": f"Rewrite sentence {i} plainly.",
+                    "input": "",
+                    "response1": f"First rewrite of sentence {i}.",
+                    "response2": f"Second rewrite of sentence {i}.",
+                    "cmp_key": "m1_m2",
+                    "annotator1": 1 + i % 2,
+                    "annotator2": 1 + i % 2,
+                    "annotator3": i % 3,
+                }
+                for i in range(items)
+            ]
+        ),
+        "utf-8",
+    )
+    choices = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
+    db = connect(db_path)
+    try:
+        import_paths(db, [source], study=study)
+        pk = create_design(
+            db,
+            StudyDesign(
+                study=study,
+                name="pairs",
+                seed=7,
+                contrasts=[("m2", "m1")],
+                reviewers=["ann", "bo"],
+            ),
+        ).pk
+        for reviewer in ("ann", "bo"):
+            session = ReviewSession(db, pk, reviewer)
+            for i, row in enumerate(session.queue()):
+                pick = choices[i % 3] if reviewer == "ann" or i % 2 else choices[(i // 2) % 2]
+                judgment = Judgment(preference=pick, justification="Read both.")
+                session.save(row.code, judgment, 2.0, submit=True)
+    finally:
+        db.close()
+    return pk
 
 
 def judge_all(db: sqlite_utils.Database, pk: int, justification: str = "Both meet it.") -> None:

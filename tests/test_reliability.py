@@ -35,7 +35,7 @@ from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.agreement import AgreementScreen, reliability_section
 from tests.factories import Cli, flipped
-from tests.tui_helpers import drive, settle, until
+from tests.tui_helpers import drive, plain, settle, until
 
 REFERENCE = json.loads(
     (Path(__file__).parent / "reference_values" / "crowdkit_dawid_skene.json").read_text("utf-8")
@@ -395,7 +395,7 @@ def test_the_screens_section_says_why_there_is_no_model(tmp_path: Path) -> None:
     finally:
         db.close()
     (choice,) = design_choices(db_path, imported_labels=True)
-    lines = reliability_section(db_path, choice, "carol")
+    lines = plain(reliability_section(db_path, choice, "carol")).splitlines()
     assert lines[-1] == (
         "No model of the annotators: reliability needs the labels of two or more annotators, "
         "found 1: judge the design, import labels or AI judges' verdicts"

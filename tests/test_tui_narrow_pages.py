@@ -12,14 +12,18 @@ import pytest
 from rich.console import Console
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from abp_tui.analysis.table_model import Column, Kind, Table
 from abp_tui.stats.inference import wilson
-from abp_tui.tui.charts import PassRateChart, fitted_table
+from abp_tui.tui.app import make_app
+from abp_tui.tui.charts import VARIABLE_COLUMNS, PassRateChart, fitted_table
 from abp_tui.tui.screens.agreement import AgreementScreen
+from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.results import ResultsScreen
+from tests.factories import Cli, labelled_pairs_judged
 from tests.snapshot_helpers import admin_app, agreement_shown, results_shown
+from tests.tui_helpers import drive, settle, svg_text, until
 
 
 def _lines(widget: Widget) -> list[str]:
@@ -97,6 +101,145 @@ async def test_agreement_detail_fits_80_columns(
     assert "Revie…" not in page and "Judgme…" not in page
     assert "percent agreement" in page
     assert "Reviewers: 2" in page and "Judgments: 8" in page
+
+
+FIGURES = VARIABLE_COLUMNS[VARIABLE_COLUMNS.index("Judgments") + 1 :]
+"""The list of variables' figure columns (after the name, level and denominators)."""
+
+
+def _right_edges(table: DataTable[Any]) -> dict[str, int]:
+    """Each column's right edge, in cells from the table's left edge, in the order shown."""
+    edges, right = {}, 0
+    for column in table.ordered_columns:
+        right += column.get_render_width(table)
+        edges[str(column.key.value)] = right
+    return edges
+
+
+async def test_the_list_of_variables_shows_every_figure_at_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await agreement_shown(pilot)
+        table = pilot.app.screen.query_one("#variables", DataTable)
+        room = table.scrollable_content_region.width
+        edges = _right_edges(table)
+        shot = svg_text(pilot.app.export_screenshot())
+        first = [str(c) for c in table.get_row_at(0)]
+    # Every figure within the visible width: none needs sideways scrolling to be read.
+    assert {label: edges[label] <= room for label in FIGURES} == dict.fromkeys(FIGURES, True)
+    # The figures come straight after the names; their headers and values are on the screen.
+    assert list(edges)[1 : 1 + len(FIGURES)] == list(FIGURES)
+    assert "Agreement" in shot and "Krippendorff" in shot
+    row = next(line for line in shot.splitlines() if first[0][:8] in line and "0." in line)
+    assert all(value.strip() in row for value in first[1 : 1 + len(FIGURES)])
+
+
+async def test_the_list_of_variables_is_whole_at_160_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await agreement_shown(pilot)
+        table = pilot.app.screen.query_one("#variables", DataTable)
+        edges = _right_edges(table)
+        assert table.header_height == 1
+        assert max(edges.values()) <= table.scrollable_content_region.width
+    # Denominators before the figures, as always, with nothing left out.
+    assert tuple(edges) == VARIABLE_COLUMNS
+
+
+async def test_the_list_of_variables_is_laid_out_again_when_the_terminal_widens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await agreement_shown(pilot)
+        table = pilot.app.screen.query_one("#variables", DataTable)
+        assert list(_right_edges(table))[1] == FIGURES[0]
+        await pilot.resize_terminal(160, 48)
+        await until(pilot, lambda: tuple(_right_edges(table)) == VARIABLE_COLUMNS, "whole list")
+        assert table.header_height == 1
+
+
+async def _reliability_lines(db_path: Path, size: tuple[int, int]) -> tuple[list[str], int]:
+    """The agreement screen's reliability section as drawn, and its width."""
+    app = make_app(db_path, reviewer="cy")
+    async with drive(app, size) as pilot:
+        await settle(pilot)
+        open_review_screen(app, db_path, "cy", "agreement")
+        await until(pilot, lambda: getattr(app.screen, "shown", None) is not None, "agreement")
+        section = app.screen.query_one("#reliability", Static)
+        await until(pilot, lambda: "Computing" not in str(section.render()), "reliability")
+        await settle(pilot)
+        return _lines(section), section.size.width
+
+
+FIGURE = r"\[\S+ \S+\]|-?\d\.\d{3}"
+"""A figure of the reliability section: a value, or an interval."""
+
+
+def _ends(line: str) -> list[int]:
+    return [m.end() for m in re.finditer(FIGURE, line)]
+
+
+async def test_the_reliability_matrices_stay_aligned_at_80_columns(tmp_path: Path) -> None:
+    # The label sets' names are as long as PandaLM's: "pandalm-testset-v1:annotator1".
+    db_path = tmp_path / "panda.db"
+    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    lines, width = await _reliability_lines(db_path, (80, 24))
+    assert width <= 80
+    assert [line for line in lines if len(line) > width] == []
+    # Each matrix's header names every category on one line (not "tie" alone under it).
+    heads = [i for i, line in enumerate(lines) if line.strip().startswith("category")]
+    assert len(heads) == 5  # ann, bo and the three label sets
+    assert all(lines[i].split() == ["category", "a", "b", "tie"] for i in heads)
+    # An interval never starts a line of its own at the edge: it stands under its value, in
+    # the value's column, inside the cell.
+    assert not any(line.startswith("[") for line in lines)
+    for i in heads:
+        ends = [m.end() for m in re.finditer(r"\S+", lines[i])][1:]
+        for line in lines[i + 1 : i + 7]:
+            assert _ends(line) == ends, line
+    # Each annotator's accuracy beside its name and its kind, its interval right under it.
+    named = [i for i, line in enumerate(lines) if re.match(r"  \S+ +\d+ labels +\d\.\d{3}$", line)]
+    assert len(named) == 5
+    for i in named:
+        assert re.match(r"  (reviewer|imported labels) +\[", lines[i + 1]), lines[i + 1]
+        assert _ends(lines[i + 1]) == _ends(lines[i])
+
+
+async def test_the_reliability_matrices_keep_one_line_rows_at_160_columns(
+    tmp_path: Path,
+) -> None:
+    db_path = tmp_path / "panda.db"
+    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    lines, _width = await _reliability_lines(db_path, (160, 48))
+    rows = [line for line in lines if re.match(r" +(a|b|tie) +\d\.\d{3} \[", line)]
+    assert len(rows) == 15 and all(len(_ends(row)) == 6 for row in rows)  # value, interval
+    named = [
+        line for line in lines if re.match(r"  \S+ +(reviewer|imported labels) +\d+ labels", line)
+    ]
+    assert len(named) == 5 and all(line.endswith("]") for line in named)
+
+
+def test_the_labels_table_of_abp_tui_agreement_fits_80_columns(cli: Cli, tmp_path: Path) -> None:
+    labelled_pairs_judged(cli.db_path, tmp_path)
+    text = cli("agreement", "--reviewer", "cy", "--resamples", "100")
+    assert text.code == 0, text.err
+    lines = text.out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Against imported labels"))
+    end = lines.index("", start)
+    section = lines[start:end]
+    assert [line for line in section if len(line) > 80] == []
+    # Each reviewer against each label set: a block of "label: value" lines under its name.
+    assert section.count("  ann") == 3 and section.count("  bo") == 3
+    assert "    Against imported labels: panda:annotator1" in section
+    assert any(
+        line.startswith("    Cohen's kappa [95% large-sample] boot [95%") for line in section
+    )
+    assert any(line.startswith("    Percent agreement boot [95%]: ") for line in section)
 
 
 def _table(name: str) -> Table:

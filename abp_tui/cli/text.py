@@ -1,6 +1,7 @@
 """The command line's writer of neutral tables: ``abp-tui results`` and ``abp-tui agreement``.
 
-Each table is written as aligned columns under its title, every cell with the characters every
+Each table is written as aligned columns under its title (the reviewers against the imported
+labels, too wide for 80 columns, as one block per row), every cell with the characters every
 face shows (:func:`abp_tui.analysis.tables.cell_text`), so the text, the workstation and the report
 cannot drift apart. Everything from a record passes through :func:`abp_tui.text.safe.safe_line`:
 nothing reaches the terminal as an escape sequence. Headers are the columns' full labels, never
@@ -11,6 +12,7 @@ This module computes nothing; it writes what :mod:`abp_tui.analysis.tables` buil
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from abp_tui.analysis.agreement.labels import view_summary
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 GAP = "  "
 """Between two columns."""
+WIDTH = 80
+"""A table wider than this is written as one block per row (:func:`fitted_lines`)."""
 
 
 def table_lines(table: Table, indent: str = "") -> list[str]:
@@ -45,6 +49,39 @@ def table_lines(table: Table, indent: str = "") -> list[str]:
         return (indent + GAP.join(c.ljust(w) for c, w in zip(cells, widths, strict=True))).rstrip()
 
     return [line(header), *(line(r) for r in rows), *(indent + safe_line(n) for n in table.notes)]
+
+
+def wrapped(text: str, indent: str = "", hanging: str = GAP) -> list[str]:
+    """One line of prose wrapped to :data:`WIDTH`, its following lines ``hanging`` further in;
+    names are never broken."""
+    return textwrap.wrap(
+        text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + hanging,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
+
+
+def fitted_lines(table: Table, indent: str = "") -> list[str]:
+    """The table as aligned columns when they fit in :data:`WIDTH`; else one block per row:
+    the first cell alone, then every other column as "label: value" under it, wrapped to
+    the width; then the notes, wrapped. The cells are the same either way."""
+    lines = table_lines(table, indent)
+    if all(len(line) <= WIDTH for line in lines[: 1 + len(table.rows)]):
+        return lines
+    first, *rest = table.shown
+    out = []
+    for row in table.rows:
+        cells = dict(zip(table.shown, (cell_text(c, v) for c, v in table.cells(row)), strict=True))
+        out.append(indent + safe_line(cells[first]))
+        for column in rest:
+            label = f"{safe_line(column.header)}: {safe_line(cells[column])}"
+            out += wrapped(label, indent + GAP, GAP)
+    for note in table.notes:
+        out += wrapped(safe_line(note), indent, "")
+    return out
 
 
 def section(table: Table) -> list[str]:
@@ -128,14 +165,14 @@ def study_agreement_text(report: StudyAgreementReport, where: str) -> str:
         lines += _variable_lines(v)
     if report.design is not None and report.label_sets:
         names = ", ".join(safe_line(s.name) for s in report.label_sets)
-        lines += ["", f"Against imported labels ({names}):"]
+        lines += ["", *wrapped(f"Against imported labels ({names}):")]
         for s in report.label_sets:
             lines.append(
                 f"{GAP}{safe_line(s.name)}: {s.n_labels} labels, {s.n_in_design} on this "
                 f"design's pair items" + (f", {s.n_held_back} held back" if s.n_held_back else "")
             )
         if report.references:
-            lines += table_lines(references_table(report.references, report.confidence), GAP)
+            lines += fitted_lines(references_table(report.references, report.confidence), GAP)
     if report.label_agreement is not None:
         lines += _variable_lines(report.label_agreement)
     lines += ["", PERCENT_NOTE]

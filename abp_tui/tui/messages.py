@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     # Payload types only: importing the services here would load the statistics (SciPy) before
     # the first screen is drawn. ShownAgreement and ShownResults are what the coordinator's
     # screens prepare off the event loop (defined beside their screens).
+    from rich.console import RenderableType
+
     from abp_tui.models import Judgment
     from abp_tui.services.coordinator import AdjudicationItem, DisagreementQueue
     from abp_tui.services.designing import CreatedDesign, DesignDefaults
@@ -263,11 +265,11 @@ class AgreementComputed(Message):
 
 
 class ReliabilityComputed(Message):
-    """The agreement screen's reliability section: the report's lines, or why there is none."""
+    """The agreement screen's reliability section: the report, or why there is none."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, section: RenderableType) -> None:
         super().__init__()
-        self.lines = lines
+        self.section = section
 
 
 class JudgesComputed(Message):

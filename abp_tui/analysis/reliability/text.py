@@ -30,23 +30,39 @@ def view_line(report: ReliabilityReport) -> str:
     )
 
 
+def matrix_title(annotator: AnnotatorReliability) -> str:
+    return f"{safe_line(annotator.name)}: P(label | category)"
+
+
+def cells_of(annotator: AnnotatorReliability) -> dict[tuple[str, str], Cell]:
+    """An annotator's confusion matrix by (the item's category, the label given)."""
+    return {(c.category, c.label): c for c in annotator.confusion}
+
+
+def cell_figure(cell: Cell) -> str:
+    return f"{cell.value:.3f}{_bounds(cell.interval)}"
+
+
+def accuracy_figure(annotator: AnnotatorReliability) -> str:
+    return f"{annotator.accuracy:.3f}{_bounds(annotator.accuracy_interval)}"
+
+
 def _matrix(annotator: AnnotatorReliability, categories: tuple[str, ...]) -> list[str]:
-    cells: dict[tuple[str, str], Cell] = {(c.category, c.label): c for c in annotator.confusion}
+    cells = cells_of(annotator)
     width = max(8, *(len(c) for c in categories))
-    lines = [f"  {safe_line(annotator.name)}: P(label | category)"]
+    lines = [f"  {matrix_title(annotator)}"]
     lines.append("    " + "category".ljust(width) + "".join(f"  {c:>22}" for c in categories))
     for k in categories:
-        row = []
-        for label in categories:
-            cell = cells[(k, label)]
-            row.append(f"  {f'{cell.value:.3f}{_bounds(cell.interval)}':>22}")
+        row = [f"  {cell_figure(cells[(k, label)]):>22}" for label in categories]
         lines.append("    " + k.ljust(width) + "".join(row))
     return lines
 
 
-def reliability_lines(report: ReliabilityReport) -> list[str]:
-    """The report as text: the model, whose view, priors, annotators, their matrices and the
-    items where the model and the final verdicts part."""
+MATRICES_HEADING = "Confusion matrices (rows: the item's category; columns: the label given):"
+
+
+def head_lines(report: ReliabilityReport) -> list[str]:
+    """The model, whose view, the categories and priors, what was withheld."""
     where = f"study {safe_line(report.study)}"
     if report.design is not None:
         where += f", design {safe_line(report.design)} v{report.design_version}"
@@ -70,6 +86,10 @@ def reliability_lines(report: ReliabilityReport) -> list[str]:
         lines.append(f"Categories: {categories}.")
     if report.withheld:
         lines.append(safe_line(report.withheld))
+    return lines
+
+
+def annotators_heading(report: ReliabilityReport) -> str:
     interval_note = (
         f"{report.confidence:.0%} percentile bootstrap over items, {report.resamples} "
         f"resamples, seed {report.seed}"
@@ -77,19 +97,30 @@ def reliability_lines(report: ReliabilityReport) -> list[str]:
         else "no intervals (--resamples 0)"
     )
     what = "accuracy" if report.model == "dawid-skene" else "competence"
-    lines += ["", f"Annotators ({what}; {interval_note}):"]
+    return f"Annotators ({what}; {interval_note}):"
+
+
+def reliability_lines(report: ReliabilityReport) -> list[str]:
+    """The report as text: the model, whose view, priors, annotators, their matrices and the
+    items where the model and the final verdicts part."""
+    lines = [*head_lines(report), "", annotators_heading(report)]
     width = max(len(safe_line(a.name)) for a in report.annotators)
     for a in report.annotators:
         note = f"  ({a.interval_note})" if a.interval_note else ""
         lines.append(
             f"  {safe_line(a.name).ljust(width)}  {a.kind:<15}  {a.n_labels:>6} labels  "
-            f"{a.accuracy:.3f}{_bounds(a.accuracy_interval)}{note}"
+            f"{accuracy_figure(a)}{note}"
         )
     if report.model == "dawid-skene":
-        lines += ["", "Confusion matrices (rows: the item's category; columns: the label given):"]
+        lines += ["", MATRICES_HEADING]
         for a in report.annotators:
             lines += _matrix(a, report.categories)
-    lines += ["", f"Compared with {safe_line(report.reference)}:"]
+    return [*lines, *tail_lines(report)]
+
+
+def tail_lines(report: ReliabilityReport) -> list[str]:
+    """Where the model parts from the final verdicts, then the report's notes."""
+    lines = ["", f"Compared with {safe_line(report.reference)}:"]
     if not report.n_compared:
         lines.append("  no item has both a model label and a final verdict.")
     else:

@@ -2,10 +2,12 @@
 
 Top: every variable (rubric dimensions, total, result state, fatal flags, preference) with its
 denominators and each figure's value, or "undefined"; with imported labels of two or more sets,
-their agreement among themselves as one more row. Below: the highlighted variable's figures
-with their own denominators, intervals and the reason any figure is undefined; each reviewer pair's
-Cohen's kappa (unweighted, linear, quadratic) and confusion-matrix heat map; under the preference,
-each reviewer against each imported label set. Under it, reliability beyond agreement: every
+their agreement among themselves as one more row. On a terminal too narrow for all of it the
+figures come first, so none needs sideways scrolling (:func:`variables_layout`). Below: the
+highlighted variable's figures with their own denominators, intervals and the reason any figure
+is undefined; each reviewer pair's Cohen's kappa (unweighted, linear, quadratic) and
+confusion-matrix heat map; under the preference, each reviewer against each imported label set.
+Under it, reliability beyond agreement: every
 annotator (reviewers, imported label sets, AI judges) in Dawid-Skene, computed after the agreement
 (:func:`abp_tui.services.reliability.read_reliability`, the function behind
 ``abp-tui reliability``). The statistics and
@@ -36,7 +38,6 @@ from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.agreement.labels import StudyAgreementReport, view_summary
-from abp_tui.analysis.reliability.text import reliability_lines
 from abp_tui.analysis.tables import references_table
 from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.services.reliability import read_reliability
@@ -44,6 +45,7 @@ from abp_tui.stats.agreement import VariableAgreement
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import VARIABLE_COLUMNS, fitted_table, variable_detail, variable_row
 from abp_tui.tui.messages import AgreementComputed, ReliabilityComputed, WorkerFailed
+from abp_tui.tui.reliability_view import reliability_view
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
@@ -95,24 +97,89 @@ def build(report: StudyAgreementReport) -> ShownAgreement:
     return ShownAgreement(report, variables, tuple(details))
 
 
-def reliability_section(db_path: Path, design: DesignChoice, viewer: str) -> list[str]:
-    """The reliability section's lines: a heading, then the report's or why there is none."""
+def reliability_section(db_path: Path, design: DesignChoice, viewer: str) -> RenderableType:
+    """The reliability section: a heading, then the report (its tables aligned at the screen's
+    width) or why there is none."""
     found = read_reliability(
         db_path, design.study_id, design.pk, viewer, seed=SEED, resamples=RESAMPLES
     )
-    head = ["", "Reliability beyond agreement (abp-tui reliability)"]
+    head = Text("\nReliability beyond agreement (abp-tui reliability)")
     if isinstance(found, str):
-        return [*head, f"No model of the annotators: {safe_line(found)}"]
-    return [*head, *reliability_lines(found)]
+        return Group(head, Text(f"No model of the annotators: {safe_line(found)}"))
+    return Group(head, reliability_view(found))
 
 
-def _row(v: VariableAgreement) -> list[Text]:
-    return variable_row(v, VARIABLE_WIDTH)
+def _row(v: VariableAgreement, width: int = VARIABLE_WIDTH, narrow: bool = False) -> list[Text]:
+    """A variable's cells; ``narrow``: an undefined figure reads "undef." (the detail says
+    why), so six figures fit in 80 columns beside the name."""
+    cells = variable_row(v, width)
+    if narrow:
+        for i in range(FIRST_FIGURE, len(cells)):
+            if cells[i].plain == UNDEFINED:
+                cells[i] = Text(UNDEFINED_SHORT, style=cells[i].style, justify=cells[i].justify)
+    return cells
 
 
 COLUMNS = VARIABLE_COLUMNS
+FIRST_FIGURE = 5
+"""The columns before it name the variable and count its denominators; the figures follow."""
+LEAST_NAME = 12
+"""A variable's name is cut down to this many cells before a figure leaves the screen."""
+UNDEFINED = "undefined"
+UNDEFINED_SHORT = "undef."
+"""An undefined figure in the narrow list (the reason is in the variable's detail)."""
+CELL_PADDING = 2
+"""A ``DataTable`` column's padding, one cell each side."""
 STEP_KEYS = Binding.Group("Variable", compact=True)
 """``[`` and ``]`` share one entry of the key bar."""
+
+
+@dataclass(frozen=True)
+class VariablesLayout:
+    """The list of variables at one width: the columns in their order (indices into
+    :data:`COLUMNS`), each one's width, the names' cut and the header's lines."""
+
+    order: tuple[int, ...]
+    widths: tuple[int, ...]
+    name_width: int
+    header_height: int
+    narrow: bool = False
+    """Whether the figures lead (an undefined one reads "undef.")."""
+
+
+def _least(label: str) -> int:
+    """The narrowest a header may be: its longest word (the rest wraps to a second line)."""
+    return max(Text(word).cell_len for word in label.split())
+
+
+def variables_layout(variables: tuple[VariableAgreement, ...], room: int) -> VariablesLayout:
+    """The list of variables in ``room`` cells. When the whole list fits it is as it always
+    was; else the figures, what a reader came for, come straight after the names (cut to
+    fit), their headers on two lines, and the level and denominators follow as far as they
+    fit (the detail's first lines give them too): no figure needs sideways scrolling."""
+    rows = [_row(v) for v in variables]
+
+    def natural(index: int) -> int:
+        return max([Text(COLUMNS[index]).cell_len, *(r[index].cell_len for r in rows)])
+
+    whole = tuple(natural(i) for i in range(len(COLUMNS)))
+    if sum(w + CELL_PADDING for w in whole) <= room:
+        return VariablesLayout(tuple(range(len(COLUMNS))), whole, VARIABLE_WIDTH, 1)
+    figures = range(FIRST_FIGURE, len(COLUMNS))
+    rows = [_row(v, narrow=True) for v in variables]
+    narrow = {i: max([_least(COLUMNS[i]), *(r[i].cell_len for r in rows)]) for i in figures}
+    taken = sum(w + CELL_PADDING for w in narrow.values()) + CELL_PADDING
+    name = max(LEAST_NAME, min(whole[0], room - taken))
+    order = (0, *figures)
+    taken += name
+    for i in range(1, FIRST_FIGURE):  # the level and denominators, while they fit
+        if taken + whole[i] + CELL_PADDING > room:
+            break
+        order += (i,)
+        taken += whole[i] + CELL_PADDING
+    widths = tuple(name if i == 0 else narrow.get(i, whole[i]) for i in order)
+    wraps = any(Text(COLUMNS[i]).cell_len > narrow[i] for i in figures)
+    return VariablesLayout(order, widths, name, 2 if wraps else 1, narrow=True)
 
 
 class AgreementScreen(DesignScreen):
@@ -171,6 +238,8 @@ class AgreementScreen(DesignScreen):
         self.reviewer = reviewer
         """Who looks; None: the workstation's reviewer, read when the screen is mounted."""
         self.shown: ShownAgreement | None = None
+        self.listing: VariablesLayout | None = None
+        """How the list of variables is laid out (None: not yet listed)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -201,14 +270,14 @@ class AgreementScreen(DesignScreen):
         if get_current_worker().is_cancelled:
             return
         self.post_message(AgreementComputed(shown))
-        lines = reliability_section(self.db_path, self.design, self.reviewer)
+        section = reliability_section(self.db_path, self.design, self.reviewer)
         if not get_current_worker().is_cancelled:
-            self.post_message(ReliabilityComputed(lines))
+            self.post_message(ReliabilityComputed(section))
 
     @on(ReliabilityComputed)
     def reliability_computed(self, message: ReliabilityComputed) -> None:
-        # Lines of plain text: names from records were made safe, and none is markup.
-        self.query_one("#reliability", Static).update(Text("\n".join(message.lines)))
+        # Names from records were made safe, and none is markup.
+        self.query_one("#reliability", Static).update(message.section)
 
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
@@ -235,22 +304,42 @@ class AgreementScreen(DesignScreen):
             (DEFINITION, "dim"),
         )
         self.query_one("#agreement-summary", Static).update(summary)
+        self.fill_variables()
+
+    def _room(self) -> int:
+        """The cells the list of variables has for its columns (its margins and a vertical
+        scroll bar's cell left out)."""
+        return max(0, self.size.width - 3)
+
+    def fill_variables(self) -> None:
+        """The list of variables laid out for the screen's width; the highlighted one kept."""
+        if self.shown is None:
+            return
         table: DataTable[Text] = self.query_one(DataTable)
         previous = table.cursor_row if table.row_count else 0
+        variables = self.shown.variables
+        layout = variables_layout(variables, self._room())
+        self.listing = layout
         table.clear(columns=True)
-        rows = [_row(v) for v in message.shown.variables]
-        for index, label in enumerate(COLUMNS):
-            width = max([len(label), *(r[index].cell_len for r in rows)])
-            table.add_column(Text(label), key=label, width=width)
-        for i, cells in enumerate(rows):
-            table.add_row(*cells, key=str(i))
-        if rows:
-            table.move_cursor(row=min(previous, len(rows) - 1))
+        table.header_height = layout.header_height
+        table.set_class(layout.header_height > 1, "-two-line-header")
+        for index, width in zip(layout.order, layout.widths, strict=True):
+            table.add_column(Text(COLUMNS[index]), key=COLUMNS[index], width=width)
+        for i, v in enumerate(variables):
+            cells = _row(v, layout.name_width, layout.narrow)
+            table.add_row(*(cells[index] for index in layout.order), key=str(i))
+        if variables:
+            table.move_cursor(row=min(previous, len(variables) - 1))
             self.show_variable(table.cursor_row)
         else:
             self.query_one("#detail", Static).update(
                 Text("No judgments yet: agreement needs two reviewers judging the same items.")
             )
+
+    def on_resize(self, event: events.Resize) -> None:
+        shown, listing = self.shown, self.listing
+        if shown and listing and variables_layout(shown.variables, self._room()) != listing:
+            self.fill_variables()
 
     # -- reading the detail -------------------------------------------------------------------
     @property
