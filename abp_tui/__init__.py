@@ -8,7 +8,7 @@ import contextlib
 import sys
 import threading
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 class _SqliteUtilsWithoutDataFrames:
