@@ -135,15 +135,27 @@ def test_a_bench_killed_mid_launch_hangs_its_program_up(tmp_path: Path) -> None:
 
 
 def _started_child(parent: int) -> int:
-    """The pid of ``parent``'s child, once it has one."""
-    for _ in range(300):
+    """The pid of ``parent``'s child, once it runs its own program with the pseudo-terminal as
+    its controlling terminal (past the bench's preexec, however loaded the machine is)."""
+    for _ in range(600):
         found = Path(f"/proc/{parent}/task/{parent}/children")
         pids = found.read_text().split() if found.exists() else []
-        if pids:
-            time.sleep(0.5)  # the child is running its own program, past the bench's preexec
+        if pids and _on_its_terminal(int(pids[0])):
             return int(pids[0])
-        time.sleep(0.1)
-    raise AssertionError("the bench started nothing")
+        time.sleep(0.05)
+    raise AssertionError("the bench started nothing on its terminal")
+
+
+def _on_its_terminal(pid: int) -> bool:
+    """``pid`` has exec'd the program that waits on its terminal, which is its controlling
+    terminal (``tty_nr`` set, and it leads its own session)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()
+        program = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    session, tty = int(fields[3]), int(fields[4])
+    return tty != 0 and session == pid and b"os.read(0" in program
 
 
 def _alive(pid: int) -> bool:

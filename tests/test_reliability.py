@@ -346,7 +346,7 @@ def test_the_command_prints_the_model_and_refuses_bad_input(
 def _section(app: Any) -> str:
     if not isinstance(app.screen, AgreementScreen):
         return ""
-    return str(app.screen.query_one("#reliability", Static).render())
+    return plain(app.screen.query_one("#reliability", Static).content, 160)
 
 
 async def test_the_agreement_screen_shows_the_model_under_the_figures(
