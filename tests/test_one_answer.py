@@ -135,6 +135,10 @@ def test_every_face_gives_one_ranking_verdict_one_scope_and_one_seed(
     report = (out / "report.html").read_text("utf-8")
     assert html.escape(line) in report
     assert "Every source is kept to the design's tasks and conditions" in report
+    # Each refusal once, as the command gives it (not "No ranking: not ranked: ...").
+    assert "No ranking: not ranked" not in report
+    for reason in reasons.values():
+        assert f"No ranking: {html.escape(reason.removeprefix('not ranked: '))}</p>" in report
     # Agreement: the design's seed by default, the bundle's figures.
     agreement = json.loads(cli("agreement", "--json").out)
     assert agreement["seed"] == SEED
