@@ -149,7 +149,8 @@ def test_every_face_gives_one_ranking_verdict_one_scope_and_one_seed(
     # The bundle rounds its figures to 6 decimals.
     assert (mine["low"], mine["high"]) == pytest.approx((theirs["low"], theirs["high"]), abs=1e-6)
     text = cli("agreement").out
-    assert f"(seed {SEED}, 1000 bootstrap resamples" in text.splitlines()[0]
+    heading = " ".join(text.split("\n\n")[0].split())  # wrapped to 80 columns
+    assert f"(seed {SEED}, 1000 bootstrap resamples" in heading
     assert cli("agreement", "--json", "--seed", "0").code == 0
     assert json.loads(cli("agreement", "--json", "--seed", "0").out)["seed"] == 0
     # The agreement screen reads the same figures.

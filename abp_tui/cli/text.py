@@ -13,7 +13,9 @@ This module computes nothing; it writes what :mod:`abp_tui.analysis.tables` buil
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final
 
 from abp_tui.analysis.agreement.labels import view_summary
 from abp_tui.analysis.tables import (
@@ -36,6 +38,10 @@ GAP = "  "
 """Between two columns."""
 WIDTH = 80
 """A table wider than this is written as one block per row (:func:`fitted_lines`)."""
+NOTE: Final = frozenset({"note"})
+"""The agreement figures' column said under the table when it is too wide (:func:`narrow_lines`)."""
+NARROW_FIGURES: Final = {"reviewers": "Revs", "judgments": "Judged"}
+"""The agreement figures' headers when the table is too wide as it is."""
 
 
 def table_lines(table: Table, indent: str = "") -> list[str]:
@@ -84,6 +90,41 @@ def fitted_lines(table: Table, indent: str = "") -> list[str]:
     return out
 
 
+def narrow_lines(
+    table: Table,
+    indent: str = "",
+    apart: frozenset[str] = frozenset(),
+    labels: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The table as aligned columns within :data:`WIDTH` if it can be: as it is; else with the
+    narrower headers ``labels`` gives (column key -> header) and the columns ``apart`` (keys:
+    long notes) said under it, a line for each row that has any ("first cell: note"); else a
+    block per row (:func:`fitted_lines`). Its notes and those lines are wrapped to the width.
+    The cells are the same every way."""
+    lines = table_lines(replace(table, notes=()), indent)
+    if any(len(line) > WIDTH for line in lines):
+        named = labels or {}
+        columns = tuple(
+            replace(c, label=named.get(c.key, c.label), shown=c.shown and c.key not in apart)
+            for c in table.columns
+        )
+        lines = table_lines(replace(table, columns=columns, notes=()), indent)
+        if any(len(line) > WIDTH for line in lines):
+            return fitted_lines(table, indent)
+        first = table.shown[0]
+        said = [c for c in table.shown if c.key in apart]
+        for row in table.rows:
+            cells = dict(
+                zip(table.shown, (cell_text(c, v) for c, v in table.cells(row)), strict=True)
+            )
+            notes = "; ".join(safe_line(cells[c]) for c in said if cells[c])
+            if notes:
+                lines += wrapped(f"{safe_line(cells[first])}: {notes}", indent, GAP)
+    for note in table.notes:
+        lines += wrapped(safe_line(note), indent, GAP)
+    return lines
+
+
 def section(table: Table) -> list[str]:
     """A table under its title."""
     return [safe_line(table.title), *table_lines(table)]
@@ -119,10 +160,10 @@ WEIGHTS_ON = {"declared": "the declared scale", "observed": "the ranks of the va
 def agreement_text(report: AgreementReport, where: str) -> str:
     """Agreement of every variable: its denominators, each declared figure with its own, and
     each pair of reviewers' figures."""
-    lines = [_agreement_header(report, where)]
+    lines = wrapped(_agreement_header(report, where))
     for v in report.variables:
         lines += _variable_lines(v)
-    lines += ["", PERCENT_NOTE]
+    lines += ["", *wrapped(PERCENT_NOTE)]
     return "\n".join(lines)
 
 
@@ -148,19 +189,21 @@ def _variable_lines(v: VariableAgreement) -> list[str]:
         return ["", f"{safe_line(v.variable)} ({v.level}): no submitted judgments yet"]
     lines = [
         "",
-        f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "
-        f"judgments, {v.n_reviewers} reviewers, {v.n_judgments} judgments",
-        *table_lines(figures_table(v), GAP),
+        *wrapped(
+            f"{safe_line(v.variable)} ({v.level}): {v.n_items} items with 2+ "
+            f"judgments, {v.n_reviewers} reviewers, {v.n_judgments} judgments"
+        ),
+        *narrow_lines(figures_table(v), GAP, NOTE, NARROW_FIGURES),
     ]
     if v.pairs:
-        lines += ["", f"{GAP}Reviewer pairs:", *table_lines(pairs_table(v), GAP)]
+        lines += ["", f"{GAP}Reviewer pairs:", *narrow_lines(pairs_table(v), GAP)]
     return lines
 
 
 def study_agreement_text(report: StudyAgreementReport, where: str) -> str:
     """A study's agreement: whose view it is, the reviewers among themselves, each reviewer
     against each imported label set, and the label sets among themselves."""
-    lines = [_agreement_header(report, where), safe_line(view_summary(report))]
+    lines = [*wrapped(_agreement_header(report, where)), *wrapped(safe_line(view_summary(report)))]
     for v in report.variables:
         lines += _variable_lines(v)
     if report.design is not None and report.label_sets:
@@ -175,6 +218,7 @@ def study_agreement_text(report: StudyAgreementReport, where: str) -> str:
             lines += fitted_lines(references_table(report.references, report.confidence), GAP)
     if report.label_agreement is not None:
         lines += _variable_lines(report.label_agreement)
-    lines += ["", PERCENT_NOTE]
-    lines += [f"Note: {safe_line(n)}" for n in report.notes]
+    lines += ["", *wrapped(PERCENT_NOTE)]
+    for n in report.notes:
+        lines += wrapped(f"Note: {safe_line(n)}")
     return "\n".join(lines)
