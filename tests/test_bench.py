@@ -109,12 +109,23 @@ _until_shown(child, Path.cwd(), "never shown")
 """
 
 
-def test_a_bench_killed_mid_launch_hangs_its_program_up(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "inherited",
+    [
+        "",
+        # Started from a thread that blocks SIGHUP (as a test worker's may), or under nohup:
+        # the program inherits either, and was not hung up (found in CI's full run).
+        "import signal; signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGHUP])",
+        "import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN)",
+    ],
+    ids=["as-started", "sighup-blocked", "sighup-ignored"],
+)
+def test_a_bench_killed_mid_launch_hangs_its_program_up(tmp_path: Path, inherited: str) -> None:
     """The pseudo-terminal is the program's controlling terminal, as a real one is: when the
     bench dies before it can kill what it started (killed by a timeout, say), the terminal's
     closing hangs the program up; it used to stay, reading a terminal nobody held."""
     bench = subprocess.Popen(
-        [sys.executable, "-c", _HELD_UP],
+        [sys.executable, "-c", f"{inherited}\n{_HELD_UP}"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},

@@ -103,6 +103,19 @@ _ESCAPES = re.compile(
 )
 
 
+def _on_its_terminal() -> None:
+    """In the child, before its program starts: the terminal becomes its controlling terminal,
+    and a hang-up ends it whatever this process was started with (``nohup`` ignores SIGHUP, a
+    thread may block it: both are inherited by a program this process starts)."""
+    import fcntl
+    import signal
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGHUP])
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _until_shown(argv: list[str], cwd: Path, marker: str) -> float:
     """Seconds from starting ``argv`` in a pseudo-terminal until it shows ``marker``."""
     import fcntl
@@ -130,7 +143,7 @@ def _until_shown(argv: list[str], cwd: Path, marker: str) -> float:
         stderr=slave,
         env=env,
         start_new_session=True,
-        preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0),
+        preexec_fn=_on_its_terminal,
     )
     os.close(slave)
     try:
