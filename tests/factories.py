@@ -32,7 +32,7 @@ import random
 import shutil
 import sqlite3
 import tracemalloc
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -334,31 +334,31 @@ def flipped(session: ReviewSession, code: str) -> bool:
     return next(r.flipped for r in session.queue() if r.code == code)
 
 
+def panda_pairs(count: int, labels: Sequence[Callable[[int], int]]) -> list[dict[str, Any]]:
+    """``count`` PandaLM-style pairs of m1 against m2, labelled by ``len(labels)`` annotators
+    (``labels[k](i)``: annotator k+1's label of pair i: 0 tie, 1 or 2 the better response)."""
+    return [
+        {
+            "idx": i,
+            "instruction": f"Rewrite sentence {i} plainly.",
+            "input": "",
+            "response1": f"First rewrite of sentence {i}.",
+            "response2": f"Second rewrite of sentence {i}.",
+            "cmp_key": "m1_m2",
+            **{f"annotator{k}": label(i) for k, label in enumerate(labels, 1)},
+        }
+        for i in range(count)
+    ]
+
+
 def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6, study: str = "panda") -> int:
     """Study ``study``: ``items`` PandaLM-style pairs (m1 against m2) labelled by three
     annotators, and a design of them judged by ann (a, b, tie in turn) and bo (a, then b and
     tie every other item): the reviewers part on some items, every label set on others. The
     design's pk."""
     source = folder / "panda.json"
-    source.write_text(
-        json.dumps(
-            [
-                {
-                    "idx": i,
-                    "instruction": f"Rewrite sentence {i} plainly.",
-                    "input": "",
-                    "response1": f"First rewrite of sentence {i}.",
-                    "response2": f"Second rewrite of sentence {i}.",
-                    "cmp_key": "m1_m2",
-                    "annotator1": 1 + i % 2,
-                    "annotator2": 1 + i % 2,
-                    "annotator3": i % 3,
-                }
-                for i in range(items)
-            ]
-        ),
-        "utf-8",
-    )
+    labels = (lambda i: 1 + i % 2, lambda i: 1 + i % 2, lambda i: i % 3)
+    source.write_text(json.dumps(panda_pairs(items, labels)), "utf-8")
     choices = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, PreferenceChoice.TIE)
     db = connect(db_path)
     try:

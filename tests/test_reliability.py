@@ -34,7 +34,7 @@ from abp_tui.stats.reliability import LabelData, bootstrap, fit
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.agreement import AgreementScreen, reliability_section
-from tests.factories import Cli, flipped
+from tests.factories import Cli, flipped, panda_pairs
 from tests.tui_helpers import drive, plain, settle, until
 
 REFERENCE = json.loads(
@@ -376,18 +376,7 @@ async def test_the_agreement_screen_shows_the_model_under_the_figures(
 def test_the_screens_section_says_why_there_is_no_model(tmp_path: Path) -> None:
     db_path = tmp_path / "one.db"
     path = tmp_path / "panda.json"
-    rows = [
-        {
-            "idx": i,
-            "instruction": f"Rewrite sentence {i} plainly.",
-            "input": "",
-            "response1": f"First rewrite of sentence {i}.",
-            "response2": f"Second rewrite of sentence {i}.",
-            "cmp_key": "m1_m2",
-            "annotator1": 1 + i % 2,
-        }
-        for i in range(4)
-    ]
+    rows = panda_pairs(4, [lambda i: 1 + i % 2])
     path.write_text(json.dumps(rows), "utf-8")
     db = connect(db_path)
     try:
