@@ -406,17 +406,24 @@ def test_three_systems_lead_with_each_contrast_and_their_ranking(
     assert "A has 6, B has 6, C has 6" in ranked
 
 
+def _exported(cli: Cli, reference: Path, out: Path, limitations: tuple[str, ...] = ()) -> Any:
+    """The scenario (its design declaring ``limitations``) exported to ``out``: its
+    ``status.json``."""
+    db = connect(cli.db_path)
+    judged_study(db, reference, limitations)
+    db.close()
+    done = cli("export", "bundle", "--out", out)
+    assert done.code == 0, done.err
+    return json.loads((out / "status.json").read_text("utf-8"))
+
+
 def test_a_judged_pairwise_bundle_waits_only_on_what_the_design_declares(
     tmp_path: Path, reference: Path, cli: Cli
 ) -> None:
     # Found walking the main path: every pair judged and every disagreement settled, the report
     # said "Results pending: the tables below are computed from the judgments made so far",
     # and the gate asked for the instructions of conditions that are the models compared.
-    db = connect(cli.db_path)
-    judged_study(db, reference)
-    db.close()
-    assert cli("export", "bundle", "--out", tmp_path / "bundle").code == 0
-    status = json.loads((tmp_path / "bundle" / "status.json").read_text("utf-8"))
+    status = _exported(cli, reference, tmp_path / "bundle")
     checks = {c["requirement"]: c for c in status["checks"]}
     instructions = checks["actual condition instructions"]
     assert instructions["met"] and instructions["detail"].startswith("not applicable")
@@ -431,11 +438,9 @@ def test_a_judged_pairwise_bundle_waits_only_on_what_the_design_declares(
 def test_a_judged_pairwise_design_declaring_its_limitations_publishes_its_results(
     tmp_path: Path, reference: Path, cli: Cli
 ) -> None:
-    db = connect(cli.db_path)
-    judged_study(db, reference, limitations=("Six MT-Bench questions, two reviewers.",))
-    db.close()
-    assert cli("export", "bundle", "--out", tmp_path / "bundle").code == 0
-    status = json.loads((tmp_path / "bundle" / "status.json").read_text("utf-8"))
+    status = _exported(
+        cli, reference, tmp_path / "bundle", ("Six MT-Bench questions, two reviewers.",)
+    )
     assert (status["status"], status["missing"]) == ("results published", [])
     study = json.loads((tmp_path / "bundle" / "protocol" / "study.json").read_text("utf-8"))
     assert study["limitations"] == ["Six MT-Bench questions, two reviewers."]

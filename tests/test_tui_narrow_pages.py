@@ -5,12 +5,15 @@ value" rows or their names cut, whichever fits), and the tables whole where ther
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
@@ -107,6 +110,18 @@ FIGURES = VARIABLE_COLUMNS[VARIABLE_COLUMNS.index("Judgments") + 1 :]
 """The list of variables' figure columns (after the name, level and denominators)."""
 
 
+@asynccontextmanager
+async def _variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> AsyncIterator[tuple[Pilot[Any], DataTable[Any]]]:
+    """The agreement screen's list of variables at ``size``, once shown, with the app driving
+    it."""
+    app = admin_app(tmp_path, monkeypatch, unblinded=False)
+    async with app.run_test(size=size) as pilot:
+        await agreement_shown(pilot)
+        yield pilot, pilot.app.screen.query_one("#variables", DataTable)
+
+
 def _right_edges(table: DataTable[Any]) -> dict[str, int]:
     """Each column's right edge, in cells from the table's left edge, in the order shown."""
     edges, right = {}, 0
@@ -119,10 +134,7 @@ def _right_edges(table: DataTable[Any]) -> dict[str, int]:
 async def test_the_list_of_variables_shows_every_figure_at_80_columns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = admin_app(tmp_path, monkeypatch, unblinded=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await agreement_shown(pilot)
-        table = pilot.app.screen.query_one("#variables", DataTable)
+    async with _variables(tmp_path, monkeypatch, (80, 24)) as (pilot, table):
         room = table.scrollable_content_region.width
         edges = _right_edges(table)
         shot = svg_text(pilot.app.export_screenshot())
@@ -139,10 +151,7 @@ async def test_the_list_of_variables_shows_every_figure_at_80_columns(
 async def test_the_list_of_variables_is_whole_at_160_columns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = admin_app(tmp_path, monkeypatch, unblinded=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await agreement_shown(pilot)
-        table = pilot.app.screen.query_one("#variables", DataTable)
+    async with _variables(tmp_path, monkeypatch, (160, 48)) as (_pilot, table):
         edges = _right_edges(table)
         assert table.header_height == 1
         assert max(edges.values()) <= table.scrollable_content_region.width
@@ -153,10 +162,7 @@ async def test_the_list_of_variables_is_whole_at_160_columns(
 async def test_the_list_of_variables_is_laid_out_again_when_the_terminal_widens(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = admin_app(tmp_path, monkeypatch, unblinded=False)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await agreement_shown(pilot)
-        table = pilot.app.screen.query_one("#variables", DataTable)
+    async with _variables(tmp_path, monkeypatch, (80, 24)) as (pilot, table):
         assert list(_right_edges(table))[1] == FIGURES[0]
         await pilot.resize_terminal(160, 48)
         await until(pilot, lambda: tuple(_right_edges(table)) == VARIABLE_COLUMNS, "whole list")

@@ -13,12 +13,13 @@ This module computes nothing; it writes what :mod:`abp_tui.analysis.tables` buil
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from abp_tui.analysis.agreement.labels import view_summary
 from abp_tui.analysis.tables import (
+    Column,
     ResultsTables,
     Table,
     cell_text,
@@ -70,6 +71,12 @@ def wrapped(text: str, indent: str = "", hanging: str = GAP) -> list[str]:
     ) or [indent]
 
 
+def _cells(table: Table, row: Sequence[Any]) -> dict[Column, str]:
+    """Each shown column's text of ``row``."""
+    made = (cell_text(c, v) for c, v in table.cells(row))
+    return dict(zip(table.shown, made, strict=True))
+
+
 def fitted_lines(table: Table, indent: str = "") -> list[str]:
     """The table as aligned columns when they fit in :data:`WIDTH`; else one block per row:
     the first cell alone, then every other column as "label: value" under it, wrapped to
@@ -80,7 +87,7 @@ def fitted_lines(table: Table, indent: str = "") -> list[str]:
     first, *rest = table.shown
     out = []
     for row in table.rows:
-        cells = dict(zip(table.shown, (cell_text(c, v) for c, v in table.cells(row)), strict=True))
+        cells = _cells(table, row)
         out.append(indent + safe_line(cells[first]))
         for column in rest:
             label = f"{safe_line(column.header)}: {safe_line(cells[column])}"
@@ -114,9 +121,7 @@ def narrow_lines(
         first = table.shown[0]
         said = [c for c in table.shown if c.key in apart]
         for row in table.rows:
-            cells = dict(
-                zip(table.shown, (cell_text(c, v) for c, v in table.cells(row)), strict=True)
-            )
+            cells = _cells(table, row)
             notes = "; ".join(safe_line(cells[c]) for c in said if cells[c])
             if notes:
                 lines += wrapped(f"{safe_line(cells[first])}: {notes}", indent, GAP)

@@ -395,9 +395,8 @@ def ranking_report(
             )
         source = held[0]
     # The bundle's scope: the design's tasks and conditions, development votes left out (no
-    # benchmark result, seed 002). The
-    # design is read for what it marks (and its seed) before any vote is: reading it holds
-    # its stored document for a moment, which lists every task.
+    # benchmark result, seed 002). The design is read for what it marks (and its seed) before
+    # any vote is: reading it holds its stored document for a moment, which lists every task.
     marking = _marking_design(db, study_id, design)
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
         seed = _design_seed(db, study_id, design)
