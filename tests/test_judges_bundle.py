@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -16,7 +17,8 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.publishing import export_bundle
 from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
-from tests.factories import write_jsonl
+from abp_tui.store import connect
+from tests.factories import Cli, write_jsonl
 
 JUDGE = "<b>judge</b>/v1"
 TASKS = [f"t{i}" for i in range(1, 9)]
@@ -94,3 +96,32 @@ def test_a_bundle_without_judges_has_no_judges_section(
     page = (out / "report.html").read_text()
     assert 'id="judges"' not in page and "#judges" not in page
     assert not (out / "results" / "ai_judges.json").exists()
+
+
+def test_the_command_draws_as_the_bundle_does(tmp_path: Path, cli: Cli) -> None:
+    """`abp-tui judges` without --seed draws its bootstrap with the design's seed, as the
+    bundle's ``results/ai_judges.json`` does: the same figures either way."""
+    db = connect(cli.db_path)
+    try:
+        out = export_bundle(db, _study(tmp_path, db), tmp_path / "bundle").folder
+    finally:
+        db.close()
+    published = json.loads((out / "results" / "ai_judges.json").read_text())["report"]
+    shown = cli("judges", "--study", "hb", "--json")
+    assert shown.code == 0, shown.err
+    report = json.loads(shown.out)
+    assert report["seed"] == published["seed"] == 3
+    assert _published(report["judges"]) == published["judges"]
+    other = json.loads(cli("judges", "--study", "hb", "--json", "--seed", "0").out)
+    assert other["seed"] == 0 and _published(other["judges"]) != published["judges"]
+
+
+def _published(value: Any) -> Any:
+    """``value`` with each float to six significant digits, as a bundle's JSON writes it."""
+    if isinstance(value, float):
+        return float(f"{value:.6g}")
+    if isinstance(value, dict):
+        return {k: _published(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_published(v) for v in value]
+    return value

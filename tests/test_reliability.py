@@ -272,6 +272,23 @@ def test_a_designs_reviewers_are_annotators_and_its_final_verdicts_the_compariso
     assert all(i.item.startswith("P-") for i in report.items)
 
 
+def test_the_bootstrap_draws_with_the_designs_seed_unless_told(
+    reference: Path, db: sqlite_utils.Database
+) -> None:
+    """As the agreement and the publication bundle draw theirs: one study, one set of figures."""
+    pk = _llmbar_design(db, reference)  # seed 2
+    for name in ("ann", "bo"):
+        session = ReviewSession(db, pk, name)
+        for i, row in enumerate(session.queue()):
+            session.save(row.code, _prefer(session, row.code, "ab"[i % 2]), 3.0, submit=True)
+    unblind(db, "llmbar", "coordinator")
+    default = study_reliability(db, "llmbar", resamples=100, viewer="coordinator")
+    assert default.seed == 2
+    assert default == study_reliability(db, "llmbar", resamples=100, seed=2, viewer="coordinator")
+    zero = study_reliability(db, "llmbar", resamples=100, seed=0, viewer="coordinator")
+    assert zero.seed == 0 and zero.annotators != default.annotators  # other draws, other intervals
+
+
 def test_a_reviewer_still_judging_sees_nothing_of_their_items(
     reference: Path, db: sqlite_utils.Database
 ) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Input, Select, SelectionList
+from textual.widgets import Input, Select, SelectionList, TextArea
 
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
 from abp_tui.models.builtin_rubrics import AFP_V01
@@ -112,7 +112,8 @@ async def test_the_form_makes_a_preference_only_design_by_keys(tmp_path: Path) -
         # Open the list, one down (preference only comes after the study's rubric), choose.
         await press(pilot, "enter", "down", "enter")
         assert form.query_one(Select).value == "none"
-        await press(pilot, "tab", "tab", "tab", "ctrl+a", "ctrl+k")  # the reviewers: none
+        # Past the conditions, the pairs and the tasks: the reviewers, none.
+        await press(pilot, "tab", "tab", "tab", "tab", "ctrl+a", "ctrl+k")
         assert form.query_one("#design-reviewers", Input).value == ""
         await press(pilot, "enter")
         await until(pilot, lambda: judging.designs(connect(db_path)), "the design")
@@ -122,6 +123,39 @@ async def test_the_form_makes_a_preference_only_design_by_keys(tmp_path: Path) -
         "preference-only",
         [],
     )
+
+
+async def test_the_form_takes_tasks_adjudicators_and_limitations_as_study_create_does(
+    tmp_path: Path,
+) -> None:
+    """A pairwise study judged by two and adjudicated by a third, with a limitation, made in
+    the workstation: the design ``study create --tasks T2 --reviewers ann,bo --adjudicators cy
+    --limitation ...`` makes, so that its results can be published."""
+    db_path = _db(tmp_path, rubric=None)
+    app = make_app(db_path, reviewer="lead")
+    async with drive(app, SIZE) as pilot:
+        form = await _open_form(pilot)
+        assert form.query_one("#design-tasks", Input).value == "all"
+        assert form.query_one("#design-adjudicators", Input).value == ""
+        assert form.limitations() == ()
+        form.query_one("#design-tasks", Input).value = "T2"
+        form.query_one("#design-reviewers", Input).value = "ann, bo"
+        form.query_one("#design-adjudicators", Input).value = "cy"
+        form.query_one("#design-limitations", TextArea).focus()
+        await settle(pilot)
+        await type_text(pilot, "Two reviewers, one task.")
+        await press(pilot, "enter")  # a new line in the limitations, not the form sent
+        assert isinstance(app.screen, NewDesignScreen)
+        await type_text(pilot, "Synthetic answers.")
+        await press(pilot, "enter", "enter")  # a blank line is no limitation
+        assert form.limitations() == ("Two reviewers, one task.", "Synthetic answers.")
+        await press(pilot, "ctrl+s")
+        await until(pilot, lambda: judging.designs(connect(db_path)), "the design")
+    (design,) = judging.designs(connect(db_path))
+    assert design.document["tasks"] == ["T2"]
+    assert design.document["reviewers"] == ["ann", "bo"]
+    assert design.document["adjudicators"] == ["cy"]
+    assert design.document["limitations"] == ["Two reviewers, one task.", "Synthetic answers."]
 
 
 async def test_the_form_refuses_a_bad_seed_in_place(tmp_path: Path) -> None:

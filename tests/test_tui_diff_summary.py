@@ -45,11 +45,11 @@ async def test_two_wholly_different_responses_are_not_one_change(tmp_path: Path)
             await press(pilot, "right_square_bracket")
         wholly, partly = said["Summarise the memo for T1."], said["Summarise the memo for T2."]
         assert "diff: no words in common" in wholly and "1 change" not in wholly
-        assert "diff: 2 changes, 24% of the words" in partly
+        assert "diff: 2 changes, 24% of the words differ" in partly
 
 
 def test_the_summary_of_identical_and_of_partly_different_texts() -> None:
     same = diff_marks("Ana owns it.", "Ana owns it.")
     assert change_summary(same).plain == "diff: identical"
     marks = diff_marks("The launch moves to May.", "The launch moves to June.")
-    assert change_summary(marks, 0).plain == "diff: 1 change, 20% of the words (at 1)"
+    assert change_summary(marks, 0).plain == "diff: 1 change, 20% of the words differ (at 1)"

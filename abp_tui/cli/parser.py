@@ -41,7 +41,6 @@ REVIEWER = (
     "judge is held back from every figure, and the results, exports, judge report and ranking "
     "are refused while NAME has items of the study to judge (default: the user logged in)"
 )
-SEED_HELP = f"seed of the bootstrap draws, 0 to {MAX_SEED} (0)"
 MAX_REVIEWERS_PER_ITEM = 1000
 """More reviewers per item than any study has people (a design lists each by name)."""
 
@@ -270,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
         "study (default: final once people judged some of the design, else labels)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
-    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
+    _design_seed(p)
     p.add_argument(
         "--resamples",
         type=resamples("--resamples"),
@@ -303,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a confusion matrix per annotator, or one competence each (dawid-skene)",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (0.95)")
-    p.add_argument("--seed", type=seed(), default=0, help=SEED_HELP)
+    _design_seed(p)
     p.add_argument(
         "--resamples",
         type=resamples("--resamples"),

@@ -1,7 +1,8 @@
 """The command line's writer of neutral tables: ``abp-tui results`` and ``abp-tui agreement``.
 
-Each table is written as aligned columns under its title (the reviewers against the imported
-labels, too wide for 80 columns, as one block per row), every cell with the characters every
+Each table is written as aligned columns under its title, within the terminal's width when
+written to one (a table too wide for it as one block per row, prose wrapped; the agreement
+figures within 80 columns always), every cell with the characters every
 face shows (:func:`abp_tui.analysis.tables.cell_text`), so the text, the workstation and the report
 cannot drift apart. Everything from a record passes through :func:`abp_tui.text.safe.safe_line`:
 nothing reaches the terminal as an escape sequence. Headers are the columns' full labels, never
@@ -12,7 +13,6 @@ This module computes nothing; it writes what :mod:`abp_tui.analysis.tables` buil
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 from abp_tui.analysis.agreement.labels import view_summary
 from abp_tui.analysis.tables import (
     Column,
+    Kind,
     ResultsTables,
     Table,
     cell_text,
@@ -29,16 +30,13 @@ from abp_tui.analysis.tables import (
     results_tables,
 )
 from abp_tui.text.safe import safe_line
+from abp_tui.text.wrapping import GAP, UNLIMITED, WIDTH, prose, wrapped
 
 if TYPE_CHECKING:
     from abp_tui.analysis.agreement.labels import StudyAgreementReport
     from abp_tui.services.results_report import ResultsReport
     from abp_tui.stats.agreement import AgreementReport, VariableAgreement
 
-GAP = "  "
-"""Between two columns."""
-WIDTH = 80
-"""A table wider than this is written as one block per row (:func:`fitted_lines`)."""
 NOTE: Final = frozenset({"note"})
 """The agreement figures' column said under the table when it is too wide (:func:`narrow_lines`)."""
 NARROW_FIGURES: Final = {"reviewers": "Revs", "judgments": "Judged"}
@@ -58,40 +56,33 @@ def table_lines(table: Table, indent: str = "") -> list[str]:
     return [line(header), *(line(r) for r in rows), *(indent + safe_line(n) for n in table.notes)]
 
 
-def wrapped(text: str, indent: str = "", hanging: str = GAP) -> list[str]:
-    """One line of prose wrapped to :data:`WIDTH`, its following lines ``hanging`` further in;
-    names are never broken."""
-    return textwrap.wrap(
-        text,
-        WIDTH,
-        initial_indent=indent,
-        subsequent_indent=indent + hanging,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [indent]
-
-
 def _cells(table: Table, row: Sequence[Any]) -> dict[Column, str]:
     """Each shown column's text of ``row``."""
     made = (cell_text(c, v) for c, v in table.cells(row))
     return dict(zip(table.shown, made, strict=True))
 
 
-def fitted_lines(table: Table, indent: str = "") -> list[str]:
-    """The table as aligned columns when they fit in :data:`WIDTH`; else one block per row:
-    the first cell alone, then every other column as "label: value" under it, wrapped to
-    the width; then the notes, wrapped. The cells are the same either way."""
+def fitted_lines(table: Table, indent: str = "", width: int = WIDTH) -> list[str]:
+    """The table as aligned columns when they fit in ``width``; else one block per row: the
+    first cell alone when it names the row (a name or a pair of names), then every other
+    column as "label: value" under it, wrapped to the width (a row named by nothing: every
+    column so, the rows a blank line apart); then the notes, wrapped. The cells are the same
+    either way."""
     lines = table_lines(table, indent)
-    if all(len(line) <= WIDTH for line in lines[: 1 + len(table.rows)]):
+    if all(len(line) <= width for line in lines[: 1 + len(table.rows)]):
         return lines
     first, *rest = table.shown
-    out = []
+    named = first.kind in (Kind.TEXT, Kind.PAIR)
+    out: list[str] = []
     for row in table.rows:
         cells = _cells(table, row)
-        out.append(indent + safe_line(cells[first]))
-        for column in rest:
+        if named:
+            out.append(indent + safe_line(cells[first]))
+        elif out:
+            out.append("")
+        for column in rest if named else table.shown:
             label = f"{safe_line(column.header)}: {safe_line(cells[column])}"
-            out += wrapped(label, indent + GAP, GAP)
+            out += wrapped(label, indent + GAP if named else indent, GAP, width)
     for note in table.notes:
         out += wrapped(safe_line(note), indent, "")
     return out
@@ -102,59 +93,65 @@ def narrow_lines(
     indent: str = "",
     apart: frozenset[str] = frozenset(),
     labels: Mapping[str, str] | None = None,
+    width: int = WIDTH,
 ) -> list[str]:
-    """The table as aligned columns within :data:`WIDTH` if it can be: as it is; else with the
+    """The table as aligned columns within ``width`` if it can be: as it is; else with the
     narrower headers ``labels`` gives (column key -> header) and the columns ``apart`` (keys:
     long notes) said under it, a line for each row that has any ("first cell: note"); else a
     block per row (:func:`fitted_lines`). Its notes and those lines are wrapped to the width.
     The cells are the same every way."""
     lines = table_lines(replace(table, notes=()), indent)
-    if any(len(line) > WIDTH for line in lines):
+    if any(len(line) > width for line in lines):
         named = labels or {}
         columns = tuple(
             replace(c, label=named.get(c.key, c.label), shown=c.shown and c.key not in apart)
             for c in table.columns
         )
         lines = table_lines(replace(table, columns=columns, notes=()), indent)
-        if any(len(line) > WIDTH for line in lines):
-            return fitted_lines(table, indent)
+        if any(len(line) > width for line in lines):
+            return fitted_lines(table, indent, width)
         first = table.shown[0]
         said = [c for c in table.shown if c.key in apart]
         for row in table.rows:
             cells = _cells(table, row)
             notes = "; ".join(safe_line(cells[c]) for c in said if cells[c])
             if notes:
-                lines += wrapped(f"{safe_line(cells[first])}: {notes}", indent, GAP)
+                lines += wrapped(f"{safe_line(cells[first])}: {notes}", indent, GAP, width)
     for note in table.notes:
-        lines += wrapped(safe_line(note), indent, GAP)
+        lines += wrapped(safe_line(note), indent, GAP, width)
     return lines
 
 
-def section(table: Table) -> list[str]:
-    """A table under its title."""
-    return [safe_line(table.title), *table_lines(table)]
+def section(table: Table, width: int = UNLIMITED) -> list[str]:
+    """A table under its title, within ``width`` (:func:`narrow_lines`)."""
+    return [*wrapped(safe_line(table.title), width=width), *narrow_lines(table, width=width)]
 
 
-def results_text(report: ResultsReport, tables: ResultsTables | None = None) -> str:
-    """The results of a design as text: every results table in reading order, then the notes."""
+def results_text(
+    report: ResultsReport, tables: ResultsTables | None = None, width: int = UNLIMITED
+) -> str:
+    """The results of a design as text: every results table in reading order, then the notes;
+    within ``width`` columns (a table too wide as one block per row, prose wrapped)."""
     tables = tables or results_tables(report, preference_only=report.preference_only)
     scope = (
         "from its automated outcomes alone (no study design)"
         if report.verdict_source == "automated"
-        else f"design {safe_line(report.design)} v{report.design_version} "
-        f"(rubric {safe_line(report.rubric)})"
+        else f"design {report.design} v{report.design_version} (rubric {report.rubric})"
     )
-    lines = [
-        *(safe_line(w) for w in tables.warnings),  # unmatched models lead (seed 003 section 7)
-        f"Results of study {safe_line(report.study)}, {scope}; unblinded by "
-        f"{safe_line(report.unblinded_by)} at {safe_line(report.unblinded_at)}",
-    ]
+    lines = prose(
+        [
+            *tables.warnings,  # unmatched models lead (seed 003 section 7)
+            f"Results of study {report.study}, {scope}; unblinded by "
+            f"{report.unblinded_by} at {report.unblinded_at}",
+        ],
+        width,
+    )
     if tables.headline:  # the answer to the design's question leads
-        lines += ["", *(safe_line(h) for h in tables.headline)]
+        lines += ["", *prose(tables.headline, width)]
     for table in tables.in_order:
-        lines += ["", *section(table)]
+        lines += ["", *section(table, width)]
     lines.append("")
-    lines += [f"Note: {safe_line(n)}" for n in tables.notes]
+    lines += prose([f"Note: {n}" for n in tables.notes], width)
     return "\n".join(lines)
 
 

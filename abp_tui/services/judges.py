@@ -142,14 +142,16 @@ def judge_report(
     reference: ReferenceChoice | None = None,
     design: str | None = None,
     confidence: float = 0.95,
-    seed: int = 0,
+    seed: int | None = None,
     resamples: int = RESAMPLES,
     epsilon: float = DEFAULT_EPSILON,
     viewer: str | None = None,
 ) -> JudgesView:
     """Every AI judge of a study against the chosen human reference, as ``viewer`` sees it:
     refused while they have items to judge (:func:`refuse_pending`); their look is recorded
-    (:mod:`abp_tui.services.coordinator_identity`)."""
+    (:mod:`abp_tui.services.coordinator_identity`). The bootstrap is seeded by ``seed``, by
+    default the design's seed (the design named, else the study's latest; as the publication
+    bundle draws it), else 0."""
     if viewer is not None and not viewer.strip():
         raise AbpError("reviewer: expected a name (who is looking), got an empty one")
     if not 0 < confidence < 1:
@@ -158,9 +160,12 @@ def judge_report(
         raise AbpError(f"--epsilon: expected a margin from 0 up to 1 (e.g. 0.2), got {epsilon}")
     if (problem := resamples_problem(resamples)) is not None:
         raise AbpError(f"--resamples: {problem}")
-    if not 0 <= seed <= MAX_SEED:
+    if seed is not None and not 0 <= seed <= MAX_SEED:
         raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     study_id = judged_study(db, study)
+    if seed is None:
+        row = find_design_if_any(db, study_id, design)
+        seed = row.seed if row is not None else 0
     if viewer is not None:
         shows = "the judge report shows the AI judges' verdicts and the people's decisions on them"
         refuse_pending(db, study_id, viewer, shows)

@@ -47,14 +47,16 @@ DEFAULT_RESAMPLES = 1000
 INSUFFICIENT = PreferenceChoice.INSUFFICIENT.value
 
 
-def _check(model: str, resamples: int, seed: int, confidence: float, viewer: str | None) -> None:
+def _check(
+    model: str, resamples: int, seed: int | None, confidence: float, viewer: str | None
+) -> None:
     if viewer is not None and not viewer.strip():
         raise AbpError("reviewer: expected a name (who is looking), got an empty one")
     if model not in MODELS:
         raise AbpError(f"--model: expected one of {', '.join(MODELS)}, got {model!r}")
     if (problem := resamples_problem(resamples)) is not None:
         raise AbpError(f"--resamples: {problem}")
-    if not 0 <= seed <= MAX_SEED:
+    if seed is not None and not 0 <= seed <= MAX_SEED:
         raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     if not 0 < confidence < 1:
         raise AbpError(f"--confidence: expected a level strictly between 0 and 1, got {confidence}")
@@ -117,7 +119,7 @@ def study_reliability(
     *,
     model: ModelName = "dawid-skene",
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    seed: int | None = None,
     confidence: float = 0.95,
     viewer: str | None = None,
 ) -> ReliabilityReport:
@@ -146,15 +148,19 @@ def reliability_of(
     *,
     model: ModelName = "dawid-skene",
     resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    seed: int | None = None,
     confidence: float = 0.95,
     viewer: str | None = None,
     figure: str = "reliability",
 ) -> ReliabilityReport:
     """:func:`study_reliability` of a stored study and design (None: without a design); the
-    look is recorded as ``figure`` (the agreement screen's section: the agreement's look)."""
+    look is recorded as ``figure`` (the agreement screen's section: the agreement's look).
+    The bootstrap is seeded by ``seed``, by default the design's seed (as the agreement and
+    the publication bundle draw theirs), else 0."""
     _check(model, resamples, seed, confidence, viewer)
     row = judging.design(db, design_pk) if design_pk is not None else None
+    if seed is None:
+        seed = row.seed if row is not None else 0
     # Recorded before anything is computed: whoever sees these figures may not enrol later.
     note_view(db, study_id, row.pk if row is not None else None, viewer, figure)
     pending = pending_run_ids(db, study_id, viewer) if viewer is not None else frozenset()
@@ -224,7 +230,7 @@ def read_reliability(
     design_pk: int | None,
     viewer: str,
     *,
-    seed: int = 0,
+    seed: int | None = None,
     resamples: int = DEFAULT_RESAMPLES,
 ) -> ReliabilityReport | str:
     """The workstation's reliability section (the agreement screen's): the report as ``viewer``

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from abp_tui.analysis.ranking.models import Bound, RankingReport
 from abp_tui.text.safe import safe_line
+from abp_tui.text.wrapping import GAP, UNLIMITED, prose, wrapped
 
-GAP = "  "
 UNRESOLVED_MARK = "~"
 NOT_RANKED = "Not ranked: "
 """How a ranking from too few votes is shown: this, then why, instead of the scores."""
@@ -27,17 +27,36 @@ def _interval(value: tuple[Bound, Bound] | None) -> str:
     return "-" if value is None else f"[{_bound(value[0])}, {_bound(value[1])}]"
 
 
-def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def _columns(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    width: int = UNLIMITED,
+    named: int = 2,
+) -> list[str]:
+    """The rows as aligned columns under the header; wider than ``width``, a block per row:
+    its first ``named`` cells (and those of columns without a header) on a line, then each
+    other cell as "header: value" under it. The cells are the same either way."""
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
         return GAP.join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
-    return [line(header), *(line(r) for r in rows)]
+    lines = [line(header), *(line(r) for r in rows)]
+    if max(map(len, lines)) <= width:
+        return lines
+    out: list[str] = []
+    for row in rows:
+        heading = [c for i, c in enumerate(row) if (i < named or not header[i]) and c]
+        out.append(GAP.join(heading))
+        for label, cell in zip(header[named:], row[named:], strict=True):
+            if label:
+                out += wrapped(f"{label}: {cell}", GAP, GAP, width)
+    return out
 
 
-def ranking_lines(report: RankingReport) -> list[str]:
-    """The ranking, the pairwise table, length bias, the sources' agreement, the notes."""
+def ranking_lines(report: RankingReport, width: int = UNLIMITED) -> list[str]:
+    """The ranking, the pairwise table, length bias, the sources' agreement, the notes; within
+    ``width`` columns (prose wrapped, a table too wide as a block per row)."""
     design = f", design {safe_line(report.design)}" if report.design else ""
     level = f"{report.confidence:.0%}"
     lines = [
@@ -50,13 +69,19 @@ def ranking_lines(report: RankingReport) -> list[str]:
     ]
     if report.prior:
         lines.append(f"Prior: {report.prior:g} pseudo-ties on every compared pair (--prior)")
+    lines = prose(lines, width)
     lines.append("")
     if report.too_few_votes:
-        lines.append(f"{NOT_RANKED}{safe_line(report.too_few_votes)}")
+        lines += prose([f"{NOT_RANKED}{safe_line(report.too_few_votes)}"], width)
     else:
-        lines += _scores(report, level)
+        lines += _scores(report, level, width)
+    return lines + prose(_after_scores(report), width)
+
+
+def _after_scores(report: RankingReport) -> list[str]:
+    """Length bias, the sources' agreement, what was left out and the notes."""
     bias = report.length_bias
-    lines += ["", "Length bias:"]
+    lines = ["", "Length bias:"]
     if bias.decisive_votes:
         p_value = bias.test.p_value
         lines.append(
@@ -95,8 +120,8 @@ def ranking_lines(report: RankingReport) -> list[str]:
     return lines
 
 
-def _scores(report: RankingReport, level: str) -> list[str]:
-    """The systems' table and the pairwise table."""
+def _scores(report: RankingReport, level: str, width: int = UNLIMITED) -> list[str]:
+    """The systems' table and the pairwise table, within ``width`` columns."""
     lines: list[str] = []
     controlled = report.length_bias.length_controlled
     header = ["rank", "condition", "score", f"{level} interval", "rank interval", "W-L-T"]
@@ -118,13 +143,13 @@ def _scores(report: RankingReport, level: str) -> list[str]:
             row.append(f"{s.length_controlled_score or 0:.1f} ({s.length_controlled_rank})")
         row.append(UNRESOLVED_MARK if s.resolved_from_next is False else "")
         rows.append(row)
-    lines += _columns(header, rows)
+    lines += _columns(header, rows, width)
     if report.unresolved_neighbours:
         pairs = "; ".join(
             f"{safe_line(a)} / {safe_line(b)}" for a, b in report.unresolved_neighbours
         )
-        lines.append(f"{UNRESOLVED_MARK} not resolved from the next one down: {pairs}")
-    lines += ["", "Pairwise (a ranked above b): " + report.win_rates]
+        lines += prose([f"{UNRESOLVED_MARK} not resolved from the next one down: {pairs}"], width)
+    lines += ["", *prose(["Pairwise (a ranked above b): " + report.win_rates], width)]
     pair_rows = []
     for p in report.pairwise:
         observed = "-"
@@ -141,6 +166,8 @@ def _scores(report: RankingReport, level: str) -> list[str]:
             ]
         )
     lines += _columns(
-        ["a", "b", "W-L-T", "observed win rate", "predicted", "difference (Elo)"], pair_rows
+        ["a", "b", "W-L-T", "observed win rate", "predicted", "difference (Elo)"],
+        pair_rows,
+        width,
     )
     return lines

@@ -48,6 +48,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import find_design
     from abp_tui.services.results_report import find_scope
     from abp_tui.text.safe import safe_line
+    from abp_tui.text.wrapping import prose, terminal_width
 
     document: dict[str, Any]
     confidence = DEFAULT_CONFIDENCE
@@ -131,13 +132,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     notice = None if study is None else recorded_notice(db, study, looking, "exports", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")  # scripted, never a question: but never silent
-    emit(args, document, "\n".join(lines))
+    emit(args, document, lambda: "\n".join(prose(lines, terminal_width(sys.stdout))))
     return EXIT_OK
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from abp_tui.export import BundleMismatch, verify
     from abp_tui.text.safe import safe_line
+    from abp_tui.text.wrapping import prose, terminal_width
 
     try:
         report = verify(Path(args.bundle))
@@ -146,20 +148,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             emit(args, {"ok": False, "file": exc.path, "detail": exc.detail}, "")
         sys.stderr.write(f"abp-tui: verify failed: {safe_line(str(exc))}\n")
         return EXIT_ERROR
-    emit(
-        args,
-        {
-            "ok": True,
-            "study": report.study,
-            "design": report.design,
-            "status": report.status,
-            "files": report.files,
-            "derived": report.derived,
-            "design_sha256": report.design_sha256,
-            "design_hash_recomputed": report.design_hash_recomputed,
-            "manifest_sha256": report.manifest_sha256,
-            "records_bound": report.records_bound,
-        },
+    said = (
         f"OK: {report.files} files match manifest.json; {report.derived} derived files "
         f"re-derived from the bundle's records and identical. Study {safe_line(report.study)}, "
         f"design {safe_line(report.design)}: {report.status}. Design hash "
@@ -180,6 +169,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
             "to them, or this is a study's automated scope)."
         )
         + f" manifest.json SHA-256 {report.manifest_sha256} (the export printed it and the "
-        "audit log recorded it: compare it with the one published).",
+        "audit log recorded it: compare it with the one published)."
+    )
+    emit(
+        args,
+        {
+            "ok": True,
+            "study": report.study,
+            "design": report.design,
+            "status": report.status,
+            "files": report.files,
+            "derived": report.derived,
+            "design_sha256": report.design_sha256,
+            "design_hash_recomputed": report.design_hash_recomputed,
+            "manifest_sha256": report.manifest_sha256,
+            "records_bound": report.records_bound,
+        },
+        "\n".join(prose([said], terminal_width(sys.stdout))),
     )
     return EXIT_OK

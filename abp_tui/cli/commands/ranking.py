@@ -13,6 +13,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     from abp_tui.analysis.ranking.text import ranking_lines
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.ranking import parse_anchor, ranking_report
+    from abp_tui.text.wrapping import terminal_width
 
     parse_anchor(args.anchor)  # a malformed anchor is refused before the database is opened
     db = open_db(args)
@@ -37,5 +38,7 @@ def cmd_ranking(args: argparse.Namespace) -> int:
     if notice is not None:
         sys.stderr.write(notice + "\n")
     document = report.model_dump(mode="json", by_alias=True)
-    emit(args, document, "" if args.json else "\n".join(ranking_lines(report)))
+    # On a terminal every line keeps to its width (a pipe or a file gets them whole).
+    text = "" if args.json else "\n".join(ranking_lines(report, terminal_width(sys.stdout)))
+    emit(args, document, text)
     return EXIT_OK

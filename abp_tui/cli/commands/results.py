@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,8 +93,9 @@ def _say_recorded(
 def _table_text(table: TableAgreementReport, args: argparse.Namespace) -> str:
     # Imported only for text: the table writer brings in the results tables and SciPy, a longer
     # start-up than a --json run needs.
-    from abp_tui.cli.text import GAP, agreement_text
+    from abp_tui.cli.text import agreement_text
     from abp_tui.text.safe import safe_line
+    from abp_tui.text.wrapping import GAP
 
     text = agreement_text(table, args.table)
     if table.reviewers_without_judgments:
@@ -108,10 +110,12 @@ def cmd_results(args: argparse.Namespace) -> int:
     from abp_tui.analysis.results.tallies import confidence_level
     from abp_tui.cli.text import results_text
     from abp_tui.services.results_report import NoDesign, watched_results
+    from abp_tui.text.wrapping import prose, terminal_width
 
     # A bad level is refused before the database is opened.
     confidence = confidence_level(args.confidence, "--confidence")
     db = open_db(args)
+    width = terminal_width(sys.stdout)  # a terminal's: tables too wide for it come as blocks
     # A study without a design still has results when its runs carry automated outcomes; a
     # design's watched figures are read with its results, from the same one read of its items.
     try:
@@ -143,7 +147,6 @@ def cmd_results(args: argparse.Namespace) -> int:
         from abp_tui.analysis.results.watching import watch_finals, watch_lines
         from abp_tui.services.results_report import find_scope
         from abp_tui.services.watching import design_finals
-        from abp_tui.text.safe import safe_line
 
         if found is None:
             scope = find_scope(db, args.study, args.design)
@@ -161,11 +164,11 @@ def cmd_results(args: argparse.Namespace) -> int:
             args,
             document,
             lambda: (
-                results_text(report)
+                results_text(report, width=width)
                 + "\n\n"
-                + "\n".join(["Watching", *(safe_line(w) for w in watch_lines(watched))])
+                + "\n".join(prose(["Watching", *watch_lines(watched)], width))
             ),
         )
         return EXIT_OK
-    emit(args, streamed(report, "by_task", "outcomes"), lambda: results_text(report))
+    emit(args, streamed(report, "by_task", "outcomes"), lambda: results_text(report, width=width))
     return EXIT_OK

@@ -42,6 +42,7 @@ from abp_tui.analysis.tables import references_table
 from abp_tui.services.coordinator import DesignChoice, read_agreement
 from abp_tui.services.reliability import read_reliability
 from abp_tui.stats.agreement import VariableAgreement
+from abp_tui.text.counts import counted
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import VARIABLE_COLUMNS, fitted_table, variable_detail, variable_row
 from abp_tui.tui.messages import AgreementComputed, ReliabilityComputed, WorkerFailed
@@ -50,9 +51,6 @@ from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
 
-SEED = 0
-"""The reliability section's seed (abp-tui reliability's default); agreement draws with the
-design's seed."""
 RESAMPLES = 1000
 COMPUTING_RELIABILITY = "\nComputing reliability beyond agreement…"
 VARIABLE_WIDTH = 34
@@ -100,9 +98,7 @@ def build(report: StudyAgreementReport) -> ShownAgreement:
 def reliability_section(db_path: Path, design: DesignChoice, viewer: str) -> RenderableType:
     """The reliability section: a heading, then the report (its tables aligned at the screen's
     width) or why there is none."""
-    found = read_reliability(
-        db_path, design.study_id, design.pk, viewer, seed=SEED, resamples=RESAMPLES
-    )
+    found = read_reliability(db_path, design.study_id, design.pk, viewer, resamples=RESAMPLES)
     head = Text("\nReliability beyond agreement (abp-tui reliability)")
     if isinstance(found, str):
         return Group(head, Text(f"No model of the annotators: {safe_line(found)}"))
@@ -291,7 +287,7 @@ class AgreementScreen(DesignScreen):
         report = message.shown.report
         summary = Text.assemble(
             (safe_line(self.design.label), "bold"),
-            f"  ·  {len(message.shown.variables)} variables  ·  seed {report.seed}, "
+            f"  ·  {counted(len(message.shown.variables), 'variable')}  ·  seed {report.seed}, "
             f"{report.resamples} bootstrap resamples, {report.confidence:.0%} percentile "
             "intervals; reviewer pairs: "
             + (

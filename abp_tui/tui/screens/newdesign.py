@@ -1,8 +1,9 @@
 """The new-design form: a study design chosen field by field, or read from a TOML or JSON file.
 
-The same as ``abp-tui study create --study S --rubric ... --pairs ...`` (or ``abp-tui study create
-FILE``): the form starts from the study's defaults (every condition, all pairs, the current
-reviewer, a fresh seed, the study's rubric or preference only), collects the choices and
+The same as ``abp-tui study create --study S --rubric ... --pairs ... --tasks ... --adjudicators
+... --limitation ...`` (or ``abp-tui study create FILE``): the form starts from the study's
+defaults (every condition, all pairs, every task, the current reviewer, anyone may adjudicate,
+no limitation, a fresh seed, the study's rubric or preference only), collects the choices and
 dismisses with them; the home screen calls the core in a worker and reports what happened. A
 TOML file stays the way to version a design with everything it can say.
 """
@@ -18,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static, TextArea
 
 from abp_tui.services.designing import ALL, DesignChoices, DesignDefaults, choices_warning
 from abp_tui.text.safe import safe_line
@@ -105,6 +106,8 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                 )
                 yield Label("Pairs: all, none, or condition pairs like C:A, D:B")
                 yield Input(ALL, id="design-pairs")
+                yield Label("Tasks: all, or task ids by commas like T1, T2")
+                yield Input(ALL, id="design-tasks")
                 with Horizontal(classes="design-row"):
                     with Vertical():
                         yield Label("Reviewers, by commas (none: whoever opens it)")
@@ -115,6 +118,13 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                             "", placeholder="all listed", type="integer", id="design-per-item"
                         )
                 yield Static("", id="design-shared")
+                yield Label("Adjudicators, by commas (none: anyone who reviewed none of the item)")
+                yield Input("", id="design-adjudicators")
+                yield Label(
+                    "Limitations: what the results cannot say, one per line (publishing the "
+                    "results asks for one)"
+                )
+                yield TextArea("", id="design-limitations", soft_wrap=True)
                 yield Label("Or a design file (TOML or JSON; it holds its own choices)")
                 yield Input(placeholder="fixtures/designs/afp-pilot-demo.toml", id="design-path")
             yield Static("", id="design-error", classes="dialog-error")
@@ -124,6 +134,11 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
 
     def _value(self, field: str) -> str:
         return self.query_one(f"#design-{field}", Input).value.strip()
+
+    def limitations(self) -> tuple[str, ...]:
+        """The limitations typed, one a line (blank lines are none)."""
+        text = self.query_one("#design-limitations", TextArea).text
+        return tuple(line.strip() for line in text.splitlines() if line.strip())
 
     def on_mount(self) -> None:
         self.preview()
@@ -183,6 +198,9 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                     reviewers=self._value("reviewers"),
                     reviewers_per_item=per_item,
                     seed=seed,
+                    tasks=self._value("tasks") or ALL,
+                    adjudicators=self._value("adjudicators"),
+                    limitations=self.limitations(),
                 )
             )
         )

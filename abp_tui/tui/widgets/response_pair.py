@@ -53,7 +53,7 @@ def change_summary(marks: DiffMarks, at: int | None = None) -> Text:
     diff = Text(f"diff: {n} change{'s' if n != 1 else ''}")
     if marks.words:
         share = min(99, max(1, round(100 * marks.changed_words / marks.words)))
-        diff.append(f", {share}% of the words")
+        diff.append(f", {share}% of the words differ")
     if at is not None:
         diff.append(f" (at {at + 1})")
     return diff
