@@ -112,3 +112,21 @@ def test_with_several_studies_the_error_lists_them(tmp_path: Path, cli: Cli) -> 
         result = cli(*step)
         assert result.code == 1, step
         assert "choose a study with --study (one of: s, t)" in result.err, (step, result.err)
+
+
+def test_status_names_the_task_ids_that_tasks_takes(tmp_path: Path, cli: Cli) -> None:
+    """`study create --tasks` takes task ids: `status` shows them, the first few and the last
+    of a long list (every one in `--json`)."""
+    lines: list[dict[str, object]] = [{"type": "study", "id": "many"}]
+    for n in range(12):
+        lines.append({"type": "task", "id": f"q{n}", "prompt": f"Question {n}."})
+        lines.append({"type": "run", "id": f"r{n}", "task_id": f"q{n}", "condition_id": "A"})
+    assert cli("import", write_jsonl(tmp_path / "many.jsonl", lines)).code == 0
+    _one_study(tmp_path, cli)
+    shown = cli("status")
+    assert shown.code == 0, shown.err
+    # In natural order, as the workstation lists them (q2 before q10).
+    assert "    task ids: q0, q1, q2, q3, q4, q5, ... (5 more), q11" in shown.out.splitlines()
+    assert "    task ids: P01, P02" in shown.out.splitlines()
+    listed = json.loads(cli("status", "--json").out)["studies"]
+    assert {s["id"]: len(s["task_runs"]) for s in listed} == {"many": 12, "s": 2}

@@ -240,7 +240,7 @@ def test_the_cli_refuses_in_one_line_and_merges_a_genuine_file(setting: Setting,
     assert refused.code == 1 and refused.err.count("\n") == 1, refused.err
     assert "scored 99" in refused.err and "Traceback" not in refused.err
     done = cli("merge", "--db", db, setting.ratings)
-    assert done.code == 0 and "3 judgments added from a" in done.out
+    assert done.code == 0 and "3 judgment revisions added from a (2 submitted)" in done.out
 
 
 # -- issue 27: what the station's save path refuses, a merge refuses (one check for both) -------

@@ -161,3 +161,22 @@ def test_a_ranking_too_wide_for_the_terminal_comes_as_a_block_per_system(
     assert lines[at + 1].startswith("  score: ") and lines[at + 4].startswith("  W-L-T: ")
     assert "2  pythia-6.9b  ~" in lines  # not resolved from the next one down: still marked
     assert _words(shown.out) >= _words(piped.out)  # every figure, as often
+
+
+def test_a_refusal_is_one_line_to_a_script_and_wrapped_on_a_terminal(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = connect(cli.db_path)
+    load_demo(db, FIXTURES / "demo")  # afp-pilot-demo: blind, waiting to be judged
+    db.close()
+    piped = cli("ranking", "--study", "afp-pilot-demo")
+    assert piped.code == 1
+    assert piped.err.startswith("abp-tui: ") and piped.err.count("\n") == 1
+    assert len(piped.err) > 81  # the case at hand: longer than the terminal
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    shown = cli("ranking", "--study", "afp-pilot-demo")
+    assert shown.code == 1
+    lines = shown.err.splitlines()
+    assert len(lines) > 1 and max(map(len, lines)) <= 80 and lines[1].startswith("  ")
+    assert shown.err.split() == piped.err.split()

@@ -25,7 +25,7 @@ from abp_tui.services.stations import (
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from tests.factories import Cli, afp_judgment, two_reviewer_design
-from tests.tui_helpers import compare_screen, drive
+from tests.tui_helpers import compare_screen, drive, press, settle, static_text, until
 
 SIZE = (150, 45)
 
@@ -187,3 +187,78 @@ async def test_issuing_a_pack_leaves_the_reviewer_on_their_first_unfinished_item
         screen = await compare_screen(pilot)
         assert screen.item is not None
         assert (screen.item.code, screen.item.index, screen.item.status) == (queue[1], 1, "todo")
+
+
+async def test_the_stations_home_says_how_to_send_the_ratings_back(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """A station imports nothing: its home screen names the next step, `pack ratings`, where a
+    coordinator's says how to import runs."""
+    _pk, a_pack, _b_pack = _packs(tmp_path, db)
+    station_path = tmp_path / "a.db"
+    station = connect(station_path)
+    open_pack(station, a_pack)
+    station.close()
+    app = make_app(station_path, "a")
+    async with drive(app, SIZE) as pilot:
+        await compare_screen(pilot)
+        await press(pilot, "h")
+        await until(pilot, lambda: "Reviewer station" in static_text(pilot, "#import-hint"), "hint")
+        hint = static_text(pilot, "#import-hint")
+        assert f"abp-tui pack ratings --out FILE --db {station_path}" in hint
+        assert "import" not in hint.lower()
+    coordinator = make_app(tmp_path / "test.db", "lead")
+    async with drive(coordinator, SIZE) as pilot:
+        await settle(pilot)
+        assert "Import: press i" in static_text(pilot, "#import-hint")
+
+
+def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    """A station numbers its first revision of an item 1; an item its reviewer judged in the
+    coordinator's database already has a revision 1 there, and the merge refuses a revision
+    that differs from the one stored, the whole file with it. So the pack holds only the items
+    not judged here, and a reviewer who judged them all gets no pack."""
+    pk = two_reviewer_design(tmp_path, db)[0]
+    here = ReviewSession(db, pk, "a")
+    first, second = (r.code for r in here.queue())
+    here.save(first, afp_judgment(2, 2, PreferenceChoice.TIE), 20, submit=True)
+    db.close()
+    issued = cli(
+        "pack",
+        "study",
+        "--db",
+        tmp_path / "test.db",
+        "--reviewer",
+        "a",
+        "--out",
+        tmp_path / "a.pack.json",
+    )
+    assert issued.code == 0, issued.err
+    assert ": 1 item for a (design" in issued.out
+    assert "left out: 1 item a judged in this database" in issued.out
+    db = connect(tmp_path / "test.db")
+    here = ReviewSession(db, pk, "a")
+    station = connect(tmp_path / "a.db")
+    session = ReviewSession(station, open_pack(station, tmp_path / "a.pack.json"), "a")
+    assert [r.code for r in session.queue()] == [second]
+    session.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 20, submit=True)
+    write_ratings(station, tmp_path / "a.ratings.json")
+    assert merge_ratings(db, [tmp_path / "a.ratings.json"])[0]["added"] == 1
+    assert {r.code: r.status for r in here.queue()} == {first: "submitted", second: "submitted"}
+    # Every item judged here now: no pack, said in one line, and nothing recorded.
+    db.close()
+    refused = cli(
+        "pack",
+        "study",
+        "--db",
+        tmp_path / "test.db",
+        "--reviewer",
+        "a",
+        "--out",
+        tmp_path / "again.pack.json",
+    )
+    assert refused.code == 1 and refused.err.count("\n") == 1
+    assert "a has judged every one of their 2 items" in refused.err
+    assert not (tmp_path / "again.pack.json").exists()

@@ -175,7 +175,7 @@ def test_file_names_with_escape_sequences_are_shown_as_text(
     assert written.code == 0 and ESC not in written.out
     merged = cli("merge", "--db", coordinator, ratings)
     assert merged.code == 0, merged.err
-    assert ESC not in merged.out and "0 judgments added from a" in merged.out
+    assert ESC not in merged.out and "0 judgment revisions added from a" in merged.out
     refused = cli("--db", tmp_path / "other.db", "merge", pack)
     assert refused.code == 1 and ESC not in refused.err
     assert pk > 0

@@ -119,11 +119,14 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
         # Already adjudicated: the form holds that judgment and the focus is in the note.
         note = screen.query_one("#note", Input)
         assert app.focused is note
-        assert static_text(pilot, "#note-title").startswith("Note (required)")
+        assert static_text(pilot, "#note-title").startswith("Note (required to revise)")
+        assert note.placeholder == "Why you revise the final judgment (required)"
         bar = static_text(pilot, "#item-bar")
-        assert "note needed: type it here" in bar and "(e)" not in bar
+        # The item is done: the bar says what a revision needs, not that a note is missing.
+        assert "to revise, say why: type it here" in bar and "(e)" not in bar
+        assert "note needed" not in bar and "adjudicated (revision 1)" in bar
         await press(pilot, "escape")
-        assert "note needed (e)" in static_text(pilot, "#item-bar")
+        assert "to revise, say why (e)" in static_text(pilot, "#item-bar")
         await press(pilot, "s")
         assert NOTE_REQUIRED in static_text(pilot, "#note-error")
         assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)]

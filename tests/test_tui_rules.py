@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -38,6 +39,8 @@ class FakeQueue:
     """A reviewer's queue in order, with each item's status."""
 
     status: dict[str, str] = field(default_factory=lambda: dict.fromkeys(CODES, "todo"))
+    station: bool = False
+    db_path: Path = Path("data/abp.db")
 
     def next_code(self, code: str, step: int = 1, unfinished: bool = False) -> str | None:
         codes = list(self.status)
@@ -80,6 +83,15 @@ def test_destination(
     queue.status.update(status)
     queue.status[current] = status.get(current, "draft")
     assert destination(queue, current, move) == expected
+
+
+def test_a_station_whose_queue_is_done_says_how_to_send_the_ratings_back() -> None:
+    queue = FakeQueue(station=True, db_path=Path("station.db"))
+    queue.status.update(dict.fromkeys(CODES, "submitted"))
+    assert destination(queue, "P-2", Move(unfinished=True)) == QueueEnd(
+        "Every item of your queue is submitted. Next: `abp-tui pack ratings --out FILE --db "
+        "station.db` writes your signed ratings file, to send back."
+    )
 
 
 def _shown(code: str, status: str = "todo", index: int = 0) -> ShownItem:

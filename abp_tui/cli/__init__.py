@@ -71,9 +71,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"abp-tui: {first}\n" + "".join(f"{line}\n" for line in rest))
         return EXIT_ERROR
     except AbpError as exc:
-        from abp_tui.text.safe import safe_line
-
-        sys.stderr.write(f"abp-tui: {safe_line(str(exc))}\n")
+        _refused(str(exc))
         return EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write("abp-tui: interrupted\n")
@@ -83,15 +81,22 @@ def _run(args: argparse.Namespace) -> int:
             raise
         known = _store_error(exc, args) or _file_error(exc)
         if known is not None:
-            from abp_tui.text.safe import safe_line
-
-            sys.stderr.write(f"abp-tui: {safe_line(str(known))}\n")
+            _refused(str(known))
             return EXIT_ERROR
         sys.stderr.write(
             f"abp-tui: internal error: {type(exc).__name__}: {exc}\n"
             "Set ABP_TUI_DEBUG=1 to see the traceback, and please report it.\n"
         )
         return EXIT_INTERNAL
+
+
+def _refused(reason: str) -> None:
+    """Say why a command was refused: one line on standard error, wrapped to the terminal's
+    width when that is a terminal (a script or a log reads it whole)."""
+    from abp_tui.text.wrapping import prose, terminal_width
+
+    lines = prose([f"abp-tui: {reason}"], terminal_width(sys.stderr))
+    sys.stderr.write("\n".join(lines) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

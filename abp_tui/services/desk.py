@@ -193,6 +193,16 @@ class Desk:
             session = self._open_session()
             return f"{session.design_row.study_id} / {session.design_row.name}"
 
+    @property
+    def station(self) -> bool:
+        """Whether this is a reviewer station: the study was opened from a reviewer's pack."""
+        from abp_tui.services.design_choices import PACK_PROTOCOL
+        from abp_tui.store.queries import study_protocol
+
+        with self._lock:
+            session = self._open_session()
+            return study_protocol(session.db, session.design_row.study_id) == PACK_PROTOCOL
+
     # -- reading ------------------------------------------------------------------------------
     def open(self, code: str | None = None) -> BlindItem | None:
         """The item ``code`` (default: where the reviewer left off); None for an empty queue.

@@ -75,6 +75,7 @@ def merge_ratings(
                         "file": str(file.path),
                         "reviewer": reviewer,
                         "added": 0,
+                        "submitted": 0,
                         "note": "already merged; nothing added",
                     }
                 )
@@ -92,7 +93,16 @@ def merge_ratings(
                     "added": added,
                 },
             )
-            out.append({"file": str(file.path), "reviewer": reviewer, "added": added, "note": ""})
+            submitted = sum(1 for j in ratings.judgments if j.status == "submitted")
+            out.append(
+                {
+                    "file": str(file.path),
+                    "reviewer": reviewer,
+                    "added": added,
+                    "submitted": submitted,
+                    "note": "",
+                }
+            )
     return out
 
 

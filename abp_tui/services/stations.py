@@ -114,13 +114,24 @@ def _refuse_unblindable(db: sqlite_utils.Database, design: sql.DesignRow) -> Non
 
 def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> StudyPack:
     """The pack of one reviewer (enrolling them first in an open design, and issuing their key
-    when they have none)."""
+    when they have none): the items they have not judged in this database yet. An item with a
+    revision here is left out (:func:`judged_here`): the station would number its own first
+    revision 1 again, and the merge refuses a revision that differs from the one stored."""
     design = sql.design(db, design_pk)
     _refuse_unblindable(db, design)
     session = ReviewSession(db, design_pk, reviewer)
     row = session.design_row
     items = []
-    for q in session.queue():
+    queue = session.queue()
+    if queue and all(q.revisions for q in queue):
+        raise AbpError(
+            f"{reviewer} has judged every one of their {len(queue)} items of design "
+            f"{row.name} v{row.version_no} in this database already: a pack would hold "
+            "nothing to judge (a revision is made here, in the workstation)"
+        )
+    for q in queue:
+        if q.revisions:
+            continue  # judged here: its revisions go on here, never on a station
         # Read, not opened: opening would move the reviewer to each item in turn, and they
         # would find themselves on the last one when they judge on this database.
         blind = session.read(q.code)
@@ -198,6 +209,12 @@ def write_study_pack(
             {"design": pack.design.model_dump(), "pack": pack.sha256, "items": len(pack.items)},
         )
     return pack
+
+
+def judged_here(db: sqlite_utils.Database, design_pk: int, reviewer: str) -> int:
+    """How many of ``reviewer``'s items of the design have a revision of theirs (a draft or a
+    submission) in this database: left out of their pack (:func:`build_study_pack`)."""
+    return sum(1 for row in sql.queue(db, design_pk, reviewer) if row.revisions)
 
 
 @dataclass(frozen=True)

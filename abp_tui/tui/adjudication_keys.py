@@ -36,7 +36,13 @@ ADJUDICATION_KEYS: list[BindingType] = [
         "Prefill",
         "Fill the final judgment from Reviewer 1's (again: the next reviewer's), then edit.",
     ),
-    _binding("e", "note", "Note", "Go to the note field (required to record)."),
+    _binding(
+        "e",
+        "note",
+        "Note",
+        "Go to the note field: why this is the final judgment (required, but for a first "
+        "preference alone, whose justification stands in), or why you revise it.",
+    ),
     _binding(
         "right_square_bracket",
         "step(1)",

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from abp_tui.services.reviewing import BlindItem
+from abp_tui.text.hints import command
 from abp_tui.tui.responsive import DiffRunner
 from abp_tui.tui.widgets.textlayout import DiffMarks, Range, display_text, wrap_offsets
 
@@ -82,6 +84,11 @@ class Queue(Protocol):
 
     def first_unfinished(self, other_than: str | None = None) -> str | None: ...
 
+    @property
+    def station(self) -> bool: ...
+
+    db_path: Path
+
 
 def destination(queue: Queue, current: str, move: Move) -> str | QueueEnd:
     """The code ``move`` leads to from ``current`` (blocking: it reads the store)."""
@@ -94,7 +101,14 @@ def destination(queue: Queue, current: str, move: Move) -> str | QueueEnd:
     if code is not None:
         return code
     if move.unfinished:
-        return QueueEnd("Every item of your queue is submitted.")
+        if not queue.station:
+            return QueueEnd("Every item of your queue is submitted.")
+        # On a reviewer station, the next step is the file to send back.
+        ratings = command("pack ratings --out FILE", queue.db_path)
+        return QueueEnd(
+            f"Every item of your queue is submitted. Next: `{ratings}` writes your signed "
+            "ratings file, to send back."
+        )
     return QueueEnd("This is your last item." if move.step > 0 else "This is your first item.")
 
 

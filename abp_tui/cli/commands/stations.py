@@ -18,19 +18,27 @@ from abp_tui.cli.output import EXIT_OK, emit
 
 def cmd_pack_study(args: argparse.Namespace) -> int:
     from abp_tui.services.designing import find_design
-    from abp_tui.services.stations import write_study_pack
+    from abp_tui.services.stations import judged_here, write_study_pack
+    from abp_tui.text.counts import counted
     from abp_tui.text.safe import safe_line
 
     db = open_db(args)
     design = find_design(db, args.study, args.design)
     out = Path(args.out or f"exports/{design.study_id}.{design.name}.{args.reviewer}.pack.json")
     pack = write_study_pack(db, design.pk, args.reviewer, out)
+    here = judged_here(db, design.pk, args.reviewer)
+    kept = (
+        f"; left out: {counted(here, 'item')} {args.reviewer} judged in this database (revised "
+        "here, never on a station)"
+        if here
+        else ""
+    )
     emit(
         args,
         {"pack": str(out), "sha256": pack.sha256, "items": len(pack.items)},
         safe_line(
-            f"wrote {out}: {len(pack.items)} items for {args.reviewer} "
-            f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}"
+            f"wrote {out}: {counted(len(pack.items), 'item')} for {args.reviewer} "
+            f"(design {design.name} v{design.version_no}), sha256 {pack.sha256[:12]}{kept}"
         ),
     )
     return EXIT_OK
@@ -92,8 +100,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
         {"merged": results},
         "\n".join(
             safe_line(
-                f"{r['file']}: {r['added']} judgments added from {r['reviewer']}"
-                + (f" ({r['note']})" if r["note"] else "")
+                # Revisions, as `pack ratings` counts them: each draft saved is one.
+                f"{r['file']}: {r['added']} judgment revisions added from {r['reviewer']}"
+                + (f" ({r['note']})" if r["note"] else f" ({r['submitted']} submitted)")
             )
             for r in results
         ),

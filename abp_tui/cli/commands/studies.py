@@ -65,6 +65,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"(excluded {s.excluded_runs}), trace events {s.trace_events}, "
             f"imported preferences {s.preferences}"
         )
+        if found.tasks:  # what --tasks of `study create` names
+            lines.append(f"    task ids: {_task_ids([t.id for t in found.tasks], safe_line)}")
         for c in found.conditions:
             lines.append(
                 f"    condition {safe_line(c.id)}: {c.runs} runs"
@@ -83,6 +85,19 @@ def cmd_status(args: argparse.Namespace) -> int:
                 lines.append("      no reviewer has opened it yet (open design)")
     emit(args, {"database": str(path), "studies": doc}, "\n".join(lines))
     return EXIT_OK
+
+
+SHOWN_TASK_IDS = 6
+"""Task ids listed by ``status`` (the first ones and the last; ``--json`` has them all)."""
+
+
+def _task_ids(ids: list[str], safe_line: Any) -> str:
+    """The study's task ids in their order: all of a few, else the first few, how many are
+    left out and the last (``status --json`` lists them all)."""
+    if len(ids) <= SHOWN_TASK_IDS + 2:  # "... (1 more)" would be no shorter
+        return ", ".join(safe_line(i) for i in ids)
+    first = ", ".join(safe_line(i) for i in ids[:SHOWN_TASK_IDS])
+    return f"{first}, ... ({len(ids) - SHOWN_TASK_IDS - 1} more), {safe_line(ids[-1])}"
 
 
 def _judge_lines(judges: list[Any], safe_line: Any) -> list[str]:

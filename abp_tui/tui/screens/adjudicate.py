@@ -73,8 +73,9 @@ from abp_tui.tui.widgets.textlayout import display_text
 from abp_tui.tui.workers import EXPECTED_ERRORS, RETRYABLE_ERRORS, background
 
 NOTE_REQUIRED = "A note is required: say why this is the final judgment."
-NOTE_PROMPT = "Why this is the final judgment (required; Escape, then s records)"
+NOTE_PROMPT = "Why this is the final judgment (required)"
 NOTE_FROM_JUSTIFICATION = "Optional (blank: the justification is the note)"
+NOTE_REVISION = "Why you revise the final judgment (required)"
 JUDGMENTS_IN_FULL = "w: in full"
 JUDGMENTS_BACK = "↑ ↓ PgUp PgDn scroll · w or Esc: the responses"
 OPEN_GROUP = "adjudicate-open"
@@ -305,9 +306,13 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         note = self.query_one("#note", Input)
         note.value = ""
         stands_in = self.justification_is_note
-        note.placeholder = NOTE_FROM_JUSTIFICATION if stands_in else NOTE_PROMPT
+        revising = item.latest is not None  # a revision says why it changes the last one
+        note.placeholder = (
+            NOTE_REVISION if revising else NOTE_FROM_JUSTIFICATION if stands_in else NOTE_PROMPT
+        )
+        needed = " (required to revise)" if revising else " (required)"
         self.query_one("#note-title", Static).update(
-            Text.assemble(("Note", "bold"), (" (optional)" if stands_in else " (required)", ""))
+            Text.assemble(("Note", "bold"), (" (optional)" if stands_in else needed, ""))
         )
         self.query_one("#note-error", Static).update("")
         self._show_names()
@@ -688,11 +693,13 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 parts.append(Text(f"{missing} to do", style="dim"))
             elif not note:
                 # In the note already, e is a letter of it: the bar says so rather than "(e)".
+                # An adjudicated item is done: only a revision of it needs a note.
                 writing = self.focused is self.query_one("#note", Input)
+                what = "to revise, say why" if item.latest is not None else "note needed"
                 parts.append(
-                    Text("note needed: type it here", style="bold")
+                    Text(f"{what}: type it here", style="bold")
                     if writing
-                    else Text("note needed (e)", style="dim")
+                    else Text(f"{what} (e)", style="dim")
                 )
             else:
                 parts.append(Text("ready to record (s)", style="bold"))

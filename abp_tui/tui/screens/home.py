@@ -369,7 +369,16 @@ class HomeScreen(Screen[None]):
                 if rows:
                     table.move_cursor(row=min(row, len(rows) - 1))
 
-    def import_hint_text(self) -> Text:
+    def import_hint_text(self, station: bool = False) -> Text:
+        """What to do with the database: import runs; on a reviewer station (every study
+        opened from a pack), judge, then write the signed ratings to send back."""
+        if station:
+            return Text.assemble(
+                ("Reviewer station: ", "bold"),
+                "judge your queue (Enter on the study); when it is done, ",
+                (safe_line(command("pack ratings --out FILE", self.db_path)), "bold"),
+                " writes your signed ratings file, to send back",
+            )
         return Text.assemble(
             ("Import: ", "bold"),
             "press i, or run ",
@@ -403,7 +412,13 @@ class HomeScreen(Screen[None]):
         self.set_class(False, "-failed")
         table = self.table("studies")
         previous, self.shown_study = self.shown_study, None
+        from abp_tui.services.design_choices import PACK_PROTOCOL
+
         self.studies = {s.id: s for s in message.studies}
+        station = bool(self.studies) and all(
+            s.protocol == PACK_PROTOCOL for s in self.studies.values()
+        )
+        self.query_one("#import-hint", Static).update(self.import_hint_text(station))
         self.fill(
             "studies",
             [
