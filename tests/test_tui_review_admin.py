@@ -296,7 +296,8 @@ async def test_results_need_a_confirmed_unblinding_which_is_audited(tmp_path: Pa
 
 
 async def test_a_reviewer_station_never_offers_unblinding(tmp_path: Path) -> None:
-    db_path, pk, _codes = admin_database(tmp_path)
+    # ana has the second item left to judge: her pack holds it (a pack holds nothing judged).
+    db_path, pk, _codes = admin_database(tmp_path, dispute_only=True)
     pack = tmp_path / "ana.pack.json"
     db = connect(db_path)
     try:

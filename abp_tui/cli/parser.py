@@ -46,13 +46,14 @@ MAX_REVIEWERS_PER_ITEM = 1000
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
+    database = argparse.ArgumentParser(add_help=False)
+    database.add_argument(
         "--db",
         metavar="PATH",
         default=argparse.SUPPRESS,
         help="SQLite database (default: data/abp.db)",
     )
+    common = argparse.ArgumentParser(add_help=False, parents=[database])
     # One --reviewer for every command, before or after it: suppressed by default so that a
     # command's own parser never overwrites a name given before the command (the CLI's main
     # sets None when neither gave one).
@@ -173,7 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)
     p = pack_sub.add_parser(
-        "study", parents=[common, figures], help="write the study pack of one reviewer"
+        "study", parents=[database, figures], help="write the study pack of one reviewer"
+    )
+    # Here --reviewer chooses whose pack it is, not who is looking.
+    p.add_argument(
+        "--reviewer",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="whose pack: the reviewer who judges it on a station (required; it holds the "
+        "items NAME has not judged in this database)",
     )
     p.add_argument("--study", default=None)
     p.add_argument("--design", default=None, help="design name (default: the latest)")
