@@ -15,13 +15,22 @@ from typing import Any
 
 from textual.widgets import Input
 
+from abp_tui.models import PreferenceChoice
 from abp_tui.services.demo import load_demo
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.newdesign import NewDesignScreen
-from tests.factories import AFP_INFRA_RUN, DEMO, FIXTURES, Cli, import_afp_rerun
-from tests.tui_helpers import drive, press, settle, type_text, until
+from tests.factories import (
+    AFP_INFRA_RUN,
+    DEMO,
+    FIXTURES,
+    Cli,
+    afp_judgment,
+    import_afp_rerun,
+    two_reviewer_design,
+)
+from tests.tui_helpers import drive, press, rows, settle, type_text, until
 
 STUDY = "afp-pilot-demo"
 INFRA = AFP_INFRA_RUN
@@ -109,3 +118,24 @@ async def test_the_workstation_says_the_same_when_a_design_is_created(tmp_path: 
         (notice,) = [n.message for n in app._notifications if n.title == "Design"]
     assert HEADLINE in notice
     assert "P06 under C trial 3 INFRA_ERROR, no rerun imported yet" in notice
+
+
+def test_a_reviewer_still_judging_cannot_unblind_and_the_coordinator_is_told_who_is(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Unblinding shows the results by condition to everyone who may see them: a reviewer with
+    items left would unblind what they are still to judge blind. The coordinator may, and is
+    told who is still judging, once."""
+    db = connect(cli.db_path)
+    _pk, a, _b, codes = two_reviewer_design(tmp_path, db)
+    a.save(codes[0], afp_judgment(2, 2, PreferenceChoice.TIE), 20, submit=True)
+    db.close()
+    refused = cli("unblind", "--study", "s", "--yes", "--reviewer", "a")
+    assert refused.code == 1 and refused.err.count("\n") == 1
+    assert "a has 1 item of study s not submitted yet" in refused.err
+    assert rows(cli.db_path, "SELECT COUNT(*) FROM audit_log WHERE action = 'unblind'") == [(0,)]
+    done = cli("unblind", "--study", "s", "--yes", "--reviewer", "lead")
+    assert done.code == 0 and "study s unblinded by lead" in done.out
+    assert "reviewers still judging (items left): a 1, b 2" in done.err
+    again = cli("unblind", "--study", "s", "--yes", "--reviewer", "lead")
+    assert again.code == 0 and again.err == ""  # already unblinded: nothing new to say

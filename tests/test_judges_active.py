@@ -197,6 +197,22 @@ def test_an_open_design_enrols_people_on_the_drawn_items_only(
     assert {row.code for row in session.queue()} == drawn
 
 
+def test_a_queue_of_drawn_items_is_numbered_from_one_to_its_length(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """The workstation's bar said "item 12 of 7": each drawn item kept its place among every
+    item of the design. Listed or enrolled, a reviewer's queue counts its own items."""
+    _import(tmp_path, db)
+    listed = create_design(db, _design(reviewers=["alice", "bo"], reviewers_per_item=1)).pk
+    opened = create_design(db, _design(name="open", reviewers=[], reviewers_per_item=1)).pk
+    for pk, reviewer in ((listed, "alice"), (listed, "bo"), (opened, "cy")):
+        session = ReviewSession(db, pk, reviewer)
+        queue = session.queue()
+        assert queue and [row.order_index for row in queue] == list(range(len(queue)))
+        places = [(session.read(row.code).index, session.read(row.code).total) for row in queue]
+        assert places == [(i, len(queue)) for i in range(len(queue))]
+
+
 def test_the_weighted_win_rate_is_the_papers_estimator_on_the_drawn_units(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:

@@ -6,14 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from abp_tui.services import roles
+from abp_tui.services.importing import import_paths
+from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.screens.designs import open_review_screen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
+from abp_tui.tui.screens.home import HomeScreen
 from abp_tui.tui.screens.results import ResultsScreen, UnblindScreen
+from tests.factories import FIXTURES
 from tests.tui_helpers import STUDY, admin_database, drive, press, rows, settle, until
 
 SIZE = (160, 45)
@@ -66,3 +71,29 @@ async def test_a_team_reviewer_sees_every_disagreement_refused_for_adjudication(
             assert adjudicating.item is None  # nothing of the judgments shown
             assert app.failures == []
     assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(0,)]
+
+
+async def test_a_team_reviewer_imports_nothing_and_opens_no_design_form(tmp_path: Path) -> None:
+    """On a team's server, `i` read files of the server into the team's database, for anyone:
+    importing and designing are a coordinator's, refused at the key (and in the core)."""
+    db_path, _pk, _codes = admin_database(tmp_path)
+    runs = rows(db_path, "SELECT COUNT(*) FROM runs")
+    with roles.session("dee", "adjudicator"):
+        app = make_app(db_path, reviewer="dee")
+        async with drive(app, SIZE) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, HomeScreen)
+            await press(pilot, "i")
+            assert isinstance(app.screen, HomeScreen)  # no import dialog
+            await press(pilot, "n")
+            await settle(pilot)
+            assert isinstance(app.screen, HomeScreen)  # no design form
+            said = [n.message for n in app._notifications]
+            assert any(
+                "dee is an adjudicator of this team: they cannot import run records" in m
+                for m in said
+            )
+            assert any("they cannot create study designs" in m for m in said)
+        with pytest.raises(roles.RoleRefused, match="cannot import run records"):
+            import_paths(connect(db_path), [FIXTURES / "demo"])
+    assert rows(db_path, "SELECT COUNT(*) FROM runs") == runs

@@ -9,6 +9,7 @@ draw. Only the items drawn are assigned to reviewers, listed or enrolling in an 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import sqlite_utils
 
@@ -53,9 +54,23 @@ def drawn_only(
     key_to_pk: Mapping[str, int],
     assignments: Sequence[Assignment],
 ) -> list[Assignment]:
-    """The assignments of the items drawn for people (all of them without a draw)."""
+    """The assignments of the items drawn for people (all of them without a draw), each
+    reviewer's numbered again in their order from 0: a queue's place is the item's number in
+    it ("item 3 of 7"), never its place among every item of the design."""
     left = sql.undrawn_item_pks(db, design_pk)
-    return [a for a in assignments if key_to_pk[a.item_key] not in left]
+    if not left:
+        return list(assignments)
+    kept = sorted(
+        (a for a in assignments if key_to_pk[a.item_key] not in left),
+        key=lambda a: (a.reviewer, a.order_index),
+    )
+    places: dict[str, int] = {}
+    out: list[Assignment] = []
+    for a in kept:
+        place = places.get(a.reviewer, 0)
+        places[a.reviewer] = place + 1
+        out.append(replace(a, order_index=place))
+    return out
 
 
 __all__ = ["draw_design", "drawn_only"]

@@ -34,6 +34,7 @@ from abp_tui.services.import_plan import (
     content_sha256,
     plan_import,
 )
+from abp_tui.services.roles import require
 from abp_tui.store import ImportWriter, import_sessions, task_order
 from abp_tui.store.db import translated
 from abp_tui.store.queries import import_seen
@@ -166,8 +167,10 @@ def import_paths(
     Raises ImportFailed, having written nothing, when any file is unusable or has an invalid
     record and ``skip_invalid`` is off. The import is recorded as in progress while it stages
     (:mod:`abp_tui.store.import_sessions`), and first deletes what imports that never finished
-    left staged.
+    left staged. Refused to a team session's reviewer or adjudicator: only a coordinator
+    adds records to the team's database (:mod:`abp_tui.services.roles`).
     """
+    require("import")
     run = functools.partial(
         _import_paths,
         db,

@@ -114,7 +114,8 @@ class StudyIsBlind(AbpError):
 
 def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, str]:
     """Unblind a study (recorded in the audit log with who and when); idempotent. Refused to a
-    team session's reviewer or adjudicator (:mod:`abp_tui.services.roles`)."""
+    team session's reviewer or adjudicator (:mod:`abp_tui.services.roles`), and to ``actor``
+    while they have items of the study still to judge."""
     require("unblind")
     protocol = study_protocol(db, study_id)
     if protocol is None:
@@ -124,6 +125,16 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     done = unblinded(db, study_id)
     if done is not None:
         return done
+    from abp_tui.store.pending_items import pending_items
+
+    pending = pending_items(db, study_id, actor).items
+    if pending:  # they would unblind what they are still to judge blind
+        raise AbpError(
+            f"{actor} has {pending} item{'' if pending == 1 else 's'} of study {study_id} not "
+            "submitted yet: a reviewer still judging does not unblind the study (it shows its "
+            "results by condition to everyone who may see them); submit them first, or let "
+            "whoever coordinates unblind it"
+        )
     psql.audit(db, actor, "unblind", {"study": study_id})
     found = unblinded(db, study_id)
     assert found is not None

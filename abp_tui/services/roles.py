@@ -34,11 +34,11 @@ from abp_tui.errors import AbpError
 Role = Literal["reviewer", "adjudicator", "coordinator"]
 ROLES: Final[tuple[Role, ...]] = ("reviewer", "adjudicator", "coordinator")
 
-Capability = Literal["adjudicate", "unblind", "export", "design", "coordinate"]
+Capability = Literal["adjudicate", "unblind", "export", "design", "import", "coordinate"]
 ALLOWED: Final[dict[str, frozenset[Capability]]] = {
     "reviewer": frozenset(),
     "adjudicator": frozenset({"adjudicate", "coordinate"}),
-    "coordinator": frozenset({"adjudicate", "unblind", "export", "design", "coordinate"}),
+    "coordinator": frozenset({"adjudicate", "unblind", "export", "design", "import", "coordinate"}),
 }
 """What each role may do beyond judging its own queue. ``coordinate``: look at a study's figures
 even when the look makes them its coordinator (they could still enrol in an open design)."""
@@ -48,6 +48,7 @@ DOING: Final[dict[Capability, str]] = {
     "unblind": "unblind a study",
     "export": "export judgments or results",
     "design": "create study designs",
+    "import": "import run records (files on the server)",
     "coordinate": "see the coordinator's figures",
 }
 
@@ -107,8 +108,9 @@ def refusal(capability: Capability, what: str = "") -> RoleRefused | None:
         return None
     assert _signed_in is not None
     allowed = [role for role in ROLES if capability in ALLOWED[role]]
+    article = "an" if _signed_in.role[0] in "aeiou" else "a"
     return RoleRefused(
-        f"{_signed_in.name} is a {_signed_in.role} of this team: they cannot "
+        f"{_signed_in.name} is {article} {_signed_in.role} of this team: they cannot "
         f"{what or DOING[capability]} (that is for {' or '.join(r + 's' for r in allowed)})"
     )
 

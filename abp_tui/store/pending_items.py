@@ -61,3 +61,17 @@ def pending_by_design(
 
 
 __all__ = ["PendingInDesign", "PendingItems", "pending_by_design", "pending_items"]
+
+
+def still_judging(db: sqlite_utils.Database, study_id: str) -> list[tuple[str, int]]:
+    """Each reviewer with items of the study's designs not submitted yet, and how many (by
+    name): what unblinding now would take from them."""
+    rows = db.execute(
+        "SELECT a.reviewer, COUNT(DISTINCT i.pk) FROM assignments a "
+        "JOIN items i ON i.pk = a.item_pk JOIN designs d ON d.pk = i.design_pk "
+        "WHERE d.study_id = ? AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item_pk = i.pk "
+        "AND j.reviewer = a.reviewer AND j.status = 'submitted') "
+        "GROUP BY a.reviewer ORDER BY a.reviewer",
+        [study_id],
+    ).fetchall()
+    return [(str(reviewer), int(n)) for reviewer, n in rows]

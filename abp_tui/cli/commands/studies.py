@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,7 +278,20 @@ def cmd_unblind(args: argparse.Namespace) -> int:
             "it is recorded in the audit log. Confirm with: "
             + command(f"unblind --study {quoted(study)} --yes", db_path(args))
         )
+    from abp_tui.store.pending_items import still_judging
+    from abp_tui.store.queries import unblinded
+    from abp_tui.text.safe import safe_line
+
+    # Said when it happens, as the workstation's dialog says it before.
+    judging = [] if unblinded(db, study) is not None else still_judging(db, study)
     who, when = unblind(db, study, actor(args))
+    if judging:
+        left = ", ".join(f"{safe_line(name)} {n}" for name, n in judging)
+        sys.stderr.write(
+            f"abp-tui: note: reviewers still judging (items left): {left}; their own judgments "
+            "are no longer blind to the results, which stay held back from each of them until "
+            "they submit\n"
+        )
     emit(
         args,
         {"study": study, "unblinded_by": who, "unblinded_at": when},

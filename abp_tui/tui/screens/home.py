@@ -42,6 +42,7 @@ LISTED_NAME_WIDTH = 80
 
 if TYPE_CHECKING:
     from abp_tui.services.designing import DesignChoices
+    from abp_tui.services.roles import Capability
     from abp_tui.services.studies import ReviewerProgress, StudyCounts, StudyDetail
 
 COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -629,7 +630,18 @@ class HomeScreen(Screen[None]):
         self._stale.clear()
         self.load_studies()
 
+    def _refused(self, capability: Capability, title: str) -> bool:
+        """Said at once, before any form, when the team member signed in may not do it."""
+        from abp_tui.services.roles import refusal
+
+        refused = refusal(capability)
+        if refused is not None:
+            self.notify(str(refused), title=title, severity="warning", markup=False)
+        return refused is not None
+
     def action_new_design(self) -> None:
+        if self._refused("design", "New design"):
+            return
         if self.shown_study is None:
             self.notify(
                 "There is no study to design yet: import run records first (press i).",
@@ -707,6 +719,9 @@ class HomeScreen(Screen[None]):
 
     def action_import_files(self) -> None:
         from abp_tui.tui.screens.import_files import ImportScreen
+
+        if self._refused("import", "Import"):
+            return
 
         def imported(summary: str | None) -> None:
             if summary is not None:
