@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 
+ALREADY_SUBMITTED = "was already submitted"
+"""How a refusal says the item was submitted before this change (by this reviewer, from another
+session perhaps): the change is then a revised submission, with a reason."""
+
+
 class RevisionRefused(AbpError):
     """A revision no store holds; ``field`` is the part of it at fault: ``judgment``,
     ``status`` or ``reason``."""
@@ -111,13 +116,13 @@ def check_revision(
     if previous == "submitted":
         if not submit:
             raise RevisionRefused(
-                f"{code} was already submitted: a change is a revised submission, not a draft "
+                f"{code} {ALREADY_SUBMITTED}: a change is a revised submission, not a draft "
                 "after a submission",
                 "status",
             )
         if not reason.strip():
             raise RevisionRefused(
-                f"{code} was already submitted: changing it needs a reason", "reason"
+                f"{code} {ALREADY_SUBMITTED}: changing it needs a reason", "reason"
             )
     pair = len(rules.order) == 2
     missing = problems(rules.rubric, by_run, [str(pk) for pk in rules.order], pair)

@@ -41,6 +41,7 @@ from textual.timer import Timer
 from abp_tui.models import Judgment
 from abp_tui.services.desk import Desk, StoredDraft
 from abp_tui.services.reviewing import BlindItem, NotReady
+from abp_tui.services.revision_rules import ALREADY_SUBMITTED
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import DraftsStored, JudgmentSubmitted, SubmissionRefused
 from abp_tui.tui.retrying import Retry
@@ -72,6 +73,8 @@ class Drafts:
         self.stored_version = 0
         self.save_error: str | None = None
         """Why the last save failed, until one succeeds (staged drafts are then unsaved)."""
+        self.retrying = True
+        """The last failed save may succeed if tried again (the database was busy)."""
         self.retry = Retry(screen, self.store)
         self.submitting = False
         self.refused = False
@@ -179,13 +182,19 @@ class Drafts:
                 self.discard_unsaved()
                 then()
 
+        again = (
+            "It is being tried again; you can try at once and leave when it is stored, keep "
+            "editing, or leave and discard it."
+            if self.retrying
+            else "Trying again cannot store it as it is: keep editing, or leave and discard it."
+        )
         self.screen.app.push_screen(
             UnsavedScreen(
                 "Your draft is not saved",
                 "The database refused the last save, so leaving now would lose what you decided "
-                "since. It is being tried again; you can try at once and leave when it is stored, "
-                "keep editing, or leave and discard it.",
+                f"since. {again}",
                 self.save_error,
+                "Retry now" if self.retrying else None,
             ),
             chosen,
         )
@@ -220,10 +229,18 @@ class Drafts:
         """A save failed (the drafts stay staged). True when the reviewer should be told: the
         first failure of a run, or one a leave was waiting for (then the leave is off)."""
         self.save_error = reason
+        self.retrying = retryable
         waiting, self._after_save = self._after_save is not None, None
         if retryable:
             return self.retry.failed(reason) or waiting
         self.retry.stop()  # the store refused the draft itself: trying again cannot help
+        if ALREADY_SUBMITTED in reason and self.code is not None and self.code in reason:
+            # Submitted meanwhile from another session: the draft can never be stored as one;
+            # what is shown becomes a revision of that submission (s asks its reason).
+            self.desk.discard_staged()
+            self.status = "submitted"
+            self.stored_version = self.version
+            self.save_error = None
         return True
 
     # -- submitting -------------------------------------------------------------------------------
@@ -273,6 +290,11 @@ class Drafts:
                 self.keep(message.code, message.version, message.judgment)
             return False
         self.status = self._before_submit
+        if self.status != "submitted" and any(ALREADY_SUBMITTED in p for p in message.problems):
+            # Submitted meanwhile, from another session of the same reviewer: what is shown is
+            # now a revision of that submission (s asks its reason), never a draft the store
+            # would refuse for good.
+            self.status = "submitted"
         if self.status != "submitted" and self.judgment != self.stored:
             # The draft was not stored with the refused submission: store it now.
             self.version += 1
