@@ -361,6 +361,11 @@ def test_design_options_with_bad_values_are_one_line_errors(
     ok = cli("study", "create", *db, "--rubric", "none", "--human-budget", "40%")
     assert ok.code == 0, ok.err
     assert "human budget:" in ok.out and "of 10 items drawn for people" in ok.out
+    # A budget that covers every item draws them all, and says no judge stands in for any.
+    every = cli("study", "create", *db, "--rubric", "none", "--human-budget", "500")
+    assert every.code == 0, every.err
+    assert "human budget: all 10 items drawn for people" in every.out
+    assert "the AI judges stand in for none" in every.out and "the rest" not in every.out
 
 
 def test_a_floor_that_is_no_number_is_a_usage_error(

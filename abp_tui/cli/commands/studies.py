@@ -210,7 +210,13 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             f"single), {c.assignments} assignments, rubric {safe_line(c.rubric)}, seed "
             f"{c.seed}, sha256 {c.sha256[:12]}"
         )
-        if c.drawn is not None:
+        if c.drawn is not None and c.drawn == c.items:
+            lines.append(
+                f"  human budget: all {c.items} items drawn for people (expected "
+                f"{c.expected_drawn:g}): the budget covers every item, so the AI judges stand "
+                "in for none"
+            )
+        elif c.drawn is not None:
             lines.append(
                 f"  human budget: {c.drawn} of {c.items} items drawn for people (expected "
                 f"{c.expected_drawn:g}), the rest judged by the AI judges alone"
