@@ -14,6 +14,11 @@ class AbpError(Exception):
     """Base of every error the CLI reports as a message with a non-zero exit status."""
 
 
+ALREADY_SUBMITTED = "was already submitted"
+"""How a refusal says the item was submitted before this change (by the same reviewer, from
+another session perhaps): the change is then a revised submission, with a reason."""
+
+
 @dataclass(eq=False)
 class InputError(AbpError):
     """A problem with one input file: where it is and what was expected there."""

@@ -25,7 +25,7 @@ from abp_tui.analysis.judgment_checks import malformed
 from abp_tui.analysis.placement import by_run as by_run_of
 from abp_tui.analysis.placement import placement_of, positions_shown
 from abp_tui.analysis.scoring import problems
-from abp_tui.errors import AbpError
+from abp_tui.errors import ALREADY_SUBMITTED, AbpError
 from abp_tui.errors import NotReady as NotReady
 from abp_tui.models import OVERRIDE_STATES, Judgment, Rubric
 from abp_tui.services.reclassify import record_state_problems, refused_override
@@ -34,11 +34,6 @@ from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
     import sqlite_utils
-
-
-ALREADY_SUBMITTED = "was already submitted"
-"""How a refusal says the item was submitted before this change (by this reviewer, from another
-session perhaps): the change is then a revised submission, with a reason."""
 
 
 class RevisionRefused(AbpError):

@@ -38,10 +38,10 @@ from rich.text import Text
 from textual.screen import Screen
 from textual.timer import Timer
 
+from abp_tui.errors import ALREADY_SUBMITTED
 from abp_tui.models import Judgment
 from abp_tui.services.desk import Desk, StoredDraft
 from abp_tui.services.reviewing import BlindItem, NotReady
-from abp_tui.services.revision_rules import ALREADY_SUBMITTED
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import DraftsStored, JudgmentSubmitted, SubmissionRefused
 from abp_tui.tui.retrying import Retry
