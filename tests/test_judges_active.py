@@ -335,7 +335,7 @@ def test_the_bundle_carries_the_draw_and_verify_refuses_altered_probabilities(
         (("--human-budget", "2.5"), 1, "whole number of items"),
         (("--human-budget", "1", "--allocation-floor", "0.5"), 1, "lower the floor"),
         (("--human-budget", "5", "--allocation-floor", "1.5"), 1, "--allocation-floor: expected"),
-        (("--human-budget", "5", "--allocation-floor", "0"), 1, "allocation floor: "),
+        (("--human-budget", "5", "--allocation-floor", "0"), 1, "expected a probability above 0"),
         (("--allocation-floor", "0.2"), 1, "set human_budget too"),
     ],
 )

@@ -258,13 +258,21 @@ def resamples(option: str) -> Callable[[str], int]:
     return parse
 
 
-def real(option: str, low: float, high: float, what: str = "a number") -> Callable[[str], float]:
-    """``type=`` of a float option taking ``low`` to ``high`` (both included; never NaN)."""
+def real(
+    option: str, low: float, high: float, what: str = "a number", *, above: bool = False
+) -> Callable[[str], float]:
+    """``type=`` of a float option taking ``low`` to ``high`` (both included, but ``low`` when
+    ``above``; never NaN)."""
 
     def parse(text: str) -> float:
         value = float(_number(text, float))
+        if above and value == low:
+            raise OptionError(
+                f"{option}: expected {what} above {low:g} and at most {high:g}, got {text}"
+            )
         if not low <= value <= high:  # NaN compares false: refused too
-            raise OptionError(f"{option}: expected {what} from {low:g} to {high:g}, got {text}")
+            span = f"above {low:g} and at most {high:g}" if above else f"from {low:g} to {high:g}"
+            raise OptionError(f"{option}: expected {what} {span}, got {text}")
         return value
 
     parse.__name__ = "float"

@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--allocation-floor",
-        type=real("--allocation-floor", 0.0, 1.0, "a probability"),
+        type=real("--allocation-floor", 0.0, 1.0, "a probability", above=True),
         default=None,
         metavar="P",
         help="with --human-budget: the least probability of any item (0.05)",
