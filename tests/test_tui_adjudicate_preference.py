@@ -116,15 +116,19 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
         await press(pilot, "f")  # the adjudicated item is listed under "all"
         screen = await adjudicate_highlighted(pilot)
         screen.guard.clock = HumanPace()
-        # Already adjudicated: the form holds that judgment and the focus is in the note.
+        # Already adjudicated: the form holds that judgment, the focus on its first row (never
+        # in the note, where a key read to look would be typed).
         note = screen.query_one("#note", Input)
-        assert app.focused is note
+        assert app.focused is not note and not isinstance(app.focused, Input)
         assert static_text(pilot, "#note-title").startswith("Note (required to revise)")
         assert note.placeholder == "Why you revise the final judgment (required)"
         bar = static_text(pilot, "#item-bar")
         # The item is done: the bar says what a revision needs, not that a note is missing.
-        assert "to revise, say why: type it here" in bar and "(e)" not in bar
+        assert "to revise, say why (e)" in bar
         assert "note needed" not in bar and "adjudicated (revision 1)" in bar
+        await press(pilot, "e")
+        assert app.focused is note
+        assert "to revise, say why: type it here" in static_text(pilot, "#item-bar")
         await press(pilot, "escape")
         assert "to revise, say why (e)" in static_text(pilot, "#item-bar")
         await press(pilot, "s")
@@ -138,3 +142,27 @@ async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in
         assert rows(db_path, "SELECT note FROM adjudications WHERE revision = 2") == [
             ("Read again: still response 1.",)
         ]
+
+
+async def test_at_80_columns_reopening_an_adjudicated_item_types_nothing_into_its_note(
+    tmp_path: Path,
+) -> None:
+    """The form hidden behind the item at 80 columns, the focus was in the note: `o` (show the
+    form) and `s` went into it unseen, and a revision could be recorded with "os" as its
+    reason. Now the keys act: `o` shows the form, the note stays empty."""
+    db_path, _pk, _codes = preference_admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        await _prefer_first_and_record(pilot, await _first_disagreement(pilot), db_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a")
+        await settle(pilot)
+        await press(pilot, "f")
+        screen = await adjudicate_highlighted(pilot)
+        screen.guard.clock = HumanPace()
+        await press(pilot, "o", "s")
+        assert screen.query_one("#note", Input).value == ""
+        assert screen.has_class("-form-shown")
+        assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)]

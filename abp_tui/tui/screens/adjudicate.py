@@ -320,13 +320,11 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         self.query_one(TaskPanel).read_in_full(False, refocus=False)
         self.show_form(False)  # a new item is read first (on a narrow terminal)
         form = self.query_one("#final", VerticalScroll)
-        if item.latest is not None:
-            # Already adjudicated: the form holds that judgment; a new revision needs a note.
-            self.set_focus(note, scroll_visible=False)
-            form.call_after_refresh(note.scroll_visible, animate=False)
-        else:
-            self.set_focus(self.form.first_row(), scroll_visible=False)
-            form.scroll_home(animate=False)
+        # On the form's first row, adjudicated or not: never in a text field, where the keys
+        # read to look (o, s) would be typed into a note, the form hidden at 80 columns. A
+        # revision's note is one e away; the bar says so.
+        self.set_focus(self.form.first_row(), scroll_visible=False)
+        form.scroll_home(animate=False)
 
     def _load_form(self, judgment: Judgment) -> None:
         if self.item is not None:
