@@ -213,6 +213,11 @@ async def test_the_stations_home_says_how_to_send_the_ratings_back(
         assert "Import: press i" in static_text(pilot, "#import-hint")
 
 
+def _pack_for(reviewer: str, db: Path, out: Path) -> tuple[str | Path, ...]:
+    """The arguments of `abp-tui pack study` writing ``reviewer``'s pack of ``db`` to ``out``."""
+    return ("pack", "study", "--db", db, "--reviewer", reviewer, "--out", out)
+
+
 def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
     tmp_path: Path, db: sqlite_utils.Database, cli: Cli
 ) -> None:
@@ -225,16 +230,7 @@ def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
     first, second = (r.code for r in here.queue())
     here.save(first, afp_judgment(2, 2, PreferenceChoice.TIE), 20, submit=True)
     db.close()
-    issued = cli(
-        "pack",
-        "study",
-        "--db",
-        tmp_path / "test.db",
-        "--reviewer",
-        "a",
-        "--out",
-        tmp_path / "a.pack.json",
-    )
+    issued = cli(*_pack_for("a", tmp_path / "test.db", tmp_path / "a.pack.json"))
     assert issued.code == 0, issued.err
     assert ": 1 item for a (design" in issued.out
     assert "left out: 1 item a judged in this database" in issued.out
@@ -249,16 +245,7 @@ def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
     assert {r.code: r.status for r in here.queue()} == {first: "submitted", second: "submitted"}
     # Every item judged here now: no pack, said in one line, and nothing recorded.
     db.close()
-    refused = cli(
-        "pack",
-        "study",
-        "--db",
-        tmp_path / "test.db",
-        "--reviewer",
-        "a",
-        "--out",
-        tmp_path / "again.pack.json",
-    )
+    refused = cli(*_pack_for("a", tmp_path / "test.db", tmp_path / "again.pack.json"))
     assert refused.code == 1 and refused.err.count("\n") == 1
     assert "a has judged every one of their 2 items" in refused.err
     assert not (tmp_path / "again.pack.json").exists()

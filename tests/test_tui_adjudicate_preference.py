@@ -101,21 +101,33 @@ async def test_a_preference_is_adjudicated_with_its_justification_as_the_note(
         ]
 
 
-async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in_it(
-    tmp_path: Path,
-) -> None:
+async def _adjudicated_once(tmp_path: Path) -> Path:
+    """The preference study with its first disagreement adjudicated by carol."""
     db_path, _pk, _codes = preference_admin_database(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (160, 48)) as pilot:
         await _prefer_first_and_record(pilot, await _first_disagreement(pilot), db_path)
+    return db_path
+
+
+async def _reopened(pilot: Any) -> AdjudicationScreen:
+    """The adjudicated item opened again from the disagreements (listed under "all")."""
+    await settle(pilot)
+    await press(pilot, "a")
+    await settle(pilot)
+    await press(pilot, "f")
+    screen = await adjudicate_highlighted(pilot)
+    screen.guard.clock = HumanPace()
+    return screen
+
+
+async def test_a_revision_needs_its_own_note_and_the_bar_does_not_say_press_e_in_it(
+    tmp_path: Path,
+) -> None:
+    db_path = await _adjudicated_once(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (160, 48)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
-        await settle(pilot)
-        await press(pilot, "f")  # the adjudicated item is listed under "all"
-        screen = await adjudicate_highlighted(pilot)
-        screen.guard.clock = HumanPace()
+        screen = await _reopened(pilot)
         # Already adjudicated: the form holds that judgment, the focus on its first row (never
         # in the note, where a key read to look would be typed).
         note = screen.query_one("#note", Input)
@@ -150,18 +162,10 @@ async def test_at_80_columns_reopening_an_adjudicated_item_types_nothing_into_it
     """The form hidden behind the item at 80 columns, the focus was in the note: `o` (show the
     form) and `s` went into it unseen, and a revision could be recorded with "os" as its
     reason. Now the keys act: `o` shows the form, the note stays empty."""
-    db_path, _pk, _codes = preference_admin_database(tmp_path)
-    app = make_app(db_path, reviewer="carol")
-    async with drive(app, (160, 48)) as pilot:
-        await _prefer_first_and_record(pilot, await _first_disagreement(pilot), db_path)
+    db_path = await _adjudicated_once(tmp_path)
     app = make_app(db_path, reviewer="carol")
     async with drive(app, (80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "a")
-        await settle(pilot)
-        await press(pilot, "f")
-        screen = await adjudicate_highlighted(pilot)
-        screen.guard.clock = HumanPace()
+        screen = await _reopened(pilot)
         await press(pilot, "o", "s")
         assert screen.query_one("#note", Input).value == ""
         assert screen.has_class("-form-shown")

@@ -7,11 +7,15 @@ of that submission: `s` asks its reason, and leaving asks nothing."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from abp_tui.models import Judgment, PreferenceChoice
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect, judging
 from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.revise import ReviseScreen
 from abp_tui.tui.screens.unsaved import UnsavedScreen
 from tests.tui_helpers import (
@@ -56,20 +60,29 @@ def _submit_elsewhere(db_path: Path, pk: int, code: str) -> None:
         db.close()
 
 
+async def _drafted_then_submitted_elsewhere(
+    pilot: Pilot[Any], db_path: Path, pk: int
+) -> tuple[CompareScreen, str]:
+    """This window drafts the first item (a preference and its justification); then the other
+    window submits it. The compare screen and the item's code."""
+    screen = await compare_screen(pilot)
+    assert screen.item is not None
+    code = screen.item.code
+    await press(pilot, "1")
+    await type_text(pilot, "Response 1 answers it.")
+    await press(pilot, "escape")
+    await until(pilot, lambda: screen.drafts.status == "draft", "the draft stored")
+    _submit_elsewhere(db_path, pk, code)
+    return screen, code
+
+
 async def test_a_draft_of_an_item_submitted_in_another_window_becomes_a_revision(
     tmp_path: Path,
 ) -> None:
     db_path, pk = _database(tmp_path)
     app = make_app(db_path, reviewer="ana")
     async with drive(app, SIZE) as pilot:
-        screen = await compare_screen(pilot)
-        assert screen.item is not None
-        code = screen.item.code
-        await press(pilot, "1")
-        await type_text(pilot, "Response 1 answers it.")
-        await press(pilot, "escape")
-        await until(pilot, lambda: screen.drafts.status == "draft", "the draft stored")
-        _submit_elsewhere(db_path, pk, code)
+        screen, code = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
         stored = rows(db_path, SAVED, [code])
         await press(pilot, "2")  # a change: stored as a draft, which the store refuses for good
         await until(pilot, lambda: screen.drafts.status == "submitted", "seen as submitted")
@@ -93,14 +106,7 @@ async def test_submitting_over_another_windows_submission_asks_for_a_reason(
     db_path, pk = _database(tmp_path)
     app = make_app(db_path, reviewer="ana")
     async with drive(app, SIZE) as pilot:
-        screen = await compare_screen(pilot)
-        assert screen.item is not None
-        code = screen.item.code
-        await press(pilot, "1")
-        await type_text(pilot, "Response 1 answers it.")
-        await press(pilot, "escape")
-        await until(pilot, lambda: screen.drafts.status == "draft", "the draft stored")
-        _submit_elsewhere(db_path, pk, code)
+        screen, _code = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
         await press(pilot, "s")  # refused: it was submitted meanwhile, a change needs a reason
         await until(pilot, lambda: screen.drafts.status == "submitted", "seen as submitted")
         assert not screen.drafts.unsaved
