@@ -19,7 +19,7 @@ from abp_tui.services.demo import load_demo
 from abp_tui.services.designing import find_design
 from abp_tui.services.results_report import compute_results, unblind
 from abp_tui.store import connect
-from abp_tui.text.wrapping import UNLIMITED, terminal_width
+from abp_tui.text.wrapping import UNLIMITED, prose, terminal_width
 from tests.factories import Cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -186,3 +186,11 @@ def _fits(text: str, width: int = 80) -> bool:
     """Every line within ``width``, but a line of one word (a long path, which is never
     broken) after its indent."""
     return all(len(line) <= width or " " not in line.strip() for line in text.splitlines())
+
+
+def test_for_no_terminal_prose_is_each_line_as_it_was() -> None:
+    """A pipe or a file (and the bundle's report) gets every line byte for byte: trailing
+    spaces, runs of spaces and long lines included."""
+    lines = ["Note: ", "a  b   c ", "x" * 300 + " y", "  indented  "]
+    assert prose(lines, UNLIMITED) == lines
+    assert prose(["Note: a long line " * 10], 40)[0].endswith("a long line")

@@ -239,6 +239,8 @@ def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
     station = connect(tmp_path / "a.db")
     session = ReviewSession(station, open_pack(station, tmp_path / "a.pack.json"), "a")
     assert [r.code for r in session.queue()] == [second]
+    shown = session.read(second)
+    assert (shown.index, shown.total) == (0, 1)  # "item 1 of 1" on the station, not "2 of 1"
     session.save(second, afp_judgment(1, 1, PreferenceChoice.RESPONSE_1), 20, submit=True)
     write_ratings(station, tmp_path / "a.ratings.json")
     assert merge_ratings(db, [tmp_path / "a.ratings.json"])[0]["added"] == 1

@@ -1,8 +1,9 @@
 """One reviewer in two sessions at once (two windows on a team's server): the item submitted in
 one while the other holds a draft of it. The other window was trapped: its draft could never be
 stored ("a change is a revised submission, not a draft"), each leave asked to retry a save that
-could never succeed, and discarding was the only way out. Now what it shows becomes a revision
-of that submission: `s` asks its reason, and leaving asks nothing."""
+could never succeed, and discarding was the only way out. Now that draft alone is set aside,
+with a word, the item read again as the store has it (a change is then a revision, whose reason
+`s` asks), and every other draft stored."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from abp_tui.store import connect, judging
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.screens.revise import ReviseScreen
-from abp_tui.tui.screens.unsaved import UnsavedScreen
 from tests.tui_helpers import (
     compare_screen,
     drive,
@@ -76,7 +76,28 @@ async def _drafted_then_submitted_elsewhere(
     return screen, code
 
 
-async def test_a_draft_of_an_item_submitted_in_another_window_becomes_a_revision(
+async def _shown_as_submitted_elsewhere(pilot: Pilot[Any], screen: CompareScreen) -> None:
+    """The window reads the item again as the store has it (the other window's submission),
+    says why, and stores or retries nothing; a change then is a revision, whose reason `s`
+    asks."""
+    await until(pilot, lambda: screen.drafts.status == "submitted", "seen as submitted")
+    await until(pilot, lambda: screen.drafts.revision == 3, "the item read again")
+    assert screen.drafts.judgment == screen.drafts.stored  # the other window's submission
+    assert screen.drafts.judgment.justification == "From A."
+    said = [n.message for n in pilot.app._notifications]
+    assert any("was submitted in another window meanwhile" in m for m in said)
+    assert not screen.drafts.unsaved
+    await press(pilot, "1")  # changed here again: a revision of that submission
+    await press(pilot, "escape")  # out of the justification, where the choice left the cursor
+    await press(pilot, "s")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ReviseScreen)
+    await press(pilot, "escape")
+    await settle(pilot)
+    assert not screen.drafts.unsaved
+
+
+async def test_a_draft_of_an_item_submitted_in_another_window_is_set_aside_and_said(
     tmp_path: Path,
 ) -> None:
     db_path, pk = _database(tmp_path)
@@ -85,31 +106,44 @@ async def test_a_draft_of_an_item_submitted_in_another_window_becomes_a_revision
         screen, code = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
         stored = rows(db_path, SAVED, [code])
         await press(pilot, "2")  # a change: stored as a draft, which the store refuses for good
-        await until(pilot, lambda: screen.drafts.status == "submitted", "seen as submitted")
-        assert not screen.drafts.unsaved
-        await press(pilot, "escape")  # out of the justification, where the choice left the cursor
-        await press(pilot, "s")  # a revision of the submission: its reason is asked
-        await settle(pilot)
-        assert isinstance(app.screen, ReviseScreen)
-        await press(pilot, "escape")
-        await settle(pilot)
-        await press(pilot, "q")  # nothing unsaved to ask about
-        await settle(pilot)
-        assert not isinstance(app.screen, UnsavedScreen)
+        await _shown_as_submitted_elsewhere(pilot, screen)
     # The other window's submission is the last revision, intact: nothing stored after it.
     assert rows(db_path, SAVED, [code]) == stored and stored[-1][1] == "submitted"
 
 
-async def test_submitting_over_another_windows_submission_asks_for_a_reason(
+async def test_submitting_over_another_windows_submission_shows_it_first(
     tmp_path: Path,
 ) -> None:
     db_path, pk = _database(tmp_path)
     app = make_app(db_path, reviewer="ana")
     async with drive(app, SIZE) as pilot:
-        screen, _code = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
+        screen, code = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
+        stored = rows(db_path, SAVED, [code])
         await press(pilot, "s")  # refused: it was submitted meanwhile, a change needs a reason
-        await until(pilot, lambda: screen.drafts.status == "submitted", "seen as submitted")
-        assert not screen.drafts.unsaved
-        await press(pilot, "s")
+        await _shown_as_submitted_elsewhere(pilot, screen)
+    assert rows(db_path, SAVED, [code]) == stored
+
+
+async def test_another_items_draft_refused_for_good_is_set_aside_and_this_ones_stored(
+    tmp_path: Path,
+) -> None:
+    """A draft of the item left behind, submitted meanwhile in the other window, reaches the
+    store after the reviewer moved on: only that draft is set aside (said so); the draft of the
+    item shown is stored, and nothing is left unsaved."""
+    db_path, pk = _database(tmp_path)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, SIZE) as pilot:
+        screen, left = await _drafted_then_submitted_elsewhere(pilot, db_path, pk)
+        await press(pilot, "]")
+        await until(pilot, lambda: screen.item is not None and screen.item.code != left, "next")
+        assert screen.item is not None
+        shown = screen.item.code
+        # The left item's change, staged as a late debounced save would leave it.
+        screen.desk.stage(left, 9, Judgment(preference=PreferenceChoice.TIE, justification="?"))
+        await press(pilot, "2")  # this item's draft: stored with it, after the refused one
+        await until(pilot, lambda: rows(db_path, SAVED, [shown]) != [], "this item's draft")
         await settle(pilot)
-        assert isinstance(app.screen, ReviseScreen)
+        said = [n.message for n in pilot.app._notifications]
+        assert any(f"{left} was submitted in another window meanwhile" in m for m in said)
+        assert not screen.drafts.unsaved and screen.drafts.status == "draft"
+    assert rows(db_path, SAVED, [left])[-1] == (3, "submitted")  # nothing after it

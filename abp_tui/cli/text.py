@@ -84,7 +84,7 @@ def fitted_lines(table: Table, indent: str = "", width: int = WIDTH) -> list[str
             label = f"{safe_line(column.header)}: {safe_line(cells[column])}"
             out += wrapped(label, indent + GAP if named else indent, GAP, width)
     for note in table.notes:
-        out += wrapped(safe_line(note), indent, "")
+        out += wrapped(safe_line(note), indent, "", width)
     return out
 
 

@@ -383,6 +383,14 @@ class Desk:
             self._discards += 1
             return codes
 
+    def discard_staged_of(self, code: str) -> bool:
+        """Forget item ``code``'s staged draft (one the store will never take); whether there
+        was one."""
+        with self._staged_lock:
+            found = self._staged.pop(code, None) is not None
+            self._discards += found
+            return found
+
     def store_staged(self) -> list[StoredDraft]:
         """Write every staged draft (the newest of each item) as a new revision."""
         with self._lock:

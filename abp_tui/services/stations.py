@@ -121,7 +121,7 @@ def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -
     _refuse_unblindable(db, design)
     session = ReviewSession(db, design_pk, reviewer)
     row = session.design_row
-    items = []
+    items: list[PackItem] = []
     queue = session.queue()
     if queue and all(q.revisions for q in queue):
         raise AbpError(
@@ -141,7 +141,7 @@ def build_study_pack(db: sqlite_utils.Database, design_pk: int, reviewer: str) -
             PackItem(
                 code=q.code,
                 kind="pair" if q.kind == "pair" else "single",
-                order_index=q.order_index,
+                order_index=len(items),  # its place on the station: 0 to n-1, none left out
                 task=PackTask(
                     id=_task_of(db, sql.item_by_code(db, design_pk, q.code)),
                     title=task.title,

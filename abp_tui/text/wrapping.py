@@ -36,6 +36,8 @@ def wrapped(text: str, indent: str = "", hanging: str = GAP, width: int = WIDTH)
 def prose(lines: Iterable[str], width: int = UNLIMITED) -> list[str]:
     """Lines of prose, each wrapped to ``width``, its following lines indented past its own
     indent."""
+    if width >= UNLIMITED:  # no terminal: each line as it is, byte for byte
+        return [safe_line(line) for line in lines]
     out: list[str] = []
     for line in map(safe_line, lines):
         text = line.lstrip(" ")

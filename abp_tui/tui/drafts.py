@@ -43,7 +43,12 @@ from abp_tui.models import Judgment
 from abp_tui.services.desk import Desk, StoredDraft
 from abp_tui.services.reviewing import BlindItem, NotReady
 from abp_tui.text.safe import safe_line
-from abp_tui.tui.messages import DraftsStored, JudgmentSubmitted, SubmissionRefused
+from abp_tui.tui.messages import (
+    DraftsStored,
+    ItemEntered,
+    JudgmentSubmitted,
+    SubmissionRefused,
+)
 from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.workers import EXPECTED_ERRORS, run_in_background
@@ -234,14 +239,32 @@ class Drafts:
         if retryable:
             return self.retry.failed(reason) or waiting
         self.retry.stop()  # the store refused the draft itself: trying again cannot help
-        if ALREADY_SUBMITTED in reason and self.code is not None and self.code in reason:
-            # Submitted meanwhile from another session: the draft can never be stored as one;
-            # what is shown becomes a revision of that submission (s asks its reason).
-            self.desk.discard_staged()
-            self.status = "submitted"
-            self.stored_version = self.version
+        code = submitted_elsewhere(reason)
+        if code is not None and self.desk.discard_staged_of(code):
+            # Submitted meanwhile in another window of this reviewer: that item's draft can
+            # never be stored as one. It is set aside (said so), the item read again if shown,
+            # and the other items' drafts stored.
             self.save_error = None
+            self.retrying = True
+            self.set_aside(code)
+            self.store()
         return True
+
+    def set_aside(self, code: str) -> None:
+        """Item ``code`` was submitted in another window while this one changed it: say so,
+        and show it as the store has it now (its submission; a change is then a revision)."""
+        self.screen.notify(
+            f"{code} was submitted in another window meanwhile: it is shown as submitted; "
+            "the change made here was not stored (change it again and press s, with a reason, "
+            "to revise it).",
+            title="Submitted elsewhere",
+            severity="warning",
+            markup=False,
+        )
+        if code == self.code:
+            self.stored_version = self.version
+            # Read again, as for an item judged elsewhere since it was read ahead.
+            self.screen.post_message(ItemEntered(code, self.revision + 1))
 
     # -- submitting -------------------------------------------------------------------------------
     def submit(self, reason: str = "", after: Callable[[], None] | None = None) -> None:
@@ -290,11 +313,15 @@ class Drafts:
                 self.keep(message.code, message.version, message.judgment)
             return False
         self.status = self._before_submit
-        if self.status != "submitted" and any(ALREADY_SUBMITTED in p for p in message.problems):
-            # Submitted meanwhile, from another session of the same reviewer: what is shown is
-            # now a revision of that submission (s asks its reason), never a draft the store
-            # would refuse for good.
-            self.status = "submitted"
+        if self.status != "submitted" and any(
+            submitted_elsewhere(p) == message.code for p in message.problems
+        ):
+            # Submitted meanwhile, in another window of this reviewer: never kept as a draft,
+            # which the store would refuse for good; read again as it is now.
+            self.desk.discard_staged_of(message.code)
+            self.set_aside(message.code)
+            self.refused = True
+            return True
         if self.status != "submitted" and self.judgment != self.stored:
             # The draft was not stored with the refused submission: store it now.
             self.version += 1
@@ -362,3 +389,10 @@ class Drafts:
             text.append("\n".join(f"• {safe_line(p)}" for p in missing), style="")
             return text
         return Text("Press s to submit. Anything still missing is listed here then.", style="dim")
+
+
+def submitted_elsewhere(reason: str) -> str | None:
+    """The item a refusal says was submitted before the change it refused ("P-X was already
+    submitted: ..."), else None."""
+    head, said, _rest = reason.partition(f" {ALREADY_SUBMITTED}:")
+    return head if said and head and " " not in head else None

@@ -42,7 +42,7 @@ def _columns(
         return GAP.join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     lines = [line(header), *(line(r) for r in rows)]
-    if max(map(len, lines)) <= width:
+    if max(map(len, lines)) <= width or not rows:  # no row: the header says what is missing
         return lines
     out: list[str] = []
     for row in rows:
