@@ -24,8 +24,17 @@ from abp_tui.services.stations import (
 )
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.widgets.keybar import KeyBar
 from tests.factories import Cli, afp_judgment, two_reviewer_design
-from tests.tui_helpers import compare_screen, drive, press, settle, static_text, until
+from tests.tui_helpers import (
+    compare_screen,
+    drive,
+    press,
+    settle,
+    static_text,
+    until,
+)
 
 SIZE = (150, 45)
 
@@ -207,10 +216,17 @@ async def test_the_stations_home_says_how_to_send_the_ratings_back(
         hint = static_text(pilot, "#import-hint")
         assert f"abp-tui pack ratings --out FILE --db {station_path}" in hint
         assert "import" not in hint.lower()
+        # Neither importing nor designing is offered on a station, nor done by its keys.
+        offered = {entry.description for entry in app.screen.query_one(KeyBar).entries}
+        assert "Reload" in offered and not offered & {"Import", "New design"}
+        await press(pilot, "i", "n")
+        assert isinstance(app.screen, HomeScreen)
     coordinator = make_app(tmp_path / "test.db", "lead")
     async with drive(coordinator, SIZE) as pilot:
         await settle(pilot)
         assert "Import: press i" in static_text(pilot, "#import-hint")
+        offered = {entry.description for entry in coordinator.screen.query_one(KeyBar).entries}
+        assert {"Import", "New design"} <= offered
 
 
 def _pack_for(reviewer: str, db: Path, out: Path) -> tuple[str | Path, ...]:

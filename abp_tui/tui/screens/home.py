@@ -212,6 +212,8 @@ class HomeScreen(Screen[None]):
         item nothing."""
         super().__init__()
         self.db_path = db_path
+        self.station = False
+        """Every study is a reviewer's pack: nothing to import or design here."""
         self._to_read = later
         """The studies are still to be read when the screen is shown."""
         self._may_read = not later
@@ -291,7 +293,10 @@ class HomeScreen(Screen[None]):
         self._read_if_due()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Its own keys wait for its widgets (the app's keys never do).
+        # Its own keys wait for its widgets (the app's keys never do). A reviewer station
+        # imports nothing and designs nothing: those keys are not offered there.
+        if self.station and action in ("new_design", "import_files"):
+            return False
         return self._built or action not in self._own_actions
 
     _own_actions = frozenset(
@@ -419,6 +424,9 @@ class HomeScreen(Screen[None]):
         station = bool(self.studies) and all(
             s.protocol == PACK_PROTOCOL for s in self.studies.values()
         )
+        if station != self.station:
+            self.station = station
+            self.refresh_bindings()
         self.query_one("#import-hint", Static).update(self.import_hint_text(station))
         self.fill(
             "studies",
