@@ -246,6 +246,12 @@ def test_the_weighted_win_rate_is_the_papers_estimator_on_the_drawn_units(
     assert "people only (Horvitz-Thompson)" in text
     assert "uniform sample (for comparison only)" in text
     assert "human judgments saved" in text
+    # A dozen people's judgments: the interval's large-sample approximation is not to be
+    # trusted, and the text says so under the figure.
+    assert (
+        f"caution: only {int(drawn.sum())} units judged by people: the interval is a "
+        "large-sample approximation, not to be trusted below about 30"
+    ) in text
     # The results' headline counts the drawn items, and says they are no random sample.
     records = judging.records_of_design(db, pk)
     decisions = decide(records)
@@ -475,3 +481,25 @@ async def test_the_judges_screen_shows_the_active_allocation_figures(tmp_path: P
             "human judgments saved",
         ):
             assert shown in body
+
+
+@pytest.mark.parametrize(
+    ("n", "low", "high", "said"),
+    [
+        (3, -0.101, 3.015, ("only 3 units", "leaves 0 to 1")),  # a walkthrough's figure
+        (1, 0.2, 0.4, ("only 1 unit judged",)),
+        (30, 0.2, 0.8, ()),
+        (400, 0.95, 1.02, ("leaves 0 to 1",)),
+        (400, None, None, ()),
+    ],
+)
+def test_a_judge_assisted_interval_on_too_few_labels_or_beyond_0_to_1_is_cautioned(
+    n: int, low: float | None, high: float | None, said: tuple[str, ...]
+) -> None:
+    from abp_tui.analysis.judges.summary import _caution
+
+    lines = _caution(n, low, high)
+    assert len(lines) == (1 if said else 0)
+    assert all(part in lines[0] for part in said)
+    if said:
+        assert lines[0].strip().startswith("caution: ")

@@ -142,6 +142,7 @@ def _active(e: JudgeAssisted, a: ActiveEstimate) -> list[str]:
         f"({a.n_labelled} drawn units judged by people, {a.n_units} units)"
     )
     out = [head, f"{GAP}{GAP}{e.assumption}"]
+    out += _caution(a.n_labelled, a.active.low, a.active.high)
     out.append(f"{GAP}{GAP}{_units('people only (Horvitz-Thompson)', a.people_only)}")
     out.append(f"{GAP}{GAP}{_units('uniform sample (for comparison only)', a.uniform)}")
     j = e.estimate.judge_only
@@ -160,6 +161,25 @@ def _active(e: JudgeAssisted, a: ActiveEstimate) -> list[str]:
     return out
 
 
+FEW_LABELS = 30
+"""Fewer units judged by people than this, and a judge-assisted interval is said to rest on
+too few: its normal approximation (PPI++, like the paper's) is a large-sample one."""
+
+
+def _caution(n: int, low: float | None, high: float | None) -> list[str]:
+    """What a reader of a judge-assisted figure must know before trusting its interval: too
+    few people's judgments under it, or bounds outside the rate's own range, 0 to 1."""
+    said = []
+    if n < FEW_LABELS:
+        said.append(
+            f"only {n} unit{'' if n == 1 else 's'} judged by people: the interval is a "
+            f"large-sample approximation, not to be trusted below about {FEW_LABELS}"
+        )
+    if low is not None and high is not None and (low < 0 or high > 1):
+        said.append("the interval leaves 0 to 1, the range of the rate itself")
+    return [f"{GAP}{GAP}caution: {'; '.join(said)}"] if said else []
+
+
 def _estimate(e: JudgeAssisted) -> list[str]:
     if e.active is not None:
         return _active(e, e.active)
@@ -173,6 +193,8 @@ def _estimate(e: JudgeAssisted) -> list[str]:
             f"{p.n_human} labelled by people, {p.n_judge_only} by the judge's verdict alone)"
         )
     out = [head, f"{GAP}{GAP}{e.assumption}"]
+    if p.point is not None:
+        out += _caution(p.n_human, p.low, p.high)
     h, j = p.human_only, p.judge_only
     out.append(
         f"{GAP}{GAP}{_mean('people alone', h.point, h.low, h.high, h.n)}; "
