@@ -38,6 +38,7 @@ from abp_tui.services.coordinator import (
     unblind_study,
 )
 from abp_tui.services.ranking_view import labels_only_view
+from abp_tui.services.roles import may, refusal
 from abp_tui.text.hints import command, quoted
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.charts import results_body, results_heading
@@ -238,7 +239,13 @@ class ResultsScreen(DesignScreen):
         if action == "unblind":
             view = self.shown.view if self.shown is not None else None
             blind = self.shown is not None and self.shown.blind
-            return view is not None and blind and not view.design.is_station and not view.held_back
+            return (
+                view is not None
+                and blind
+                and not view.design.is_station
+                and not view.held_back
+                and may("unblind")  # a team's reviewer or adjudicator: not theirs to do
+            )
         if action == "next_source":
             return len(self.ranking.sources) > 1
         return True
@@ -279,6 +286,11 @@ class ResultsScreen(DesignScreen):
             if view.design.is_station or held:
                 text = Text.assemble(
                     ("The results are not shown. ", "bold"), safe_line(view.blind_reason)
+                )
+            elif not may("unblind"):  # said as the core would refuse it, before any key
+                refused = refusal("unblind")
+                text = Text.assemble(
+                    (f"Study {study} is still blind. ", "bold"), safe_line(str(refused))
                 )
             else:
                 # Imported labels and no design: nothing but the ranking to unblind.
