@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import sqlite_utils
 
 # BlindingError: what opening a design the person may not open raises.
-__all__ = ["PACK_PROTOCOL", "BlindingError", "DesignChoice", "design_choices"]
+__all__ = ["PACK_PROTOCOL", "BlindingError", "DesignChoice", "design_choices", "design_seed"]
 
 PACK_PROTOCOL = "pack"
 """The protocol of a study opened from a reviewer pack: a reviewer station, never unblinded."""
@@ -99,3 +99,13 @@ def design_choices(
 
 def _design(db: sqlite_utils.Database, design_pk: int) -> DesignChoice:
     return _choice(db, sql.design(db, design_pk))
+
+
+def design_seed(db: sqlite_utils.Database, study: str, name: str | None = None) -> int:
+    """The seed of the design a command means (the one named, else the study's latest), with
+    which the publication bundle draws every bootstrap; 0 when the study has none. A figure's
+    command draws with it unless ``--seed`` says otherwise: one study, one set of intervals."""
+    from abp_tui.services.designing import find_design_if_any  # not at the workstation's start
+
+    row = find_design_if_any(db, study, name)
+    return 0 if row is None else row.seed

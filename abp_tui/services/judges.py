@@ -35,6 +35,7 @@ from abp_tui.errors import AbpError
 from abp_tui.models import PreferenceChoice
 from abp_tui.models.judges import TIE, JudgeVerdict
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
+from abp_tui.services.design_choices import design_seed
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.judge_order import review_queue
 from abp_tui.stats.alt_test import DEFAULT_EPSILON
@@ -164,8 +165,7 @@ def judge_report(
         raise AbpError(f"--seed: expected a whole number from 0 to {MAX_SEED}, got {seed}")
     study_id = judged_study(db, study)
     if seed is None:
-        row = find_design_if_any(db, study_id, design)
-        seed = row.seed if row is not None else 0
+        seed = design_seed(db, study_id, design)
     if viewer is not None:
         shows = "the judge report shows the AI judges' verdicts and the people's decisions on them"
         refuse_pending(db, study_id, viewer, shows)

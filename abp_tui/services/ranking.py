@@ -57,6 +57,7 @@ from abp_tui.analysis.verdicts import find_disagreements
 from abp_tui.errors import AbpError
 from abp_tui.models import DisagreementRules, Rubric, StudyDesign
 from abp_tui.services.coordinator_identity import note_view, refuse_pending
+from abp_tui.services.design_choices import design_seed
 from abp_tui.services.designing import find_design_if_any, find_study
 from abp_tui.services.results_report import StudyIsBlind
 from abp_tui.stats.limits import MAX_SEED, prior_problem, resamples_problem
@@ -193,12 +194,6 @@ def _marking_design(
     else the study's latest (None: the study has none)."""
     row = find_design_if_any(db, study, design)
     return None if row is None else stated_design(db, row.pk)
-
-
-def _design_seed(db: sqlite_utils.Database, study: str, design: str | None) -> int:
-    """The seed of the design meant (else the study's latest; 0: the study has none)."""
-    row = find_design_if_any(db, study, design)
-    return 0 if row is None else row.seed
 
 
 def parse_anchor(text: str | None) -> tuple[str, float] | None:
@@ -399,7 +394,7 @@ def ranking_report(
     # any vote is: reading it holds its stored document for a moment, which lists every task.
     marking = _marking_design(db, study_id, design)
     if seed is None:  # the bundle's draws: the same intervals wherever the ranking is read
-        seed = _design_seed(db, study_id, design)
+        seed = design_seed(db, study_id, design)
     found = read_source(db, study_id, source, design)
     chosen = in_design(found, marking, whole_study)
     scoped = chosen.name != VERDICTS and marking is not None

@@ -77,6 +77,7 @@ from abp_tui.store.result_items import RunRow, design_items, run_rows
 from abp_tui.store.result_spill import ResultSpill
 from abp_tui.store.run_models import run_models
 from abp_tui.store.token_checks import unverified_token_runs
+from abp_tui.text.counts import counted
 from abp_tui.text.hints import command, no_such_study, quoted
 
 __all__ = [
@@ -130,7 +131,7 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     pending = pending_items(db, study_id, actor).items
     if pending:  # they would unblind what they are still to judge blind
         raise AbpError(
-            f"{actor} has {pending} item{'' if pending == 1 else 's'} of study {study_id} not "
+            f"{actor} has {counted(pending, 'item')} of study {study_id} not "
             "submitted yet: a reviewer still judging does not unblind the study (it shows its "
             "results by condition to everyone who may see them); submit them first, or let "
             "whoever coordinates unblind it"

@@ -231,8 +231,9 @@ class Drafts:
         return after
 
     def failed(self, reason: str, *, retryable: bool) -> bool:
-        """A save failed (the drafts stay staged). True when the reviewer should be told: the
-        first failure of a run, or one a leave was waiting for (then the leave is off)."""
+        """A save failed (the drafts stay staged). True when the reviewer should be told of the
+        failure: the first of a run, or one a leave was waiting for (then the leave is off);
+        False too when a draft submitted elsewhere is set aside (:meth:`set_aside` says so)."""
         self.save_error = reason
         self.retrying = retryable
         waiting, self._after_save = self._after_save is not None, None
@@ -242,12 +243,13 @@ class Drafts:
         code = submitted_elsewhere(reason)
         if code is not None and self.desk.discard_staged_of(code):
             # Submitted meanwhile in another window of this reviewer: that item's draft can
-            # never be stored as one. It is set aside (said so), the item read again if shown,
-            # and the other items' drafts stored.
+            # never be stored as one. It is set aside (its own notice says so, not a failure's),
+            # the item read again if shown, and the other items' drafts stored.
             self.save_error = None
             self.retrying = True
             self.set_aside(code)
             self.store()
+            return False
         return True
 
     def set_aside(self, code: str) -> None:
