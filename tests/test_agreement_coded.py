@@ -16,6 +16,7 @@ import sqlite_utils
 
 from abp_tui.analysis.agreement.input import agreement_input
 from abp_tui.services.agreement_report import study_agreement
+from abp_tui.services.results_report import unblind
 from abp_tui.stats.agreement import AgreementError, compute_all, declared_categories
 from abp_tui.stats.agreement_coded import CodedVariable, compute_coded
 from abp_tui.store import judging
@@ -70,6 +71,7 @@ def test_a_design_folded_into_columns_has_its_records_figures(
     """On a scored design (dimensions, total, state, fatal flags and the preference) with a
     revision after submission: the study's figures are those of the design's records."""
     pk, _codes = two_reviewer_design_judged(tmp_path, db)
+    unblind(db, "s", "carol")  # the preference's counts are shown once unblinded
     found = agreement_input(judging.records_of_design(db, pk, with_runs=False))
     # Drawn with the design's seed, as the bundle draws them (the command's default).
     seed = judging.design(db, pk).seed

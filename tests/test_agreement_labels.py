@@ -26,6 +26,7 @@ from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
@@ -92,6 +93,7 @@ def test_a_reviewer_against_the_labels_is_cohens_kappa_through_the_runs(
         code = items[str(i)].code
         ann.save(code, _prefer(ann, code, SIDES[k]), 4.0, submit=True)
 
+    unblind(db, "panda", "coordinator")  # the preference's counts are shown once unblinded
     report = study_agreement(db, "panda", pk, resamples=500, viewer="coordinator")
     assert [s.name for s in report.label_sets] == ["panda:annotator1", "panda:annotator2"]
     assert [(s.field, s.n_labels, s.n_in_design) for s in report.label_sets] == [

@@ -22,6 +22,7 @@ from abp_tui.models import Judgment, PreferenceChoice, StudyDesign
 from abp_tui.services.agreement_report import study_agreement
 from abp_tui.services.designing import create_design
 from abp_tui.services.importing import import_paths
+from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
@@ -29,7 +30,7 @@ from abp_tui.store.judging import BlindingError
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.designs import open_review_screen
-from tests.factories import Cli, afp_judgment, afp_study, flipped
+from tests.factories import Cli, afp_judgment, afp_study, flipped, judged_pairs
 from tests.tui_helpers import drive, rendered, settle, until
 
 
@@ -42,7 +43,9 @@ def _side(session: ReviewSession, code: str, side: str) -> PreferenceChoice:
 def _three_reviewers(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, str, str]:
     """Design m of study s judged by a, b and c on both items: a and c agree on the first
     item and disagree on the second (preference and scores); b submits the first and keeps a
-    draft of the second. Returns the design's key, the submitted and the pending item."""
+    draft of the second. The study is unblinded by its coordinator, carol: the preference's
+    counts are shown, and a pending reviewer is held back from them all the same. Returns the
+    design's key, the submitted and the pending item."""
     afp_study(tmp_path, db)
     pk = create_design(
         db,
@@ -63,6 +66,7 @@ def _three_reviewers(tmp_path: Path, db: sqlite_utils.Database) -> tuple[int, st
     a.save(pending, afp_judgment(2, 2, _side(a, pending, "a")), 2, submit=True)
     c.save(pending, afp_judgment(0, 1, _side(c, pending, "b")), 2, submit=True)
     b.save(pending, afp_judgment(1, 1, PreferenceChoice.TIE), 2, submit=False)
+    unblind(db, "s", "carol")
     return pk, done, pending
 
 
@@ -232,6 +236,7 @@ def test_imported_labels_of_a_pending_item_reach_no_figure(
                 2,
                 submit=True,
             )
+    unblind(db, "panda", "carol")  # the preference's counts are shown once unblinded
 
     def ties(report: Any) -> int:
         """Tie labels counted anywhere: ann against each label set, the labels among
@@ -255,3 +260,42 @@ def test_imported_labels_of_a_pending_item_reach_no_figure(
     assert seen_by_bo.label_agreement is not None and seen_by_bo.label_agreement.n_items == 3
     assert [s.n_held_back for s in seen_by_bo.label_sets] == [1, 1]
     assert {r.pair.n_items for r in seen_by_bo.references if r.reviewer == "ann"} == {3}
+
+
+async def test_a_blind_study_shows_no_count_of_picks_by_side(tmp_path: Path, cli: Cli) -> None:
+    """Side a is always the contrast's first condition: while the study is blind the
+    preference's confusion matrices (between reviewers, against the imported labels) would
+    say which condition the reviewers favour. The command, its document and the screen keep
+    every figure and withhold the counts; once unblinded the counts are there."""
+    db = connect(cli.db_path)
+    try:
+        judged_pairs(db, tmp_path, 30)  # ann, bo and cy, two to an item, labelled by three
+    finally:
+        db.close()
+    doc = json.loads(cli("agreement", "--json", "--resamples", "0").out)
+    (preference,) = [v for v in doc["variables"] if v["variable"] == "preference"]
+    assert preference["pairs"] and doc["references"]
+    for pair in [*preference["pairs"], *(r["pair"] for r in doc["references"])]:
+        assert pair["confusion"] is None
+    assert preference["pairs"][0]["percent_agreement"]["value"] is not None
+    # The labels among themselves are imported, not blind: their counts stay.
+    assert all(p["confusion"]["counts"] for p in doc["label_agreement"]["pairs"])
+    text = cli("agreement", "--resamples", "0").out
+    assert "counts withheld while the study is blind" in " ".join(text.split())
+    app = make_app(cli.db_path, reviewer="coordinator")
+    async with drive(app, (160, 45)) as pilot:
+        await settle(pilot)
+        open_review_screen(app, cli.db_path, "coordinator", "agreement")
+        await until(pilot, lambda: getattr(app.screen, "shown", None) is not None, "agreement")
+        screen = app.screen
+        assert isinstance(screen, AgreementScreen) and screen.shown is not None
+        index = [v.variable for v in screen.shown.variables].index("preference")
+        detail = " ".join(rendered(screen.shown.details[index]).split())
+        assert "Heat maps: counts withheld while the study is blind" in detail
+
+    assert cli("unblind", "--study", "panda", "--yes").code == 0
+    doc = json.loads(cli("agreement", "--json", "--resamples", "0").out)
+    (preference,) = [v for v in doc["variables"] if v["variable"] == "preference"]
+    for pair in preference["pairs"]:
+        assert sum(map(sum, pair["confusion"]["counts"])) == pair["n_items"] > 0
+    assert all(r["pair"]["confusion"]["counts"] for r in doc["references"])

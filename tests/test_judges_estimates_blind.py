@@ -24,9 +24,11 @@ from tests.tui_helpers import drive, press, settle, static_text, until
 
 
 def withheld(db_path: Path) -> str:
-    """The line that withholds the estimates: its command runs on ``db_path``."""
+    """The line that withholds the estimates and the confusion matrices of the judge's three
+    orders against people: its command runs on ``db_path``."""
     return (
-        "Judge-assisted estimates by condition (1) withheld until "
+        "Judge-assisted estimates by condition (1) and confusion matrices against people (3: "
+        "they count picks by side) withheld until "
         f"`abp-tui unblind --study judged --yes --db {db_path}`: the study is blind."
     )
 
@@ -90,6 +92,10 @@ def test_the_judges_command_withholds_estimates_by_condition_until_unblinded(
     assert judge["estimates"] == []
     assert judge["orders"] and judge["position"]["consistency"]["n"] > 0
     assert "win rate" not in json.dumps(doc)
+    # alice preferred A throughout: the counts would say so; kappa and agreement stay.
+    assert all(o["kappa"]["confusion"] is None for o in judge["orders"])
+    assert "confusion withheld while the study is blind" in text.out
+    assert all(o["kappa"]["percent_agreement"]["value"] is not None for o in judge["orders"])
 
     assert cli("unblind", "--study", "judged", "--yes").code == 0
     shown = cli("judges", "--study", "judged")
@@ -100,6 +106,8 @@ def test_the_judges_command_withholds_estimates_by_condition_until_unblinded(
     (judge,) = doc["judges"]
     (estimate,) = judge["estimates"]
     assert estimate["figure"] == "win rate of A against B"
+    assert all(o["kappa"]["confusion"]["counts"] for o in judge["orders"])
+    assert "confusion (" in shown.out
 
 
 async def _judges_screen(db_path: Path) -> tuple[list[str], str]:

@@ -158,9 +158,14 @@ def test_plan_reads_the_judge_report_and_withholds_rates_while_blind(
     db = str(tmp_path / "plan.db")
     folder = str(reference / "llmbar-manual")
     assert run(capsys, "--db", db, "import", folder, "--study", "llmbar")[0] == 0
-    judges = run_json(capsys, "--db", db, "judges", "--resamples", "0")
+    blind_judges = run_json(capsys, "--db", db, "judges", "--resamples", "0")
     blind = run_json(capsys, "--db", db, "plan", "--width", "0.1")
     assert blind["withheld"] and {f["kind"] for f in blind["figures"]} == {"kappa"}
+    # The plan reads the counts the blind report withholds (they count people's picks by side).
+    orders = [o for j in blind_judges["judges"] for o in j.get("orders", ())]
+    assert orders and all(o["kappa"]["confusion"] is None for o in orders)
+    assert run(capsys, "--db", db, "unblind", "--study", "llmbar", "--yes")[0] == 0
+    judges = run_json(capsys, "--db", db, "judges", "--resamples", "0")
     # Each kappa's count is the planning formula on the judge report's confusion matrix.
     matrices = {
         (j["judge"]["id"], o["order"]): o["kappa"]["confusion"]["counts"]
@@ -172,7 +177,6 @@ def test_plan_reads_the_judge_report_and_withholds_rates_while_blind(
         counts = np.asarray(matrices[(figure["judge"], order)], dtype=float)
         assert figure["without_judge"] == kappa_n(counts, 0.1)
         assert figure["more_without_judge"] == max(0, figure["without_judge"] - figure["n_now"])
-    assert run(capsys, "--db", db, "unblind", "--study", "llmbar", "--yes")[0] == 0
     seen = run_json(capsys, "--db", db, "plan", "--width", "0.1")
     rates = [f for f in seen["figures"] if f["kind"] == "win rate"]
     assert rates and not seen["withheld"]

@@ -122,6 +122,8 @@ def _rate(judge: str, found: JudgeAssisted, w: float, confidence: float) -> Plan
 
 
 def _kappa(judge: str, figure: str, pair: PairAgreement, w: float, c: float) -> PlannedFigure:
+    if pair.confusion is None:  # a bug: a plan reads the report before it is shown
+        raise ValueError(f"{judge}: the plan needs the confusion counts the report withheld")
     counts = np.asarray(pair.confusion.counts, dtype=np.float64)
     n = int(counts.sum())
     kappa = pair.cohen_kappa.value

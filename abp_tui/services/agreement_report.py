@@ -30,7 +30,10 @@ those items are held back from every figure, and counted. The coordinator, who r
 the items, sees every figure (``viewer`` None, or any name that holds no pending item); a name that
 could still enrol in an open design of the study is recorded as having seen them, and its
 enrolment is then refused (:mod:`abp_tui.services.coordinator_identity`). AI judges'
-verdicts are never in these figures: they are not stored as judgments or preferences. Judgments
+verdicts are never in these figures: they are not stored as judgments or preferences. While
+the study is blind, the preference's confusion matrices are withheld, its figures kept
+(:func:`~abp_tui.analysis.agreement.labels.withhold_sides`): their counts of picks of side a and
+side b, the contrast's two conditions, would tell who is ahead before anyone may know. Judgments
 made elsewhere, in a CSV table, are :mod:`abp_tui.services.table_agreement`'s.
 """
 
@@ -48,6 +51,7 @@ from abp_tui.analysis.agreement.labels import (
     reference_agreements,
     source_scale,
     source_variable,
+    withhold_sides,
 )
 from abp_tui.analysis.records import first_submitted
 from abp_tui.errors import AbpError
@@ -74,7 +78,7 @@ from abp_tui.store.figure_rows import (
     latest_labels,
     pair_places,
 )
-from abp_tui.store.queries import imported_preferences
+from abp_tui.store.queries import imported_preferences, unblinded
 
 Records = dict[str, list[Observation]]
 
@@ -262,7 +266,7 @@ def study_agreement(
         )
     elif per_set and not any(s.n_in_design for s in sets):
         notes.append("No imported label names the two responses of any item of this design.")
-    return StudyAgreementReport(
+    found = StudyAgreementReport(
         **dict(report),
         study=study_id,
         design=design,
@@ -275,3 +279,4 @@ def study_agreement(
         label_agreement=label_agreement,
         notes=tuple(notes),
     )
+    return withhold_sides(found) if unblinded(db, study_id) is None else found

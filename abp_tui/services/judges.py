@@ -28,7 +28,7 @@ import sqlite_utils
 from abp_tui.analysis.judges.reference import design_reference
 from abp_tui.analysis.judges.report import RESAMPLES, judges_report
 from abp_tui.analysis.judges.units import Reference, majority, pair_key
-from abp_tui.analysis.judges.view import JudgesView, withhold_estimates
+from abp_tui.analysis.judges.view import JudgesView, withhold_estimates, withhold_sides
 from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -192,15 +192,22 @@ def judge_report(
     withheld = None
     if unblinded(db, study_id) is None:
         report, taken = withhold_estimates(report)
+        sides = withhold_sides(report)[1]  # taken out by whatever shows it: plans read them
+        parts = []
         if taken:
-            withheld = (
-                f"Judge-assisted estimates by condition ({taken}) withheld until "
-                f"`{command(f'unblind --study {quoted(study_id)} --yes', db)}`: the study is blind."
-            )
+            parts.append(f"judge-assisted estimates by condition ({taken})")
+        if sides:
+            parts.append(f"confusion matrices against people ({sides}: they count picks by side)")
+        if parts:
+            unblind = command(f"unblind --study {quoted(study_id)} --yes", db)
+            said = " and ".join(parts)
+            said = said[0].upper() + said[1:]
+            withheld = f"{said} withheld until `{unblind}`: the study is blind."
     return JudgesView(
         **dict(report),
         viewer=viewer,
         estimates_withheld=withheld,
+        sides_withheld=unblinded(db, study_id) is None,
     )
 
 

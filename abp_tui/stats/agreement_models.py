@@ -157,7 +157,10 @@ class PairAgreement(Model):
     cohen_kappa: Figure
     cohen_kappa_linear: Figure
     cohen_kappa_quadratic: Figure
-    confusion: ConfusionMatrix
+    confusion: ConfusionMatrix | None
+    """None: withheld while the study is blind. A preference's categories are the item's sides,
+    a and b, which are its contrast's conditions: its counts would say which one the reviewers
+    favour before anyone may read results by condition."""
 
     @model_validator(mode="after")
     def _declared_figures(self) -> PairAgreement:

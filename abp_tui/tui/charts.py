@@ -27,6 +27,7 @@ from rich.style import Style
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from abp_tui.analysis.agreement.labels import SIDES_WITHHELD
 from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.tables import (
     Cell,
@@ -357,6 +358,8 @@ def variable_detail(variable: VariableAgreement) -> RenderableType:
         text = Text("No pair of reviewers judged this variable on the same items.")
         return Group(head, Text(""), *left, Text(""), text)
     left += [Text(""), Text("Reviewer pairs", style="bold"), fitted_table(pairs_table(variable))]
+    if all(pair.confusion is None for pair in variable.pairs):  # withheld: the study is blind
+        return Group(head, Text(""), *left, Text(""), WITHHELD_MAP)
     maps: list[RenderableType] = []
     for pair in variable.pairs:
         maps += [Text(""), pair_heat_map(pair)] if maps else [pair_heat_map(pair)]
@@ -387,7 +390,12 @@ class Beside:
             yield Group(self.left, Text(""), self.right)
 
 
+WITHHELD_MAP: Final = Text(f"Heat maps: {SIDES_WITHHELD}.", style="dim")
+
+
 def pair_heat_map(pair: PairAgreement) -> RenderableType:
+    if pair.confusion is None:
+        return WITHHELD_MAP
     return heat_map(pair.confusion)
 
 

@@ -131,6 +131,38 @@ class StudyAgreementReport(AgreementReport):
     notes: tuple[str, ...] = ()
 
 
+SIDES_WITHHELD: Final = (
+    "counts withheld while the study is blind: they count picks of side a and side b, the "
+    "contrast's two conditions"
+)
+"""What a face shows in place of a preference's confusion matrix (:func:`withhold_sides`)."""
+
+
+def withhold_sides(report: StudyAgreementReport) -> StudyAgreementReport:
+    """``report`` without the counts of the preference's confusion matrices (between reviewers
+    and against each imported label set); every figure stays. A preference's categories are
+    the item's sides, a and b, always the contrast's first and second condition: while the
+    study is blind its counts would say which condition the reviewers favour."""
+
+    def blank(pair: PairAgreement) -> PairAgreement:
+        return pair.model_copy(update={"confusion": None})
+
+    variables = tuple(
+        v.model_copy(update={"pairs": tuple(map(blank, v.pairs))})
+        if v.variable == "preference"
+        else v
+        for v in report.variables
+    )
+    references = tuple(r.model_copy(update={"pair": blank(r.pair)}) for r in report.references)
+    return report.model_copy(
+        update={
+            "variables": variables,
+            "references": references,
+            "notes": (*report.notes, f"The preference's confusion matrices: {SIDES_WITHHELD}."),
+        }
+    )
+
+
 def view_summary(report: StudyAgreementReport) -> str:
     """Whose view the figures are, and what is held back from it: one line every face shows."""
     if report.viewer is None:

@@ -43,6 +43,8 @@ def _kappa(figure: Figure) -> str:
 
 def _confusion(pair: PairAgreement) -> str:
     c = pair.confusion
+    if c is None:
+        return "confusion withheld while the study is blind (it counts the people's picks by side)"
     cells = "; ".join(
         f"{c.rows} {row_cat}: "
         + ", ".join(f"{col_cat} {n}" for col_cat, n in zip(c.categories, row, strict=True))

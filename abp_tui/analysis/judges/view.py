@@ -7,12 +7,14 @@ items still to judge is refused the report outright
 (:func:`abp_tui.services.coordinator_identity.refuse_pending`); whoever is shown it (the
 coordinator, a reviewer who has submitted everything, someone outside the study) sees every
 verdict, and the report says whose view it is. While the study is blind the judge-assisted
-estimates, results by condition, are withheld (:func:`withhold_estimates`).
+estimates, results by condition, are withheld (:func:`withhold_estimates`), and so are the
+counts of a preference judge's confusion matrices against people (:func:`withhold_sides`): their
+columns count the people's picks of side a and side b, the contrast's two conditions.
 """
 
 from __future__ import annotations
 
-from abp_tui.analysis.judges.models import JudgesReport
+from abp_tui.analysis.judges.models import JudgesReport, PreferenceJudgeReport
 from abp_tui.analysis.judges.summary import report_lines
 from abp_tui.text.safe import safe_line
 
@@ -26,6 +28,19 @@ class JudgesView(JudgesReport):
     estimates_withheld: str | None = None
     """Why there are no judge-assisted estimates (win and pass rates by condition are results
     by condition: withheld while the study is blind); None when they are shown."""
+    sides_withheld: bool = False
+    """The study is blind: whatever shows the report leaves out the counts of its preference
+    judges' confusion matrices against people (:func:`shown`); a plan still reads them."""
+
+
+def shown(view: JudgesView) -> JudgesView:
+    """``view`` as every face shows it: without the counts :attr:`JudgesView.sides_withheld`
+    withholds."""
+    if not view.sides_withheld:
+        return view
+    found = withhold_sides(view)[0]
+    assert isinstance(found, JudgesView)  # model_copy keeps the class
+    return found
 
 
 def withhold_estimates(report: JudgesReport) -> tuple[JudgesReport, int]:
@@ -40,6 +55,26 @@ def withhold_estimates(report: JudgesReport) -> tuple[JudgesReport, int]:
     return report.model_copy(update={"judges": tuple(judges)}), taken
 
 
+def withhold_sides(report: JudgesReport) -> tuple[JudgesReport, int]:
+    """``report`` without the confusion matrices of its preference judges against people
+    (their figures stay), and how many were taken out."""
+    judges = []
+    taken = 0
+    for judge in report.judges:
+        shows = isinstance(judge, PreferenceJudgeReport) and any(
+            o.kappa.confusion for o in judge.orders
+        )
+        if isinstance(judge, PreferenceJudgeReport) and shows:
+            orders = tuple(
+                o.model_copy(update={"kappa": o.kappa.model_copy(update={"confusion": None})})
+                for o in judge.orders
+            )
+            taken += sum(1 for o in judge.orders if o.kappa.confusion is not None)
+            judge = judge.model_copy(update={"orders": orders})
+        judges.append(judge)
+    return report.model_copy(update={"judges": tuple(judges)}), taken
+
+
 def view_line(view: JudgesView) -> str:
     """Whose view the report is: one line every face shows."""
     if view.viewer is None:
@@ -50,6 +85,8 @@ def view_line(view: JudgesView) -> str:
 
 def view_lines(view: JudgesReport) -> list[str]:
     """The report's lines (:func:`report_lines`), whose view it is second."""
+    if isinstance(view, JudgesView):
+        view = shown(view)
     lines = report_lines(view)
     if isinstance(view, JudgesView):
         lines.insert(1, view_line(view))
@@ -58,4 +95,4 @@ def view_lines(view: JudgesReport) -> list[str]:
     return lines
 
 
-__all__ = ["JudgesView", "view_line", "view_lines", "withhold_estimates"]
+__all__ = ["JudgesView", "shown", "view_line", "view_lines", "withhold_estimates", "withhold_sides"]

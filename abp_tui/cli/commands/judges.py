@@ -10,7 +10,7 @@ from abp_tui.cli.output import EXIT_OK, emit
 
 
 def cmd_judges(args: argparse.Namespace) -> int:
-    from abp_tui.analysis.judges.view import view_lines
+    from abp_tui.analysis.judges.view import shown, view_lines
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
     from abp_tui.services.judges import judge_report
 
@@ -33,5 +33,5 @@ def cmd_judges(args: argparse.Namespace) -> int:
     notice = recorded_notice(db, report.study, looking, "judges", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")
-    emit(args, report.model_dump(mode="json"), "\n".join(view_lines(report)))
+    emit(args, shown(report).model_dump(mode="json"), "\n".join(view_lines(report)))
     return EXIT_OK
