@@ -65,9 +65,9 @@ def _cells(table: Table, row: Sequence[Any]) -> dict[Column, str]:
 def fitted_lines(table: Table, indent: str = "", width: int = WIDTH) -> list[str]:
     """The table as aligned columns when they fit in ``width``; else one block per row: the
     first cell alone when it names the row (a name or a pair of names), then every other
-    column as "label: value" under it, wrapped to the width (a row named by nothing: every
-    column so, the rows a blank line apart); then the notes, wrapped. The cells are the same
-    either way."""
+    column as "label: value" under it (an empty cell left out), wrapped to the width (a row
+    named by nothing: every column so, the rows a blank line apart); then the notes, wrapped.
+    The cells are the same either way."""
     lines = table_lines(table, indent)
     if all(len(line) <= width for line in lines[: 1 + len(table.rows)]):
         return lines
@@ -81,6 +81,8 @@ def fitted_lines(table: Table, indent: str = "", width: int = WIDTH) -> list[str
         elif out:
             out.append("")
         for column in rest if named else table.shown:
+            if not cells[column].strip():
+                continue  # an empty cell (no note) says nothing as a "label:" line
             label = f"{safe_line(column.header)}: {safe_line(cells[column])}"
             out += wrapped(label, indent + GAP if named else indent, GAP, width)
     for note in table.notes:
