@@ -371,6 +371,7 @@ def labelled_pairs_judged(db_path: Path, folder: Path, items: int = 6, study: st
                 seed=7,
                 contrasts=[("m2", "m1")],
                 reviewers=["ann", "bo"],
+                reviewers_per_item=2,
             ),
         ).pk
         for reviewer in ("ann", "bo"):
