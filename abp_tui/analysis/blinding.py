@@ -94,7 +94,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlanRun:
     """What the plan needs of a stored run."""
 
@@ -105,7 +105,7 @@ class PlanRun:
     trial: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedItem:
     key: str
     code: str
@@ -125,7 +125,7 @@ class PlannedItem:
         return (self.run_a.condition_id, self.run_b.condition_id)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assignment:
     item_key: str
     reviewer: str

@@ -36,6 +36,7 @@ from abp_tui.models import (
     Verdict,
 )
 from abp_tui.models.base import Model
+from abp_tui.text.natural import natural_key
 
 RECORD_FAILURES: Final = frozenset({ResultState.INFRA_ERROR, ResultState.PROVIDER_BLOCK})
 """The states a run's record may carry that seed 000 says to fix and rerun."""
@@ -69,17 +70,20 @@ class HeldRun(Model):
 
 
 def held_back(
-    design: StudyDesign, runs: Sequence[RunFacts], planned: Iterable[str] = ()
+    design: StudyDesign, runs: Sequence[RunFacts], planned: Iterable[PlanRun] = ()
 ) -> list[HeldRun]:
     """The runs of the design's tasks and conditions it holds back from reviewers (none when it
-    shows record failures), each with its rerun when ``planned`` (run ids of the plan's items)
-    holds one, in the runs' order."""
+    shows record failures), each with its rerun when ``planned`` (the runs of the plan's items)
+    holds one (of several, the first in natural order of their ids), in the runs' order.
+    ``runs`` need only hold the study's runs whose record says a state (those it may hold)."""
     held = held_from_plan(design, {r.id: r.origin_status for r in runs})
-    in_plan = set(planned)
     reruns: dict[tuple[str, str, int], str] = {}
-    for r in runs:
-        if r.id in in_plan and r.id not in held:
-            reruns.setdefault((r.task, r.condition, r.trial), r.id)
+    for p in planned:
+        if p.id not in held:
+            key = (p.task_id, p.condition_id, p.trial)
+            found = reruns.get(key)
+            if found is None or natural_key(p.id) < natural_key(found):
+                reruns[key] = p.id
     return [
         HeldRun(
             run=r.id,

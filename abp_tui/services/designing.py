@@ -78,7 +78,7 @@ from abp_tui.store import judging as sql
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
-from abp_tui.store.queries import list_studies, run_facts, study_conditions, study_protocol
+from abp_tui.store.queries import list_studies, stated_runs, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_bytes
 from abp_tui.text.hints import command, no_such_study
@@ -243,7 +243,7 @@ def _create_once(
         )
     masker = study_masker(db, design)
     rubric_doc = rubric.model_dump_json()
-    facts = run_facts(db, design.study)
+    facts = stated_runs(db, design.study)  # what a plan reads of the runs' facts: their states
     runs = _plannable(db, design, facts)
     latest = _latest(db, design.study, design.name)
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
@@ -278,7 +278,7 @@ def _create_once(
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
     shared = _shared_runs_warning(design, items, assignments)
     warnings = tuple(w for w in (unlisted, shared, adjudicating) if w)
-    planned = {i.run_a.id for i in items} | {i.run_b.id for i in items if i.run_b is not None}
+    planned = (r for i in items for r in (i.run_a, i.run_b) if r is not None)
     held = tuple(held_back(design, facts, planned))
     if latest is not None and is_latest(plan):
         kept = allocation_draws(db, latest.pk)  # a human budget: the draw stored with the plan
@@ -327,11 +327,12 @@ def _create_once(
         )
         secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
         masking: dict[str, dict[str, int]] = {}
+        alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}  # a few counts, held once
         for item in items:
             counts = {"a": _masked_count(db, masker, item.run_a.pk)}
             if item.run_b is not None:
                 counts["b"] = _masked_count(db, masker, item.run_b.pk)
-            masking[item.key] = counts
+            masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
         key_to_pk = sql.insert_items(db, pk, items, masking)
         # NumPy, imported when a design is created, not when the workstation starts.
         from abp_tui.services.allocating import draw_design, drawn_only
@@ -366,9 +367,8 @@ def _create_once(
 def _plannable(
     db: sqlite_utils.Database, design: StudyDesign, facts: list[RunFacts]
 ) -> list[PlanRun]:
-    """The study's current runs a plan may hold (``facts``: theirs): a run whose record says
-    INFRA_ERROR or PROVIDER_BLOCK only when the design shows such runs (seed 000: it is rerun,
-    and its rerun takes its place)."""
+    """The study's current runs a plan may hold (``facts``: those saying a state): a run whose
+    record says INFRA_ERROR or PROVIDER_BLOCK only when the design shows such runs (seed 000)."""
     states = {f.id: f.origin_status.value if f.origin_status else None for f in facts}
     return planned_runs(design, sql.plan_runs(db, design.study), held_from_plan(design, states))
 

@@ -164,7 +164,12 @@ def plan_runs(db: sqlite_utils.Database, study_id: str) -> list[PlanRun]:
         "JOIN conditions c ON c.pk = r.condition_pk WHERE r.study_id = ? AND r.current = 1",
         [study_id],
     ).fetchall()
-    return [PlanRun(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+    # A large study's runs name a few conditions and each task a few times: one string each.
+    shared: dict[str, str] = {}
+    return [
+        PlanRun(r[0], r[1], shared.setdefault(r[2], r[2]), shared.setdefault(r[3], r[3]), r[4])
+        for r in rows
+    ]
 
 
 def identities(db: sqlite_utils.Database, study_id: str) -> tuple[list[str], list[str], list[str]]:

@@ -323,6 +323,15 @@ def run_facts(
     return facts
 
 
+def stated_runs(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
+    """:func:`run_facts` of the current runs whose record says a state, in the same order: what
+    planning a design reads of the runs' facts (a large study's runs mostly say none)."""
+    query = RUN_FACTS_SELECT.format(more="", join="") + "  AND r.origin_status IS NOT NULL\n"
+    facts = [facts_of(r, {}) for r in db.execute(query, [study_id])]
+    facts.sort(key=lambda f: (f.condition, natural_key(f.task), f.trial, natural_key(f.id)))
+    return facts
+
+
 def study_protocol(db: sqlite_utils.Database, study_id: str) -> str | None:
     row = db.execute("SELECT protocol FROM studies WHERE id = ?", [study_id]).fetchone()
     return str(row[0]) if row else None
