@@ -1,5 +1,5 @@
-"""The scoring panel's building blocks: a row of choices picked by key or click, and the one-line
-text field of the panel.
+"""The scoring panel's building blocks: a row of choices picked by key or click, the one-line
+text field of the panel and the echo that shows a long field's text whole.
 
 A row is one focus stop; its option keys are priority bindings of the focused row, so a choice
 that moves the focus on lets the very next key reach the next row (a fast typist, a burst of
@@ -206,7 +206,31 @@ class FieldInput(Input):
         )
         self.after_enter: Callable[[FieldInput], None] | None = None
 
+    def on_focus(self) -> None:
+        self.cursor_position = len(self.value)  # writing goes on at the end
+
+    def on_blur(self) -> None:
+        self.cursor_position = 0  # once left, the field shows its text from the start
+
     def action_enter(self) -> None:
         self.post_message(self.Submitted(self, self.value))
         if self.after_enter is not None:
             self.after_enter(self)
+
+
+class FieldEcho(Static):
+    """The whole of what a one-line field holds, wrapped under it, while it is longer than the
+    field shows: the field scrolls to keep its cursor in view, and a reviewer writing a long
+    justification reads it back whole before submitting. Hidden while the text fits."""
+
+    DEFAULT_CSS = """
+    FieldEcho { display: none; color: $text-muted; padding: 0 1 0 3; }
+    FieldEcho.-shown { display: block; }
+    """
+
+    def follow(self, field: Input) -> None:
+        """Show ``field``'s text when it does not fit in the field; else hide."""
+        room = field.content_region.width
+        long = room > 0 and len(field.value) >= room
+        self.set_class(long, "-shown")
+        self.update(safe(field.value) if long else "")

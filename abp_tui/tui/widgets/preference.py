@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from abp_tui.models import PreferenceChoice
-from abp_tui.tui.widgets.choices import Choice, ChoiceRow, FieldInput, row_key
+from abp_tui.tui.widgets.choices import Choice, ChoiceRow, FieldEcho, FieldInput, row_key
 
 
 class PreferenceRow(ChoiceRow):
@@ -86,6 +86,7 @@ class PreferencePanel(Vertical):
         field = FieldInput("Justification of the preference (required)", id="justification")
         field.after_enter = self._entered
         yield field
+        yield FieldEcho(id="justification-echo")
 
     def _chosen(self, row: ChoiceRow) -> None:
         self.screen.set_focus(self.query_one("#justification", Input))
@@ -103,6 +104,10 @@ class PreferencePanel(Vertical):
     def _refresh(self) -> None:
         box = self.query_one("#justification", Input)
         box.set_class(not box.value.strip(), "-required")
+        self.query_one(FieldEcho).follow(box)
+
+    def on_resize(self) -> None:
+        self.query_one(FieldEcho).follow(self.query_one("#justification", Input))
 
     def _post(self, urgent: bool) -> None:
         value = self.query_one(PreferenceRow).value
