@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 from textual import events
+from textual.widgets import Input
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS
-from abp_tui.tui.widgets.choices import ChoiceRow
+from abp_tui.tui.widgets.choices import ChoiceRow, FieldEcho
 from tests.tui_helpers import (
     compare_screen,
     drive,
@@ -234,3 +235,28 @@ async def test_a_letter_that_chose_what_was_chosen_undoes_nothing_and_says_nothi
         await asyncio.sleep(0.2)
         await pilot.pause()
         assert _preference(screen) is PreferenceChoice.RESPONSE_1
+
+
+async def test_a_long_justification_is_shown_whole_as_it_is_written(tmp_path: Path) -> None:
+    """The one-line field scrolls to its cursor; the echo under it holds the whole text while
+    it is longer than the field, and nothing while it fits."""
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, (80, 24)) as pilot:
+        screen = await compare_screen(pilot)
+        field = screen.query_one("#justification", Input)
+        echo = screen.query_one("#justification-echo", FieldEcho)
+        screen.set_focus(field)
+        await type_text(pilot, "Short.")
+        assert not echo.has_class("-shown")
+        sentence = " The second answers every part of the task and the first leaves out the budget."
+        await type_text(pilot, sentence)
+        assert field.content_region.width < len(field.value)
+        assert echo.has_class("-shown")
+        assert " ".join(str(echo.render()).split()) == "Short." + sentence
+        await press(pilot, "enter")  # done: the field shows its start again
+        assert screen.focused is not field and field.cursor_position == 0
+        screen.set_focus(field)
+        await pilot.pause()
+        await type_text(pilot, "!")
+        assert field.value == "Short." + sentence + "!"
