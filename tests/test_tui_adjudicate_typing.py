@@ -22,7 +22,7 @@ from abp_tui.models import Judgment, PreferenceChoice
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import AdjudicationScreen
 from abp_tui.tui.typing_guard import FOLLOW_SECONDS
-from abp_tui.tui.widgets.choices import ChoiceRow
+from abp_tui.tui.widgets.choices import ChoiceRow, FieldEcho
 from tests.tui_helpers import (
     adjudicating,
     admin_database,
@@ -230,3 +230,20 @@ async def test_hiding_the_form_keeps_the_focus_out_of_its_text_fields(tmp_path: 
         await press(pilot, "t")  # the row's key: a tie, on a form brought back on screen
         assert screen.form_shown
         assert screen.final.preference is PreferenceChoice.TIE
+
+
+async def test_a_long_note_is_shown_whole_under_its_field(tmp_path: Path) -> None:
+    db_path, _pk, _codes = admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (80, 24)) as pilot:
+        screen, _clock = await _adjudication(pilot)
+        screen.show_form(True)
+        note = screen.query_one("#note", Input)
+        echo = screen.query_one("#note-echo", FieldEcho)
+        note.value = "Both are fine."
+        await pilot.pause()
+        assert not echo.has_class("-shown")
+        note.value = "The second reviewer read the budget as optional; the task says it is " * 2
+        await pilot.pause()
+        assert echo.has_class("-shown")
+        assert " ".join(str(echo.render()).split()) == note.value.strip()

@@ -62,7 +62,7 @@ from abp_tui.tui.retrying import Retry
 from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
-from abp_tui.tui.widgets.choices import ChoiceRow
+from abp_tui.tui.widgets.choices import ChoiceRow, FieldEcho
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
 from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
@@ -158,10 +158,8 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                         classes="section-title",
                         id="note-title",
                     )
-                    yield Input(
-                        placeholder=NOTE_PROMPT,
-                        id="note",
-                    )
+                    yield Input(placeholder=NOTE_PROMPT, id="note")
+                    yield FieldEcho(id="note-echo")  # a long note shown whole
                     yield Static("", id="note-error")
                     yield Static("", id="missing")
         # The app's screens stay on their keys (and in the help), not in this bar.
@@ -368,6 +366,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
 
     @on(Input.Changed, "#note")
     def note_typed(self) -> None:
+        self.query_one(FieldEcho).follow(self.query_one("#note", Input))
         if self.query_one("#note", Input).value.strip():
             self.query_one("#note-error", Static).update("")
         self._update_bar()
