@@ -268,8 +268,8 @@ def test_wikipedia_cohen_example() -> None:
     assert pair.cohen_kappa.chance_agreement == pytest.approx(0.5, abs=1e-12)
     assert pair.n_items == 50 and pair.cohen_kappa.n_judgments == 100
     # Categories are sorted labels ("no" before "yes"); rows are reviewer A.
-    assert pair.confusion.categories == ("no", "yes")
-    assert pair.confusion.counts == ((15, 10), (5, 20))
+    assert pair.matrix().categories == ("no", "yes")
+    assert pair.matrix().counts == ((15, 10), (5, 20))
     assert pair.cohen_kappa_linear.value is None
     assert "nominal" in (pair.cohen_kappa_linear.undefined_reason or "")
 
@@ -333,7 +333,7 @@ def test_declared_scale_counts_unobserved_categories() -> None:
     assert pair.cohen_kappa_linear.value == pytest.approx(3 / 11, abs=1e-12)
     assert pair.cohen_kappa_linear.observed_agreement == pytest.approx(2 / 3, abs=1e-12)
     assert pair.cohen_kappa_linear.chance_agreement == pytest.approx(13 / 24, abs=1e-12)
-    assert pair.confusion.counts == ((1, 0, 0, 0), (0, 0, 0, 1), (0, 0, 0, 0), (0, 1, 0, 1))
+    assert pair.matrix().counts == ((1, 0, 0, 0), (0, 0, 0, 1), (0, 0, 0, 0), (0, 1, 0, 1))
     (observed_only,) = compute_variable(records, "ordinal", ("a", "b", "d")).pairs
     assert observed_only.cohen_kappa_linear.value == pytest.approx(3 / 7, abs=1e-12)
     # Gwet's chance term divides by q - 1 over the declared categories: the yes/no data of
@@ -487,7 +487,7 @@ def test_cohen_kappa_matches_reference(table: tuple[np.ndarray, tuple[int, ...],
             assert figure.value == pytest.approx(expected, abs=1e-12)
         both = (a >= 0) & (b >= 0)
         assert pair.n_items == int(both.sum())
-        assert sum(map(sum, pair.confusion.counts)) == pair.n_items
+        assert sum(map(sum, pair.matrix().counts)) == pair.n_items
 
 
 def _multi_figures(result: VariableAgreement) -> dict[str, Any]:
@@ -743,7 +743,7 @@ def test_no_overlap_between_a_pair() -> None:
     assert ab.n_items == 0
     assert ab.cohen_kappa.undefined_reason == "no item was judged by both reviewers"
     assert ab.percent_agreement.undefined_reason == "no item was judged by both reviewers"
-    assert ab.confusion.counts == ((0, 0), (0, 0))
+    assert ab.matrix().counts == ((0, 0), (0, 0))
     assert by_pair[("A", "C")].cohen_kappa.value == 1.0
     assert result.krippendorff_alpha.value == 1.0
 
@@ -873,7 +873,7 @@ def test_table_several_variables_with_header(tmp_path: Path) -> None:
     accepted = by_name["accepted"]
     assert accepted.categories == ("yes", "no")
     assert accepted.pairs[0].cohen_kappa.value == pytest.approx(0.4)
-    assert accepted.pairs[0].confusion.counts == ((20, 5), (10, 15))
+    assert accepted.pairs[0].matrix().counts == ((20, 5), (10, 15))
 
 
 def test_table_columns_in_any_order_and_extra_columns(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ def test_the_published_worked_example() -> None:
     assert kappa.value == pytest.approx(0.4, abs=1e-12)
     assert kappa.observed_agreement == pytest.approx(0.7, abs=1e-12)
     assert kappa.chance_agreement == pytest.approx(0.5, abs=1e-12)
-    assert pair.n_items == 50 and pair.confusion.counts == ((20, 5), (10, 15))
+    assert pair.n_items == 50 and pair.matrix().counts == ((20, 5), (10, 15))
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal"])

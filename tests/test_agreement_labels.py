@@ -105,10 +105,10 @@ def test_a_reviewer_against_the_labels_is_cohens_kappa_through_the_runs(
     against = by_ref["panda:annotator1"]
     assert against.reviewer == "ann" and against.pair.n_items == 19
     pair = against.pair
-    counts = pair.confusion.counts
+    counts = pair.matrix().counts
     if pair.reviewer_a != "ann":  # ann's categories down the rows
         counts = tuple(zip(*counts, strict=True))
-    assert pair.confusion.categories == ("a", "b", "tie", "insufficient_evidence")
+    assert pair.matrix().categories == ("a", "b", "tie", "insufficient_evidence")
     assert [list(r[:3]) for r in counts[:3]] == SAS_TABLE
     kappa = pair.cohen_kappa
     # SAS: simple kappa 0.4842, ASE 0.1380, limits 0.2137 and 0.7547.

@@ -193,14 +193,14 @@ def test_nominal_labels_without_a_scale_stay_as_written(tmp_path: Path) -> None:
     path = write(tmp_path / "t.csv", HEAD + "x,a,v,1\nx,b,v,1.0\n")
     (variable,) = agreement_table(path, level="nominal", resamples=0).variables
     assert variable.categories == ("1", "1.0")
-    assert variable.pairs[0].confusion.counts == ((0, 1), (0, 0))
+    assert variable.pairs[0].matrix().counts == ((0, 1), (0, 0))
 
 
 def test_mixed_nominal_scale_matches_numbers_in_any_notation(tmp_path: Path) -> None:
     path = write(tmp_path / "t.csv", HEAD + "x,a,v,1.0\nx,b,v,1\ny,a,v,tie\ny,b,v, tie\n")
     (variable,) = agreement_table(path, level="nominal", scale="1,2,tie", resamples=0).variables
     assert variable.categories == (1, 2, "tie")
-    assert variable.pairs[0].confusion.counts == ((1, 0, 0), (0, 0, 0), (0, 0, 1))
+    assert variable.pairs[0].matrix().counts == ((1, 0, 0), (0, 0, 0), (0, 0, 1))
 
 
 def test_ordinal_labels_reproduce_krippendorff_2011(tmp_path: Path) -> None:

@@ -59,8 +59,8 @@ def test_the_floor_draws_what_the_report_draws() -> None:
     assert len(found) == 5 * 4 + 10  # each judge: three orders, between orders; judge pairs
     for (variable, rater_a, rater_b), pair in found:
         again = pair_from_counts(
-            pair.confusion.counts,
-            pair.confusion.categories,
+            pair.matrix().counts,
+            pair.matrix().categories,
             (rater_a, rater_b),
             variable=variable,
             seed=4,

@@ -278,7 +278,7 @@ def test_kappa_from_a_confusion_matrix_is_the_agreement_commands_figure() -> Non
     long = compute_variable(records, "nominal", categories, resamples=0).pairs[0]
     pair = pair_from_confusion(FLEISS_TABLE, categories)
     assert pair.cohen_kappa.value == long.cohen_kappa.value
-    assert pair.confusion.counts == tuple(map(tuple, FLEISS_TABLE))
+    assert pair.matrix().counts == tuple(map(tuple, FLEISS_TABLE))
 
 
 def test_kappa_of_a_single_item_is_undefined_with_its_reason() -> None:

@@ -122,9 +122,7 @@ def _rate(judge: str, found: JudgeAssisted, w: float, confidence: float) -> Plan
 
 
 def _kappa(judge: str, figure: str, pair: PairAgreement, w: float, c: float) -> PlannedFigure:
-    if pair.confusion is None:  # a bug: a plan reads the report before it is shown
-        raise ValueError(f"{judge}: the plan needs the confusion counts the report withheld")
-    counts = np.asarray(pair.confusion.counts, dtype=np.float64)
+    counts = np.asarray(pair.matrix().counts, dtype=np.float64)  # read before it is shown
     n = int(counts.sum())
     kappa = pair.cohen_kappa.value
     base = {"judge": judge, "figure": figure, "kind": "kappa", "n_now": n, "point": kappa}

@@ -167,6 +167,13 @@ class PairAgreement(Model):
         _check_declared(self, PAIR_COEFFICIENTS)
         return self
 
+    def matrix(self) -> ConfusionMatrix:
+        """The confusion matrix, for a reader that needs it (a plan, a test): a ValueError
+        when it was withheld (a bug: only what is shown withholds it)."""
+        if self.confusion is None:
+            raise ValueError(f"{self.reviewer_a} × {self.reviewer_b}: the counts were withheld")
+        return self.confusion
+
     def figures(self) -> tuple[tuple[Coefficient, Figure], ...]:
         """Each declared pair coefficient with its figure, in :data:`PAIR_COEFFICIENTS` order."""
         return _declared(self, PAIR_COEFFICIENTS)
