@@ -85,6 +85,9 @@ def test_report_html_shows_the_judges_and_marks_judge_assisted_figures(
     assert "win rate of A against B (judge-assisted)" in section
     assert "Judge-assisted:" in section and "random sample" in section
     assert "the alt-test needs 3 or more" in section
+    # Five units judged by people: the page cautions as `abp-tui judges` does.
+    caution = "win rate of A against B: only 5 units judged by people: the interval is a large"
+    assert caution in " ".join(section.split())
     assert verify(out).status
 
 

@@ -18,6 +18,7 @@ from abp_tui.analysis.judges.models import (
     ScoreJudgeReport,
 )
 from abp_tui.analysis.judges.pairs import left_out_count
+from abp_tui.analysis.judges.summary import caution
 from abp_tui.analysis.tables import Cell, Column, Estimate, Kind, Number, PValue, Table
 from abp_tui.models.judges import Judge
 from abp_tui.stats.agreement import REFUSED, Figure
@@ -100,6 +101,7 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
     position: list[tuple[Cell, ...]] = []
     alt: list[tuple[Cell, ...]] = []
     estimates: list[tuple[Cell, ...]] = []
+    cautions: list[str] = []  # as `abp-tui judges` says them, under the figure
     sets: set[bool] = set()
     active = False
     for j in report.judges:
@@ -168,6 +170,12 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
             if e.active is not None:
                 estimates.append(_active_row(name, e.figure, e.active, alone, e.assumption))
                 active = True
+                w = e.active.active
+                said = caution(e.active.n_labelled, w.low, w.high) if w.point is not None else None
+            else:
+                said = caution(est.n_human, est.low, est.high) if est.point is not None else None
+            if said:
+                cautions.append(f"Caution, {name}, {e.figure}: {said}.")
             estimates.append(
                 (
                     name,
@@ -257,7 +265,8 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
             ),
             tuple(estimates),
             tuple(LABELLED_NOTES[c] for c in sorted(sets, reverse=True))
-            + ((ACTIVE_NOTE,) if active else ()),
+            + ((ACTIVE_NOTE,) if active else ())
+            + tuple(cautions),
         ),
         "between": Table(
             "judges-between",

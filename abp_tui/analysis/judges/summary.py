@@ -169,8 +169,14 @@ too few: its normal approximation (PPI++, like the paper's) is a large-sample on
 
 
 def _caution(n: int, low: float | None, high: float | None) -> list[str]:
+    found = caution(n, low, high)
+    return [f"{GAP}{GAP}caution: {found}"] if found else []
+
+
+def caution(n: int, low: float | None, high: float | None) -> str | None:
     """What a reader of a judge-assisted figure must know before trusting its interval: too
-    few people's judgments under it, or bounds outside the rate's own range, 0 to 1."""
+    few people's judgments under it, or bounds outside the rate's own range, 0 to 1 (None:
+    nothing)."""
     said = []
     if n < FEW_LABELS:
         said.append(
@@ -179,7 +185,7 @@ def _caution(n: int, low: float | None, high: float | None) -> list[str]:
         )
     if low is not None and high is not None and (low < 0 or high > 1):
         said.append("the interval leaves 0 to 1, the range of the rate itself")
-    return [f"{GAP}{GAP}caution: {'; '.join(said)}"] if said else []
+    return "; ".join(said) or None
 
 
 def _estimate(e: JudgeAssisted) -> list[str]:
