@@ -75,10 +75,11 @@ from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
+from abp_tui.store import queries as run_rows
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
-from abp_tui.store.queries import list_studies, stated_runs, study_conditions, study_protocol
+from abp_tui.store.queries import list_studies, study_conditions, study_protocol
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_bytes
 from abp_tui.text.hints import command, no_such_study
@@ -243,7 +244,7 @@ def _create_once(
         )
     masker = study_masker(db, design)
     rubric_doc = rubric.model_dump_json()
-    facts = stated_runs(db, design.study)  # what a plan reads of the runs' facts: their states
+    facts = run_rows.stated_runs(db, design.study)  # what a plan reads of the runs: their states
     runs = _plannable(db, design, facts)
     latest = _latest(db, design.study, design.name)
     stored = secret_sql.plan_secret(db, latest.pk) if latest is not None else None
@@ -367,10 +368,9 @@ def _create_once(
 def _plannable(
     db: sqlite_utils.Database, design: StudyDesign, facts: list[RunFacts]
 ) -> list[PlanRun]:
-    """The study's current runs a plan may hold (``facts``: those saying a state): a run whose
-    record says INFRA_ERROR or PROVIDER_BLOCK only when the design shows such runs (seed 000)."""
-    states = {f.id: f.origin_status.value if f.origin_status else None for f in facts}
-    return planned_runs(design, sql.plan_runs(db, design.study), held_from_plan(design, states))
+    """The runs a plan may hold (seed 000: no record failure in ``facts`` unless shown)."""
+    held = held_from_plan(design, {f.id: f.origin_status for f in facts})
+    return planned_runs(design, run_rows.plan_runs(db, design.study), held)
 
 
 def _shared_runs_warning(

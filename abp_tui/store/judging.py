@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from abp_tui.analysis.blinding import Assignment, PlannedItem, PlanRun
+from abp_tui.analysis.blinding import Assignment, PlannedItem
 from abp_tui.analysis.placement import relabel
 from abp_tui.analysis.records import in_scope
 from abp_tui.errors import AbpError
@@ -156,20 +156,6 @@ def delete_unfrozen_plan(db: sqlite_utils.Database, design_pk: int) -> None:
     db.execute("DELETE FROM allocation_draws WHERE design_pk = ?", [design_pk])
     db.execute("DELETE FROM items WHERE design_pk = ?", [design_pk])
     db.execute("DELETE FROM designs WHERE pk = ?", [design_pk])
-
-
-def plan_runs(db: sqlite_utils.Database, study_id: str) -> list[PlanRun]:
-    rows = db.execute(
-        "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r JOIN tasks t ON t.pk = r.task_pk "
-        "JOIN conditions c ON c.pk = r.condition_pk WHERE r.study_id = ? AND r.current = 1",
-        [study_id],
-    ).fetchall()
-    # A large study's runs name a few conditions and each task a few times: one string each.
-    shared: dict[str, str] = {}
-    return [
-        PlanRun(r[0], r[1], shared.setdefault(r[2], r[2]), shared.setdefault(r[3], r[3]), r[4])
-        for r in rows
-    ]
 
 
 def identities(db: sqlite_utils.Database, study_id: str) -> tuple[list[str], list[str], list[str]]:

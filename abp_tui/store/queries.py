@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from abp_tui.analysis.blinding import PlanRun
 from abp_tui.models import Condition, Model, ResultState, Run, RunFacts, Task
 from abp_tui.models.base import held_once, same, trusted
 from abp_tui.store import overview
@@ -321,6 +322,21 @@ def run_facts(
     ]
     facts.sort(key=lambda f: (f.condition, natural_key(f.task), f.trial, natural_key(f.id)))
     return facts
+
+
+def plan_runs(db: sqlite_utils.Database, study_id: str) -> list[PlanRun]:
+    """What a plan reads of the study's current runs."""
+    rows = db.execute(
+        "SELECT r.pk, r.id, t.id, c.id, r.trial FROM runs r JOIN tasks t ON t.pk = r.task_pk "
+        "JOIN conditions c ON c.pk = r.condition_pk WHERE r.study_id = ? AND r.current = 1",
+        [study_id],
+    ).fetchall()
+    # A large study's runs name a few conditions and each task a few times: one string each.
+    shared: dict[str, str] = {}
+    return [
+        PlanRun(r[0], r[1], shared.setdefault(r[2], r[2]), shared.setdefault(r[3], r[3]), r[4])
+        for r in rows
+    ]
 
 
 def stated_runs(db: sqlite_utils.Database, study_id: str) -> list[RunFacts]:
