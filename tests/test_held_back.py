@@ -136,6 +136,7 @@ def test_a_reviewer_still_judging_cannot_unblind_and_the_coordinator_is_told_who
     assert rows(cli.db_path, "SELECT COUNT(*) FROM audit_log WHERE action = 'unblind'") == [(0,)]
     done = cli("unblind", "--study", "s", "--yes", "--reviewer", "lead")
     assert done.code == 0 and "study s unblinded by lead" in done.out
-    assert "reviewers still judging (items left): a 1, b 2" in done.err
+    assert "unblinded while reviewers are still judging (items left: a 1, b 2)" in done.err
     again = cli("unblind", "--study", "s", "--yes", "--reviewer", "lead")
     assert again.code == 0 and again.err == ""  # already unblinded: nothing new to say
+    assert "study s was already unblinded by lead" in again.out

@@ -473,3 +473,31 @@ def test_study_create_declares_limitations_from_the_command_line(
     assert study["limitations"] == ["Six questions.", "Two reviewers."]
     both = cli("study", "create", "--limitation", "x", tmp_path / "design.toml")
     assert both.code == 1 and "--limitation" in both.err  # a file holds its own
+
+
+def test_a_reviewer_still_judging_keeps_the_results_pending(
+    tmp_path: Path, reference: Path, cli: Cli
+) -> None:
+    """Two reviewers planned on every item, one has judged them all: every item has a
+    judgment, and the results still say half the planned judgments are to come (the command's
+    fold and the bundle's headline alike), never "Nothing pending"."""
+    db = connect(cli.db_path)
+    import_paths(db, [reference / "mt-bench"])
+    pk = create_from_choices(
+        db,
+        DesignChoices(rubric="none", reviewers="alice,bob", reviewers_per_item=2, tasks=TASKS),
+    ).pk
+    alice = ReviewSession(db, pk, "alice")
+    for row in alice.queue():
+        judgment = Judgment(preference=PreferenceChoice.TIE, justification="Alike.")
+        alice.save(row.code, judgment, 5, submit=True)
+    unblind(db, "mt-bench", "coordinator")
+    db.close()
+    pending = "Pending: 6 planned judgments not submitted."
+    lines = cli("results").out.splitlines()
+    assert lines[2] == "Compared phi-3, phi-3-dpo: 6 of 6 planned pairs judged blind by 1 reviewer."
+    assert pending in lines and not [line for line in lines if line.startswith("Nothing")]
+    done = cli("export", "bundle", "--out", tmp_path / "bundle")
+    assert done.code == 0, done.err
+    summary = json.loads((tmp_path / "bundle" / "results" / "summary.json").read_text("utf-8"))
+    assert pending in summary["headline"]

@@ -257,6 +257,7 @@ def design_results(
         failed=failed,
         drawn={d.item for d in allocation if d.drawn} if budget else None,
         superseded=superseded,
+        per_item=stated.reviewers_per_item,
     )
     for place, (item, judgments, adjudication) in enumerate(design_items(db, design_pk)):
         folding.add(item, judgments, adjudication, place)

@@ -139,6 +139,9 @@ class Folded:
     """Items for people: every planned item, or those drawn for them under a human budget."""
     awaiting: int
     """Items for people with no submitted judgment."""
+    owed: int
+    """Judgments the plan asks of its reviewers (``per_item`` for each item for people) not
+    submitted."""
     open_items: int
     votes: VoteFold
     wins: Mapping[frozenset[str], list[tuple[str, int, str | None]]]
@@ -190,8 +193,10 @@ class ItemFold:
         failed: Collection[str] = frozenset(),
         drawn: Container[str] | None = None,
         superseded: Container[str] = frozenset(),
+        per_item: int = 1,
     ) -> None:
         self.rubric, self.rules, self.failed, self.drawn = rubric, rules, failed, drawn
+        self.per_item, self.owed = max(1, per_item), 0
         self.spill = spill
         self.judged: dict[str, _Judged] = {}
         self.adjudicated_by: dict[str, AdjudicationRevision] = {}
@@ -223,6 +228,7 @@ class ItemFold:
         if self.drawn is None or code in self.drawn:
             self.for_people += 1
             self.awaiting += not latest
+            self.owed += max(0, self.per_item - len(latest))
         reasons: list[str] = []
         finished = ""
         if latest:
@@ -353,6 +359,7 @@ class ItemFold:
             planned=self.planned,
             for_people=self.for_people,
             awaiting=self.awaiting,
+            owed=self.owed,
             open_items=self.open_items,
             votes=self.votes,
             wins=self.wins,
@@ -534,7 +541,7 @@ def folded_results(
             ),
             rubric.preference_only,
             lambda: ranking_text(folded.votes.votes()[0]),
-            pending_text(folded.awaiting, folded.open_items, records.budget),
+            pending_text(folded.awaiting, folded.open_items, records.budget, folded.owed),
             groups,
             compared,
             confidence,

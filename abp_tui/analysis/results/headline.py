@@ -139,21 +139,30 @@ def _for_people(records: DesignRecords) -> list[Item]:
 
 
 def pending_line(records: DesignRecords, decisions: Decisions) -> str:
-    """What is still to do: planned items nobody judged, open disagreements."""
-    judged = set(decisions.latest)
-    awaiting = sum(1 for i in _for_people(records) if i.code not in judged)
+    """What is still to do: planned judgments not submitted (items nobody judged among them),
+    open disagreements."""
+    latest = decisions.latest
+    people = _for_people(records)
+    awaiting = sum(1 for i in people if i.code not in latest)
+    needed = max(1, records.design.reviewers_per_item)
+    owed = sum(max(0, needed - len(latest.get(i.code, ()))) for i in people)
     open_items = sum(1 for d in decisions.disagreements if not d.adjudicated)
-    return pending_text(awaiting, open_items, bool(records.allocation))
+    return pending_text(awaiting, open_items, bool(records.allocation), owed)
 
 
-def pending_text(awaiting: int, open_items: int, budget: bool) -> str:
+def pending_text(awaiting: int, open_items: int, budget: bool, owed: int = 0) -> str:
     """:func:`pending_line` of its counts: ``awaiting`` items for people with no submitted
-    judgment, ``open_items`` disagreements to adjudicate, ``budget``: under a human budget."""
-    if not awaiting and not open_items:
+    judgment, ``open_items`` disagreements to adjudicate, ``budget``: under a human budget,
+    ``owed``: judgments the plan asks of its reviewers (the design's reviewers per item, as
+    the bundle's gate counts them) not submitted, those of the awaiting items included."""
+    if not awaiting and not open_items and not owed:
         items = "item drawn for people" if budget else "planned item"
         return f"Nothing pending: every {items} is judged and every disagreement settled."
     parts = []
-    if awaiting:
+    if owed > awaiting:  # some judged items still wait for a planned reviewer
+        none = f"; {_plural(awaiting, 'planned item')} with none yet" if awaiting else ""
+        parts.append(f"{_plural(owed, 'planned judgment')} not submitted{none}")
+    elif awaiting:
         parts.append(f"{_plural(awaiting, 'planned item')} with no submitted judgment")
     if open_items:
         parts.append(f"{_plural(open_items, 'disagreement')} to adjudicate")

@@ -289,18 +289,19 @@ def cmd_unblind(args: argparse.Namespace) -> int:
     from abp_tui.text.safe import safe_line
 
     # Said when it happens, as the workstation's dialog says it before.
-    judging = [] if unblinded(db, study) is not None else still_judging(db, study)
+    before = unblinded(db, study)
+    judging = [] if before is not None else still_judging(db, study)
     who, when = unblind(db, study, actor(args))
     if judging:
         left = ", ".join(f"{safe_line(name)} {n}" for name, n in judging)
         sys.stderr.write(
-            f"abp-tui: note: reviewers still judging (items left): {left}; their own judgments "
-            "are no longer blind to the results, which stay held back from each of them until "
-            "they submit\n"
+            f"abp-tui: note: unblinded while reviewers are still judging (items left: {left}); "
+            "the results stay hidden from each of them until they have submitted every item\n"
         )
+    already = "was already unblinded" if before is not None else "unblinded"
     emit(
         args,
         {"study": study, "unblinded_by": who, "unblinded_at": when},
-        f"study {study} unblinded by {who} at {when}",
+        f"study {study} {already} by {who} at {when}",
     )
     return EXIT_OK
