@@ -338,6 +338,8 @@ def test_the_command_prints_the_model_and_refuses_bad_input(
     assert "Dawid-Skene over 46 items and 230 labels" in shown.out
     assert "GPT-4-Vanilla (swapped order)" in shown.out
     assert "withheld until" in shown.out
+    # Blind: how often each annotator gives side a or b is withheld with the priors.
+    assert "P(label | category)" not in shown.out and "accuracy" in shown.out
     document = json.loads(
         cli(
             "reliability", "--study", "llmbar", "--model", "one-coin", "--resamples", "0", "--json"

@@ -18,7 +18,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from abp_tui.analysis.table_model import Column, Kind, Table
+from abp_tui.services.results_report import unblind
 from abp_tui.stats.inference import wilson
+from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.charts import VARIABLE_COLUMNS, PassRateChart, fitted_table
 from abp_tui.tui.screens.agreement import AgreementScreen
@@ -190,10 +192,21 @@ def _ends(line: str) -> list[int]:
     return [m.end() for m in re.finditer(FIGURE, line)]
 
 
+def _unblinded_pairs(db_path: Path, folder: Path) -> None:
+    """Labelled pairs judged, the study unblinded: the annotators' matrices are shown (a blind
+    study withholds them)."""
+    labelled_pairs_judged(db_path, folder, study="pandalm-testset-v1")
+    db = connect(db_path)
+    try:
+        unblind(db, "pandalm-testset-v1", "coordinator")
+    finally:
+        db.close()
+
+
 async def test_the_reliability_matrices_stay_aligned_at_80_columns(tmp_path: Path) -> None:
     # The label sets' names are as long as PandaLM's: "pandalm-testset-v1:annotator1".
     db_path = tmp_path / "panda.db"
-    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    _unblinded_pairs(db_path, tmp_path)
     lines, width = await _reliability_lines(db_path, (80, 24))
     assert width <= 80
     assert [line for line in lines if len(line) > width] == []
@@ -220,7 +233,7 @@ async def test_the_reliability_matrices_keep_one_line_rows_at_160_columns(
     tmp_path: Path,
 ) -> None:
     db_path = tmp_path / "panda.db"
-    labelled_pairs_judged(db_path, tmp_path, study="pandalm-testset-v1")
+    _unblinded_pairs(db_path, tmp_path)
     lines, _width = await _reliability_lines(db_path, (160, 48))
     rows = [line for line in lines if re.match(r" +(a|b|tie) +\d\.\d{3} \[", line)]
     assert len(rows) == 15 and all(len(_ends(row)) == 6 for row in rows)  # value, interval

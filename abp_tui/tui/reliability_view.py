@@ -127,7 +127,7 @@ def reliability_view(report: ReliabilityReport) -> RenderableType:
     parts.append(
         FirstFit(_annotators(report.annotators, False), _annotators(report.annotators, True))
     )
-    if report.model == "dawid-skene":
+    if report.model == "dawid-skene" and any(a.confusion for a in report.annotators):
         parts += [Text(""), Text(MATRICES_HEADING)]
         for a in report.annotators:
             parts.append(Padding(Text(matrix_title(a)), (0, 0, 0, INDENT)))

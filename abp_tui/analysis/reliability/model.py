@@ -336,17 +336,19 @@ class ReliabilityReport(ReliabilityFigures):
 
 
 def withhold(figures: ReliabilityFigures, unblind_hint: str) -> ReliabilityFigures:
-    """The figures of a blind study: no priors and no item's posterior or label (a side of an
-    item, and the share of items on each side, are results by condition); the annotators'
-    matrices and accuracies, the count of items compared and the items where the model and the
-    final verdicts part stay (as the agreement's tables do)."""
+    """The figures of a blind study: no priors, no item's posterior or label and no annotator's
+    confusion matrix (a side of an item, the share of items on each side and how often each
+    annotator gives each side are results by condition: side a is always the contrast's first
+    condition); the annotators' accuracies, the count of items compared and the items where
+    the model and the final verdicts part stay (as the agreement's figures do)."""
     return figures.model_copy(
         update={
             "priors": None,
             "items": (),
+            "annotators": tuple(a.model_copy(update={"confusion": ()}) for a in figures.annotators),
             "withheld": (
-                "The categories' priors and each item's posterior and label are withheld until "
-                f"{unblind_hint}: the study is blind."
+                "The categories' priors, each item's posterior and label and each annotator's "
+                f"confusion matrix are withheld until {unblind_hint}: the study is blind."
             ),
         }
     )

@@ -111,7 +111,7 @@ def reliability_lines(report: ReliabilityReport) -> list[str]:
             f"  {safe_line(a.name).ljust(width)}  {a.kind:<15}  {a.n_labels:>6} labels  "
             f"{accuracy_figure(a)}{note}"
         )
-    if report.model == "dawid-skene":
+    if report.model == "dawid-skene" and any(a.confusion for a in report.annotators):
         lines += ["", MATRICES_HEADING]
         for a in report.annotators:
             lines += _matrix(a, report.categories)
