@@ -92,6 +92,6 @@ def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool)
     if pair:
         if judgment.preference is None:
             out.append("preference: choose Response 1, Response 2, tie or insufficient evidence")
-        elif not judgment.justification.strip():
+        if not judgment.justification.strip():  # said at once, not after the choice
             out.append("preference: a justification is required")
     return out

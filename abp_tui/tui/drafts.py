@@ -385,7 +385,7 @@ class Drafts:
                 style="bold",
             )
         if not missing:
-            return Text("Complete: press s to submit.", style="bold")
+            return Text("Complete: press s to submit (Enter first, in a text field).", style="bold")
         if self.refused:
             text = Text(f"Still needed before submitting ({len(missing)}):\n", style="bold")
             text.append("\n".join(f"• {safe_line(p)}" for p in missing), style="")
