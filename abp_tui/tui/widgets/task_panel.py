@@ -39,14 +39,23 @@ def task_text(task: BlindTask) -> Text:
         if value.strip():
             if body:
                 body.append("\n\n")
-            body.append(f"{label}\n", style="bold")
+            if label:
+                body.append(f"{label}\n", style="bold")
             body.append(safe_text(value.strip()))
 
     # The panel's own title shows a short one-line title whole: the body starts with the prompt.
     title = task.title.strip()
     if len(title) > TITLE_CHARACTERS or "\n" in title or not task.prompt.strip():
         section("Title", task.title)
-    section("Prompt", task.prompt)
+    alone = not (
+        task.base_instruction.strip()
+        or task.evidence.strip()
+        or task.expected_behaviour.strip()
+        or task.fatal_criteria
+        or task.risk_type
+    )
+    # A prompt alone (a preference study's task) needs no label: its lines go to the text.
+    section("" if alone and not body else "Prompt", task.prompt)
     section("Base instruction", task.base_instruction)
     section("Evidence", task.evidence)
     section("Expected behaviour (for the grader)", task.expected_behaviour)
