@@ -13,10 +13,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+import sqlite_utils
 from textual.widgets import Input
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.services.demo import load_demo
+from abp_tui.services.results_report import unblind
+from abp_tui.services.revision_rules import RevisionRefused
 from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.home import HomeScreen
@@ -140,3 +144,33 @@ def test_a_reviewer_still_judging_cannot_unblind_and_the_coordinator_is_told_who
     again = cli("unblind", "--study", "s", "--yes", "--reviewer", "lead")
     assert again.code == 0 and again.err == ""  # already unblinded: nothing new to say
     assert "study s was already unblinded by lead" in again.out
+
+
+def test_a_judgment_is_not_revised_once_its_reviewer_may_see_the_results(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Unblinded while b still judges: a, who has judged everything and may read the results,
+    can no longer change a submitted judgment (it would not be blind, and the results would
+    call it so); b, from whom the results are held back, still may. Nothing is stored by the
+    refusal."""
+    _pk, a, b, codes = two_reviewer_design(tmp_path, db)
+    first, second = codes
+    for code in codes:
+        a.save(code, afp_judgment(2, 2, PreferenceChoice.TIE), 5, submit=True)
+    b.save(first, afp_judgment(2, 2, PreferenceChoice.TIE), 5, submit=True)
+    unblind(db, "s", "lead")
+    before = rows_of(db)
+    with pytest.raises(RevisionRefused, match="a revision now would not be a blind judgment"):
+        a.save(first, afp_judgment(1, 2, PreferenceChoice.TIE), 5, submit=True, reason="Typo.")
+    assert rows_of(db) == before
+    revised = b.save(
+        first, afp_judgment(1, 2, PreferenceChoice.TIE), 5, submit=True, reason="Typo."
+    )
+    assert revised.status == "submitted" and revised.revision == 2
+    b.save(second, afp_judgment(2, 2, PreferenceChoice.TIE), 5, submit=True)  # b's last item
+    with pytest.raises(RevisionRefused, match="results are open to b"):
+        b.save(second, afp_judgment(0, 2, PreferenceChoice.TIE), 5, submit=True, reason="No.")
+
+
+def rows_of(db: sqlite_utils.Database) -> list[tuple[Any, ...]]:
+    return list(db.execute("SELECT item_pk, reviewer, revision, status FROM judgments").fetchall())

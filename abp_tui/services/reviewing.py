@@ -367,8 +367,15 @@ class ReviewSession:
         latest = sql.latest_judgment(self.db, item.pk, self.reviewer)
         # The one check of what a revision may hold; a merge applies the same (revision_rules,
         # imported with the first save: the first item is shown without it).
-        from abp_tui.services.revision_rules import check_revision, item_rules
+        from abp_tui.services.revision_rules import (
+            check_revision,
+            item_rules,
+            refuse_revision_once_unblinded,
+        )
 
+        if submit and latest is not None and latest.status == "submitted":
+            study = self.design_row.study_id
+            refuse_revision_once_unblinded(self.db, study, self.reviewer, code)
         by_run, missing = check_revision(
             self.db,
             item_rules(self.db, self.design_row, self.rubric, item, order),

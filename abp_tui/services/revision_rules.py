@@ -84,6 +84,29 @@ def item_rules(
     )
 
 
+def refuse_revision_once_unblinded(
+    db: sqlite_utils.Database, study_id: str, reviewer: str, code: str
+) -> None:
+    """Refuse a reviewer's revision of a submitted judgment once the study is unblinded and its
+    results are open to them (they have no item of it left to judge): a judgment changed then
+    is no longer blind, and the results would still call it so. A reviewer still judging sees
+    no results yet (they are held back until their last item) and may revise; so may a
+    station's reviewer, whose ratings are merged (a station never shows results)."""
+    from abp_tui.store.pending_items import pending_items
+    from abp_tui.store.queries import unblinded
+
+    opened = unblinded(db, study_id)
+    if opened is None or pending_items(db, study_id, reviewer).items:
+        return
+    who, when = opened
+    raise RevisionRefused(
+        f"{code}: study {study_id} was unblinded by {who} at {when}, and its results are open "
+        f"to {reviewer}: a revision now would not be a blind judgment, so the one submitted "
+        "before stands",
+        "status",
+    )
+
+
 def check_revision(
     db: sqlite_utils.Database,
     rules: ItemRules,

@@ -518,8 +518,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         more = len(message.problems) - len(shown)
         if current and more:
             text += f"\n… and {more} more (listed at the end of the scoring panel)"
-        code = safe_line(message.code)
-        title = f"Cannot submit {code} yet" if current else f"{code} was not submitted"
+        code, verb = safe_line(message.code), {"submitted": "revise"}.get(message.before, "submit")
+        title = f"Cannot {verb} {code}" if current else f"{code} was not submitted"
         self.notify(text, title=title, severity="error", timeout=10, markup=False)
         if not current:
             return  # the reviewer moved on meanwhile: the decisions were kept as a draft
