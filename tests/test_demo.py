@@ -115,7 +115,7 @@ def test_the_finished_study_publishes_a_bundle_that_verifies(
     assert "no deployment after 15:30" in adjudications
     # One disagreement is still open, and the publication gate says so.
     assert result.status == "protocol published / results pending"
-    assert any("1 disagreements not adjudicated" in m for m in result.missing)
+    assert any("1 disagreement not adjudicated" in m for m in result.missing)
 
 
 async def test_make_run_opens_on_the_study_ready_to_judge(tmp_path: Path) -> None:

@@ -185,7 +185,7 @@ def test_results_pending_lists_what_is_missing(tmp_path: Path, db: sqlite_utils.
     assert "23 of 26 items lack a submitted judgment" in missing
     assert "P06 under C: 2 of 3 usable runs (1 INFRA_ERROR/PROVIDER_BLOCK to rerun)" in missing
     assert "P07 under A: 2 of 3 usable runs" in missing
-    assert "1 disagreements not adjudicated" in missing
+    assert "1 disagreement not adjudicated" in missing
     assert "the study declares no limitations" in missing
     status = json.loads((result.folder / "status.json").read_text("utf-8"))
     assert status["status"] == result.status and status["missing"] == result.missing

@@ -22,7 +22,7 @@ def test_only_the_open_disagreement_holds_back_the_finished_demo(
     result = export_bundle(db, design.pk, tmp_path / "memo")
     assert result.status == "protocol published / results pending"
     assert result.missing == [
-        "every disagreement adjudicated: 1 disagreements not adjudicated: P-4RZMBA"
+        "every disagreement adjudicated: 1 disagreement not adjudicated: P-4RZMBA"
     ]
     html = (tmp_path / "memo" / "report.html").read_text("utf-8")
     assert "Results pending" in html and "P-4RZMBA" in html

@@ -62,7 +62,7 @@ async def test_labels_without_a_design_are_ranked_after_unblinding(
         text = screen_text(pilot)
         assert "no study design" in text and "still blind" in text
         assert "The ranking of its systems (it names them) appears only after" in text
-        assert "abp-tui unblind --study pandalm-testset-v1 --by coordinator --yes" in text
+        assert "abp-tui unblind --study pandalm-testset-v1 --yes --reviewer coordinator" in text
         assert "Press u" in text
         panel = screen.query_one(RankingPanel)
         assert panel.view is None  # nothing is computed, let alone shown, while blind

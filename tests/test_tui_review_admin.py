@@ -407,7 +407,7 @@ async def test_the_unblinding_command_offered_runs_as_pasted(
         assert isinstance(app.screen, ResultsScreen)
         blind = rendered(app.screen.query_one("#blind", Static).content, 400)
     last = blind.rstrip().splitlines()[-1].strip()
-    assert last.startswith("abp-tui unblind --study pilot --by carol --yes")
+    assert last.startswith("abp-tui unblind --study pilot --yes --reviewer carol")
     words = shlex.split(last)
     # Pasted as it is, the audit log names the workstation's reviewer, as pressing u does.
     assert Cli(db_path, capsys)(*words[1:]).code == 0

@@ -347,8 +347,9 @@ def evaluate(analysis: Analysis) -> GateStatus:
     check(
         "every disagreement adjudicated",
         unresolved,
-        f"{len(bench_disagreements)} disagreements, all adjudicated",
-        f"{len(unresolved)} disagreements not adjudicated",
+        f"{len(bench_disagreements)} disagreement{'' if len(bench_disagreements) == 1 else 's'}, "
+        "all adjudicated",
+        f"{len(unresolved)} disagreement{'' if len(unresolved) == 1 else 's'} not adjudicated",
     )
     checks[-1] = _apart(checks[-1], dev_unresolved, "not adjudicated")
     if splits_tasks(design):

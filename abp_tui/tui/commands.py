@@ -30,7 +30,11 @@ COMPARE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Toggle traces", "Switch the responses between output and trace.", "toggle_trace"),
     ("Read the task in full", "The whole task in the responses' place (ctrl+t).", "task_in_full"),
     ("Toggle task panel", "Show or hide the task, evidence and criteria.", "toggle_task"),
-    ("Record a finding", "Record a finding about this item (seed 002 §6).", "finding"),
+    (
+        "Record a finding",
+        "Record a finding about this item: a fault of the task or its test.",
+        "finding",
+    ),
     ("Home: list of studies", "Back to the list of studies.", "home"),
 )
 

@@ -158,7 +158,12 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         trace_key("compare"),
         *READING_BINDINGS,
         task_key("compare"),
-        _binding("f", "finding", "Finding", "Record a finding about this item (seed 002 §6)."),
+        _binding(
+            "f",
+            "finding",
+            "Finding",
+            "Record a finding about this item: a fault of the task or its test.",
+        ),
         _binding(
             "right_curly_bracket",
             "section(1)",

@@ -311,8 +311,8 @@ class ResultsScreen(DesignScreen):
                     (
                         safe_line(
                             command(
-                                f"unblind --study {quoted(study)} --by {quoted(self.reviewer)}"
-                                " --yes",
+                                f"unblind --study {quoted(study)} --yes "
+                                f"--reviewer {quoted(self.reviewer)}",
                                 self.db_path,
                             )
                         ),
