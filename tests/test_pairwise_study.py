@@ -274,9 +274,9 @@ def test_results_lead_with_the_preference_answer(reference: Path, cli: Cli) -> N
     # Exact two-sided binomial test of 4 of 5: 2 * (5 + 1) / 2^5 = 0.375.
     assert lines[2:6] == [
         "Compared phi-3, phi-3-dpo: 6 of 6 planned pairs judged blind by 2 reviewers.",
-        "phi-3-dpo preferred over phi-3 on 4 of 5 decisive items (80%, Wilson 95% CI 38% to "
-        "96%); exact binomial test p = 0.375; 1 tie, 0 insufficient evidence; 6 items, "
-        "12 reviewer judgments.",
+        "phi-3-dpo ahead of phi-3 on 4 of 5 decisive items (80%, Wilson 95% CI 38% to "
+        "96%); exact binomial test p = 0.375, no clear preference; 1 tie, 0 insufficient "
+        "evidence; 6 items, 12 reviewer judgments.",
         "Counts each item's final verdict: 4 unanimous, 2 adjudicated, 0 unresolved.",
         "Nothing pending: every planned item is judged and every disagreement settled.",
     ]
@@ -302,7 +302,7 @@ def test_report_html_opens_with_the_answer_and_draws_no_empty_section(
     first = body.index("<section")
     assert body[first:].startswith('<section id="answer"><h2>Answer</h2>')
     answer = body[first : body.index("</section>", first)]
-    assert "phi-3-dpo preferred over phi-3 on 4 of 5 decisive items" in answer
+    assert "phi-3-dpo ahead of phi-3 on 4 of 5 decisive items" in answer
     assert "4 unanimous, 2 adjudicated, 0 unresolved" in answer
     # The preference tally is the next section; nothing of a rubric is drawn.
     second = body.index("<section", first + 1)
@@ -331,9 +331,9 @@ async def test_the_results_screen_opens_with_the_answer(tmp_path: Path, referenc
         assert body[:3] == [
             "Answer",
             "Compared phi-3, phi-3-dpo: 6 of 6 planned pairs judged blind by 2 reviewers.",
-            "phi-3-dpo preferred over phi-3 on 4 of 5 decisive items (80%, Wilson 95% CI 38% "
-            "to 96%); exact binomial test p = 0.375; 1 tie, 0 insufficient evidence; 6 items, "
-            "12 reviewer judgments.",
+            "phi-3-dpo ahead of phi-3 on 4 of 5 decisive items (80%, Wilson 95% CI 38% "
+            "to 96%); exact binomial test p = 0.375, no clear preference; 1 tie, 0 insufficient "
+            "evidence; 6 items, 12 reviewer judgments.",
         ]
         shown = screen_text(pilot)
         assert "Pass rate by condition" not in shown and "Unjudged" not in shown
@@ -387,11 +387,10 @@ def test_three_systems_lead_with_each_contrast_and_their_ranking(
     unblind(db, "three", "coordinator")
     headline = compute_results(db, created.pk).headline
     assert headline[0] == "Compared A, B, C: 9 of 9 planned pairs judged blind by 1 reviewer."
-    contrasts = [h for h in headline if "preferred over" in h]
+    # 3 of 3 each: an interval reaching 50% (Wilson 95% CI 44% to 100%), p = 0.25.
+    contrasts = [h for h in headline if " ahead of " in h and "no clear preference" in h]
     assert len(contrasts) == 3 and all("on 3 of 3 decisive items" in h for h in contrasts)
-    assert {
-        h.split(" preferred over ")[0] + h.split(" preferred over ")[1][:2] for h in contrasts
-    } == {
+    assert {h.split(" ahead of ")[0] + h.split(" ahead of ")[1][:2] for h in contrasts} == {
         "AB ",
         "AC ",
         "BC ",

@@ -51,9 +51,13 @@ def _p(value: float | None) -> str:
     return "undefined" if value is None else f"p = {value:.3g}"
 
 
-def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]:
+def preference_lines(
+    comparisons: Sequence[Comparison], level: str, confidence: float = 0.95
+) -> list[str]:
     """One sentence per contrast with a preference: who was preferred, how often, with its
-    uncertainty; then which judgments are counted."""
+    uncertainty; then which judgments are counted. A system is "preferred over" another when
+    its share's interval leaves 50% out and the exact test rejects an even split at the same
+    level; else it is "ahead of" it, with no clear preference."""
     lines: list[str] = []
     sources: dict[str, int] = {}
     for c in comparisons:
@@ -79,7 +83,9 @@ def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]
                 low=None if prefs.a_share.high is None else 1 - prefs.a_share.high,
                 high=None if prefs.a_share.low is None else 1 - prefs.a_share.low,
             )
-        verb = "preferred over" if wins * 2 != prefs.decisive else "and"
+        p = prefs.test.p_value
+        clear = share.low is not None and share.low > 0.5 and p is not None and p < 1 - confidence
+        verb = "preferred over" if clear else "ahead of"
         said = (
             f"{winner} {verb} {loser} on {wins} of {prefs.decisive} decisive items "
             f"({_percent(share.point)}, {_interval(share, level)})"
@@ -87,8 +93,9 @@ def preference_lines(comparisons: Sequence[Comparison], level: str) -> list[str]
             else f"{winner} and {loser} preferred equally: {wins} of {prefs.decisive} decisive "
             f"items each"
         )
+        unclear = "" if clear or wins * 2 == prefs.decisive else ", no clear preference"
         lines.append(
-            f"{said}; exact binomial test {_p(prefs.test.p_value)}; {others}; "
+            f"{said}; exact binomial test {_p(prefs.test.p_value)}{unclear}; {others}; "
             f"{_plural(prefs.total + len(prefs.unresolved_items), 'item')}, "
             f"{_plural(prefs.judgments, 'reviewer judgment')}."
         )
@@ -257,7 +264,7 @@ def headline_of(
     design) and what is pending."""
     level = f"{confidence * 100:.10g}%"
     lines = [scope]
-    preferred = preference_lines(comparisons, level)
+    preferred = preference_lines(comparisons, level, confidence)
     if preference_only:
         lines += preferred or ["No pair has a preference yet."]
         ranked = ranking()
