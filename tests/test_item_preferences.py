@@ -114,7 +114,12 @@ def test_a_tie_beside_a_preference_follows_the_designs_rules(
 
 def test_insufficient_evidence_is_no_pick_against_a_preference() -> None:
     judged = [_judged("ann", INSUFFICIENT, AS_IS), _judged("bo", R2, SWAPPED)]
-    assert _final(judged) == ("unanimous", "run-x")
+    # bo's pick stands, on bo's word alone: insufficient evidence states no preference.
+    assert _final(judged) == ("single review", "run-x")
+    both = [*judged, _judged("cy", R2, SWAPPED)]
+    assert _final(both) == ("unanimous", "run-x")
+    unsure = [_judged("ann", INSUFFICIENT, AS_IS), _judged("bo", INSUFFICIENT, SWAPPED)]
+    assert _final(unsure) == ("unanimous", "insufficient_evidence")
     assert _final([_judged("ann", INSUFFICIENT, AS_IS)]) == (
         "single review",
         "insufficient_evidence",

@@ -7,11 +7,12 @@ per-run verdicts' (:mod:`abp_tui.analysis.verdicts`), applied to the pair's pref
   (the reviewers' own stay, for agreement only);
 - ``unresolved``: the reviewers disagree under the design's rules and nobody adjudicated (or the
   picks name two different runs): no final preference, counted apart until adjudicated;
-- ``single review``: one reviewer's preference;
-- ``unanimous``: two or more reviewers and no disagreement under the design's rules. When a tie
-  or insufficient evidence stands beside a preferred run and the rules do not call that a
-  disagreement, the preferred run is the final preference (a tie then agrees with any
-  preference; insufficient evidence is no pick against one).
+- ``single review``: one reviewer's preference (beside others' insufficient evidence, which
+  states none);
+- ``unanimous``: two or more reviewers stating a preference and no disagreement under the
+  design's rules. When a tie or insufficient evidence stands beside a preferred run and the
+  rules do not call that a disagreement, the preferred run is the final preference (a tie then
+  agrees with any preference; insufficient evidence is no pick against one, nor for it).
 
 Screen positions (Response 1 / 2) become runs, and runs positions, in one module,
 :mod:`abp_tui.analysis.placement` (:func:`~abp_tui.analysis.placement.picked`,
@@ -93,10 +94,12 @@ def item_preference(
         source = "unresolved"
     else:
         final = _agreed([p for _j, p in picked])
+        # Insufficient evidence states no preference: a pick beside it rests on fewer reviewers.
+        stated = [p for _j, p in picked if p != INSUFFICIENT or final == INSUFFICIENT]
         if final is None:
             source = "unresolved"
         else:
-            source = "single review" if len(picked) == 1 else "unanimous"
+            source = "single review" if len(stated) == 1 else "unanimous"
     condition_of = dict(zip(item.runs, item.conditions, strict=False))
     return trusted(
         ItemPreference,
