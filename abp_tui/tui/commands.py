@@ -32,7 +32,7 @@ COMPARE_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Toggle task panel", "Show or hide the task, evidence and criteria.", "toggle_task"),
     (
         "Record a finding",
-        "Record a finding about this item: a fault of the task or its test.",
+        "Record a fault of this item's task or its test.",
         "finding",
     ),
     ("Home: list of studies", "Back to the list of studies.", "home"),

@@ -158,12 +158,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         trace_key("compare"),
         *READING_BINDINGS,
         task_key("compare"),
-        _binding(
-            "f",
-            "finding",
-            "Finding",
-            "Record a finding about this item: a fault of the task or its test.",
-        ),
+        _binding("f", "finding", "Finding", "Record a fault of this item's task or its test."),
         _binding(
             "right_curly_bracket",
             "section(1)",
