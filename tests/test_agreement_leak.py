@@ -30,7 +30,7 @@ from abp_tui.store.judging import BlindingError
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.designs import open_review_screen
-from tests.factories import Cli, afp_judgment, afp_study, flipped, judged_pairs
+from tests.factories import Cli, afp_judgment, afp_study, flipped, judged_pairs, panda_pairs
 from tests.tui_helpers import drive, rendered, settle, until
 
 
@@ -299,3 +299,41 @@ async def test_a_blind_study_shows_no_count_of_picks_by_side(tmp_path: Path, cli
     for pair in preference["pairs"]:
         assert sum(map(sum, pair["confusion"]["counts"])) == pair["n_items"] > 0
     assert all(r["pair"]["confusion"]["counts"] for r in doc["references"])
+
+
+def test_a_blind_study_names_no_side_in_a_figures_reason(tmp_path: Path, cli: Cli) -> None:
+    """Every reviewer preferred side b: kappa is undefined, and its reason said so by name
+    ("both reviewers used only 'b'"); while blind it says "one side", the figures unchanged."""
+    source = tmp_path / "panda.json"
+    source.write_text(json.dumps(panda_pairs(6, (lambda i: 1,))), "utf-8")
+    db = connect(cli.db_path)
+    try:
+        import_paths(db, [source], study="panda")
+        design = StudyDesign(
+            study="panda",
+            name="pairs",
+            seed=7,
+            contrasts=[("m2", "m1")],
+            reviewers=["ann", "bo"],
+            reviewers_per_item=2,
+        )
+        pk = create_design(db, design).pk
+        for reviewer in ("ann", "bo"):
+            session = ReviewSession(db, pk, reviewer)
+            for row in session.queue():
+                choice = _side(session, row.code, "b")
+                judgment = Judgment(preference=choice, justification="Read both.")
+                session.save(row.code, judgment, 2, submit=True)
+    finally:
+        db.close()
+    blind = cli("agreement", "--json", "--resamples", "0").out
+    doc = json.loads(blind)
+    (preference,) = [v for v in doc["variables"] if v["variable"] == "preference"]
+    (pair,) = preference["pairs"]
+    assert pair["cohen_kappa"]["undefined_reason"].endswith("(both reviewers used only one side)")
+    assert "'b'" not in blind and "'a'" not in blind
+    assert pair["percent_agreement"]["value"] == 1.0
+    assert cli("unblind", "--study", "panda", "--yes").code == 0
+    shown = json.loads(cli("agreement", "--json", "--resamples", "0").out)
+    (preference,) = [v for v in shown["variables"] if v["variable"] == "preference"]
+    assert preference["pairs"][0]["cohen_kappa"]["undefined_reason"].endswith("only 'b')")

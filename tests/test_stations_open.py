@@ -224,7 +224,9 @@ async def test_the_stations_home_says_how_to_send_the_ratings_back(
     coordinator = make_app(tmp_path / "test.db", "lead")
     async with drive(coordinator, SIZE) as pilot:
         await settle(pilot)
-        assert "Import: press i" in static_text(pilot, "#import-hint")
+        # A database with studies: more run records, no demo data offered.
+        hint = static_text(pilot, "#import-hint")
+        assert "More run records: press i" in hint and "demo" not in hint
         offered = {entry.description for entry in coordinator.screen.query_one(KeyBar).entries}
         assert {"Import", "New design"} <= offered
 

@@ -141,6 +141,7 @@ from abp_tui.stats.agreement_models import (
     PairAgreement,
     VariableAgreement,
     VariableSpec,
+    unsided,
 )
 from abp_tui.stats.agreement_pairs import (
     _pair,
@@ -200,6 +201,7 @@ __all__ = [
     "is_number",
     "pair_from_confusion",
     "pair_from_counts",
+    "unsided",
     "weight_matrix",
 ]
 

@@ -3,8 +3,9 @@ reviewers, a variable, the whole report; and the defaults of a computation."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -167,6 +168,11 @@ class PairAgreement(Model):
         _check_declared(self, PAIR_COEFFICIENTS)
         return self
 
+    def without_sides(self) -> PairAgreement:
+        """The pair as a blind study shows it: no confusion matrix, and no figure's reason
+        naming the side used (:func:`unsided`)."""
+        return unsided(self).model_copy(update={"confusion": None})
+
     def matrix(self) -> ConfusionMatrix:
         """The confusion matrix, for a reader that needs it (a plan, a test): a ValueError
         when it was withheld (a bug: only what is shown withholds it)."""
@@ -270,3 +276,26 @@ class VariableSpec(Model):
 
     level: Level
     scale: tuple[Category, ...] | None = None
+
+
+_SIDE: Final = re.compile(r"'(?:a|b)'")
+"""A preference's side as a figure's reason names it (``category_label``: quoted)."""
+_NOTES: Final = ("undefined_reason", "interval_note", "large_sample_note")
+Figured = TypeVar("Figured", PairAgreement, VariableAgreement)
+
+
+def unsided(found: Figured) -> Figured:
+    """``found`` with every figure's reason that names a preference's side ("both reviewers
+    used only 'a'", "every judgment is 'b'") saying "one side" instead: side a is always the
+    contrast's first condition, so while the study is blind the side is a result by
+    condition. The values stay."""
+    update: dict[str, Figure] = {}
+    for coefficient, figure in found.figures():
+        said = {
+            name: _SIDE.sub("one side", text)
+            for name in _NOTES
+            if isinstance(text := getattr(figure, name), str) and _SIDE.search(text)
+        }
+        if said:
+            update[coefficient.key] = figure.model_copy(update=said)
+    return found.model_copy(update=update) if update else found

@@ -44,6 +44,7 @@ from abp_tui.stats.agreement import (
     category_label,
     declared_categories,
     pair_from_counts,
+    unsided,
 )
 from abp_tui.stats.agreement_coded import CodedVariable
 
@@ -142,18 +143,17 @@ def withhold_sides(report: StudyAgreementReport) -> StudyAgreementReport:
     """``report`` without the counts of the preference's confusion matrices (between reviewers
     and against each imported label set); every figure stays. A preference's categories are
     the item's sides, a and b, always the contrast's first and second condition: while the
-    study is blind its counts would say which condition the reviewers favour."""
-
-    def blank(pair: PairAgreement) -> PairAgreement:
-        return pair.model_copy(update={"confusion": None})
-
+    study is blind its counts would say which condition the reviewers favour, and so would a
+    figure's reason naming the one side used (:func:`~abp_tui.stats.agreement.unsided`)."""
     variables = tuple(
-        v.model_copy(update={"pairs": tuple(map(blank, v.pairs))})
+        unsided(v).model_copy(update={"pairs": tuple(p.without_sides() for p in v.pairs)})
         if v.variable == "preference"
         else v
         for v in report.variables
     )
-    references = tuple(r.model_copy(update={"pair": blank(r.pair)}) for r in report.references)
+    references = tuple(
+        r.model_copy(update={"pair": r.pair.without_sides()}) for r in report.references
+    )
     return report.model_copy(
         update={
             "variables": variables,

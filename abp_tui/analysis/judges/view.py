@@ -66,8 +66,7 @@ def withhold_sides(report: JudgesReport) -> tuple[JudgesReport, int]:
         )
         if isinstance(judge, PreferenceJudgeReport) and shows:
             orders = tuple(
-                o.model_copy(update={"kappa": o.kappa.model_copy(update={"confusion": None})})
-                for o in judge.orders
+                o.model_copy(update={"kappa": o.kappa.without_sides()}) for o in judge.orders
             )
             taken += sum(1 for o in judge.orders if o.kappa.confusion is not None)
             judge = judge.model_copy(update={"orders": orders})

@@ -375,15 +375,22 @@ class HomeScreen(Screen[None]):
                 if rows:
                     table.move_cursor(row=min(row, len(rows) - 1))
 
-    def import_hint_text(self, station: bool = False) -> Text:
-        """What to do with the database: import runs; on a reviewer station (every study
-        opened from a pack), judge, then write the signed ratings to send back."""
+    def import_hint_text(self, station: bool = False, populated: bool = False) -> Text:
+        """What to do with the database: import runs (more runs, once it holds a study: no
+        demo); on a reviewer station (every study opened from a pack), judge, then write the
+        signed ratings to send back."""
         if station:
             return Text.assemble(
                 ("Reviewer station: ", "bold"),
                 "judge your queue (Enter on the study); when it is done, ",
                 (safe_line(command("pack ratings --out FILE", self.db_path)), "bold"),
                 " writes your signed ratings file, to send back",
+            )
+        if populated:
+            return Text.assemble(
+                ("More run records: ", "bold"),
+                "press i, or run ",
+                (safe_line(command("import PATH", self.db_path)), "bold"),
             )
         return Text.assemble(
             ("Import: ", "bold"),
@@ -427,7 +434,8 @@ class HomeScreen(Screen[None]):
         if station != self.station:
             self.station = station
             self.refresh_bindings()
-        self.query_one("#import-hint", Static).update(self.import_hint_text(station))
+        hint = self.import_hint_text(station, populated=bool(self.studies))
+        self.query_one("#import-hint", Static).update(hint)
         self.fill(
             "studies",
             [
