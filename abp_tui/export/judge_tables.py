@@ -94,6 +94,13 @@ def _active_row(
     )
 
 
+SCOPE_NOTE: Final = (
+    "Counted over the judges' verdicts on this design's runs, the ones the bundle holds; "
+    "abp-tui judges on the study's database counts every verdict the judges gave."
+)
+"""Why a figure here may differ from the command's: the bundle holds only the design's runs."""
+
+
 def judge_tables(report: JudgesReport) -> dict[str, Table]:
     """The page's judge tables by name: against people (every judge, order by order), position
     (preference judges), alt-test, estimates (judge-assisted), and judges' agreement."""
@@ -176,6 +183,9 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                 said = caution(est.n_human, est.low, est.high) if est.point is not None else None
             if said:
                 cautions.append(f"Caution, {name}, {e.figure}: {said}.")
+            alone_said = caution(h.n, h.low, h.high) if h.point is not None else None
+            if alone_said:
+                cautions.append(f"Caution, {name}, {e.figure}, people alone: {alone_said}.")
             estimates.append(
                 (
                     name,
@@ -221,7 +231,7 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                 ("left out", Kind.COUNT),
             ),
             tuple(against),
-            (f"Ties: {report.ties}.",),
+            (f"Ties: {report.ties}.", SCOPE_NOTE),
         ),
         "position": Table(
             "judges-position",
@@ -234,6 +244,7 @@ def judge_tables(report: JudgesReport) -> dict[str, Table]:
                 ("exact binomial p (vs 0.5)", Kind.P_VALUE),
             ),
             tuple(position),
+            (SCOPE_NOTE,),
         ),
         "alt": Table(
             "judges-alt-test",

@@ -208,6 +208,8 @@ def _estimate(e: JudgeAssisted) -> list[str]:
         f"{GAP}{GAP}{_mean('people alone', h.point, h.low, h.high, h.n)}; "
         f"{_mean('judge alone (biased, no interval)', j.point, None, None, j.n)}"
     )
+    if h.point is not None and (alone := caution(h.n, h.low, h.high)):
+        out.append(f"{GAP}{GAP}caution, people alone: {alone}")
     if p.effective_human_judgments is not None and p.human_judgments_saved is not None:
         out.append(
             f"{GAP}{GAP}worth {p.effective_human_judgments:.1f} human judgments "
