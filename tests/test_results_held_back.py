@@ -83,8 +83,12 @@ def test_pending_items_of_another_design_of_the_study_hold_them_back_too(
 def test_a_blind_study_still_says_it_is_blind(tmp_path: Path, db: sqlite_utils.Database) -> None:
     pk, _a, _b, _codes = two_reviewer_design(tmp_path, db)
     view = read_results(tmp_path / "test.db", pk, "b")
-    assert view.blind and not view.held_back
-    assert "is still blind" in view.blind_reason
+    # b still judges: blind, and nothing for b to unblind (the screen offers no u).
+    assert view.blind and view.held_back
+    assert view.blind_reason.startswith("Study s is still blind, and b has 2 items of study s")
+    coordinator = read_results(tmp_path / "test.db", pk, "lead")
+    assert coordinator.blind and not coordinator.held_back
+    assert "is still blind" in coordinator.blind_reason
 
 
 def test_the_results_command_refuses_in_one_line(

@@ -328,8 +328,8 @@ class ResultsView:
     """None while the study is blind, or while they are held back from the viewer."""
     blind_reason: str = ""
     held_back: bool = False
-    """The study is unblinded but the viewer still has items to submit: ``blind_reason`` says
-    how many, in which design (nothing to unblind)."""
+    """The viewer still has items to submit, the study blind or not: ``blind_reason`` says how
+    many, in which design (nothing for them to unblind: the core refuses it)."""
     watch: Watch | None = None
     """The design's confidence sequences and stopping rule (with the results, never without)."""
 
@@ -353,8 +353,10 @@ def read_results(db_path: Path, design_pk: int, viewer: str | None = None) -> Re
             )
         held = results_held_back(db, design.study_id, viewer)
         try:
-            if held is not None and unblinded(db, design.study_id) is not None:
-                return ResultsView(design, None, held, held_back=True)
+            if held is not None:
+                blind = unblinded(db, design.study_id) is None
+                said = f"Study {design.study_id} is still blind, and {held}" if blind else held
+                return ResultsView(design, None, said, held_back=True)
             # The watched figures' verdicts first: a large study's records are not held twice.
             open_to_view = unblinded(db, design.study_id) is not None
             found = design_finals(db, design_pk) if open_to_view else None
