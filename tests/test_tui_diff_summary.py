@@ -53,3 +53,18 @@ def test_the_summary_of_identical_and_of_partly_different_texts() -> None:
     assert change_summary(same).plain == "diff: identical"
     marks = diff_marks("The launch moves to May.", "The launch moves to June.")
     assert change_summary(marks, 0).plain == "diff: 1 change, 20% of the words differ (at 1)"
+
+
+def test_a_pair_reads_the_same_changes_in_either_placement() -> None:
+    """A word diff is not symmetric: a reviewer who saw the pair swapped read "18 changes"
+    where the other read "20". The diff now runs one way whatever the placement, its marks
+    on the sides as shown."""
+    # Two of PandaLM's responses: 3 changes, 40% one way, 2 changes, 50% the other.
+    first = "Yes, Lin and Lucie have a lot of bread."
+    second = "No, Lucie and Lin do not have a lot of bread."
+    shown, swapped = diff_marks(first, second), diff_marks(second, first)
+    assert str(change_summary(shown)) == str(change_summary(swapped))
+    assert (shown.left, shown.right) == (swapped.right, swapped.left)
+    assert [(h.left, h.right) for h in shown.hunks] == [(h.right, h.left) for h in swapped.hunks]
+    for start, end in shown.right:  # the right side's marks lie in the right text
+        assert second[start:end].strip()

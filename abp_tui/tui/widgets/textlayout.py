@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from rich.cells import cell_len, get_character_cell_size
@@ -145,7 +145,22 @@ def _words(spans: list[Span]) -> tuple[int, int]:
 
 
 def diff_marks(left: str, right: str) -> DiffMarks:
-    """Word-diff two display texts (slow for long texts: call it from a worker thread)."""
+    """Word-diff two display texts (slow for long texts: call it from a worker thread). The
+    diff runs one way for a pair whichever side each text is shown on (a word diff is not
+    symmetric), so every reviewer of an item reads the same changes and figures."""
+    if right < left:
+        found = _diff_marks(right, left)
+        return replace(
+            found,
+            left=found.right,
+            right=found.left,
+            hunks=[Hunk(h.right, h.left) for h in found.hunks],
+            alignment=Alignment([(b, a) for a, b in found.alignment.anchors]),
+        )
+    return _diff_marks(left, right)
+
+
+def _diff_marks(left: str, right: str) -> DiffMarks:
     diff = word_diff(left, right)
     (left_words, left_changed), (right_words, right_changed) = _words(diff.left), _words(diff.right)
     changed_left: list[Range] = []
