@@ -241,9 +241,10 @@ def _unit(figure: WatchedFigure) -> str:
 def watch_lines(found: Watch) -> list[str]:
     """The watched figures in plain lines (the CLI's text and the results screen)."""
     level = f"{found.confidence * 100:.10g}%"
+    ties = any(f.kind == "win rate" for f in found.figures)
     lines = [
         f"Anytime-valid {level} confidence sequences (betting) over the {found.order}: valid "
-        "however often you look."
+        "however often you look." + (" A win rate counts a tie as half a win." if ties else "")
     ]
     for f in found.figures:
         if f.no_item:
