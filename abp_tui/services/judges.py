@@ -28,7 +28,7 @@ import sqlite_utils
 from abp_tui.analysis.judges.reference import design_reference
 from abp_tui.analysis.judges.report import RESAMPLES, judges_report
 from abp_tui.analysis.judges.units import Reference, majority, pair_key
-from abp_tui.analysis.judges.view import JudgesView, withhold_estimates, withhold_sides
+from abp_tui.analysis.judges.view import JudgesView, sides_shown, withhold_estimates
 from abp_tui.analysis.placement import placement_of, run_picked
 from abp_tui.analysis.verdicts import decide
 from abp_tui.errors import AbpError
@@ -192,7 +192,7 @@ def judge_report(
     withheld = None
     if unblinded(db, study_id) is None:
         report, taken = withhold_estimates(report)
-        sides = withhold_sides(report)[1]  # taken out by whatever shows it: plans read them
+        sides = sides_shown(report)  # taken out by whatever shows the report: plans read them
         parts = []
         if taken:
             parts.append(f"judge-assisted estimates by condition ({taken})")

@@ -59,19 +59,24 @@ def withhold_sides(report: JudgesReport) -> tuple[JudgesReport, int]:
     """``report`` without the confusion matrices of its preference judges against people
     (their figures stay), and how many were taken out."""
     judges = []
-    taken = 0
     for judge in report.judges:
-        shows = isinstance(judge, PreferenceJudgeReport) and any(
-            o.kappa.confusion for o in judge.orders
-        )
-        if isinstance(judge, PreferenceJudgeReport) and shows:
+        if isinstance(judge, PreferenceJudgeReport):
             orders = tuple(
                 o.model_copy(update={"kappa": o.kappa.without_sides()}) for o in judge.orders
             )
-            taken += sum(1 for o in judge.orders if o.kappa.confusion is not None)
             judge = judge.model_copy(update={"orders": orders})
         judges.append(judge)
-    return report.model_copy(update={"judges": tuple(judges)}), taken
+    return report.model_copy(update={"judges": tuple(judges)}), sides_shown(report)
+
+
+def sides_shown(report: JudgesReport) -> int:
+    """How many confusion matrices of preference judges against people ``report`` shows."""
+    return sum(
+        o.kappa.confusion is not None
+        for judge in report.judges
+        if isinstance(judge, PreferenceJudgeReport)
+        for o in judge.orders
+    )
 
 
 def view_line(view: JudgesView) -> str:
@@ -94,4 +99,12 @@ def view_lines(view: JudgesReport) -> list[str]:
     return lines
 
 
-__all__ = ["JudgesView", "shown", "view_line", "view_lines", "withhold_estimates", "withhold_sides"]
+__all__ = [
+    "JudgesView",
+    "shown",
+    "sides_shown",
+    "view_line",
+    "view_lines",
+    "withhold_estimates",
+    "withhold_sides",
+]
