@@ -4,6 +4,7 @@ publication bundle and its gate; on a generated study and on PandaLM pairs."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -181,6 +182,44 @@ def test_preference_only_chain_agreement_adjudication_results_and_bundle(
     # The study's records give no instructions or limitations: the gate says so.
     assert any(m.startswith("limitations") for m in bundle.missing)
     assert any(m.startswith("actual condition instructions") for m in bundle.missing)
+    _no_pass_rates(bundle.folder)
+
+    # An adjudication revised after unblinding: its adjudicator could know the conditions, and
+    # the bundle's limitations name its item (the ones adjudicated before are not named).
+    late = sorted(conflicting)[0]
+    item = judging.item_by_code(db, created.pk, late)
+    assert item.run_b_pk is not None
+    final = Judgment(preference=PreferenceChoice.RESPONSE_2, justification="Run b, on reading.")
+    placement = {"1": item.run_a_pk, "2": item.run_b_pk}
+    adjudicate(db, created.pk, late, "carol", final, placement, "Changed on rereading.")
+    again = export_bundle(db, created.pk, tmp_path / "again", actor="coordinator")
+    assert verify(again.zip_path).derived > 0
+    stated = json.loads((again.folder / "results" / "limitations.json").read_bytes())
+    (line,) = [x["text"] for x in stated if "unblinded" in x["text"]]
+    assert line.startswith(f"1 of {len(conflicting)} adjudicated items were adjudicated")
+    assert line.endswith(f"({late}).")
+    before = json.loads((bundle.folder / "results" / "limitations.json").read_bytes())
+    assert not any("unblinded" in x["text"] for x in before)
+
+
+def _no_pass_rates(folder: Path) -> None:
+    """A preference-only bundle whose runs have no state writes no pass rate: no table of
+    conditions or tasks, no chart, and comparisons.csv's pass/fail fields empty."""
+    assert not (folder / "plots").exists()
+    assert not (folder / "results" / "conditions.csv").exists()
+    assert not (folder / "results" / "tasks.csv").exists()
+    manifest = json.loads((folder / "manifest.json").read_bytes())
+    assert not any(p.startswith("plots/") for p in manifest["derived"])
+    with (folder / "results" / "comparisons.csv").open(encoding="utf-8", newline="") as f:
+        (row,) = list(csv.DictReader(f))
+    for field in ("pairs", "both_pass", "unjudged_a", "unjudged_b", "mcnemar_p_exact"):
+        assert row[field] == ""
+    assert row["mcnemar_undefined"] == (
+        "not applicable: no run has a pass or fail verdict (preferences only)"
+    )
+    assert int(row["pref_wins_a"]) + int(row["pref_wins_b"]) == 50
+    report = (folder / "report.html").read_text(encoding="utf-8")
+    assert "Pass rate" not in report and "results/conditions.csv" not in report
 
 
 def _item_sides(item: dict[str, object]) -> str:

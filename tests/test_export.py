@@ -598,11 +598,12 @@ def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Datab
         "justification",
     ):
         assert column in header
-    # 3 revisions of the pair (draft, submission, revision) and 1 of the other: 2 rows each;
-    # the single item: 1 row.
-    assert rows == 2 * 4 + 1
+    # 2 submitted revisions of the pair (submission, revision) and 1 of the other: 2 rows
+    # each; the single item: 1 row. The pair's draft is not published: a reviewer's work in
+    # progress is not a judgment.
+    assert rows == 2 * 3 + 1
     assert any("Second look" in line for line in lines)
-    assert any(",draft," in line for line in lines)
+    assert not any(",draft," in line for line in lines)
     # Byte-identical to the bundle's copies.
     result = export_bundle(db, pk, tmp_path / "bundle")
     assert (result.folder / "results/verdicts.jsonl").read_bytes() == (
@@ -611,6 +612,10 @@ def test_verdicts_jsonl_and_judgments_csv(tmp_path: Path, db: sqlite_utils.Datab
     assert (result.folder / "results/judgments.csv").read_bytes() == (
         tmp_path / "judgments.csv"
     ).read_bytes()
+    published = (result.folder / "judging/judgments.jsonl").read_text("utf-8").splitlines()
+    assert {json.loads(line)["status"] for line in published} == {"submitted"}
+    stored = db.execute("SELECT COUNT(*) FROM judgments WHERE status = 'draft'").fetchone()[0]
+    assert stored >= 1  # the draft is kept in the database, where its reviewer works on it
 
 
 def test_judgments_csv_has_adjudications(tmp_path: Path, db: sqlite_utils.Database) -> None:

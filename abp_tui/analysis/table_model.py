@@ -192,6 +192,9 @@ class Column:
     empty: str = ""
     """What people read for an empty cell (an empty text or a missing value), so that a blank
     is not taken for missing data ("none" of a list of items); the CSV field stays empty."""
+    cut: int = 0
+    """Words of a text cell people read at most (0: all): a longer list (of item codes) is cut
+    and says how many more there are (:func:`cut_list`); the CSV field keeps them all."""
 
     @property
     def header(self) -> str:
@@ -289,7 +292,7 @@ def spans(column: Column, value: Cell) -> tuple[Span, ...]:
     if isinstance(value, bool):
         return (("true" if value else "false", ""),)
     if isinstance(value, str):
-        return ((value, ""),)
+        return ((cut_list(value, column.cut) if column.cut else value, ""),)
     if isinstance(value, tuple):
         return (("; ".join(value), ""),)
     if isinstance(value, int | float):
@@ -376,11 +379,22 @@ def _figure_value_spans(v: FigureValue) -> tuple[Span, ...]:
     return tuple(out)
 
 
+def cut_list(text: str, most: int) -> str:
+    """``text``, a list of words (item codes) separated by spaces, cut after ``most`` of them
+    with how many more there are: a large study's thousands of unresolved items would make a
+    row people cannot read."""
+    words = text.split(" ", most)
+    if len(words) <= most:
+        return text
+    more = text.count(" ", len(text) - len(words[-1])) + 1
+    return f"{' '.join(words[:most])} and {more:,} more"
+
+
 def cell_text(column: Column, value: Cell) -> str:
     """The plain text of a cell (the spans joined)."""
     kind = type(value)
     if isinstance(value, str) and kind is str:  # most cells of a long table: no spans
-        return value or column.empty
+        return (cut_list(value, column.cut) if column.cut else value) or column.empty
     if kind is int:  # as spans writes a count (not a bool: its type is not int)
         return str(value)
     if value is None:

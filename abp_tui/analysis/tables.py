@@ -66,6 +66,7 @@ from abp_tui.analysis.table_model import (
     Tally,
     cell_text,
     csv_rows,
+    cut_list,
     spans,
 )
 
@@ -94,6 +95,7 @@ __all__ = [
     "cell_text",
     "comparisons_table",
     "csv_rows",
+    "cut_list",
     "dimensions_table",
     "disagreements_table",
     "efficiency_table",

@@ -9,6 +9,7 @@ Nothing here reads the database, the clock or the environment.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import datetime
 from typing import Any, Final
 
 from markupsafe import Markup
@@ -19,6 +20,7 @@ from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import (
     SUMMARY_LEFT_OUT,
     Analysis,
+    Inputs,
     Summary,
     agreement,
     analyse,
@@ -34,6 +36,7 @@ from abp_tui.export.report import render_pieces
 from abp_tui.export.svg import pass_rate_chart, pass_rate_chart_pieces
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv, table_csv_chunks
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
+from abp_tui.text.natural import natural_key
 
 STATUS = "status.json"
 REPORT = "report.html"
@@ -48,6 +51,8 @@ HEAD_TO_HEAD_CSV = "results/head_to_head.csv"
 """Seed 003: each engine pair's wins, losses and ties in the strict efficiency order."""
 ENGINE_EFFICIENCY_CSV = "results/engine_efficiency.csv"
 """Seed 003: each engine's own efficiency medians with their n and missing counts."""
+CONDITIONS_CSV = "results/conditions.csv"
+TASKS_CSV = "results/tasks.csv"
 PLOT_CONDITIONS = "plots/pass_rate_by_condition.svg"
 PLOT_TASKS = "plots/pass_rate_by_task.svg"
 
@@ -79,6 +84,47 @@ SYNTHETIC_LIMITATION: Final = (
 )
 
 
+ADJUDICATED_UNBLINDED: Final = (
+    "{late} of {total} adjudicated items were adjudicated (or their adjudication revised) after "
+    "the study was unblinded at {when}: their adjudicators could have known which condition "
+    "produced each response ({items})."
+)
+"""The limitation a results bundle states when an adjudication came after unblinding."""
+_ITEMS_NAMED: Final = 10
+
+
+def _adjudicated_unblinded(inputs: Inputs) -> str | None:
+    """:data:`ADJUDICATED_UNBLINDED` for the items adjudicated after the study's first
+    unblinding in its audit log (None: none was, or the study is not unblinded)."""
+    opened = min(
+        (
+            e.at
+            for e in inputs.audit
+            if e.action == "unblind" and e.detail.get("study") == inputs.study.id
+        ),
+        default=None,
+    )
+    if opened is None:
+        return None
+    late = {a.item for a in inputs.adjudications if _later(a.created_at, opened)}
+    if not late:
+        return None
+    named = sorted(late, key=natural_key)
+    items = ", ".join(named[:_ITEMS_NAMED])
+    if len(named) > _ITEMS_NAMED:
+        items += f" and {len(named) - _ITEMS_NAMED} more"
+    total = len({a.item for a in inputs.adjudications})
+    return ADJUDICATED_UNBLINDED.format(late=len(late), total=total, when=opened, items=items)
+
+
+def _later(at: str, than: str) -> bool:
+    """Whether time ``at`` is after ``than`` (ISO 8601 in UTC, as the records store them)."""
+    try:
+        return datetime.fromisoformat(at) > datetime.fromisoformat(than)
+    except ValueError:  # not a time: as the text reads
+        return at > than
+
+
 def limitations(analysis: Analysis) -> list[dict[str, str]]:
     study = analysis.inputs.study
     out = [{"source": "study", "text": text} for text in study.limitations]
@@ -94,6 +140,9 @@ def limitations(analysis: Analysis) -> list[dict[str, str]]:
         reviewers = len({reviewer for reviewer, _ in judged})
         text = SHARED_RUNS_LIMITATION.format(exposed=len(exposed), reviewers=reviewers)
         out.append({"source": "abp-tui", "text": text})
+    late = _adjudicated_unblinded(inputs)
+    if late is not None:
+        out.append({"source": "abp-tui", "text": late})
     return out
 
 
@@ -178,8 +227,12 @@ def derive_each(
     yield SUMMARY, summary_chunks(analysis, summary, gate, stated)
     yield ABP_VERDICT, json_bytes(verdict, derived=True)
     del verdict
-    yield "results/conditions.csv", table_csv_chunks(results.conditions)
-    yield "results/tasks.csv", table_csv_chunks(results.tasks)
+    # A preference design with no state to count (the report leads with its preferences) has
+    # no pass rate: no table or chart of them is written, only to read 0/0 for every row.
+    rates = not (results.preference_only and not results.verdicts)
+    if rates:
+        yield CONDITIONS_CSV, table_csv_chunks(results.conditions)
+        yield TASKS_CSV, table_csv_chunks(results.tasks)
     yield "results/comparisons.csv", table_csv(results.comparisons)
     yield "results/efficiency.csv", table_csv(results.efficiency)
     yield "results/position_bias.csv", table_csv(results.position_bias)
@@ -210,8 +263,9 @@ def derive_each(
             summary.confidence,
         )
 
-    yield PLOT_CONDITIONS, condition_chart.encode("utf-8")
-    yield PLOT_TASKS, encoded(task_chart())
+    if rates:
+        yield PLOT_CONDITIONS, condition_chart.encode("utf-8")
+        yield PLOT_TASKS, encoded(task_chart())
     for table in results.business:  # seed 002's tables, for a business design
         yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)
     if results.judge.rows:  # the automated judge scored some run (sci-bench)

@@ -38,7 +38,7 @@ from abp_tui.analysis.matched_models import (
 from abp_tui.analysis.material import material_headline, splits_tasks
 from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
-from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text
+from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text, cut_list
 from abp_tui.export import records as rec
 from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import cell
@@ -310,7 +310,7 @@ def _lazy_html(
         # table) is written as cell_text writes it, without a call for it.
         return tuple(
             [
-                (v or c.empty)
+                ((cut_list(v, c.cut) if c.cut else v) or c.empty)
                 if type(v := cells[k]) is str
                 else c.empty
                 if v is None

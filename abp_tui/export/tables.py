@@ -171,9 +171,9 @@ def findings_table(findings: Sequence[FindingRevision]) -> Table:
 
 
 def judgments_table(analysis: Analysis) -> Table:
-    """Every judgment revision (drafts included) and every adjudication, one row per response,
-    each row made when it is read (:class:`JudgmentRows`): a large study's hundreds of
-    thousands of rows are never all held, only the revisions they are made from."""
+    """Every judgment revision the bundle holds (submitted: drafts are not published) and every
+    adjudication, one row per response, each row made when it is read (:class:`JudgmentRows`):
+    a large study's hundreds of thousands of rows are never all held, only their revisions."""
     inputs = analysis.inputs
     dims = [d.id for d in inputs.rubric.dimensions]
     material = splits_tasks(inputs.study_design)

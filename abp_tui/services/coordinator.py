@@ -203,6 +203,9 @@ class AdjudicationItem:
     (justification, rationales, reasons) name the responses as they saw them."""
     latest_swapped: bool = False
     """Whether :attr:`latest` was recorded with the responses the other way round."""
+    unblinded: tuple[str, str] | None = None
+    """Who unblinded the study, and when (None: still blind). An adjudication recorded now is
+    stated in the bundle's limitations as made after unblinding."""
 
     @property
     def is_pair(self) -> bool:
@@ -259,6 +262,7 @@ def open_adjudication(
         rubric = Rubric.model_validate(row.rubric)
         task = blind_task(db, item.task_pk, rubric)
         responses = blind_responses(db, design_masker(row), order_of(placement))
+        opened = unblinded(db, row.study_id)
     finally:
         db.close()
     return AdjudicationItem(
@@ -274,6 +278,7 @@ def open_adjudication(
         latest=latest,
         seen_swapped=seen_swapped if item.is_pair else (),
         latest_swapped=latest_swapped and item.is_pair,
+        unblinded=opened,
     )
 
 

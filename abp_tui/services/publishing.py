@@ -221,7 +221,12 @@ def _collect(
     # The design's records, each written as its row is read (by code, reviewer, revision).
     if design_pk is not None:
         items = _digested(held, ITEM, bulk.each_item_line(db, design_pk))
-        judgments = _digested(held, JUDGMENT, bulk.each_judgment_line(db, design_pk))
+        # Submitted judgments only: a draft is a reviewer's work in progress (half a sentence,
+        # a pick changed a second later), not a judgment, and is never published.
+        submitted = (
+            j for j in bulk.each_judgment_line(db, design_pk) if j["status"] == "submitted"
+        )
+        judgments = _digested(held, JUDGMENT, submitted)
         adjudications = _digested(
             held,
             ADJUDICATION,

@@ -42,6 +42,7 @@ from abp_tui.models import ResultState, Rubric
 from abp_tui.stats.inference import (
     BinomialTest,
     McNemar,
+    PairedPassFail,
     PositionBias,
     RelativeMedianDifference,
 )
@@ -58,10 +59,10 @@ STATE_LABELS: Final = {
 }
 """All six result states, always columns, in this order."""
 
-
 NO_ITEMS: Final = "none"
 """What people read in a list of items that has none (the CSV field stays empty): a blank
 beside "Unresolved 0" reads as missing data."""
+ITEMS_SHOWN: Final = 20  # unresolved items a cell people read names (the CSV files all)
 
 
 def _wilson(confidence: float) -> str:
@@ -164,7 +165,7 @@ def group_table(
             Kind.TALLY,
             csv=(("acceptance_x", "x"), ("acceptance_n", "n")),
         ),
-        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS),
+        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS, cut=ITEMS_SHOWN),
     ]
     if not judged:
         columns = [replace(c, shown=False) if c.key in _JUDGED_COLUMNS else c for c in columns]
@@ -235,10 +236,18 @@ _PREFERENCE_COLUMNS: Final = frozenset(
 """What people judged of a pair: not shown (the CSV keeps its fields) when nobody judged."""
 
 
+# The paired pass/fail test's reason in a preference design whose runs have no verdict.
+NOT_PAIRED: Final = "not applicable: no run has a pass or fail verdict (preferences only)"
+
 _PASS_FAIL_COLUMNS: Final = frozenset(
     {"pairs", "both_pass", "a_pass_b_fail", "a_fail_b_pass", "both_fail", "mcnemar"}
 )
 """Paired pass/fail: not shown (the CSV keeps its fields) when no run has a verdict."""
+
+
+def _left_out(p: PairedPassFail) -> tuple[Cell, ...]:  # its runs left out, and its test
+    left = (p.excluded_a, p.excluded_b, p.unjudged_a, p.unjudged_b, p.unpaired_a, p.unpaired_b)
+    return (*left, p.mcnemar.n, _p_value(p.mcnemar))
 
 
 def comparisons_table(
@@ -304,7 +313,13 @@ def comparisons_table(
         ),
         # Last, so that the files only gained fields (issue 14).
         Column("pref_unresolved", "Unresolved judgments", Kind.COUNT, short="Unres. judg."),
-        Column("pref_unresolved_items", "Unresolved items", short="Unres. items", empty=NO_ITEMS),
+        Column(
+            "pref_unresolved_items",
+            "Unresolved items",
+            short="Unres. items",
+            empty=NO_ITEMS,
+            cut=ITEMS_SHOWN,
+        ),
         Column("pref_a_share_confidence", kind=Kind.NUMBER, shown=False),
     )
     hidden = (set() if judged else _PREFERENCE_COLUMNS) | (set() if paired else _PASS_FAIL_COLUMNS)
@@ -313,22 +328,17 @@ def comparisons_table(
     rows = []
     for c in comparisons:
         p, f = c.paired, c.preferences
+        # No run has a verdict: the pass/fail fields are empty, not counts of runs "unjudged"
+        # (each was judged, by preference) nor a test "undefined" for want of pairs.
+        pass_fail: tuple[Cell, ...] = (
+            (p.pairs, p.both_pass, p.a_pass_b_fail, p.a_fail_b_pass, p.both_fail, *_left_out(p))
+            if paired
+            else (*(None,) * 12, PValue(None, NOT_PAIRED))
+        )
         rows.append(
             (
                 Pair(c.a, c.b),
-                p.pairs,
-                p.both_pass,
-                p.a_pass_b_fail,
-                p.a_fail_b_pass,
-                p.both_fail,
-                p.excluded_a,
-                p.excluded_b,
-                p.unjudged_a,
-                p.unjudged_b,
-                p.unpaired_a,
-                p.unpaired_b,
-                p.mcnemar.n,
-                _p_value(p.mcnemar),
+                *pass_fail,
                 Counts((f.wins_a, f.wins_b, f.ties, f.insufficient)),
                 f.total,
                 f.decisive,
@@ -557,7 +567,7 @@ def position_table(bias: PositionBias, confidence: float = DEFAULT_CONFIDENCE) -
             csv=(("p_exact", "p"), ("undefined", "reason")),
         ),
         count_column("unresolved", "Unresolved"),
-        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS),
+        Column("unresolved_items", "Unresolved items", empty=NO_ITEMS, cut=ITEMS_SHOWN),
     )
     held = bias if isinstance(bias, PositionBiasResult) else None
     row = (
