@@ -34,7 +34,7 @@ from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.agreement import AgreementScreen
 from abp_tui.tui.screens.designs import open_review_screen
 from tests.factories import Cli, flipped
-from tests.tui_helpers import drive, rendered, settle, until
+from tests.tui_helpers import drive, rendered, screen_text, settle, until
 
 SAS_TABLE = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
 """Rows: the reviewer; columns: the imported label; categories run a, run b, tie."""
@@ -291,6 +291,13 @@ async def test_the_k_screen_shows_the_reviewers_against_the_labels(tmp_path: Pat
         assert " 4 " in ann_line and "1.000" in ann_line
         among = rendered(screen.shown.details[1], width=200)
         assert "panda:annotator1 × panda:annotator2" in among
+        # At 80 columns the list's names are cut to leave the figures room: a name of several
+        # words takes two lines of its row instead ("preference among i…" before).
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        text = screen_text(pilot)
+        assert "preference among i…" not in text
+        assert "preference among" in text and "imported labels" in text
 
 
 def test_pandalm_ac1_counts_only_the_three_categories_its_annotators_may_give(

@@ -98,6 +98,10 @@ async def test_a_team_reviewer_imports_nothing_and_opens_no_design_form(tmp_path
         async with drive(app, SIZE) as pilot:
             await settle(pilot)
             assert isinstance(app.screen, HomeScreen)
+            # Its key runs no other command, and importing is not theirs: no hint offers either
+            # (it read "press i, or run abp-tui import PATH --db ...").
+            hint = static_text(pilot, "#import-hint")
+            assert "abp-tui" not in hint and "press i" not in hint
             await press(pilot, "i")
             assert isinstance(app.screen, HomeScreen)  # no import dialog
             await press(pilot, "n")
@@ -112,3 +116,9 @@ async def test_a_team_reviewer_imports_nothing_and_opens_no_design_form(tmp_path
         with pytest.raises(roles.RoleRefused, match="cannot import run records"):
             import_paths(connect(db_path), [FIXTURES / "demo"])
     assert rows(db_path, "SELECT COUNT(*) FROM runs") == runs
+    with roles.session("lead", "coordinator"):  # theirs to import, in the workstation alone
+        app = make_app(db_path, reviewer="lead")
+        async with drive(app, SIZE) as pilot:
+            await settle(pilot)
+            hint = static_text(pilot, "#import-hint")
+            assert hint == "More run records: press i"

@@ -85,6 +85,8 @@ class Drafts:
         self.refused = False
         """A submission of this item was refused (the screen then lists what is missing)."""
         self._before_submit = "todo"
+        self.resubmitted = False
+        """The last submission stored changed one submitted before (a revised submission)."""
         self._after_submit: Callable[[], None] | None = None
         self._after_save: Callable[[], None] | None = None
         self._debounce: Timer | None = None
@@ -336,6 +338,7 @@ class Drafts:
         self.submitting = False
         if message.code != self.code:
             return False
+        self.resubmitted = self._before_submit == "submitted"
         self.status = "submitted"
         self.revision = message.result.revision
         self.stored = message.judgment
@@ -351,7 +354,7 @@ class Drafts:
     def status_text(self) -> Text:
         """Where the judgment is, for the item bar ("saved" only once the database has it)."""
         if self.status == "submitted":
-            status = Text(f"submitted (revision {self.revision})", style="bold green")
+            status = Text("submitted", style="bold green")
             if self.judgment != self.stored:
                 status.append("  · changed: s resubmits with a reason", style="bold yellow")
             return status
@@ -368,7 +371,7 @@ class Drafts:
         if self.version > self.stored_version:
             return Text("● saving draft…", style="yellow")
         if self.status == "draft":
-            return Text(f"✓ draft saved (revision {self.revision})", style="green")
+            return Text("✓ draft saved", style="green")
         return Text("not started")
 
     def missing_text(self, missing: list[str]) -> Text:
@@ -380,8 +383,7 @@ class Drafts:
         """
         if self.status == "submitted" and self.judgment == self.stored:
             return Text(
-                f"Submitted (revision {self.revision}). Changing it is a revised submission "
-                "and asks for a reason.",
+                "Submitted. Changing it is a revised submission and asks for a reason.",
                 style="bold",
             )
         if not missing:

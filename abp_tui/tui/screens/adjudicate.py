@@ -63,6 +63,7 @@ from abp_tui.tui.screens.base import DesignScreen
 from abp_tui.tui.screens.unsaved import Leaving, UnsavedScreen
 from abp_tui.tui.typing_shield import NARROW_WIDTH, HoldsBackTyping, TakesTurns, TypingShield
 from abp_tui.tui.widgets.choices import ChoiceRow, FieldEcho
+from abp_tui.tui.widgets.item_bar import fitted
 from abp_tui.tui.widgets.judgment_form import JudgmentForm
 from abp_tui.tui.widgets.judgments_table import SWAPPED, THEIR_TERMS, judgments_table, past_text
 from abp_tui.tui.widgets.keybar import APP_SCREEN_KEYS, KeyBar
@@ -684,6 +685,8 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 if self.show_names
                 else Text("names hidden (v)", style="dim")
             )
+            if item.unblinded is not None:  # the bundle's limitations will say so
+                parts.append(Text("unblinded: the bundle says so", style="bold yellow"))
             missing = len(self.form.missing())
             note = self.note_text()
             if missing:
@@ -700,5 +703,7 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 )
             else:
                 parts.append(Text("ready to record (s)", style="bold"))
-        line = Text(" · ").join(parts)
-        bar.update(Text.assemble(Text(safe_line(self.design.label), style="dim"), " │ ", line))
+        # The design's name gives way on a narrow terminal's two lines (item_bar.fitted).
+        title = (Text(safe_line(self.design.label) + " │", style="dim"), 1)
+        height = 2 if self.has_class("-narrow") else 1
+        bar.update(fitted([title, *((p, 0) for p in parts)], bar.size.width, height, " · "))

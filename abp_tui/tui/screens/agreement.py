@@ -23,6 +23,7 @@ coordinator) sees every item.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -323,7 +324,16 @@ class AgreementScreen(DesignScreen):
             table.add_column(Text(COLUMNS[index]), key=COLUMNS[index], width=width)
         for i, v in enumerate(variables):
             cells = _row(v, layout.name_width, layout.narrow)
-            table.add_row(*(cells[index] for index in layout.order), key=str(i))
+            # A name cut to fit ("preference among i…") takes two lines of its row instead,
+            # when its words fit them (a word is never cut in two: "task_cor…" stays cut).
+            width = layout.name_width
+            lines = textwrap.wrap(
+                safe_line(v.variable), width, max_lines=2, placeholder=" …", break_long_words=False
+            )
+            two = len(lines) == 2 and all(Text(line).cell_len <= width for line in lines)
+            if two:
+                cells[0] = Text("\n".join(lines), style=cells[0].style)
+            table.add_row(*(cells[index] for index in layout.order), key=str(i), height=1 + two)
         if variables:
             table.move_cursor(row=min(previous, len(variables) - 1))
             self.show_variable(table.cursor_row)

@@ -540,7 +540,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         self._update_bar()
         self._update_missing()
         self.notify(
-            f"{safe_line(message.code)} submitted (revision {message.result.revision}).",
+            f"{safe_line(message.code)} {'re' if self.drafts.resubmitted else ''}submitted.",
             title="Submitted",
             markup=False,
         )

@@ -49,9 +49,11 @@ def verdict_sources(queue: DisagreementQueue) -> Text:
     )
     for title, sources, unit in counted:
         total = sum(sources.values())
-        if total or (unit == "runs" and not queue.preference_sources):
+        if total:
             said = ", ".join(f"{sources.get(s, 0)} {s}" for s in SOURCES)
             lines.append(f"{title}{said} (of {total} {unit})")
+    if not lines:  # not a line of zeros "(of 0 runs)"
+        lines.append("No final verdict among the items shown yet.")
     return Text("\n".join(lines), style="dim")
 
 

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from abp_tui.services.roles import may, signed_in
 from abp_tui.text.hints import command
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import (
@@ -386,6 +387,11 @@ class HomeScreen(Screen[None]):
                 (safe_line(command("pack ratings --out FILE", self.db_path)), "bold"),
                 " writes your signed ratings file, to send back",
             )
+        if signed_in() is not None:  # a team's session: its key runs no other command
+            if not may("import"):
+                return Text("" if populated else "No study yet: the coordinator imports runs.")
+            lead = "More run records: " if populated else "Import: "
+            return Text.assemble((lead, "bold"), "press i")
         if populated:
             return Text.assemble(
                 ("More run records: ", "bold"),
