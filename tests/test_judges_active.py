@@ -187,6 +187,45 @@ def test_the_draw_is_stored_reproducible_and_only_drawn_items_are_queued(
     assert secret_sql.plan_secret(other, again) == SECRET
 
 
+def test_listed_reviewers_share_the_drawn_items_evenly_and_verify_deals_them_alike(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Every item used to be dealt to the reviewers in turn, the undrawn ones then dropped: one
+    reviewer could get a third more than another (19, 25 and 22 of MT-Bench's 33 drawn pairs
+    for three reviewers, two per item). The drawn items alone are dealt now, and the design
+    records so, for ``verify`` to re-derive each judgment's placement the same way."""
+    _import(tmp_path, db)
+    reviewers = ["ann", "bo", "cy"]
+    design = _design(reviewers=reviewers, reviewers_per_item=2, human_budget=25)
+    created = create_design(db, design, plan_secret=SECRET)
+    pk = created.pk
+    drawn = {d.item for d in draws_sql.draws(db, pk) if d.drawn}
+    assert 15 <= len(drawn) <= 35 and created.assignments == 2 * len(drawn)
+    queues = {r: [row.code for row in judging.queue(db, pk, r)] for r in reviewers}
+    loads = sorted(len(q) for q in queues.values())
+    assert loads[-1] - loads[0] <= 1 and sum(loads) == 2 * len(drawn)
+    assert all(set(q) <= drawn for q in queues.values())
+    stored = judging.design(db, pk).document
+    assert stored["budget_balanced"] is True
+    for reviewer in reviewers:
+        session = ReviewSession(db, pk, reviewer)
+        for row in session.queue():
+            judgment = Judgment(preference=PreferenceChoice.TIE, justification="Alike.")
+            session.save(row.code, judgment, 2, submit=True)
+    unblind(db, STUDY, "coordinator")
+    out = export_bundle(db, pk, tmp_path / "bundle").folder
+    assert verify(out).status  # each placement re-derived from the drawn items' deal
+    # A judgment shown the other way round than that deal gives is refused.
+    path = out / "judging" / "judgments.jsonl"
+    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    first = lines[0]["placement"]
+    lines[0]["placement"] = {"1": first["2"], "2": first["1"]}
+    path.write_text("".join(json.dumps(x, sort_keys=True) + "\n" for x in lines), "utf-8")
+    _rehash(out, "judging/judgments.jsonl")
+    with pytest.raises(BundleMismatch, match="shows the runs in the order"):
+        verify(out)
+
+
 def test_an_open_design_enrols_people_on_the_drawn_items_only(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:

@@ -22,7 +22,10 @@ re-derives the codes and placement from it. The algorithm, step by step:
    share a run (a baseline compared with several conditions) would show one reviewer the same
    text twice: when the reviewers are enough, a design planned since that rule (its document
    records ``shared_runs_apart``) moves each group of such items onto consecutive shuffled
-   positions, which go to different reviewers (:mod:`abp_tui.analysis.shared_runs`).
+   positions, which go to different reviewers (:mod:`abp_tui.analysis.shared_runs`). Under a
+   human budget only the items drawn for people are dealt, i counting them alone, so each
+   reviewer gets as many as the others (a design planned since: its document records
+   ``budget_balanced``).
 4. **Placement.** Items judged by the same reviewers (the same i*k mod |R|) within one contrast,
    taken in the order of a second shuffle (HMAC(secret, ``["orientation", seed]``)), alternate a
    base orientation (even positions: condition a is Response 1). A reviewer in slot m sees the
@@ -61,7 +64,7 @@ import json
 import random
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Final
@@ -72,6 +75,7 @@ from abp_tui.models.design import StudyDesign
 from abp_tui.text.canonical import canonical_json, sha256_text
 
 __all__ = [
+    "BUDGET_BALANCED_KEY",
     "DEMO_PLAN_SECRET",
     "MASK",
     "ORDER_BLOCK",
@@ -159,6 +163,9 @@ ORDER_BLOCK: Final = 10
 ORDER_BLOCKS_KEY: Final = "order_blocks"
 """The design document's record that its plan orders reviewers' items in common blocks (the
 block's size)."""
+BUDGET_BALANCED_KEY: Final = "budget_balanced"
+"""The design document's record that its human budget's drawn items alone are dealt to its
+listed reviewers (:func:`assign`'s ``drawn``)."""
 
 
 def new_plan_secret() -> str:
@@ -385,10 +392,15 @@ def assign(
     secret: str | None = None,
     apart_runs: bool = False,
     in_blocks: bool = False,
+    drawn: Collection[str] | None = None,
 ) -> list[Assignment]:
     """Step 3 (listed reviewers), 4 and 5: every assignment of the study (``items`` in plan
     order; ``secret`` and ``apart_runs`` as for :func:`plan_items`; ``in_blocks``: each
-    reviewer's order is shuffled within common blocks, step 5)."""
+    reviewer's order is shuffled within common blocks, step 5). ``drawn``: a human budget's
+    items drawn for people (their keys), the only ones assigned, dealt in turn in step 3's
+    order so that every reviewer gets as many as the others, give or take one (a design whose
+    document records :data:`BUDGET_BALANCED_KEY`; before it, every item was dealt and the
+    undrawn ones dropped, leaving one reviewer a third more than another)."""
     if not design.reviewers:
         return []
     reviewers = design.reviewers
@@ -401,6 +413,8 @@ def assign(
     by_key = {i.key: i for i in items}
     run_ids = [item_runs(i) for i in items]
     keys = [items[index].key for index in _sequence(plan, design, run_ids, apart_runs)]
+    if drawn is not None:
+        keys = [key for key in keys if key in drawn]
     per_reviewer: dict[str, list[tuple[str, int]]] = defaultdict(list)
     k = design.reviewers_per_item
     for i, key in enumerate(keys):

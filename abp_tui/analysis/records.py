@@ -23,6 +23,7 @@ from abp_tui.models import (
 )
 
 PLAN_KEYS: Final = (
+    "budget_balanced",
     "commitment",
     "masked_terms",
     "masked_short_ids",
@@ -35,8 +36,9 @@ PLAN_KEYS: Final = (
 (``plan_secret_sha256`` is the commitment to the design's plan secret,
 :func:`abp_tui.analysis.blinding.plan_commitment`; ``shared_runs_apart`` says its plan lays
 items sharing a run apart, :mod:`abp_tui.analysis.shared_runs`; ``order_blocks`` that it orders
-each reviewer's items in common blocks, :mod:`abp_tui.analysis.blinding`; ``commitment`` binds the
-records it planned and its times, :mod:`abp_tui.analysis.commitment`)."""
+each reviewer's items in common blocks, and ``budget_balanced`` that it deals a human budget's
+drawn items alone, :mod:`abp_tui.analysis.blinding`; ``commitment`` binds the records it planned
+and its times, :mod:`abp_tui.analysis.commitment`)."""
 
 
 def design_document(document: Mapping[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from typing import Any, Final
 
 from abp_tui import __version__
 from abp_tui.analysis.blinding import (
+    BUDGET_BALANCED_KEY,
     PlanEntry,
     PlannedItem,
     PlanRun,
@@ -270,9 +271,12 @@ def _check_placements(inputs: Inputs, items: list[Item], secret: str, apart_runs
         )
         for i in items
     ]
-    flips = {
-        (a.item_key, a.reviewer): a.flipped for a in assign(design, planned, secret, apart_runs)
-    }
+    # A human budget's drawn items, dealt alone (a design planned since it records so).
+    drawn = None
+    if inputs.design.document.get(BUDGET_BALANCED_KEY) is True and inputs.allocation:
+        drawn = {d.item for d in inputs.allocation if d.drawn}
+    dealt = assign(design, planned, secret, apart_runs, drawn=drawn)
+    flips = {(a.item_key, a.reviewer): a.flipped for a in dealt}
     parity: dict[str, bool] = {}
     for number, j in enumerate(inputs.judgments, start=1):
         item = by_code.get(j.item)

@@ -28,6 +28,7 @@ from abp_tui.analysis.adjudicators import (
     reviewing_adjudicators_warning,
 )
 from abp_tui.analysis.blinding import (
+    BUDGET_BALANCED_KEY,
     ORDER_BLOCK,
     ORDER_BLOCKS_KEY,
     Assignment,
@@ -72,6 +73,8 @@ from abp_tui.models import InlineRubric, Rubric, RunFacts, StudyDesign
 from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
+from abp_tui.services.design_text import ALL as ALL
+from abp_tui.services.design_text import parse_pairs, split_names
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -254,7 +257,9 @@ def _create_once(
     apart_runs = latest is None or bool(latest.document.get(SHARED_RUNS_KEY))
     # Likewise for ordering each reviewer's items in common blocks.
     in_blocks = latest is None or ORDER_BLOCKS_KEY in latest.document
-    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs, in_blocks)
+    # And for dealing a human budget's drawn items alone.
+    balanced = latest is None or BUDGET_BALANCED_KEY in latest.document
+    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs, in_blocks, balanced)
     committed = _commitment_of(db, design, plan.items)  # the same runs under any secret
 
     def is_latest(found: _Planned) -> bool:
@@ -266,7 +271,7 @@ def _create_once(
         at = kept.get("created_at") if isinstance(kept, dict) else None
         return found.sealed(committed(at) if isinstance(at, str) else None)[1] == latest.sha256
 
-    if latest is not None and not is_latest(plan) and not (apart_runs and in_blocks):
+    if latest is not None and not is_latest(plan) and not (apart_runs and in_blocks and balanced):
         apart_runs = in_blocks = True
         plan = _plan(design, runs, masker, rubric_doc, secret, True, True)
     changed_frozen = latest is not None and not is_latest(plan) and latest.frozen_at is not None
@@ -340,6 +345,11 @@ def _create_once(
         from abp_tui.services.judge_order import order_queues
 
         draws = draw_design(db, pk, design)  # a human budget: only the drawn items
+        if draws and document.get(BUDGET_BALANCED_KEY):  # dealt alone, evenly
+            picked = {d.item for d in draws if d.drawn}
+            drawn = {i.key for i in items if i.code in picked}
+            apart, blocks = document.get(SHARED_RUNS_KEY) is True, ORDER_BLOCKS_KEY in document
+            assignments = assign(design, items, secret, apart, blocks, drawn)
         assignments = drawn_only(db, pk, key_to_pk, assignments)
         sql.insert_assignments(db, key_to_pk, assignments)
 
@@ -427,10 +437,13 @@ def _plan(
     secret: str,
     apart_runs: bool,
     in_blocks: bool,
+    balanced: bool = True,
 ) -> _Planned:
     """The plan of a design under ``secret`` and its stored document (``apart_runs``: lay items
     sharing a run apart, recorded in the document when it changes the plan; ``in_blocks``:
-    order each reviewer's items in common blocks, recorded in the document).
+    order each reviewer's items in common blocks, recorded in the document; ``balanced``: deal
+    a human budget's drawn items alone, recorded when the design has a budget: its stored
+    assignments are dealt once the items are drawn, :func:`_create_once`).
 
     The hash covers the document (with the secret's commitment and the records it planned), the
     rubric and the plan; the plan enters it as an HMAC keyed by the secret, so a hash a pack
@@ -447,6 +460,8 @@ def _plan(
         document[SHARED_RUNS_KEY] = True
     if in_blocks:
         document[ORDER_BLOCKS_KEY] = ORDER_BLOCK
+    if balanced and design.human_budget is not None:
+        document[BUDGET_BALANCED_KEY] = True
     document["masked_terms"] = list(masker.terms)
     document["masked_short_ids"] = list(masker.short_ids)
     document["plan_secret_sha256"] = plan_commitment(secret)
@@ -603,8 +618,6 @@ def _no_design(db: sqlite_utils.Database, study: str | None, name: str | None) -
 
 
 # -- a design without a file: the choices of `study create --study S ...` and of the home form --
-ALL = "all"
-"""What ``conditions`` or ``pairs`` say for every condition, or every pair of them."""
 
 
 @dataclass(frozen=True)
@@ -666,39 +679,6 @@ def fresh_seed() -> int:
     import secrets
 
     return 10_000_000 + secrets.randbelow(90_000_000)
-
-
-def split_names(text: str, once: bool = True) -> list[str]:
-    """Names separated by commas (blanks around them ignored), in order, each once (``once``)
-    or as listed: people, whom a design refuses to list twice (a slip to say, not to drop)."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    return list(dict.fromkeys(names)) if once else names
-
-
-def parse_pairs(text: str, conditions: list[str]) -> str | list[tuple[str, str]]:
-    """``all``, ``none`` or pairs ``C:A, D:B`` of ``conditions`` (a condition id may hold a
-    colon itself: each pair is split where both sides are conditions)."""
-    value = text.strip()
-    if value.lower() in (ALL, "all-pairs", ""):
-        return "all-pairs"
-    if value.lower() == "none":
-        return "none"
-    pairs: list[tuple[str, str]] = []
-    for part in split_names(value):
-        splits = [
-            (part[:i].strip(), part[i + 1 :].strip())
-            for i, char in enumerate(part)
-            if char == ":"
-            and part[:i].strip() in conditions
-            and part[i + 1 :].strip() in conditions
-        ]
-        if len(splits) != 1:
-            raise AbpError(
-                f"pairs: {part!r} is not two of the conditions joined by a colon, like "
-                f"{':'.join(conditions[:2]) or 'C:A'} (conditions: {', '.join(conditions)})"
-            )
-        pairs.append(splits[0])
-    return pairs
 
 
 def free_name(db: sqlite_utils.Database, study: str, base: str = "pairs") -> str:

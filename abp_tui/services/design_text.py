@@ -1,0 +1,45 @@
+"""The text of a design chosen field by field (``study create --study S ...`` and the home
+screen's form): lists of names, and the pairs of conditions to compare."""
+
+from __future__ import annotations
+
+from abp_tui.errors import AbpError
+
+ALL = "all"
+"""What ``conditions`` or ``pairs`` say for every condition, or every pair of them."""
+
+
+def split_names(text: str, once: bool = True) -> list[str]:
+    """Names separated by commas (blanks around them ignored), in order, each once (``once``)
+    or as listed: people, whom a design refuses to list twice (a slip to say, not to drop)."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    return list(dict.fromkeys(names)) if once else names
+
+
+def parse_pairs(text: str, conditions: list[str]) -> str | list[tuple[str, str]]:
+    """``all``, ``none`` or pairs ``C:A, D:B`` of ``conditions`` (a condition id may hold a
+    colon itself: each pair is split where both sides are conditions)."""
+    value = text.strip()
+    if value.lower() in (ALL, "all-pairs", ""):
+        return "all-pairs"
+    if value.lower() == "none":
+        return "none"
+    pairs: list[tuple[str, str]] = []
+    for part in split_names(value):
+        splits = [
+            (part[:i].strip(), part[i + 1 :].strip())
+            for i, char in enumerate(part)
+            if char == ":"
+            and part[:i].strip() in conditions
+            and part[i + 1 :].strip() in conditions
+        ]
+        if len(splits) != 1:
+            raise AbpError(
+                f"pairs: {part!r} is not two of the conditions joined by a colon, like "
+                f"{':'.join(conditions[:2]) or 'C:A'} (conditions: {', '.join(conditions)})"
+            )
+        pairs.append(splits[0])
+    return pairs
+
+
+__all__ = ["ALL", "parse_pairs", "split_names"]
