@@ -183,6 +183,19 @@ def test_preference_only_chain_agreement_adjudication_results_and_bundle(
     assert any(m.startswith("limitations") for m in bundle.missing)
     assert any(m.startswith("actual condition instructions") for m in bundle.missing)
     _no_pass_rates(bundle.folder)
+    # Each pair's final preference carries its reasons: the adjudicator's note, each reviewer's
+    # justification ("adjudication": null is the run's rubric judgment, which a pair has none of).
+    lines = (bundle.folder / "results" / "verdicts.jsonl").read_text("utf-8").splitlines()
+    finals = {p["item"]: p for x in lines for p in json.loads(x).get("preferences", [])}
+    assert len(finals) == 50
+    for code, final in finals.items():
+        adjudicated = code in conflicting
+        assert final["source"] == ("adjudicated" if adjudicated else "unanimous")
+        assert final["note"] == ("Read both again." if adjudicated else None)
+        assert {r["justification"] for r in final["reviews"]} <= {
+            "Side a is shorter.",
+            "Side b is shorter.",
+        }
 
     # An adjudication revised after unblinding: its adjudicator could know the conditions, and
     # the bundle's limitations name its item (the ones adjudicated before are not named).

@@ -59,6 +59,7 @@ def _review(j: JudgmentRevision, pick: str) -> PreferenceReview:
         pick=pick,
         shown_as=shown_as(j.placement, pick),
         placement=j.placement,
+        justification=j.judgment.justification,
     )
 
 
@@ -114,6 +115,7 @@ def item_preference(
         adjudicator=adjudication.adjudicator
         if adjudication is not None and source == "adjudicated"
         else None,
+        note=adjudication.note if adjudication is not None and source == "adjudicated" else None,
     )
 
 

@@ -201,6 +201,8 @@ class PreferenceReview(Model):
     insufficient evidence."""
     placement: dict[str, str]
     """Position shown ("1", "2") -> run id: what the reviewer saw where."""
+    justification: str = ""
+    """Why, in the reviewer's words (naming the responses as they were shown: ``placement``)."""
 
 
 class ItemPreference(Model):
@@ -223,6 +225,8 @@ class ItemPreference(Model):
     """The reviewers' own preferences behind it, by reviewer."""
     adjudicator: str | None = None
     """Who settled it, when adjudicated."""
+    note: str | None = None
+    """The adjudicator's note, when adjudicated: why this is the final preference."""
 
 
 class RunOutcome(Model):
