@@ -118,8 +118,8 @@ def test_a_design_planned_before_keeps_its_order_when_given_again(
     )
     planned: Any = designing._plan
 
-    def as_before(*args: Any) -> Any:
-        return planned(*args[:-1], False)  # every reviewer's whole queue shuffled
+    def as_before(*args: Any, **kwargs: Any) -> Any:
+        return planned(*args[:-1], False, **kwargs)  # every reviewer's whole queue shuffled
 
     with monkeypatch.context() as m:
         m.setattr(designing, "_plan", as_before)

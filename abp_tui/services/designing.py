@@ -259,7 +259,7 @@ def _create_once(
     in_blocks = latest is None or ORDER_BLOCKS_KEY in latest.document
     # And for dealing a human budget's drawn items alone.
     balanced = latest is None or BUDGET_BALANCED_KEY in latest.document
-    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs, in_blocks, balanced)
+    plan = _plan(design, runs, masker, rubric_doc, secret, apart_runs, in_blocks, balanced=balanced)
     committed = _commitment_of(db, design, plan.items)  # the same runs under any secret
 
     def is_latest(found: _Planned) -> bool:
