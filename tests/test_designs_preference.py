@@ -15,6 +15,7 @@ from abp_tui.analysis.scoring import problems, result_state
 from abp_tui.errors import AbpError
 from abp_tui.export import records as published
 from abp_tui.export import verify
+from abp_tui.export.derive import _later
 from abp_tui.models import Judgment, PreferenceChoice, ResponseJudgment
 from abp_tui.models.builtin_rubrics import PREFERENCE_ONLY
 from abp_tui.services.adjudicating import adjudicate, disagreements
@@ -353,3 +354,12 @@ def test_a_preference_only_pack_is_judged_on_a_station_and_merged(
     unblind(db, "pref", "coordinator")
     (comparison,) = compute_results(db, created.pk).comparisons
     assert (comparison.preferences.insufficient, comparison.preferences.decisive) == (3, 0)
+
+
+def test_an_adjudication_time_without_a_zone_is_read_as_utc() -> None:
+    """A bundle's adjudication or audit time written without a zone (by hand, by another tool)
+    is read as UTC beside one with a zone, never a TypeError out of ``verify``."""
+    assert _later("2026-01-02T00:00:00", "2026-01-01T23:00:00.000001Z")
+    assert not _later("2026-01-01T22:00:00+00:00", "2026-01-01T23:00:00")
+    assert not _later("2026-01-01T23:00:00.5Z", "2026-01-01T23:00:00.600000+00:00")
+    assert _later("not a time", "2026")  # not times: compared as the texts read

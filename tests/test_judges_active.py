@@ -217,12 +217,23 @@ def test_listed_reviewers_share_the_drawn_items_evenly_and_verify_deals_them_ali
     assert verify(out).status  # each placement re-derived from the drawn items' deal
     # A judgment shown the other way round than that deal gives is refused.
     path = out / "judging" / "judgments.jsonl"
-    lines = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    original = path.read_text("utf-8").splitlines()
+    lines = [json.loads(line) for line in original]
     first = lines[0]["placement"]
     lines[0]["placement"] = {"1": first["2"], "2": first["1"]}
     path.write_text("".join(json.dumps(x, sort_keys=True) + "\n" for x in lines), "utf-8")
     _rehash(out, "judging/judgments.jsonl")
     with pytest.raises(BundleMismatch, match="shows the runs in the order"):
+        verify(out)
+    # A draw altered is named as such, not as the placements the deal it changes would give.
+    path.write_text("".join(line + "\n" for line in original), "utf-8")
+    _rehash(out, "judging/judgments.jsonl")
+    drawn_file = (out / "judging" / "allocation.jsonl").read_text("utf-8")
+    draws = [json.loads(line) for line in drawn_file.splitlines()]
+    flipped = next(d for d in draws if d["drawn"])
+    flipped["drawn"] = False
+    _rewrite(out, draws)
+    with pytest.raises(BundleMismatch, match=f"allocation.*{flipped['item']}: drawn is false"):
         verify(out)
 
 

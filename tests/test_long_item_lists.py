@@ -24,7 +24,8 @@ CODES = " ".join(f"P-{n:04d}" for n in range(2_722))
 
 def test_a_list_is_cut_after_the_most_shown_and_says_how_many_more() -> None:
     assert cut_list("P-1 P-2 P-3", 3) == "P-1 P-2 P-3"
-    assert cut_list("P-1 P-2 P-3 P-4", 3) == "P-1 P-2 P-3 and 1 more"
+    assert cut_list("P-1 P-2 P-3 P-4", 3) == "P-1 P-2 P-3 P-4"  # "and 1 more" says no less
+    assert cut_list("P-1 P-2 P-3 P-4 P-5", 3) == "P-1 P-2 P-3 and 2 more"
     cut = cut_list(CODES, ITEMS_SHOWN)
     assert cut.startswith("P-0000 P-0001 ") and cut.endswith(" P-0019 and 2,702 more")
     assert len(cut.split(" and ")[0].split()) == ITEMS_SHOWN == 20

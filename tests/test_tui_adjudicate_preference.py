@@ -16,7 +16,9 @@ from typing import Any
 from textual.widgets import Input
 
 from abp_tui.models import PreferenceChoice
+from abp_tui.services.results_report import unblind
 from abp_tui.services.studies import read_study_detail
+from abp_tui.store import connect
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.adjudicate import NOTE_REQUIRED, AdjudicationScreen
 from abp_tui.tui.screens.disagreements import DisagreementsScreen
@@ -170,3 +172,24 @@ async def test_at_80_columns_reopening_an_adjudicated_item_types_nothing_into_it
         assert screen.query_one("#note", Input).value == ""
         assert screen.has_class("-form-shown")
         assert rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)]
+
+
+async def test_once_unblinded_the_bar_says_the_bundle_will_list_the_adjudication(
+    tmp_path: Path,
+) -> None:
+    """An adjudication recorded after unblinding could know which condition wrote each response:
+    the bar says so before it is recorded (the bundle's limitations then name the item)."""
+    db_path = await _adjudicated_once(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        await _reopened(pilot)
+        assert "unblinded" not in static_text(pilot, "#item-bar")
+    db = connect(db_path)
+    try:
+        unblind(db, "pilot", "lead")
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        await _reopened(pilot)
+        assert "study unblinded: the bundle will list this" in static_text(pilot, "#item-bar")

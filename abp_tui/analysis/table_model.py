@@ -384,7 +384,7 @@ def cut_list(text: str, most: int) -> str:
     with how many more there are: a large study's thousands of unresolved items would make a
     row people cannot read."""
     words = text.split(" ", most)
-    if len(words) <= most:
+    if len(words) <= most or " " not in words[-1]:  # "and 1 more" says no less than the code
         return text
     more = text.count(" ", len(text) - len(words[-1])) + 1
     return f"{' '.join(words[:most])} and {more:,} more"

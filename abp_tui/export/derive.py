@@ -9,7 +9,7 @@ Nothing here reads the database, the clock or the environment.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from markupsafe import Markup
@@ -96,13 +96,13 @@ _ITEMS_NAMED: Final = 10
 def _adjudicated_unblinded(inputs: Inputs) -> str | None:
     """:data:`ADJUDICATED_UNBLINDED` for the items adjudicated after the study's first
     unblinding in its audit log (None: none was, or the study is not unblinded)."""
-    opened = min(
+    opened = next(  # the log's first (its entries are in the order they were made)
         (
             e.at
             for e in inputs.audit
             if e.action == "unblind" and e.detail.get("study") == inputs.study.id
         ),
-        default=None,
+        None,
     )
     if opened is None:
         return None
@@ -118,11 +118,17 @@ def _adjudicated_unblinded(inputs: Inputs) -> str | None:
 
 
 def _later(at: str, than: str) -> bool:
-    """Whether time ``at`` is after ``than`` (ISO 8601 in UTC, as the records store them)."""
+    """Whether time ``at`` is after ``than`` (ISO 8601, as the records store them; a time
+    without a zone is read as UTC, as the store writes every time)."""
     try:
-        return datetime.fromisoformat(at) > datetime.fromisoformat(than)
+        found, opened = datetime.fromisoformat(at), datetime.fromisoformat(than)
     except ValueError:  # not a time: as the text reads
         return at > than
+    return _utc(found) > _utc(opened)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def limitations(analysis: Analysis) -> list[dict[str, str]]:

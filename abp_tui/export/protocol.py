@@ -45,6 +45,7 @@ from abp_tui.analysis.placement import is_flipped
 from abp_tui.analysis.records import design_document
 from abp_tui.analysis.shared_runs import SHARED_RUNS_KEY
 from abp_tui.export import records as rec
+from abp_tui.export.allocation import check_allocation
 from abp_tui.export.bundle_analysis import Inputs, _json, _model
 from abp_tui.export.canonical import json_bytes
 from abp_tui.export.claims import (
@@ -271,9 +272,11 @@ def _check_placements(inputs: Inputs, items: list[Item], secret: str, apart_runs
         )
         for i in items
     ]
-    # A human budget's drawn items, dealt alone (a design planned since it records so).
+    # A human budget's drawn items, dealt alone (a design planned since it records so): the
+    # draws are checked first, so that an altered or missing allocation file is the one named.
     drawn = None
-    if inputs.design.document.get(BUDGET_BALANCED_KEY) is True and inputs.allocation:
+    if inputs.design.document.get(BUDGET_BALANCED_KEY) is True:
+        check_allocation(inputs)
         drawn = {d.item for d in inputs.allocation if d.drawn}
     dealt = assign(design, planned, secret, apart_runs, drawn=drawn)
     flips = {(a.item_key, a.reviewer): a.flipped for a in dealt}

@@ -350,6 +350,11 @@ def _create_once(
             drawn = {i.key for i in items if i.code in picked}
             apart, blocks = document.get(SHARED_RUNS_KEY) is True, ORDER_BLOCKS_KEY in document
             assignments = assign(design, items, secret, apart, blocks, drawn)
+            # What the deal shows whom, as the warnings say it (a refusal rolls it all back).
+            dealt = [i for i in items if i.key in drawn]
+            adjudicating = _reviewing_adjudicators(design, source, dealt, assignments)
+            shared = _shared_runs_warning(design, dealt, assignments)
+            warnings = tuple(w for w in (unlisted, shared, adjudicating) if w)
         assignments = drawn_only(db, pk, key_to_pk, assignments)
         sql.insert_assignments(db, key_to_pk, assignments)
 

@@ -686,7 +686,9 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
                 else Text("names hidden (v)", style="dim")
             )
             if item.unblinded is not None:  # the bundle's limitations will say so
-                parts.append(Text("unblinded: the bundle says so", style="bold yellow"))
+                parts.append(
+                    Text("study unblinded: the bundle will list this", style="bold yellow")
+                )
             missing = len(self.form.missing())
             note = self.note_text()
             if missing:
