@@ -50,7 +50,6 @@ from abp_tui.analysis.commitment import COMMITMENT_KEY
 from abp_tui.analysis.results.tallies import DEFAULT_CONFIDENCE, confidence_level
 from abp_tui.errors import writing
 from abp_tui.export import records as rec
-from abp_tui.export.allocation import check_allocation
 from abp_tui.export.bundle_analysis import Analysis, Inputs, analyse, parse
 from abp_tui.export.bundle_reading import (
     MAX_BUNDLE_BYTES,
@@ -497,8 +496,9 @@ def _verified(
     # The records are parsed as they are read and hashed, one file at a time.
     files: Mapping[str, bytes] = records
     inputs = parse(files, hashed=True)
-    check_plan(inputs)  # the revealed plan secret opens its commitment and gives the plan
-    check_allocation(inputs)  # a human budget: each probability and draw re-derived
+    # The revealed plan secret opens its commitment and gives the plan, a human budget's draws
+    # (each probability and draw re-derived) and the placements.
+    check_plan(inputs)
     tool = manifest.get("tool", {}).get("version")
     # What the records claim beyond their hashes (abp_tui.export.claims), before anything is
     # re-derived from them, so that the first difference named is the edited record's.

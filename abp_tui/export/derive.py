@@ -32,7 +32,7 @@ from abp_tui.export.canonical import json_bytes, json_chunks, jsonl_chunks, roun
 from abp_tui.export.gate import GateStatus, evaluate
 from abp_tui.export.judges import bundle_judge_report, judge_results
 from abp_tui.export.ranking import bundle_rankings, ranking_files
-from abp_tui.export.report import render_pieces
+from abp_tui.export.report import leads_with_preferences, render_pieces
 from abp_tui.export.svg import pass_rate_chart, pass_rate_chart_pieces
 from abp_tui.export.tables import bundle_tables, judgments_table, table_csv, table_csv_chunks
 from abp_tui.export.verdict import VERDICT_CONFIDENCE, abp_verdict, schema_errors
@@ -233,9 +233,8 @@ def derive_each(
     yield SUMMARY, summary_chunks(analysis, summary, gate, stated)
     yield ABP_VERDICT, json_bytes(verdict, derived=True)
     del verdict
-    # A preference design with no state to count (the report leads with its preferences) has
-    # no pass rate: no table or chart of them is written, only to read 0/0 for every row.
-    rates = not (results.preference_only and not results.verdicts)
+    # No pass rate to publish (every row 0/0): no table or chart of them is written.
+    rates = not leads_with_preferences(results)
     if rates:
         yield CONDITIONS_CSV, table_csv_chunks(results.conditions)
         yield TASKS_CSV, table_csv_chunks(results.tasks)

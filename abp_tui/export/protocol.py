@@ -213,11 +213,14 @@ def check_protocol(
 
 def check_plan(inputs: Inputs) -> None:
     """A full bundle's check of its plan: the plan secret it reveals opens the commitment its
-    design recorded, and re-derives every item's code and base orientation and every placement
-    a judgment records (raises BundleMismatch naming the first that differs)."""
+    design recorded, and re-derives every item's code and base orientation, a human budget's
+    draws (:func:`abp_tui.export.allocation.check_allocation`) and every placement a judgment
+    records, in that order (raises BundleMismatch naming the first that differs: an altered
+    draw, not the placements a deal of the drawn items would then give)."""
     design = inputs.design
     committed, secret = _commitment(design), design.plan_secret
     if committed is None and secret is None:
+        check_allocation(inputs)
         return  # stored before plan secrets: its plan followed from the seed alone
     if secret is None:
         raise BundleMismatch(
@@ -250,6 +253,7 @@ def check_plan(inputs: Inputs) -> None:
                 rec.ITEMS,
                 f"item {item.code}: base_flip is {item.base_flip}, the plan secret gives {base}",
             )
+    check_allocation(inputs)
     _check_placements(inputs, items, secret, apart_runs)
 
 
@@ -272,11 +276,10 @@ def _check_placements(inputs: Inputs, items: list[Item], secret: str, apart_runs
         )
         for i in items
     ]
-    # A human budget's drawn items, dealt alone (a design planned since it records so): the
-    # draws are checked first, so that an altered or missing allocation file is the one named.
+    # A human budget's drawn items, dealt alone (a design planned since it records so; its
+    # draws were checked before).
     drawn = None
     if inputs.design.document.get(BUDGET_BALANCED_KEY) is True:
-        check_allocation(inputs)
         drawn = {d.item for d in inputs.allocation if d.drawn}
     dealt = assign(design, planned, secret, apart_runs, drawn=drawn)
     flips = {(a.item_key, a.reviewer): a.flipped for a in dealt}

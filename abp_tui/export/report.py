@@ -36,6 +36,7 @@ from abp_tui.analysis.matched_models import (
     model_match,
 )
 from abp_tui.analysis.material import material_headline, splits_tasks
+from abp_tui.analysis.results.tables import ResultsTables
 from abp_tui.analysis.results.tallies import confidence_label
 from abp_tui.analysis.scibench_results import sci_withheld
 from abp_tui.analysis.tables import NUMERIC, Cell, Column, Kind, Table, cell_text, cut_list
@@ -360,6 +361,12 @@ def _no_state(source: str) -> str:
     return "unjudged" if source == "unjudged" else "no state"
 
 
+def leads_with_preferences(results: ResultsTables) -> bool:
+    """A preference design with no state to count: its report leads with its preferences, and
+    neither it nor the bundle draws a pass rate, state or dimension table of zeros."""
+    return results.preference_only and not results.verdicts
+
+
 def render_pieces(
     analysis: Analysis,
     gate: GateStatus,
@@ -504,9 +511,7 @@ def render_pieces(
     if results.business:  # seed 002's section, after the comparisons
         at = [anchor for anchor, _label in nav].index("comparisons") + 1
         nav = (*nav[:at], ("business", "Business protocol"), *nav[at:])
-    # A preference design with no state to count leads with its preferences: no pass rate,
-    # state or dimension table of zeros is drawn.
-    preferences_first = results.preference_only and not results.verdicts
+    preferences_first = leads_with_preferences(results)
     if preferences_first:
         nav = tuple(
             (anchor, "Preferences" if anchor == "comparisons" else label)
