@@ -603,13 +603,22 @@ PAIR_CHOICES = (PreferenceChoice.RESPONSE_1, PreferenceChoice.RESPONSE_2, Prefer
 """The preferences :func:`judged_pairs` draws from."""
 
 
-def judged_pairs(db: sqlite_utils.Database, folder: Path, pairs: int) -> int:
+def judged_pairs(db: sqlite_utils.Database, folder: Path, pairs: int, failed: int = 0) -> int:
     """A PandaLM-shaped study ``panda`` of ``pairs`` pairs (its file written under ``folder``)
     imported into ``db``, planned for ann, bo and cy two to an item, and every item judged by
-    both (a preference apiece, drawn with a fixed seed, submitted): its design's key."""
+    both (a preference apiece, drawn with a fixed seed, submitted): its design's key.
+    ``failed``: that many runs (the first stored) recorded as INFRA_ERROR by their source
+    before the design is planned, so that the study has states to count and rows by task."""
     source = folder / f"pairs{pairs}" / "testset-v1.json"
     write_pairs(source, pairs)
     import_paths(db, [source], study="panda")
+    if failed:
+        db.execute(
+            "UPDATE runs SET origin_status = 'INFRA_ERROR' "
+            "WHERE pk IN (SELECT pk FROM runs ORDER BY pk LIMIT ?)",
+            [failed],
+        )
+        db.conn.commit()
     pk = create_from_choices(
         db, DesignChoices(study="panda", reviewers="ann,bo,cy", reviewers_per_item=2)
     ).pk
@@ -665,11 +674,12 @@ RUN_OUTCOME_VALUES: dict[str, Any] = {
 """A run's outcome's fields, each already of its field's type (what ``trusted`` takes)."""
 
 
-def judged_study(tmp_path: Path, template: Path, pairs: int) -> Path:
-    """A copy of ``template`` with ``pairs`` judged pairs (:func:`judged_pairs`), unblinded."""
+def judged_study(tmp_path: Path, template: Path, pairs: int, failed: int = 0) -> Path:
+    """A copy of ``template`` with ``pairs`` judged pairs (:func:`judged_pairs`, ``failed``
+    runs failed by their source), unblinded."""
     path = tmp_path / f"judged{pairs}.db"
     database = copy_db(template, path)
-    judged_pairs(database, tmp_path, pairs)
+    judged_pairs(database, tmp_path, pairs, failed)
     unblind(database, "panda", "lead")
     database.close()
     return path
@@ -690,18 +700,21 @@ def results_peak(path: Path) -> tuple[int, str]:
     return peak, written.read_text("utf-8")
 
 
-def judged_unblinded(root: Path, template: Path, pairs: int) -> tuple[sqlite_utils.Database, int]:
+def judged_unblinded(
+    root: Path, template: Path, pairs: int, failed: int = 0
+) -> tuple[sqlite_utils.Database, int]:
     """A copy of ``template`` with ``pairs`` judged pairs (:func:`judged_pairs`: two of three
-    reviewers each, a preference apiece), unblinded: its database and design."""
+    reviewers each, a preference apiece, ``failed`` runs failed by their source), unblinded:
+    its database and design."""
     db = copy_db(template, root / f"judged{pairs}.db")
-    pk = judged_pairs(db, root, pairs)
+    pk = judged_pairs(db, root, pairs, failed)
     unblind(db, "panda", "lead")
     return db, pk
 
 
-def exported_judged(root: Path, template: Path, pairs: int) -> Path:
+def exported_judged(root: Path, template: Path, pairs: int, failed: int = 0) -> Path:
     """The study of :func:`judged_unblinded`, exported: the bundle's folder."""
-    db, pk = judged_unblinded(root, template, pairs)
+    db, pk = judged_unblinded(root, template, pairs, failed)
     try:
         export_bundle(db, pk, root / f"bundle{pairs}")
     finally:

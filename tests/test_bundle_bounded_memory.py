@@ -54,12 +54,20 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A PandaLM-shaped study of 300 pairs (a task each, two runs, three annotators' votes),
-    a preference design of three reviewers, unblinded, exported."""
+    ten of its runs failed by their source, a preference design of three reviewers, unblinded,
+    exported."""
     root = tmp_path_factory.mktemp("pairs")
     write_pairs(root / "testset-v1.json", 300)
     db = connect(root / "b.db")
     try:
         import_paths(db, [root / "testset-v1.json"], fmt="pairwise")
+        # Ten runs failed by their source: states to count, so a row for every task and
+        # condition (a preference design with none has no rows by task).
+        db.execute(
+            "UPDATE runs SET origin_status = 'INFRA_ERROR' "
+            "WHERE pk IN (SELECT pk FROM runs ORDER BY pk LIMIT 10)"
+        )
+        db.conn.commit()
         design = StudyDesign(
             study="pandalm-testset-v1",
             name="again-blind",
@@ -260,7 +268,7 @@ def test_the_gate_plans_the_design_again_only_when_some_run_is_in_no_item(
     gate = evaluate(analysis)
     assert not [c for c in gate.checks if c.requirement == "reruns planned"]
     # A run in no item: the plan is made to see whether the design would take it.
-    stray = analysis.inputs.runs[0]
+    stray = next(r for r in analysis.inputs.runs if r.origin_status is None)  # not failed
     with pytest.raises(AssertionError, match="planned again"):
         reruns.missing_from_plan(
             analysis.inputs.study_design,

@@ -8,9 +8,21 @@ do before submitting · diff: ..." on its second line, and the adjudication scre
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 
-from abp_tui.tui.widgets.item_bar import fitted, packed
+from abp_tui.tui.app import make_app
+from abp_tui.tui.widgets.item_bar import ItemBar, fitted, packed
+from tests.tui_helpers import (
+    compare_screen,
+    drive,
+    pair_design,
+    pair_study,
+    settle,
+    study_database,
+    until,
+)
 
 
 def _parts(*texts: str) -> list[Text]:
@@ -62,3 +74,26 @@ def test_the_least_needed_parts_give_way_first_and_the_rest_stay_whole() -> None
     # Too narrow for the rest: the names go too, and what never gives way (0) stays.
     shown = fitted(parts, 40, 2).plain
     assert "pandalm" not in shown and "P-EYN3JB" in shown and diff in shown
+
+
+async def test_the_bar_names_the_study_again_when_only_the_height_changes(tmp_path: Path) -> None:
+    """The header (a tall terminal's) names the study and design, and the bar then leaves them
+    out; on a short terminal (no header) the bar names them. Only the height changed, the bar's
+    own size did not, and it kept what it showed until the next key."""
+    db_path = study_database(tmp_path, pair_study(), pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, (100, 24)) as pilot:
+        screen = await compare_screen(pilot)
+        study = screen.query_one(ItemBar)
+
+        def names_shown() -> bool:
+            return "pilot" in study.render().plain  # type: ignore[union-attr]
+
+        await until(pilot, names_shown)
+        await pilot.resize_terminal(100, 40)  # tall: the header names them
+        await settle(pilot)
+        await until(pilot, lambda: not names_shown())
+        assert "pilot" in str(screen.sub_title)
+        await pilot.resize_terminal(100, 24)  # short again: the bar names them
+        await settle(pilot)
+        await until(pilot, names_shown)

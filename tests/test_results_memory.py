@@ -39,6 +39,13 @@ def _study(tmp_path: Path, template: Path, pairs: int) -> tuple[Path, sqlite_uti
     path = tmp_path / f"p{pairs}.db"
     db = copy_db(template, path)
     import_paths(db, [source], study="panda")
+    # Four runs failed by their source: states to count, so a row for every task and
+    # condition (a preference design with none has no rows by task).
+    db.execute(
+        "UPDATE runs SET origin_status = 'INFRA_ERROR' "
+        "WHERE pk IN (SELECT pk FROM runs ORDER BY pk LIMIT 4)"
+    )
+    db.conn.commit()
     create_from_choices(db, DesignChoices(study="panda", reviewers="ann,bo,cy"))
     unblind(db, "panda", "lead")
     return path, db

@@ -25,6 +25,7 @@ from abp_tui.tui.screens.disagreements import DisagreementsScreen
 from abp_tui.tui.screens.home import progress_text
 from tests.tui_helpers import (
     ANA,
+    BO,
     HumanPace,
     adjudicate_highlighted,
     drive,
@@ -193,3 +194,30 @@ async def test_once_unblinded_the_bar_says_the_bundle_will_list_the_adjudication
     async with drive(app, (160, 48)) as pilot:
         await _reopened(pilot)
         assert "study unblinded: the bundle will list this" in static_text(pilot, "#item-bar")
+
+
+def test_a_reviewers_heading_counts_submissions_not_drafts(tmp_path: Path) -> None:
+    """The adjudicator reads "submitted 2 times" under a reviewer who revised a submitted
+    judgment, and nothing under one who submitted once (a revision number, which counts
+    drafts too, read "revision 3" for a single submission after two drafts)."""
+    from rich.console import Console
+
+    from abp_tui.models.judgments import Judgment
+    from abp_tui.services.coordinator import open_adjudication
+    from abp_tui.services.reviewing import ReviewSession
+    from abp_tui.tui.widgets.judgments_table import judgments_table
+
+    db_path, pk, codes = preference_admin_database(tmp_path)
+    db = connect(db_path)
+    try:
+        kept = Judgment(preference=PreferenceChoice.TIE, justification="The same, on reflection.")
+        ReviewSession(db, pk, BO).save(codes[0], kept, 2, submit=True, reason="Read it again.")
+    finally:
+        db.close()
+    item = open_adjudication(db_path, pk, codes[0], "carol")
+    assert dict(zip(item.names(), item.submitted, strict=True)) == {ANA: 1, BO: 2}
+    console = Console(width=120, record=True)
+    console.print(judgments_table(item, show_names=True))
+    text = console.export_text()
+    assert "submitted 2 times" in text and "revision" not in text
+    assert text.count("submitted") == 1

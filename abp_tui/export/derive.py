@@ -247,17 +247,21 @@ def derive_each(
     yield "results/agreement.csv", table_csv(tables.agreement)
     yield "results/findings.csv", table_csv(tables.findings)
     yield "results/limitations.json", json_bytes(stated, derived=True)
+
     # The chart of conditions is made once, as the markup the report takes it as; the chart of
     # tasks (a bar for each task and condition: tens of megabytes for a large study) a line at
     # a time, each time it is written (its file, then the report), never whole.
-    condition_chart = Markup(
-        pass_rate_chart(
+    def condition_pieces() -> Iterator[str]:
+        yield pass_rate_chart(
             "plot-pass-rate-condition",
             "Pass rate by condition",
             [(g.condition, g.pass_rate) for g in summary.conditions],
             summary.confidence,
         )
-    )
+
+    # No pass rate: no chart is made, unless the page asks for it (it does not).
+    made = Markup("".join(condition_pieces())) if rates else None
+    condition_chart: str | Callable[[], Iterable[str]] = made or condition_pieces
 
     def task_chart() -> Iterator[str]:
         return pass_rate_chart_pieces(
@@ -268,8 +272,8 @@ def derive_each(
             summary.confidence,
         )
 
-    if rates:
-        yield PLOT_CONDITIONS, condition_chart.encode("utf-8")
+    if made is not None:
+        yield PLOT_CONDITIONS, made.encode("utf-8")
         yield PLOT_TASKS, encoded(task_chart())
     for table in results.business:  # seed 002's tables, for a business design
         yield f"results/{table.id.replace('-', '_')}.csv", table_csv(table)

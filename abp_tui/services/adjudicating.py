@@ -86,7 +86,7 @@ def adjudication_refused(
             f"shares a response with {code}: they cannot adjudicate it (they would see the "
             "other judgments first)"
         )
-    if reviewed or adjudicator in sql.submission_order(db, item.pk):
+    if reviewed or adjudicator in sql.submissions(db, item.pk):
         return NotAnAdjudicator(
             f"{adjudicator} reviewed {code}: they cannot adjudicate it (an adjudication settles "
             "the reviewers' judgments, so it is made by someone who did not review the item)"

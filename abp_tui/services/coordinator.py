@@ -206,6 +206,9 @@ class AdjudicationItem:
     unblinded: tuple[str, str] | None = None
     """Who unblinded the study, and when (None: still blind). An adjudication recorded now is
     stated in the bundle's limitations as made after unblinding."""
+    submitted: tuple[int, ...] = ()
+    """For each of :attr:`reviewers`, how many times they submitted (their drafts not counted):
+    more than once, their judgment was revised after it was first submitted."""
 
     @property
     def is_pair(self) -> bool:
@@ -243,7 +246,8 @@ def open_adjudication(
         if not judged:
             raise AbpError(f"{code} has no submitted judgment to adjudicate yet")
         note_view(db, row.study_id, design_pk, adjudicator, "adjudication")
-        order = sql.submission_order(db, item.pk)
+        submitted = sql.submissions(db, item.pk)
+        order = list(submitted)
         judged = sorted(judged, key=lambda j: (order.index(j.reviewer), j.reviewer))
         shown = reverse(judged[0].placement) if item.is_pair else placement_of(item.runs[:1])
         reviewers = tuple(on_screen(j, shown) for j in judged)
@@ -279,6 +283,7 @@ def open_adjudication(
         seen_swapped=seen_swapped if item.is_pair else (),
         latest_swapped=latest_swapped and item.is_pair,
         unblinded=opened,
+        submitted=tuple(submitted.get(j.reviewer, 1) for j in judged),
     )
 
 

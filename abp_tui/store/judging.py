@@ -432,15 +432,15 @@ def history(db: sqlite_utils.Database, item_pk: int, reviewer: str) -> list[Judg
     return [judgment_revision(r, ids) for r in rows]
 
 
-def submission_order(db: sqlite_utils.Database, item_pk: int) -> list[str]:
-    """The reviewers who submitted a judgment of an item, in the order their first submission
-    was stored (a merged station's judgment counts from when it was merged)."""
+def submissions(db: sqlite_utils.Database, item_pk: int) -> dict[str, int]:
+    """Reviewer -> how many times they submitted a judgment of an item (drafts not counted), in
+    the order their first submission was stored (a merged station's counts from its merge)."""
     rows = db.execute(
-        "SELECT reviewer FROM judgments WHERE item_pk = ? AND status = 'submitted' "
+        "SELECT reviewer, COUNT(*) FROM judgments WHERE item_pk = ? AND status = 'submitted' "
         "GROUP BY reviewer ORDER BY MIN(pk)",
         [item_pk],
     ).fetchall()
-    return [str(r[0]) for r in rows]
+    return {str(r[0]): int(r[1]) for r in rows}
 
 
 def append_judgment(

@@ -30,6 +30,7 @@ from abp_tui.analysis.results.tallies import (
     PositionBiasResult,
     Results,
     VerdictSource,
+    any_state,
     results,
 )
 from abp_tui.analysis.scibench_results import (
@@ -210,6 +211,11 @@ def document_of(
     face that writes them one at a time and never dumps the document whole."""
     # Seed 000 section 3: conditions on different model versions lead the results.
     versions = study.model_versions(_States(found.outcomes))
+    preference_only = rubric.preference_only and found.verdict_source != "automated"
+    # A preference design with no state to count has no row by task worth a line: each would
+    # read 0/0 (one a task and condition, tens of megabytes for a large study), and the
+    # disagreements name the items still open.
+    by_task = [] if preference_only and not any_state(found.conditions) else found.by_task
     fields: dict[str, Any] = dict(
         warnings=[*found.warnings, *version_warnings(versions)],
         headline=found.headline,
@@ -221,14 +227,14 @@ def document_of(
         confidence=found.confidence,
         verdict_source=found.verdict_source,
         conditions=found.conditions,
-        by_task=found.by_task,
+        by_task=by_task,
         # Seed 004: no condition effect before the human gate.
         comparisons=found.comparisons if sci is None or not sci.withheld else [],
         position_bias=found.position_bias,
         outcomes=found.outcomes,
         automated_judge=found.automated_judge,
         notes=found.notes,
-        preference_only=rubric.preference_only and found.verdict_source != "automated",
+        preference_only=preference_only,
         model_match=match,
         engine_efficiency=found.engine_efficiency,
         reclassifications=list(

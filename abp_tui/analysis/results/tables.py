@@ -20,6 +20,7 @@ from abp_tui.analysis.results.tallies import (
     GroupResult,
     PositionBiasResult,
     VerdictSource,
+    any_state,
     confidence_label,
 )
 from abp_tui.analysis.table_model import (
@@ -742,8 +743,7 @@ def results_tables(
     if preference_only is None:
         preference_only = rubric is not None and rubric.preference_only
     preference_only = preference_only and not automated
-    # A state to count (a person's, automated, a record's): a preference alone gives none.
-    verdicts = any(sum(g.states.values()) for g in results.conditions)
+    verdicts = any_state(results.conditions)
     # Imported here: the business tables are built from this module's columns. Only a business
     # design's results carry them (``business``).
     from abp_tui.analysis.business.tables import business_headline, business_tables

@@ -186,6 +186,12 @@ class GroupResult(Model):
     a fatal hit fails the run whatever its scores."""
 
 
+def any_state(groups: Iterable[GroupResult]) -> bool:
+    """Whether any run of ``groups`` has a state to count (a person's, automated, a record's):
+    a preference alone gives none."""
+    return any(sum(g.states.values()) for g in groups)
+
+
 class Efficiency(Model):
     metric: str
     difference: RelativeMedianDifference

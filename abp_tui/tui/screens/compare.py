@@ -269,9 +269,8 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._resumed:
             # Pushed: every widget was styled as it was mounted, with the classes it has now
-            # (compose gives them before its widgets are styled). Styling them all again
-            # would change nothing, for a sixth of the first paint's work; shown again later
-            # (after a dialog), the screen is restyled as Textual does.
+            # (compose gives them before its widgets are styled): styling them again changes
+            # nothing, for a sixth of the first paint. Shown again, it is restyled as usual.
             self._resumed = True
             event.refresh_styles = False
         super()._on_screen_resume(event)
@@ -294,6 +293,9 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
             return
         self.reader.title = first.title
         self._first_texts(ItemOpened(first.shown, self.navigator.new_request()))
+
+    def on_resize(self) -> None:  # the header comes and goes with the height: the names move
+        self.call_after_refresh(self.bar.on_resize)
 
     def on_unmount(self) -> None:
         self.long_lived.thaw()
@@ -333,8 +335,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
     @on(ItemEntered)
     def item_entered(self, message: ItemEntered) -> None:
         item = self.item
-        # Drafts stored from this screen are reported (DraftsStored) before this message, so a
-        # newer revision than the screen knows was written by someone else.
+        # Drafts stored here are reported before this message: a newer revision is another's.
         if item is None or item.code != message.code or message.revision <= self.drafts.revision:
             return
         # Judged elsewhere since it was read ahead (another window, a merged pack): read again.
@@ -405,8 +406,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         else:
             scoring.call_after_refresh(target.scroll_visible, animate=False)
         if pair.is_pair and pair.diff_on and pair.marks is None:
-            # Started once the texts are drawn: the helper process then has the processor to
-            # itself instead of slowing this item's first paint.
+            # Started once the texts are drawn: it does not slow this item's first paint.
             self.call_after_refresh(self._diff_current, item.code)
         else:
             pair.show_marks()

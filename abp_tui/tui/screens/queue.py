@@ -12,6 +12,8 @@ with the counts of the whole queue from the summary the store keeps.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -36,10 +38,28 @@ STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
 TASK_WIDTH = 60
 
 
-def task_line(text: str) -> str:
-    """The task's first line, cut to the column's width."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return first if len(first) <= TASK_WIDTH else first[: TASK_WIDTH - 1] + "…"
+TASK_HEAD = 20
+"""Characters of a first line that other tasks of the page share, before what differs."""
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def task_lines(tasks: Mapping[str, str]) -> dict[str, str]:
+    """Item code -> its task's line in the queue: its first line (cut to the column), or, when
+    another task of the page starts with the same line (PandaLM's 999 tasks share 170
+    instructions, each with an input of its own), that line cut short and then the rest of
+    the task, so that the rows read differently where the tasks do."""
+    lines = {code: [p.strip() for p in t.splitlines() if p.strip()] for code, t in tasks.items()}
+    shared = Counter(parts[0] for parts in lines.values() if parts)
+    out = {}
+    for code, parts in lines.items():
+        if len(parts) > 1 and shared[parts[0]] > 1:
+            out[code] = _cut(f"{_cut(parts[0], TASK_HEAD)} · {' '.join(parts[1:])}", TASK_WIDTH)
+        else:
+            out[code] = _cut(parts[0], TASK_WIDTH) if parts else ""
+    return out
 
 
 class QueueScreen(Screen[str | None]):
@@ -174,6 +194,7 @@ class QueueScreen(Screen[str | None]):
         for label, width in (*columns, ("Task", TASK_WIDTH)):
             table.add_column(Text(label), key=label, width=width)
         visible = view.rows
+        tasks = task_lines({row.code: view.tasks.get(row.code, "") for row in visible})
         for row in visible:
             table.add_row(
                 Text(str(row.order_index + 1), justify="right"),
@@ -181,7 +202,7 @@ class QueueScreen(Screen[str | None]):
                 Text(row.kind),
                 Text(row.status, style=STATUS_STYLE.get(row.status, "")),
                 Text(str(row.revisions), justify="right"),
-                Text(safe_line(task_line(view.tasks.get(row.code, "")))),
+                Text(safe_line(tasks[row.code])),
                 key=row.code,
             )
         codes = [r.code for r in visible]

@@ -46,17 +46,23 @@ THEIR_TERMS = "their words: their Response 1 is Response 2 here, their 2 is 1 he
 
 
 def reviewer_heading(
-    label: str, reviewer: JudgmentRevision, show_names: bool, swapped: bool | None = None
+    label: str,
+    reviewer: JudgmentRevision,
+    show_names: bool,
+    swapped: bool | None = None,
+    submitted: int = 1,
 ) -> Text:
     """A reviewer's column heading: "Reviewer 1", their name only when asked, which way they saw
-    the pair (``swapped`` None: a single response), the revision."""
+    the pair (``swapped`` None: a single response), and "submitted 2 times" when they revised
+    their judgment after first submitting it (their drafts are not counted: a revision number
+    counts them, and reads as several submissions)."""
     text = Text(label, style="bold")
     if show_names:
         text.append(f"\n{safe_line(reviewer.reviewer)}", style="italic")
     if swapped is not None:
         text.append(f"\n{SWAPPED if swapped else AS_HERE}", style="bold" if swapped else "dim")
-    if reviewer.revision > 1:
-        text.append(f"\nrevision {reviewer.revision}", style="dim")
+    if submitted > 1:
+        text.append(f"\nsubmitted {submitted} times", style="dim")
     return text
 
 
@@ -134,9 +140,12 @@ def judgments_table(item: AdjudicationItem, show_names: bool) -> Table:
     )
     table.add_column("", no_wrap=True, width=24)
     swapped = list(item.seen_swapped) or [False] * len(item.reviewers)
-    for label, reviewer, flip in zip(item.labels, item.reviewers, swapped, strict=True):
+    submitted = list(item.submitted) or [1] * len(item.reviewers)
+    for label, reviewer, flip, times in zip(
+        item.labels, item.reviewers, swapped, submitted, strict=True
+    ):
         seen = flip if item.is_pair else None
-        table.add_column(reviewer_heading(label, reviewer, show_names, seen), ratio=1)
+        table.add_column(reviewer_heading(label, reviewer, show_names, seen, times), ratio=1)
 
     def row(label: str, cells: list[Text], values: Sequence[object], style: str = "") -> None:
         differs = len({repr(v) for v in values}) > 1
