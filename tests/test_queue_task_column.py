@@ -8,7 +8,7 @@ task, so that rows differ where their tasks do.
 
 from __future__ import annotations
 
-from abp_tui.tui.screens.queue import TASK_HEAD, TASK_WIDTH, task_lines
+from abp_tui.tui.screens.queue import task_lines
 
 
 def test_tasks_sharing_a_first_line_show_what_follows_it() -> None:
@@ -19,10 +19,11 @@ def test_tasks_sharing_a_first_line_show_what_follows_it() -> None:
             "P-B": f"{sudoku}\n\n. 8 . | . 2 .\n. . 4 | 7 . .",
             "P-C": "Rewrite the sentence so that it is shorter.\n\nIf you have any questions...",
             "P-D": "",
-        }
+        },
+        60,
     )
-    assert lines["P-A"] == f"{sudoku[: TASK_HEAD - 1]}… · 3 . . | 5 . 1"
-    assert lines["P-B"] == f"{sudoku[: TASK_HEAD - 1]}… · . 8 . | . 2 . . . 4 | 7 . ."
+    assert lines["P-A"] == f"{sudoku[:19]}… · 3 . . | 5 . 1"
+    assert lines["P-B"] == f"{sudoku[:19]}… · . 8 . | . 2 . . . 4 | 7 . ."
     assert lines["P-A"] != lines["P-B"]
     # A first line of its own is shown as it was: the whole line, cut to the column.
     assert lines["P-C"] == "Rewrite the sentence so that it is shorter."
@@ -31,9 +32,10 @@ def test_tasks_sharing_a_first_line_show_what_follows_it() -> None:
 
 def test_every_line_fits_the_column() -> None:
     long = "word " * 40
-    lines = task_lines({"P-A": f"{long}\n{long}", "P-B": f"{long}\nother", "P-C": long})
-    assert all(len(line) <= TASK_WIDTH for line in lines.values())
+    lines = task_lines({"P-A": f"{long}\n{long}", "P-B": f"{long}\nother", "P-C": long}, 26)
+    assert all(len(line) <= 26 for line in lines.values())
+    assert lines["P-B"] == "word word… · other"  # a third of the width, then what differs
     assert lines["P-C"].endswith("…") and lines["P-A"].endswith("…")
     # A task that is only the shared line has nothing after it to show.
-    same = task_lines({"P-A": "Same line.", "P-B": "Same line.\nmore"})
+    same = task_lines({"P-A": "Same line.", "P-B": "Same line.\nmore"}, 60)
     assert same == {"P-A": "Same line.", "P-B": "Same line. · more"}

@@ -35,30 +35,30 @@ FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
 PAGE = 200
 """Rows shown at a time."""
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
-TASK_WIDTH = 60
-
-
-TASK_HEAD = 20
-"""Characters of a first line that other tasks of the page share, before what differs."""
+TASK_WIDTH = (24, 100)
+"""The Task column's least and most width: the screen's width left by the other columns."""
+OTHER_COLUMNS = 52
+"""The other columns' width with every column's padding (a cell each side)."""
 
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def task_lines(tasks: Mapping[str, str]) -> dict[str, str]:
-    """Item code -> its task's line in the queue: its first line (cut to the column), or, when
-    another task of the page starts with the same line (PandaLM's 999 tasks share 170
-    instructions, each with an input of its own), that line cut short and then the rest of
-    the task, so that the rows read differently where the tasks do."""
+def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
+    """Item code -> its task's line in the queue, ``width`` characters at most: its first line,
+    or, when another task of the page starts with the same line (PandaLM's 999 tasks share 170
+    instructions, each with an input of its own), that line cut to a third of the width and
+    then the rest of the task, so that the rows read differently where the tasks do."""
     lines = {code: [p.strip() for p in t.splitlines() if p.strip()] for code, t in tasks.items()}
     shared = Counter(parts[0] for parts in lines.values() if parts)
+    head = max(10, width // 3)
     out = {}
     for code, parts in lines.items():
         if len(parts) > 1 and shared[parts[0]] > 1:
-            out[code] = _cut(f"{_cut(parts[0], TASK_HEAD)} · {' '.join(parts[1:])}", TASK_WIDTH)
+            out[code] = _cut(f"{_cut(parts[0], head)} · {' '.join(parts[1:])}", width)
         else:
-            out[code] = _cut(parts[0], TASK_WIDTH) if parts else ""
+            out[code] = _cut(parts[0], width) if parts else ""
     return out
 
 
@@ -159,6 +159,14 @@ class QueueScreen(Screen[str | None]):
         self.view = message.page
         self.fill()
 
+    def on_resize(self) -> None:
+        """The Task column takes the width the screen has now; the highlighted row stays."""
+        if self.view is not None:
+            table: DataTable[Text] = self.query_one(DataTable)
+            row = table.cursor_row
+            self.fill()
+            table.move_cursor(row=row)
+
     @on(WorkerFailed)
     def failed(self, message: WorkerFailed) -> None:
         self.query_one("#queue-summary", Static).update(
@@ -191,10 +199,16 @@ class QueueScreen(Screen[str | None]):
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
         columns = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
-        for label, width in (*columns, ("Task", TASK_WIDTH)):
+        least, most = TASK_WIDTH
+        room = (table.size.width or self.size.width) - OTHER_COLUMNS
+        if len(view.rows) >= table.size.height - 1:  # a scroll bar takes its part of the width
+            room -= table.styles.scrollbar_size_vertical
+        task_width = max(least, min(most, room))
+        for label, width in (*columns, ("Task", task_width)):
             table.add_column(Text(label), key=label, width=width)
         visible = view.rows
-        tasks = task_lines({row.code: view.tasks.get(row.code, "") for row in visible})
+        texts = {row.code: view.tasks.get(row.code, "") for row in visible}
+        tasks = task_lines(texts, task_width)
         for row in visible:
             table.add_row(
                 Text(str(row.order_index + 1), justify="right"),
