@@ -567,7 +567,7 @@ def position_table(bias: PositionBias, confidence: float = DEFAULT_CONFIDENCE) -
             Kind.P_VALUE,
             csv=(("p_exact", "p"), ("undefined", "reason")),
         ),
-        count_column("unresolved", "Unresolved"),
+        count_column("unresolved", "Unresolved judgments"),
         Column("unresolved_items", "Unresolved items", empty=NO_ITEMS, cut=ITEMS_SHOWN),
     )
     held = bias if isinstance(bias, PositionBiasResult) else None
