@@ -1,9 +1,10 @@
-"""The queue's Task column tells apart tasks that share their first line.
+"""The queue's Task column tells apart tasks that share their first line but not their text.
 
-What was found: PandaLM's 999 tasks share 170 instructions, each with an input of its own, and the
-queue showed each task's first line: ten rows in a row read "Solve the given Sudoku puzzle."
-Now a first line that other tasks of the page share is cut short and followed by the rest of the
-task, so that rows differ where their tasks do.
+What was found: the column showed each task's first line, 60 characters wide, behind a
+horizontal scroll bar at 80x24, so that an instruction asked of several inputs read the same on
+every row. Now a first line that other texts of the page share is cut short and followed by the
+rest of the task, and the column takes the width the screen leaves. Tasks of one text (several
+items of a task; PandaLM's 999 tasks are 170 texts) still read alike: they are alike.
 """
 
 from __future__ import annotations
@@ -39,3 +40,15 @@ def test_every_line_fits_the_column() -> None:
     # A task that is only the shared line has nothing after it to show.
     same = task_lines({"P-A": "Same line.", "P-B": "Same line.\nmore"}, 60)
     assert same == {"P-A": "Same line.", "P-B": "Same line. · more"}
+
+
+def test_items_of_one_task_show_its_first_line_whole() -> None:
+    """A task judged in several items of a page (one a contrast, or one a condition) is one
+    task: its title is shown as it was, not cut short before text every row shares."""
+    memo = "Summarise the memo\n\nThe memo asks every team to file its report by Friday."
+    lines = task_lines({"P-A": memo, "P-B": memo, "P-C": "Translate the note\n\nBonjour."}, 60)
+    assert lines == {
+        "P-A": "Summarise the memo",
+        "P-B": "Summarise the memo",
+        "P-C": "Translate the note",
+    }

@@ -55,13 +55,13 @@ regression, and the rule is its ten events per variable (Peduzzi et al. 1996, J 
 49(12), 1373-1379: fewer give biased coefficients and wrong variances); at 10 decisive votes a
 score's standard error is already 110 Elo points or more."""
 MIN_TAU_SYSTEMS: Final = 3
+"""Kendall's tau between two sources' rankings needs this many shared systems: over 2 it
+can only be +1 or -1, with p = 1."""
 TAU_DIGITS: Final = 9
 """Decimals of a score (logits) Kendall's tau compares: scores equal to that are tied. Two
 systems a source cannot tell apart fit to the same score up to the last bits of the floating
 point sums, which otherwise decide their order (tau 0.333 or 0.816 over three systems,
 depending on the NumPy release)."""
-"""Kendall's tau between two sources' rankings needs this many shared systems: over 2 it
-can only be +1 or -1, with p = 1."""
 
 
 class NoRanking(AbpError):

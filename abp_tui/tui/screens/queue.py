@@ -47,11 +47,13 @@ def _cut(text: str, width: int) -> str:
 
 def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
     """Item code -> its task's line in the queue, ``width`` characters at most: its first line,
-    or, when another task of the page starts with the same line (PandaLM's 999 tasks share 170
-    instructions, each with an input of its own), that line cut to a third of the width and
-    then the rest of the task, so that the rows read differently where the tasks do."""
+    or, when another task of the page has other text under the same first line (an instruction
+    asked of several inputs), that line cut to a third of the width and then the rest of the
+    task, so that the rows read differently where the tasks do. Tasks of the same text (an item
+    a contrast; PandaLM's 999 tasks are 170 texts) read alike: they are alike."""
     lines = {code: [p.strip() for p in t.splitlines() if p.strip()] for code, t in tasks.items()}
-    shared = Counter(parts[0] for parts in lines.values() if parts)
+    # Counted once a task (a task's several items, one a contrast or a condition, share it).
+    shared = Counter(parts[0] for parts in {tuple(p) for p in lines.values()} if parts)
     head = max(10, width // 3)
     out = {}
     for code, parts in lines.items():
@@ -160,7 +162,11 @@ class QueueScreen(Screen[str | None]):
         self.fill()
 
     def on_resize(self) -> None:
-        """The Task column takes the width the screen has now; the highlighted row stays."""
+        """The Task column takes the width the screen has once laid out again (this handler
+        runs before the screen's own); the highlighted row stays."""
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
         if self.view is not None:
             table: DataTable[Text] = self.query_one(DataTable)
             row = table.cursor_row
@@ -200,8 +206,8 @@ class QueueScreen(Screen[str | None]):
         table.clear(columns=True)
         columns = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
         least, most = TASK_WIDTH
-        room = (table.size.width or self.size.width) - OTHER_COLUMNS
-        if len(view.rows) >= table.size.height - 1:  # a scroll bar takes its part of the width
+        room = (table.size.width or self.size.width - 2) - OTHER_COLUMNS  # its margin: 1 a side
+        if len(view.rows) > table.size.height - 1:  # a scroll bar takes its part of the width
             room -= table.styles.scrollbar_size_vertical
         task_width = max(least, min(most, room))
         for label, width in (*columns, ("Task", task_width)):
