@@ -52,3 +52,13 @@ def test_items_of_one_task_show_its_first_line_whole() -> None:
         "P-B": "Summarise the memo",
         "P-C": "Translate the note",
     }
+
+
+def test_wide_characters_and_escapes_fit_the_column_in_cells() -> None:
+    """A line is cut by the cells it takes (a CJK character takes two), after any escape
+    sequence is made harmless text."""
+    from rich.cells import cell_len
+
+    lines = task_lines({"P-A": "翻訳してください" * 10, "P-B": "\x1b[31mred\x1b[0m title"}, 26)
+    assert cell_len(lines["P-A"]) <= 26 and lines["P-A"].endswith("…")
+    assert "\x1b" not in lines["P-B"] and lines["P-B"].endswith("title")

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from abp_tui.services.desk import Desk, QueuePage
 from abp_tui.text.safe import safe_line
 from abp_tui.tui.messages import QueueLoaded, WorkerFailed
+from abp_tui.tui.widgets.fitted_columns import CELL_PADDING, cut
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.widgets.search_bar import SearchBar
 from abp_tui.tui.workers import background
@@ -35,14 +36,17 @@ FILTERS = ("all", "unfinished", "todo", "draft", "submitted")
 PAGE = 200
 """Rows shown at a time."""
 STATUS_STYLE = {"todo": "", "draft": "yellow", "submitted": "green"}
+COLUMNS = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
+"""The columns before the Task column, with their widths."""
 TASK_WIDTH = (24, 100)
 """The Task column's least and most width: the screen's width left by the other columns."""
-OTHER_COLUMNS = 52
-"""The other columns' width with every column's padding (a cell each side)."""
+OTHER_COLUMNS = sum(width for _label, width in COLUMNS) + CELL_PADDING * (len(COLUMNS) + 1)
+"""The other columns' width with every column's padding (the Task column's too)."""
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """``text`` (made safe to show) cut to ``width`` cells (:func:`fitted_columns.cut`)."""
+    return cut(Text(text), width).plain
 
 
 def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
@@ -51,7 +55,10 @@ def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
     asked of several inputs), that line cut to a third of the width and then the rest of the
     task, so that the rows read differently where the tasks do. Tasks of the same text (an item
     a contrast; PandaLM's 999 tasks are 170 texts) read alike: they are alike."""
-    lines = {code: [p.strip() for p in t.splitlines() if p.strip()] for code, t in tasks.items()}
+    lines = {
+        code: [safe_line(p.strip()) for p in t.splitlines() if p.strip()]
+        for code, t in tasks.items()
+    }
     # Counted once a task (a task's several items, one a contrast or a condition, share it).
     shared = Counter(parts[0] for parts in {tuple(p) for p in lines.values()} if parts)
     head = max(10, width // 3)
@@ -204,13 +211,12 @@ class QueueScreen(Screen[str | None]):
         self.query_one("#queue-summary", Static).update(summary)
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
-        columns = (("#", 4), ("Item", 12), ("Kind", 8), ("Status", 10), ("Saves", 6))
         least, most = TASK_WIDTH
         room = (table.size.width or self.size.width - 2) - OTHER_COLUMNS  # its margin: 1 a side
         if len(view.rows) > table.size.height - 1:  # a scroll bar takes its part of the width
             room -= table.styles.scrollbar_size_vertical
         task_width = max(least, min(most, room))
-        for label, width in (*columns, ("Task", task_width)):
+        for label, width in (*COLUMNS, ("Task", task_width)):
             table.add_column(Text(label), key=label, width=width)
         visible = view.rows
         texts = {row.code: view.tasks.get(row.code, "") for row in visible}
@@ -222,7 +228,7 @@ class QueueScreen(Screen[str | None]):
                 Text(row.kind),
                 Text(row.status, style=STATUS_STYLE.get(row.status, "")),
                 Text(str(row.revisions), justify="right"),
-                Text(safe_line(tasks[row.code])),
+                Text(tasks[row.code]),
                 key=row.code,
             )
         codes = [r.code for r in visible]
