@@ -98,12 +98,30 @@ def figures():
 
 
 class PauseInsideTheStoreImport:
+    # Holds the main thread inside sqlite_utils.db's import, in the body of a module it
+    # imports: a finder is called under the interpreter's global import lock, so a pause there
+    # would hold the other thread's import back until the wait ran out.
+
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name == "sqlite_utils.create_table_parser":  # imported by sqlite_utils.db alone
-            go.set()
-            done.wait(60)
-        return None
+        if name != "sqlite_utils.create_table_parser":  # imported by sqlite_utils.db alone
+            return None
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        real = spec.loader
+
+        class Paused:
+            def create_module(self, spec):
+                return real.create_module(spec)
+
+            def exec_module(self, module):
+                go.set()
+                done.wait(60)
+                real.exec_module(module)
+
+        spec.loader = Paused()
+        return spec
 
 
 worker = threading.Thread(target=figures)

@@ -48,7 +48,11 @@ async def test_w_shows_the_reviewers_justifications_in_full_and_escape_gives_the
         assert not screen.query_one(ResponsePair).display
         await press(pilot, "end")
         await until(pilot, lambda: panel.scroll_y >= panel.max_scroll_y > 0, "the panel's end")
-        assert _visible(pilot).count(JUSTIFICATION) == 2  # each reviewer's words
+        # Each reviewer's words. Waited for: on a loaded machine the picture once came out with
+        # the panel's lines blank although its scroll had already landed.
+        await until(
+            pilot, lambda: _visible(pilot).count(JUSTIFICATION) == 2, "both justifications shown"
+        )
         await press(pilot, "escape")
         assert screen.code == codes[0]
         assert app.screen is screen
