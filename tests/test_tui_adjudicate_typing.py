@@ -61,7 +61,10 @@ async def _type_sentence(pilot: Pilot[Any], clock: _Clock, sentence: str) -> Non
     for char in sentence:
         clock.now += KEY_GAP
         await press(pilot, _key(char), settled=False)
-    await asyncio.sleep(DEFER + 0.1)  # a deferred key would act now
+    screen = pilot.app.screen
+    if isinstance(screen, AdjudicationScreen):
+        # A key still deferred acts once its moment is over (or a letter cancelled it).
+        await until(pilot, lambda: not screen.shield.deferring, "the deferred key's moment")
     await pilot.pause()
 
 

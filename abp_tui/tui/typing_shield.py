@@ -97,6 +97,12 @@ class TypingShield:
         """A decision found to be typing before it reached the form (keys that came in one
         burst, as a terminal sends a fast typist's or a pasted line's): undone when it does."""
 
+    @property
+    def deferring(self) -> bool:
+        """A key that submits or leaves is waiting for its moment (it acts unless a letter
+        follows), or keys typed before the form are still being sent."""
+        return self._deferred is not None or self._sending
+
     def keys_changed(self) -> None:
         """The screen's widgets changed (a form built anew brings its rows' keys)."""
         self._keys = None
