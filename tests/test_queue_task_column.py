@@ -9,7 +9,24 @@ items of a task; PandaLM's 999 tasks are 170 texts) still read alike: they are a
 
 from __future__ import annotations
 
-from abp_tui.tui.screens.queue import task_lines
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable
+
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.queue import QueueScreen, task_lines
+from tests.tui_helpers import (
+    compare_screen,
+    drive,
+    pair_design,
+    press,
+    settle,
+    study_database,
+    until,
+)
+
+ITEMS = 12
 
 
 def test_tasks_sharing_a_first_line_show_what_follows_it() -> None:
@@ -62,3 +79,44 @@ def test_wide_characters_and_escapes_fit_the_column_in_cells() -> None:
     lines = task_lines({"P-A": "翻訳してください" * 10, "P-B": "\x1b[31mred\x1b[0m title"}, 26)
     assert cell_len(lines["P-A"]) <= 26 and lines["P-A"].endswith("…")
     assert "\x1b" not in lines["P-B"] and lines["P-B"].endswith("title")
+
+
+async def test_opening_the_search_bar_refits_the_column_to_the_rows_that_now_overflow(
+    tmp_path: Path,
+) -> None:
+    """The search bar takes a line from the list: rows that just fitted now overflow, and the
+    scroll bar that comes with them takes its width from the Task column, not past the
+    table's edge (a horizontal scroll bar came with it until the next resize)."""
+    lines: list[dict[str, Any]] = [
+        {"type": "study", "id": "pilot", "rubric_id": "afp-v0.1", "synthetic": True},
+        {"type": "condition", "id": "A", "label": "Model only"},
+        {"type": "condition", "id": "C", "label": "Workflow"},
+    ]
+    for n in range(ITEMS):
+        task = f"T{n}"
+        lines.append({"type": "task", "id": task, "prompt": f"Summarise memo {n}. " * 20})
+        for cond in ("A", "C"):
+            lines.append(
+                {"type": "run", "id": f"{task}-{cond}", "task_id": task, "condition_id": cond}
+                | {"output": f"Memo {n}, {cond}."}
+            )
+    db_path = study_database(tmp_path, lines, pair_design())
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, (80, 40)) as pilot:
+        await compare_screen(pilot)
+        await press(pilot, "l")
+        queue = app.screen
+        assert isinstance(queue, QueueScreen)
+        await until(pilot, lambda: queue.view is not None, "the queue")
+        table = queue.query_one(DataTable)
+        # The terminal's height at which the rows just fit the table, with no scroll bar.
+        spare = table.size.height - 1 - ITEMS
+        assert spare > 0
+        await pilot.resize_terminal(80, 40 - spare)
+        await until(pilot, lambda: table.size.height - 1 == ITEMS, "the rows to just fit")
+        await settle(pilot)
+        assert table.max_scroll_y == 0 and table.max_scroll_x == 0
+        await press(pilot, "slash")
+        await until(pilot, lambda: table.max_scroll_y > 0, "the rows to overflow")
+        await settle(pilot)
+        assert table.max_scroll_x == 0, "the Task column runs under the scroll bar"

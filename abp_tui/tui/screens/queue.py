@@ -267,6 +267,7 @@ class QueueScreen(Screen[str | None]):
 
     def action_find(self) -> None:
         self.query_one(SearchBar).open()
+        self.call_after_refresh(self._refit)  # the bar took a line: the rows may now overflow
 
     @on(Input.Changed, "#queue-find Input")
     def find_typed(self, event: Input.Changed) -> None:
