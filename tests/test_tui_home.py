@@ -106,6 +106,30 @@ async def test_hostile_study_text_is_shown_literally(tmp_path: Path) -> None:
         assert "\x1b" not in screenshot
 
 
+async def test_a_long_description_is_cut_with_an_ellipsis_on_its_last_line(
+    tmp_path: Path,
+) -> None:
+    """At 80 columns the study's line wraps to its two lines and stops: the sentence cut off
+    ends in "…", never as if it were whole (it read "... of that model's condition. The")."""
+    study = home_study()
+    study[0]["description"] = (
+        "Two-turn questions; each model's answers to both turns are one run of that model's "
+        "condition. The AI judge's verdicts are kept apart from people's judgments."
+    )
+    app = make_app(studies_database(tmp_path, study))
+    async with drive(app, (80, 24)) as pilot:
+        await settle(pilot)
+        info = pilot.app.screen.query_one("#study-info", Static)
+        assert "kept apart from people's judgments." in static_text(pilot, "#study-info")
+        shown = [line.rstrip() for line in str(info.render()).splitlines()]
+        assert len(shown) == 2 and shown[-1].endswith("…"), shown
+        assert all(len(line) <= info.content_region.width for line in shown)
+        await pilot.resize_terminal(200, 24)  # room for it all: shown whole, no ellipsis
+        await settle(pilot)
+        shown = str(info.render()).splitlines()
+        assert shown[-1].rstrip().endswith("judgments."), shown
+
+
 async def test_question_mark_opens_the_key_help_and_escape_closes_it(tmp_path: Path) -> None:
     app = make_app(studies_database(tmp_path, home_study()))
     async with drive(app, SIZE) as pilot:

@@ -32,6 +32,7 @@ from abp_tui.tui.messages import (
     StudyDetailLoaded,
     WorkerFailed,
 )
+from abp_tui.tui.widgets.clamped import Clamped
 from abp_tui.tui.widgets.fitted_columns import Give, cut, fit_columns
 from abp_tui.tui.widgets.keybar import KeyBar
 from abp_tui.tui.workers import background
@@ -81,6 +82,9 @@ GIVES: dict[str, list[Give]] = {
 
 LABEL_WIDTH = 30
 DESCRIPTION_WIDTH = 220
+STUDY_INFO_LINES = 2
+"""The highlighted study's line (its id, name, protocol and description) takes at most this
+many lines: a description that goes on is cut with an ellipsis."""
 SYNTHETIC_STYLE = "bold black on yellow"
 
 
@@ -252,7 +256,7 @@ class HomeScreen(Screen[None]):
             tables["studies"],
             Static(id="empty", markup=False),
             Static(id="load-error", markup=False),
-            Static(id="study-info", markup=False),
+            Clamped(STUDY_INFO_LINES, id="study-info"),
             Static(id="progress", markup=False),
             Horizontal(
                 Vertical(
@@ -517,11 +521,11 @@ class HomeScreen(Screen[None]):
         self.shown_study = study_id
         study = self.studies.get(study_id) if study_id is not None else None
         self.update_banner()
-        info = self.query_one("#study-info", Static)
+        info = self.query_one("#study-info", Clamped)
         self.query_one("#progress", Static).update("")
         self.query_one("#tasks-title", Static).update(self.tasks_title(None))
         if study is None:
-            info.update("")
+            info.show(Text())
             self.fill("conditions", [])
             self.fill("tasks", [])
             return
@@ -534,7 +538,7 @@ class HomeScreen(Screen[None]):
         ]
         if study.description:
             parts += [("  ·  ", "dim"), plain(study.description, DESCRIPTION_WIDTH, style="dim")]
-        info.update(Text.assemble(*parts))
+        info.show(Text.assemble(*parts))
         if study_id in self.details:
             shown = self.details[study_id]
             self.fill_detail(shown)
