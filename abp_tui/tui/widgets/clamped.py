@@ -43,10 +43,5 @@ class Clamped(Static):
         self._text = text
         self.update(text)
 
-    @property
-    def text(self) -> Text:
-        """The whole text shown (before it is clamped)."""
-        return self._text
-
     def render(self) -> Text:
         return clamped(self._text, self.content_size.width, self.lines, self.app.console)
