@@ -669,6 +669,28 @@ def test_cli_unblind_results_export_verify(tmp_path: Path, cli: Cli) -> None:
     assert "results/summary.json" in bad.err and "SHA-256" in bad.err
 
 
+def test_an_export_names_the_design_it_exported(tmp_path: Path, cli: Cli) -> None:
+    """A study with a second design exports its latest unless --design says otherwise: what
+    was written says which design it holds (it named only the folder and the status). The
+    latest is the one created last: "again", made after "source-brief", comes first by name
+    (the export took "source-brief", the last by name)."""
+    assert cli("demo").code == 0
+    assert cli("unblind", "--study", "business-memo-demo", "--yes").code == 0
+    second = cli("study", "create", "--study", "business-memo-demo", "--name", "again")
+    assert second.code == 0, second.err
+    latest = cli("export", "bundle", "--study", "business-memo-demo", "--out", tmp_path / "b")
+    assert latest.code == 0, latest.err
+    assert "of study business-memo-demo, design again v1:" in " ".join(latest.out.split())
+    for what, name in (("verdicts", "v.jsonl"), ("judgments", "j.csv"), ("abp-verdict", "a.json")):
+        done = cli(
+            "export", what, "--study", "business-memo-demo", "--design", "source-brief",
+            "--out", tmp_path / name,
+        )  # fmt: skip
+        assert done.code == 0, done.err
+        said = " ".join(done.out.split())
+        assert "study business-memo-demo, design source-brief v1" in said, (what, said)
+
+
 def test_bench_export_reports_figures_and_baseline() -> None:
     doc = bench_export(runs=40, repeat=1, seed=3)
     assert doc["benchmark"] == "export"

@@ -181,7 +181,10 @@ def test_export_verdicts_carries_each_pairs_final_preference(
     out = tmp_path / "verdicts.jsonl"
     done = cli("export", "verdicts", "--out", out)
     assert done.code == 0, done.err
-    assert "12 run verdicts, with the final preferences of 6 judged pairs" in done.out
+    assert (
+        "12 run verdicts of study mt-bench, design pairs v1, with the final preferences of 6 "
+        "judged pairs"
+    ) in done.out
     lines = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     assert len(lines) == 12
     assert not any(v["source"] == "unjudged" or v["judgments"] == 0 for v in lines)

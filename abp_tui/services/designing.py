@@ -584,7 +584,9 @@ def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
 def find_design_if_any(
     db: sqlite_utils.Database, study: str | None = None, name: str | None = None
 ) -> sql.DesignRow | None:
-    """The latest version of the design a command means, or None when there is none to mean.
+    """The latest version of the design a command means, or None when there is none to mean:
+    of the design named, else the design created last (not the last by name: a study's main
+    design made after its pilot is the one meant).
 
     Without a study, the designs (of that name) must all belong to one study: picking the
     latest across studies would silently judge, publish or report the wrong one. A design
@@ -600,7 +602,7 @@ def find_design_if_any(
             raise AbpError(f"choose a study with --study (one of: {', '.join(every)})")
     if not rows and name is not None:
         _no_design(db, study, name)
-    return rows[-1] if rows else None
+    return max(rows, key=lambda d: d.pk) if rows else None
 
 
 def find_design(

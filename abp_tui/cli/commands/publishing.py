@@ -75,6 +75,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     needs_design = args.protocol_only or args.what == "judgments"
     scope = None if needs_design else find_scope(db, args.study, args.design)
     pk, study = (scope.design_pk, scope.study_id) if scope is not None else (None, None)
+    # Which design was exported, named: a study with several designs exports its latest unless
+    # --design says otherwise, and the publisher must see which one went out.
+    what = (
+        ""
+        if scope is None
+        else f"study {safe_line(scope.study_id)}, "
+        + (
+            "its automated outcomes alone (no study design)"
+            if scope.design_pk is None
+            else f"design {safe_line(scope.design_name)} v{scope.version_no}"
+        )
+    )
     if args.protocol_only:
         design = find_design(db, args.study, args.design)
         result = export.export_protocol_bundle(db, design.pk, out, actor=by)
@@ -99,7 +111,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
-            f"sha256 {result.manifest_sha256[:12]}): {result.status}; results at "
+            f"sha256 {result.manifest_sha256[:12]}) of {what}: {result.status}; results at "
             f"{confidence_label(confidence)} confidence",
             *(f"  missing: {safe_line(m)}" for m in result.missing),
             f"check it with: abp-tui verify {result.zip_path}",
@@ -115,7 +127,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         }
     elif args.what == "verdicts":
         n, pairs = export.export_verdicts(db, pk, out, actor=by, study=study, viewer=looking)
-        said = f"wrote {out}: {n} run verdicts" + (
+        said = f"wrote {out}: {n} run verdicts of {what}" + (
             f", with the final preferences of {pairs} judged pairs" if pairs else ""
         )
         lines, document = [said], {"file": str(out), "verdicts": n, "preferences": pairs}
@@ -123,11 +135,15 @@ def cmd_export(args: argparse.Namespace) -> int:
         design = find_design(db, args.study, args.design)
         study = design.study_id
         n = export.export_judgments(db, design.pk, out, actor=by, viewer=looking)
-        lines, document = [f"wrote {out}: {n} rows"], {"file": str(out), "rows": n}
+        lines = [
+            f"wrote {out}: {n} rows of study {safe_line(design.study_id)}, design "
+            f"{safe_line(design.name)} v{design.version_no}"
+        ]
+        document = {"file": str(out), "rows": n}
     else:
         verdict = export.export_abp_verdict(db, pk, out, actor=by, study=study, viewer=looking)
         engines = len(verdict["perEngine"])
-        lines = [f"wrote {out}: abp-verdict/v1, {engines} engines ({verdict['status']})"]
+        lines = [f"wrote {out}: abp-verdict/v1 of {what}, {engines} engines ({verdict['status']})"]
         document = {"file": str(out), "status": verdict["status"]}
     notice = None if study is None else recorded_notice(db, study, looking, "exports", mark)
     if notice is not None:
