@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         "items NAME has not judged in this database)",
     )
     p.add_argument("--study", default=None)
-    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument("--design", default=None, help="design name (default: the one created last)")
     p.add_argument("--out", default=None, metavar="FILE")
     p.set_defaults(func=cmd_pack_study, reviewer_required=True)
     p = pack_sub.add_parser(
@@ -361,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(after unblinding)",
     )
     p.add_argument("--study", default=None)
-    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument("--design", default=None, help="design name (default: the one created last)")
     p.add_argument(
         "--confidence",
         default="0.95",
@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("what", choices=["verdicts", "judgments", "abp-verdict", "bundle"])
     p.add_argument("--study", default=None)
-    p.add_argument("--design", default=None, help="design name (default: the latest)")
+    p.add_argument("--design", default=None, help="design name (default: the one created last)")
     p.add_argument(
         "--out", required=True, metavar="PATH", help="file, or folder for a bundle (+ .zip)"
     )
@@ -608,7 +608,7 @@ def _add_ranking(
     p.add_argument(
         "--design",
         default=None,
-        help="the design (default: the latest): its verdicts, and the tasks and conditions "
+        help="the design (default: the one created last): its verdicts, and the tasks and conditions "
         "every source is kept to, as its publication bundle carries them",
     )
     p.add_argument(
