@@ -608,8 +608,8 @@ def _add_ranking(
     p.add_argument(
         "--design",
         default=None,
-        help="the design (default: the one created last): its verdicts, and the tasks and conditions "
-        "every source is kept to, as its publication bundle carries them",
+        help="the design (default: the one created last): its verdicts, and the tasks and "
+        "conditions every source is kept to, as its publication bundle carries them",
     )
     p.add_argument(
         "--whole-study",
