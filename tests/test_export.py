@@ -689,6 +689,17 @@ def test_an_export_names_the_design_it_exported(tmp_path: Path, cli: Cli) -> Non
         assert done.code == 0, done.err
         said = " ".join(done.out.split())
         assert "study business-memo-demo, design source-brief v1" in said, (what, said)
+    made = cli(
+        "export", "verdicts", "--study", "business-memo-demo", "--out", tmp_path / "w.jsonl",
+        "--json",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    found = json.loads(made.out)
+    assert (found["study"], found["design"], found["design_version"]) == (
+        "business-memo-demo",
+        "again",
+        1,
+    )
 
 
 def test_bench_export_reports_figures_and_baseline() -> None:

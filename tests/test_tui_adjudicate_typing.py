@@ -61,11 +61,11 @@ async def _type_sentence(pilot: Pilot[Any], clock: _Clock, sentence: str) -> Non
     for char in sentence:
         clock.now += KEY_GAP
         await press(pilot, _key(char), settled=False)
-    screen = pilot.app.screen
-    if isinstance(screen, AdjudicationScreen):
-        # A key still deferred acts once its moment is over (or a letter cancelled it).
-        await until(pilot, lambda: not screen.shield.deferring, "the deferred key's moment")
-    await pilot.pause()
+    screen = next(s for s in pilot.app.screen_stack if isinstance(s, AdjudicationScreen))
+    # A key still deferred acts once its moment is over (or a letter cancelled it), and what
+    # it started (a recording in a worker) is over before the test looks.
+    await until(pilot, lambda: not screen.shield.deferring, "the deferred key's moment")
+    await settle(pilot)
 
 
 def _notices(app: Any, after: set[str] | None = None) -> list[str]:

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
+from rich.console import Console
 from rich.text import Text
 from textual.binding import Binding
 from textual.pilot import Pilot
@@ -23,6 +25,7 @@ from abp_tui.store import connect
 from abp_tui.tui.app import AbpApp, make_app
 from abp_tui.tui.screens.help import HelpScreen
 from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.widgets.clamped import clamped
 from tests.factories import write_jsonl
 from tests.tui_helpers import (
     compare_screen,
@@ -123,11 +126,21 @@ async def test_a_long_description_is_cut_with_an_ellipsis_on_its_last_line(
         assert "kept apart from people's judgments." in static_text(pilot, "#study-info")
         shown = [line.rstrip() for line in str(info.render()).splitlines()]
         assert len(shown) == 2 and shown[-1].endswith("…"), shown
-        assert all(len(line) <= info.content_region.width for line in shown)
+        assert all(cell_len(line) <= info.content_region.width for line in shown)
         await pilot.resize_terminal(200, 24)  # room for it all: shown whole, no ellipsis
         await settle(pilot)
         shown = str(info.render()).splitlines()
         assert shown[-1].rstrip().endswith("judgments."), shown
+
+
+def test_clamped_text_ends_in_an_ellipsis_only_when_text_was_cut() -> None:
+    console = Console(width=200)
+    assert clamped(Text("abc\n"), 5, 1, console).plain == "abc"  # a final line end cuts nothing
+    assert clamped(Text("one\ntwo\n"), 10, 2, console).plain == "one\ntwo"
+    assert clamped(Text("one\ntwo\nthree"), 10, 2, console).plain == "one\ntwo…"
+    assert clamped(Text("word " * 10), 9, 2, console).plain == "word word\nword wor…"
+    assert clamped(Text("翻訳してください"), 4, 1, console).plain == "翻…"  # by cells
+    assert clamped(Text("abc"), 1, 1, console).plain == "…"
 
 
 async def test_question_mark_opens_the_key_help_and_escape_closes_it(tmp_path: Path) -> None:

@@ -73,6 +73,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     mark = look_mark(db)
     # Judgments and the protocol need a design; the results of automated outcomes do not.
     needs_design = args.protocol_only or args.what == "judgments"
+    design = find_design(db, args.study, args.design) if needs_design else None
     scope = None if needs_design else find_scope(db, args.study, args.design)
     pk, study = (scope.design_pk, scope.study_id) if scope is not None else (None, None)
     # Which design was exported, named: a study with several designs exports its latest unless
@@ -88,12 +89,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
     )
     if args.protocol_only:
-        design = find_design(db, args.study, args.design)
+        assert design is not None  # needs_design
         result = export.export_protocol_bundle(db, design.pk, out, actor=by)
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
-            f"sha256 {result.manifest_sha256[:12]}): {result.status}; design "
-            f"{safe_line(design.name)} v{design.version_no} frozen, sha256 {design.sha256}",
+            f"sha256 {result.manifest_sha256[:12]}) of study {safe_line(design.study_id)}: "
+            f"{result.status}; design {safe_line(design.name)} v{design.version_no} frozen, "
+            f"sha256 {design.sha256}",
             f"check it with: abp-tui verify {result.zip_path}",
         ]
         document = {
@@ -132,7 +134,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
         lines, document = [said], {"file": str(out), "verdicts": n, "preferences": pairs}
     elif args.what == "judgments":
-        design = find_design(db, args.study, args.design)
+        assert design is not None  # needs_design
         study = design.study_id
         n = export.export_judgments(db, design.pk, out, actor=by, viewer=looking)
         lines = [
@@ -145,6 +147,20 @@ def cmd_export(args: argparse.Namespace) -> int:
         engines = len(verdict["perEngine"])
         lines = [f"wrote {out}: abp-verdict/v1 of {what}, {engines} engines ({verdict['status']})"]
         document = {"file": str(out), "status": verdict["status"]}
+    # Which study and design the file holds (None: a study's automated outcomes, no design).
+    if design is not None:
+        document |= {
+            "study": design.study_id,
+            "design": design.name,
+            "design_version": design.version_no,
+        }
+    elif scope is not None:
+        designed = scope.design_pk is not None
+        document |= {
+            "study": scope.study_id,
+            "design": scope.design_name if designed else None,
+            "design_version": scope.version_no if designed else None,
+        }
     notice = None if study is None else recorded_notice(db, study, looking, "exports", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")  # scripted, never a question: but never silent

@@ -283,6 +283,7 @@ class QueueScreen(Screen[str | None]):
         self.text_filter = ""
         self.load(None)
         self.query_one(DataTable).focus()
+        self.call_after_refresh(self._refit)  # the line the bar took is the rows' again
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":  # the list's Enter; in the find field Enter is the field's own

@@ -15,6 +15,8 @@ def clamped(text: Text, width: int, lines: int, console: Any) -> Text:
     ends in an ellipsis when more followed (a sentence cut off never reads as whole)."""
     if width <= 0 or lines <= 0:
         return text
+    text = text.copy()
+    text.rstrip()  # a final line end starts no line of text: nothing follows it to cut
     wrapped = text.wrap(console, width)
     if len(wrapped) <= lines:
         return text
