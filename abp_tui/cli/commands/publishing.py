@@ -76,25 +76,33 @@ def cmd_export(args: argparse.Namespace) -> int:
     design = find_design(db, args.study, args.design) if needs_design else None
     scope = None if needs_design else find_scope(db, args.study, args.design)
     pk, study = (scope.design_pk, scope.study_id) if scope is not None else (None, None)
-    # Which design was exported, named: a study with several designs exports its latest unless
-    # --design says otherwise, and the publisher must see which one went out.
-    what = (
-        ""
-        if scope is None
-        else f"study {safe_line(scope.study_id)}, "
-        + (
-            "its automated outcomes alone (no study design)"
-            if scope.design_pk is None
-            else f"design {safe_line(scope.design_name)} v{scope.version_no}"
-        )
+    # Which study and design the file holds, named in what is printed and in --json (a study
+    # with several designs exports the one created last unless --design says otherwise).
+    if design is not None:
+        named = {
+            "study": design.study_id,
+            "design": design.name,
+            "design_version": design.version_no,
+        }
+    else:
+        assert scope is not None  # not needs_design
+        designed = scope.design_pk is not None
+        named = {
+            "study": scope.study_id,
+            "design": scope.design_name if designed else None,
+            "design_version": scope.version_no if designed else None,
+        }
+    what = f"study {safe_line(str(named['study']))}, " + (
+        "its automated outcomes alone (no study design)"
+        if named["design"] is None
+        else f"design {safe_line(str(named['design']))} v{named['design_version']}"
     )
     if args.protocol_only:
         assert design is not None  # needs_design
         result = export.export_protocol_bundle(db, design.pk, out, actor=by)
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
-            f"sha256 {result.manifest_sha256[:12]}) of study {safe_line(design.study_id)}: "
-            f"{result.status}; design {safe_line(design.name)} v{design.version_no} frozen, "
+            f"sha256 {result.manifest_sha256[:12]}) of {what}: {result.status}; frozen, "
             f"sha256 {design.sha256}",
             f"check it with: abp-tui verify {result.zip_path}",
         ]
@@ -137,30 +145,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         assert design is not None  # needs_design
         study = design.study_id
         n = export.export_judgments(db, design.pk, out, actor=by, viewer=looking)
-        lines = [
-            f"wrote {out}: {n} rows of study {safe_line(design.study_id)}, design "
-            f"{safe_line(design.name)} v{design.version_no}"
-        ]
-        document = {"file": str(out), "rows": n}
+        lines, document = [f"wrote {out}: {n} rows of {what}"], {"file": str(out), "rows": n}
     else:
         verdict = export.export_abp_verdict(db, pk, out, actor=by, study=study, viewer=looking)
         engines = len(verdict["perEngine"])
         lines = [f"wrote {out}: abp-verdict/v1 of {what}, {engines} engines ({verdict['status']})"]
         document = {"file": str(out), "status": verdict["status"]}
-    # Which study and design the file holds (None: a study's automated outcomes, no design).
-    if design is not None:
-        document |= {
-            "study": design.study_id,
-            "design": design.name,
-            "design_version": design.version_no,
-        }
-    elif scope is not None:
-        designed = scope.design_pk is not None
-        document |= {
-            "study": scope.study_id,
-            "design": scope.design_name if designed else None,
-            "design_version": scope.version_no if designed else None,
-        }
+    document |= named
     notice = None if study is None else recorded_notice(db, study, looking, "exports", mark)
     if notice is not None:
         sys.stderr.write(notice + "\n")  # scripted, never a question: but never silent

@@ -71,6 +71,17 @@ def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
     return out
 
 
+class QueueTable(DataTable[Text]):
+    """The queue's list. Whenever its size changes (the terminal resized, the search bar opened
+    or closed above it, rows now overflowing it or not), its screen fits the Task column to
+    the width left, once the screen is laid out again."""
+
+    def on_resize(self) -> None:
+        screen = self.screen
+        if isinstance(screen, QueueScreen):
+            self.call_after_refresh(screen.refit)
+
+
 class QueueScreen(Screen[str | None]):
     """My items; Enter opens the highlighted one, f and / filter, Escape goes back."""
 
@@ -146,7 +157,7 @@ class QueueScreen(Screen[str | None]):
         yield Header()
         yield Static(Text("Reading your queue…"), id="queue-summary")
         yield SearchBar("blind code, status or task words", id="queue-find")
-        yield DataTable[Text](id="queue", cursor_type="row", zebra_stripes=True)
+        yield QueueTable(id="queue", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-empty")
         yield KeyBar()
 
@@ -168,12 +179,8 @@ class QueueScreen(Screen[str | None]):
         self.view = message.page
         self.fill()
 
-    def on_resize(self) -> None:
-        """The Task column takes the width the screen has once laid out again (this handler
-        runs before the screen's own); the highlighted row stays."""
-        self.call_after_refresh(self._refit)
-
-    def _refit(self) -> None:
+    def refit(self) -> None:
+        """The Task column takes the width the list has now; the highlighted row stays."""
         if self.view is not None:
             table: DataTable[Text] = self.query_one(DataTable)
             row = table.cursor_row
@@ -267,7 +274,6 @@ class QueueScreen(Screen[str | None]):
 
     def action_find(self) -> None:
         self.query_one(SearchBar).open()
-        self.call_after_refresh(self._refit)  # the bar took a line: the rows may now overflow
 
     @on(Input.Changed, "#queue-find Input")
     def find_typed(self, event: Input.Changed) -> None:
@@ -283,7 +289,6 @@ class QueueScreen(Screen[str | None]):
         self.text_filter = ""
         self.load(None)
         self.query_one(DataTable).focus()
-        self.call_after_refresh(self._refit)  # the line the bar took is the rows' again
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open":  # the list's Enter; in the find field Enter is the field's own
