@@ -272,6 +272,17 @@ def test_the_verdicts_votes_must_be_the_bundles_own_final_preferences(
     with pytest.raises(BundleMismatch) as caught:
         verify(tmp_path / "forged")
     assert caught.value.path == VOTES and "not a final preference" in str(caught.value)
+    assert f"on task {votes[k]['task']!r}" in str(caught.value)
+    assert "(1 such votes)" in str(caught.value)
+    # A final preference given twice is one vote too many: the votes are counted, not only
+    # looked up.
+    lines = files[VOTES].decode().splitlines()
+    twice = [*lines[: k + 1], lines[k], *lines[k + 1 :]]
+    forged = _tampered(files, ("\n".join(twice) + "\n").encode(), fix_manifest=True)
+    write_folder(tmp_path / "twice", forged)
+    with pytest.raises(BundleMismatch) as caught:
+        verify(tmp_path / "twice")
+    assert caught.value.path == VOTES and "(1 such votes)" in str(caught.value)
 
 
 def test_the_command_draws_the_resamples_the_bundle_draws(
@@ -291,3 +302,29 @@ def test_the_command_draws_the_resamples_the_bundle_draws(
     for ours, theirs in zip(shown["systems"], published["systems"], strict=True):
         assert ours["interval"] == pytest.approx(theirs["interval"], abs=0.01)  # rounded there
     assert ranking_report(db, "small", source="labels", seed=0, resamples=100).seed == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_votes_read_a_line_at_a_time_are_the_votes_of_their_rows(seed: int) -> None:
+    """The bundle's votes are read into typed columns, never a record of each vote: what they
+    give is what :meth:`Votes.from_rows` makes of the same votes (systems in sorted order,
+    tasks in the order first read, unknown lengths NaN)."""
+    from abp_tui.export.ranking import _VoteColumns
+
+    rng = np.random.default_rng(seed)
+    names = ["zeta", "alpha", "Mu", "beta", "=x"]
+    rows = []
+    columns = _VoteColumns()
+    for _ in range(200):
+        a, b = rng.choice(len(names), size=2, replace=False).tolist()
+        task = f"t{int(rng.integers(0, 40))}"
+        outcome = int(rng.integers(0, 3))
+        lengths = [None if rng.random() < 0.2 else float(rng.integers(0, 900)) for _ in "ab"]
+        rows.append((task, names[a], names[b], outcome, lengths[0], lengths[1]))
+        columns.add(*rows[-1])
+    made, want = columns.votes(), Votes.from_rows(rows)
+    assert made.systems == want.systems and made.tasks == want.tasks
+    for field in ("task", "a", "b", "outcome", "length_a", "length_b"):
+        got, expected = getattr(made, field), getattr(want, field)
+        assert got.dtype == expected.dtype, field
+        np.testing.assert_array_equal(got, expected, err_msg=field)

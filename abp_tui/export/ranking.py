@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import NonNegativeFloat, ValidationError
 
 from abp_tui.analysis.item_preferences import counting_line, source_counts
@@ -155,13 +157,12 @@ def ranking_sources(found: Sequence[SourceFound]) -> dict[str, bytes]:
     return {VOTES: jsonl_bytes(lines), SOURCES: json_bytes(sources)}
 
 
-def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list[tuple[Any, ...]]]:
-    """Each source's votes, read a line at a time (a large study has hundreds of thousands),
-    each name held once however many votes repeat it: a plain line's fields are taken as they
-    are (:func:`_plain_fields`), any other validated by :class:`VoteLine`."""
-    code = {"a": A_WON, "b": B_WON, "tie": TIE}
-    rows: dict[str, list[tuple[Any, ...]]] = {s: [] for s in sources}
-    names: dict[str, str] = {}
+def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, _VoteColumns]:
+    """Each source's votes, read a line at a time (a large study has hundreds of thousands)
+    into :class:`_VoteColumns` (a few bytes a vote, never a record of each): a plain line's
+    fields are taken as they are (:func:`_plain_fields`), any other validated by
+    :class:`VoteLine`."""
+    columns = {s: _VoteColumns() for s in sources}
     for number, raw in enumerate(jsonl_file_lines(files, VOTES), start=1):
         text = raw.decode("utf-8")
         try:
@@ -184,11 +185,69 @@ def _read_votes(files: Mapping[str, bytes], sources: set[str]) -> dict[str, list
         source, task, a, b, outcome, length_a, length_b = found
         if a == b:
             raise BundleMismatch(VOTES, f"line {number}: a vote between {a!r} and itself")
-        if source not in rows:
+        held = columns.get(source)
+        if held is None:
             raise BundleMismatch(VOTES, f"line {number}: source {source!r} is not in {SOURCES}")
-        task, a, b = names.setdefault(task, task), names.setdefault(a, a), names.setdefault(b, b)
-        rows[source].append((task, a, b, code[outcome], length_a, length_b))
-    return rows
+        held.add(task, a, b, _CODE[outcome], length_a, length_b)
+    return columns
+
+
+_CODE: Final = {"a": A_WON, "b": B_WON, "tie": TIE}
+
+
+class _VoteColumns:
+    """One source's votes as they are read: each task and system as a number (in the order
+    first read), the outcome in a byte, the lengths as doubles (NaN: unknown), in typed arrays:
+    :meth:`votes` gives them as :class:`Votes` (what :meth:`Votes.from_rows` makes of the
+    same votes as rows)."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, int] = {}
+        self.systems: dict[str, int] = {}
+        self.task = array("i")
+        self.a = array("i")
+        self.b = array("i")
+        self.outcome = array("b")
+        self.length_a = array("d")
+        self.length_b = array("d")
+
+    def __len__(self) -> int:
+        return len(self.task)
+
+    def add(
+        self,
+        task: str,
+        a: str,
+        b: str,
+        outcome: int,
+        length_a: float | None,
+        length_b: float | None,
+    ) -> None:
+        tasks, systems = self.tasks, self.systems
+        self.task.append(tasks.setdefault(task, len(tasks)))
+        self.a.append(systems.setdefault(a, len(systems)))
+        self.b.append(systems.setdefault(b, len(systems)))
+        self.outcome.append(outcome)
+        self.length_a.append(math.nan if length_a is None else length_a)
+        self.length_b.append(math.nan if length_b is None else length_b)
+
+    def votes(self) -> Votes:
+        """The votes, systems in sorted order (their codes renumbered so) and tasks in the order
+        first read, as :meth:`Votes.from_rows` numbers them."""
+        systems = tuple(sorted(self.systems))
+        renumbered = np.empty(len(self.systems), dtype=np.int32)
+        for name, read in self.systems.items():
+            renumbered[read] = systems.index(name)
+        return Votes(
+            systems=systems,
+            tasks=tuple(self.tasks),
+            task=np.frombuffer(self.task, dtype=np.intc).astype(np.int32),
+            a=renumbered[np.frombuffer(self.a, dtype=np.intc)],
+            b=renumbered[np.frombuffer(self.b, dtype=np.intc)],
+            outcome=np.frombuffer(self.outcome, dtype=np.int8).copy(),
+            length_a=np.frombuffer(self.length_a, dtype=np.float64).copy(),
+            length_b=np.frombuffer(self.length_b, dtype=np.float64).copy(),
+        )
 
 
 _VOTE_FIELDS: Final = frozenset(VoteLine.model_fields)
@@ -266,32 +325,75 @@ class BundleRanking:
     confidence: float = 0.95
 
 
-def _check_verdicts(
-    rows: list[tuple[Any, ...]], expected: Votes, apart: Callable[[str], bool]
-) -> None:
+def _check_verdicts(found: Votes, expected: Votes, apart: Callable[[str], bool]) -> None:
     """Every ``verdicts`` vote is one of the bundle's own final human preferences (lengths
     aside; none on development material, which no ranking counts). The votes may hold fewer:
     a vote on a run whose content changed after it was judged is left out of the ranking, and
-    counted in ``ranking/sources.json``, while the bundle publishes the run's current record."""
-    found = Counter(r[:4] for r in rows)
-    wanted = Counter(
-        (
-            expected.tasks[int(t)],
-            expected.systems[int(a)],
-            expected.systems[int(b)],
-            int(o),
-        )
-        for t, a, b, o in zip(expected.task, expected.a, expected.b, expected.outcome, strict=True)
-        if not apart(expected.tasks[int(t)])
+    counted in ``ranking/sources.json``, while the bundle publishes the run's current record.
+
+    Each vote is compared as one number (its task, systems and outcome numbered over both sets
+    of votes), a count of each such number on either side: never a record of each vote."""
+    tasks: dict[str, int] = {}
+    systems: dict[str, int] = {}
+    coded = [_codes(votes, tasks, systems) for votes in (found, expected)]
+    n = len(systems)
+    read, wanted = (
+        _vote_keys(votes, *codes, n) for votes, codes in zip((found, expected), coded, strict=True)
     )
-    extra = sorted((found - wanted).elements())
-    if extra:
-        task, a, b, outcome = extra[0]
-        raise BundleMismatch(
-            VOTES,
-            f"a verdicts vote on task {task!r} ({a} against {b}, {OUTCOMES[outcome]}) is not a "
-            f"final preference of the bundle's judgments ({len(extra)} such votes)",
-        )
+    kept = np.array([not apart(t) for t in expected.tasks], dtype=bool)
+    wanted = wanted[kept[expected.task]] if expected.task.size else wanted
+    keys, counts = np.unique(read, return_counts=True)
+    known, known_counts = np.unique(wanted, return_counts=True)
+    at = np.searchsorted(known, keys)
+    allowed = np.zeros(keys.size, dtype=np.int64)
+    inside = at < known.size
+    matched = inside.copy()
+    matched[inside] = known[at[inside]] == keys[inside]
+    allowed[matched] = known_counts[at[matched]]
+    over = counts - allowed
+    if not (over > 0).any():
+        return
+    task_names, system_names = list(tasks), list(systems)
+    n = len(systems)
+    extra = []
+    for key, times in zip(keys[over > 0].tolist(), over[over > 0].tolist(), strict=True):
+        rest, outcome = divmod(key, 4)
+        rest, b = divmod(rest, n)
+        task, a = divmod(rest, n)
+        extra += [(task_names[task], system_names[a], system_names[b], outcome)] * times
+    task_name, a_name, b_name, outcome = min(extra)
+    raise BundleMismatch(
+        VOTES,
+        f"a verdicts vote on task {task_name!r} ({a_name} against {b_name}, {OUTCOMES[outcome]}) "
+        f"is not a final preference of the bundle's judgments ({len(extra)} such votes)",
+    )
+
+
+def _codes(
+    votes: Votes, tasks: dict[str, int], systems: dict[str, int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The numbers of ``votes``' tasks and systems in ``tasks`` and ``systems`` (shared by every
+    set of votes compared; a name first seen is numbered next)."""
+    task_code = np.array([tasks.setdefault(t, len(tasks)) for t in votes.tasks], dtype=np.int64)
+    system_code = np.array(
+        [systems.setdefault(s, len(systems)) for s in votes.systems], dtype=np.int64
+    )
+    return task_code, system_code
+
+
+def _vote_keys(
+    votes: Votes, task_code: npt.NDArray[np.int64], system_code: npt.NDArray[np.int64], n: int
+) -> npt.NDArray[np.int64]:
+    """Each vote of ``votes`` as one number: its task and systems as numbered (``n`` systems in
+    all) and its outcome."""
+    if not len(votes):
+        return np.zeros(0, dtype=np.int64)
+    key = task_code[votes.task] * n + system_code[votes.a]
+    key *= n
+    key += system_code[votes.b]
+    key *= 4
+    key += votes.outcome
+    return key
 
 
 def bundle_rankings(
@@ -307,11 +409,14 @@ def bundle_rankings(
         missing = VOTES if VOTES not in files else SOURCES
         raise BundleMismatch(missing, "missing: the bundle's rankings need both ranking files")
     sources = _read_sources(files[SOURCES])
-    rows = _read_votes(files, {s.source for s in sources})
-    expected, _left_out = design_votes(analysis.records, analysis.decisions, {})
-    scope = analysis.records.design
-    _check_verdicts(rows.get(VERDICTS, []), expected, lambda t: is_development(scope, t))
-    votes = {s.source: Votes.from_rows(rows[s.source]) for s in sources}
+    read = _read_votes(files, {s.source for s in sources})
+    votes = {source: columns.votes() for source, columns in read.items()}
+    del read
+    if VERDICTS in votes:
+        expected, _left_out = design_votes(analysis.records, analysis.decisions, {})
+        scope = analysis.records.design
+        _check_verdicts(votes[VERDICTS], expected, lambda t: is_development(scope, t))
+        del expected
     reports: list[RankingReport] = []
     refused: list[tuple[str, str]] = []
     points: dict[str, dict[str, float] | str] = {}
