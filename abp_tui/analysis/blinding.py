@@ -95,6 +95,7 @@ __all__ = [
     "new_plan_secret",
     "plan_commitment",
     "plan_items",
+    "unblinded_warning",
 ]
 
 
@@ -478,3 +479,13 @@ def _ordered(
         )
         for index, (key, slot) in enumerate(keyed)
     ]
+
+
+def unblinded_warning(study: str, who: str, when: str) -> str:
+    """The warning of a design made in a study already unblinded (by ``who`` at ``when``): its
+    results by condition could be known to whoever judges it, and its bundle says so."""
+    return (
+        f"study {study} was unblinded by {who} at {when}: its results by condition may be known "
+        "to whoever judges this design (each item is still shown blind); a bundle of it lists "
+        "the judgments submitted after the unblinding among its limitations"
+    )

@@ -90,13 +90,19 @@ ADJUDICATED_UNBLINDED: Final = (
     "produced each response ({items})."
 )
 """The limitation a results bundle states when an adjudication came after unblinding."""
+JUDGED_UNBLINDED: Final = (
+    "{late} of {total} submitted judgments were submitted (or revised) after the study was "
+    "unblinded at {when}: each item was shown blind, but its results by condition could have "
+    "been known to their reviewers ({items})."
+)
+"""The limitation a results bundle states when a judgment was submitted after unblinding (a
+design made after it, a reviewer who finished late)."""
 _ITEMS_NAMED: Final = 10
 
 
-def _adjudicated_unblinded(inputs: Inputs) -> str | None:
-    """:data:`ADJUDICATED_UNBLINDED` for the items adjudicated after the study's first
-    unblinding in its audit log (None: none was, or the study is not unblinded)."""
-    opened = next(  # the log's first (its entries are in the order they were made)
+def _unblinded_at(inputs: Inputs) -> str | None:
+    """When the study was first unblinded, by its audit log (None: it is not)."""
+    return next(  # the log's first (its entries are in the order they were made)
         (
             e.at
             for e in inputs.audit
@@ -104,17 +110,40 @@ def _adjudicated_unblinded(inputs: Inputs) -> str | None:
         ),
         None,
     )
+
+
+def _after_unblinding(inputs: Inputs) -> list[str]:
+    """:data:`JUDGED_UNBLINDED` and :data:`ADJUDICATED_UNBLINDED` for the judgments submitted
+    and the items adjudicated after the study's first unblinding in its audit log (none: none
+    was, or the study is not unblinded)."""
+    opened = _unblinded_at(inputs)
     if opened is None:
-        return None
-    late = {a.item for a in inputs.adjudications if _later(a.created_at, opened)}
-    if not late:
-        return None
-    named = sorted(late, key=natural_key)
-    items = ", ".join(named[:_ITEMS_NAMED])
+        return []
+    out = []
+    submitted = [j for j in inputs.judgments if j.status == "submitted"]
+    late = [j.item for j in submitted if _later(j.created_at, opened)]
+    if late:
+        total = len(submitted)
+        items = _named(set(late))
+        out.append(JUDGED_UNBLINDED.format(late=len(late), total=total, when=opened, items=items))
+    adjudicated = {a.item for a in inputs.adjudications if _later(a.created_at, opened)}
+    if adjudicated:
+        total = len({a.item for a in inputs.adjudications})
+        out.append(
+            ADJUDICATED_UNBLINDED.format(
+                late=len(adjudicated), total=total, when=opened, items=_named(adjudicated)
+            )
+        )
+    return out
+
+
+def _named(items: set[str]) -> str:
+    """The first :data:`_ITEMS_NAMED` of ``items`` in natural order, and how many more."""
+    named = sorted(items, key=natural_key)
+    shown = ", ".join(named[:_ITEMS_NAMED])
     if len(named) > _ITEMS_NAMED:
-        items += f" and {len(named) - _ITEMS_NAMED} more"
-    total = len({a.item for a in inputs.adjudications})
-    return ADJUDICATED_UNBLINDED.format(late=len(late), total=total, when=opened, items=items)
+        shown += f" and {len(named) - _ITEMS_NAMED} more"
+    return shown
 
 
 def _later(at: str, than: str) -> bool:
@@ -146,9 +175,7 @@ def limitations(analysis: Analysis) -> list[dict[str, str]]:
         reviewers = len({reviewer for reviewer, _ in judged})
         text = SHARED_RUNS_LIMITATION.format(exposed=len(exposed), reviewers=reviewers)
         out.append({"source": "abp-tui", "text": text})
-    late = _adjudicated_unblinded(inputs)
-    if late is not None:
-        out.append({"source": "abp-tui", "text": late})
+    out.extend({"source": "abp-tui", "text": text} for text in _after_unblinding(inputs))
     return out
 
 

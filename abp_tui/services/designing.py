@@ -44,6 +44,7 @@ from abp_tui.analysis.blinding import (
     plan_commitment,
     plan_hmac,
     plan_items,
+    unblinded_warning,
 )
 from abp_tui.analysis.commitment import (
     COMMITMENT_KEY,
@@ -82,7 +83,7 @@ from abp_tui.store import queries as run_rows
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
-from abp_tui.store.queries import list_studies, study_conditions, study_protocol
+from abp_tui.store.queries import list_studies, study_conditions, study_protocol, unblinded
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_bytes
 from abp_tui.text.hints import command, no_such_study
@@ -360,6 +361,8 @@ def _create_once(
 
         order_queues(db, pk)  # a calibration sample first, then where AI judges are unsure
     refresh_views(db)  # the design's rubric may add score columns to latest_judgments
+    opened = unblinded(db, design.study)  # judged now, its results may be known to its reviewers
+    warnings += () if opened is None else (unblinded_warning(design.study, *opened),)
     return CreatedDesign(
         pk,
         design.study,
