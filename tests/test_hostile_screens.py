@@ -161,6 +161,7 @@ async def _pick_first_design(
 ) -> None:
     await _to(pilot, DesignPickerScreen, key)
     await _check(pilot, DesignPickerScreen, ("design", "second"))
+    await press(pilot, "home")  # the list's first (the design created last is highlighted)
     if not notice:
         await _to(pilot, screen, "enter")
         return

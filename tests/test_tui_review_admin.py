@@ -338,9 +338,10 @@ async def test_several_designs_are_offered_in_a_list(tmp_path: Path) -> None:
         assert isinstance(app.screen, DesignPickerScreen)
         text = _screen_text(pilot)
         assert "pilot / pairs v1" in text and "pilot / singles v1" in text
+        # The design created last is highlighted, as commands take it without --design.
         await press(pilot, "enter")
         assert isinstance(app.screen, AgreementScreen)
-        assert app.screen.design.name == "pairs"
+        assert app.screen.design.name == "singles"
 
 
 # -- getting there --------------------------------------------------------------------------------

@@ -78,6 +78,14 @@ class DesignPickerScreen(ModalScreen["DesignChoice | None"]):
                 classes="dialog-text",
             )
 
+    def on_mount(self) -> None:
+        # The first study's design created last is highlighted: the one a command takes
+        # without --design (the list stays in order of names).
+        first = self.choices[0].study_id if self.choices else None
+        made = [(c.pk, i) for i, c in enumerate(self.choices) if c.study_id == first and c.pk]
+        if made:
+            self.query_one("#designs", OptionList).highlighted = max(made)[1]
+
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(self.choices[int(event.option.id or 0)])
