@@ -700,6 +700,16 @@ def test_an_export_names_the_design_it_exported(tmp_path: Path, cli: Cli) -> Non
         "again",
         1,
     )
+    # A design name mistyped is refused, naming the study's designs.
+    typo = cli(
+        "export", "bundle", "--study", "business-memo-demo", "--design", "agian",
+        "--out", tmp_path / "typo",
+    )  # fmt: skip
+    assert typo.code == 1
+    said = " ".join(typo.err.split())
+    assert "no design 'agian' for study 'business-memo-demo' (its designs: again," in said
+    assert "source-brief)" in said
+    assert "study create --study business-memo-demo" in said
 
 
 def test_bench_export_reports_figures_and_baseline() -> None:

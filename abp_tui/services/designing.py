@@ -86,7 +86,7 @@ from abp_tui.store.db import utc_now
 from abp_tui.store.queries import list_studies, study_conditions, study_protocol, unblinded
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_bytes
-from abp_tui.text.hints import command, no_such_study
+from abp_tui.text.hints import command, no_such_study, quoted
 
 
 @dataclass(frozen=True)
@@ -622,9 +622,10 @@ def find_design(
 def _no_design(db: sqlite_utils.Database, study: str | None, name: str | None) -> NoReturn:
     what = f"design {name!r}" if name else "study design"
     where = f" for study {study!r}" if study else ""
-    raise AbpError(
-        f"no {what}{where}; create one with: {command('study create --study STUDY', db)} (or FILE)"
-    )
+    known = sorted({d.name for d in sql.designs(db, study)}) if name else []  # a name mistyped
+    where += f" ({'its ' if study else ''}designs: {', '.join(known)})" if known else ""
+    made = command(f"study create --study {quoted(study) if study else 'STUDY'}", db)
+    raise AbpError(f"no {what}{where}; create one with: {made} (or FILE)")
 
 
 # -- a design without a file: the choices of `study create --study S ...` and of the home form --
