@@ -180,13 +180,19 @@ async def test_a_note_on_too_few_votes_suggests_no_prior(tmp_path: Path, cli: Cl
         text = await _ranking(pilot, "judge:j1")
     # Some resamples of the judge's verdicts leave a system unbeaten (its bound is +inf), but
     # its 12 votes are too few to rank with or without a prior: no prior is suggested (it
-    # suggested one, and the command it named said "Not ranked" again).
-    assert "resamples left some system without a finite score" in text
+    # suggested one, and the command it named said "Not ranked" again), and the resamples go
+    # unmentioned: no interval is shown for the note to explain (the JSON keeps their count).
+    assert "resamples left some system" not in text
     assert "Not ranked: too few votes" in text
     assert "--prior" not in text and "screen cannot set" not in text
     cli.db_path = db_path
     out = cli("ranking", "--study", "small", "--source", "judge:j1")
     assert out.code == 0 and "Not ranked: too few votes" in out.out and "--prior" not in out.out
+    assert "resamples left some system" not in out.out
+    counted = cli("ranking", "--study", "small", "--source", "judge:j1", "--json")
+    found = json.loads(counted.out)
+    assert found["unbounded_resamples"] > 0
+    assert any("resamples left some system" in n for n in found["notes"])
     prior = cli("ranking", "--study", "small", "--source", "judge:j1", "--prior", "1")
     assert prior.code == 0 and "Not ranked: too few votes" in prior.out
 

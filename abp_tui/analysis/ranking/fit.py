@@ -25,6 +25,7 @@ import numpy.typing as npt
 from scipy.stats import kendalltau
 
 from abp_tui.analysis.ranking.models import (
+    UNBOUNDED_NOTE,
     Anchor,
     Bound,
     Excluded,
@@ -556,8 +557,8 @@ def rank(
     if unbounded:
         # Too few votes are not ranked whatever the prior: no prior is suggested then.
         all_notes.append(
-            f"{unbounded} of {resamples} resamples left some system without a finite score "
-            "(it won or lost all its comparisons there): those systems count as +inf / -inf "
+            UNBOUNDED_NOTE.format(unbounded=unbounded, resamples=resamples)
+            + " (it won or lost all its comparisons there): those systems count as +inf / -inf "
             "in them, the others are left out of them"
             + ("" if too_few is not None else "; --prior K avoids this")
         )

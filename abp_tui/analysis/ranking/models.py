@@ -29,6 +29,10 @@ SWAP_TIES: Final = (
     "; an AI judge's pick that changes when the two outputs are swapped counts as a tie "
     "(FastChat's convention)"
 )
+UNBOUNDED_NOTE: Final = (
+    "{unbounded} of {resamples} resamples left some system without a finite score"
+)
+"""How the note on the resamples that left a system without a finite score begins."""
 WIN_RATE: Final = (
     "observed win rate: wins over decisive votes (ties left out, as Chatbot Arena's table), "
     "with its Wilson score interval; predicted: the fitted model's probability"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from abp_tui.analysis.ranking.models import Bound, RankingReport
+from abp_tui.analysis.ranking.models import UNBOUNDED_NOTE, Bound, RankingReport
 from abp_tui.text.safe import safe_line
 from abp_tui.text.wrapping import GAP, UNLIMITED, prose, wrapped
 
@@ -114,10 +114,22 @@ def _after_scores(report: RankingReport) -> list[str]:
     if report.excluded:
         lines += ["", "Left out:"]
         lines += [f"{GAP}{e.votes} votes: {e.reason}" for e in report.excluded]
-    if report.notes:
+    notes = shown_notes(report)
+    if notes:
         lines.append("")
-        lines += [f"Note: {safe_line(n)}" for n in report.notes]
+        lines += [f"Note: {safe_line(n)}" for n in notes]
     return lines
+
+
+def shown_notes(report: RankingReport) -> list[str]:
+    """The report's notes as a ranking shown is read with them: not ranked (too few votes), it
+    shows no interval, and says nothing of the resamples behind them (its JSON does)."""
+    if not (report.too_few_votes and report.unbounded_resamples):
+        return list(report.notes)
+    unbounded = UNBOUNDED_NOTE.format(
+        unbounded=report.unbounded_resamples, resamples=report.resamples
+    )
+    return [n for n in report.notes if not n.startswith(unbounded)]
 
 
 def _scores(report: RankingReport, level: str, width: int = UNLIMITED) -> list[str]:

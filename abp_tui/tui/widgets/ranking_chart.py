@@ -25,7 +25,12 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from abp_tui.analysis.ranking.models import Bound, RankingReport
-from abp_tui.analysis.ranking.text import NOT_RANKED, UNRESOLVED_MARK, ranking_lines
+from abp_tui.analysis.ranking.text import (
+    NOT_RANKED,
+    UNRESOLVED_MARK,
+    ranking_lines,
+    shown_notes,
+)
 from abp_tui.services.ranking_view import RankingView, read_ranking_view
 from abp_tui.text.hints import is_default_db
 from abp_tui.text.safe import safe_line
@@ -279,7 +284,7 @@ def ranking_body(view: RankingView, command: str | None = None) -> RenderableTyp
         parts += [Text(line) for line in _after(lines, heading)]
     parts += [
         Text(f"Note: {safe_line(command_line_prior(n, command))}", style="dim")
-        for n in report.notes
+        for n in shown_notes(report)
     ]
     return Group(*parts)
 
