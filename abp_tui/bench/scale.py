@@ -327,12 +327,19 @@ def _slopes(sizes: list[dict[str, Any]], steps: Sequence[str]) -> dict[str, Any]
     return slopes
 
 
-def _at_goal_size(size: dict[str, Any], slope: float | None, name: str) -> tuple[float, bool]:
-    """The peak at 100,000 items: measured, or projected along the slope from the largest."""
-    peak = float(size["steps"][name]["ours"]["peak_mb"])
-    if size["items"] == STUDY_GOAL_ITEMS or slope is None:
-        return peak, size["items"] == STUDY_GOAL_ITEMS
-    return peak + max(slope, 0.0) * (STUDY_GOAL_ITEMS - size["items"]) / 1000, False
+def _at_goal_size(
+    sizes: list[dict[str, Any]], slope: float | None, name: str
+) -> tuple[float, int | None]:
+    """The peak at 100,000 items, and None when it was measured at that size, else the size it
+    was projected from along the slope (the largest measured)."""
+    for size in sizes:
+        if size["items"] == STUDY_GOAL_ITEMS:
+            return float(size["steps"][name]["ours"]["peak_mb"]), None
+    last = sizes[-1]
+    peak = float(last["steps"][name]["ours"]["peak_mb"])
+    if slope is None:
+        return peak, last["items"]
+    return peak + max(slope, 0.0) * (STUDY_GOAL_ITEMS - last["items"]) / 1000, last["items"]
 
 
 def _goals(sizes: list[dict[str, Any]], slopes: dict[str, Any]) -> dict[str, Any]:
@@ -355,21 +362,25 @@ def _goals(sizes: list[dict[str, Any]], slopes: dict[str, Any]) -> dict[str, Any
             else None
         )
         if limit is not None:
-            peak, measured = _at_goal_size(last, slope, name)
+            peak, projected = _at_goal_size(sizes, slope, name)
             entry["peak_at_100000_items"] = {
                 "peak_mb": round(peak, 1),
-                "how": "measured" if measured else f"projected from {last['items']} items",
+                "how": "measured" if projected is None else f"projected from {projected} items",
                 "goal": f"under {limit} MB",
                 "met": peak < limit,
             }
         if name in ("export", "verify"):
-            timed = last["steps"][name]
-            ratio = timed["ours"]["seconds"] / max(timed["baseline"]["seconds"], 1e-9)
+            # Judged at every size measured: a baseline that grows faster than the step at one
+            # size (zipping a folder of hundreds of thousands of files) meets no goal alone.
+            ratios = {}
+            for size in sizes:
+                timed = size["steps"][name]
+                ratio = timed["ours"]["seconds"] / max(timed["baseline"]["seconds"], 1e-9)
+                ratios[str(size["items"])] = round(ratio, 2)
             entry["time_over_baseline"] = {
-                "ratio": round(ratio, 2),
-                "at_items": last["items"],
-                "goal": f"at most {TIME_GOAL_RATIO}",
-                "met": ratio <= TIME_GOAL_RATIO,
+                "ratio_at_items": ratios,
+                "goal": f"at most {TIME_GOAL_RATIO} at every size",
+                "met": max(ratios.values()) <= TIME_GOAL_RATIO,
             }
         failed = [m for m in sizes if m["steps"].get(name, {}).get("ours", {}).get("exit")]
         if failed:  # a step refused at some size meets no goal
