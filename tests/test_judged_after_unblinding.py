@@ -87,6 +87,7 @@ def test_judging_after_unblinding_is_warned_of_and_stated_in_the_bundle(
     # An item adjudicated now: its adjudicator could have known the conditions.
     code = disagreements(db, first.pk)[0].code
     item = sql.item_by_code(db, first.pk, code)
+    assert item.run_b_pk is not None  # a pair
     placement = {"1": item.run_a_pk, "2": item.run_b_pk}
     settled = Judgment(preference=PreferenceChoice.RESPONSE_2, justification="B reads better.")
     adjudicate(db, first.pk, code, "cy", settled, placement, "read both")
