@@ -120,12 +120,17 @@ def _after_unblinding(inputs: Inputs) -> list[str]:
     if opened is None:
         return []
     out = []
-    submitted = [j for j in inputs.judgments if j.status == "submitted"]
-    late = [j.item for j in submitted if _later(j.created_at, opened)]
+    total = late = 0
+    judged: set[str] = set()
+    for j in inputs.judgments:
+        if j.status == "submitted":
+            total += 1
+            if _later(j.created_at, opened):
+                late += 1
+                judged.add(j.item)
     if late:
-        total = len(submitted)
-        items = _named(set(late))
-        out.append(JUDGED_UNBLINDED.format(late=len(late), total=total, when=opened, items=items))
+        items = _named(judged)
+        out.append(JUDGED_UNBLINDED.format(late=late, total=total, when=opened, items=items))
     adjudicated = {a.item for a in inputs.adjudications if _later(a.created_at, opened)}
     if adjudicated:
         total = len({a.item for a in inputs.adjudications})
