@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import sqlite_utils
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Static
 
 from abp_tui.export import verify
 from abp_tui.export.bundle import read_bundle
@@ -23,7 +25,11 @@ from abp_tui.services.results_report import unblind
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
+from abp_tui.tui.app import make_app
+from abp_tui.tui.screens.home import HomeScreen
+from abp_tui.tui.screens.newdesign import NewDesignScreen
 from tests.factories import Cli, write_jsonl
+from tests.tui_helpers import drive, press, settle, until
 
 LIMITATIONS = "results/limitations.json"
 
@@ -141,3 +147,42 @@ def test_study_create_prints_the_warning_of_an_unblinded_study(
     line = next(x for x in again.out.splitlines() if "unblinded" in x)
     assert line.startswith("  warning: study s was unblinded by ")
     assert "may be known to whoever judges this design" in line
+
+
+@pytest.mark.parametrize("unblinded", [False, True])
+async def test_the_new_design_form_says_the_study_is_unblinded_before_it_is_made(
+    tmp_path: Path, unblinded: bool
+) -> None:
+    """The home screen's form shows the study's unblinding above its fields, in view at 80x24
+    with the name to type in focus, and the fields open at their start."""
+    db_path = tmp_path / "abp.db"
+    db = connect(db_path)
+    try:
+        import_paths(db, [_study(tmp_path)])
+        made = create_design(
+            db, StudyDesign(study="s", name="first", seed=3, rubric="none", reviewers=["ann"])
+        )
+        _judge(db, made.pk, "ann")
+        if unblinded:
+            unblind(db, "s", "lead")
+    finally:
+        db.close()
+    app = make_app(db_path, reviewer="lead")
+    async with drive(app, (80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
+        await press(pilot, "n")
+        await until(pilot, lambda: isinstance(app.screen, NewDesignScreen), "the form")
+        await settle(pilot)
+        form = app.screen
+        shown = form.query("#design-unblinded")
+        if not unblinded:
+            assert not shown
+            return
+        text = str(shown.first(Static).render())
+        assert text.startswith("Unblinded by lead at ")
+        assert "whoever judges this design may know the study's results" in text
+        assert shown.first().region.y < form.query_one("#design-name", Input).region.y < 24
+        assert form.query_one(".design-fields", VerticalScroll).scroll_y == 0
+        assert isinstance(form.focused, Input) and form.focused.id == "design-name"

@@ -683,6 +683,8 @@ class DesignDefaults:
     """The first is the default."""
     seed: int
     reviewers: str
+    unblinded: tuple[str, str] | None = None
+    """Who unblinded the study and when (None: it is blind)."""
 
 
 def fresh_seed() -> int:
@@ -711,6 +713,7 @@ def design_defaults(db: sqlite_utils.Database, study: str | None, reviewer: str)
         rubrics=rubric_choices(db, study_id),
         seed=fresh_seed(),
         reviewers=reviewer,
+        unblinded=unblinded(db, study_id),
     )
 
 

@@ -67,6 +67,17 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
                 Text.assemble(("New study design for ", "bold"), (safe_line(d.study), "bold")),
                 classes="dialog-title",
             )
+            if d.unblinded is not None:  # in view before the design is made, not only after
+                who, when = (safe_line(x) for x in d.unblinded)
+                yield Static(
+                    Text(
+                        f"Unblinded by {who} at {when}: whoever judges this design may know the "
+                        "study's results by condition, and its bundle will say so.",
+                        style="bold",
+                    ),
+                    id="design-unblinded",
+                    classes="dialog-text",
+                )
             # The explanation and the warning scroll with the fields: on a small terminal the
             # fields keep the room (the title and the buttons stay in view).
             with VerticalScroll(classes="design-fields"):
@@ -142,6 +153,10 @@ class NewDesignScreen(ModalScreen[NewDesign | None]):
 
     def on_mount(self) -> None:
         self.preview()
+        # The focused name is in view from the top on any terminal the form fits: the fields
+        # open at their start, their explanation shown (focusing scrolled it away).
+        fields = self.query_one(".design-fields", VerticalScroll)
+        self.call_after_refresh(fields.scroll_home, animate=False)
 
     @on(Input.Changed)
     @on(SelectionList.SelectedChanged)
