@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 
 @contextlib.contextmanager
@@ -25,3 +26,26 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+_REPORT: ContextVar[Callable[[str], None] | None] = ContextVar("abp_tui_phase", default=None)
+
+
+def phase(text: str) -> None:
+    """Say what a long command is doing now (``text``: "hashing 40,032 files"), to whoever is
+    :func:`reporting` it; nothing when nobody is. ``export bundle`` and ``verify`` of a large
+    study take minutes: the command line shows their step on a terminal
+    (:mod:`abp_tui.cli.progress`)."""
+    report = _REPORT.get()
+    if report is not None:
+        report(text)
+
+
+@contextlib.contextmanager
+def reporting(report: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, each :func:`phase` said (in this thread) goes to ``report``."""
+    token = _REPORT.set(report)
+    try:
+        yield
+    finally:
+        _REPORT.reset(token)

@@ -10,11 +10,13 @@ and shown without markup parsing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TextIO
 
+from abp_tui.runtime import reporting
 from abp_tui.text.safe import safe_line
 
 if TYPE_CHECKING:
@@ -105,3 +107,94 @@ def import_progress(
         return None, lambda: None
     bar = ProgressBar(out)
     return bar.update, bar.close
+
+
+class StatusLine:
+    """What a long command is doing (``export bundle``, ``verify``), on one line of a terminal's
+    stderr once it has run ``delay`` seconds: a spinner, the step the core last said
+    (:func:`abp_tui.runtime.phase`) and the seconds so far, cleared when it ends. A short
+    command never shows it. Steps name files of the bundle: made safe, never read as markup."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        command: str,
+        clock: Callable[[], float] = time.monotonic,
+        delay: float = DELAY_SECONDS,
+    ) -> None:
+        import threading
+
+        self._stream = stream
+        self._command = command
+        self._clock = clock
+        self._began = clock()
+        self._step = ""
+        self._live: Any = None
+        self._closed = False
+        self._lock = threading.Lock()
+        # Shown by a timer, not by the next step: one step alone can take minutes.
+        self._timer = threading.Timer(delay, self.show)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def shown(self) -> bool:
+        return self._live is not None
+
+    def update(self, step: str) -> None:
+        self._step = safe_line(step)
+
+    def text(self) -> str:
+        """The line as shown now."""
+        seconds = int(self._clock() - self._began)
+        doing = f": {self._step}" if self._step else ""
+        return f"{self._command}{doing} ({seconds} s)"
+
+    def show(self) -> None:
+        from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
+        from rich.text import Text
+
+        with self._lock:
+            if self._closed or self._live is not None:
+                return
+            spinner = Spinner("dots")
+
+            def render() -> Spinner:
+                spinner.update(text=Text(self.text(), no_wrap=True, overflow="ellipsis"))
+                return spinner
+
+            self._live = Live(
+                get_renderable=render,
+                console=Console(file=self._stream, force_terminal=True),
+                transient=True,
+                refresh_per_second=4,
+            )
+            self._live.start()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._timer.cancel()
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
+
+
+@contextlib.contextmanager
+def step_status(
+    args: argparse.Namespace, command: str, stream: TextIO | None = None
+) -> Iterator[StatusLine | None]:
+    """Within the block, the core's steps on a :class:`StatusLine` of ``stream`` (stderr): none
+    with ``--json`` or when it is not a terminal (a pipe, a log file, CI)."""
+    out = stream if stream is not None else sys.stderr
+    if getattr(args, "json", False) or not out.isatty():
+        yield None
+        return
+    line = StatusLine(out, command)
+    try:
+        with reporting(line.update):
+            yield line
+    finally:
+        line.close()

@@ -81,7 +81,7 @@ from abp_tui.export.protocol import (
 )
 from abp_tui.export.targets import check_target
 from abp_tui.export.verdict import SCHEMA_NAME as VERDICT_SCHEMA
-from abp_tui.runtime import collector_paused
+from abp_tui.runtime import collector_paused, phase
 from abp_tui.text.canonical import sha256_bytes
 from abp_tui.text.safe import safe_line
 
@@ -356,6 +356,7 @@ def verify(bundle_path: Path) -> VerifyReport:
     compared by hash.
     """
     bundle_path = Path(bundle_path)
+    phase("listing the bundle's files")
     with collector_paused(), open_bundle(bundle_path) as bundle:
         return _verify(bundle)
 
@@ -436,6 +437,7 @@ def _verify(bundle: Bundle) -> VerifyReport:
         () if protocol_only else (p for p in sorted(declared_derived) if p in listed),
     )
     parsed: list[str] = []
+    phase(f"hashing {len(listed):,} files")
     for at, (path, (sha, size)) in enumerate(listed.entries()):
         if protocol_only or not (_streamed(path) or path in declared_derived):
             parsed.append(path)
@@ -495,7 +497,9 @@ def _verified(
 
     # The records are parsed as they are read and hashed, one file at a time.
     files: Mapping[str, bytes] = records
+    phase("reading the records")
     inputs = parse(files, hashed=True)
+    phase("checking the plan and the design's commitments")
     # The revealed plan secret opens its commitment and gives the plan, a human budget's draws
     # (each probability and draw re-derived) and the placements.
     check_plan(inputs)
@@ -530,11 +534,14 @@ def _verified(
                     diff["path"],
                     f"diff of run {run.id!r} does not match the SHA-256 in {rec.RUNS}",
                 )
+    phase("deciding the final verdicts")
     analysis = analyse_or_refuse(inputs)
     # Each derived file is hashed as it is made, a piece at a time, and dropped.
     derived: dict[str, str] = {}
     status_bytes = b""
+    phase("re-deriving the results")
     for path, data in derive_or_refuse(files, analysis, confidence):
+        phase(f"re-deriving {path}")
         made = hashlib.sha256()
         for chunk in (data,) if isinstance(data, bytes) else data:
             made.update(chunk)

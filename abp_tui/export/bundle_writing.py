@@ -30,6 +30,7 @@ from abp_tui.export.bundle_analysis import Analysis
 from abp_tui.export.canonical import jsonl_bytes, split_lines
 from abp_tui.export.derive import STATUS, derive_each
 from abp_tui.export.zip_writing import Deflated, Deflating
+from abp_tui.runtime import phase
 from abp_tui.text.canonical import canonical_json
 
 CHUNK = 1 << 20
@@ -395,7 +396,9 @@ def finish(files: FolderFiles, analysis: Analysis, confidence: float = DEFAULT_C
     manifest, as :func:`abp_tui.export.bundle.bundle_files` makes them."""
     confidence = confidence_level(confidence)
     names = []
+    phase("deriving the results")
     for path, data in derive_each(files, analysis, confidence):
+        phase(f"writing {path}")
         if isinstance(data, bytes):
             files[path] = data
         else:
@@ -419,6 +422,7 @@ def bundle_folder(out_dir: Path) -> Iterator[FolderFiles]:
         files = FolderFiles(tmp)
         try:
             yield files
+            phase(f"zipping {len(files):,} files")
             zip_folder(files, tmp_zip)
         finally:
             files.close()

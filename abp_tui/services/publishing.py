@@ -48,7 +48,7 @@ from abp_tui.export.errors import BundleMismatch
 from abp_tui.export.judges import judge_sources
 from abp_tui.export.protocol import protocol_files
 from abp_tui.models import Rubric, StudyDesign
-from abp_tui.runtime import collector_paused
+from abp_tui.runtime import collector_paused, phase
 from abp_tui.services.coordinator_identity import note_view, refuse_held_back
 from abp_tui.services.published_records import (
     ADJUDICATION,
@@ -436,11 +436,14 @@ def _collected_and_analysed(
     """The source files, and the analysis of those files as ``verify`` will read them, checked
     against the records the files were written from (their digest: nothing else of them is
     held while the files are parsed, and the verdicts are decided once, from the files)."""
+    phase("collecting the study's records")
     collected = collect(db, design_pk, study, files)
     written, held = collected.files, collected.held
     del collected
+    phase("reading the records back, as verify will")
     inputs = parse(written)
     _planned_records(written, inputs.design, inputs)
+    phase("deciding the final verdicts")
     analysis = analyse(committed_checked(inputs))
     del inputs
     cross_check(held, analysis)

@@ -42,6 +42,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         confidence_label,
         confidence_level,
     )
+    from abp_tui.cli.progress import step_status
     from abp_tui.errors import AbpError
     from abp_tui.services import publishing as export
     from abp_tui.services.coordinator_identity import look_mark, recorded_notice
@@ -116,9 +117,10 @@ def cmd_export(args: argparse.Namespace) -> int:
             "design_sha256": design.sha256,
         }
     elif args.what == "bundle":
-        result = export.export_bundle(
-            db, pk, out, actor=by, confidence=confidence, study=study, viewer=looking
-        )
+        with step_status(args, "export bundle"):
+            result = export.export_bundle(
+                db, pk, out, actor=by, confidence=confidence, study=study, viewer=looking
+            )
         lines = [
             f"wrote {result.folder} and {result.zip_path} ({result.files} files, manifest "
             f"sha256 {result.manifest_sha256[:12]}) of {what}: {result.status}; results at "
@@ -160,12 +162,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from abp_tui.cli.progress import step_status
     from abp_tui.export import BundleMismatch, verify
     from abp_tui.text.safe import safe_line
     from abp_tui.text.wrapping import prose, terminal_width
 
     try:
-        report = verify(Path(args.bundle))
+        with step_status(args, "verify"):
+            report = verify(Path(args.bundle))
     except BundleMismatch as exc:
         if getattr(args, "json", False):
             emit(args, {"ok": False, "file": exc.path, "detail": exc.detail}, "")
