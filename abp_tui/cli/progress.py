@@ -102,8 +102,8 @@ def import_progress(
 ) -> tuple[Report | None, Callable[[], None]]:
     """The progress callback for an import and the function that closes the bar: none with
     ``--json`` or when ``stream`` (stderr) is not a terminal."""
-    out = stream if stream is not None else sys.stderr
-    if getattr(args, "json", False) or not out.isatty():
+    out = _terminal(args, stream)
+    if out is None:
         return None, lambda: None
     bar = ProgressBar(out)
     return bar.update, bar.close
@@ -188,8 +188,8 @@ def step_status(
 ) -> Iterator[StatusLine | None]:
     """Within the block, the core's steps on a :class:`StatusLine` of ``stream`` (stderr): none
     with ``--json`` or when it is not a terminal (a pipe, a log file, CI)."""
-    out = stream if stream is not None else sys.stderr
-    if getattr(args, "json", False) or not out.isatty():
+    out = _terminal(args, stream)
+    if out is None:
         yield None
         return
     line = StatusLine(out, command)
@@ -198,3 +198,10 @@ def step_status(
             yield line
     finally:
         line.close()
+
+
+def _terminal(args: argparse.Namespace, stream: TextIO | None) -> TextIO | None:
+    """Where a command's progress goes: ``stream`` (default stderr) when it is a terminal and
+    the command does not print ``--json``; else None (nothing is shown)."""
+    out = stream if stream is not None else sys.stderr
+    return None if getattr(args, "json", False) or not out.isatty() else out

@@ -236,8 +236,8 @@ class _VoteColumns:
         first read, as :meth:`Votes.from_rows` numbers them."""
         systems = tuple(sorted(self.systems))
         renumbered = np.empty(len(self.systems), dtype=np.int32)
-        for name, read in self.systems.items():
-            renumbered[read] = systems.index(name)
+        for place, name in enumerate(systems):
+            renumbered[self.systems[name]] = place
         return Votes(
             systems=systems,
             tasks=tuple(self.tasks),
