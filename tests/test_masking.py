@@ -295,3 +295,77 @@ def test_the_words_of_a_name_alone_are_not_masked(word: str, separator: str, oth
     # "open" or "deep" is an ordinary word: only the whole name (both its words) is masked.
     text = f"We {word}{separator}{other} today."
     assert identity_terms([], [], [], (), well_known=True).mask(text) == (text, 0)
+
+
+# -- well-known names that reveal nobody: ordinary words, names the task itself asks about ------
+def _phi_masker() -> Masker:
+    """MT-Bench's two models: none of the well-known names is the study's own."""
+    return identity_terms(["phi-3", "phi-3-dpo"], [], ["phi-3", "phi-3-dpo"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<meta charset="UTF-8">',
+        "a meta-analysis of the trials",
+        "just google it",
+        "his magnum opus, a sonnet by a bard",
+        "hard to grok",
+    ],
+)
+def test_ordinary_words_in_lower_case_are_left_as_written(text: str) -> None:
+    assert _phi_masker().mask(text) == (text, 0)
+
+
+def test_the_same_names_capitalized_and_the_studys_own_are_masked() -> None:
+    masked, n = _phi_masker().mask("Meta and Google ship models; META too; I am Phi-3-DPO.")
+    assert masked == f"{MASK} and {MASK} ship models; {MASK} too; I am {MASK}."
+    assert n == 4
+
+
+def test_a_studys_own_identity_is_masked_in_any_case() -> None:
+    """A study of Meta's and Google's models: lower-case "meta" and "google" are its own."""
+    masker = identity_terms(["A", "B"], [], ["meta-llama/Llama-3-8b", "google/gemma-2"])
+    assert "Meta" not in masker.loose and "Google" not in masker.loose
+    assert "OpenAI" in masker.loose
+    masked, n = masker.mask("<meta> tags; google it; meta-llama")
+    assert _left(masked, "meta", "google") == [] and n == 3
+    assert masker.beside("Which is better, Google or Meta?").mask("Google and Meta") == (
+        f"{MASK} and {MASK}",
+        2,
+    )
+
+
+def test_a_well_known_name_the_task_names_is_left_in_its_responses() -> None:
+    prompt = "Compare the Google Pixel with the iPhone. Imagine GPT-4 replaced JARVIS."
+    response = "The Google Pixel 8 wins; as for GPT-4, Open AI's model... I am phi-3."
+    plain = _phi_masker().mask(response)[0]
+    assert _left(plain, "google", "gpt") == []
+    shown, n = _phi_masker().beside("Phones", prompt).mask(response)
+    assert shown == f"The Google Pixel 8 wins; as for GPT-4, {MASK}'s model... I am {MASK}."
+    assert n == 2  # OpenAI, not in the task, and the study's own model stay masked
+
+
+def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    outputs = {
+        "A": 'Use <meta charset="UTF-8">. The Google Pixel is fine. I am gpt-4.',
+        "B": "Google Pixel, surely. Claude Monet would agree.",
+    }
+    lines: list[dict[str, object]] = [{"type": "study", "id": "phones"}]
+    lines.append({"type": "task", "id": "T1", "prompt": "Is the Google Pixel worth it?"})
+    for c, model in (("A", "gpt-4"), ("B", "phi-3")):
+        lines.append({"type": "condition", "id": c, "label": f"Arm {c}"})
+        run = {"type": "run", "id": f"r-{c}", "task_id": "T1", "condition_id": c}
+        lines.append({**run, "output": outputs[c], "model": model})
+    import_paths(db, [write_jsonl(tmp_path / "phones.jsonl", lines)])
+    created = create_design(db, StudyDesign(study="phones", name="d", seed=3, reviewers=["ana"]))
+    (item,) = sql.items(db, created.pk)
+    blind = ReviewSession(db, created.pk, "ana").read(item.code)
+    shown = {r.text: r.masked for r in blind.responses}
+    assert shown == {
+        f'Use <meta charset="UTF-8">. The Google Pixel is fine. I am {MASK}.': 1,
+        f"Google Pixel, surely. {MASK} Monet would agree.": 1,
+    }
+    assert sorted(item.masking.values()) == [1, 1]

@@ -30,6 +30,12 @@ its own, only with its engine (``oxagen/1.0``). All terms are one compiled regul
 in which, for each first letter, the longest terms come first, so that a whole identity is one
 mask, not pieces.
 
+A well-known name that is not one of the study's own identities (:attr:`Masker.loose`) is
+masked with two exceptions, both for what it reveals of nobody: where the item's task names it
+too (a question about Google Pixel phones: :meth:`Masker.beside`), and, for the names that are
+also ordinary words (:data:`ORDINARY_WORDS`: an HTML ``<meta>`` tag, a sonnet), where the text
+writes it in lower case.
+
 What it cannot do: text that names a system in other words ("the assistant from the search
 company"), spells a name with look-alike letters, or interleaves invisible characters inside one
 word of it (``Cl``, U+200B, ``aude``: those are shown as ``⟨U+...⟩`` by :mod:`abp_tui.text.safe` but
@@ -40,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 MASK = "«masked»"
@@ -87,6 +93,11 @@ WELL_KNOWN: tuple[str, ...] = (
 that are mostly ordinary words elsewhere (Haiku, Command, Phi, Cursor, Perplexity) are left
 out: a design that needs them adds them to ``mask_terms``. "Meta" and "Google" are kept although
 they also mask ordinary uses ("meta tag"); a design can switch the list off."""
+
+ORDINARY_WORDS: frozenset[str] = frozenset({"meta", "google", "opus", "sonnet", "bard", "grok"})
+"""Well-known names that are also ordinary words written in lower case (an HTML ``<meta>`` tag,
+a meta-analysis, "google it", a magnum opus, a sonnet, a bard, to grok): unless the study's own
+identities include them, they are masked only where the text capitalizes them."""
 
 GENERIC_PARTS: frozenset[str] = frozenset(
     {
@@ -271,6 +282,23 @@ def _pattern(source: str, ignore_case: bool) -> re.Pattern[str]:
     return re.compile(source, re.IGNORECASE if ignore_case else 0)
 
 
+def _key(text: str) -> str:
+    """What a match or a term names, as a well-known name is compared: its lower-case runs of
+    letters before its first number, joined (``Open AI``, ``open-ai`` and ``OpenAI`` are
+    ``openai``; ``GPT-4o`` is ``gpt``); empty when more letters follow the number than a
+    version's suffix (``meta-llama-3-instruct``: a longer name, never a well-known one alone)."""
+    tokens = _TOKENS.findall(text.lower())
+    letters = []
+    for at, token in enumerate(tokens):
+        if token.isdigit():
+            rest = tokens[at + 1 :]
+            if any(not t.isdigit() and len(t) > 2 for t in rest):
+                return ""
+            break
+        letters.append(token)
+    return "".join(letters)
+
+
 @dataclass(frozen=True)
 class Masker:
     """Masks identity terms (condition, engine, model, provider names) in text shown blind."""
@@ -278,6 +306,13 @@ class Masker:
     terms: tuple[str, ...]
     short_ids: tuple[str, ...] = ()
     """Condition ids too short to mask alone (``A``): masked after words like "condition"."""
+    loose: tuple[str, ...] = ()
+    """The well-known names among ``terms`` (:data:`WELL_KNOWN`) that are not the study's own
+    identities: those of :data:`ORDINARY_WORDS` are masked only capitalized, and those an
+    item's task names are left in its responses (:meth:`beside`)."""
+    named: frozenset[str] = frozenset()
+    """Of ``loose``, those the item's task names (as :func:`_key` gives them): a response
+    that repeats the task's words reveals nothing of who wrote it."""
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
@@ -286,19 +321,49 @@ class Masker:
         source = _compile(self.terms, self.short_ids)
         return None if source is None else _pattern(source, False)
 
+    def beside(self, *task_texts: str | None) -> Masker:
+        """This masker for the responses to a task whose texts (title, prompt...) are
+        ``task_texts``: the well-known names that are not the study's own and that the task
+        itself names are left as written (a question about Google Pixel phones, a role-play
+        that mentions GPT-4). The study's own identities are masked whatever the task says."""
+        if not self.loose:
+            return self
+        source = _compile(self.loose, ())
+        if source is None:
+            return self
+        pattern = _pattern(source, True)
+        named = {
+            _key(found.group()) for text in task_texts if text for found in pattern.finditer(text)
+        }
+        named.discard("")
+        return replace(self, named=frozenset(named)) if named else self
+
+    def _kept(self, text: str, start: int, end: int, loose: frozenset[str]) -> bool:
+        """Whether the match ``text[start:end]`` is a well-known name left as written: one
+        the task names, or an ordinary word written in lower case."""
+        key = _key(text[start:end])
+        if key not in loose:
+            return False
+        return key in self.named or (key in ORDINARY_WORDS and text[start].islower())
+
     def mask(self, text: str) -> tuple[str, int]:
         """The text with each identity term replaced by «masked», and how many were masked."""
         source = _compile(self.terms, self.short_ids)
         if source is None or not text:
             return text, 0
+        loose = _loose_keys(self.loose)
         lowered = text.lower()
         if len(lowered) != len(text):
             # A few characters lower-case to two ("İ"): offsets would shift, so match the
             # text itself, case-insensitively (slower, and rare).
-            return _pattern(source, True).subn(MASK, text)
+            matches = _pattern(source, True).finditer(text)
+        else:
+            matches = _pattern(source, False).finditer(lowered)
         pieces: list[str] = []
         last = 0
-        for found in _pattern(source, False).finditer(lowered):
+        for found in matches:
+            if loose and self._kept(text, found.start(), found.end(), loose):
+                continue
             pieces.append(text[last : found.start()])
             pieces.append(MASK)
             last = found.end()
@@ -306,6 +371,23 @@ class Masker:
             return text, 0
         pieces.append(text[last:])
         return "".join(pieces), len(pieces) // 2
+
+
+@lru_cache(maxsize=64)
+def _loose_keys(loose: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_key(t) for t in loose)
+
+
+def loose_names(terms: Iterable[str], own: Iterable[str]) -> tuple[str, ...]:
+    """The well-known names among ``terms`` that no term of ``own`` (the study's conditions and
+    identities, the design's own terms) names too, as a whole or as one of its words."""
+    own_words: set[str] = set()
+    for term in own:
+        own_words.update(_parts(term))
+        own_words.add(_key(term))
+        own_words.add("".join(_TOKENS.findall(term.lower())))
+    known = {w.lower() for w in WELL_KNOWN}
+    return tuple(sorted(t for t in set(terms) if t.lower() in known and _key(t) not in own_words))
 
 
 def name_parts(identity: str) -> set[str]:
@@ -348,6 +430,7 @@ def identity_terms(
         terms.add(ident)
         terms.update(name_parts(ident))
     terms.update(t.strip() for t in extra if t.strip())
+    own = set(terms) | short
     if well_known:
         terms.update(WELL_KNOWN)
-    return Masker(tuple(sorted(terms)), tuple(sorted(short)))
+    return Masker(tuple(sorted(terms)), tuple(sorted(short)), loose_names(terms, own))

@@ -76,6 +76,7 @@ from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.services.design_text import ALL as ALL
 from abp_tui.services.design_text import parse_pairs, split_names
+from abp_tui.services.reviewing import design_masker, task_masker
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -335,10 +336,14 @@ def _create_once(
         secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
         masking: dict[str, dict[str, int]] = {}
         alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}  # a few counts, held once
+        stored, by_task = design_masker(sql.design(db, pk)), dict[str, Masker]()  # as shown
         for item in items:
-            counts = {"a": _masked_count(db, masker, item.run_a.pk)}
+            shown = by_task.get(item.task_id) or by_task.setdefault(
+                item.task_id, task_masker(db, stored, sql.task_pk_of(db, item.run_a.pk))
+            )
+            counts = {"a": _masked_count(db, shown, item.run_a.pk)}
             if item.run_b is not None:
-                counts["b"] = _masked_count(db, masker, item.run_b.pk)
+                counts["b"] = _masked_count(db, shown, item.run_b.pk)
             masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
         key_to_pk = sql.insert_items(db, pk, items, masking)
         # NumPy, imported when a design is created, not when the workstation starts.

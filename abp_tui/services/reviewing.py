@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from abp_tui.analysis.blinding import Masker, PlanError, enrol
+from abp_tui.analysis.masking import WELL_KNOWN, loose_names
 from abp_tui.analysis.placement import (
     by_position,
     placement_of,
@@ -107,9 +108,25 @@ class SaveResult:
 
 def design_masker(row: sql.DesignRow) -> Masker:
     """The identity masker a design recorded when it was created."""
-    return Masker(
-        tuple(row.document.get("masked_terms", ())),
-        tuple(row.document.get("masked_short_ids", ())),
+    terms = tuple(row.document.get("masked_terms", ()))
+    short = tuple(row.document.get("masked_short_ids", ()))
+    # Its own terms: what it records beyond the well-known names, and those it asked for.
+    own = [t for t in terms if t not in WELL_KNOWN] + list(row.document.get("mask_terms", ()))
+    return Masker(terms, short, loose_names(terms, [*own, *short]))
+
+
+def task_masker(db: sqlite_utils.Database, masker: Masker, task_pk: int) -> Masker:
+    """``masker`` for the responses to task ``task_pk`` (:meth:`Masker.beside`: the well-known
+    names its texts name are left in them)."""
+    if not masker.loose:
+        return masker
+    task = sql.task_row(db, task_pk)
+    return masker.beside(
+        task["title"],
+        task["prompt"],
+        task["base_instruction"],
+        task["evidence"],
+        task["expected_behaviour"],
     )
 
 
@@ -298,6 +315,10 @@ class ReviewSession:
         )
 
     # -- one item -------------------------------------------------------------------------------
+    def item_masker(self, task_pk: int) -> Masker:
+        """The design's masker for the responses to task ``task_pk`` (:func:`task_masker`)."""
+        return task_masker(self.db, self.masker, task_pk)
+
     def _placement(self, item: sql.StoredItem) -> list[int]:
         found = sql.assignment(self.db, item.pk, self.reviewer)
         if found is None:
@@ -322,7 +343,7 @@ class ReviewSession:
         """The item ``code`` as this reviewer sees it, without moving the reviewer there."""
         item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
-        responses = blind_responses(self.db, self.masker, order)
+        responses = blind_responses(self.db, self.item_masker(item.task_pk), order)
         # Its place from its assignment, the queue's length from the summary: not the queue.
         index = queue_pages.place(self.db, self.design_pk, self.reviewer, code) or 0
         total = self.counts().assigned
