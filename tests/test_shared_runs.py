@@ -180,6 +180,7 @@ def test_a_design_with_enough_reviewers_gives_each_one_item_per_shared_run(
             "seed": 4,
             "contrasts": [("B", "A"), ("C", "A"), ("D", "A")],
             "reviewers": ["x", "y", "z"],
+            "limitations": ["Three reviewers."],
         }
     )
     created = create_design(db, design)
@@ -196,6 +197,7 @@ def test_too_few_reviewers_is_warned_at_design_time(
 ) -> None:
     _study(tmp_path, db)
     base = {"study": "s", "seed": 4, "contrasts": [("B", "A"), ("C", "A"), ("D", "A")]}
+    base["limitations"] = ["Shared runs."]
     two = create_design(
         db, StudyDesign.model_validate({**base, "name": "two", "reviewers": ["x", "y"]})
     )
@@ -229,6 +231,8 @@ def test_the_cli_prints_the_warning(tmp_path: Path, cli: Cli) -> None:
         "x, y, z",
         "--reviewers-per-item",
         "1",
+        "--limitation",
+        "One reviewer an item.",
     )
     assert result.code == 0 and "warning" not in result.out
 
@@ -347,3 +351,18 @@ async def test_the_form_previews_the_warning_while_it_is_filled_in(tmp_path: Pat
         form.query_one("#design-reviewers", Input).value = "x, y, z"
         await settle(pilot)
         assert str(shared.render()) == ""
+
+
+def test_a_design_that_declares_no_limitation_is_warned_before_anyone_judges(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Followed as the tour shows it, a design without a limitation cannot publish its results,
+    and once judged only a new version can take one: the warning comes at creation."""
+    _study(tmp_path, db)
+    base = {"study": "s", "seed": 4, "contrasts": [("B", "A")], "reviewers": ["x", "y", "z"]}
+    bare = create_design(db, StudyDesign.model_validate({**base, "name": "bare"}))
+    (warning,) = bare.warnings
+    assert warning.startswith("no limitation declared: its publication bundle publishes")
+    assert "--limitation TEXT" in warning and "before anyone judges" in warning
+    said = {**base, "name": "said", "limitations": ["One pair."]}
+    assert create_design(db, StudyDesign.model_validate(said)).warnings == ()

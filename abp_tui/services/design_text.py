@@ -3,10 +3,24 @@ screen's form): lists of names, and the pairs of conditions to compare."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from abp_tui.errors import AbpError
 
 ALL = "all"
 """What ``conditions`` or ``pairs`` say for every condition, or every pair of them."""
+NO_LIMITATIONS = (
+    "no limitation declared: its publication bundle publishes the protocol but not the results "
+    "until the design declares what they cannot say (--limitation TEXT, once each; the form's "
+    "limitations; a design file's limitations = [...]); declare it now, before anyone judges: "
+    "a design already judged takes one only in a new version, judged afresh"
+)
+"""The warning of a design (and a study) that declares no limitation (the gate's check 7)."""
+
+
+def limitation_warning(*declared: Sequence[str]) -> str | None:
+    """:data:`NO_LIMITATIONS` when neither the design nor its study (``declared``) says any."""
+    return None if any(declared) else NO_LIMITATIONS
 
 
 def split_names(text: str, once: bool = True) -> list[str]:

@@ -75,7 +75,7 @@ from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.services.design_text import ALL as ALL
-from abp_tui.services.design_text import parse_pairs, split_names
+from abp_tui.services.design_text import limitation_warning, parse_pairs, split_names
 from abp_tui.services.reviewing import design_masker, task_masker
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
@@ -285,7 +285,8 @@ def _create_once(
     pairs = sum(1 for i in items if i.kind == "pair")
     unlisted = unlisted_warning(unlisted_tasks(design, (i.task_id for i in items)))
     shared = _shared_runs_warning(design, items, assignments)
-    warnings = tuple(w for w in (unlisted, shared, adjudicating) if w)
+    said = limitation_warning(design.limitations, bulk.study_limitations(db, design.study))
+    warnings = tuple(w for w in (unlisted, shared, adjudicating, said) if w)
     planned = (r for i in items for r in (i.run_a, i.run_b) if r is not None)
     held = tuple(held_back(design, facts, planned))
     if latest is not None and is_latest(plan):
@@ -360,7 +361,7 @@ def _create_once(
             dealt = [i for i in items if i.key in drawn]
             adjudicating = _reviewing_adjudicators(design, source, dealt, assignments)
             shared = _shared_runs_warning(design, dealt, assignments)
-            warnings = tuple(w for w in (unlisted, shared, adjudicating) if w)
+            warnings = tuple(w for w in (unlisted, shared, adjudicating, said) if w)
         assignments = drawn_only(db, pk, key_to_pk, assignments)
         sql.insert_assignments(db, key_to_pk, assignments)
 

@@ -65,6 +65,12 @@ class StoredRun:
     """The key of the run's trace (see :func:`current_trace_lines`), if it has one."""
 
 
+def study_limitations(db: sqlite_utils.Database, study_id: str) -> list[str]:
+    """The limitations a study's own records declare (none: no such study)."""
+    found = study(db, study_id)
+    return list(found.limitations) if found is not None else []
+
+
 def study(db: sqlite_utils.Database, study_id: str) -> Study | None:
     row = db.execute(
         "SELECT id, name, protocol, description, rubric_id, limitations, synthetic "
