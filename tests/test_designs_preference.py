@@ -363,3 +363,25 @@ def test_an_adjudication_time_without_a_zone_is_read_as_utc() -> None:
     assert not _later("2026-01-01T22:00:00+00:00", "2026-01-01T23:00:00")
     assert not _later("2026-01-01T23:00:00.5Z", "2026-01-01T23:00:00.600000+00:00")
     assert _later("not a time", "2026")  # not times: compared as the texts read
+
+
+@pytest.mark.parametrize("typed", ["]", " ? ", "[/]", "…"])
+def test_a_justification_of_a_key_pressed_and_no_words_is_refused(
+    tmp_path: Path, db: sqlite_utils.Database, typed: str
+) -> None:
+    """A refused submission puts the cursor in the justification; the next key meant to move on
+    (``]``) is typed there. It is no reason, and the submission is refused again."""
+    _study(tmp_path, db, tasks=2)
+    created = create_from_choices(db, DesignChoices(reviewers="ann"))
+    session = ReviewSession(db, created.pk, "ann")
+    code = session.resume_code()
+    assert code is not None
+    session.open(code)
+    judged = Judgment(preference=PreferenceChoice.TIE, justification=typed)
+    with pytest.raises(NotReady) as refused:
+        session.save(code, judged, 2.0, submit=True)
+    assert refused.value.problems == [
+        "preference: the justification has no words: say why in words"
+    ]
+    worded = Judgment(preference=PreferenceChoice.TIE, justification="Both 2 lines.")
+    assert session.save(code, worded, 2.0, submit=True).status == "submitted"

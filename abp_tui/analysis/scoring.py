@@ -13,6 +13,12 @@ from __future__ import annotations
 from abp_tui.models import OVERRIDE_STATES, Judgment, ResponseJudgment, ResultState, Rubric
 
 
+def worded(text: str) -> bool:
+    """Whether a reason holds a word (a letter or a digit): a key pressed where a reason was
+    being written ("]", "?") is not one."""
+    return any(c.isalnum() for c in text)
+
+
 def total(rubric: Rubric, response: ResponseJudgment) -> int | None:
     """Sum over scored dimensions, or None while any is unscored (or the rubric scores none)."""
     dims = [d for d in rubric.dimensions if d.scored]
@@ -65,12 +71,12 @@ def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool)
                     "each response"
                 )
             continue
-        if response.reclassified and not response.override_reason.strip():
+        if response.reclassified and not worded(response.override_reason):
             out.append(f"{label}: a reason is required to reclassify the record's state")
         if response.state_override is not None:
             if response.state_override not in OVERRIDE_STATES:
                 out.append(f"{label}: {response.state_override} cannot be set by hand")
-            if not response.override_reason.strip():
+            if not worded(response.override_reason):
                 out.append(f"{label}: a reason is required for {response.state_override}")
             continue
         if failed_gate:
@@ -87,11 +93,13 @@ def problems(rubric: Rubric, judgment: Judgment, run_ids: list[str], pair: bool)
                 out.append(f"{label}: {dim.name} is not scored")
             elif score not in dim.scale:
                 out.append(f"{label}: {dim.name} must be one of {dim.scale}")
-            elif score < max(dim.scale) and not response.rationales.get(dim.id, "").strip():
+            elif score < max(dim.scale) and not worded(response.rationales.get(dim.id, "")):
                 out.append(f"{label}: {dim.name} scored {score} needs a rationale")
     if pair:
         if judgment.preference is None:
             out.append("preference: choose Response 1, Response 2, tie or insufficient evidence")
         if not judgment.justification.strip():  # said at once, not after the choice
             out.append("preference: a justification is required")
+        elif not worded(judgment.justification):  # a key pressed in the field ("]"), not a reason
+            out.append("preference: the justification has no words: say why in words")
     return out
