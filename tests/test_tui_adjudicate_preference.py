@@ -221,3 +221,32 @@ def test_a_reviewers_heading_counts_submissions_not_drafts(tmp_path: Path) -> No
     text = console.export_text()
     assert "submitted 2 times" in text and "revision" not in text
     assert text.count("submitted") == 1
+
+
+async def test_once_a_note_is_written_the_hint_no_longer_offers_the_justification(
+    tmp_path: Path,
+) -> None:
+    """The hint said "s records it, its justification as the note" after a note of the
+    adjudicator's own was typed, which is what is stored: it now says the note is theirs."""
+    db_path, _pk, _codes = preference_admin_database(tmp_path)
+    app = make_app(db_path, reviewer="carol")
+    async with drive(app, (160, 48)) as pilot:
+        screen = await _first_disagreement(pilot)
+        await press(pilot, "1")
+        await type_text(pilot, WORDS)
+        await press(pilot, "escape")
+        assert "its justification as the note" in static_text(pilot, "#missing")
+        await press(pilot, "e")
+        await type_text(pilot, "Both reviewers read the same facts.")
+        await settle(pilot)
+        hint = static_text(pilot, "#missing")
+        assert "its justification as the note" not in hint
+        assert "records it with your note" in hint
+        await press(pilot, "escape", "s")
+        await until(
+            pilot, lambda: rows(db_path, "SELECT COUNT(*) FROM adjudications") == [(1,)], "saved"
+        )
+        assert screen.code is not None
+    assert rows(db_path, "SELECT note FROM adjudications") == [
+        ("Both reviewers read the same facts.",)
+    ]

@@ -370,6 +370,8 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
         self.query_one(FieldEcho).follow(self.query_one("#note", Input))
         if self.query_one("#note", Input).value.strip():
             self.query_one("#note-error", Static).update("")
+        if self.item is not None:  # the hint says whose words the note will be
+            self._update_missing()
         self._update_bar()
 
     def action_prefill(self) -> None:
@@ -405,6 +407,13 @@ class AdjudicationScreen(HoldsBackTyping, TakesTurns, AdjudicationReading, Desig
             text = Text(f"Still needed before recording ({len(missing)}):\n", style="bold")
             text.append("\n".join(f"• {safe_line(p)}" for p in missing))
             box.update(text)
+        elif self.query_one("#note", Input).value.strip():
+            box.update(
+                Text(
+                    "The final judgment is complete: Escape, then s, records it with your note.",
+                    "bold",
+                )
+            )
         elif self.justification_is_note:
             box.update(
                 Text(
