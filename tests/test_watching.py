@@ -262,3 +262,25 @@ def test_an_adjudicated_verdict_became_final_when_it_was_adjudicated(
     assert len(after) == 2 and after[0] == 0.5 and after[1] in (0.0, 1.0)
     # Adjudicated before the tie's last submission: first, whenever its reviewers submitted.
     assert at(times, "2026-01-01T00:00:01.5Z") == [after[1], 0.5]
+
+
+def test_a_win_rate_under_a_half_is_read_the_other_way_too(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """The results' answer names the condition ahead first; the watched win rate keeps the
+    contrast's order (A against C: 1/3), and says the same figure from C's side."""
+    pk = _study(tmp_path, db, 3)
+    alice = ReviewSession(db, pk, "alice")
+    for row, winner in zip(alice.queue(), ("C", "A", "C"), strict=True):
+        _prefer(alice, row.code, winner)
+    found = watch(benchmark_records(sql.records_of_design(db, pk)), [("A", "C")])
+    figure = found.figures[0]
+    assert figure.mean is not None and figure.low is not None and figure.high is not None
+    assert figure.mean == pytest.approx(1 / 3)
+    (line,) = [x for x in watch_lines(found) if "win rate of A against C" in x]
+    other = f"C against A: {1 - figure.mean:.3f}, [{1 - figure.high:.3f}, {1 - figure.low:.3f}]"
+    assert line.endswith(f"(read the other way: {other})")
+    assert "read the other way" not in "".join(
+        watch_lines(watch(benchmark_records(sql.records_of_design(db, pk)), [("C", "A")]))
+    )
+    assert "pair" not in found.model_dump(mode="json")["figures"][0]

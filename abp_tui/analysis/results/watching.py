@@ -65,6 +65,8 @@ class WatchedFigure(Model):
     sequence first excluded the rule's value (None: not yet)."""
     stop: bool = False
     """The stopping rule is met for this figure."""
+    pair: tuple[str, str] | None = Field(default=None, exclude=True)
+    """A win rate's two conditions, A then B (people read the one ahead first)."""
     no_item: str = Field(default="", exclude=True)
     """A win rate of a pair no item of the design compares (no task ran both): the pair, "a vs
     b". It never has a verdict to watch: people read it as such, in one line; the JSON keeps the
@@ -225,11 +227,25 @@ def watch_finals(
         watched(figure, k, values, value if k == kind else None, confidence)
         for figure, k, values in values_of(found, contrasts)
     ]
-    if found.compared is not None:  # the win rates come first, in the contrasts' order
-        for i, (a, b) in enumerate(contrasts):
-            if frozenset((a, b)) not in found.compared:
-                figures[i] = figures[i].model_copy(update={"no_item": f"{a} vs {b}"})
+    for i, (a, b) in enumerate(contrasts):  # the win rates come first, in the contrasts' order
+        figures[i] = figures[i].model_copy(update={"pair": (a, b)})
+        if found.compared is not None and frozenset((a, b)) not in found.compared:
+            figures[i] = figures[i].model_copy(update={"no_item": f"{a} vs {b}"})
     return Watch(confidence=confidence, rule=rule, figures=figures)
+
+
+def _ahead(figure: WatchedFigure) -> str:
+    """For a win rate under a half, the same figure read from the condition ahead, as the
+    results' answer names it first."""
+    if figure.pair is None or figure.mean is None or figure.low is None or figure.high is None:
+        return ""
+    if figure.mean >= 0.5:
+        return ""
+    a, b = figure.pair
+    return (
+        f" (read the other way: {b} against {a}: {1 - figure.mean:.3f}, "
+        f"[{1 - figure.high:.3f}, {1 - figure.low:.3f}])"
+    )
 
 
 def _unit(figure: WatchedFigure) -> str:
@@ -255,6 +271,7 @@ def watch_lines(found: Watch) -> list[str]:
         lines.append(
             f"  {f.figure}: {f.mean:.3f}, sequence [{f.low:.3f}, {f.high:.3f}] after {f.n} "
             + _unit(f)
+            + _ahead(f)
         )
     unwatched = [f.no_item for f in found.figures if f.no_item]
     if unwatched:
