@@ -42,7 +42,7 @@ def test_perfect_agreement_gives_no_zero_width_interval() -> None:
         ), figure.name
     # The faces show the refusal with its reason, never [1.000, 1.000].
     shown = " ".join(str(row[-1]) for row in figures_table(result).rows)
-    assert "undefined: the bootstrap bounds coincide at 1" in shown
+    assert "no interval: the bootstrap bounds coincide at 1" in shown
     assert "[1.000, 1.000]" not in shown
     pairs = pairs_table(result)
     column = pairs.index("percent_agreement")
@@ -89,3 +89,17 @@ def test_some_resamples_dropped_the_interval_stands_and_the_faces_count_them() -
         f"{multi.resamples_used} of 1000 resamples usable"
     )
     assert notes["percent agreement"] == "1000 resamples"
+
+
+def test_an_undefined_figure_says_why_in_the_note_and_undefined_in_its_value() -> None:
+    """The reason is a sentence: in the value column it wrapped over six lines at 160 columns
+    while the note column had the room. The value says "undefined", the note says why."""
+    records = records_from_columns({"A": ["a", "b", "a", "b"], "B": ["a", "b", None, None]})
+    result = compute_variable(records, "nominal", resamples=200, pair_resamples=200)
+    assert result.fleiss_kappa.value is None
+    reason = result.fleiss_kappa.undefined_reason
+    assert reason is not None and reason.startswith("reviewers per item differ")
+    table = figures_table(result)
+    (row,) = [r for r in table.rows if r[0] == result.fleiss_kappa.name]
+    assert cell_text(table.columns[1], row[1]) == "undefined"
+    assert cell_text(table.columns[-1], row[-1]).startswith(f"undefined: {reason}")

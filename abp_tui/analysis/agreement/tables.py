@@ -195,7 +195,7 @@ def _figure_note(f: Figure) -> str:
     parts = []
     if f.value is not None and f.interval is None and f.interval_note:
         note = f.interval_note
-        parts.append(note if note.startswith(REFUSED) else f"no interval: {note}")
+        parts.append(f"no interval: {note.removeprefix(REFUSED)}")
     if f.interval is not None:
         i = f.interval
         parts.append(
@@ -225,7 +225,13 @@ def figures_table(variable: VariableAgreement) -> Table:
         items = f"{f.n_items}"
         if f.n_items_chance is not None and f.n_items_chance != f.n_items:
             items += f" ({f.n_items_chance} in chance)"
-        rows.append((f.name, _estimate(f), items, f.n_reviewers, f.n_judgments, _figure_note(f)))
+        # An undefined figure's reason is a sentence: in the note, which has the room for it.
+        value: Cell = _estimate(f)
+        note = _figure_note(f)
+        if f.value is None:
+            value = Number(None, reason=f.undefined_reason or "no reason given")
+            note = "; ".join(p for p in (f"undefined: {f.undefined_reason}", note) if p)
+        rows.append((f.name, value, items, f.n_reviewers, f.n_judgments, note))
     declared = (
         (VARIABLE_COEFFICIENTS, PAIR_COEFFICIENTS) if variable.pairs else (VARIABLE_COEFFICIENTS,)
     )
