@@ -337,10 +337,10 @@ def _create_once(
         secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
         masking: dict[str, dict[str, int]] = {}
         alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}  # a few counts, held once
-        stored, by_task = design_masker(sql.design(db, pk)), dict[str, Masker]()  # as shown
+        shows, by_task = design_masker(sql.design(db, pk)), dict[str, Masker]()  # as shown
         for item in items:
             shown = by_task.get(item.task_id) or by_task.setdefault(
-                item.task_id, task_masker(db, stored, sql.task_pk_of(db, item.run_a.pk))
+                item.task_id, task_masker(db, shows, sql.task_pk_of(db, item.run_a.pk))
             )
             counts = {"a": _masked_count(db, shown, item.run_a.pk)}
             if item.run_b is not None:
