@@ -331,6 +331,7 @@ def test_design_instructions_only_fill_what_the_records_lack(
 def test_a_preference_only_pack_is_judged_on_a_station_and_merged(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
+    from abp_tui.services.designing import find_study
     from abp_tui.services.stations import merge_ratings, open_pack, write_ratings, write_study_pack
     from abp_tui.store import connect
 
@@ -344,6 +345,18 @@ def test_a_preference_only_pack_is_judged_on_a_station_and_merged(
     assert session.rubric.preference_only and not session.rubric.validity_gate
     with pytest.raises(AbpError, match="this is a reviewer station"):
         create_from_choices(station, DesignChoices(study=session.design.study))
+    # What a station refuses says why, never a command it would refuse next.
+    station_study = session.design.study
+    for refused in (
+        lambda: unblind(station, station_study, "ann"),
+        lambda: compute_results(station, station_pk),
+    ):
+        with pytest.raises(AbpError) as said:
+            refused()
+        assert str(said.value).startswith("this is a reviewer station: results are never shown")
+        assert "unblind --study" not in str(said.value)
+    with pytest.raises(AbpError, match=r"this is a reviewer station: its study '.*' is a pack's"):
+        find_study(station)
     for row in session.queue():
         judgment = Judgment(preference=PreferenceChoice.INSUFFICIENT, justification="Too short.")
         session.save(row.code, judgment, 4.0, submit=True)

@@ -23,6 +23,19 @@ def limitation_warning(*declared: Sequence[str]) -> str | None:
     return None if any(declared) else NO_LIMITATIONS
 
 
+def no_study_chosen(ids: Sequence[str], packs: Sequence[str]) -> str:
+    """Why no study was taken by default: several (``ids``), or none; on a reviewer station
+    (only ``packs``' blind copies) that results, designs and exports are not made there."""
+    if not ids and packs:
+        return (
+            f"this is a reviewer station: its study {packs[0]!r} is a pack's blind copy; "
+            "results, unblinding, designs and exports are made on the coordinator's database"
+        )
+    return "choose a study with --study" + (
+        f" (one of: {', '.join(ids)})" if ids else ": the database has none"
+    )
+
+
 def split_names(text: str, once: bool = True) -> list[str]:
     """Names separated by commas (blanks around them ignored), in order, each once (``once``)
     or as listed: people, whom a design refuses to list twice (a slip to say, not to drop)."""

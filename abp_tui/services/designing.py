@@ -75,8 +75,13 @@ from abp_tui.models.builtin_rubrics import BUILT_IN, NO_RUBRIC, PREFERENCE_ONLY
 from abp_tui.services.design_files import inline_rubric, key_path
 from abp_tui.services.design_files import load_design_file as load_design_file
 from abp_tui.services.design_text import ALL as ALL
-from abp_tui.services.design_text import limitation_warning, parse_pairs, split_names
-from abp_tui.services.reviewing import design_masker, task_masker
+from abp_tui.services.design_text import (
+    limitation_warning,
+    no_study_chosen,
+    parse_pairs,
+    split_names,
+)
+from abp_tui.services.reviewing import design_masker, masked_count, task_masker
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -342,9 +347,9 @@ def _create_once(
             shown = by_task.get(item.task_id) or by_task.setdefault(
                 item.task_id, task_masker(db, shows, sql.task_pk_of(db, item.run_a.pk))
             )
-            counts = {"a": _masked_count(db, shown, item.run_a.pk)}
+            counts = {"a": masked_count(db, shown, item.run_a.pk)}
             if item.run_b is not None:
-                counts["b"] = _masked_count(db, shown, item.run_b.pk)
+                counts["b"] = masked_count(db, shown, item.run_b.pk)
             masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
         key_to_pk = sql.insert_items(db, pk, items, masking)
         # NumPy, imported when a design is created, not when the workstation starts.
@@ -558,11 +563,6 @@ def _check_additions(db: sqlite_utils.Database, design: StudyDesign, source: str
             )
 
 
-def _masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int:
-    output = sql.run_content(db, run_pk).output
-    return masker.mask(output)[1] if output else 0
-
-
 def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
     """The study a command means: the one named, else the only study the database holds.
 
@@ -581,12 +581,10 @@ def find_study(db: sqlite_utils.Database, study: str | None = None) -> str:
                 )
             )
         return study
-    ids = [s.id for s in list_studies(db) if s.protocol != "pack"]
+    studies = list_studies(db)
+    ids = [s.id for s in studies if s.protocol != "pack"]
     if len(ids) != 1:
-        raise AbpError(
-            "choose a study with --study"
-            + (f" (one of: {', '.join(ids)})" if ids else ": the database has none")
-        )
+        raise AbpError(no_study_chosen(ids, [s.id for s in studies if s.protocol == "pack"]))
     return ids[0]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import sqlite_utils
 
@@ -113,6 +113,12 @@ class StudyIsBlind(AbpError):
     """Results by condition were asked for before the study was unblinded."""
 
 
+STATION_BLIND: Final = (
+    "this is a reviewer station: results are never shown here (its study is a pack's blind "
+    "copy); they are the coordinator's, once the ratings are merged and the study unblinded"
+)
+
+
 def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, str]:
     """Unblind a study (recorded in the audit log with who and when); idempotent. Refused to a
     team session's reviewer or adjudicator (:mod:`abp_tui.services.roles`), and to ``actor``
@@ -122,7 +128,7 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
     if protocol is None:
         raise AbpError(no_such_study(study_id, db))
     if protocol == "pack":
-        raise AbpError("this is a reviewer station: results are never unblinded here")
+        raise AbpError(STATION_BLIND)
     done = unblinded(db, study_id)
     if done is not None:
         return done
@@ -144,6 +150,8 @@ def unblind(db: sqlite_utils.Database, study_id: str, actor: str) -> tuple[str, 
 
 def _unblinded_by(db: sqlite_utils.Database, study_id: str) -> tuple[str, str]:
     who = unblinded(db, study_id)
+    if who is None and study_protocol(db, study_id) == "pack":  # never unblinded: say so
+        raise StudyIsBlind(STATION_BLIND)
     if who is None:
         raise StudyIsBlind(
             f"study {study_id!r} is still blind: results by condition appear only after "

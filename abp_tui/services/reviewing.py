@@ -130,6 +130,12 @@ def task_masker(db: sqlite_utils.Database, masker: Masker, task_pk: int) -> Mask
     )
 
 
+def masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int:
+    """How many identity terms ``masker`` masks in run ``run_pk``'s output (an item's count)."""
+    output = sql.run_content(db, run_pk).output
+    return masker.mask(output)[1] if output else 0
+
+
 def blind_task(db: sqlite_utils.Database, task_pk: int, rubric: Rubric) -> BlindTask:
     """A task as blind screens show it: its texts, its own then the rubric's fatal criteria."""
     task = sql.task_row(db, task_pk)
