@@ -116,3 +116,25 @@ def test_tampered_foreign_and_other_version_ratings_are_refused(
     with pytest.raises(InputError, match="made for design m v2"):
         merge_ratings(db, [forged_path])
     assert db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0] == before
+
+
+def test_a_pack_given_to_merge_and_ratings_given_to_open_say_which_file_was_meant(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """A pack and its ratings file are both JSON named after the reviewer: each refusal names
+    the file given and the step that takes it."""
+    design_pk = _coordinator(tmp_path, db)
+    pack_path = tmp_path / "a.pack.json"
+    write_study_pack(db, design_pk, "a", pack_path)
+    with pytest.raises(InputError) as merged:
+        merge_ratings(db, [pack_path])
+    said = str(merged.value)
+    assert str(pack_path) in said and "this is a reviewer's pack, not their ratings" in said
+    assert "abp-tui pack ratings --out FILE" in said
+    station = connect(tmp_path / "station.db")
+    session = ReviewSession(station, open_pack(station, pack_path), "a")
+    session.save(session.queue()[0].code, _judgment(PreferenceChoice.TIE), 3.0, submit=True)
+    ratings_path = tmp_path / "a.ratings.json"
+    write_ratings(station, ratings_path)
+    with pytest.raises(InputError, match="this is a station's ratings file, merged with"):
+        open_pack(connect(tmp_path / "second.db"), ratings_path)

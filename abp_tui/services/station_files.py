@@ -160,6 +160,21 @@ def document_of(model: StudyPack | RatingsFile) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
+def _other_format(found: object, expected: str) -> str:
+    """Why a file of another format is refused, and which file was meant (a pack and a
+    ratings file are easily taken for each other)."""
+    said = f"expected format {expected!r}"
+    if found == PACK_FORMAT:
+        return (
+            f"{said}: this is a reviewer's pack, not their ratings; on the reviewer's station, "
+            "once every item is submitted, `abp-tui pack ratings --out FILE` writes the ratings "
+            "file to merge"
+        )
+    if found == RATINGS_FORMAT:
+        return f"{said}: this is a station's ratings file, merged with `abp-tui merge FILE`"
+    return said
+
+
 def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
     """The JSON object of a pack or ratings file of format ``expected``, checked against its
     own ``sha256``, and the name errors give it. The reader refuses NaN, Infinity and whatever
@@ -177,7 +192,7 @@ def read_document(path: Path, expected: str) -> tuple[dict[str, Any], str]:
     if isinstance(found, str) and found in _OLD_FORMATS:
         raise InputError(display, f"{found}: {_OLD_FORMATS[found]} (refused)", None, "$.format")
     if found != expected:
-        raise InputError(display, f"expected format {expected!r}", None, "$.format")
+        raise InputError(display, _other_format(found, expected), None, "$.format")
     if body_hash(data) != data.get("sha256"):
         raise InputError(
             display,
