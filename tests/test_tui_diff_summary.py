@@ -2,7 +2,8 @@
 
 The fault: the word diff merges small equalities into the changes around them, so two wholly
 different responses (two lists of other search queries) were "diff: 1 change", as if one word
-had changed. The bar now says "no words in common" for them, and otherwise gives the share of the
+had changed. The bar now says "wholly different (no passage in common)" for them (a short word
+both share, merged into a change, is no passage), and otherwise gives the share of the
 words the changes make beside their count (what ``c`` jumps through).
 """
 
@@ -44,7 +45,9 @@ async def test_two_wholly_different_responses_are_not_one_change(tmp_path: Path)
             said[screen.item.task.prompt] = " ".join(static_text(pilot, "#item-bar").split())
             await press(pilot, "right_square_bracket")
         wholly, partly = said["Summarise the memo for T1."], said["Summarise the memo for T2."]
-        assert "diff: no words in common" in wholly and "1 change" not in wholly
+        assert (
+            "diff: wholly different (no passage in common)" in wholly and "1 change" not in wholly
+        )
         assert "diff: 2 changes, 24% of the words differ" in partly
 
 

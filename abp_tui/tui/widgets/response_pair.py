@@ -49,7 +49,7 @@ def change_summary(marks: DiffMarks, at: int | None = None) -> Text:
     if n == 0:
         return Text("diff: identical")
     if marks.words and marks.changed_words == marks.words:
-        return Text("diff: no words in common")
+        return Text("diff: wholly different (no passage in common)")
     diff = Text(f"diff: {n} change{'s' if n != 1 else ''}")
     if marks.words:
         share = min(99, max(1, round(100 * marks.changed_words / marks.words)))
