@@ -272,3 +272,19 @@ def test_rows_follow_each_reviewers_placement(tmp_path: Path, db: sqlite_utils.D
     # The design counterbalances: the reviewers saw some item in opposite placements.
     codes = {key.split("/")[1] for key in seen}
     assert any(seen[f"ana/{code}"] != seen[f"bo/{code}"] for code in codes)
+
+
+@pytest.mark.parametrize(("size", "seconds"), [((80, 24), 4), (SIZE, 10)])
+async def test_a_judges_notice_goes_sooner_where_it_covers_the_next_responses(
+    tmp_path: Path, size: tuple[int, int], seconds: float
+) -> None:
+    """At 80 columns the notice on the item just submitted lay over the whole of the next
+    item's second response for ten seconds; the item's own panel keeps every verdict."""
+    db_path, _pk = _database(tmp_path, show=True)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, size) as pilot:
+        screen = await compare_screen(pilot)
+        screen._judge_notice("AI judges on P-1: judge: prefers Response 1", "AI judges")
+        await until(pilot, lambda: any(n.title == "AI judges" for n in app._notifications))
+        (notice,) = [n for n in app._notifications if n.title == "AI judges"]
+        assert notice.timeout == seconds

@@ -559,12 +559,13 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         if item is not None and item.code == message.code and self.drafts.status == "submitted":
             self.automated_panel.show(message.code, message.outcomes)
         if message.submitted_now:
-            self.notify(
-                summary(message.code, message.outcomes),
-                title="Automated judge",
-                markup=False,
-                timeout=10,
-            )
+            self._judge_notice(summary(message.code, message.outcomes), "Automated judge")
+
+    def _judge_notice(self, text: str, title: str) -> None:
+        """A judge's notice on the item just submitted: it lies over the next item's responses,
+        which fill a narrow terminal, so there it goes sooner (the item's panel keeps it all)."""
+        wide = self.size.width >= NARROW_WIDTH
+        self.notify(text, title=title, markup=False, timeout=10 if wide else 4)
 
     # -- the AI judges, once submitted (read by abp_tui.tui.widgets.ai_verdicts) -------------
     @on(AiVerdictsPanel.Read)
@@ -575,12 +576,7 @@ class CompareScreen(HoldsBackTyping, TakesTurns, Screen[None]):
         if item is not None and item.code == message.code and self.drafts.status == "submitted":
             self.ai_panel.show(message.code, message.rows)
         if message.submitted_now:
-            self.notify(
-                ai_verdicts.summary(message.code, message.rows),
-                title="AI judges",
-                markup=False,
-                timeout=10,
-            )
+            self._judge_notice(ai_verdicts.summary(message.code, message.rows), "AI judges")
 
     # -- leaving an item (where to: abp_tui.tui.navigation) ---------------------------------
     def leave_then(self, then: Callable[[], None]) -> None:
