@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import DataTable
 
 from abp_tui.tui.app import make_app
-from abp_tui.tui.screens.queue import QueueScreen, task_lines
+from abp_tui.tui.screens.queue import QueueScreen, _joined, task_lines
 from tests.tui_helpers import (
     compare_screen,
     drive,
@@ -120,3 +121,20 @@ async def test_opening_the_search_bar_refits_the_column_to_the_rows_that_now_ove
         await until(pilot, lambda: table.max_scroll_y > 0, "the rows to overflow")
         await settle(pilot)
         assert table.max_scroll_x == 0, "the Task column runs under the scroll bar"
+
+
+def test_the_summary_breaks_between_its_parts_never_after_a_separator() -> None:
+    """At 80 columns the summary wrapped after "27 to do  ·", leaving the separator dangling
+    at the end of a line."""
+    parts = [
+        Text("pandalm-testset-v1 / pairs"),
+        Text("30 items: 3 submitted, 0 in draft, 27 to do"),
+        Text("showing: all (f changes)"),
+    ]
+    lines = _joined(parts, 78).plain.split("\n")
+    assert lines == [
+        "pandalm-testset-v1 / pairs  ·  30 items: 3 submitted, 0 in draft, 27 to do",
+        "showing: all (f changes)",
+    ]
+    assert _joined(parts, 200).plain.count("\n") == 0
+    assert all(not line.rstrip().endswith("·") for line in _joined(parts, 30).plain.split("\n"))

@@ -71,6 +71,24 @@ def task_lines(tasks: Mapping[str, str], width: int) -> dict[str, str]:
     return out
 
 
+def _joined(parts: list[Text], width: int) -> Text:
+    """The parts on lines of ``width``, "  ·  " between two on one line: a line breaks between
+    parts, never inside one, so no line ends with a separator."""
+    out = Text()
+    used = 0
+    for part in parts:
+        size = part.cell_len
+        if used and used + 5 + size > width:
+            out.append("\n")
+            used = 0
+        elif used:
+            out.append("  ·  ")
+            used += 5
+        out.append_text(part)
+        used += size
+    return out
+
+
 class QueueTable(DataTable[Text]):
     """The queue's list. Whenever its size changes (the terminal resized, the search bar opened
     or closed above it, rows now overflowing it or not), its screen fits the Task column to
@@ -198,23 +216,27 @@ class QueueScreen(Screen[str | None]):
         if view is None:
             return
         counts = view.counts
-        summary = Text.assemble(
-            (safe_line(f"{view.study_id} / {view.design_name}"), "bold"),
-            f"  ·  {counts.assigned:,} items: {counts.submitted:,} submitted, {counts.drafts:,} "
-            f"in draft, {counts.todo:,} to do  ·  showing: ",
-            (self.status_filter, "bold"),
-            " (f changes)",
-        )
+        parts = [
+            Text(safe_line(f"{view.study_id} / {view.design_name}"), "bold"),
+            Text(
+                f"{counts.assigned:,} items: {counts.submitted:,} submitted, {counts.drafts:,} "
+                f"in draft, {counts.todo:,} to do"
+            ),
+            Text.assemble("showing: ", (self.status_filter, "bold"), " (f changes)"),
+        ]
         if self.text_filter:
-            summary.append("  ·  matching: ")
-            summary.append(safe_line(self.text_filter), "bold")
-            summary.append(" (/ changes)")
+            parts.append(
+                Text.assemble("matching: ", (safe_line(self.text_filter), "bold"), " (/ changes)")
+            )
         if view.matching > len(view.rows):
             first = view.start + 1 if view.rows else 0
-            summary.append(
-                f"  ·  items {first:,}-{view.start + len(view.rows):,} of {view.matching:,}"
+            parts.append(
+                Text.assemble(
+                    f"items {first:,}-{view.start + len(view.rows):,} of {view.matching:,}",
+                    (" (] next page, [ previous)", "dim"),
+                )
             )
-            summary.append(" (] next page, [ previous)", style="dim")
+        summary = _joined(parts, max(20, self.size.width - 2))
         self.query_one("#queue-summary", Static).update(summary)
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
