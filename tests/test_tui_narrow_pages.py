@@ -258,7 +258,7 @@ def test_the_labels_table_of_abp_tui_agreement_fits_80_columns(cli: Cli, tmp_pat
     assert any(
         line.startswith("    Cohen's kappa [95% large-sample] boot [95%") for line in section
     )
-    assert any(line.startswith("    Percent agreement boot [95%]: ") for line in section)
+    assert any(line.startswith("    Percent agreement boot [95% bootstrap]: ") for line in section)
 
 
 def _table(name: str) -> Table:

@@ -287,7 +287,7 @@ def references_table(references: Sequence[ReferenceAgreement], confidence: float
         count_column("n_items", "Items"),
         Column(
             "percent_agreement",
-            f"Percent agreement boot [{level}]",
+            f"Percent agreement boot [{level} bootstrap]",
             Kind.INTERVAL,
             csv=(
                 ("percent_agreement", "point"),
