@@ -18,10 +18,11 @@ from abp_tui.services.importing import import_paths
 from abp_tui.services.judge_display import ShownVerdict, item_verdicts_shown
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import connect
+from abp_tui.store import judging as store
 from abp_tui.tui.app import make_app
 from abp_tui.tui.screens.compare import CompareScreen
 from abp_tui.tui.widgets.ai_verdicts import AiVerdictsPanel
-from tests.factories import afp_judgment, write_jsonl
+from tests.factories import Cli, afp_judgment, write_jsonl
 from tests.tui_helpers import (
     compare_screen,
     drive,
@@ -288,3 +289,22 @@ async def test_a_judges_notice_goes_sooner_where_it_covers_the_next_responses(
         await until(pilot, lambda: any(n.title == "AI judges" for n in app._notifications))
         (notice,) = [n for n in app._notifications if n.title == "AI judges"]
         assert notice.timeout == seconds
+
+
+def test_study_create_shows_the_ai_judges_after_submission_when_asked(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """docs/ai-judges.md's setting had no flag: only a design file could set it."""
+    study = write_jsonl(tmp_path / "study.jsonl", _lines())
+    assert cli("import", str(study)).code == 0
+    common = ("--rubric", "none", "--reviewers", "ana", "--limitation", "Two tasks.")
+    assert cli("study", "create", "--name", "hidden", *common).code == 0
+    assert cli("study", "create", "--name", "shown", "--show-ai-after-submit", *common).code == 0
+    db = connect(cli.db_path)
+    try:
+        shown = {d.name: d.document.get("show_ai_after_submit") for d in store.designs(db, "pilot")}
+    finally:
+        db.close()
+    assert shown == {"hidden": None, "shown": True}
+    refused = cli("study", "create", "FILE.toml", "--show-ai-after-submit")
+    assert refused.code == 1 and "--show-ai-after-submit" in refused.err

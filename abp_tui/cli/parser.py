@@ -155,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         help='a stopping rule to watch: "win rate excludes 0.5" or "pass rate excludes P"',
     )
     p.add_argument(
+        "--show-ai-after-submit",
+        action="store_true",
+        help="show each reviewer the AI judges' verdicts on an item once they have submitted "
+        "their own judgment of it (docs/ai-judges.md); default: never shown to reviewers",
+    )
+    p.add_argument(
         "--limitation",
         action="append",
         default=None,

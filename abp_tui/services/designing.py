@@ -673,6 +673,7 @@ class DesignChoices:
     """A stopping rule to watch (``win rate excludes 0.5``); None: none."""
     limitations: tuple[str, ...] = ()
     """What the results cannot say (a file's ``limitations``; results publish with one)."""
+    show_ai_after_submit: bool = False
 
 
 @dataclass(frozen=True)
@@ -744,9 +745,8 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
     if seed is None:
         seed = previous[-1].seed if previous else fresh_seed()
     rubric = (choices.rubric or "").strip() or None
-    tasks: str | list[str] = ALL
-    if choices.tasks.strip().lower() not in (ALL, ""):
-        tasks = split_names(choices.tasks)
+    every = choices.tasks.strip().lower() in (ALL, "")
+    tasks: str | list[str] = ALL if every else split_names(choices.tasks)
     reviewers = split_names(choices.reviewers, once=False)
     per_item = choices.reviewers_per_item
     if per_item is None:
@@ -769,6 +769,7 @@ def design_from_choices(db: sqlite_utils.Database, choices: DesignChoices) -> St
                 "allocation_floor": choices.allocation_floor,
                 "stop_when": choices.stop_when,
                 "limitations": list(choices.limitations),
+                "show_ai_after_submit": choices.show_ai_after_submit,
             }
         )
     except ValidationError as exc:

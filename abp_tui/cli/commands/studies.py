@@ -172,6 +172,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             ("--allocation-floor", args.allocation_floor),
             ("--stop-when", args.stop_when),
             ("--limitation", args.limitation),
+            ("--show-ai-after-submit", args.show_ai_after_submit or None),
         )
         if value is not None
     ]
@@ -200,6 +201,7 @@ def cmd_study_create(args: argparse.Namespace) -> int:
             allocation_floor=args.allocation_floor,
             stop_when=args.stop_when,
             limitations=tuple(args.limitation or ()),
+            show_ai_after_submit=args.show_ai_after_submit,
         )
         created = [create_from_choices(db, choices)]
     lines = []
