@@ -269,3 +269,21 @@ def test_a_pack_leaves_out_what_its_reviewer_judged_here_so_its_ratings_merge(
     assert refused.code == 1 and refused.err.count("\n") == 1
     assert "a has judged every one of their 2 items" in refused.err
     assert not (tmp_path / "again.pack.json").exists()
+
+
+def test_the_stations_commands_act_as_its_reviewer_not_the_user_logged_in(
+    tmp_path: Path, db: sqlite_utils.Database, cli: Cli
+) -> None:
+    """``abp-tui --db STATION agreement`` said "Seen by root" on ann's station: the command
+    line now takes the station's reviewer, as the workstation does; ``--reviewer`` still wins."""
+    _pk, a_pack, _b_pack = _packs(tmp_path, db)
+    station_path = tmp_path / "a.db"
+    station = connect(station_path)
+    open_station(station, a_pack)
+    station.close()
+    seen = cli("agreement", "--db", str(station_path))
+    assert seen.code == 0 and "Seen by a:" in seen.out, seen.out + seen.err
+    named = cli("agreement", "--db", str(station_path), "--reviewer", "b")
+    assert "Seen by b:" in named.out
+    coordinator = cli("agreement", "--db", str(tmp_path / "test.db"))
+    assert "Seen by a:" not in coordinator.out

@@ -89,6 +89,12 @@ def open_db(args: argparse.Namespace, *, create: bool = False) -> sqlite_utils.D
     db = connect(path)
     if created:
         _CREATED.append((db, path, made))
+    elif getattr(args, "reviewer", None) is None:  # a station acts as its pack's reviewer
+        from abp_tui.services.station_owner import station_reviewer
+
+        owner = station_reviewer(db)
+        if owner is not None:
+            args.reviewer = owner
     return db
 
 
