@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from abp_tui.analysis.tables import cell_text, figures_table, pairs_table
+from abp_tui.analysis.tables import cell_text, figures_table, pairs_table, variables_table
 from abp_tui.stats.agreement import MIN_USABLE_SHARE, compute_variable
 from abp_tui.stats.agreement_figures import _interval
 from tests.agreement_data import records_from_columns, records_from_table
@@ -103,3 +103,17 @@ def test_an_undefined_figure_says_why_in_the_note_and_undefined_in_its_value() -
     (row,) = [r for r in table.rows if r[0] == result.fleiss_kappa.name]
     assert cell_text(table.columns[1], row[1]) == "undefined"
     assert cell_text(table.columns[-1], row[-1]).startswith(f"undefined: {reason}")
+
+
+def test_a_weighted_figure_of_a_nominal_scale_is_not_applicable_in_the_list() -> None:
+    """The list showed Gwet's AC2 "undefined" for a nominal variable while the detail below
+    listed it as not applicable; both now say the same."""
+    records = records_from_columns({"A": ["a", "b", "a", "b"], "B": ["a", "b", "b", "b"]})
+    result = compute_variable(records, "nominal", resamples=200, pair_resamples=200)
+    table = variables_table([result])
+    (row,) = table.rows
+    ac2 = table.index("gwet_ac2")
+    assert cell_text(table.columns[ac2], row[ac2]) == "n/a"
+    ordinal = compute_variable(records, "ordinal", ["a", "b"], resamples=200, pair_resamples=200)
+    (row,) = variables_table([ordinal]).rows
+    assert cell_text(table.columns[ac2], row[ac2]) != "n/a"

@@ -163,6 +163,10 @@ def agreement_table(report: AgreementReport) -> Table:
     return Table("agreement", "Agreement between reviewers", columns, tuple(rows), tuple(notes))
 
 
+NOT_APPLICABLE: Final = "n/a"
+"""A figure the variable's level has no use for (the detail lists them as not applicable)."""
+
+
 def variables_table(variables: Iterable[VariableAgreement]) -> Table:
     """One row per variable: its denominators and each declared figure's value alone; the
     figures a declaration keeps out of the compact list are in the CSV file only."""
@@ -184,7 +188,12 @@ def variables_table(variables: Iterable[VariableAgreement]) -> Table:
             v.n_items,
             v.n_reviewers,
             v.n_judgments,
-            *(Number(f.value, reason=f.undefined_reason) for _c, f in v.figures()),
+            *(
+                # A figure the level has no use for (a weighted one of a nominal scale) is
+                # not applicable, as the detail says, rather than undefined.
+                Number(f.value, reason=f.undefined_reason) if c.applies(v.level) else NOT_APPLICABLE
+                for c, f in v.figures()
+            ),
         )
         for v in variables
     )
