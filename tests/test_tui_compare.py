@@ -1011,3 +1011,18 @@ async def test_no_blind_screen_shows_an_identity(tmp_path: Path) -> None:
     assert "«masked»" in text and "infra_error" in text and "response 2" in text
     for identity in IDENTITIES:
         assert identity.lower() not in text, identity
+
+
+async def test_the_key_bar_offers_every_preference_at_80_columns(tmp_path: Path) -> None:
+    """On a preference-only design the bar showed "1 Response 1" alone at 80 columns, 2, t and
+    i behind its "+13": the four choices are one entry, shown first."""
+    design = pair_design().model_copy(update={"rubric": "none"})
+    db_path = study_database(tmp_path, pair_study(), design)
+    app = make_app(db_path, reviewer="ana")
+    async with drive(app, (80, 24)) as pilot:
+        screen = await compare_screen(pilot)
+        await settle(pilot)
+        entries = screen.query_one(KeyBar).active_entries()
+        (prefer,) = [e for e in entries if e.description == "Prefer"]
+        assert prefer.display == "1 2 t i"
+        assert "1 2 t i Prefer" in plain(screen.query_one(KeyBar).render())

@@ -6,12 +6,12 @@ judgment form takes it from there.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widget import Widget
@@ -19,6 +19,10 @@ from textual.widgets import Input
 
 from abp_tui.models import PreferenceChoice
 from abp_tui.tui.widgets.choices import Choice, ChoiceRow, FieldEcho, FieldInput, row_key
+
+PREFER: Final = Binding.Group("Prefer")
+"""The four choices, one entry of the key bar ("1 2 t i Prefer"): a narrow bar showed the
+first alone ("1 Response 1") and left the others behind its "+13"."""
 
 
 class PreferenceRow(ChoiceRow):
@@ -30,6 +34,7 @@ class PreferenceRow(ChoiceRow):
             "choose('response_1')",
             "Response 1",
             id="preference.1",
+            group=PREFER,
             tooltip="Response 1 is better.",
         ),
         row_key(
@@ -37,14 +42,23 @@ class PreferenceRow(ChoiceRow):
             "choose('response_2')",
             "Response 2",
             id="preference.2",
+            group=PREFER,
             tooltip="Response 2 is better.",
         ),
-        row_key("t", "choose('tie')", "Tie", id="preference.tie", tooltip="Neither is better."),
+        row_key(
+            "t",
+            "choose('tie')",
+            "Tie",
+            id="preference.tie",
+            group=PREFER,
+            tooltip="Neither is better.",
+        ),
         row_key(
             "i",
             "choose('insufficient_evidence')",
             "Insufficient",
             id="preference.insufficient",
+            group=PREFER,
             tooltip="The evidence is not enough to prefer either response.",
         ),
         row_key(
