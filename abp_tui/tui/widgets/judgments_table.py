@@ -43,6 +43,9 @@ PREFERENCE_TEXT = {
 SWAPPED = "saw Response 1 and 2 swapped"
 AS_HERE = "saw Response 1 and 2 as here"
 THEIR_TERMS = "their words: their Response 1 is Response 2 here, their 2 is 1 here"
+THEIR_TERMS_SHORT = "their 1 is 2 here"
+"""The mapping heading a swapped reviewer's words in their column, whose heading says they saw
+the pair swapped: short, so that the words themselves fit the panel at 80 columns."""
 
 
 def reviewer_heading(
@@ -82,7 +85,7 @@ def _words(text: str, swapped: bool) -> Text:
     """A reviewer's free text, headed by the mapping when they saw the pair swapped."""
     shown = Text()
     if swapped and text.strip():
-        shown.append(f"({THEIR_TERMS})\n", style="bold")
+        shown.append(f"({THEIR_TERMS_SHORT}) ", style="bold")
     shown.append(safe_text(text.strip()), style="italic")
     return shown
 
