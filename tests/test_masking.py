@@ -307,6 +307,7 @@ def _phi_masker() -> Masker:
     "text",
     [
         '<meta charset="UTF-8">',
+        "meta-analysis",
         "a meta-analysis of the trials",
         "just google it",
         "his magnum opus, a sonnet by a bard",
@@ -342,8 +343,12 @@ def test_a_well_known_name_the_task_names_is_left_in_its_responses() -> None:
     plain = _phi_masker().mask(response)[0]
     assert _left(plain, "google", "gpt") == []
     shown, n = _phi_masker().beside("Phones", prompt).mask(response)
-    assert shown == f"The Google Pixel 8 wins; as for GPT-4, {MASK}'s model... I am {MASK}."
-    assert n == 2  # OpenAI, not in the task, and the study's own model stay masked
+    # "Google Pixel" is the task's phrase; "GPT-4," is not "GPT-4 replaced", OpenAI is not in
+    # the task, and the study's own model is its own.
+    assert shown == f"The Google Pixel 8 wins; as for {MASK}, {MASK}'s model... I am {MASK}."
+    assert n == 3
+    said = _phi_masker().beside(prompt).mask("Imagine GPT-4 replaced JARVIS; as a Google model")
+    assert said == (f"Imagine GPT-4 replaced JARVIS; as a {MASK} model", 1)
 
 
 def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
@@ -369,3 +374,63 @@ def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
         f"Google Pixel, surely. {MASK} Monet would agree.": 1,
     }
     assert sorted(item.masking.values()) == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("identities", "labels", "extra", "names"),
+    [
+        (["Meta", "Llama-3-70B"], [], [], ["Meta", "Llama"]),
+        ([], ["Claude"], [], ["Claude", "Anthropic", "Sonnet"]),
+        ([], ["OpenAI o1"], [], ["OpenAI", "ChatGPT", "GPT"]),
+        ([], ["ChatGPT Plus"], [], ["ChatGPT", "OpenAI"]),
+        ([], [], ["DeepSeek R1"], ["DeepSeek"]),
+        (["mistralai/mixtral-8x22b"], [], [], ["Mistral", "Mixtral"]),
+        (["moonshotai/Kimi-K2"], [], [], ["Moonshot", "Kimi"]),
+        (["zhipuai/glm-4"], [], [], ["Zhipu"]),
+        (["deepseekcoder-33b"], [], [], ["DeepSeek"]),
+        (["chatgpt-4o-latest"], [], [], ["GPT", "ChatGPT", "OpenAI"]),
+        (["codellama:7b"], [], [], ["Llama", "Meta"]),
+        (["tinyllama"], [], [], ["Meta", "Llama"]),
+        (["claude-3-5-sonnet", "gpt-4o"], [], [], ["Anthropic", "OpenAI", "ChatGPT"]),
+        (["google/gemma-2"], [], [], ["Google", "Gemini", "DeepMind"]),
+        (["Google"], [], [], ["Google"]),
+    ],
+)
+def test_no_name_the_studys_own_identities_or_their_maker_imply_is_loose(
+    identities: list[str], labels: list[str], extra: list[str], names: list[str]
+) -> None:
+    """Found by review: own identities spelled like a well-known name, inside a longer word or
+    a multi-word label, and the maker a model implies were left loose, and shown where a task
+    named them. None of them is now, in any case or phrase."""
+    masker = identity_terms(["A", "B"], labels, identities, extra)
+    assert not set(names) & set(masker.loose), masker.loose
+    task = " ".join(f"{n} {n.lower()} ships" for n in names)
+    shown = masker.beside(task)
+    for name in names:
+        for written in (name, name.lower(), name.upper(), f"{name} ships", f"{name.lower()} ships"):
+            masked, n = shown.mask(f"made by {written}")
+            assert n >= 1 and name.lower() not in masked.lower(), (name, written, masked)
+
+
+def test_only_all_lower_case_ordinary_words_are_left() -> None:
+    for text in ("gOOGLE it", "Meta tags", "mEta"):
+        assert _phi_masker().mask(text)[1] == 1, text
+    assert _phi_masker().mask("google it") == ("google it", 0)
+
+
+def test_a_design_made_before_the_loose_names_were_kept_masks_every_well_known_name(
+    tmp_path: Path, db: sqlite_utils.Database
+) -> None:
+    """Designs made before keep the masking their reviewers saw: no loose names."""
+    _issue_study(tmp_path, db)
+    created = create_design(
+        db, StudyDesign(study="leaky", name="d", seed=3, reviewers=["ana"], contrasts="all-pairs")
+    )
+    assert ReviewSession(db, created.pk, "ana").masker.loose  # kept with the design
+    db.execute("DELETE FROM design_masking WHERE design_pk = ?", [created.pk])
+    before = ReviewSession(db, created.pk, "ana").masker
+    assert before.loose == ()
+    assert before.beside("Google Pixel").mask("<meta> Google Pixel") == (
+        f"<{MASK}> {MASK} Pixel",
+        2,
+    )

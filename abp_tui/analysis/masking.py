@@ -30,11 +30,12 @@ its own, only with its engine (``oxagen/1.0``). All terms are one compiled regul
 in which, for each first letter, the longest terms come first, so that a whole identity is one
 mask, not pieces.
 
-A well-known name that is not one of the study's own identities (:attr:`Masker.loose`) is
-masked with two exceptions, both for what it reveals of nobody: where the item's task names it
-too (a question about Google Pixel phones: :meth:`Masker.beside`), and, for the names that are
-also ordinary words (:data:`ORDINARY_WORDS`: an HTML ``<meta>`` tag, a sonnet), where the text
-writes it in lower case.
+A well-known name that neither the study's own identities nor a name of the same maker appear
+in (:attr:`Masker.loose`, :func:`loose_names`) is masked with two exceptions, both for what it
+reveals of nobody: in a phrase the item's task writes too (the name and the word after it,
+"Google Pixel": :meth:`Masker.beside`), and, for the names that are also ordinary words
+(:data:`ORDINARY_WORDS`: an HTML ``<meta>`` tag, a sonnet), where the text writes it all in
+lower case.
 
 What it cannot do: text that names a system in other words ("the assistant from the search
 company"), spells a name with look-alike letters, or interleaves invisible characters inside one
@@ -48,6 +49,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Final
 
 MASK = "«masked»"
 
@@ -307,12 +309,15 @@ class Masker:
     short_ids: tuple[str, ...] = ()
     """Condition ids too short to mask alone (``A``): masked after words like "condition"."""
     loose: tuple[str, ...] = ()
-    """The well-known names among ``terms`` (:data:`WELL_KNOWN`) that are not the study's own
-    identities: those of :data:`ORDINARY_WORDS` are masked only capitalized, and those an
-    item's task names are left in its responses (:meth:`beside`)."""
-    named: frozenset[str] = frozenset()
-    """Of ``loose``, those the item's task names (as :func:`_key` gives them): a response
-    that repeats the task's words reveals nothing of who wrote it."""
+    """The well-known names among ``terms`` (:data:`WELL_KNOWN`) that nothing of the study's
+    own identities names, nor any name of the same maker (:func:`loose_names`, recorded with
+    the design when it was made): those of :data:`ORDINARY_WORDS` are left where the text
+    writes them all in lower case, and any of them where a response repeats a phrase of the
+    item's task (:meth:`beside`)."""
+    phrases: frozenset[tuple[str, str]] = frozenset()
+    """Of ``loose``, the phrases the item's task writes: the name (as :func:`_key` gives it)
+    and the word after it ("google", "pixel"). A response that repeats them reveals nothing of
+    who wrote it; the name alone ("as a Google model") is masked."""
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
@@ -323,28 +328,33 @@ class Masker:
 
     def beside(self, *task_texts: str | None) -> Masker:
         """This masker for the responses to a task whose texts (title, prompt...) are
-        ``task_texts``: the well-known names that are not the study's own and that the task
-        itself names are left as written (a question about Google Pixel phones, a role-play
-        that mentions GPT-4). The study's own identities are masked whatever the task says."""
+        ``task_texts``: a loose name followed by the same word as in the task is left as
+        written (a question about the Google Pixel, a role-play on "GPT-4 as a replacement").
+        The study's own identities are masked whatever the task says."""
         if not self.loose:
             return self
         source = _compile(self.loose, ())
         if source is None:
             return self
         pattern = _pattern(source, True)
-        named = {
-            _key(found.group()) for text in task_texts if text for found in pattern.finditer(text)
+        found = {
+            _phrase(text, match.start(), match.end())
+            for text in task_texts
+            if text
+            for match in pattern.finditer(text)
         }
-        named.discard("")
-        return replace(self, named=frozenset(named)) if named else self
+        phrases = {p for p in found if p[0] and p[1]}
+        return replace(self, phrases=frozenset(phrases)) if phrases else self
 
     def _kept(self, text: str, start: int, end: int, loose: frozenset[str]) -> bool:
-        """Whether the match ``text[start:end]`` is a well-known name left as written: one
-        the task names, or an ordinary word written in lower case."""
+        """Whether the match ``text[start:end]`` is a loose name left as written: in a phrase
+        of the task, or an ordinary word written all in lower case."""
         key = _key(text[start:end])
         if key not in loose:
             return False
-        return key in self.named or (key in ORDINARY_WORDS and text[start].islower())
+        if key in ORDINARY_WORDS and text[start:end].islower():
+            return True
+        return bool(self.phrases) and _phrase(text, start, end) in self.phrases
 
     def mask(self, text: str) -> tuple[str, int]:
         """The text with each identity term replaced by «masked», and how many were masked."""
@@ -373,21 +383,64 @@ class Masker:
         return "".join(pieces), len(pieces) // 2
 
 
+_NEXT_WORD: Final = re.compile(r"[\W_]*?([^\W_]+)")
+
+
+def _phrase(text: str, start: int, end: int) -> tuple[str, str]:
+    """A name's phrase: its key and the word after it, lower case (empty: none follows)."""
+    after = _NEXT_WORD.match(text, end)
+    return _key(text[start:end]), after.group(1).lower() if after else ""
+
+
 @lru_cache(maxsize=64)
 def _loose_keys(loose: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_key(t) for t in loose)
 
 
+MAKERS: Final[tuple[frozenset[str], ...]] = tuple(
+    frozenset(n.lower() for n in names)
+    for names in (
+        ("OpenAI", "ChatGPT", "GPT", "Codex", "Copilot"),
+        ("Anthropic", "Claude", "Sonnet", "Opus"),
+        ("Google", "DeepMind", "Gemini", "Gemma", "Bard"),
+        ("Meta", "Llama"),
+        ("Mistral", "Mixtral", "Codestral"),
+        ("Alibaba", "Qwen"),
+        ("xAI", "Grok"),
+        ("Microsoft", "Copilot"),
+        ("Moonshot", "Kimi"),
+    )
+)
+"""Well-known names that go together: a maker and its models. When the study's own identities
+name one of them (a model ``claude-3-5-sonnet``: Claude), none of them is loose ("made by
+Anthropic" would name the condition as surely)."""
+
+
 def loose_names(terms: Iterable[str], own: Iterable[str]) -> tuple[str, ...]:
-    """The well-known names among ``terms`` that no term of ``own`` (the study's conditions and
-    identities, the design's own terms) names too, as a whole or as one of its words."""
-    own_words: set[str] = set()
-    for term in own:
-        own_words.update(_parts(term))
-        own_words.add(_key(term))
-        own_words.add("".join(_TOKENS.findall(term.lower())))
-    known = {w.lower() for w in WELL_KNOWN}
-    return tuple(sorted(t for t in set(terms) if t.lower() in known and _key(t) not in own_words))
+    """The well-known names among ``terms`` that the study's ``own`` identities (its conditions'
+    ids and labels, its runs' providers, models and engines, the design's own terms) leave
+    loose: neither they nor a name of the same maker (:data:`MAKERS`) appear in any own
+    identity, in any case, even inside a longer word (``deepseekcoder``, ``mistralai``,
+    ``tinyllama``): a name only well-known may be left where it reveals nobody
+    (:class:`Masker`), never one that could be the study's own."""
+    letters = [re.sub(r"[\W\d_]+", "", term.lower()) for term in own]
+    letters = [t for t in letters if t]
+
+    def named(name: str) -> bool:
+        return any(name in t for t in letters)
+
+    out = []
+    for term in set(terms):
+        name = term.lower()
+        if name not in _WELL_KNOWN_LOWER:
+            continue
+        kin = {name}.union(*(m for m in MAKERS if name in m))
+        if not any(named(k) for k in kin):
+            out.append(term)
+    return tuple(sorted(out))
+
+
+_WELL_KNOWN_LOWER: Final = frozenset(w.lower() for w in WELL_KNOWN)
 
 
 def name_parts(identity: str) -> set[str]:

@@ -44,7 +44,7 @@ def adjudication_transcripts(
         order = order_of(placement)
         if sorted(order) != sorted(item.run_pks):
             raise AbpError(f"{code}: the placement given does not name this item's responses")
-        mask = task_masker(db, design_masker(sql.design(db, design_pk)), item.task_pk).mask
+        mask = task_masker(db, design_masker(db, sql.design(db, design_pk)), item.task_pk).mask
         records = [store.run_record(db, pk) for pk in order]
     finally:
         db.close()

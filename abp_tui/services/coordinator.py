@@ -266,7 +266,7 @@ def open_adjudication(
         placement = relabel(shown, pk_of.__getitem__)
         rubric = Rubric.model_validate(row.rubric)
         task = blind_task(db, item.task_pk, rubric)
-        masker = task_masker(db, design_masker(row), item.task_pk)
+        masker = task_masker(db, design_masker(db, row), item.task_pk)
         responses = blind_responses(db, masker, order_of(placement))
         opened = unblinded(db, row.study_id)
     finally:

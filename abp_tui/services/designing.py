@@ -81,7 +81,7 @@ from abp_tui.services.design_text import (
     parse_pairs,
     split_names,
 )
-from abp_tui.services.reviewing import design_masker, masked_count, task_masker
+from abp_tui.services.reviewing import item_masking
 from abp_tui.services.roles import require
 from abp_tui.store import bulk
 from abp_tui.store import judging as sql
@@ -89,6 +89,7 @@ from abp_tui.store import queries as run_rows
 from abp_tui.store import secrets as secret_sql
 from abp_tui.store.allocation import draws as allocation_draws
 from abp_tui.store.db import utc_now
+from abp_tui.store.design_masking import set_masked_loose
 from abp_tui.store.queries import list_studies, study_conditions, study_protocol, unblinded
 from abp_tui.store.views import refresh_views
 from abp_tui.text.canonical import canonical_json, sha256_bytes
@@ -340,18 +341,8 @@ def _create_once(
             created_at,
         )
         secret_sql.store_plan_secret(db, pk, secret, plan_commitment(secret))
-        masking: dict[str, dict[str, int]] = {}
-        alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}  # a few counts, held once
-        shows, by_task = design_masker(sql.design(db, pk)), dict[str, Masker]()  # as shown
-        for item in items:
-            shown = by_task.get(item.task_id) or by_task.setdefault(
-                item.task_id, task_masker(db, shows, sql.task_pk_of(db, item.run_a.pk))
-            )
-            counts = {"a": masked_count(db, shown, item.run_a.pk)}
-            if item.run_b is not None:
-                counts["b"] = masked_count(db, shown, item.run_b.pk)
-            masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
-        key_to_pk = sql.insert_items(db, pk, items, masking)
+        set_masked_loose(db, pk, masker.loose)  # what the blind screens may leave
+        key_to_pk = sql.insert_items(db, pk, items, item_masking(db, masker, items))
         # NumPy, imported when a design is created, not when the workstation starts.
         from abp_tui.services.allocating import draw_design, drawn_only
         from abp_tui.services.judge_order import order_queues

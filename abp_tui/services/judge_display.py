@@ -132,7 +132,7 @@ def item_verdicts_shown(
     position = labels(latest.placement)
     design = sql.design(db, design_pk)
     models = {j.id: j.model for j in verdicts_sql.study_judges(db, design.study_id)}
-    masker = task_masker(db, design_masker(design), item.task_pk)
+    masker = task_masker(db, design_masker(db, design), item.task_pk)
     rows = [_shown(verdict, position, models, masker) for verdict, _current in found]
     return tuple(sorted((r for r in rows if r is not None), key=_order))
 

@@ -9,12 +9,12 @@ by position ("1", "2"); they are stored keyed by run, with the placement that wa
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from abp_tui.analysis.blinding import Masker, PlanError, enrol
-from abp_tui.analysis.masking import WELL_KNOWN, loose_names
+from abp_tui.analysis.blinding import Masker, PlanError, PlannedItem, enrol
 from abp_tui.analysis.placement import (
     by_position,
     placement_of,
@@ -36,6 +36,7 @@ from abp_tui.models import (
 from abp_tui.models.rubric import stored_rubric
 from abp_tui.store import judging as sql
 from abp_tui.store import queue_pages
+from abp_tui.store.design_masking import masked_loose
 from abp_tui.store.secrets import plan_secret
 
 if TYPE_CHECKING:
@@ -106,13 +107,14 @@ class SaveResult:
     problems: tuple[str, ...] = ()
 
 
-def design_masker(row: sql.DesignRow) -> Masker:
-    """The identity masker a design recorded when it was created."""
-    terms = tuple(row.document.get("masked_terms", ()))
-    short = tuple(row.document.get("masked_short_ids", ()))
-    # Its own terms: what it records beyond the well-known names, and those it asked for.
-    own = [t for t in terms if t not in WELL_KNOWN] + list(row.document.get("mask_terms", ()))
-    return Masker(terms, short, loose_names(terms, [*own, *short]))
+def design_masker(db: sqlite_utils.Database, row: sql.DesignRow) -> Masker:
+    """The identity masker a design recorded when it was made, with the well-known names it
+    may leave (none for a design made before they were kept)."""
+    return Masker(
+        tuple(row.document.get("masked_terms", ())),
+        tuple(row.document.get("masked_short_ids", ())),
+        masked_loose(db, row.pk),
+    )
 
 
 def task_masker(db: sqlite_utils.Database, masker: Masker, task_pk: int) -> Masker:
@@ -134,6 +136,26 @@ def masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int:
     """How many identity terms ``masker`` masks in run ``run_pk``'s output (an item's count)."""
     output = sql.run_content(db, run_pk).output
     return masker.mask(output)[1] if output else 0
+
+
+def item_masking(
+    db: sqlite_utils.Database, masker: Masker, items: Sequence[PlannedItem]
+) -> dict[str, dict[str, int]]:
+    """Each planned item's count of terms masked in each response (``a``, ``b``), as its blind
+    screen masks them (:func:`task_masker`); the few distinct counts held once."""
+    masking: dict[str, dict[str, int]] = {}
+    alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+    by_task: dict[str, Masker] = {}
+    for item in items:
+        shown = by_task.get(item.task_id)
+        if shown is None:
+            task_pk = sql.task_pk_of(db, item.run_a.pk)
+            shown = by_task[item.task_id] = task_masker(db, masker, task_pk)
+        counts = {"a": masked_count(db, shown, item.run_a.pk)}
+        if item.run_b is not None:
+            counts["b"] = masked_count(db, shown, item.run_b.pk)
+        masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
+    return masking
 
 
 def blind_task(db: sqlite_utils.Database, task_pk: int, rubric: Rubric) -> BlindTask:
@@ -191,7 +213,7 @@ class ReviewSession:
         # back without its validator and the design is validated when first needed (after the
         # first item is on screen), its reviewers read from the document as stored.
         self.rubric: Rubric = stored_rubric(self.design_row.rubric)
-        self.masker = design_masker(self.design_row)
+        self.masker = design_masker(db, self.design_row)
         reviewers = self.design_row.document.get("reviewers") or []
         if reviewers and reviewer not in reviewers:
             raise AbpError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from abp_tui.store import judging as sql
+from abp_tui.store.queries import holds_pack
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -25,6 +26,8 @@ def station_reviewer(db: sqlite_utils.Database) -> str | None:
 
     This is how a station remembers its reviewer: ``abp-tui --db STATION`` opens as them.
     """
+    if not holds_pack(db):  # any other database: no design's document is read
+        return None
     for design in pack_designs(db):
         reviewers = design.document.get("reviewers")
         if isinstance(reviewers, list) and reviewers and isinstance(reviewers[0], str):

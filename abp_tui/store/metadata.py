@@ -384,6 +384,14 @@ TABLES: Final[dict[str, tuple[str, dict[str, str]]]] = {
             "drafts": "Items whose latest revision is a draft.",
         },
     ),
+    "design_masking": (
+        "The well-known names (Google, GPT...) a design's identity masking may leave where "
+        "they reveal nobody: none of them names the study's own conditions, models or makers.",
+        {
+            "design_pk": "The design (designs.pk).",
+            "loose": "Those names (JSON list); a design made before has no row: none.",
+        },
+    ),
     "task_order": (
         "Each study's current tasks in natural order (T2 before T10), ranked after an import: "
         "the home screen lists them a page at a time from here.",

@@ -100,6 +100,12 @@ def task_line(r: Sequence[Any]) -> dict[str, Any] | None:
     }
 
 
+def holds_pack(db: sqlite_utils.Database) -> bool:
+    """Whether a study pack was opened into ``db`` (a reviewer station), read from one row."""
+    found = db.execute("SELECT 1 FROM studies WHERE protocol = 'pack' LIMIT 1").fetchone()
+    return found is not None
+
+
 def list_studies(db: sqlite_utils.Database) -> list[StudyCounts]:
     """Every study with its counts (the SQL is ``overview.studies``, which status reads too)."""
     return overview.studies(db.conn)

@@ -701,3 +701,21 @@ CREATE INDEX runs_task ON runs (task_pk, current);
 """,
     )
 )
+
+MIGRATIONS.append(
+    (
+        "0016_design_masking",
+        # The well-known names a design's masker may leave where they reveal nobody
+        # (abp_tui.analysis.masking.Masker.loose), worked out from the study's own identities
+        # when the design is made and kept beside it, outside its hashed document: a design
+        # made before has none, and its reviewers see every well-known name masked, as before.
+        """
+CREATE TABLE design_masking (
+    design_pk INTEGER PRIMARY KEY,
+    loose TEXT NOT NULL
+);
+CREATE TRIGGER design_masking_design_deleted AFTER DELETE ON designs
+BEGIN DELETE FROM design_masking WHERE design_pk = OLD.pk; END;
+""",
+    )
+)
