@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import sqlite_utils
+if TYPE_CHECKING:  # the workstation's first item is shown before sqlite_utils is loaded
+    import sqlite_utils
 
 
 def set_masked_loose(db: sqlite_utils.Database, design_pk: int, loose: Sequence[str]) -> None:
