@@ -394,6 +394,10 @@ def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
         (["claude-3-5-sonnet", "gpt-4o"], [], [], ["Anthropic", "OpenAI", "ChatGPT"]),
         (["google/gemma-2"], [], [], ["Google", "Gemini", "DeepMind"]),
         (["Google"], [], [], ["Google"]),
+        (["ＧＰＴ-4"], [], [], ["GPT", "OpenAI"]),
+        (["x-ai/grok-1"], [], [], ["xAI", "Grok"]),
+        (["bedrock", "anthropic.claude-v2"], [], [], ["Anthropic", "Claude"]),
+        ([], ["Open AI"], [], ["OpenAI"]),
     ],
 )
 def test_no_name_the_studys_own_identities_or_their_maker_imply_is_loose(

@@ -46,6 +46,7 @@ still split the word; between its words they are matched). The bundle's limitati
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -423,7 +424,8 @@ def loose_names(terms: Iterable[str], own: Iterable[str]) -> tuple[str, ...]:
     identity, in any case, even inside a longer word (``deepseekcoder``, ``mistralai``,
     ``tinyllama``): a name only well-known may be left where it reveals nobody
     (:class:`Masker`), never one that could be the study's own."""
-    letters = [re.sub(r"[\W\d_]+", "", term.lower()) for term in own]
+    # Compatibility forms read as the letters they stand for (full-width "ＧＰＴ" is "gpt").
+    letters = [re.sub(r"[\W\d_]+", "", unicodedata.normalize("NFKC", t).lower()) for t in own]
     letters = [t for t in letters if t]
 
     def named(name: str) -> bool:
