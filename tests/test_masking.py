@@ -297,7 +297,7 @@ def test_the_words_of_a_name_alone_are_not_masked(word: str, separator: str, oth
     assert identity_terms([], [], [], (), well_known=True).mask(text) == (text, 0)
 
 
-# -- well-known names that reveal nobody: ordinary words, names the task itself asks about ------
+# -- well-known names that reveal nobody: ordinary words in lower case ----------------------------
 def _phi_masker() -> Masker:
     """MT-Bench's two models: none of the well-known names is the study's own."""
     return identity_terms(["phi-3", "phi-3-dpo"], [], ["phi-3", "phi-3-dpo"])
@@ -331,27 +331,9 @@ def test_a_studys_own_identity_is_masked_in_any_case() -> None:
     assert "OpenAI" in masker.loose
     masked, n = masker.mask("<meta> tags; google it; meta-llama")
     assert _left(masked, "meta", "google") == [] and n == 3
-    assert masker.beside("Which is better, Google or Meta?").mask("Google and Meta") == (
-        f"{MASK} and {MASK}",
-        2,
-    )
 
 
-def test_a_well_known_name_the_task_names_is_left_in_its_responses() -> None:
-    prompt = "Compare the Google Pixel with the iPhone. Imagine GPT-4 replaced JARVIS."
-    response = "The Google Pixel 8 wins; as for GPT-4, Open AI's model... I am phi-3."
-    plain = _phi_masker().mask(response)[0]
-    assert _left(plain, "google", "gpt") == []
-    shown, n = _phi_masker().beside("Phones", prompt).mask(response)
-    # "Google Pixel" is the task's phrase; "GPT-4," is not "GPT-4 replaced", OpenAI is not in
-    # the task, and the study's own model is its own.
-    assert shown == f"The Google Pixel 8 wins; as for {MASK}, {MASK}'s model... I am {MASK}."
-    assert n == 3
-    said = _phi_masker().beside(prompt).mask("Imagine GPT-4 replaced JARVIS; as a Google model")
-    assert said == (f"Imagine GPT-4 replaced JARVIS; as a {MASK} model", 1)
-
-
-def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
+def test_through_the_blind_screen_only_lower_case_ordinary_words_are_left(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     outputs = {
@@ -369,11 +351,13 @@ def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
     (item,) = sql.items(db, created.pk)
     blind = ReviewSession(db, created.pk, "ana").read(item.code)
     shown = {r.text: r.masked for r in blind.responses}
+    # The task names the Google Pixel: the responses' "Google" is masked all the same (a rule
+    # that left a task's words could not tell them from "made by Google and ...").
     assert shown == {
-        f'Use <meta charset="UTF-8">. The Google Pixel is fine. I am {MASK}.': 1,
-        f"Google Pixel, surely. {MASK} Monet would agree.": 1,
+        f'Use <meta charset="UTF-8">. The {MASK} Pixel is fine. I am {MASK}.': 2,
+        f"{MASK} Pixel, surely. {MASK} Monet would agree.": 2,
     }
-    assert sorted(item.masking.values()) == [1, 1]
+    assert sorted(item.masking.values()) == [2, 2]
 
 
 @pytest.mark.parametrize(
@@ -394,6 +378,8 @@ def test_through_the_blind_screen_the_task_decides_and_the_counts_agree(
         (["claude-3-5-sonnet", "gpt-4o"], [], [], ["Anthropic", "OpenAI", "ChatGPT"]),
         (["google/gemma-2"], [], [], ["Google", "Gemini", "DeepMind"]),
         (["Google"], [], [], ["Google"]),
+        (["facebook/opt-1.3b"], [], [], ["Meta"]),
+        (["vertex", "text-bison@001"], [], [], ["Google", "Bard"]),
         (["ＧＰＴ-4"], [], [], ["GPT", "OpenAI"]),
         (["x-ai/grok-1"], [], [], ["xAI", "Grok"]),
         (["bedrock", "anthropic.claude-v2"], [], [], ["Anthropic", "Claude"]),
@@ -404,15 +390,13 @@ def test_no_name_the_studys_own_identities_or_their_maker_imply_is_loose(
     identities: list[str], labels: list[str], extra: list[str], names: list[str]
 ) -> None:
     """Found by review: own identities spelled like a well-known name, inside a longer word or
-    a multi-word label, and the maker a model implies were left loose, and shown where a task
-    named them. None of them is now, in any case or phrase."""
+    a multi-word label, and the maker a model implies were left loose. None of them is now, and
+    each is masked in any case."""
     masker = identity_terms(["A", "B"], labels, identities, extra)
     assert not set(names) & set(masker.loose), masker.loose
-    task = " ".join(f"{n} {n.lower()} ships" for n in names)
-    shown = masker.beside(task)
     for name in names:
         for written in (name, name.lower(), name.upper(), f"{name} ships", f"{name.lower()} ships"):
-            masked, n = shown.mask(f"made by {written}")
+            masked, n = masker.mask(f"made by {written}")
             assert n >= 1 and name.lower() not in masked.lower(), (name, written, masked)
 
 
@@ -434,7 +418,4 @@ def test_a_design_made_before_the_loose_names_were_kept_masks_every_well_known_n
     db.execute("DELETE FROM design_masking WHERE design_pk = ?", [created.pk])
     before = ReviewSession(db, created.pk, "ana").masker
     assert before.loose == ()
-    assert before.beside("Google Pixel").mask("<meta> Google Pixel") == (
-        f"<{MASK}> {MASK} Pixel",
-        2,
-    )
+    assert before.mask("<meta> google it") == (f"<{MASK}> {MASK} it", 2)

@@ -30,12 +30,12 @@ its own, only with its engine (``oxagen/1.0``). All terms are one compiled regul
 in which, for each first letter, the longest terms come first, so that a whole identity is one
 mask, not pieces.
 
-A well-known name that neither the study's own identities nor a name of the same maker appear
-in (:attr:`Masker.loose`, :func:`loose_names`) is masked with two exceptions, both for what it
-reveals of nobody: in a phrase the item's task writes too (the name and the word after it,
-"Google Pixel": :meth:`Masker.beside`), and, for the names that are also ordinary words
-(:data:`ORDINARY_WORDS`: an HTML ``<meta>`` tag, a sonnet), where the text writes it all in
-lower case.
+A well-known name that is also an ordinary word (:data:`ORDINARY_WORDS`: an HTML ``<meta>``
+tag, a sonnet) is left where the text writes it all in lower case, when neither the study's own
+identities nor a name of the same maker appear in it (:attr:`Masker.loose`,
+:func:`loose_names`). A name the task itself writes ("Google Pixel") is masked in the responses
+all the same: a rule that left it could not tell a response repeating the task from one naming
+its maker ("made by OpenAI and ...").
 
 What it cannot do: text that names a system in other words ("the assistant from the search
 company"), spells a name with look-alike letters, or interleaves invisible characters inside one
@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
@@ -313,12 +313,7 @@ class Masker:
     """The well-known names among ``terms`` (:data:`WELL_KNOWN`) that nothing of the study's
     own identities names, nor any name of the same maker (:func:`loose_names`, recorded with
     the design when it was made): those of :data:`ORDINARY_WORDS` are left where the text
-    writes them all in lower case, and any of them where a response repeats a phrase of the
-    item's task (:meth:`beside`)."""
-    phrases: frozenset[tuple[str, str]] = frozenset()
-    """Of ``loose``, the phrases the item's task writes: the name (as :func:`_key` gives it)
-    and the word after it ("google", "pixel"). A response that repeats them reveals nothing of
-    who wrote it; the name alone ("as a Google model") is masked."""
+    writes them all in lower case (an HTML ``<meta>`` tag, "google it")."""
 
     @property
     def pattern(self) -> re.Pattern[str] | None:
@@ -327,35 +322,12 @@ class Masker:
         source = _compile(self.terms, self.short_ids)
         return None if source is None else _pattern(source, False)
 
-    def beside(self, *task_texts: str | None) -> Masker:
-        """This masker for the responses to a task whose texts (title, prompt...) are
-        ``task_texts``: a loose name followed by the same word as in the task is left as
-        written (a question about the Google Pixel, a role-play on "GPT-4 as a replacement").
-        The study's own identities are masked whatever the task says."""
-        if not self.loose:
-            return self
-        source = _compile(self.loose, ())
-        if source is None:
-            return self
-        pattern = _pattern(source, True)
-        found = {
-            _phrase(text, match.start(), match.end())
-            for text in task_texts
-            if text
-            for match in pattern.finditer(text)
-        }
-        phrases = {p for p in found if p[0] and p[1]}
-        return replace(self, phrases=frozenset(phrases)) if phrases else self
-
-    def _kept(self, text: str, start: int, end: int, loose: frozenset[str]) -> bool:
-        """Whether the match ``text[start:end]`` is a loose name left as written: in a phrase
-        of the task, or an ordinary word written all in lower case."""
-        key = _key(text[start:end])
-        if key not in loose:
-            return False
-        if key in ORDINARY_WORDS and text[start:end].islower():
-            return True
-        return bool(self.phrases) and _phrase(text, start, end) in self.phrases
+    @staticmethod
+    def _kept(text: str, start: int, end: int, loose: frozenset[str]) -> bool:
+        """Whether the match ``text[start:end]`` is a loose ordinary word written all in lower
+        case, left as written."""
+        found = text[start:end]
+        return found.islower() and _key(found) in loose and _key(found) in ORDINARY_WORDS
 
     def mask(self, text: str) -> tuple[str, int]:
         """The text with each identity term replaced by «masked», and how many were masked."""
@@ -384,15 +356,6 @@ class Masker:
         return "".join(pieces), len(pieces) // 2
 
 
-_NEXT_WORD: Final = re.compile(r"[\W_]*?([^\W_]+)")
-
-
-def _phrase(text: str, start: int, end: int) -> tuple[str, str]:
-    """A name's phrase: its key and the word after it, lower case (empty: none follows)."""
-    after = _NEXT_WORD.match(text, end)
-    return _key(text[start:end]), after.group(1).lower() if after else ""
-
-
 @lru_cache(maxsize=64)
 def _loose_keys(loose: tuple[str, ...]) -> frozenset[str]:
     return frozenset(_key(t) for t in loose)
@@ -401,14 +364,14 @@ def _loose_keys(loose: tuple[str, ...]) -> frozenset[str]:
 MAKERS: Final[tuple[frozenset[str], ...]] = tuple(
     frozenset(n.lower() for n in names)
     for names in (
-        ("OpenAI", "ChatGPT", "GPT", "Codex", "Copilot"),
+        ("OpenAI", "ChatGPT", "GPT", "Codex", "Copilot", "Azure"),
         ("Anthropic", "Claude", "Sonnet", "Opus"),
-        ("Google", "DeepMind", "Gemini", "Gemma", "Bard"),
-        ("Meta", "Llama"),
+        ("Google", "DeepMind", "Gemini", "Gemma", "Bard", "PaLM", "Bison", "Vertex"),
+        ("Meta", "Llama", "Facebook"),
         ("Mistral", "Mixtral", "Codestral"),
         ("Alibaba", "Qwen"),
         ("xAI", "Grok"),
-        ("Microsoft", "Copilot"),
+        ("Microsoft", "Copilot", "Azure", "Phi", "Orca"),
         ("Moonshot", "Kimi"),
     )
 )

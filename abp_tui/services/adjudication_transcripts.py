@@ -17,7 +17,7 @@ from abp_tui.analysis.placement import order_of
 from abp_tui.analysis.transcript import Transcript
 from abp_tui.errors import AbpError
 from abp_tui.services.adjudicating import adjudication_refused
-from abp_tui.services.reviewing import design_masker, task_masker
+from abp_tui.services.reviewing import design_masker
 from abp_tui.services.transcripts import transcript_of
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
@@ -44,7 +44,7 @@ def adjudication_transcripts(
         order = order_of(placement)
         if sorted(order) != sorted(item.run_pks):
             raise AbpError(f"{code}: the placement given does not name this item's responses")
-        mask = task_masker(db, design_masker(db, sql.design(db, design_pk)), item.task_pk).mask
+        mask = design_masker(db, sql.design(db, design_pk)).mask
         records = [store.run_record(db, pk) for pk in order]
     finally:
         db.close()

@@ -77,7 +77,6 @@ from abp_tui.services.reviewing import (
     blind_responses,
     blind_task,
     design_masker,
-    task_masker,
 )
 from abp_tui.services.watching import design_finals
 from abp_tui.store import connect
@@ -266,8 +265,7 @@ def open_adjudication(
         placement = relabel(shown, pk_of.__getitem__)
         rubric = Rubric.model_validate(row.rubric)
         task = blind_task(db, item.task_pk, rubric)
-        masker = task_masker(db, design_masker(db, row), item.task_pk)
-        responses = blind_responses(db, masker, order_of(placement))
+        responses = blind_responses(db, design_masker(db, row), order_of(placement))
         opened = unblinded(db, row.study_id)
     finally:
         db.close()

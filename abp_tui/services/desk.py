@@ -305,9 +305,7 @@ class Desk:
         with self._lock:
             session = self._open_session()
             records = transcript_records(session, code)
-            item = store.item_by_code(session.db, self.design_pk, code, placed=False)
-            mask = session.item_masker(item.task_pk).mask
-        return tuple(transcript_of(r, mask) for r in records)
+        return tuple(transcript_of(r, session.masker.mask) for r in records)
 
     def task_texts(self) -> dict[str, str]:
         """Each item's task text by blind code (the queue filters by it)."""

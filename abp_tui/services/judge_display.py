@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from abp_tui.analysis.masking import Masker
 from abp_tui.analysis.placement import labels
 from abp_tui.models.judges import TIE, JudgeVerdict, VerdictKind
-from abp_tui.services.reviewing import design_masker, task_masker
+from abp_tui.services.reviewing import design_masker
 from abp_tui.store import connect
 from abp_tui.store import judging as sql
 from abp_tui.store.judging import BlindingError
@@ -132,7 +132,7 @@ def item_verdicts_shown(
     position = labels(latest.placement)
     design = sql.design(db, design_pk)
     models = {j.id: j.model for j in verdicts_sql.study_judges(db, design.study_id)}
-    masker = task_masker(db, design_masker(db, design), item.task_pk)
+    masker = design_masker(db, design)
     rows = [_shown(verdict, position, models, masker) for verdict, _current in found]
     return tuple(sorted((r for r in rows if r is not None), key=_order))
 

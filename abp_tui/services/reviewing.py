@@ -117,21 +117,6 @@ def design_masker(db: sqlite_utils.Database, row: sql.DesignRow) -> Masker:
     )
 
 
-def task_masker(db: sqlite_utils.Database, masker: Masker, task_pk: int) -> Masker:
-    """``masker`` for the responses to task ``task_pk`` (:meth:`Masker.beside`: the well-known
-    names its texts name are left in them)."""
-    if not masker.loose:
-        return masker
-    task = sql.task_row(db, task_pk)
-    return masker.beside(
-        task["title"],
-        task["prompt"],
-        task["base_instruction"],
-        task["evidence"],
-        task["expected_behaviour"],
-    )
-
-
 def masked_count(db: sqlite_utils.Database, masker: Masker, run_pk: int) -> int:
     """How many identity terms ``masker`` masks in run ``run_pk``'s output (an item's count)."""
     output = sql.run_content(db, run_pk).output
@@ -142,18 +127,13 @@ def item_masking(
     db: sqlite_utils.Database, masker: Masker, items: Sequence[PlannedItem]
 ) -> dict[str, dict[str, int]]:
     """Each planned item's count of terms masked in each response (``a``, ``b``), as its blind
-    screen masks them (:func:`task_masker`); the few distinct counts held once."""
+    screen masks them; the few distinct counts held once."""
     masking: dict[str, dict[str, int]] = {}
     alike: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
-    by_task: dict[str, Masker] = {}
     for item in items:
-        shown = by_task.get(item.task_id)
-        if shown is None:
-            task_pk = sql.task_pk_of(db, item.run_a.pk)
-            shown = by_task[item.task_id] = task_masker(db, masker, task_pk)
-        counts = {"a": masked_count(db, shown, item.run_a.pk)}
+        counts = {"a": masked_count(db, masker, item.run_a.pk)}
         if item.run_b is not None:
-            counts["b"] = masked_count(db, shown, item.run_b.pk)
+            counts["b"] = masked_count(db, masker, item.run_b.pk)
         masking[item.key] = alike.setdefault(tuple(counts.items()), counts)
     return masking
 
@@ -343,10 +323,6 @@ class ReviewSession:
         )
 
     # -- one item -------------------------------------------------------------------------------
-    def item_masker(self, task_pk: int) -> Masker:
-        """The design's masker for the responses to task ``task_pk`` (:func:`task_masker`)."""
-        return task_masker(self.db, self.masker, task_pk)
-
     def _placement(self, item: sql.StoredItem) -> list[int]:
         found = sql.assignment(self.db, item.pk, self.reviewer)
         if found is None:
@@ -371,7 +347,7 @@ class ReviewSession:
         """The item ``code`` as this reviewer sees it, without moving the reviewer there."""
         item = sql.item_by_code(self.db, self.design_pk, code, placed=False)
         order = self._placement(item)
-        responses = blind_responses(self.db, self.item_masker(item.task_pk), order)
+        responses = blind_responses(self.db, self.masker, order)
         # Its place from its assignment, the queue's length from the summary: not the queue.
         index = queue_pages.place(self.db, self.design_pk, self.reviewer, code) or 0
         total = self.counts().assigned

@@ -43,8 +43,7 @@ def transcript_records(session: ReviewSession, code: str) -> tuple[store.RunReco
 
 def blind_transcripts(session: ReviewSession, code: str) -> tuple[Transcript, ...]:
     """The transcripts of item ``code``'s responses, masked, in the order this reviewer sees."""
-    item = sql.item_by_code(session.db, session.design_pk, code, placed=False)
-    mask = session.item_masker(item.task_pk).mask
+    mask = session.masker.mask
     return tuple(transcript_of(r, mask) for r in transcript_records(session, code))
 
 
