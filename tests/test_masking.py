@@ -419,3 +419,11 @@ def test_a_design_made_before_the_loose_names_were_kept_masks_every_well_known_n
     before = ReviewSession(db, created.pk, "ana").masker
     assert before.loose == ()
     assert before.mask("<meta> google it") == (f"<{MASK}> {MASK} it", 2)
+
+
+def test_an_own_name_written_with_a_capital_dotted_i_is_masked_in_every_case() -> None:
+    """Found by review: a label "İris" lower-cased to "i" and a combining dot, so no text
+    matched it but that rare spelling; "İris", "IRIS", "iris" and "Iris" were shown."""
+    masker = identity_terms(["c1x", "c2x"], ["İris", "Slow"], [])
+    assert masker.mask("İris / IRIS / iris / Iris") == (" / ".join([MASK] * 4), 4)
+    assert masker.mask("IRIS and iris") == (f"{MASK} and {MASK}", 2)

@@ -230,6 +230,10 @@ def _parts(term: str) -> list[str]:
 def _variants(term: str) -> tuple[str, str]:
     """The pattern of a term and its case, punctuation and spacing variants (for lower-cased
     text), as its first character and the rest."""
+    # "İ" lower-cases to two characters ("i" and a combining dot), which no text lower-cased
+    # the same way would match as one word: the term is matched as written with "I" instead
+    # (a text holding "İ" is matched case-insensitively, where "i" matches "İ").
+    term = term.replace("\u0130", "I")
     tokens = _parts(term)
     if not tokens:
         lowered = term.lower()
