@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from abp_tui.analysis.masking import GENERIC_PARTS, MASK, WELL_KNOWN, Masker, identity_terms
 from abp_tui.models import StudyDesign
-from abp_tui.services.designing import create_design
+from abp_tui.services.designing import CreatedDesign, create_design
 from abp_tui.services.importing import import_paths
 from abp_tui.services.reviewing import ReviewSession
 from abp_tui.store import judging as sql
@@ -204,13 +204,18 @@ def _issue_study(tmp_path: Path, db: sqlite_utils.Database) -> None:
     import_paths(db, [write_jsonl(tmp_path / "leaky.jsonl", lines)])
 
 
+def _issue_design(tmp_path: Path, db: sqlite_utils.Database) -> CreatedDesign:
+    """The issue's study with a design judged by ana, comparing its two arms."""
+    _issue_study(tmp_path, db)
+    return create_design(
+        db, StudyDesign(study="leaky", name="d", seed=3, reviewers=["ana"], contrasts="all-pairs")
+    )
+
+
 def test_the_blind_screen_and_the_stored_counts_agree(
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
-    _issue_study(tmp_path, db)
-    created = create_design(
-        db, StudyDesign(study="leaky", name="d", seed=3, reviewers=["ana"], contrasts="all-pairs")
-    )
+    created = _issue_design(tmp_path, db)
     row = sql.design(db, created.pk)
     assert "ChatGPT" in row.document["masked_terms"]
     assert "sonnet" in row.document["masked_terms"]
@@ -410,10 +415,7 @@ def test_a_design_made_before_the_loose_names_were_kept_masks_every_well_known_n
     tmp_path: Path, db: sqlite_utils.Database
 ) -> None:
     """Designs made before keep the masking their reviewers saw: no loose names."""
-    _issue_study(tmp_path, db)
-    created = create_design(
-        db, StudyDesign(study="leaky", name="d", seed=3, reviewers=["ana"], contrasts="all-pairs")
-    )
+    created = _issue_design(tmp_path, db)
     assert ReviewSession(db, created.pk, "ana").masker.loose  # kept with the design
     db.execute("DELETE FROM design_masking WHERE design_pk = ?", [created.pk])
     before = ReviewSession(db, created.pk, "ana").masker

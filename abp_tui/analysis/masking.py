@@ -100,7 +100,8 @@ they also mask ordinary uses ("meta tag"); a design can switch the list off."""
 ORDINARY_WORDS: frozenset[str] = frozenset({"meta", "google", "opus", "sonnet", "bard", "grok"})
 """Well-known names that are also ordinary words written in lower case (an HTML ``<meta>`` tag,
 a meta-analysis, "google it", a magnum opus, a sonnet, a bard, to grok): unless the study's own
-identities include them, they are masked only where the text capitalizes them."""
+identities name them or their maker (:func:`loose_names`), they are left where the text writes
+them all in lower case."""
 
 GENERIC_PARTS: frozenset[str] = frozenset(
     {
@@ -331,7 +332,10 @@ class Masker:
         """Whether the match ``text[start:end]`` is a loose ordinary word written all in lower
         case, left as written."""
         found = text[start:end]
-        return found.islower() and _key(found) in loose and _key(found) in ORDINARY_WORDS
+        if not found.islower():
+            return False
+        key = _key(found)
+        return key in ORDINARY_WORDS and key in loose
 
     def mask(self, text: str) -> tuple[str, int]:
         """The text with each identity term replaced by «masked», and how many were masked."""
@@ -384,6 +388,9 @@ name one of them (a model ``claude-3-5-sonnet``: Claude), none of them is loose 
 Anthropic" would name the condition as surely)."""
 
 
+_WELL_KNOWN_LOWER: Final = frozenset(w.lower() for w in WELL_KNOWN)
+
+
 def loose_names(terms: Iterable[str], own: Iterable[str]) -> tuple[str, ...]:
     """The well-known names among ``terms`` that the study's ``own`` identities (its conditions'
     ids and labels, its runs' providers, models and engines, the design's own terms) leave
@@ -407,9 +414,6 @@ def loose_names(terms: Iterable[str], own: Iterable[str]) -> tuple[str, ...]:
         if not any(named(k) for k in kin):
             out.append(term)
     return tuple(sorted(out))
-
-
-_WELL_KNOWN_LOWER: Final = frozenset(w.lower() for w in WELL_KNOWN)
 
 
 def name_parts(identity: str) -> set[str]:
